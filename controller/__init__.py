@@ -1,0 +1,1 @@
+"""The dealer station's table controller: rules, procedure, journal, daemon and CLI."""

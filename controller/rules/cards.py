@@ -1,0 +1,200 @@
+"""Spanish cards: ranks, suits, cards, the sealed hole card and the shoe's composition.
+
+A Spanish deck has 48 cards: the four 10s are removed (NY 5324.12(a)). A 10 reaching the
+station is a foreign card and is always rejected.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+from typing import Final
+
+from controller.rules.errors import ForeignCardError
+
+
+class Rank(IntEnum):
+    """Card ranks of a Spanish deck; the value is the rank number (A=1, J=11, Q=12, K=13)."""
+
+    ACE = 1
+    TWO = 2
+    THREE = 3
+    FOUR = 4
+    FIVE = 5
+    SIX = 6
+    SEVEN = 7
+    EIGHT = 8
+    NINE = 9
+    JACK = 11
+    QUEEN = 12
+    KING = 13
+
+    @property
+    def symbol(self) -> str:
+        """The rank as printed on a card index: ``A``, ``2`` .. ``9``, ``J``, ``Q``, ``K``."""
+        return _RANK_SYMBOL[self]
+
+    @property
+    def points(self) -> int:
+        """Point value with an ace counted as 1 and J/Q/K as 10."""
+        return 10 if self >= Rank.JACK else int(self)
+
+
+class Suit(Enum):
+    """Card suits, by their index letter."""
+
+    SPADES = "S"
+    HEARTS = "H"
+    DIAMONDS = "D"
+    CLUBS = "C"
+
+
+_RANK_SYMBOL: Final = {
+    r: ("A" if r == Rank.ACE else "JQK"[r - 11] if r > 9 else str(int(r))) for r in Rank
+}
+_SYMBOL_RANK: Final = {s: r for r, s in _RANK_SYMBOL.items()}
+_SUIT_BY_LETTER: Final = {s.value: s for s in Suit}
+
+#: Rank numbers the station may see on the wire that are not in a Spanish deck.
+FOREIGN_RANK_TEN: Final = 10
+
+CARDS_PER_DECK: Final = 48
+DECK_COUNTS: Final = (6, 8)
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One card of a Spanish deck; :func:`parse_card` and :meth:`of` give shared instances."""
+
+    rank: Rank
+    suit: Suit
+
+    @property
+    def points(self) -> int:
+        """Point value (ace 1, J/Q/K 10)."""
+        return self.rank.points
+
+    @property
+    def text(self) -> str:
+        """The card as text, e.g. ``7S``."""
+        return self.rank.symbol + self.suit.value
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Card({self.text})"
+
+    @staticmethod
+    def of(rank: Rank, suit: Suit) -> Card:
+        """Return the shared card instance for ``rank`` and ``suit``."""
+        return _BY_RANK_SUIT[rank, suit]
+
+
+ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(r, s) for s in Suit for r in Rank)
+_BY_RANK_SUIT: Final = {(c.rank, c.suit): c for c in ALL_CARDS}
+_BY_TEXT: Final = {c.text: c for c in ALL_CARDS}
+
+
+def parse_card(text: str) -> Card:
+    """Parse a card such as ``7S``, ``KH`` or ``AD`` (case-insensitive).
+
+    Raises:
+        ForeignCardError: for a 10 (``10S``, ``TS``) or anything that is not a Spanish card.
+    """
+    if not isinstance(text, str):
+        raise ForeignCardError(f"not a card: {text!r}")
+    key = text.strip().upper()
+    card = _BY_TEXT.get(key)
+    if card is not None:
+        return card
+    if key[:-1] in ("10", "T") and key[-1:] in _SUIT_BY_LETTER:
+        raise ForeignCardError(f"foreign card {text!r}: a Spanish deck has no 10s")
+    raise ForeignCardError(f"not a card: {text!r} (expected rank A 2-9 J Q K and suit S H D C)")
+
+
+def card_from_codes(rank: int, suit_letter: str) -> Card:
+    """Build a card from a device's rank number (1..13) and suit letter.
+
+    Raises:
+        ForeignCardError: for rank 10 or any code outside a Spanish deck.
+    """
+    if rank == FOREIGN_RANK_TEN:
+        raise ForeignCardError(f"foreign card 10{suit_letter}: a Spanish deck has no 10s")
+    try:
+        return _BY_RANK_SUIT[Rank(rank), _SUIT_BY_LETTER[suit_letter]]
+    except (ValueError, KeyError):
+        raise ForeignCardError(f"not a card: rank {rank}, suit {suit_letter!r}") from None
+
+
+def shoe_composition(decks: int) -> Counter[Card]:
+    """The exact composition of a batch of ``decks`` Spanish decks (NY 5324.12(a)).
+
+    Raises:
+        ValueError: unless ``decks`` is 6 or 8.
+    """
+    if decks not in DECK_COUNTS:
+        raise ValueError(f"a Spanish 21 shoe has 6 or 8 decks, not {decks}")
+    return Counter({card: decks for card in ALL_CARDS})
+
+
+def rank_counts(cards: Iterable[Card]) -> dict[Rank, int]:
+    """Count cards per rank."""
+    counts = dict.fromkeys(Rank, 0)
+    for card in cards:
+        counts[card.rank] += 1
+    return counts
+
+
+def composition_problems(decks: int, per_rank: Mapping[int, int], total: int) -> list[str]:
+    """Compare a shuffler's reported batch with ``decks`` Spanish decks.
+
+    ``per_rank`` maps rank numbers (1..13, 10 included) to counts. Returns readable problems,
+    empty when the batch is exactly right.
+    """
+    problems: list[str] = []
+    expected_total = decks * CARDS_PER_DECK
+    if total != expected_total:
+        problems.append(f"batch has {total} cards, {decks} decks need {expected_total}")
+    tens = per_rank.get(FOREIGN_RANK_TEN, 0)
+    if tens:
+        problems.append(f"batch holds {tens} foreign 10s")
+    for number, count in sorted(per_rank.items()):
+        if number != FOREIGN_RANK_TEN and number not in Rank._value2member_map_ and count:
+            problems.append(f"batch holds {count} cards of unknown rank {number}")
+    for rank in Rank:
+        count = per_rank.get(int(rank), 0)
+        if count != 4 * decks:
+            problems.append(f"rank {rank.symbol}: {count} cards, expected {4 * decks}")
+    return problems
+
+
+class SealedCard:
+    """A face-down card whose identity must not leak before the reveal.
+
+    ``repr``/``str``/formatting never show the card; equality and hashing are by identity
+    so that comparing or putting it in a set cannot reveal it either. Only :meth:`reveal`
+    gives the card, and the procedure calls it at the reveal.
+    """
+
+    __slots__ = ("__card",)
+
+    def __init__(self, card: Card) -> None:
+        self.__card = card
+
+    def reveal(self) -> Card:
+        """Return the card. Call only at the reveal."""
+        return self.__card
+
+    def __repr__(self) -> str:
+        return "SealedCard(<face down>)"
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return repr(self)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        raise TypeError("a sealed card cannot be pickled")

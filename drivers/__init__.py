@@ -1,0 +1,1 @@
+"""Hardware abstraction interfaces and their real and simulated implementations."""

@@ -1,0 +1,271 @@
+"""Hardware abstraction: the device interfaces and the typed events they deliver.
+
+The procedure sees the table's hardware only through this module. Every driver, real or
+simulated, turns what its device says into the immutable events below and hands them to
+one callback (``EventSink``), normally ``queue.Queue.put`` of the controller's single
+event queue. Commands go the other way through the ``Protocol`` methods; none of them
+blocks on the device: answers come back as events.
+
+The card reader interface has no way to carry the hole card's rank: it only answers
+blackjack / no blackjack / no card / read error (PA 635a.7(g), NJ 13:69F-19.7(i)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Protocol
+
+from controller.rules.cards import Card
+
+
+class DeviceKind(Enum):
+    """The table's devices, by the name they give in their HELLO."""
+
+    SHUFFLER = "shuffler"
+    SHOE = "shoe"
+    CARD_READER = "card_reader"
+    PANEL = "panel"
+
+
+class PeekAnswer(Enum):
+    """The only answers a card reader gives."""
+
+    BLACKJACK = "blackjack"
+    NO_BLACKJACK = "no_blackjack"
+    NO_CARD = "no_card"
+    READ_ERROR = "read_error"
+
+
+class PeekTarget(Enum):
+    """What the reader looks for, given the dealer's up card class."""
+
+    LOOKING_FOR_TEN = "looking_for_ten"  # up card is an ace: a J/Q/K in the hole is blackjack
+    LOOKING_FOR_ACE = "looking_for_ace"  # up card is J/Q/K: an ace in the hole is blackjack
+
+
+class Button(Enum):
+    """Buttons on the dealer panel. Supervisor buttons are live only with the key on."""
+
+    NEXT = "next"  # stand / next / confirm
+    DOUBLE = "double"
+    SPLIT = "split"
+    SURRENDER = "surrender"
+    RESCUE = "rescue"
+    DEALER_CHANGE = "dealer_change"
+    DISCLOSE_BURN = "disclose_burn"
+    SUPERVISOR_RESUME = "supervisor_resume"
+    SUPERVISOR_VOID = "supervisor_void"
+    SUPERVISOR_RESHUFFLE = "supervisor_reshuffle"
+
+
+class WagerSpot(Enum):
+    """Betting areas a seat sensor watches."""
+
+    MAIN = "main"
+    MATCH = "match"
+    INSURANCE = "insurance"
+
+
+class Led(Enum):
+    """Lamps on the dealer panel."""
+
+    SHUFFLE = "shuffle"
+    LOAD = "load"
+    BURN = "burn"
+    BETS = "bets"
+    DEAL = "deal"
+    INSURANCE = "insurance"
+    PEEK = "peek"
+    DEALER = "dealer"
+    PAY = "pay"
+    COLLECT = "collect"
+    PUSH = "push"
+    BONUS = "bonus"
+    RESHUFFLE = "reshuffle"
+    FAULT = "fault"
+    SHUFFLER_FAULT = "shuffler_fault"
+    SHOE_FAULT = "shoe_fault"
+    READER_FAULT = "reader_fault"
+    SEAT_1 = "seat_1"
+    SEAT_2 = "seat_2"
+    SEAT_3 = "seat_3"
+    SEAT_4 = "seat_4"
+    SEAT_5 = "seat_5"
+    SEAT_6 = "seat_6"
+    SEAT_7 = "seat_7"
+
+    @staticmethod
+    def seat(number: int) -> Led:
+        """The lamp in front of seat ``number`` (1..7)."""
+        return Led(f"seat_{number}")
+
+
+class LedMode(Enum):
+    """How a lamp is lit."""
+
+    OFF = "off"
+    STEADY = "steady"
+    BLINK = "blink"
+
+
+# --- events -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn:
+    """The shoe reports a Spanish card leaving it."""
+
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignCardDrawn:
+    """The shoe reports a card that is not in a Spanish deck (a 10, or an unknown code)."""
+
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class CoverCardSeen:
+    """The shoe reports the cover (cutting) card."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeLoaded:
+    """The shoe reports it has been loaded with a batch."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeEmpty:
+    """The shoe reports it holds no more cards."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleDone:
+    """The shuffler finished a batch and counted it: total and cards per rank number (1..13)."""
+
+    card_count: int
+    per_rank: tuple[tuple[int, int], ...]
+
+    @property
+    def composition(self) -> Mapping[int, int]:
+        """Cards per rank number, 10 included when the shuffler saw foreign cards."""
+        return dict(self.per_rank)
+
+
+@dataclass(frozen=True, slots=True)
+class PeekResult:
+    """The card reader's answer to a blackjack check."""
+
+    answer: PeekAnswer
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPressed:
+    """A dealer or supervisor button was pressed (debounced)."""
+
+    button: Button
+
+
+@dataclass(frozen=True, slots=True)
+class SupervisorKey:
+    """The supervisor key switch was turned on or off."""
+
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatWagerChanged:
+    """A seat's wager sensor changed. ``cents`` is the amount where the sensor can tell it."""
+
+    seat: int
+    spot: WagerSpot
+    present: bool
+    cents: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceConnected:
+    """A device completed its handshake and matches configuration."""
+
+    device: DeviceKind
+    serial_number: str
+    firmware: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceLost:
+    """A device disappeared (unplugged, silent, link down). The driver keeps reconnecting."""
+
+    device: DeviceKind
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceFault:
+    """A device reported a fault or was refused (jam, door open, misread, wrong identity...)."""
+
+    device: DeviceKind
+    reason: str
+    details: Mapping[str, str] = field(default_factory=dict)
+
+
+DeviceEvent = (
+    CardDrawn
+    | ForeignCardDrawn
+    | CoverCardSeen
+    | ShoeLoaded
+    | ShoeEmpty
+    | ShuffleDone
+    | PeekResult
+    | ButtonPressed
+    | SupervisorKey
+    | SeatWagerChanged
+    | DeviceConnected
+    | DeviceLost
+    | DeviceFault
+)
+
+EventSink = Callable[[DeviceEvent], None]
+
+
+# --- interfaces ---------------------------------------------------------------------------
+
+
+class Device(Protocol):
+    """What every device driver offers: start delivering events, and stop."""
+
+    def start(self) -> None:
+        """Open the link and begin delivering events to the sink. Never raises for a
+        missing device: that is a ``DeviceLost`` event and the driver keeps trying."""
+
+    def close(self) -> None:
+        """Stop the reader and release the port; idempotent."""
+
+
+class Shuffler(Device, Protocol):
+    """The automatic card shuffler."""
+
+    def shuffle(self, decks: int) -> None:
+        """Command a shuffle of a batch of ``decks`` decks; ``ShuffleDone`` follows."""
+
+
+class ShoeSensor(Device, Protocol):
+    """The smart shoe: reports cards, the cover card, loaded and empty."""
+
+
+class CardReader(Device, Protocol):
+    """The hole-card reader. It answers blackjack or not, never the rank."""
+
+    def check(self, target: PeekTarget) -> None:
+        """Ask whether the hole card in the reader gives the dealer blackjack; a
+        ``PeekResult`` follows."""
+
+
+class DealerPanel(Device, Protocol):
+    """LEDs that prompt the dealer, buttons, the supervisor key and seat wager sensors."""
+
+    def show(self, lamps: Mapping[Led, LedMode]) -> None:
+        """Light exactly ``lamps``; every lamp not named goes off."""

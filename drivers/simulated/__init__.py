@@ -1,0 +1,1 @@
+"""Device doubles that speak the device side of the real wire protocol."""

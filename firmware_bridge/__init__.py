@@ -1,0 +1,1 @@
+"""The wire protocol between the station and device firmware (sans-I/O)."""
