@@ -1,21 +1,54 @@
-"""The ``dealer-station`` command line."""
+"""The ``dealer-station`` command line.
+
+Each subcommand lives in its own module, imported only when it runs (start-up time on a
+Pi matters). A command module offers ``add_arguments(parser)`` and ``run(args) -> int``.
+User errors print one line on stderr and exit with status 2; tracebacks are for bugs.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
+from typing import Protocol, cast
+
+# subcommand -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "replay": ("controller.replay", "replay one round from a script and print its settlement"),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="dealer-station", description=__doc__)
-    parser.add_subparsers(dest="command", required=True)
+class CommandModule(Protocol):
+    """What a subcommand module provides."""
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def _load(name: str) -> CommandModule:
+    return cast(CommandModule, importlib.import_module(COMMANDS[name][0]))
+
+
+def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The argument parser; only the chosen subcommand's module is imported."""
+    parser = argparse.ArgumentParser(prog="dealer-station", description="Spanish 21 dealer station")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    chosen = next((a for a in argv if a in COMMANDS), None)
+    for name, (_module, help_text) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            _load(name).add_arguments(command_parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``dealer-station``; returns the exit status."""
-    args = build_parser().parse_args(argv)
-    print(args, file=sys.stderr)
-    return 0
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(arguments).parse_args(arguments)
+    return _load(args.command).run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
