@@ -15,7 +15,10 @@ from typing import Protocol, cast
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "replay": ("controller.replay", "replay one round from a script and print its settlement"),
+    "replay": (
+        "controller.replay",
+        "replay one round from a script and print its settlement",
+    ),
 }
 
 

@@ -1,0 +1,125 @@
+"""Hands: totals, blackjack, and the state of each player hand."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+
+from controller.rules.cards import Card, Rank
+
+BLACKJACK_TOTAL = 21
+
+
+def hand_total(cards: Sequence[Card]) -> tuple[int, bool]:
+    """Best total of ``cards`` and whether it is soft (an ace counted as 11)."""
+    hard = 0
+    ace = False
+    for card in cards:
+        hard += card.rank.points
+        ace = ace or card.rank is Rank.ACE
+    if ace and hard + 10 <= BLACKJACK_TOTAL:
+        return hard + 10, True
+    return hard, False
+
+
+def is_blackjack_pair(first: Card, second: Card) -> bool:
+    """True for an ace and a J, Q or K (in either order); there are no 10s to make one."""
+    ranks = {first.rank, second.rank}
+    return Rank.ACE in ranks and bool(ranks & {Rank.JACK, Rank.QUEEN, Rank.KING})
+
+
+def hole_card_gives_blackjack(up_card: Card, hole_card: Card) -> bool:
+    """What a card reader answers: does the hole card give the dealer blackjack?"""
+    return is_blackjack_pair(up_card, hole_card)
+
+
+class HandStatus(Enum):
+    """Where a player hand is in its play."""
+
+    PLAYING = "playing"  # waiting for a decision
+    AWAITING_CARD = "awaiting_card"  # a hit, double or split card is due
+    DOUBLED = "doubled"  # took its double card; may still be rescued
+    STOOD = "stood"
+    TWENTY_ONE = "twenty_one"
+    BLACKJACK = "blackjack"
+    BUST = "bust"
+    SURRENDERED = "surrendered"
+    RESCUED = "rescued"
+
+    @property
+    def finished(self) -> bool:
+        """True once the hand takes no more cards or decisions."""
+        return self not in _OPEN
+
+
+_OPEN = frozenset({HandStatus.PLAYING, HandStatus.AWAITING_CARD, HandStatus.DOUBLED})
+
+
+class PlayerHand:
+    """One player hand: cards, stake and status. Mutated only by the round engine."""
+
+    __slots__ = (
+        "cards",
+        "double_cents",
+        "from_split",
+        "hard",
+        "has_ace",
+        "index",
+        "seat",
+        "status",
+        "wager",
+    )
+
+    def __init__(self, seat: int, index: int, wager: int, *, from_split: bool = False) -> None:
+        self.seat = seat
+        self.index = index
+        self.wager = wager
+        self.cards: list[Card] = []
+        self.hard = 0
+        self.has_ace = False
+        self.double_cents = 0
+        self.from_split = from_split
+        self.status = HandStatus.PLAYING
+
+    def add(self, card: Card) -> None:
+        """Add a card and update the running totals."""
+        self.cards.append(card)
+        self.hard += card.rank.points
+        if card.rank is Rank.ACE:
+            self.has_ace = True
+
+    @property
+    def total(self) -> int:
+        """Best total (an ace counts 11 where that does not bust)."""
+        if self.has_ace and self.hard + 10 <= BLACKJACK_TOTAL:
+            return self.hard + 10
+        return self.hard
+
+    @property
+    def soft(self) -> bool:
+        """True when an ace counts as 11 in :attr:`total`."""
+        return self.has_ace and self.hard + 10 <= BLACKJACK_TOTAL
+
+    @property
+    def doubled(self) -> bool:
+        """True once a Double Down wager is on this hand."""
+        return self.double_cents > 0 or self.status is HandStatus.DOUBLED
+
+    @property
+    def is_blackjack(self) -> bool:
+        """Blackjack: ace + J/Q/K as the first two cards of an unsplit hand."""
+        return not self.from_split and len(self.cards) == 2 and is_blackjack_pair(*self.cards)
+
+    @property
+    def is_split_aces(self) -> bool:
+        """True for a hand formed by splitting aces."""
+        return self.from_split and bool(self.cards) and self.cards[0].rank is Rank.ACE
+
+    @property
+    def label(self) -> str:
+        """How prompts and errors name the hand: ``seat 3 hand 2``."""
+        return f"seat {self.seat} hand {self.index + 1}"
+
+    def __repr__(self) -> str:
+        cards = " ".join(c.text for c in self.cards)
+        return f"PlayerHand({self.label}: {cards} = {self.total}, {self.status.value})"

@@ -1,0 +1,312 @@
+"""Settlement: outcomes, bonus odds, the super bonus, Match the Dealer and insurance.
+
+Clauses: winning conditions PA 635a.7(n)-(o) and NY 5324.12(b)(1)-(2); bonus odds NY
+5324.12(b)(6); super bonus NY 5324.12(b)(7); Match the Dealer PA 635a.7(f), NY 5324.12(d).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from controller.rules.cards import Card, Rank, Suit
+from controller.rules.hands import BLACKJACK_TOTAL, HandStatus, PlayerHand
+from controller.rules.odds import EVEN, THREE_TO_ONE, THREE_TO_TWO, TWO_TO_ONE, Odds
+from controller.rules.profiles import DealerBlackjackTakes, MatchPayTable, Profile, SplitTwentyOne
+
+
+class WagerKind(Enum):
+    """Which wager a payment settles."""
+
+    MAIN = "main"
+    MATCH = "match"
+    INSURANCE = "insurance"
+    SUPER_BONUS_SHARE = "super_bonus_share"  # NY 5324.12(b)(7): $50 to the other players
+
+
+class Outcome(Enum):
+    """How a wager ended."""
+
+    WIN = "win"
+    BLACKJACK = "blackjack"
+    LOSE = "lose"
+    PUSH = "push"
+    SURRENDER = "surrender"
+    RESCUE = "rescue"
+
+    @property
+    def prompt(self) -> str:
+        """The settle prompt the dealer sees: pay, collect or push."""
+        if self in (Outcome.WIN, Outcome.BLACKJACK):
+            return "pay"
+        return "push" if self is Outcome.PUSH else "collect"
+
+
+class Bonus(Enum):
+    """Bonus hands of NY 5324.12(b)(6), with their odds when not doubled."""
+
+    FIVE_CARD_21 = "five_card_21"  # (b)(6)(v) 3:2
+    SIX_CARD_21 = "six_card_21"  # (b)(6)(vi) 2:1
+    SEVEN_PLUS_CARD_21 = "seven_plus_card_21"  # (b)(6)(vii) 3:1
+    SIX_SEVEN_EIGHT_MIXED = "678_mixed"  # (b)(6)(i) 3:2
+    SIX_SEVEN_EIGHT_SUITED = "678_suited"  # (b)(6)(ii) 2:1
+    SIX_SEVEN_EIGHT_SPADES = "678_spades"  # (b)(6)(ii) 3:1
+    SEVEN_SEVEN_SEVEN_MIXED = "777_mixed"  # (b)(6)(iii) 3:2
+    SEVEN_SEVEN_SEVEN_SUITED = "777_suited"  # (b)(6)(iv) 2:1
+    SEVEN_SEVEN_SEVEN_SPADES = "777_spades"  # (b)(6)(iv) 3:1
+
+    @property
+    def odds(self) -> Odds:
+        """The bonus odds (paid only on a hand that was not doubled)."""
+        return _BONUS_ODDS[self]
+
+
+_BONUS_ODDS: Final = {
+    Bonus.FIVE_CARD_21: THREE_TO_TWO,
+    Bonus.SIX_CARD_21: TWO_TO_ONE,
+    Bonus.SEVEN_PLUS_CARD_21: THREE_TO_ONE,
+    Bonus.SIX_SEVEN_EIGHT_MIXED: THREE_TO_TWO,
+    Bonus.SIX_SEVEN_EIGHT_SUITED: TWO_TO_ONE,
+    Bonus.SIX_SEVEN_EIGHT_SPADES: THREE_TO_ONE,
+    Bonus.SEVEN_SEVEN_SEVEN_MIXED: THREE_TO_TWO,
+    Bonus.SEVEN_SEVEN_SEVEN_SUITED: TWO_TO_ONE,
+    Bonus.SEVEN_SEVEN_SEVEN_SPADES: THREE_TO_ONE,
+}
+
+_SIX_SEVEN_EIGHT: Final = (Rank.SIX, Rank.SEVEN, Rank.EIGHT)
+
+#: NY 5324.12(b)(7): fixed super bonus amounts, in cents, by the original wager.
+SUPER_BONUS_LOW_CENTS: Final = 100_000  # $1,000 for a wager of $5 up to $25
+SUPER_BONUS_HIGH_CENTS: Final = 500_000  # $5,000 for $25 and over
+SUPER_BONUS_LOW_WAGER: Final = 500
+SUPER_BONUS_HIGH_WAGER: Final = 2_500
+SUPER_BONUS_SHARE_CENTS: Final = 5_000  # $50 to every other player who wagered
+
+
+def bonus_of(cards: Sequence[Card]) -> Bonus | None:
+    """The bonus a 21 of ``cards`` earns, or None (NY 5324.12(b)(6))."""
+    count = len(cards)
+    if count == 3:
+        ranks = sorted(c.rank for c in cards)
+        suits = {c.suit for c in cards}
+        same_suit = len(suits) == 1
+        spades = suits == {Suit.SPADES}
+        if tuple(ranks) == _SIX_SEVEN_EIGHT:
+            if spades:
+                return Bonus.SIX_SEVEN_EIGHT_SPADES
+            return Bonus.SIX_SEVEN_EIGHT_SUITED if same_suit else Bonus.SIX_SEVEN_EIGHT_MIXED
+        if ranks == [Rank.SEVEN] * 3:
+            if spades:
+                return Bonus.SEVEN_SEVEN_SEVEN_SPADES
+            return Bonus.SEVEN_SEVEN_SEVEN_SUITED if same_suit else Bonus.SEVEN_SEVEN_SEVEN_MIXED
+        return None
+    if count == 5:
+        return Bonus.FIVE_CARD_21
+    if count == 6:
+        return Bonus.SIX_CARD_21
+    if count >= 7:
+        return Bonus.SEVEN_PLUS_CARD_21
+    return None
+
+
+def super_bonus_cents(wager: int) -> int:
+    """The fixed super bonus for an original wager of ``wager`` cents (NY 5324.12(b)(7))."""
+    if wager >= SUPER_BONUS_HIGH_WAGER:
+        return SUPER_BONUS_HIGH_CENTS
+    if wager >= SUPER_BONUS_LOW_WAGER:
+        return SUPER_BONUS_LOW_CENTS
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    """One settled wager: ``net`` is in cents, positive when the player wins."""
+
+    seat: int
+    wager: WagerKind
+    outcome: Outcome
+    net: int
+    hand: int | None = None
+    odds: Odds | None = None
+    bonus: Bonus | None = None
+    super_bonus: int = 0
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DealerResult:
+    """The dealer's finished hand as settlement needs it."""
+
+    total: int
+    card_count: int
+    blackjack: bool
+    up_card: Card
+
+    @property
+    def bust(self) -> bool:
+        """True over 21."""
+        return self.total > BLACKJACK_TOTAL
+
+
+def _split_reading(reading: SplitTwentyOne, stake: int) -> tuple[Outcome, int, Odds | None]:
+    if reading is SplitTwentyOne.WIN:
+        return Outcome.WIN, EVEN.pay(stake), EVEN
+    if reading is SplitTwentyOne.PUSH:
+        return Outcome.PUSH, 0, None
+    return Outcome.LOSE, -stake, None
+
+
+def settle_hand(hand: PlayerHand, dealer: DealerResult, profile: Profile) -> Payment:
+    """Settle a finished, still-standing player hand against the dealer's final hand.
+
+    Surrendered and rescued hands are settled when the decision is made (see
+    :func:`settle_surrender` and :func:`settle_rescue`).
+    """
+    stake = hand.wager + hand.double_cents
+    seat, index = hand.seat, hand.index
+    if hand.status is HandStatus.BUST:
+        return Payment(seat, WagerKind.MAIN, Outcome.LOSE, -stake, index)
+    if hand.is_blackjack:
+        # PA 635a.7(n)(3), NY (b)(1)(iii): a player blackjack beats any dealer 21, even a
+        # dealer blackjack; paid 3:2 (NY (b)(5)).
+        return Payment(
+            seat, WagerKind.MAIN, Outcome.BLACKJACK, THREE_TO_TWO.pay(stake), index, THREE_TO_TWO
+        )
+    total = hand.total
+    cards = len(hand.cards)
+    split_two_card_21 = hand.from_split and cards == 2 and total == BLACKJACK_TOTAL
+    if dealer.blackjack:
+        if split_two_card_21:
+            outcome, net, odds = _split_reading(profile.split_21_vs_dealer_blackjack, stake)
+            return Payment(seat, WagerKind.MAIN, outcome, net, index, odds, note="split 21")
+        # PA 635a.7(o), NY (b)(2): 21 in more than two cards loses to a dealer blackjack.
+        return Payment(seat, WagerKind.MAIN, Outcome.LOSE, -stake, index)
+    if not dealer.bust and total < dealer.total:
+        return Payment(seat, WagerKind.MAIN, Outcome.LOSE, -stake, index)
+    if not dealer.bust and total == dealer.total:
+        if total != BLACKJACK_TOTAL:
+            return Payment(seat, WagerKind.MAIN, Outcome.PUSH, 0, index)  # PA 635a.7(o)
+        if split_two_card_21:
+            outcome, net, odds = _split_reading(profile.split_21_vs_dealer_21, stake)
+            return Payment(seat, WagerKind.MAIN, outcome, net, index, odds, note="split 21")
+        # Dealer 21 here has three or more cards (two would be a blackjack): PA
+        # 635a.7(n)(4), NY (b)(1)(iv): player 21 of more than two cards wins.
+    return _winning_hand(hand, dealer, stake)
+
+
+def _winning_hand(hand: PlayerHand, dealer: DealerResult, stake: int) -> Payment:
+    bonus = bonus_of(hand.cards) if hand.total == BLACKJACK_TOTAL else None
+    if bonus is None:
+        return Payment(hand.seat, WagerKind.MAIN, Outcome.WIN, EVEN.pay(stake), hand.index, EVEN)
+    if hand.doubled:
+        # NY 5324.12(b)(6): a doubled bonus hand is paid only 1:1.
+        return Payment(
+            hand.seat,
+            WagerKind.MAIN,
+            Outcome.WIN,
+            EVEN.pay(stake),
+            hand.index,
+            EVEN,
+            bonus,
+            note="doubled: bonus paid 1:1",
+        )
+    extra = 0
+    if (
+        bonus in (Bonus.SEVEN_SEVEN_SEVEN_SUITED, Bonus.SEVEN_SEVEN_SEVEN_SPADES)
+        and dealer.up_card.rank is Rank.SEVEN
+        and not hand.from_split
+    ):
+        # NY 5324.12(b)(7): suited 7-7-7 against a dealer 7, never doubled or split.
+        extra = super_bonus_cents(hand.wager)
+    odds = bonus.odds
+    return Payment(
+        hand.seat,
+        WagerKind.MAIN,
+        Outcome.WIN,
+        odds.pay(stake) + extra,
+        hand.index,
+        odds,
+        bonus,
+        super_bonus=extra,
+    )
+
+
+def apply_original_only(payments: list[Payment], seat_wager: int, profile: Profile) -> None:
+    """Cap what a dealer blackjack found after play takes from one seat (in place).
+
+    ASSUMPTION (no-peek procedures, N.J.A.C. 13:69F-19.5 not included): with
+    ``ORIGINAL_ONLY`` the seat loses its original wager once; doubles and split wagers
+    are returned.
+    """
+    if profile.dealer_blackjack_takes is not DealerBlackjackTakes.ORIGINAL_ONLY:
+        return
+    taken = False
+    for i, payment in enumerate(payments):
+        if payment.outcome is not Outcome.LOSE:
+            continue
+        if taken:
+            payments[i] = Payment(
+                payment.seat,
+                payment.wager,
+                Outcome.PUSH,
+                0,
+                payment.hand,
+                note="returned: dealer blackjack takes the original wager only",
+            )
+        else:
+            taken = True
+            payments[i] = Payment(
+                payment.seat,
+                payment.wager,
+                Outcome.LOSE,
+                -seat_wager,
+                payment.hand,
+                note="dealer blackjack: original wager only",
+            )
+
+
+def settle_surrender(hand: PlayerHand) -> Payment:
+    """Late surrender: half the wager is returned (ASSUMPTION, PA 635a.9: an odd cent
+    goes to the house)."""
+    return Payment(
+        hand.seat, WagerKind.MAIN, Outcome.SURRENDER, -(hand.wager - hand.wager // 2), hand.index
+    )
+
+
+def settle_rescue(hand: PlayerHand) -> Payment:
+    """Double-down rescue: the original wager is lost, the double returned (PA 635a.10)."""
+    return Payment(hand.seat, WagerKind.MAIN, Outcome.RESCUE, -hand.wager, hand.index)
+
+
+def match_the_dealer(
+    seat: int, cents: int, cards: tuple[Card, Card], up_card: Card, table: MatchPayTable
+) -> Payment:
+    """Settle a Match the Dealer wager (PA 635a.7(f), NY 5324.12(d)(4)).
+
+    Each of the two cards whose rank equals the up card's is paid; J, Q and K match only the
+    identical rank, which comparing ranks does (there are no 10s). Suit decides the odds.
+    """
+    off_suit, same_suit = table.odds
+    won = 0
+    matches = 0
+    odds: Odds | None = None
+    for card in cards:
+        if card.rank is up_card.rank:
+            matches += 1
+            odds = same_suit if card.suit is up_card.suit else off_suit
+            won += odds.pay(cents)
+    if not matches:
+        return Payment(seat, WagerKind.MATCH, Outcome.LOSE, -cents)
+    note = f"{matches} matching card{'s' if matches > 1 else ''}"
+    return Payment(seat, WagerKind.MATCH, Outcome.WIN, won, odds=odds, note=note)
+
+
+def settle_insurance(seat: int, cents: int, dealer_blackjack: bool) -> Payment:
+    """Insurance pays 2:1 on a dealer blackjack and is lost otherwise (PA 635a.8)."""
+    if dealer_blackjack:
+        return Payment(
+            seat, WagerKind.INSURANCE, Outcome.WIN, TWO_TO_ONE.pay(cents), odds=TWO_TO_ONE
+        )
+    return Payment(seat, WagerKind.INSURANCE, Outcome.LOSE, -cents)
