@@ -14,6 +14,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,7 @@ def _profile_options(options: Mapping[str, Any]) -> dict[str, object]:
         if field is None or key in ("code", "name", "citation", "match_tables"):
             raise ReplayError(f"options: unknown profile option {key!r}")
         kind = getattr(profiles, str(field.type), None)
-        if isinstance(kind, type) and issubclass(kind, profiles.Enum):
+        if isinstance(kind, type) and issubclass(kind, Enum):
             try:
                 parsed[key] = kind(value)
             except ValueError as err:
