@@ -1,0 +1,40 @@
+"""Faults: what stops play until the supervisor resolves it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class FaultCode(Enum):
+    """Why play stopped. Each has its own prompt text; the journal records the code."""
+
+    UNEXPECTED_CARD = "unexpected_card"  # a card when none was due, or at the wrong place
+    FOREIGN_CARD = "foreign_card"  # a 10 or anything not in a Spanish deck
+    DUPLICATE_CARD = "duplicate_card"  # more copies of a card than the batch holds
+    BAD_BATCH = "bad_batch"  # the shuffler's count does not match 6 or 8 Spanish decks
+    DEVICE_LOST = "device_lost"
+    DEVICE_FAULT = "device_fault"
+    READER_FAILED = "reader_failed"  # no answer after the allowed tries
+    HOLE_CARD_MISMATCH = "hole_card_mismatch"  # the reveal disagrees with the reader
+    SHOE_EMPTY = "shoe_empty"
+    WAGER_CHANGED = "wager_changed"  # NY 5324.12(b)(4),(8): no change after the first card
+    UNEXPECTED_COVER_CARD = "unexpected_cover_card"
+    RECOVERED_MID_ROUND = "recovered_mid_round"  # restart found a round in progress
+
+
+class Resolution(Enum):
+    """The supervisor's choices to clear a fault."""
+
+    RESUME = "resume"
+    VOID = "void"
+    RESHUFFLE = "reshuffle"
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """An active fault: its code, a message for the panel and journal, and the device."""
+
+    code: FaultCode
+    message: str
+    device: str | None = None

@@ -1,0 +1,246 @@
+"""One round in play at the table: the rules engine plus what the journal must know.
+
+:class:`RoundPlay` feeds the shoe's cards, the panel's buttons and the reader's answers to a
+:class:`~controller.rules.round.Round`, journals every placement, decision and payment as it
+happens, and seals the hole card the moment it leaves the shoe. Its methods return an error
+text instead of raising when the input does not fit the round: the table turns that into a
+fault or a refused prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from controller.betting import ClosedBets
+from controller.holecard import commit_hole_card
+from controller.prompts import State
+from controller.rules.cards import Card, SealedCard
+from controller.rules.errors import HoleCardMismatchError, RulesError
+from controller.rules.profiles import Profile
+from controller.rules.round import Round
+from controller.rules.settlement import Payment, WagerKind
+from controller.rules.steps import (
+    CardRole,
+    Decision,
+    NeedCard,
+    NeedDecision,
+    NeedInsurance,
+    NeedPeek,
+    NeedReveal,
+    describe,
+)
+from drivers.hal import Button, PeekAnswer, PeekTarget
+
+RecordFn = Callable[[str, Mapping[str, Any]], None]
+
+_DECISION_FOR = {
+    Button.NEXT: Decision.STAND,
+    Button.DOUBLE: Decision.DOUBLE,
+    Button.SPLIT: Decision.SPLIT,
+    Button.SURRENDER: Decision.SURRENDER,
+    Button.RESCUE: Decision.RESCUE,
+}
+_DEAL_ROLES = frozenset({CardRole.INITIAL, CardRole.UP, CardRole.HOLE})
+_DEALER_ROLES = frozenset({CardRole.SECOND, CardRole.DRAW})
+_PAYMENT_KIND = {
+    WagerKind.MAIN: "settlement",
+    WagerKind.SUPER_BONUS_SHARE: "settlement",
+    WagerKind.MATCH: "match_settled",
+    WagerKind.INSURANCE: "insurance",
+}
+
+
+class RoundPlay:
+    """A round at the table. ``record(kind, data)`` journals one fact of this round."""
+
+    def __init__(self, profile: Profile, decks: int, bets: ClosedBets, record: RecordFn) -> None:
+        self.round = Round(profile, decks, bets.wagers)
+        self.bets = bets
+        self.record = record
+        self.match_done = False
+        self._journaled = 0
+        self._final_from: int | None = None
+        self.__nonce: str | None = None
+
+    def start(self, round_no: int) -> None:
+        """Journal the round's start with its seats and wagers."""
+        seats = [
+            {
+                "seat": w.seat,
+                "wager_cents": w.wager if w.seat in self.bets.amounts_known else None,
+                "match_cents": (w.match if w.seat in self.bets.amounts_known else None)
+                if w.match
+                else 0,
+            }
+            for w in self.bets.wagers
+        ]
+        self.record("round_started", {"round": round_no, "seats": seats})
+
+    # --- where the round is ---------------------------------------------------------------
+
+    def state_for_step(self) -> State:
+        """The procedure state the round's next step belongs to."""
+        step = self.round.step
+        if isinstance(step, NeedCard):
+            if step.role in _DEAL_ROLES:
+                return State.DEALING
+            if not self.match_done and self.pending_match():
+                return State.MATCH
+            return State.DEALER if step.role in _DEALER_ROLES else State.PLAYERS
+        if not self.match_done and self.pending_match():
+            return State.MATCH  # PA 635a.7(f): before any other card or the card reader
+        if isinstance(step, NeedInsurance):
+            return State.INSURANCE
+        if isinstance(step, NeedPeek):
+            return State.PEEKING
+        if isinstance(step, NeedDecision):
+            return State.PLAYERS
+        if isinstance(step, NeedReveal):
+            return State.DEALER
+        return State.SETTLING
+
+    def acting_seat(self) -> int | None:
+        """The seat whose hand is being played, if any."""
+        step = self.round.step
+        if isinstance(step, NeedDecision | NeedCard):
+            return step.seat
+        return None
+
+    def pending_match(self) -> list[Payment]:
+        """Match the Dealer settlements, from the dealer's right (PA 635a.7(f))."""
+        return [p for p in self.round.payments if p.wager is WagerKind.MATCH]
+
+    def final_payments(self) -> list[Payment]:
+        """The payments of the final settlement, in the profile's order (PA 635a.7(p))."""
+        start = self._final_from if self._final_from is not None else len(self.round.payments)
+        return list(self.round.payments[start:])
+
+    def peek_target(self) -> PeekTarget:
+        """What the reader looks for, from the up card."""
+        step = self.round.step
+        if isinstance(step, NeedPeek) and step.looking_for_ace:
+            return PeekTarget.LOOKING_FOR_ACE
+        return PeekTarget.LOOKING_FOR_TEN
+
+    def reveal_due(self) -> bool:
+        """True when the dealer should turn the hole card now."""
+        return isinstance(self.round.step, NeedReveal)
+
+    # --- inputs ---------------------------------------------------------------------------
+
+    def card(self, card: Card) -> str | None:
+        """Place a card from the shoe; a card at a decision is a hit. Error text if it does
+        not fit."""
+        round_ = self.round
+        step = round_.step
+        if isinstance(step, NeedDecision):
+            if Decision.HIT not in step.legal:
+                return f"seat {step.seat} hand {step.hand + 1} may not draw"
+            self._decide(step, Decision.HIT)
+            step = round_.step
+        if not isinstance(step, NeedCard):
+            return f"waiting for {describe(step)}"
+        if step.role is CardRole.HOLE:
+            commitment, self.__nonce = commit_hole_card(card.text)
+            round_.deal(SealedCard(card))
+            self.record("hole_card_dealt", {"commitment": commitment})
+        else:
+            round_.deal(card)
+            self.record(
+                "card",
+                {
+                    "role": step.role.value,
+                    "seat": step.seat,
+                    "hand": _hand_no(step.hand),
+                    "card": card.text,
+                },
+            )
+        self._flush()
+        return None
+
+    def insurance(self, amounts: Mapping[int, int]) -> str | None:
+        """Close insurance with these wagers (cents by seat)."""
+        try:
+            self.round.take_insurance(amounts)
+        except RulesError as err:
+            return str(err)
+        for seat, cents in amounts.items():
+            if cents:
+                self.record("insurance_taken", {"seat": seat, "cents": cents})
+        self._flush()
+        return None
+
+    def peek(self, answer: PeekAnswer) -> bool:
+        """Apply the reader's answer; False for "no card" or "read error" (ask again)."""
+        if answer not in (PeekAnswer.BLACKJACK, PeekAnswer.NO_BLACKJACK):
+            return False
+        self.round.peek(answer is PeekAnswer.BLACKJACK)
+        self._flush()
+        return True
+
+    def button(self, button: Button) -> str | None:
+        """Apply a decision button to the hand whose turn it is."""
+        step = self.round.step
+        if not isinstance(step, NeedDecision):
+            return f"{button.value}: waiting for {describe(step)}"
+        decision = _DECISION_FOR[button]
+        if decision not in step.legal:
+            allowed = ", ".join(sorted(d.value for d in step.legal))
+            return (
+                f"seat {step.seat} hand {step.hand + 1}: {decision.value} not allowed ({allowed})"
+            )
+        self._decide(step, decision)
+        self._flush()
+        return None
+
+    def reveal(self) -> str | None:
+        """Turn the hole card; error text when it disagrees with the reader."""
+        error = None
+        try:
+            card = self.round.reveal_hole()
+        except HoleCardMismatchError as err:
+            error = str(err)
+            card = self.round.dealer_cards[1]
+        self.record("hole_card_revealed", {"card": card.text, "nonce": self.__nonce})
+        self._flush()
+        return error
+
+    def _decide(self, step: NeedDecision, decision: Decision) -> None:
+        self.record(
+            "decision",
+            {"seat": step.seat, "hand": step.hand + 1, "decision": decision.value},
+        )
+        self.round.decide(step.seat, decision)
+
+    def _flush(self) -> None:
+        payments = self.round.payments
+        if self.round.over and self._final_from is None:
+            self._final_from = self._journaled
+        for payment in payments[self._journaled :]:
+            self.record(_PAYMENT_KIND[payment.wager], self._payment_data(payment))
+        self._journaled = len(payments)
+
+    def _payment_data(self, payment: Payment) -> dict[str, Any]:
+        known = payment.seat in self.bets.amounts_known
+        data: dict[str, Any] = {
+            "seat": payment.seat,
+            "wager": payment.wager.value,
+            "outcome": payment.outcome.value,
+            "odds": str(payment.odds) if payment.odds else None,
+            "net_cents": payment.net if known else None,
+        }
+        if payment.hand is not None:
+            hand = self.round.hands[payment.seat][payment.hand]
+            data.update(hand=payment.hand + 1, cards=[c.text for c in hand.cards], total=hand.total)
+        if payment.bonus is not None:
+            data["bonus"] = payment.bonus.value
+        if payment.super_bonus:
+            data["super_bonus_cents"] = payment.super_bonus if known else None
+        if payment.note:
+            data["note"] = payment.note
+        return data
+
+
+def _hand_no(index: int | None) -> int | None:
+    return None if index is None else index + 1

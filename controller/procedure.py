@@ -1,0 +1,637 @@
+"""The table procedure: a ``transitions`` state machine over the regulated dealing steps.
+
+One thread owns a :class:`Table` and feeds it device events one at a time through
+:meth:`Table.handle`. The table knows the hardware only through ``drivers.hal`` interfaces
+and decides outcomes only through ``controller.rules``. Every fact is written to the
+journal (the :class:`Recorder`) before the table acts on it: the journal is the truth.
+
+Anything the procedure did not expect (a card out of order, a 10, a duplicate card, a
+device lost or faulty, a reader/shoe disagreement) stops play in the ``fault`` state with a
+distinct prompt; only the supervisor key with a chosen resolution clears it.
+
+The hole card is sealed the moment the shoe reports it: the journal gets a commitment, and
+nothing shows the card until the reveal (see ``controller.holecard``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
+
+from transitions import Machine
+
+from controller.betting import BettingBook
+from controller.faults import Fault, FaultCode, Resolution
+from controller.play import RoundPlay
+from controller.prompts import PROMPTS, SETTLE_LAMPS, SUPERVISOR_BUTTONS, State
+from controller.rules.cards import Card, composition_problems
+from controller.rules.profiles import Profile
+from controller.rules.settlement import Payment
+from drivers.hal import (
+    Button,
+    ButtonPressed,
+    CardDrawn,
+    CardReader,
+    CoverCardSeen,
+    DealerPanel,
+    DeviceConnected,
+    DeviceEvent,
+    DeviceFault,
+    DeviceKind,
+    DeviceLost,
+    ForeignCardDrawn,
+    Led,
+    LedMode,
+    PeekResult,
+    SeatWagerChanged,
+    ShoeEmpty,
+    ShoeLoaded,
+    ShuffleDone,
+    Shuffler,
+    SupervisorKey,
+    WagerSpot,
+)
+
+
+class Recorder(Protocol):
+    """Where the table writes its journal; ``append`` returns once the row is committed."""
+
+    def append(self, kind: str, data: Mapping[str, Any], round_no: int | None = None) -> int:
+        """Commit one journal row and return its id."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TableDevices:
+    """The devices the procedure commands."""
+
+    shuffler: Shuffler
+    panel: DealerPanel
+    reader: CardReader | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """The table's rules and limits."""
+
+    profile: Profile
+    decks: int
+    peek_tries: int = 3  # reader answers "no card"/"read error" this often before a fault
+
+
+_ROUND_STATES = [
+    State.DEALING,
+    State.MATCH,
+    State.INSURANCE,
+    State.PEEKING,
+    State.PLAYERS,
+    State.DEALER,
+]
+_RESUMABLE = [s for s in State if s not in (State.STARTING, State.FAULT)]
+
+TRANSITIONS: list[dict[str, Any]] = [
+    {"trigger": "start", "source": State.STARTING, "dest": State.SHUFFLING},
+    {"trigger": "shuffled", "source": State.SHUFFLING, "dest": State.LOADING},
+    {"trigger": "loaded", "source": State.LOADING, "dest": State.BURNING},
+    {"trigger": "burned", "source": State.BURNING, "dest": State.BETTING},
+    {"trigger": "new_dealer", "source": State.BETTING, "dest": State.BURNING},
+    {"trigger": "bets_closed", "source": State.BETTING, "dest": State.DEALING},
+    {"trigger": "match_due", "source": State.DEALING, "dest": State.MATCH},
+    {"trigger": "insurance_due", "source": [State.DEALING, State.MATCH], "dest": State.INSURANCE},
+    {
+        "trigger": "peek_due",
+        "source": [State.DEALING, State.MATCH, State.INSURANCE],
+        "dest": State.PEEKING,
+    },
+    {"trigger": "players_due", "source": _ROUND_STATES[:-1], "dest": State.PLAYERS},
+    {"trigger": "dealer_due", "source": _ROUND_STATES[:-1], "dest": State.DEALER},
+    {"trigger": "settle_due", "source": State.DEALER, "dest": State.SETTLING},
+    {"trigger": "round_done", "source": State.SETTLING, "dest": State.BETTING},
+    {"trigger": "reshuffle_due", "source": State.SETTLING, "dest": State.SHUFFLING},
+    {"trigger": "fail", "source": [s for s in State if s is not State.FAULT], "dest": State.FAULT},
+    {"trigger": "void", "source": State.FAULT, "dest": State.BETTING},
+    {"trigger": "reshuffle", "source": State.FAULT, "dest": State.SHUFFLING},
+    *({"trigger": f"resume_{s.value}", "source": State.FAULT, "dest": s} for s in _RESUMABLE),
+]
+
+_MACHINE: Machine | None = None
+
+
+def shared_machine() -> Machine:
+    """The one ``Machine`` every table is a model of (building one is the slow part)."""
+    global _MACHINE  # noqa: PLW0603 - built once, on first use
+    if _MACHINE is None:
+        _MACHINE = Machine(
+            model=None,
+            states=State,
+            initial=State.STARTING,
+            transitions=TRANSITIONS,
+            auto_transitions=False,
+            after_state_change="_entered",
+        )
+    return _MACHINE
+
+
+class Table:
+    """One Spanish 21 table's procedure. Feed it events with :meth:`handle`."""
+
+    state: State
+
+    def __init__(
+        self,
+        settings: TableSettings,
+        devices: TableDevices,
+        journal: Recorder,
+        *,
+        on_state: Callable[[Table], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.profile = settings.profile
+        self.devices = devices
+        self.journal = journal
+        self.on_state = on_state
+        self.book = BettingBook(no_mid_shoe_entry=self.profile.no_mid_shoe_entry)
+        self.play: RoundPlay | None = None
+        self.round_no = 0
+        self.fault: Fault | None = None
+        self.resume_to: State | None = None
+        self.supervisor_key = False
+        self.reshuffle_pending = False
+        self.burn_reason = "load"
+        self.last_burn: Card | None = None
+        self.drawn: Counter[Card] = Counter()
+        self.lost: set[DeviceKind] = set()
+        self.peek_tries = 0
+        self.settle_queue: list[Payment] = []
+        self.lamps: dict[Led, LedMode] = {}
+        shared_machine().add_model(self)
+
+    def close(self) -> None:
+        """Detach from the shared machine."""
+        shared_machine().remove_model(self)
+
+    # --- the one entry point --------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Start the procedure: command the first shuffle."""
+        self._fire("start")
+
+    def handle(self, event: DeviceEvent) -> None:
+        """Act on one device event. Never raises for bad input: that is a fault."""
+        handler = _HANDLERS.get(type(event))
+        if handler is None:  # pragma: no cover - every DeviceEvent type has a handler
+            raise TypeError(f"no handler for {type(event).__name__}")
+        handler(self, event)
+
+    # --- device status --------------------------------------------------------------------
+
+    def _on_connected(self, event: DeviceConnected) -> None:
+        self._record(
+            "device",
+            device=event.device.value,
+            status="connected",
+            serial=event.serial_number,
+            firmware=event.firmware,
+        )
+        self.lost.discard(event.device)
+        if self.state is State.FAULT:
+            self._show()
+
+    def _on_lost(self, event: DeviceLost) -> None:
+        self._record("device", device=event.device.value, status="lost", reason=event.reason)
+        self.lost.add(event.device)
+        self.raise_fault(
+            FaultCode.DEVICE_LOST,
+            f"{event.device.value} lost: {event.reason}",
+            device=event.device.value,
+        )
+
+    def _on_device_fault(self, event: DeviceFault) -> None:
+        self._record(
+            "device",
+            device=event.device.value,
+            status="fault",
+            reason=event.reason,
+            **dict(event.details),
+        )
+        self.raise_fault(
+            FaultCode.DEVICE_FAULT,
+            f"{event.device.value}: {event.reason}",
+            device=event.device.value,
+        )
+
+    # --- shuffle, load, burn --------------------------------------------------------------
+
+    def _on_shuffle_done(self, event: ShuffleDone) -> None:
+        composition = {str(k): v for k, v in event.per_rank}
+        self._record("shuffle_done", card_count=event.card_count, per_rank=composition)
+        if self.state is not State.SHUFFLING:
+            return  # a late report changes nothing; the journal has it
+        problems = composition_problems(self.settings.decks, event.composition, event.card_count)
+        if problems:
+            self.raise_fault(FaultCode.BAD_BATCH, "; ".join(problems), device="shuffler")
+            return
+        self._fire("shuffled")
+
+    def _on_shoe_loaded(self, event: ShoeLoaded) -> None:
+        self._record("shoe_loaded")
+        if self.state is State.LOADING:
+            self.burn_reason = "load"
+            self._fire("loaded")
+        elif self.state is not State.FAULT:
+            self.raise_fault(FaultCode.UNEXPECTED_CARD, "the shoe was loaded without a shuffle")
+
+    def _on_shoe_empty(self, event: ShoeEmpty) -> None:
+        self._record("shoe_empty")
+        if self.play is not None and not self.play.round.over:
+            self.raise_fault(FaultCode.SHOE_EMPTY, "the shoe ran out during the round")
+
+    def _on_card(self, event: CardDrawn) -> None:
+        card = event.card
+        self.drawn[card] += 1
+        if self.drawn[card] > self.settings.decks:
+            self._record("card", role="rejected", card=card.text)
+            self.raise_fault(
+                FaultCode.DUPLICATE_CARD,
+                f"{card} drawn {self.drawn[card]} times; the batch holds {self.settings.decks}",
+            )
+            return
+        if self.state is State.BURNING:
+            self._burn(card)
+            return
+        play = self.play
+        if play is None or self.state not in (State.DEALING, State.PLAYERS, State.DEALER):
+            self._reject(card, f"a card was drawn while {PROMPTS[self.state].text}")
+            return
+        error = play.card(card)
+        if error:
+            self._reject(card, error)
+            return
+        self._follow_round()
+
+    def _burn(self, card: Card) -> None:
+        # PA 635a.7(c), NJ 19.7(c), NY 5324.12(c)(3): the first card after each full batch,
+        # and one card for each new dealer, go to the discard rack.
+        self._record("burn", card=card.text, reason=self.burn_reason)
+        self.last_burn = card
+        self._fire("burned")
+
+    def _reject(self, card: Card, why: str) -> None:
+        self._record("card", role="rejected", card=card.text)
+        self.raise_fault(FaultCode.UNEXPECTED_CARD, f"{card} out of order: {why}")
+
+    def _on_foreign(self, event: ForeignCardDrawn) -> None:
+        self._record("card", role="rejected", card=event.description)
+        self.raise_fault(
+            FaultCode.FOREIGN_CARD, f"foreign card {event.description}: a Spanish deck has no 10s"
+        )
+
+    def _on_cover(self, event: CoverCardSeen) -> None:
+        # PA 635a.7(d), NJ 19.7(j): set aside, complete the round, then reshuffle.
+        self._record("cover_card")
+        if self.state in (State.SHUFFLING, State.LOADING, State.BURNING):
+            self.raise_fault(
+                FaultCode.UNEXPECTED_COVER_CARD,
+                "the cover card came out before the first round of the shoe",
+            )
+            return
+        self.reshuffle_pending = True
+        if self.play is not None and not self.play.round.over:
+            self.play.round.cover_card()
+        self._show()
+
+    # --- betting and the round ------------------------------------------------------------
+
+    def _on_wager(self, event: SeatWagerChanged) -> None:
+        self._record(
+            "event",
+            type="seat_wager",
+            seat=event.seat,
+            spot=event.spot.value,
+            present=event.present,
+            cents=event.cents,
+        )
+        if self.state is State.INSURANCE and event.spot is WagerSpot.INSURANCE:
+            self.book.update(event)
+            return
+        if self.play is not None and not self.play.round.over and self.state in _ROUND_STATES:
+            # NY 5324.12(b)(4),(8): no wager made, increased or withdrawn after the first card.
+            self.raise_fault(
+                FaultCode.WAGER_CHANGED,
+                f"seat {event.seat} {event.spot.value} wager changed during the round",
+            )
+            return
+        self.book.update(event)
+
+    def _on_button(self, event: ButtonPressed) -> None:
+        button = event.button
+        prompt = PROMPTS[self.state]
+        if button not in prompt.buttons or (
+            button in SUPERVISOR_BUTTONS and not self.supervisor_key
+        ):
+            self._record("button_ignored", button=button.value, state=self.state.value)
+            return
+        self._record("button", button=button.value, state=self.state.value)
+        if self.state is State.FAULT:
+            self._resolve(_RESOLUTIONS[button])
+        elif self.state is State.BETTING:
+            self._betting_button(button)
+        elif self.state is State.MATCH:
+            self._next_settlement(then=self._match_settled)
+        elif self.state is State.INSURANCE:
+            self._close_insurance()
+        elif self.state is State.PEEKING:
+            self._ask_reader()
+        elif self.state is State.PLAYERS:
+            self._decision(button)
+        elif self.state is State.DEALER:
+            self._reveal()
+        elif self.state is State.SETTLING:
+            self._next_settlement(then=self._finish_round)
+
+    def _on_key(self, event: SupervisorKey) -> None:
+        self.supervisor_key = event.on
+        self._record("supervisor_key", on=event.on)
+
+    def _betting_button(self, button: Button) -> None:
+        if button is Button.DEALER_CHANGE:
+            # PA 635a.7(c): each new dealer burns one card before dealing.
+            self._record("dealer_change")
+            self.burn_reason = "dealer_change"
+            self._fire("new_dealer")
+        elif button is Button.DISCLOSE_BURN:
+            if self.profile.burn_disclosed_on_request and self.last_burn is not None:
+                # NJ 19.7(c), NY 5324.12(c)(3): disclosed if requested by a player.
+                self._record("burn_disclosed", card=self.last_burn.text)
+            else:
+                self._record("button_ignored", button=button.value, state=self.state.value)
+        else:
+            self._close_bets()
+
+    def _close_bets(self) -> None:
+        closed = self.book.close()
+        for refused in closed.refused:
+            self._record("wager_refused", seat=refused.seat, reason=refused.reason)
+        if not closed.wagers:
+            self._record("button_ignored", button="next", state="betting", reason="no wagers")
+            return
+        self.round_no += 1
+        self.play = RoundPlay(self.profile, self.settings.decks, closed, self._record_round)
+        self.play.start(self.round_no)
+        self._fire("bets_closed")
+
+    def _record_round(self, kind: str, data: Mapping[str, Any]) -> None:
+        self.journal.append(kind, data, self.round_no)
+
+    def _follow_round(self) -> None:
+        """Move to the state the round's next step belongs to."""
+        play = self.play
+        assert play is not None
+        target = play.state_for_step()
+        if target is State.MATCH and self.state is State.DEALING:
+            self.settle_queue = play.pending_match()
+        if target is self.state:
+            self._show()
+            return
+        trigger = _TRIGGER_FOR[target]
+        self._fire(trigger)
+
+    def _close_insurance(self) -> None:
+        assert self.play is not None
+        seats = self.play.round.seats
+        amounts = {
+            s: self.book.amount(s, WagerSpot.INSURANCE) or 0
+            for s in seats
+            if self.book.has(s, WagerSpot.INSURANCE)
+        }
+        error = self.play.insurance(amounts)
+        if error:
+            self._record("decision_refused", reason=error)
+            self._show()
+            return
+        self._follow_round()
+
+    def _ask_reader(self) -> None:
+        assert self.play is not None
+        reader = self.devices.reader
+        if reader is None:  # pragma: no cover - configuration forbids peek without a reader
+            self.raise_fault(FaultCode.DEVICE_LOST, "no card reader configured for the peek")
+            return
+        target = self.play.peek_target()
+        self._record("peek_requested", target=target.value)
+        reader.check(target)
+
+    def _on_peek(self, event: PeekResult) -> None:
+        self._record("peek", answer=event.answer.value)
+        if self.state is not State.PEEKING or self.play is None:
+            return  # a late or unrequested answer changes nothing
+        if self.play.peek(event.answer):
+            self._follow_round()
+            return
+        self.peek_tries += 1
+        if self.peek_tries >= self.settings.peek_tries:
+            self.raise_fault(
+                FaultCode.READER_FAILED,
+                f"the card reader answered {event.answer.value} {self.peek_tries} times",
+                device="card_reader",
+            )
+            return
+        self._show()  # re-prompt: slide the card in again and press NEXT
+
+    def _decision(self, button: Button) -> None:
+        assert self.play is not None
+        error = self.play.button(button)
+        if error:
+            self._record("decision_refused", reason=error)
+            self._show()
+            return
+        self._follow_round()
+
+    def _reveal(self) -> None:
+        assert self.play is not None
+        if not self.play.reveal_due():
+            self._record("button_ignored", button="next", state="dealer", reason="draw a card")
+            return
+        error = self.play.reveal()
+        if error:
+            self.raise_fault(FaultCode.HOLE_CARD_MISMATCH, error, device="card_reader")
+            return
+        self._follow_round()
+
+    def _next_settlement(self, then: Callable[[], None]) -> None:
+        if self.settle_queue:
+            self.settle_queue.pop(0)
+        if self.settle_queue:
+            self._show()
+        else:
+            then()
+
+    def _match_settled(self) -> None:
+        assert self.play is not None
+        self.play.match_done = True
+        self._follow_round()
+
+    def _finish_round(self) -> None:
+        assert self.play is not None
+        reshuffle = self.reshuffle_pending or self.play.round.reshuffle_due
+        self._record("round_completed", reshuffle=reshuffle)
+        self.play = None
+        self._fire("reshuffle_due" if reshuffle else "round_done")
+
+    # --- faults ---------------------------------------------------------------------------
+
+    def raise_fault(self, code: FaultCode, message: str, device: str | None = None) -> None:
+        """Stop play with a fault (journalled first). A fault during a fault is recorded
+        and joins the prompt; the first fault's resume point is kept."""
+        self._record("fault", code=code.value, message=message, state=self.state.value)
+        if self.state is State.FAULT:
+            self.fault = Fault(code, message, device or (self.fault.device if self.fault else None))
+            self._show()
+            return
+        self.fault = Fault(code, message, device)
+        self.resume_to = self.state
+        self._fire("fail")
+
+    def _resolve(self, resolution: Resolution) -> None:
+        fault = self.fault
+        assert fault is not None
+        refusal = self._refuse_resolution(fault, resolution)
+        if refusal:
+            self._record("resolution_refused", resolution=resolution.value, reason=refusal)
+            self._show()
+            return
+        self._record("fault_resolved", resolution=resolution.value, code=fault.code.value)
+        self.fault = None
+        if resolution is Resolution.RESUME:
+            assert self.resume_to is not None
+            self._fire(f"resume_{self.resume_to.value}")
+            return
+        if self.play is not None:
+            self._record("round_voided", reason=f"{fault.code.value}: {fault.message}")
+            self.play = None
+        if resolution is Resolution.RESHUFFLE or self.resume_to in (
+            State.STARTING,
+            State.SHUFFLING,
+            State.LOADING,
+            State.BURNING,
+        ):
+            self._fire("reshuffle")
+        else:
+            self._fire("void")
+
+    def _refuse_resolution(self, fault: Fault, resolution: Resolution) -> str:
+        if resolution is not Resolution.RESUME:
+            return ""
+        if self.lost:
+            return "still lost: " + ", ".join(sorted(d.value for d in self.lost))
+        if fault.code in (FaultCode.BAD_BATCH, FaultCode.HOLE_CARD_MISMATCH):
+            return f"{fault.code.value} cannot be resumed: void or reshuffle"
+        if fault.code is FaultCode.RECOVERED_MID_ROUND and self.play is None:
+            return "the round cannot be rebuilt: void it"
+        return ""
+
+    # --- entering states ------------------------------------------------------------------
+
+    def _entered(self) -> None:
+        enter = _ON_ENTER.get(self.state)
+        if enter is not None:
+            enter(self)
+        self._show()
+        if self.on_state is not None:
+            self.on_state(self)
+
+    def _enter_shuffling(self) -> None:
+        self.reshuffle_pending = False
+        self.drawn.clear()
+        self.book.reshuffled()
+        self._record("shuffle_commanded", decks=self.settings.decks)
+        self.devices.shuffler.shuffle(self.settings.decks)
+
+    def _enter_peeking(self) -> None:
+        self.peek_tries = 0
+
+    def _enter_settling(self) -> None:
+        assert self.play is not None
+        self.settle_queue = self.play.final_payments()
+        if not self.settle_queue:
+            self._finish_round()
+
+    # --- output ---------------------------------------------------------------------------
+
+    def _show(self) -> None:
+        lamps = dict(PROMPTS[self.state].lamps)
+        if self.reshuffle_pending or (self.play is not None and self.play.round.reshuffle_due):
+            lamps[Led.RESHUFFLE] = LedMode.STEADY
+        if self.state is State.FAULT and self.fault is not None:
+            device_lamp = _DEVICE_LAMPS.get(self.fault.device or "")
+            if device_lamp is not None:
+                lamps[device_lamp] = LedMode.BLINK
+        elif self.state in (State.MATCH, State.SETTLING) and self.settle_queue:
+            payment = self.settle_queue[0]
+            lamps[Led.seat(payment.seat)] = LedMode.STEADY
+            word = "bonus" if payment.bonus or payment.super_bonus else payment.outcome.prompt
+            lamps[SETTLE_LAMPS[word]] = LedMode.STEADY
+        elif self.play is not None and self.state is State.PLAYERS:
+            seat = self.play.acting_seat()
+            if seat is not None:
+                lamps[Led.seat(seat)] = LedMode.BLINK
+        if lamps != self.lamps:
+            self.lamps = lamps
+            self._record(
+                "prompt",
+                state=self.state.value,
+                lamps={led.value: mode.value for led, mode in lamps.items()},
+            )
+            self.devices.panel.show(lamps)
+
+    def _record(self, kind: str, **data: Any) -> None:
+        self.journal.append(kind, data, self.round_no if self.play is not None else None)
+
+    def _fire(self, trigger: str) -> None:
+        cast(Callable[[], bool], getattr(self, trigger))()
+
+
+_HANDLERS: dict[type, Callable[[Table, Any], None]] = {
+    CardDrawn: Table._on_card,
+    ForeignCardDrawn: Table._on_foreign,
+    CoverCardSeen: Table._on_cover,
+    ShoeLoaded: Table._on_shoe_loaded,
+    ShoeEmpty: Table._on_shoe_empty,
+    ShuffleDone: Table._on_shuffle_done,
+    PeekResult: Table._on_peek,
+    ButtonPressed: Table._on_button,
+    SupervisorKey: Table._on_key,
+    SeatWagerChanged: Table._on_wager,
+    DeviceConnected: Table._on_connected,
+    DeviceLost: Table._on_lost,
+    DeviceFault: Table._on_device_fault,
+}
+
+_ON_ENTER: dict[State, Callable[[Table], None]] = {
+    State.SHUFFLING: Table._enter_shuffling,
+    State.PEEKING: Table._enter_peeking,
+    State.SETTLING: Table._enter_settling,
+}
+
+_TRIGGER_FOR = {
+    State.MATCH: "match_due",
+    State.INSURANCE: "insurance_due",
+    State.PEEKING: "peek_due",
+    State.PLAYERS: "players_due",
+    State.DEALER: "dealer_due",
+    State.SETTLING: "settle_due",
+}
+
+_RESOLUTIONS = {
+    Button.SUPERVISOR_RESUME: Resolution.RESUME,
+    Button.SUPERVISOR_VOID: Resolution.VOID,
+    Button.SUPERVISOR_RESHUFFLE: Resolution.RESHUFFLE,
+}
+
+_DEVICE_LAMPS = {
+    "shuffler": Led.SHUFFLER_FAULT,
+    "shoe": Led.SHOE_FAULT,
+    "card_reader": Led.READER_FAULT,
+}
