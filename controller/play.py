@@ -206,6 +206,14 @@ class RoundPlay:
         self._flush()
         return error
 
+    def void(self, reason: str) -> None:
+        """Void the round: every wager stands returned; a sealed hole card is turned over
+        so that the journal accounts for it."""
+        hole = self.round.hole
+        if hole is not None:
+            self.record("hole_card_revealed", {"card": hole.reveal().text, "nonce": self.__nonce})
+        self.record("round_voided", {"reason": reason})
+
     def _decide(self, step: NeedDecision, decision: Decision) -> None:
         self.record(
             "decision",

@@ -17,25 +17,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol, cast
-
-from transitions import Machine
+from typing import Any, cast
 
 from controller.betting import BettingBook
 from controller.faults import Fault, FaultCode, Resolution
+from controller.machine import ROUND_STATES, Recorder, TableDevices, TableSettings, shared_machine
 from controller.play import RoundPlay
 from controller.prompts import PROMPTS, SETTLE_LAMPS, SUPERVISOR_BUTTONS, State
 from controller.rules.cards import Card, composition_problems
-from controller.rules.profiles import Profile
 from controller.rules.settlement import Payment
 from drivers.hal import (
     Button,
     ButtonPressed,
     CardDrawn,
-    CardReader,
     CoverCardSeen,
-    DealerPanel,
     DeviceConnected,
     DeviceEvent,
     DeviceFault,
@@ -49,89 +44,9 @@ from drivers.hal import (
     ShoeEmpty,
     ShoeLoaded,
     ShuffleDone,
-    Shuffler,
     SupervisorKey,
     WagerSpot,
 )
-
-
-class Recorder(Protocol):
-    """Where the table writes its journal; ``append`` returns once the row is committed."""
-
-    def append(self, kind: str, data: Mapping[str, Any], round_no: int | None = None) -> int:
-        """Commit one journal row and return its id."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class TableDevices:
-    """The devices the procedure commands."""
-
-    shuffler: Shuffler
-    panel: DealerPanel
-    reader: CardReader | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TableSettings:
-    """The table's rules and limits."""
-
-    profile: Profile
-    decks: int
-    peek_tries: int = 3  # reader answers "no card"/"read error" this often before a fault
-
-
-_ROUND_STATES = [
-    State.DEALING,
-    State.MATCH,
-    State.INSURANCE,
-    State.PEEKING,
-    State.PLAYERS,
-    State.DEALER,
-]
-_RESUMABLE = [s for s in State if s not in (State.STARTING, State.FAULT)]
-
-TRANSITIONS: list[dict[str, Any]] = [
-    {"trigger": "start", "source": State.STARTING, "dest": State.SHUFFLING},
-    {"trigger": "shuffled", "source": State.SHUFFLING, "dest": State.LOADING},
-    {"trigger": "loaded", "source": State.LOADING, "dest": State.BURNING},
-    {"trigger": "burned", "source": State.BURNING, "dest": State.BETTING},
-    {"trigger": "new_dealer", "source": State.BETTING, "dest": State.BURNING},
-    {"trigger": "bets_closed", "source": State.BETTING, "dest": State.DEALING},
-    {"trigger": "match_due", "source": State.DEALING, "dest": State.MATCH},
-    {"trigger": "insurance_due", "source": [State.DEALING, State.MATCH], "dest": State.INSURANCE},
-    {
-        "trigger": "peek_due",
-        "source": [State.DEALING, State.MATCH, State.INSURANCE],
-        "dest": State.PEEKING,
-    },
-    {"trigger": "players_due", "source": _ROUND_STATES[:-1], "dest": State.PLAYERS},
-    {"trigger": "dealer_due", "source": _ROUND_STATES[:-1], "dest": State.DEALER},
-    {"trigger": "settle_due", "source": State.DEALER, "dest": State.SETTLING},
-    {"trigger": "round_done", "source": State.SETTLING, "dest": State.BETTING},
-    {"trigger": "reshuffle_due", "source": State.SETTLING, "dest": State.SHUFFLING},
-    {"trigger": "fail", "source": [s for s in State if s is not State.FAULT], "dest": State.FAULT},
-    {"trigger": "void", "source": State.FAULT, "dest": State.BETTING},
-    {"trigger": "reshuffle", "source": State.FAULT, "dest": State.SHUFFLING},
-    *({"trigger": f"resume_{s.value}", "source": State.FAULT, "dest": s} for s in _RESUMABLE),
-]
-
-_MACHINE: Machine | None = None
-
-
-def shared_machine() -> Machine:
-    """The one ``Machine`` every table is a model of (building one is the slow part)."""
-    global _MACHINE  # noqa: PLW0603 - built once, on first use
-    if _MACHINE is None:
-        _MACHINE = Machine(
-            model=None,
-            states=State,
-            initial=State.STARTING,
-            transitions=TRANSITIONS,
-            auto_transitions=False,
-            after_state_change="_entered",
-        )
-    return _MACHINE
 
 
 class Table:
@@ -245,6 +160,7 @@ class Table:
 
     def _on_shoe_empty(self, event: ShoeEmpty) -> None:
         self._record("shoe_empty")
+        self.reshuffle_pending = True
         if self.play is not None and not self.play.round.over:
             self.raise_fault(FaultCode.SHOE_EMPTY, "the shoe ran out during the round")
 
@@ -316,7 +232,7 @@ class Table:
         if self.state is State.INSURANCE and event.spot is WagerSpot.INSURANCE:
             self.book.update(event)
             return
-        if self.play is not None and not self.play.round.over and self.state in _ROUND_STATES:
+        if self.play is not None and not self.play.round.over and self.state in ROUND_STATES:
             # NY 5324.12(b)(4),(8): no wager made, increased or withdrawn after the first card.
             self.raise_fault(
                 FaultCode.WAGER_CHANGED,
@@ -509,13 +425,19 @@ class Table:
             self._fire(f"resume_{self.resume_to.value}")
             return
         if self.play is not None:
-            self._record("round_voided", reason=f"{fault.code.value}: {fault.message}")
+            self.reshuffle_pending |= self.play.round.reshuffle_due
+            self.play.void(f"{fault.code.value}: {fault.message}")
             self.play = None
-        if resolution is Resolution.RESHUFFLE or self.resume_to in (
-            State.STARTING,
-            State.SHUFFLING,
-            State.LOADING,
-            State.BURNING,
+        if (
+            resolution is Resolution.RESHUFFLE
+            or self.reshuffle_pending
+            or self.resume_to
+            in (
+                State.STARTING,
+                State.SHUFFLING,
+                State.LOADING,
+                State.BURNING,
+            )
         ):
             self._fire("reshuffle")
         else:

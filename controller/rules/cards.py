@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum, IntEnum
+from random import Random
 from typing import Final
 
 from controller.rules.errors import ForeignCardError
@@ -138,6 +139,17 @@ def shoe_composition(decks: int) -> Counter[Card]:
     if decks not in DECK_COUNTS:
         raise ValueError(f"a Spanish 21 shoe has 6 or 8 decks, not {decks}")
     return Counter({card: decks for card in ALL_CARDS})
+
+
+def shuffled_batch(decks: int, rng: Random) -> list[Card]:
+    """A batch of ``decks`` Spanish decks in an order drawn from ``rng``.
+
+    Raises:
+        ValueError: unless ``decks`` is 6 or 8.
+    """
+    cards = list(shoe_composition(decks).elements())
+    rng.shuffle(cards)
+    return cards
 
 
 def rank_counts(cards: Iterable[Card]) -> dict[Rank, int]:

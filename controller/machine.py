@@ -1,0 +1,96 @@
+"""The procedure's state machine: states, transitions and the table's collaborators.
+
+Built once (``shared_machine``) and shared by every :class:`~controller.procedure.Table`;
+``dealer-station diagram`` draws it from :data:`TRANSITIONS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from transitions import Machine
+
+from controller.prompts import State
+from controller.rules.profiles import Profile
+from drivers.hal import CardReader, DealerPanel, Shuffler
+
+
+class Recorder(Protocol):
+    """Where the table writes its journal; ``append`` returns once the row is committed."""
+
+    def append(self, kind: str, data: Mapping[str, Any], round_no: int | None = None) -> int:
+        """Commit one journal row and return its id."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TableDevices:
+    """The devices the procedure commands."""
+
+    shuffler: Shuffler
+    panel: DealerPanel
+    reader: CardReader | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """The table's rules and limits."""
+
+    profile: Profile
+    decks: int
+    peek_tries: int = 3  # reader answers "no card"/"read error" this often before a fault
+
+
+ROUND_STATES = [
+    State.DEALING,
+    State.MATCH,
+    State.INSURANCE,
+    State.PEEKING,
+    State.PLAYERS,
+    State.DEALER,
+]
+_RESUMABLE = [s for s in State if s not in (State.STARTING, State.FAULT)]
+
+TRANSITIONS: list[dict[str, Any]] = [
+    {"trigger": "start", "source": State.STARTING, "dest": State.SHUFFLING},
+    {"trigger": "shuffled", "source": State.SHUFFLING, "dest": State.LOADING},
+    {"trigger": "loaded", "source": State.LOADING, "dest": State.BURNING},
+    {"trigger": "burned", "source": State.BURNING, "dest": State.BETTING},
+    {"trigger": "new_dealer", "source": State.BETTING, "dest": State.BURNING},
+    {"trigger": "bets_closed", "source": State.BETTING, "dest": State.DEALING},
+    {"trigger": "match_due", "source": State.DEALING, "dest": State.MATCH},
+    {"trigger": "insurance_due", "source": [State.DEALING, State.MATCH], "dest": State.INSURANCE},
+    {
+        "trigger": "peek_due",
+        "source": [State.DEALING, State.MATCH, State.INSURANCE],
+        "dest": State.PEEKING,
+    },
+    {"trigger": "players_due", "source": ROUND_STATES[:-1], "dest": State.PLAYERS},
+    {"trigger": "dealer_due", "source": ROUND_STATES[:-1], "dest": State.DEALER},
+    {"trigger": "settle_due", "source": State.DEALER, "dest": State.SETTLING},
+    {"trigger": "round_done", "source": State.SETTLING, "dest": State.BETTING},
+    {"trigger": "reshuffle_due", "source": State.SETTLING, "dest": State.SHUFFLING},
+    {"trigger": "fail", "source": [s for s in State if s is not State.FAULT], "dest": State.FAULT},
+    {"trigger": "void", "source": State.FAULT, "dest": State.BETTING},
+    {"trigger": "reshuffle", "source": State.FAULT, "dest": State.SHUFFLING},
+    *({"trigger": f"resume_{s.value}", "source": State.FAULT, "dest": s} for s in _RESUMABLE),
+]
+
+_MACHINE: Machine | None = None
+
+
+def shared_machine() -> Machine:
+    """The one ``Machine`` every table is a model of (building one is the slow part)."""
+    global _MACHINE  # noqa: PLW0603 - built once, on first use
+    if _MACHINE is None:
+        _MACHINE = Machine(
+            model=None,
+            states=State,
+            initial=State.STARTING,
+            transitions=TRANSITIONS,
+            auto_transitions=False,
+            after_state_change="_entered",
+        )
+    return _MACHINE

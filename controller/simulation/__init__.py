@@ -1,0 +1,1 @@
+"""The simulated table: a dealer and players who follow the panel as people would."""

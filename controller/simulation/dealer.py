@@ -1,0 +1,173 @@
+"""A simulated dealer (with the players and the supervisor) who follows the panel's prompts.
+
+It reads only the public :class:`~controller.view.TableView` (lamps, prompt, the cards
+face up on the layout) and answers with :data:`Action` values: draw a card, press a
+button, load the shoe, slide the hole card into the reader, turn the supervisor key,
+place or take back a wager. Whoever runs the simulation turns the actions into events:
+directly into a table (unit tests, benchmarks) or into the device doubles (``simulate``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from random import Random
+
+from controller.prompts import State
+from controller.rules.steps import Decision
+from controller.view import HandView, TableView
+from drivers.hal import Button, WagerSpot
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Take the next card out of the shoe."""
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """Press a panel button."""
+
+    button: Button
+
+
+@dataclass(frozen=True, slots=True)
+class TurnKey:
+    """Turn the supervisor key on or off."""
+
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LoadShoe:
+    """Put the shuffled batch into the shoe."""
+
+
+@dataclass(frozen=True, slots=True)
+class InsertHoleCard:
+    """Slide the hole card face down into the card reader."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceWager:
+    """A player puts chips on (cents) or takes them off (None) a betting spot."""
+
+    seat: int
+    spot: WagerSpot
+    cents: int | None
+
+
+Action = Draw | Press | TurnKey | LoadShoe | InsertHoleCard | PlaceWager
+
+#: A player's choice: (their hand, the dealer's up card, the legal decisions) -> decision.
+Chooser = Callable[[HandView, str, frozenset[Decision]], Decision]
+
+_BUTTON_FOR = {
+    Decision.STAND: Button.NEXT,
+    Decision.DOUBLE: Button.DOUBLE,
+    Decision.SPLIT: Button.SPLIT,
+    Decision.SURRENDER: Button.SURRENDER,
+    Decision.RESCUE: Button.RESCUE,
+}
+
+
+def random_chooser(rng: Random) -> Chooser:
+    """Players who pick any legal decision at random (exercises every path)."""
+
+    def choose(hand: HandView, up: str, legal: frozenset[Decision]) -> Decision:
+        return rng.choice(sorted(legal, key=lambda d: d.value))
+
+    return choose
+
+
+@dataclass
+class SimulatedDealer:
+    """Decides the next actions at the table from what the panel and layout show.
+
+    ``seats`` bet every round (``wager_cents`` each); a Match the Dealer wager is placed
+    with probability ``match_rate``; a new dealer comes every ``dealer_change_every`` rounds.
+    """
+
+    seats: tuple[int, ...]
+    choose: Chooser
+    rng: Random
+    wager_cents: int = 2_500
+    match_rate: float = 0.3
+    dealer_change_every: int = 0
+    wagers_placed: bool = False
+    hole_inserted: bool = False
+    _rounds_bet: int = field(default=0, repr=False)
+    _changed: bool = field(default=False, repr=False)
+
+    def act(self, view: TableView) -> list[Action]:
+        """The actions a person would take now; empty while waiting for a device."""
+        state = view.state
+        if state is not State.PEEKING:
+            self.hole_inserted = False
+        if state is State.LOADING:
+            return [LoadShoe()]
+        if state in (State.BURNING, State.DEALING):
+            return [Draw()]
+        if state is State.BETTING:
+            return self._bet()
+        if state in (State.MATCH, State.INSURANCE, State.SETTLING):
+            self.wagers_placed = False
+            return [Press(Button.NEXT)]
+        if state is State.PEEKING:
+            self.hole_inserted = True
+            return [InsertHoleCard(), Press(Button.NEXT)]
+        if state is State.PLAYERS:
+            return self._player(view)
+        if state is State.DEALER:
+            return [Press(Button.NEXT)] if view.reveal_due else [Draw()]
+        if state is State.FAULT:
+            return self._supervise(view)
+        return []
+
+    def _bet(self) -> list[Action]:
+        actions: list[Action] = []
+        if not self.wagers_placed:
+            self._rounds_bet += 1
+            if (
+                self.dealer_change_every
+                and self._rounds_bet % self.dealer_change_every == 0
+                and not self._changed
+            ):
+                self._changed = True
+                self._rounds_bet -= 1
+                return [Press(Button.DEALER_CHANGE)]
+            self._changed = False
+            self.wagers_placed = True
+            for seat in self.seats:
+                actions.append(PlaceWager(seat, WagerSpot.MAIN, self.wager_cents))
+                match = self.rng.random() < self.match_rate
+                actions.append(
+                    PlaceWager(seat, WagerSpot.MATCH, self.wager_cents // 5 if match else None)
+                )
+        actions.append(Press(Button.NEXT))
+        return actions
+
+    def _player(self, view: TableView) -> list[Action]:
+        if view.card_due:
+            return [Draw()]
+        hand = next(
+            h for h in view.hands if h.seat == view.acting_seat and h.hand == view.acting_hand
+        )
+        legal = frozenset(Decision(d) for d in view.legal)
+        decision = self.choose(hand, view.dealer_cards[0], legal)
+        if decision is Decision.HIT:
+            return [Draw()]
+        return [Press(_BUTTON_FOR[decision])]
+
+    def _supervise(self, view: TableView) -> list[Action]:
+        fault = view.fault or ""
+        if fault.startswith(("device_lost", "device_fault")):
+            resolution = Button.SUPERVISOR_RESUME
+        elif fault.startswith(("bad_batch", "hole_card_mismatch", "recovered_mid_round")):
+            resolution = Button.SUPERVISOR_VOID
+        elif fault.startswith(("unexpected_card", "foreign_card", "duplicate_card")):
+            # The card goes to the discard rack and play goes on.
+            resolution = Button.SUPERVISOR_RESUME
+        else:
+            resolution = Button.SUPERVISOR_VOID
+        return [TurnKey(True), Press(resolution), TurnKey(False)]

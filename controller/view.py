@@ -1,0 +1,101 @@
+"""What anyone at the table may see: a snapshot of the table with the hole card face down.
+
+The terminal view of ``dealer-station simulate``, the simulated dealer and any API read
+:class:`TableView`, never the procedure's internals, so nothing downstream can show the
+hole card before the reveal: the view has no field that could carry it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.procedure import Table
+from controller.prompts import PROMPTS, State
+from controller.rules.steps import NeedCard, NeedDecision, NeedReveal
+from drivers.hal import Led, LedMode
+
+
+@dataclass(frozen=True, slots=True)
+class HandView:
+    """One player hand as it lies on the layout."""
+
+    seat: int
+    hand: int  # 1-based
+    cards: tuple[str, ...]
+    total: int
+    status: str
+    doubled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """The public state of the table."""
+
+    state: State
+    prompt: str
+    round_no: int
+    lamps: tuple[tuple[Led, LedMode], ...]
+    seats: tuple[int, ...]
+    hands: tuple[HandView, ...]
+    dealer_cards: tuple[str, ...]  # face-up cards only
+    hole_face_down: bool
+    acting_seat: int | None
+    acting_hand: int | None  # 1-based
+    legal: tuple[str, ...]
+    card_due: bool
+    reveal_due: bool
+    reshuffle_pending: bool
+    fault: str | None
+    settling_seat: int | None
+
+
+def table_view(table: Table) -> TableView:
+    """Snapshot ``table`` for display; the hole card appears only once revealed."""
+    play = table.play
+    hands: list[HandView] = []
+    seats: tuple[int, ...] = ()
+    dealer: tuple[str, ...] = ()
+    hole_down = False
+    acting_seat = acting_hand = None
+    legal: tuple[str, ...] = ()
+    card_due = reveal_due = False
+    if play is not None:
+        round_ = play.round
+        seats = round_.seats
+        for seat in seats:
+            hands.extend(
+                HandView(seat, h.index + 1, tuple(c.text for c in h.cards), h.total,
+                         h.status.value, h.doubled)
+                for h in round_.hands[seat]
+            )  # fmt: skip
+        dealer = tuple(c.text for c in round_.dealer_cards)
+        hole_down = round_.hole is not None
+        step = round_.step
+        card_due = isinstance(step, NeedCard)
+        reveal_due = isinstance(step, NeedReveal)
+        if isinstance(step, NeedDecision):
+            acting_seat, acting_hand = step.seat, step.hand + 1
+            legal = tuple(sorted(d.value for d in step.legal))
+        elif isinstance(step, NeedCard) and step.seat is not None:
+            acting_seat, acting_hand = step.seat, (step.hand or 0) + 1
+    queue = table.settle_queue if table.state in (State.MATCH, State.SETTLING) else []
+    fault = table.fault
+    return TableView(
+        state=table.state,
+        prompt=PROMPTS[table.state].text,
+        round_no=table.round_no,
+        lamps=tuple(table.lamps.items()),
+        seats=seats,
+        hands=tuple(hands),
+        dealer_cards=dealer,
+        hole_face_down=hole_down,
+        acting_seat=acting_seat,
+        acting_hand=acting_hand,
+        legal=legal,
+        card_due=card_due,
+        reveal_due=reveal_due,
+        reshuffle_pending=table.reshuffle_pending
+        or (play is not None and play.round.reshuffle_due),
+        fault=f"{fault.code.value}: {fault.message}" if fault else None,
+        settling_seat=queue[0].seat if queue else None,
+    )
