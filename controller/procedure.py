@@ -19,6 +19,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+import structlog
+
 from controller.betting import BettingBook
 from controller.faults import Fault, FaultCode, Resolution
 from controller.machine import ROUND_STATES, Recorder, TableDevices, TableSettings, shared_machine
@@ -47,6 +49,8 @@ from drivers.hal import (
     SupervisorKey,
     WagerSpot,
 )
+
+_log = structlog.get_logger("dealer_station.procedure")
 
 
 class Table:
@@ -248,6 +252,7 @@ class Table:
             button in SUPERVISOR_BUTTONS and not self.supervisor_key
         ):
             self._record("button_ignored", button=button.value, state=self.state.value)
+            _log.info("button not live", button=button.value, state=self.state.value)
             return
         self._record("button", button=button.value, state=self.state.value)
         if self.state is State.FAULT:
@@ -402,6 +407,7 @@ class Table:
         """Stop play with a fault (journalled first). A fault during a fault is recorded
         and joins the prompt; the first fault's resume point is kept."""
         self._record("fault", code=code.value, message=message, state=self.state.value)
+        _log.warning("fault", code=code.value, message=message, state=self.state.value)
         if self.state is State.FAULT:
             self.fault = Fault(code, message, device or (self.fault.device if self.fault else None))
             self._show()
@@ -457,6 +463,7 @@ class Table:
     # --- entering states ------------------------------------------------------------------
 
     def _entered(self) -> None:
+        _log.info("state", state=self.state.value, round=self.round_no)
         enter = _ON_ENTER.get(self.state)
         if enter is not None:
             enter(self)

@@ -1,0 +1,511 @@
+"""Scenario tests of the table procedure, driven with events (no hardware, no sleeps).
+
+Each test names the clause it checks. The recording devices and the in-memory journal are
+in ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import Rig, make_rig
+
+from controller.faults import FaultCode
+from controller.holecard import check_commitment
+from controller.prompts import State
+from controller.rules.cards import Rank, parse_card
+from drivers.hal import (
+    Button,
+    ButtonPressed,
+    CardDrawn,
+    CoverCardSeen,
+    DeviceConnected,
+    DeviceKind,
+    DeviceLost,
+    ForeignCardDrawn,
+    Led,
+    LedMode,
+    PeekAnswer,
+    PeekResult,
+    PeekTarget,
+    SeatWagerChanged,
+    ShoeLoaded,
+    ShuffleDone,
+    SupervisorKey,
+    WagerSpot,
+)
+
+
+def full_batch(decks: int = 6) -> ShuffleDone:
+    return ShuffleDone(48 * decks, tuple((int(r), 4 * decks) for r in Rank))
+
+
+def ready(rig: Rig, burn: str = "2C") -> None:
+    """Shuffle, load and burn: the table is open for bets."""
+    rig.table.begin()
+    rig.table.handle(full_batch(rig.table.settings.decks))
+    rig.table.handle(ShoeLoaded())
+    rig.table.handle(CardDrawn(parse_card(burn)))
+    assert rig.table.state is State.BETTING
+
+
+def bet(rig: Rig, seat: int, cents: int = 1000, match: int = 0) -> None:
+    rig.table.handle(SeatWagerChanged(seat, WagerSpot.MAIN, True, cents))
+    if match:
+        rig.table.handle(SeatWagerChanged(seat, WagerSpot.MATCH, True, match))
+
+
+def press(rig: Rig, button: Button = Button.NEXT) -> None:
+    rig.table.handle(ButtonPressed(button))
+
+
+def deal(rig: Rig, *cards: str) -> None:
+    for text in cards:
+        rig.table.handle(CardDrawn(parse_card(text)))
+
+
+def supervisor(rig: Rig, button: Button) -> None:
+    rig.table.handle(SupervisorKey(True))
+    press(rig, button)
+    rig.table.handle(SupervisorKey(False))
+
+
+def rows(rig: Rig, kind: str) -> list[dict[str, Any]]:
+    return [dict(r.data) for r in rig.journal.of(kind)]
+
+
+def settle_all(rig: Rig) -> None:
+    while rig.table.state is State.SETTLING:
+        press(rig)
+
+
+@pytest.fixture(params=["PA", "NY"])
+def hole_rig(request: pytest.FixtureRequest) -> Rig:
+    return make_rig(request.param)
+
+
+# --- shuffle, load, burn ---------------------------------------------------------------------
+
+
+def test_ny_5324_12_a_batch_of_wrong_composition_faults_and_cannot_be_resumed() -> None:
+    rig = make_rig("NY", decks=8)
+    rig.table.begin()
+    assert rig.shuffler.commands == [8]
+    per_rank = dict(full_batch(8).per_rank)
+    per_rank[10] = 1  # a foreign 10 in the batch
+    per_rank[7] -= 1
+    rig.table.handle(ShuffleDone(384, tuple(per_rank.items())))
+    assert rig.table.state is State.FAULT
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.BAD_BATCH
+    assert "foreign 10" in rig.table.fault.message
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.FAULT  # a bad batch is never played
+    supervisor(rig, Button.SUPERVISOR_RESHUFFLE)
+    assert rig.table.state is State.SHUFFLING
+    assert rig.shuffler.commands == [8, 8]
+
+
+def test_pa_635a_7_c_first_card_after_load_is_burned() -> None:
+    rig = make_rig("PA")
+    ready(rig, burn="KD")
+    assert rows(rig, "burn") == [{"card": "KD", "reason": "load"}]
+
+
+def test_pa_635a_7_c_each_new_dealer_burns_one_card() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    press(rig, Button.DEALER_CHANGE)
+    assert rig.table.state is State.BURNING
+    deal(rig, "5H")
+    assert rig.table.state is State.BETTING
+    assert rows(rig, "burn")[-1] == {"card": "5H", "reason": "dealer_change"}
+
+
+@pytest.mark.parametrize(("profile", "disclosed"), [("NJ", True), ("NY", True), ("PA", False)])
+def test_nj_19_7_c_ny_5324_12_c_3_burn_card_disclosed_on_request(
+    profile: str, disclosed: bool
+) -> None:
+    rig = make_rig(profile)
+    ready(rig, burn="9S")
+    press(rig, Button.DISCLOSE_BURN)
+    assert rows(rig, "burn_disclosed") == ([{"card": "9S"}] if disclosed else [])
+
+
+def test_card_drawn_while_betting_is_a_fault_cleared_only_by_the_supervisor() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    deal(rig, "4C")
+    assert rig.table.state is State.FAULT
+    assert rig.panel.lamps[Led.FAULT] is LedMode.BLINK
+    press(rig, Button.NEXT)  # the dealer's buttons do nothing
+    press(rig, Button.SUPERVISOR_RESUME)  # nor the supervisor's without the key
+    assert rig.table.state is State.FAULT
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.BETTING
+    assert rows(rig, "fault_resolved") == [{"resolution": "resume", "code": "unexpected_card"}]
+
+
+def test_a_ten_is_a_foreign_card_and_faults() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    rig.table.handle(ForeignCardDrawn("10H"))
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.FOREIGN_CARD
+    assert rows(rig, "card")[-1] == {"role": "rejected", "card": "10H"}
+
+
+def test_a_card_beyond_the_batch_composition_faults() -> None:
+    rig = make_rig("PA")
+    ready(rig, burn="7S")
+    bet(rig, 1)
+    bet(rig, 2)
+    bet(rig, 3)
+    press(rig)
+    deal(rig, "7S", "7S", "7S", "7S", "7S")  # the burn and these five: six decks' worth
+    assert rig.table.state is State.DEALING
+    deal(rig, "7S")
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.DUPLICATE_CARD
+
+
+# --- betting ----------------------------------------------------------------------------------
+
+
+def test_no_more_bets_with_no_wager_does_not_start_a_round() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    press(rig)
+    assert rig.table.state is State.BETTING and rig.table.round_no == 0
+
+
+def test_ny_5324_12_d_2_match_without_main_wager_is_refused() -> None:
+    rig = make_rig("NY")
+    ready(rig)
+    bet(rig, 1)
+    rig.table.handle(SeatWagerChanged(2, WagerSpot.MATCH, True, 500))
+    press(rig)
+    assert [r["seat"] for r in rows(rig, "wager_refused")] == [2]
+    assert [s["seat"] for s in rows(rig, "round_started")[0]["seats"]] == [1]
+
+
+def test_ny_5324_12_b_10_seat_that_sat_out_may_not_wager_until_reshuffle() -> None:
+    rig = make_rig("NY", no_mid_shoe_entry=True)
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")  # seat 1: 9 8; up 5; hole Q
+    press(rig)  # seat 1 stands
+    press(rig)  # reveal: dealer 15 draws
+    deal(rig, "KD")
+    settle_all(rig)
+    bet(rig, 3)  # seat 3 sat out round 1
+    press(rig)
+    assert rows(rig, "wager_refused")[-1]["seat"] == 3
+    assert [s["seat"] for s in rows(rig, "round_started")[-1]["seats"]] == [1]
+
+
+def test_ny_5324_12_b_4_wager_changed_after_first_card_faults() -> None:
+    rig = make_rig("NY")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False))
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.WAGER_CHANGED
+
+
+# --- deal order, Match the Dealer, peek -----------------------------------------------------
+
+
+def test_pa_635a_7_e_deal_order_with_hole_card_face_down(hole_rig: Rig) -> None:
+    rig = hole_rig
+    ready(rig)
+    bet(rig, 5)
+    bet(rig, 2)
+    press(rig)
+    deal(rig, "2H", "3H", "4H", "5H", "6H", "9C")
+    placed = [(r["role"], r["seat"]) for r in rows(rig, "card")]
+    assert placed == [("initial", 2), ("initial", 5), ("up", None), ("initial", 2), ("initial", 5)]
+    assert len(rows(rig, "hole_card_dealt")) == 1
+    assert rig.table.state is State.PLAYERS
+
+
+def test_nj_19_7_d_g_dealers_card_comes_after_the_players() -> None:
+    rig = make_rig("NJ")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "KC", "8D")  # seat 1: 9 8; up K; no hole card
+    assert rig.table.state is State.PLAYERS
+    assert rig.reader.checks == []  # no peek in NJ's default procedure
+    press(rig)  # stand
+    assert rig.table.state is State.DEALER
+    deal(rig, "AS")  # "Dealer's Card": a blackjack found after the players
+    assert rows(rig, "card")[-1] == {"role": "second", "seat": None, "hand": None, "card": "AS"}
+    settlement = rows(rig, "settlement")
+    assert settlement[0]["outcome"] == "lose"
+
+
+def test_nj_19_7_i_card_reader_alternative_peeks() -> None:
+    rig = make_rig("NJ", dealer_second_card=__import__(
+        "controller.rules.profiles", fromlist=["DealerSecondCard"]).DealerSecondCard.HOLE,
+        peek=True)  # fmt: skip
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "KC", "8D", "4S")
+    assert rig.table.state is State.PEEKING
+
+
+def test_pa_635a_7_f_match_the_dealer_settled_before_the_card_reader(hole_rig: Rig) -> None:
+    rig = hole_rig
+    ready(rig)
+    bet(rig, 1, match=500)
+    bet(rig, 4, match=500)
+    press(rig)
+    deal(rig, "KD", "3S", "KH", "KH", "9D", "5C")  # up KH: seat 1 KD KH; seat 4 3 9
+    assert rig.table.state is State.MATCH
+    assert rig.reader.checks == []
+    match = rows(rig, "match_settled")
+    assert [m["seat"] for m in match] == [4, 1]  # from the dealer's right
+    assert match[1]["net_cents"] == 500 * 4 + 500 * 9  # off-suit 4:1, suited 9:1 (table A)
+    press(rig)
+    press(rig)
+    assert rig.table.state is State.PEEKING
+    press(rig)  # hole card in the reader
+    assert rig.reader.checks == [PeekTarget.LOOKING_FOR_ACE]
+
+
+@pytest.mark.parametrize(
+    ("up", "peeks"), [("AS", True), ("KS", True), ("QS", True), ("JS", True), ("9S", False)]
+)
+def test_pa_635a_7_g_peek_only_on_ace_king_queen_jack(up: str, peeks: bool) -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "5H", up, "8D", "4C")
+    if up == "AS":
+        assert rig.table.state is State.INSURANCE  # PA 635a.7(g): insurance first
+        press(rig)
+    assert (rig.table.state is State.PEEKING) is peeks
+
+
+def test_reader_no_card_reprompts_then_faults_after_the_allowed_tries() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "5H", "KS", "8D", "4C")
+    for answer in (PeekAnswer.NO_CARD, PeekAnswer.READ_ERROR):
+        press(rig)
+        rig.table.handle(PeekResult(answer))
+        assert rig.table.state is State.PEEKING
+    press(rig)
+    rig.table.handle(PeekResult(PeekAnswer.NO_CARD))
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.READER_FAILED
+    assert rig.panel.lamps[Led.READER_FAULT] is LedMode.BLINK
+
+
+def test_pa_635a_7_g_dealer_blackjack_ends_the_round_and_insurance_pays() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    bet(rig, 2, 1000)
+    press(rig)
+    deal(rig, "AH", "9C", "AS", "KD", "9D", "QC")  # seat 1 A K; seat 2 9 9; up A; hole Q
+    rig.table.handle(SeatWagerChanged(2, WagerSpot.INSURANCE, True, 500))
+    press(rig)
+    press(rig)
+    rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
+    assert rig.table.state is State.DEALER
+    press(rig)  # reveal
+    assert rig.table.state is State.SETTLING
+    assert rows(rig, "insurance")[0]["net_cents"] == 1000  # 2:1
+    outcomes = {r["seat"]: r["outcome"] for r in rows(rig, "settlement")}
+    assert outcomes == {1: "blackjack", 2: "lose"}  # PA 635a.7(n)(3)
+
+
+def test_pa_635a_7_h_1_blackjack_paid_at_once_against_two_to_nine() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    bet(rig, 2)
+    press(rig)
+    deal(rig, "AH", "9C", "5S", "KD", "9D", "QC")
+    # seat 1's blackjack is settled before any player decision
+    kinds = [r.kind for r in rig.journal.rows if r.kind in ("settlement", "decision")]
+    assert kinds[0] == "settlement"
+
+
+def test_pa_635a_7_h_1_ii_blackjack_against_a_face_paid_after_the_reveal() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    bet(rig, 2)
+    press(rig)
+    deal(rig, "AH", "9C", "KS", "KD", "9D", "5C")
+    press(rig)
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    assert rows(rig, "settlement") == []
+    press(rig)  # seat 2 stands on 18
+    press(rig)  # reveal
+    kinds = [r.kind for r in rig.journal.rows if r.kind in ("settlement", "hole_card_revealed")]
+    assert kinds[0] == "hole_card_revealed"
+
+
+# --- players and dealer -----------------------------------------------------------------------
+
+
+def test_illegal_decision_is_refused_and_not_applied(hole_rig: Rig) -> None:
+    rig = hole_rig
+    ready(rig)
+    bet(rig, 3)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    press(rig, Button.SPLIT)
+    refused = rows(rig, "decision_refused")
+    assert refused and "seat 3 hand 1: split not allowed" in refused[0]["reason"]
+    assert rig.table.state is State.PLAYERS
+    assert rows(rig, "decision") == []
+
+
+def test_pa_635a_7_j_2_one_card_after_a_double() -> None:
+    rig = make_rig("PA", rescue=False)
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "5H", "6C", "4D", "QS")
+    press(rig, Button.DOUBLE)
+    deal(rig, "2S")
+    assert rig.table.state is State.DEALER  # the doubled hand took its one card
+
+
+def test_pa_635a_7_m_dealer_does_not_draw_when_every_hand_is_busted() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "KH", "6C", "QD", "7S")
+    deal(rig, "5D")  # a hit: 25, bust
+    assert rig.table.state is State.DEALER
+    press(rig)  # the hole card is turned: dealer 13, but draws nothing
+    assert rig.table.state is State.SETTLING
+
+
+def test_hole_card_disagreeing_with_the_reader_faults_and_must_be_voided() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "KC", "8D", "AS")  # the hole card makes a blackjack...
+    press(rig)
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))  # ...but the reader says no
+    press(rig)  # stand
+    press(rig)  # reveal
+    assert rig.table.fault is not None
+    assert rig.table.fault.code is FaultCode.HOLE_CARD_MISMATCH
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.FAULT
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rig.table.state is State.BETTING
+    assert rows(rig, "round_voided")
+
+
+def test_hole_card_sealed_until_the_reveal_and_commitment_opens() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "KC", "8D", "7D")
+    texts_before = repr([r.data for r in rig.journal.rows]) + repr(rig.panel.shown)
+    assert "7D" not in texts_before
+    press(rig)
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    press(rig)
+    press(rig)
+    revealed = rows(rig, "hole_card_revealed")[0]
+    commitment = rows(rig, "hole_card_dealt")[0]["commitment"]
+    assert revealed["card"] == "7D"
+    assert check_commitment(commitment, "7D", revealed["nonce"])
+
+
+def test_pa_635a_7_d_cover_card_during_play_completes_round_then_reshuffles() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C")
+    rig.table.handle(CoverCardSeen())
+    deal(rig, "8D", "QS")
+    assert rig.panel.lamps[Led.RESHUFFLE] is LedMode.STEADY
+    press(rig)
+    press(rig)
+    deal(rig, "3D")
+    settle_all(rig)
+    assert rig.table.state is State.SHUFFLING
+    assert rows(rig, "round_completed") == [{"reshuffle": True}]
+
+
+def test_pa_635a_7_d_cover_card_as_first_card_of_round_round_still_played() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    rig.table.handle(CoverCardSeen())
+    assert rig.table.state is State.BETTING
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    press(rig)
+    press(rig)
+    deal(rig, "3D")
+    settle_all(rig)
+    assert rig.table.state is State.SHUFFLING
+
+
+def test_pa_635a_7_p_1_collect_losing_wagers_then_pay() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    for seat in (1, 2, 3):
+        bet(rig, seat)
+    press(rig)
+    deal(rig, "KH", "9H", "KS", "7C", "QD", "5C", "9C", "QH")  # 20, 14, 19 vs 17
+    press(rig)  # seat 1 stands
+    press(rig)  # seat 2 stands on 14
+    press(rig)  # seat 3 stands on 19
+    press(rig)  # reveal: 17
+    order = [(r["seat"], r["outcome"]) for r in rows(rig, "settlement")]
+    assert order == [(2, "lose"), (3, "win"), (1, "win")]
+
+
+def test_pa_635a_7_p_2_settle_from_the_dealers_right() -> None:
+    from controller.rules.profiles import SettlementOrder
+
+    rig = make_rig("PA", settlement_order=SettlementOrder.RIGHT_TO_LEFT)
+    ready(rig)
+    for seat in (1, 2, 3):
+        bet(rig, seat)
+    press(rig)
+    deal(rig, "KH", "9H", "KS", "7C", "QD", "5C", "9C", "QH")
+    for _ in range(4):
+        press(rig)
+    assert [r["seat"] for r in rows(rig, "settlement")] == [3, 2, 1]
+
+
+def test_device_lost_faults_and_resumes_only_once_it_is_back() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    assert rig.table.state is State.FAULT
+    assert rig.panel.lamps[Led.SHOE_FAULT] is LedMode.BLINK
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.FAULT
+    assert rows(rig, "resolution_refused")[0]["reason"] == "still lost: shoe"
+    rig.table.handle(DeviceConnected(DeviceKind.SHOE, "S1", "1.0"))
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.DEALING
+    deal(rig, "5C", "8D", "QS")
+    assert rig.table.state is State.PLAYERS
