@@ -15,6 +15,7 @@ from typing import Protocol, cast
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "diagram": ("controller.diagram", "print the procedure state machine as a Mermaid diagram"),
     "replay": (
         "controller.replay",
         "replay one round from a script and print its settlement",
