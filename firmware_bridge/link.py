@@ -40,7 +40,6 @@ from firmware_bridge.events import (
 from firmware_bridge.frame import (
     DELIMITER,
     FLAG_RELIABLE,
-    PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
     Frame,
     FrameDecoder,
@@ -122,6 +121,12 @@ class Endpoint:
             device kind are always checked.
         timing: timeouts and limits (:class:`Timing`).
         rng: source of session numbers; pass a seeded ``random.Random`` in tests.
+
+    Raises:
+        PayloadError: ``identity`` does not fit in a HELLO (texts over 32 bytes).
+
+    A device endpoint needs no ``reset`` after a LinkDown: it answers any new station
+    session. A station calls ``reset`` to try again (with whatever backoff it likes).
     """
 
     _state: LinkState
@@ -158,6 +163,9 @@ class Endpoint:
         self._check_peer = check_peer
         self._rng = rng or random.SystemRandom()
         self._decoder = FrameDecoder()
+        # Frames carry the identity's version: a test double can pose as a newer device.
+        self._version = identity.protocol_version
+        encode_message(Hello(identity.kind, 1, identity.firmware, identity.serial_number))
         self._events: list[LinkEvent] = []
         self._state = LinkState.IDLE
         self._now = 0.0
@@ -209,12 +217,16 @@ class Endpoint:
             PayloadError: a field out of range, or a link-layer message.
             SendQueueFullError: more than ``max_pending`` messages wait behind the window.
         """
-        if type(message).CONTROL:
-            raise PayloadError(f"{type(message).__name__} is sent by the endpoint itself")
-        if self._state is not LinkState.CONNECTED:
-            raise NotConnectedError(
-                f"cannot send {type(message).__name__}: link is {self._state.value}"
+        cls = type(message)
+        if cls.CONTROL:
+            raise PayloadError(f"{cls.__name__} is sent by the endpoint itself")
+        if cls.SENDER not in (None, self.role) or cls.DEVICE not in (None, self.identity.kind):
+            raise PayloadError(
+                f"a {self.role.value} on a {self.identity.kind.name_text} link "
+                f"does not send {cls.__name__}"
             )
+        if self._state is not LinkState.CONNECTED:
+            raise NotConnectedError(f"cannot send {cls.__name__}: link is {self._state.value}")
         type_id, payload = encode_message(message)
         self._now = now
         if not reliable:
@@ -448,16 +460,19 @@ class Endpoint:
             self._drop(PayloadError(f"{type(msg).__name__} is not for a {self.role.value}"))
 
     def _on_hello(self, hello: Hello, version: int, now: float) -> None:
-        if self._state in (LinkState.IDLE, LinkState.DOWN):
+        if self._state is LinkState.IDLE:
             return
         peer = Identity(hello.kind, hello.firmware, hello.serial_number, version)
         if self._state is LinkState.CONNECTED and hello.session != self._peer_session:
             self._link_down("station started a new session")
-            self._begin(now)  # a device follows the station into its new session
+        if self._state is LinkState.DOWN:
+            if hello.session == self._peer_session:
+                return  # a late HELLO of the session that went down
+            self._begin(now)  # a device follows the station into any new session
         if self._state is LinkState.REFUSED and hello.session != self._refused_session:
             self._begin(now)
         if self._state is LinkState.HANDSHAKING:
-            reason = refusal_reason(self.identity, peer, self._check_peer)
+            reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
             if reason is not None:
                 self._refused_session = hello.session
                 self._refuse(reason, hello.session, peer, now)
@@ -476,7 +491,7 @@ class Endpoint:
         if self._state is not LinkState.HANDSHAKING or reply.echo != self._session:
             return  # a late duplicate, or an answer to an older HELLO
         peer = Identity(reply.kind, reply.firmware, reply.serial_number, version)
-        reason = refusal_reason(self.identity, peer, self._check_peer)
+        reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
         if reason is not None:
             self._peer = peer
             self._refuse(reason, reply.session, peer, now)
@@ -496,5 +511,5 @@ class Endpoint:
         self._queue_frame(type_id, 0, 0, payload, now)
 
     def _queue_frame(self, type_id: int, seq: int, flags: int, payload: bytes, now: float) -> None:
-        self._outbox.append(Frame(PROTOCOL_VERSION, type_id, seq, flags, 0, payload))
+        self._outbox.append(Frame(self._version, type_id, seq, flags, 0, payload))
         self._last_tx = now
