@@ -16,6 +16,8 @@ from typing import Protocol, cast
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("controller.replay", "replay one round from a script and print its settlement"),
+    "check-config": ("controller.check_config", "check a station.toml without starting"),
+    "journal": ("controller.journal_cli", "recall rounds, verify or export the audit journal"),
 }
 
 
