@@ -36,10 +36,19 @@ def write_rounds(journal: Journal, rounds: int, first: int = 1) -> None:
         journal.append("round_completed", {"reshuffle": False}, round_no)
 
 
-@pytest.fixture
-def closed_journal(journal_path: Path) -> Path:
-    with Journal.open(journal_path) as journal:
+@pytest.fixture(scope="module")
+def template_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "journal.sqlite3"
+    with Journal.open(path) as journal:
         write_rounds(journal, 20)  # 100 rows
+    return path
+
+
+@pytest.fixture
+def closed_journal(journal_path: Path, template_journal: Path) -> Path:
+    """A copy of a closed 100-row journal (closed: no -wal file to copy)."""
+    shutil.copy(template_journal, journal_path)
+    shutil.copy(head_path(template_journal), head_path(journal_path))
     return journal_path
 
 

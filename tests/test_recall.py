@@ -78,9 +78,10 @@ def play_round(journal: Journal, round_no: int) -> None:
     journal.append("round_completed", {"reshuffle": False}, r)
 
 
-@pytest.fixture
-def journal_path(tmp_path: Path) -> Path:
-    path = tmp_path / "journal.sqlite3"
+@pytest.fixture(scope="module")
+def journal_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Written once: the tests only read it."""
+    path = tmp_path_factory.mktemp("recall") / "journal.sqlite3"
     with Journal.open(path) as journal:
         journal.append("station_started", {"version": "0.1.0", "table_id": "T7", "decks": 6})
         journal.append("shuffle_done", {"card_count": 288, "per_rank": {"1": 24}})
