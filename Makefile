@@ -33,5 +33,9 @@ unit: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/rules_bench.py
 
+## The systemd unit, udev rules and sysusers/tmpfiles snippets (also part of `unit`).
+systemd-check: $(STAMP)
+	$(BIN)/pytest -q -s tests/test_systemd_units.py
+
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
