@@ -34,5 +34,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/rules_bench.py
 	$(BIN)/python bench/protocol_bench.py
 
+## The systemd unit, udev rules and sysusers/tmpfiles snippets (also part of `unit`).
+systemd-check: $(STAMP)
+	$(BIN)/pytest -q -s tests/test_systemd_units.py
+
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -15,11 +15,10 @@ from typing import Protocol, cast
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "check-config": ("controller.check_config", "check a station.toml without starting"),
     "diagram": ("controller.diagram", "print the procedure state machine as a Mermaid diagram"),
-    "replay": (
-        "controller.replay",
-        "replay one round from a script and print its settlement",
-    ),
+    "journal": ("controller.journal_cli", "recall rounds, verify or export the audit journal"),
+    "replay": ("controller.replay", "replay one round from a script and print its settlement"),
 }
 
 

@@ -28,8 +28,8 @@ def mermaid() -> str:
             dest: State = transition["dest"]
             edges[source.value, dest.value].append(transition["trigger"])
     lines = ["stateDiagram-v2", f"    [*] --> {State.STARTING.value}"]
-    for (source, dest), triggers in edges.items():
-        lines.append(f"    {source} --> {dest}: {', '.join(sorted(set(triggers)))}")
+    for (source_name, dest_name), triggers in edges.items():
+        lines.append(f"    {source_name} --> {dest_name}: {', '.join(sorted(set(triggers)))}")
     return "\n".join(lines) + "\n"
 
 

@@ -1,7 +1,9 @@
-"""Hole-card commitments: prove at the reveal that the sealed hole card never changed.
+"""Hole-card commitments: proof in the journal that the sealed hole card was never changed.
 
-At deal time the journal records ``sha256(card|nonce)`` with a fresh random nonce; at the
-reveal it records the card and the nonce, so anyone can recompute the commitment.
+At deal time the station journals only ``sha256("CARD|NONCE")``; the card and the nonce
+appear in the journal at the reveal, and ``journal verify`` recomputes the commitment.
+The random nonce keeps the commitment from giving the card away: with 48 possible cards a
+bare hash of the card could be reversed by trying them all.
 """
 
 from __future__ import annotations
@@ -10,20 +12,23 @@ import hashlib
 import hmac
 import secrets
 
+from controller.rules.cards import Card
+
 NONCE_BYTES = 16
 
 
-def commitment_of(card_text: str, nonce: str) -> str:
-    """SHA-256 hex digest of ``card|nonce`` (UTF-8)."""
+def _digest(card_text: str, nonce: str) -> str:
     return hashlib.sha256(f"{card_text}|{nonce}".encode()).hexdigest()
 
 
-def commit_hole_card(card_text: str) -> tuple[str, str]:
-    """A fresh commitment for a hole card: ``(commitment, nonce)``."""
+def commit_hole_card(card: Card) -> tuple[str, str]:
+    """Commit to ``card``: return ``(commitment, nonce)``; journal the commitment only."""
     nonce = secrets.token_hex(NONCE_BYTES)
-    return commitment_of(card_text, nonce), nonce
+    return _digest(card.text, nonce), nonce
 
 
 def check_commitment(commitment: str, card_text: str, nonce: str) -> bool:
-    """True when ``card_text`` and ``nonce`` open ``commitment``."""
-    return hmac.compare_digest(commitment, commitment_of(card_text, nonce))
+    """True when ``card_text`` and ``nonce`` are what ``commitment`` was made from."""
+    if not all(isinstance(v, str) for v in (commitment, card_text, nonce)):
+        return False
+    return hmac.compare_digest(commitment.lower().encode(), _digest(card_text, nonce).encode())

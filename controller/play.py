@@ -142,7 +142,7 @@ class RoundPlay:
         if not isinstance(step, NeedCard):
             return f"waiting for {describe(step)}"
         if step.role is CardRole.HOLE:
-            commitment, self.__nonce = commit_hole_card(card.text)
+            commitment, self.__nonce = commit_hole_card(card)
             round_.deal(SealedCard(card))
             self.record("hole_card_dealt", {"commitment": commitment})
         else:

@@ -1,0 +1,34 @@
+"""``dealer-station check-config FILE``: check a station.toml without starting anything."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from controller.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
+
+EXIT_BAD_CONFIG = 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """One optional argument: the file (default /etc/dealer-station/station.toml)."""
+    parser.add_argument("file", nargs="?", type=Path, default=DEFAULT_CONFIG_PATH)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 0 and summarise a good file; exit 2 with one line naming what is wrong."""
+    try:
+        config = load_config(args.file)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_BAD_CONFIG
+    devices = config.devices
+    present = ["shoe", "panel"]
+    present += ["shuffler"] if devices.shuffler else []
+    present += ["card_reader"] if devices.card_reader else []
+    print(
+        f"{args.file}: ok: table {config.table_id}, profile {config.profile.value},"
+        f" {config.decks} decks, devices {', '.join(present)}, journal {config.journal.path}"
+    )
+    return 0

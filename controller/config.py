@@ -1,0 +1,387 @@
+"""Station configuration: ``station.toml`` read with ``tomllib`` and checked before start.
+
+Every problem is a :class:`ConfigError` whose text is one line, ``FILE: key.path: what is
+wrong``, so systemd's journal and ``dealer-station check-config`` show exactly what to fix.
+``examples/station.toml`` documents every key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from controller.journal import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
+from drivers.hal import Button, Led, WagerSpot
+
+DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")
+DECK_COUNTS: Final = (6, 8)
+SEATS: Final = range(1, 8)
+TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
+CHIP_LINE: Final = re.compile(r"gpiochip(\d{1,2}):(\d{1,3})")
+MAX_LINE: Final = 511
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A bad configuration; ``str()`` is the one line to show: ``FILE: key.path: problem``."""
+
+    def __init__(self, file: Path | str, key: str, problem: str) -> None:
+        super().__init__(f"{file}: {key}: {problem}")
+        self.file, self.key, self.problem = str(file), key, problem
+
+
+class Profile(Enum):
+    """Jurisdiction profiles: the regulation the table follows."""
+
+    PA = "PA"  # 58 Pa. Code 635a.7
+    NJ = "NJ"  # N.J.A.C. 13:69F-19.7
+    NY = "NY"  # 9 NYCRR 5324.12
+
+
+class PayTable(Enum):
+    """Match the Dealer pay tables (NY 5324.12(d)(5)): A for six decks, B for eight."""
+
+    A = "A"
+    B = "B"
+
+
+PAY_TABLE_FOR_DECKS: Final = {6: PayTable.A, 8: PayTable.B}
+_DECK_WORDS: Final = {PayTable.A: "six", PayTable.B: "eight"}
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Profile options; each defaults to the regulation's plain procedure."""
+
+    match_the_dealer: bool = False
+    match_pay_table: PayTable | None = None  # set exactly when match_the_dealer is
+    hit_soft_17: bool = False
+    nj_card_reader: bool = False  # NJ 13:69F-19.7(i): hole card and reader instead of (g)
+    ny_determinate_cards: bool = False  # NY 5324.12(c)(4): determinate cards before the 2nd
+    ny_no_mid_shoe_entry: bool = False  # NY 5324.12(b)(10): no entry until a reshuffle
+
+
+@dataclass(frozen=True, slots=True)
+class SerialDevice:
+    """A device on a serial port, known by the serial number its HELLO must report."""
+
+    port: Path
+    serial: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShufflerDevice(SerialDevice):
+    """The shuffler; ``max_decks`` is the largest batch it shuffles."""
+
+    max_decks: int = 8
+
+
+@dataclass(frozen=True, slots=True)
+class UsbDevice:
+    """A USB device, found by vendor and product id and its serial number."""
+
+    vid: int
+    pid: int
+    serial: str
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Pin:
+    """One GPIO line: ``gpiochipN`` and line (BCM number on the Pi's own header)."""
+
+    chip: int
+    line: int
+
+    def __str__(self) -> str:
+        return f"gpiochip{self.chip}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class PanelConfig:
+    """Pins of the dealer panel: every lamp and button, the key and the wager sensors."""
+
+    leds: Mapping[Led, Pin]
+    buttons: Mapping[Button, Pin]
+    supervisor_key: Pin
+    wager_sensors: Mapping[int, Mapping[WagerSpot, Pin]]
+    chip: int = 0
+    pull_up: bool = True
+    active_high: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Devices:
+    """The table's devices; a missing shuffler or card reader is ``None``."""
+
+    shoe: SerialDevice
+    panel: PanelConfig
+    shuffler: ShufflerDevice | None = None
+    card_reader: UsbDevice | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JournalSettings:
+    """Where the audit journal lives."""
+
+    path: Path = DEFAULT_JOURNAL_PATH
+
+
+@dataclass(frozen=True, slots=True)
+class LoggingSettings:
+    """Log level and format (``auto``: JSON unless stdout is a terminal)."""
+
+    level: str = "info"
+    format: str = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class StationConfig:
+    """The whole, checked configuration of one table."""
+
+    source: Path
+    table_id: str
+    profile: Profile
+    decks: int
+    options: Options
+    devices: Devices
+    journal: JournalSettings
+    logging: LoggingSettings
+
+
+_TYPE_NAMES: Final = {str: "a string", int: "an integer", bool: "true or false", dict: "a table"}
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    for kind, name in _TYPE_NAMES.items():
+        if type(value) is kind:
+            return f"{name} ({value!r})" if kind is not dict else name
+    return {list: "an array", float: "a float"}.get(type(value), type(value).__name__)
+
+
+class Section:
+    """One TOML table being read: typed access by key; :meth:`done` refuses unknown keys."""
+
+    def __init__(self, file: Path, data: Mapping[str, Any], path: str = "") -> None:
+        self.file, self.data, self.path = file, data, path
+        self.seen: set[str] = set()
+
+    def key(self, name: str) -> str:
+        return f"{self.path}.{name}" if self.path else name
+
+    def error(self, name: str, problem: str) -> ConfigError:
+        return ConfigError(self.file, self.key(name), problem)
+
+    def get(self, name: str, kind: type[T], default: T | None = None) -> T:
+        """The value of ``name``, which must be of ``kind``; ``default`` when absent."""
+        self.seen.add(name)
+        if name not in self.data:
+            if default is None:
+                raise self.error(name, "missing (required)")
+            return default
+        value = self.data[name]
+        if type(value) is not kind:
+            raise self.error(name, f"expected {_TYPE_NAMES[kind]}, got {_describe(value)}")
+        return value
+
+    def choice(self, name: str, kind: type[Enum], default: Enum | None = None) -> Any:
+        allowed = [str(m.value) for m in kind]
+        raw = self.get(name, type(allowed[0]), None if default is None else default.value)
+        try:
+            return kind(raw)
+        except ValueError:
+            raise self.error(name, f"{raw!r} is not one of {', '.join(allowed)}") from None
+
+    def section(self, name: str, *, required: bool) -> Section | None:
+        self.seen.add(name)
+        if name not in self.data:
+            if required:
+                raise self.error(name, "missing (required table)")
+            return None
+        value = self.data[name]
+        if not isinstance(value, dict):
+            raise self.error(name, f"expected a table, got {_describe(value)}")
+        return Section(self.file, value, self.key(name))
+
+    def done(self) -> None:
+        for name in self.data:
+            if name not in self.seen:
+                raise self.error(name, "unknown key")
+
+
+def load_config(path: Path | str) -> StationConfig:
+    """Read and check ``path``.
+
+    Raises:
+        ConfigError: for an unreadable file, bad TOML, an unknown key, a wrong type, a
+            missing key or a contradiction; one line naming the file and the key.
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ConfigError(path, "(file)", f"cannot read: {err.strerror}") from err
+    except UnicodeDecodeError as err:
+        raise ConfigError(path, "(file)", "not UTF-8 text") from err
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(path, "(syntax)", f"not valid TOML: {err}") from err
+    return parse_config(data, path)
+
+
+def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
+    """Check an already parsed TOML document (see :func:`load_config`)."""
+    from controller.config_panel import parse_panel
+
+    top = Section(source, data)
+    table_id = top.get("table_id", str)
+    if not TABLE_ID.fullmatch(table_id):
+        raise top.error("table_id", f"{table_id!r}: use 1-32 letters, digits, '.', '_', '-'")
+    profile: Profile = top.choice("profile", Profile)
+    decks = top.get("decks", int)
+    if decks not in DECK_COUNTS:
+        raise top.error("decks", f"a Spanish 21 shoe has 6 or 8 decks, not {decks}")
+    options_section = top.section("options", required=False) or Section(source, {}, "options")
+    devices_section = top.section("devices", required=True)
+    assert devices_section is not None
+    shoe = _serial_device(devices_section.section("shoe", required=True))
+    shuffler_section = devices_section.section("shuffler", required=False)
+    shuffler = None
+    if shuffler_section is not None:
+        max_decks = shuffler_section.get("max_decks", int, 8)
+        if not 1 <= max_decks <= 16:
+            raise shuffler_section.error("max_decks", f"{max_decks} is not a batch size (1-16)")
+        base = _serial_device(shuffler_section)
+        shuffler = ShufflerDevice(base.port, base.serial, max_decks)
+    reader_section = devices_section.section("card_reader", required=False)
+    card_reader = _usb_device(reader_section) if reader_section is not None else None
+    panel_section = devices_section.section("panel", required=True)
+    assert panel_section is not None
+    panel = parse_panel(panel_section)
+    devices_section.done()
+    devices = Devices(shoe=shoe, panel=panel, shuffler=shuffler, card_reader=card_reader)
+    options = _options(options_section, profile, decks, devices)
+    journal_section = top.section("journal", required=False)
+    journal = JournalSettings()
+    if journal_section is not None:
+        journal_path = Path(journal_section.get("path", str, str(DEFAULT_JOURNAL_PATH)))
+        journal_section.done()
+        journal = JournalSettings(source.parent / journal_path)  # relative: beside the file
+    logging = _logging(top.section("logging", required=False))
+    top.done()
+    if shuffler is not None and shuffler.max_decks < decks:
+        raise ConfigError(
+            source,
+            "devices.shuffler.max_decks",
+            f"the shuffler takes {shuffler.max_decks} decks, the table uses {decks} (decks)",
+        )
+    return StationConfig(source, table_id, profile, decks, options, devices, journal, logging)
+
+
+def _serial_device(section: Section | None) -> SerialDevice:
+    assert section is not None
+    port = section.get("port", str)
+    if not port.startswith("/dev/"):
+        raise section.error("port", f"{port!r} is not a device path under /dev/")
+    serial = section.get("serial", str)
+    if not serial.strip():
+        raise section.error("serial", "empty: name the serial number the device must report")
+    section.done()
+    return SerialDevice(Path(port), serial)
+
+
+def _usb_device(section: Section) -> UsbDevice:
+    ids = {}
+    for name in ("vid", "pid"):
+        value = section.get(name, int)
+        if not 0 <= value <= 0xFFFF:
+            raise section.error(name, f"{value:#x} is not a 16-bit USB id")
+        ids[name] = value
+    serial = section.get("serial", str)
+    if not serial.strip():
+        raise section.error("serial", "empty: name the serial number the reader must report")
+    section.done()
+    return UsbDevice(ids["vid"], ids["pid"], serial)
+
+
+def _options(section: Section, profile: Profile, decks: int, devices: Devices) -> Options:
+    flags = {
+        name: section.get(name, bool, False)
+        for name in (
+            "match_the_dealer",
+            "hit_soft_17",
+            "nj_card_reader",
+            "ny_determinate_cards",
+            "ny_no_mid_shoe_entry",
+        )
+    }
+    pay_table: PayTable | None = None
+    if "match_pay_table" in section.data:
+        pay_table = section.choice("match_pay_table", PayTable)
+        if not flags["match_the_dealer"]:
+            raise section.error("match_pay_table", "set, but options.match_the_dealer is false")
+        if pay_table is not PAY_TABLE_FOR_DECKS[decks]:
+            raise section.error(
+                "match_pay_table",
+                f"pay table {pay_table.value} is for {_DECK_WORDS[pay_table]} decks,"
+                f" this table has {decks} (decks = {decks})",
+            )
+    elif flags["match_the_dealer"]:
+        pay_table = PAY_TABLE_FOR_DECKS[decks]
+    section.done()
+    for name, only in (
+        ("nj_card_reader", Profile.NJ),
+        ("ny_determinate_cards", Profile.NY),
+        ("ny_no_mid_shoe_entry", Profile.NY),
+    ):
+        if flags[name] and profile is not only:
+            raise section.error(
+                name, f"a profile {only.value} option, the profile is {profile.value}"
+            )
+    file = section.file
+    if profile is Profile.PA and devices.card_reader is None:
+        raise ConfigError(
+            file, "devices.card_reader", "missing: PA 635a.7(g) peeks with a card reader"
+        )
+    if flags["nj_card_reader"] and devices.card_reader is None:
+        raise ConfigError(
+            file,
+            "devices.card_reader",
+            "missing: options.nj_card_reader (NJ 13:69F-19.7(i)) peeks with a card reader",
+        )
+    if profile is Profile.NY and flags["match_the_dealer"]:
+        shuffler = devices.shuffler
+        if shuffler is None or shuffler.max_decks < min(DECK_COUNTS):
+            what = "none is configured" if shuffler is None else f"max_decks = {shuffler.max_decks}"
+            raise section.error(
+                "match_the_dealer",
+                "NY 5324.12(d)(1) offers Match the Dealer only with a six- or eight-deck"
+                f" multi-shuffle device (devices.shuffler: {what})",
+            )
+    return Options(
+        match_the_dealer=flags["match_the_dealer"],
+        match_pay_table=pay_table,
+        hit_soft_17=flags["hit_soft_17"],
+        nj_card_reader=flags["nj_card_reader"],
+        ny_determinate_cards=flags["ny_determinate_cards"],
+        ny_no_mid_shoe_entry=flags["ny_no_mid_shoe_entry"],
+    )
+
+
+def _logging(section: Section | None) -> LoggingSettings:
+    if section is None:
+        return LoggingSettings()
+    level = section.get("level", str, "info")
+    if level not in ("debug", "info", "warning", "error"):
+        raise section.error("level", f"{level!r} is not one of debug, info, warning, error")
+    form = section.get("format", str, "auto")
+    if form not in ("auto", "json", "console"):
+        raise section.error("format", f"{form!r} is not one of auto, json, console")
+    section.done()
+    return LoggingSettings(level, form)

@@ -1,0 +1,156 @@
+"""``dealer-station journal recall|verify|export``: read the audit journal.
+
+All three open the journal read-only, so they are safe while the station runs. The journal
+is found by ``--journal PATH``, else by ``--config FILE`` (its ``journal.path``), else at
+the default path. Exit status: 0 good, 1 the journal is damaged (or verify found a
+problem), 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+
+from controller.journal import (
+    DEFAULT_PATH,
+    JournalCorruptError,
+    JournalReader,
+    canonical_json,
+    format_ts,
+)
+
+EXIT_DAMAGED = 1
+EXIT_USAGE = 2
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of rounds: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"the number of rounds must be at least 1, not {value}")
+    return value
+
+
+def parse_moment(text: str, *, end: bool = False) -> datetime:
+    """``YYYY-MM-DD`` (the whole day: its start, or with ``end`` the next day's start) or an
+    ISO date-time (UTC unless it names an offset).
+
+    Raises:
+        argparse.ArgumentTypeError: for anything else.
+    """
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        pass
+    else:
+        moment = datetime.combine(day, time(), tzinfo=UTC)
+        return moment + timedelta(days=1) if end else moment
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a date: {text!r} (use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _add_location(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--journal", type=Path, help=f"journal file (default {DEFAULT_PATH})")
+    parser.add_argument("--config", type=Path, help="station.toml naming the journal")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Sub-subcommands ``recall``, ``verify`` and ``export``."""
+    sub = parser.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
+    recall = sub.add_parser("recall", help="print the last N rounds (default 10)")
+    recall.add_argument("rounds", nargs="?", type=_count, default=10, metavar="N")
+    recall.add_argument("--json", action="store_true", help="JSON instead of text")
+    _add_location(recall)
+    verify = sub.add_parser("verify", help="check the hash chain, the file and the hole cards")
+    _add_location(verify)
+    export = sub.add_parser("export", help="write rows as JSON lines for a date range (UTC)")
+    export.add_argument("--from", dest="ts_from", type=parse_moment, metavar="DATE")
+    export.add_argument(
+        "--to", dest="ts_to", type=lambda t: parse_moment(t, end=True), metavar="DATE"
+    )
+    export.add_argument("--output", type=Path, help="file to write (default stdout)")
+    _add_location(export)
+
+
+def journal_path(args: argparse.Namespace) -> Path:
+    """Where the journal is, from ``--journal``, ``--config`` or the default.
+
+    Raises:
+        controller.config.ConfigError: when ``--config`` names a bad file.
+    """
+    if args.journal is not None:
+        return Path(args.journal)
+    if args.config is not None:
+        from controller.config import load_config
+
+        return load_config(args.config).journal.path
+    return DEFAULT_PATH
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the chosen action; one line on stderr for any error."""
+    from controller.config import ConfigError
+
+    try:
+        path = journal_path(args)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_USAGE
+    if args.journal_command == "verify":
+        from controller.journal_verify import verify
+
+        report = verify(path)
+        print(report.message, file=sys.stdout if report.ok else sys.stderr)
+        return 0 if report.ok else EXIT_DAMAGED
+    try:
+        with JournalReader.open(path) as reader:
+            if args.journal_command == "recall":
+                return _recall(reader, args)
+            return _export(reader, args)
+    except FileNotFoundError as err:
+        print(f"dealer-station journal: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except JournalCorruptError as err:
+        print(f"dealer-station journal: {err} (run 'journal verify')", file=sys.stderr)
+        return EXIT_DAMAGED
+    except OSError as err:
+        print(f"dealer-station journal: {err}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _recall(reader: JournalReader, args: argparse.Namespace) -> int:
+    from controller.recall import recall, render_text
+
+    recalled = recall(reader, args.rounds)
+    if args.json:
+        print(json.dumps(recalled, indent=2))
+    else:
+        print(render_text(recalled))
+    return 0
+
+
+def _export(reader: JournalReader, args: argparse.Namespace) -> int:
+    ts_from = format_ts(args.ts_from) if args.ts_from else None
+    ts_to = format_ts(args.ts_to) if args.ts_to else None
+    if ts_from and ts_to and ts_from >= ts_to:
+        print("dealer-station journal export: --from must come before --to", file=sys.stderr)
+        return EXIT_USAGE
+    rows = reader.rows(ts_from=ts_from, ts_to=ts_to)
+    if args.output is None:
+        for row in rows:
+            sys.stdout.write(canonical_json(row.as_json()) + "\n")
+        return 0
+    with Path(args.output).open("w", encoding="ascii") as out:
+        for row in rows:
+            out.write(canonical_json(row.as_json()) + "\n")
+    return 0

@@ -1,0 +1,271 @@
+"""``journal verify``: tell an intact journal from a truncated, altered or corrupt one.
+
+The check never changes the journal: it reads the ``-wal`` file's frame headers itself (to see a
+transaction that a crash interrupted: harmless, SQLite discards it), runs SQLite's
+``integrity_check`` on a read-only connection, walks the hash chain, compares the last row
+with the head record and checks every hole-card commitment against its reveal.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from pathlib import Path
+from typing import Final
+
+from controller.holecard import check_commitment
+from controller.journal import (
+    APPEND_ONLY_TRIGGERS,
+    GENESIS_HASH,
+    HEAD_RECORD_SIZE,
+    KIND_PATTERN,
+    JournalCorruptError,
+    Row,
+    canonical_json,
+    head_path,
+    open_readonly,
+    parse_head,
+    row_hash,
+    select_rows,
+)
+
+WAL_MAGIC: Final = (0x377F0682, 0x377F0683)
+WAL_HEADER: Final = struct.Struct(">IIIIIIII")
+WAL_FRAME_HEADER: Final = struct.Struct(">IIIIII")
+
+
+class VerifyCase(Enum):
+    """What ``verify`` found, from best to worst."""
+
+    INTACT = "intact"
+    INTERRUPTED = "interrupted"  # intact; an uncommitted transaction was discarded
+    HEAD_MISSING = "head_missing"  # rows cannot be checked for loss at the end
+    COMMITMENT = "commitment"  # a hole-card reveal does not match its commitment
+    SCHEMA = "schema"  # the append-only triggers were removed
+    TRUNCATED = "truncated"  # committed rows missing at the end
+    REMOVED = "removed"  # rows missing in the middle
+    ALTERED = "altered"  # a row's content no longer matches the chain
+    CORRUPT = "corrupt"  # SQLite finds the file damaged, or it is no journal at all
+    MISSING = "missing"  # no file
+
+
+#: Cases in which every committed row is present and unchanged.
+GOOD_CASES: Final = frozenset({VerifyCase.INTACT, VerifyCase.INTERRUPTED})
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """The outcome of :func:`verify`; ``message`` is the one line ``journal verify`` prints."""
+
+    case: VerifyCase
+    message: str
+    rows: int = 0
+    first_bad_row: int | None = None
+    commitments_checked: int = 0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        """True when no committed row is missing or changed."""
+        return self.case in GOOD_CASES
+
+
+@dataclass(frozen=True, slots=True)
+class WalState:
+    """What the ``-wal`` file holds beyond the last committed transaction."""
+
+    uncommitted_frames: int
+    torn_frame: bool
+
+    @property
+    def interrupted(self) -> bool:
+        """True when a transaction was written in part and never committed."""
+        return self.uncommitted_frames > 0 or self.torn_frame
+
+
+def read_wal_state(wal: Path) -> WalState:
+    """Scan the WAL's frame headers (salts only; SQLite checks the checksums itself)."""
+    try:
+        raw = wal.read_bytes()
+    except FileNotFoundError:
+        return WalState(0, torn_frame=False)
+    if len(raw) < WAL_HEADER.size:
+        return WalState(0, torn_frame=False)
+    magic, _version, page_size, _seq, salt1, salt2, _c1, _c2 = WAL_HEADER.unpack_from(raw)
+    if magic not in WAL_MAGIC or page_size < 512:
+        return WalState(0, torn_frame=False)
+    frame_size = WAL_FRAME_HEADER.size + page_size
+    offset, pending = WAL_HEADER.size, 0
+    while offset + WAL_FRAME_HEADER.size <= len(raw):
+        _page, commit_size, f_salt1, f_salt2, _c1, _c2 = WAL_FRAME_HEADER.unpack_from(raw, offset)
+        if (f_salt1, f_salt2) != (salt1, salt2):
+            break  # frames of an earlier WAL generation: not part of this log
+        if offset + frame_size > len(raw):
+            return WalState(pending, torn_frame=True)
+        pending = 0 if commit_size else pending + 1
+        offset += frame_size
+    return WalState(pending, torn_frame=False)
+
+
+def verify(path: Path | str, *, head: Path | str | None = None) -> VerifyReport:
+    """Check the journal at ``path``; never raises for a damaged file, reports it instead."""
+    path = Path(path)
+    head_file = Path(head) if head is not None else head_path(path)
+    if not path.is_file():
+        return VerifyReport(VerifyCase.MISSING, f"missing: no journal at {path}")
+    wal = read_wal_state(path.with_name(path.name + "-wal"))
+    try:
+        conn = open_readonly(path)
+    except JournalCorruptError as err:
+        return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {err}")
+    try:
+        return _verify_open(conn, path, head_file, wal)
+    except sqlite3.DatabaseError as err:
+        return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {err}")
+    finally:
+        conn.close()
+
+
+def _verify_open(
+    conn: sqlite3.Connection, path: Path, head_file: Path, wal: WalState
+) -> VerifyReport:
+    problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+    if problems != ["ok"]:
+        return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {problems[0]}")
+    head_raw = head_file.read_bytes()[:HEAD_RECORD_SIZE] if head_file.is_file() else None
+    head = parse_head(head_raw) if head_raw else None
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    if "journal" not in tables:
+        if head is not None and head[0] > 0:
+            return VerifyReport(
+                VerifyCase.TRUNCATED,
+                f"truncated: rows 1..{head[0]} are missing (no journal table in {path};"
+                " was it copied without its -wal file?)",
+                0,
+                1,
+            )
+        return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path} holds no journal table")
+    chain = _walk(select_rows(conn))
+    if chain.failure is not None:
+        return chain.failure
+    notes: list[str] = []
+    if wal.interrupted:
+        notes.append("an uncommitted transaction (interrupted write) was discarded")
+    count = f"{chain.rows} rows"
+    if head is not None:
+        head_id, head_hash = head
+        if head_id > chain.last_id:
+            first = chain.last_id + 1
+            return VerifyReport(
+                VerifyCase.TRUNCATED,
+                f"truncated: rows {first}..{head_id} are missing at the end"
+                f" (the head record names row {head_id}, the last row is {chain.last_id})",
+                chain.rows,
+                first,
+            )
+        if head_id > 0 and chain.hashes.get(head_id) != head_hash:
+            return VerifyReport(
+                VerifyCase.ALTERED,
+                f"altered: row {head_id} differs from the head record",
+                chain.rows,
+                head_id,
+            )
+    triggers = {
+        name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    }
+    missing_triggers = sorted(set(APPEND_ONLY_TRIGGERS) - triggers)
+    if missing_triggers:
+        return VerifyReport(
+            VerifyCase.SCHEMA,
+            f"schema: append-only triggers removed ({', '.join(missing_triggers)}); {count} chain",
+            chain.rows,
+        )
+    if chain.commitment_failure is not None:
+        return replace(chain.commitment_failure, rows=chain.rows)
+    if chain.rows and head is None:
+        return VerifyReport(
+            VerifyCase.HEAD_MISSING,
+            f"head_missing: no head record at {head_file}: rows lost at the end would go unseen",
+            chain.rows,
+        )
+    case = VerifyCase.INTERRUPTED if wal.interrupted else VerifyCase.INTACT
+    summary = f"{case.value}: {count}, chain and {chain.commitments} hole-card commitments good"
+    if wal.interrupted:
+        summary += "; " + notes[0]
+    return VerifyReport(case, summary, chain.rows, None, chain.commitments, tuple(notes))
+
+
+@dataclass
+class _Chain:
+    rows: int = 0
+    last_id: int = 0
+    commitments: int = 0
+    hashes: dict[int, str] = field(default_factory=dict)
+    failure: VerifyReport | None = None
+    commitment_failure: VerifyReport | None = None
+
+
+def _walk(rows: Iterable[Row]) -> _Chain:
+    chain = _Chain()
+    prev_hash = GENESIS_HASH
+    pending: dict[int | None, tuple[int, str]] = {}  # round -> (row id, commitment)
+
+    def fail(case: VerifyCase, row: int, what: str) -> _Chain:
+        chain.failure = VerifyReport(case, f"{case.value}: row {row}: {what}", chain.rows, row)
+        return chain
+
+    for row in rows:
+        expected = chain.last_id + 1
+        if row.id != expected:
+            return fail(VerifyCase.REMOVED, expected, f"missing (rows {expected}..{row.id - 1})")
+        recomputed = row_hash(
+            row.prev_hash,
+            row_id=row.id,
+            ts=row.ts,
+            kind=row.kind,
+            round_no=row.round_no,
+            data_text=row.data_text,
+        )
+        if recomputed != row.hash:
+            return fail(VerifyCase.ALTERED, row.id, "content does not match its hash")
+        if row.prev_hash != prev_hash:
+            return fail(
+                VerifyCase.ALTERED,
+                row.id - 1,
+                f"rewritten (its hash no longer matches row {row.id}'s prev_hash)",
+            )
+        try:
+            data = row.data
+        except JournalCorruptError:
+            return fail(VerifyCase.ALTERED, row.id, "data is not a JSON object")
+        if canonical_json(data) != row.data_text or not KIND_PATTERN.fullmatch(row.kind):
+            return fail(VerifyCase.ALTERED, row.id, "not written by the station (not canonical)")
+        chain.rows += 1
+        chain.last_id = row.id
+        chain.hashes[row.id] = row.hash
+        prev_hash = row.hash
+        if chain.commitment_failure is None:
+            _check_hole_card(chain, pending, row, data)
+    return chain
+
+
+def _check_hole_card(
+    chain: _Chain, pending: dict[int | None, tuple[int, str]], row: Row, data: dict[str, object]
+) -> None:
+    if row.kind == "hole_card_dealt":
+        pending[row.round_no] = (row.id, str(data.get("commitment")))
+    elif row.kind == "hole_card_revealed":
+        dealt = pending.pop(row.round_no, None)
+        if dealt is None:
+            what = "hole card revealed without a commitment"
+        elif check_commitment(dealt[1], str(data.get("card")), str(data.get("nonce"))):
+            chain.commitments += 1
+            return
+        else:
+            what = f"revealed hole card does not match the commitment in row {dealt[0]}"
+        chain.commitment_failure = VerifyReport(
+            VerifyCase.COMMITMENT, f"commitment: row {row.id}: {what}", 0, row.id
+        )

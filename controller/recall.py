@@ -1,0 +1,290 @@
+"""Game recall: the last rounds rebuilt from the journal alone.
+
+Rows with a round number belong to that round; rows without one that come between two
+rounds (shuffles, burns, dealer changes, faults, devices) are shown before the round they
+lead up to. The hole card is shown only once a ``hole_card_revealed`` row holds it; before
+that the recall shows the commitment. Money is integer cents; ``None`` means the wager
+sensor could not tell the amount.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+from controller.journal import JournalReader, Row
+
+Record = dict[str, Any]
+
+#: Between-round kinds worth recalling (prompts and raw events are left to ``export``).
+BETWEEN_ROUNDS: Final = frozenset(
+    {
+        "station_started",
+        "clean_shutdown",
+        "device",
+        "shuffle_commanded",
+        "shuffle_done",
+        "shoe_loaded",
+        "burn",
+        "burn_disclosed",
+        "dealer_change",
+        "fault",
+        "fault_resolved",
+    }
+)
+
+
+def recall(reader: JournalReader, count: int = 10) -> Record:
+    """The last ``count`` rounds as JSON-ready data: ``{"rounds": [...], "after": [...]}``."""
+    return rebuild(reader.rows(after_id=reader.last_rounds_start(count)))
+
+
+def rebuild(rows: Iterable[Row]) -> Record:
+    """Group rows into rounds (see the module docstring for the rules)."""
+    rounds: dict[int, Record] = {}
+    pending: list[Record] = []  # between-round rows not yet attached to a round
+    open_faults: list[Record] = []
+    for row in rows:
+        data = row.data
+        if row.round_no is None:
+            if row.kind not in BETWEEN_ROUNDS:
+                continue
+            entry = {"row": row.id, "ts": row.ts, "kind": row.kind, **data}
+            _between_rounds(entry, pending, open_faults)
+            continue
+        current = rounds.get(row.round_no)
+        if current is None:
+            current = rounds[row.round_no] = _new_round(row, pending)
+            pending = []
+        _apply(current, row, data, open_faults)
+    return {"rounds": list(rounds.values()), "after": pending}
+
+
+def _between_rounds(entry: Record, pending: list[Record], open_faults: list[Record]) -> None:
+    kind = entry["kind"]
+    if kind == "fault":
+        entry["resolution"] = None
+        open_faults.append(entry)
+    elif kind == "fault_resolved" and open_faults:
+        open_faults.pop()["resolution"] = entry.get("resolution")
+        return
+    elif kind == "burn_disclosed":
+        for earlier in reversed(pending):
+            if earlier["kind"] == "burn" and earlier.get("card") == entry.get("card"):
+                earlier["disclosed"] = True
+                return
+    elif kind == "burn":
+        entry["disclosed"] = False
+    pending.append(entry)
+
+
+def _new_round(row: Row, before: list[Record]) -> Record:
+    return {
+        "round": row.round_no,
+        "started": row.ts,
+        "ended": None,
+        "status": "in_progress",
+        "reshuffle": False,
+        "voided": None,
+        "before": before,
+        "burns": [],
+        "seats": [],
+        "dealer": {"cards": [], "hole": None},
+        "peeks": [],
+        "cover_card": False,
+        "faults": [],
+    }
+
+
+def _seat(current: Record, number: Any) -> Record:
+    for seat in current["seats"]:
+        if seat["seat"] == number:
+            return seat  # type: ignore[no-any-return]
+    seat = {
+        "seat": number,
+        "wager_cents": None,
+        "match_cents": None,
+        "hands": [],
+        "match": None,
+        "insurance": None,
+        "net_cents": None,
+    }
+    current["seats"].append(seat)
+    return seat
+
+
+def _hand(seat: Record, number: Any) -> Record:
+    number = 0 if number is None else number
+    for hand in seat["hands"]:
+        if hand["hand"] == number:
+            return hand  # type: ignore[no-any-return]
+    hand = {"hand": number, "cards": [], "decisions": [], "settlement": None}
+    seat["hands"].append(hand)
+    return hand
+
+
+def _without(data: Record, *keys: str) -> Record:
+    return {k: v for k, v in data.items() if k not in keys}
+
+
+def _apply(current: Record, row: Row, data: Record, open_faults: list[Record]) -> None:
+    kind = row.kind
+    if kind == "round_started":
+        for seat in data.get("seats") or []:
+            if isinstance(seat, dict):
+                entry = _seat(current, seat.get("seat"))
+                entry["wager_cents"] = seat.get("wager_cents")
+                entry["match_cents"] = seat.get("match_cents")
+    elif kind == "card":
+        _card(current, data)
+    elif kind == "hole_card_dealt":
+        hole = {"card": None, "role": "hole", "commitment": data.get("commitment")}
+        current["dealer"]["hole"] = hole
+        current["dealer"]["cards"].append(hole)
+    elif kind == "hole_card_revealed":
+        hole = current["dealer"]["hole"]
+        if hole is None:  # verify reports this; recall still shows the card
+            hole = current["dealer"]["hole"] = {"card": None, "role": "hole", "commitment": None}
+            current["dealer"]["cards"].append(hole)
+        hole["card"] = data.get("card")
+    elif kind == "burn":
+        current["burns"].append({"card": data.get("card"), "reason": data.get("reason")})
+    elif kind == "cover_card":
+        current["cover_card"] = True
+    elif kind == "peek":
+        current["peeks"].append(_without(data))
+    elif kind == "match_settled":
+        _seat(current, data.get("seat"))["match"] = _without(data, "seat")
+    elif kind == "insurance":
+        _seat(current, data.get("seat"))["insurance"] = _without(data, "seat")
+    elif kind == "decision":
+        seat = _seat(current, data.get("seat"))
+        hand = _hand(seat, data.get("hand"))
+        hand["decisions"].append(data.get("decision"))
+        if data.get("decision") == "split" and hand["cards"]:
+            # The pair's second card starts the next hand number (docs/journal.md).
+            _hand(seat, len(seat["hands"]))["cards"].append(hand["cards"].pop())
+    elif kind == "settlement":
+        hand = _hand(_seat(current, data.get("seat")), data.get("hand"))
+        hand["settlement"] = _without(data, "seat", "hand")
+    elif kind == "seat_result":
+        _seat(current, data.get("seat"))["net_cents"] = data.get("net_cents")
+    elif kind == "round_completed":
+        current["status"], current["ended"] = "completed", row.ts
+        current["reshuffle"] = bool(data.get("reshuffle"))
+    elif kind == "round_voided":
+        current["status"], current["ended"] = "voided", row.ts
+        current["voided"] = data.get("reason")
+    elif kind == "fault":
+        fault = {"row": row.id, **_without(data), "resolution": None}
+        current["faults"].append(fault)
+        open_faults.append(fault)
+    elif kind == "fault_resolved" and open_faults:
+        open_faults.pop()["resolution"] = data.get("resolution")
+
+
+def _card(current: Record, data: Record) -> None:
+    role, card, seat = data.get("role"), data.get("card"), data.get("seat")
+    if role == "burn":
+        current["burns"].append({"card": card, "reason": "round"})
+    elif seat is None:
+        current["dealer"]["cards"].append({"card": card, "role": role})
+    else:
+        _hand(_seat(current, seat), data.get("hand"))["cards"].append(card)
+
+
+# --- text ---------------------------------------------------------------------------------
+
+
+def money(cents: Any, *, signed: bool = False) -> str:
+    """``1250`` -> ``$12.50`` (``+$12.50`` when signed); ``None`` -> ``?`` (not sensed)."""
+    if type(cents) is not int:
+        return "?"
+    sign = "-" if cents < 0 else "+" if signed and cents > 0 else ""
+    return f"{sign}${abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+
+def render_text(recalled: Record) -> str:
+    """The recall as text for a terminal, one block per round."""
+    blocks = [_round_text(r) for r in recalled["rounds"]]
+    if recalled["after"]:
+        blocks.append("Since the last round:\n" + _events_text(recalled["after"]))
+    return "\n\n".join(blocks) if blocks else "no rounds in the journal"
+
+
+def _events_text(events: list[Record], indent: str = "  ") -> str:
+    lines = []
+    for event in events:
+        details = _without(event, "row", "ts", "kind")
+        text = " ".join(f"{k}={v}" for k, v in details.items() if v is not None)
+        lines.append(f"{indent}{event['ts']} {event['kind']} {text}".rstrip())
+    return "\n".join(lines)
+
+
+def _round_text(r: Record) -> str:
+    status = r["status"] + (f" ({r['voided']})" if r["voided"] else "")
+    status += ", reshuffle follows" if r["reshuffle"] else ""
+    lines = [f"Round {r['round']}  {r['started']}  {status}"]
+    if r["before"]:
+        lines += ["  before the round:", _events_text(r["before"], "    ")]
+    for burn in r["burns"]:
+        lines.append(f"  burn {burn['card']} ({burn['reason']})")
+    dealer = " ".join(
+        (c["card"] or "[hole]") + ("(hole)" if c["role"] == "hole" and c["card"] else "")
+        for c in r["dealer"]["cards"]
+    )
+    lines.append(f"  dealer: {dealer or '-'}")
+    hole = r["dealer"]["hole"]
+    if hole and not hole["card"]:
+        lines.append(f"    hole card sealed, commitment {hole['commitment']}")
+    for peek in r["peeks"]:
+        lines.append(f"  peek {peek.get('target')}: {peek.get('answer')}")
+    for seat in r["seats"]:
+        lines.extend(_seat_text(seat))
+    if r["cover_card"]:
+        lines.append("  cover card came out")
+    for fault in r["faults"]:
+        resolution = fault["resolution"] or "unresolved"
+        lines.append(
+            f"  FAULT {fault.get('code')} in {fault.get('state')}: {fault.get('message')}"
+            f" -> {resolution}"
+        )
+    return "\n".join(lines)
+
+
+def _seat_text(seat: Record) -> list[str]:
+    head = f"  seat {seat['seat']}: wager {money(seat['wager_cents'])}"
+    if seat["match_cents"] is not None:
+        head += f", match {money(seat['match_cents'])}"
+    if seat["net_cents"] is not None:
+        head += f", net {money(seat['net_cents'], signed=True)}"
+    lines = [head]
+    if seat["match"]:
+        m = seat["match"]
+        matches = (
+            f"{m.get('matches')} match(es) at {m.get('odds')}" if m.get("matches") else "no match"
+        )
+        lines.append(
+            f"    match the dealer: {matches}, net {money(m.get('net_cents'), signed=True)}"
+        )
+    if seat["insurance"]:
+        i = seat["insurance"]
+        lines.append(
+            f"    insurance {money(i.get('cents'))}: {i.get('outcome')},"
+            f" net {money(i.get('net_cents'), signed=True)}"
+        )
+    for hand in seat["hands"]:
+        text = f"    hand {hand['hand'] + 1}: {' '.join(map(str, hand['cards'])) or '-'}"
+        if hand["decisions"]:
+            text += f"  decisions: {', '.join(map(str, hand['decisions']))}"
+        lines.append(text)
+        s = hand["settlement"]
+        if s:
+            bonus = f", bonus {s['bonus']}" if s.get("bonus") else ""
+            if s.get("super_bonus_cents"):
+                bonus += f", super bonus {money(s['super_bonus_cents'])}"
+            lines.append(
+                f"      {s.get('total')}: {s.get('outcome')} at {s.get('odds')}{bonus},"
+                f" net {money(s.get('net_cents'), signed=True)}"
+            )
+    return lines

@@ -1,0 +1,252 @@
+"""station.toml: the example is valid; every kind of bad file gives one line naming the key."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.config import (
+    ConfigError,
+    PayTable,
+    Pin,
+    Profile,
+    StationConfig,
+    load_config,
+    parse_config,
+)
+from drivers.hal import Button, Led, WagerSpot
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"
+SOURCE = Path("/etc/dealer-station/station.toml")
+
+
+def example() -> dict[str, Any]:
+    return tomllib.loads(EXAMPLE.read_text())
+
+
+def parse(data: dict[str, Any]) -> StationConfig:
+    return parse_config(data, SOURCE)
+
+
+def error_of(data: dict[str, Any]) -> str:
+    with pytest.raises(ConfigError) as caught:
+        parse(data)
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+def test_the_example_is_valid_and_complete() -> None:
+    config = load_config(EXAMPLE)
+    assert config.table_id == "PA-S21-07" and config.profile is Profile.PA and config.decks == 6
+    assert config.options.match_the_dealer and config.options.match_pay_table is PayTable.A
+    assert config.devices.shoe.port == Path("/dev/dealer-shoe")
+    assert config.devices.shuffler is not None and config.devices.shuffler.max_decks == 8
+    assert config.devices.card_reader is not None and config.devices.card_reader.vid == 0x1209
+    panel = config.devices.panel
+    assert set(panel.leds) == set(Led) and set(panel.buttons) == set(Button)
+    assert panel.leds[Led.FAULT] == Pin(2, 13) and panel.buttons[Button.NEXT] == Pin(0, 5)
+    assert panel.wager_sensors[7] == {
+        WagerSpot.MAIN: Pin(0, 7),
+        WagerSpot.MATCH: Pin(3, 14),
+        WagerSpot.INSURANCE: Pin(4, 6),
+    }
+    assert config.journal.path == Path("/var/lib/dealer-station/journal.sqlite3")
+    assert config.logging.format == "auto"
+
+
+def test_defaults_when_optional_tables_are_left_out() -> None:
+    data = example()
+    for optional in ("options", "journal", "logging"):
+        del data[optional]
+    del data["devices"]["shuffler"]
+    config = parse(data)
+    assert not config.options.match_the_dealer and config.options.match_pay_table is None
+    assert config.devices.shuffler is None
+    assert config.journal.path == Path("/var/lib/dealer-station/journal.sqlite3")
+
+
+def test_the_pay_table_follows_the_decks_when_left_out() -> None:
+    data = example()
+    data["decks"] = 8
+    del data["options"]["match_pay_table"]
+    assert parse(data).options.match_pay_table is PayTable.B
+
+
+def test_a_relative_journal_path_is_beside_the_file() -> None:
+    data = example()
+    data["journal"]["path"] = "state/journal.sqlite3"
+    assert parse(data).journal.path == Path("/etc/dealer-station/state/journal.sqlite3")
+
+
+def mutate(path: str, value: object) -> dict[str, Any]:
+    """The example with the dotted ``path`` set to ``value`` (``...`` deletes it)."""
+    data = copy.deepcopy(example())
+    *parents, last = path.split(".")
+    node = data
+    for key in parents:
+        node = node[key]
+    if value is ...:
+        del node[last]
+    else:
+        node[last] = value
+    return data
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "expected"),
+    [
+        # unknown keys
+        ("tableid", "x", "tableid: unknown key"),
+        ("options.hit_soft17", True, "options.hit_soft17: unknown key"),
+        ("devices.shoe.baud", 115200, "devices.shoe.baud: unknown key"),
+        ("devices.scanner", {}, "devices.scanner: unknown key"),
+        ("devices.panel.leds.disco", 3, "devices.panel.leds.disco: unknown key"),
+        ("devices.panel.seats.8", {"main": 3}, "devices.panel.seats.8: unknown key"),
+        # wrong types
+        ("decks", "6", "decks: expected an integer, got a string ('6')"),
+        ("decks", 6.0, "decks: expected an integer, got a float"),
+        ("table_id", 7, "table_id: expected a string, got an integer (7)"),
+        ("options.hit_soft_17", "yes", "options.hit_soft_17: expected true or false"),
+        ("options.match_the_dealer", 1, "options.match_the_dealer: expected true or false"),
+        ("devices.shoe", "/dev/ttyUSB0", "devices.shoe: expected a table, got a string"),
+        ("devices.card_reader.vid", "0x1209", "devices.card_reader.vid: expected an integer"),
+        ("devices.panel.pull_up", 1, "devices.panel.pull_up: expected true or false"),
+        ("devices.panel.buttons.next", [5], "devices.panel.buttons.next: expected a line"),
+        ("devices.panel.buttons.next", True, "devices.panel.buttons.next: expected a line"),
+        # bad values
+        ("profile", "NV", "profile: 'NV' is not one of PA, NJ, NY"),
+        ("decks", 7, "decks: a Spanish 21 shoe has 6 or 8 decks, not 7"),
+        ("table_id", "table 7", "table_id: 'table 7': use 1-32 letters"),
+        ("options.match_pay_table", "C", "options.match_pay_table: 'C' is not one of A, B"),
+        ("devices.shoe.port", "COM3", "devices.shoe.port: 'COM3' is not a device path"),
+        ("devices.shoe.serial", " ", "devices.shoe.serial: empty"),
+        ("devices.card_reader.pid", 0x10000, "devices.card_reader.pid: 0x10000 is not"),
+        ("devices.shuffler.max_decks", 0, "devices.shuffler.max_decks: 0 is not a batch size"),
+        ("devices.panel.leds.bets", "gpiochip2:900", "devices.panel.leds.bets: line 900"),
+        ("devices.panel.leds.bets", "GPIO17", "devices.panel.leds.bets: expected a line"),
+        ("logging.level", "loud", "logging.level: 'loud' is not one of"),
+        ("logging.format", "xml", "logging.format: 'xml' is not one of"),
+        # missing keys
+        ("table_id", ..., "table_id: missing (required)"),
+        ("profile", ..., "profile: missing (required)"),
+        ("devices", ..., "devices: missing (required table)"),
+        ("devices.shoe", ..., "devices.shoe: missing (required table)"),
+        ("devices.shoe.serial", ..., "devices.shoe.serial: missing (required)"),
+        ("devices.panel.leds", ..., "devices.panel.leds: missing (required table)"),
+        ("devices.panel.leds.fault", ..., "devices.panel.leds.fault: missing (required pin)"),
+        ("devices.panel.buttons.supervisor_void", ..., "buttons.supervisor_void: missing"),
+        ("devices.panel.supervisor_key", ..., "devices.panel.supervisor_key: missing"),
+        ("devices.panel.seats.3.main", ..., "devices.panel.seats.3.main: missing"),
+        # duplicate pins
+        (
+            "devices.panel.buttons.double",
+            5,
+            "devices.panel.buttons.double: pin gpiochip0:5 is already used by"
+            " devices.panel.buttons.next",
+        ),
+        (
+            "devices.panel.seats.2.match",
+            "gpiochip2:0",
+            "devices.panel.seats.2.match: pin gpiochip2:0 is already used by"
+            " devices.panel.leds.shuffle",
+        ),
+        ("devices.panel.leds.peek", "gpiochip0:4", "pin gpiochip0:4 is already used by"),
+    ],
+)
+def test_bad_values_name_the_key(path: str, value: object, expected: str) -> None:
+    message = error_of(mutate(path, value))
+    assert message.startswith(f"{SOURCE}: ")
+    assert expected in message
+
+
+def test_eight_decks_with_pay_table_a() -> None:
+    message = error_of(mutate("decks", 8))
+    assert message == (
+        f"{SOURCE}: options.match_pay_table: pay table A is for six decks,"
+        " this table has 8 (decks = 8)"
+    )
+
+
+def test_six_decks_with_pay_table_b() -> None:
+    assert "pay table B is for eight decks" in error_of(mutate("options.match_pay_table", "B"))
+
+
+def test_a_pay_table_without_match_the_dealer() -> None:
+    message = error_of(mutate("options.match_the_dealer", False))
+    assert "options.match_pay_table: set, but options.match_the_dealer is false" in message
+
+
+def test_pa_without_a_card_reader() -> None:
+    message = error_of(mutate("devices.card_reader", ...))
+    assert message.endswith("devices.card_reader: missing: PA 635a.7(g) peeks with a card reader")
+
+
+def nj(**options: object) -> dict[str, Any]:
+    data = mutate("profile", "NJ")
+    data["options"].update(options)
+    return data
+
+
+def test_nj_peek_without_a_card_reader() -> None:
+    data = nj(nj_card_reader=True)
+    del data["devices"]["card_reader"]
+    assert "devices.card_reader: missing: options.nj_card_reader" in error_of(data)
+    data["options"]["nj_card_reader"] = False
+    assert parse(data).profile is Profile.NJ  # the default NJ procedure needs no reader
+
+
+def test_nj_with_a_card_reader() -> None:
+    assert parse(nj(nj_card_reader=True)).options.nj_card_reader
+
+
+@pytest.mark.parametrize(
+    ("profile", "option"),
+    [("PA", "nj_card_reader"), ("NJ", "ny_determinate_cards"), ("PA", "ny_no_mid_shoe_entry")],
+)
+def test_an_option_of_another_profile(profile: str, option: str) -> None:
+    data = mutate("profile", profile)
+    data["options"][option] = True
+    assert f"options.{option}: a profile" in error_of(data)
+
+
+def test_ny_match_the_dealer_needs_a_multi_shuffle_device() -> None:
+    data = mutate("profile", "NY")
+    assert parse(data).options.match_the_dealer
+    data["devices"]["shuffler"]["max_decks"] = 4
+    data["decks"] = 6
+    message = error_of(data)
+    assert "options.match_the_dealer: NY 5324.12(d)(1)" in message
+    assert "(devices.shuffler: max_decks = 4)" in message
+    del data["devices"]["shuffler"]
+    message = error_of(data)
+    assert "options.match_the_dealer: NY 5324.12(d)(1)" in message
+    assert "none is configured" in message
+    data["options"] = {"match_the_dealer": False}
+    assert parse(data).devices.shuffler is None
+
+
+def test_a_shuffler_smaller_than_the_shoe() -> None:
+    data = mutate("devices.shuffler.max_decks", 6)
+    data["decks"] = 8
+    data["options"]["match_pay_table"] = "B"
+    message = error_of(data)
+    assert "devices.shuffler.max_decks: the shuffler takes 6 decks, the table uses 8" in message
+
+
+def test_files_that_cannot_be_read(tmp_path: Path) -> None:
+    absent = tmp_path / "absent.toml"
+    with pytest.raises(ConfigError, match=r"absent\.toml: \(file\): cannot read"):
+        load_config(absent)
+    broken = tmp_path / "broken.toml"
+    broken.write_text('table_id = "T1"\ndecks = = 6\n')
+    with pytest.raises(ConfigError, match=r"broken\.toml: \(syntax\): not valid TOML: .*line 2"):
+        load_config(broken)
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(binary)

@@ -1,0 +1,186 @@
+"""The journal writer: committed, append-only, hash-chained, one writer at a time."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from controller.journal import (
+    GENESIS_HASH,
+    Journal,
+    JournalClosedError,
+    JournalCorruptError,
+    JournalLockedError,
+    JournalReader,
+    JournalRecordError,
+    JournalTruncatedError,
+    JournalWriteError,
+    canonical_json,
+    head_path,
+    parse_head,
+    row_hash,
+)
+from controller.journal_verify import VerifyCase, verify
+
+
+def fixed_clock() -> datetime:
+    return datetime(2026, 11, 30, 9, 0, 0, 123456, tzinfo=UTC)
+
+
+@pytest.fixture
+def journal_path(tmp_path: Path) -> Path:
+    return tmp_path / "journal.sqlite3"
+
+
+def test_append_commits_rows_with_a_hash_chain(journal_path: Path) -> None:
+    with Journal.open(journal_path, clock=fixed_clock) as journal:
+        assert journal.append("station_started", {"table_id": "T1", "decks": 6}) == 1
+        assert journal.append("card", {"seat": 1, "card": "7S"}, round_no=4) == 2
+        # Committed before append returns: a separate reader sees the row at once.
+        with JournalReader.open(journal_path) as reader:
+            rows = list(reader.rows())
+    assert [r.id for r in rows] == [1, 2]
+    first, second = rows
+    assert first.ts == "2026-11-30T09:00:00.123456Z"
+    assert first.data_text == '{"decks":6,"table_id":"T1"}'
+    assert first.prev_hash == GENESIS_HASH
+    assert first.hash == row_hash(
+        GENESIS_HASH,
+        row_id=1,
+        ts=first.ts,
+        kind="station_started",
+        round_no=None,
+        data_text=first.data_text,
+    )
+    assert second.prev_hash == first.hash and second.round_no == 4
+    assert second.data == {"seat": 1, "card": "7S"}
+
+
+def test_the_journal_runs_in_wal_mode_with_full_sync(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        conn = journal._conn
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert conn.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL
+
+
+def test_reopening_continues_the_chain(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        journal.append("station_started", {})
+    with Journal.open(journal_path) as journal:
+        assert journal.last_id == 1
+        assert journal.append("clean_shutdown", {}) == 2
+        assert [r.kind for r in journal.rows()] == ["station_started", "clean_shutdown"]
+    assert verify(journal_path).case is VerifyCase.INTACT
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["UPDATE journal SET data = '{}' WHERE id = 1", "DELETE FROM journal WHERE id = 1"],
+)
+def test_rows_cannot_be_updated_or_deleted(journal_path: Path, statement: str) -> None:
+    with Journal.open(journal_path) as journal:
+        journal.append("station_started", {})
+        conn = sqlite3.connect(journal_path)
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            conn.execute(statement)
+        conn.close()
+    assert verify(journal_path).case is VerifyCase.INTACT
+
+
+@pytest.mark.parametrize(
+    ("kind", "data", "round_no"),
+    [
+        ("Card", {}, None),
+        ("", {}, None),
+        ("card", {}, -1),
+        ("card", {}, True),
+        ("card", {"cards": {"7S"}}, None),
+        ("card", {"odds": float("nan")}, None),
+        ("card", {"raw": b"\x01"}, None),
+        ("card", ["not", "a", "mapping"], None),
+    ],
+)
+def test_bad_records_are_refused(
+    journal_path: Path, kind: str, data: object, round_no: object
+) -> None:
+    with Journal.open(journal_path) as journal:
+        with pytest.raises(JournalRecordError):
+            journal.append(kind, data, round_no)  # type: ignore[arg-type]
+        assert journal.last_id == 0
+
+
+def test_one_writer_at_a_time(journal_path: Path) -> None:
+    with Journal.open(journal_path), pytest.raises(JournalLockedError):
+        Journal.open(journal_path)
+    Journal.open(journal_path).close()  # the lock goes with close
+
+
+def test_use_after_close_is_an_error(journal_path: Path) -> None:
+    journal = Journal.open(journal_path)
+    journal.close()
+    journal.close()
+    with pytest.raises(JournalClosedError):
+        journal.append("clean_shutdown", {})
+
+
+def test_a_file_that_is_no_database_is_refused(journal_path: Path) -> None:
+    journal_path.write_bytes(b"this is not an SQLite database" * 100)
+    with pytest.raises(JournalCorruptError):
+        Journal.open(journal_path)
+    # The lock is released after a failed open.
+    journal_path.unlink()
+    Journal.open(journal_path).close()
+
+
+def test_a_directory_that_does_not_exist_is_a_write_error(tmp_path: Path) -> None:
+    with pytest.raises(JournalWriteError):
+        Journal.open(tmp_path / "absent" / "journal.sqlite3")
+
+
+def test_opening_a_journal_that_lost_rows_is_refused(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        journal.append("station_started", {})
+    head = head_path(journal_path)
+    head.write_text(canonical_json({"id": 5, "hash": "ab" * 32}))
+    with pytest.raises(JournalTruncatedError, match=r"rows 2\.\.5"):
+        Journal.open(journal_path)
+    head.write_text(canonical_json({"id": 1, "hash": "ab" * 32}))
+    with pytest.raises(JournalCorruptError, match="row 1 differs"):
+        Journal.open(journal_path)
+
+
+def test_the_head_record_follows_every_append(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        for _ in range(3):
+            journal.append("prompt", {"state": "bets", "lamps": {}})
+        rows = list(journal.rows())
+        assert parse_head(head_path(journal_path).read_bytes()) == (3, rows[-1].hash)
+
+
+def test_appends_from_many_threads_keep_one_chain(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+
+        def writer(seat: int) -> None:
+            for n in range(25):
+                journal.append("event", {"type": "test", "seat": seat, "n": n})
+
+        threads = [threading.Thread(target=writer, args=(s,)) for s in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+        assert journal.last_id == 100
+    report = verify(journal_path)
+    assert report.case is VerifyCase.INTACT and report.rows == 100
+
+
+def test_rows_filters(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        for n in range(6):
+            journal.append("card" if n % 2 else "decision", {"n": n}, round_no=1)
+        assert [r.id for r in journal.rows(kinds=["card"])] == [2, 4, 6]
+        assert [r.id for r in journal.rows(after_id=2, until_id=4)] == [3, 4]
