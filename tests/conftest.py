@@ -1,0 +1,52 @@
+"""Shared fixtures: a test that leaks a thread or an open file descriptor fails.
+
+Modelled on pymodbus's autouse health check: drivers own reader threads and ports, and a
+leak in a test is a leak in the daemon.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+#: Threads that finish on their own get this long to end after the test (not a device wait).
+_SETTLE_SECONDS = 2.0
+
+
+def _open_fds() -> set[str]:
+    fds = set()
+    for fd in os.listdir("/proc/self/fd"):
+        # The listdir's own fd is gone by the time it is read.
+        with contextlib.suppress(OSError):
+            fds.add(f"{fd}->{os.readlink(f'/proc/self/fd/{fd}')}")
+    return fds
+
+
+@pytest.fixture(autouse=True)
+def no_leaks() -> Iterator[None]:
+    """Fail the test if it leaves threads running or file descriptors open."""
+    threads_before = set(threading.enumerate())
+    fds_before = _open_fds()
+    yield
+    deadline = time.monotonic() + _SETTLE_SECONDS
+    while True:
+        leaked_threads = [
+            t for t in threading.enumerate() if t not in threads_before and t.is_alive()
+        ]
+        leaked_fds = _open_fds() - fds_before
+        if not leaked_threads and not leaked_fds:
+            return
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    problems = []
+    if leaked_threads:
+        problems.append("threads: " + ", ".join(t.name for t in leaked_threads))
+    if leaked_fds:
+        problems.append("fds: " + ", ".join(sorted(leaked_fds)))
+    pytest.fail("test leaked " + "; ".join(problems))
