@@ -1,0 +1,376 @@
+"""One declaration per message: a frozen dataclass whose fields carry their wire layout.
+
+A message class is declared once, e.g.::
+
+    @message(0x20, sender=Role.DEVICE, device=DeviceKind.SHOE)
+    @dataclass(frozen=True, slots=True)
+    class CardDrawnReport(Message):
+        rank: Annotated[int, UInt8(1, 13)]
+        suit: Annotated[str, SUIT]
+
+and :func:`encode_message` / :func:`decode_message` derive the byte layout from the
+annotations. Fixed-size fields go through one precompiled ``struct.Struct``.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from enum import Enum, IntEnum
+from typing import Any, ClassVar, Final, TypeVar, get_args, get_origin, get_type_hints
+
+from firmware_bridge.errors import PayloadError, UnknownMessageError
+
+
+class Role(Enum):
+    """Which end of a link an endpoint is: the station initiates, the device answers."""
+
+    STATION = "station"
+    DEVICE = "device"
+
+
+class DeviceKind(IntEnum):
+    """The table's devices, by their code in HELLO. ``name_text`` matches ``drivers.hal``."""
+
+    SHUFFLER = 1
+    SHOE = 2
+    CARD_READER = 3
+    PANEL = 4
+
+    @property
+    def name_text(self) -> str:
+        """The kind as text: ``shuffler``, ``shoe``, ``card_reader``, ``panel``."""
+        return self.name.lower()
+
+
+class Message:
+    """Base of every message in the catalogue; subclasses are frozen dataclasses."""
+
+    __slots__ = ()
+    TYPE_ID: ClassVar[int]
+    #: Which role sends this message; None: either side.
+    SENDER: ClassVar[Role | None]
+    #: Which device's link carries it; None: any link.
+    DEVICE: ClassVar[DeviceKind | None]
+    #: Link-layer messages (HELLO, ACK, ...) are handled by the endpoint, never delivered.
+    CONTROL: ClassVar[bool]
+
+
+class WireType:
+    """How one field is laid out. Fixed-size types set ``fmt``; variable ones override."""
+
+    fmt: str | None = None
+
+    def to_wire(self, value: Any) -> Any:
+        """Check ``value`` and convert it to what ``struct`` packs. Raises PayloadError."""
+        return value
+
+    def from_wire(self, raw: Any) -> Any:
+        """Check and convert what ``struct`` unpacked. Raises PayloadError."""
+        return raw
+
+    def pack_var(self, value: Any) -> bytes:  # pragma: no cover - only variable types
+        """Encode a variable-size field."""
+        raise NotImplementedError
+
+    def unpack_var(self, data: bytes, pos: int) -> tuple[Any, int]:  # pragma: no cover
+        """Decode a variable-size field at ``pos``; return the value and the next offset."""
+        raise NotImplementedError
+
+
+class UInt(WireType):
+    """An unsigned integer of 1, 2 or 4 bytes, optionally limited to ``lo..hi``."""
+
+    def __init__(self, size: int, lo: int = 0, hi: int | None = None) -> None:
+        self.fmt = {1: "B", 2: "H", 4: "I"}[size]
+        self.lo = lo
+        self.hi = (1 << (8 * size)) - 1 if hi is None else hi
+
+    def to_wire(self, value: Any) -> Any:
+        if type(value) is not int or not self.lo <= value <= self.hi:
+            raise PayloadError(f"{value!r} is not an integer in {self.lo}..{self.hi}")
+        return value
+
+    def from_wire(self, raw: Any) -> Any:
+        if not self.lo <= raw <= self.hi:
+            raise PayloadError(f"{raw} is outside {self.lo}..{self.hi}")
+        return raw
+
+
+def UInt8(lo: int = 0, hi: int = 0xFF) -> UInt:  # noqa: N802 - reads as a type in annotations
+    """A one-byte unsigned integer in ``lo..hi``."""
+    return UInt(1, lo, hi)
+
+
+U8: Final = UInt(1)
+U16: Final = UInt(2)
+U32: Final = UInt(4)
+
+
+class Flag(WireType):
+    """A boolean as one byte, 0 or 1 (anything else is a payload error)."""
+
+    fmt = "B"
+
+    def to_wire(self, value: Any) -> Any:
+        if type(value) is not bool:
+            raise PayloadError(f"{value!r} is not a bool")
+        return int(value)
+
+    def from_wire(self, raw: Any) -> Any:
+        if raw > 1:
+            raise PayloadError(f"boolean byte {raw} is neither 0 nor 1")
+        return raw == 1
+
+
+class Code(WireType):
+    """An ``IntEnum`` member as one byte."""
+
+    fmt = "B"
+
+    def __init__(self, enum: type[IntEnum]) -> None:
+        self.enum = enum
+
+    def to_wire(self, value: Any) -> Any:
+        if not isinstance(value, self.enum):
+            raise PayloadError(f"{value!r} is not a {self.enum.__name__}")
+        return int(value)
+
+    def from_wire(self, raw: Any) -> Any:
+        try:
+            return self.enum(raw)
+        except ValueError:
+            raise PayloadError(f"{raw} is not a {self.enum.__name__} code") from None
+
+
+class Letter(WireType):
+    """One ASCII letter from a fixed set, e.g. a suit ``S H D C``."""
+
+    fmt = "B"
+
+    def __init__(self, allowed: str) -> None:
+        self.allowed = allowed
+
+    def to_wire(self, value: Any) -> Any:
+        if not isinstance(value, str) or len(value) != 1 or value not in self.allowed:
+            raise PayloadError(f"{value!r} is not one of {' '.join(self.allowed)}")
+        return ord(value)
+
+    def from_wire(self, raw: Any) -> Any:
+        letter = chr(raw)
+        if letter not in self.allowed:
+            raise PayloadError(f"byte 0x{raw:02X} is not one of {' '.join(self.allowed)}")
+        return letter
+
+
+class OptionalU32(WireType):
+    """A 4-byte unsigned integer or None, sent as 0xFFFFFFFF."""
+
+    fmt = "I"
+    NONE: Final = 0xFFFFFFFF
+
+    def to_wire(self, value: Any) -> Any:
+        if value is None:
+            return self.NONE
+        if type(value) is not int or not 0 <= value < self.NONE:
+            raise PayloadError(f"{value!r} is not None or an integer in 0..{self.NONE - 1}")
+        return value
+
+    def from_wire(self, raw: Any) -> Any:
+        return None if raw == self.NONE else raw
+
+
+class Counts(WireType):
+    """A fixed number of 2-byte counts, e.g. cards per rank 1..13."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.fmt = f"{n}H"
+
+    def to_wire(self, value: Any) -> Any:
+        if (
+            not isinstance(value, tuple)
+            or len(value) != self.n
+            or not all(type(v) is int and 0 <= v <= 0xFFFF for v in value)
+        ):
+            raise PayloadError(f"expected a tuple of {self.n} counts 0..65535, got {value!r}")
+        return value
+
+    def from_wire(self, raw: Any) -> Any:
+        return raw
+
+
+class Text(WireType):
+    """UTF-8 text after a one-byte length, at most ``max_len`` bytes."""
+
+    def __init__(self, max_len: int = 64) -> None:
+        self.max_len = max_len
+
+    def pack_var(self, value: Any) -> bytes:
+        if not isinstance(value, str):
+            raise PayloadError(f"{value!r} is not text")
+        data = value.encode("utf-8")
+        if len(data) > self.max_len:
+            raise PayloadError(f"text of {len(data)} bytes exceeds {self.max_len}")
+        return bytes((len(data),)) + data
+
+    def unpack_var(self, data: bytes, pos: int) -> tuple[Any, int]:
+        if pos >= len(data):
+            raise PayloadError("payload ends before a text length")
+        end = pos + 1 + data[pos]
+        if data[pos] > self.max_len or end > len(data):
+            raise PayloadError(f"text length {data[pos]} overruns the payload or {self.max_len}")
+        try:
+            return data[pos + 1 : end].decode("utf-8"), end
+        except UnicodeDecodeError as err:
+            raise PayloadError(f"text is not UTF-8: {err}") from err
+
+
+class Blob(WireType):
+    """Raw bytes after a one-byte length, at most ``max_len`` bytes."""
+
+    def __init__(self, max_len: int = 200) -> None:
+        self.max_len = max_len
+
+    def pack_var(self, value: Any) -> bytes:
+        if not isinstance(value, bytes) or len(value) > self.max_len:
+            raise PayloadError(f"expected at most {self.max_len} bytes, got {value!r}")
+        return bytes((len(value),)) + value
+
+    def unpack_var(self, data: bytes, pos: int) -> tuple[Any, int]:
+        if pos >= len(data):
+            raise PayloadError("payload ends before a byte-string length")
+        end = pos + 1 + data[pos]
+        if data[pos] > self.max_len or end > len(data):
+            raise PayloadError(f"length {data[pos]} overruns the payload or {self.max_len}")
+        return data[pos + 1 : end], end
+
+
+class _Layout:
+    """The compiled layout of one message class."""
+
+    __slots__ = ("cls", "fixed", "fixed_types", "names", "variable")
+
+    def __init__(self, cls: type[Message], names: list[str], types: list[WireType]) -> None:
+        self.cls = cls
+        self.names = names
+        split = next((i for i, t in enumerate(types) if t.fmt is None), len(types))
+        if any(t.fmt is None for t in types[:split]) or any(t.fmt for t in types[split:]):
+            raise TypeError(f"{cls.__name__}: variable-size fields must come last")
+        self.fixed_types = types[:split]
+        self.fixed = struct.Struct(">" + "".join(t.fmt or "" for t in self.fixed_types))
+        self.variable = types[split:]
+
+    def encode(self, msg: Message) -> bytes:
+        values = [getattr(msg, n) for n in self.names]
+        packed: list[Any] = []
+        for wt, v in zip(self.fixed_types, values, strict=False):
+            w = wt.to_wire(v)
+            if isinstance(w, tuple):
+                packed.extend(w)
+            else:
+                packed.append(w)
+        out = self.fixed.pack(*packed)
+        for wt, v in zip(self.variable, values[len(self.fixed_types) :], strict=True):
+            out += wt.pack_var(v)
+        return out
+
+    def decode(self, payload: bytes) -> Message:
+        size = self.fixed.size
+        if len(payload) < size or (not self.variable and len(payload) != size):
+            raise PayloadError(
+                f"{self.cls.__name__} payload of {len(payload)} bytes, expected "
+                f"{size if not self.variable else f'at least {size}'}"
+            )
+        raw = self.fixed.unpack_from(payload)
+        values: list[Any] = []
+        i = 0
+        for wt in self.fixed_types:
+            if isinstance(wt, Counts):
+                values.append(raw[i : i + wt.n])
+                i += wt.n
+            else:
+                values.append(wt.from_wire(raw[i]))
+                i += 1
+        pos = size
+        for wt in self.variable:
+            value, pos = wt.unpack_var(payload, pos)
+            values.append(value)
+        if pos != len(payload):
+            raise PayloadError(f"{len(payload) - pos} stray bytes after {self.cls.__name__}")
+        return self.cls(*values)
+
+
+_BY_TYPE: dict[int, _Layout] = {}
+_BY_CLASS: dict[type[Message], _Layout] = {}
+
+M = TypeVar("M", bound=Message)
+
+
+def message(
+    type_id: int,
+    *,
+    sender: Role | None,
+    device: DeviceKind | None,
+    control: bool = False,
+) -> Callable[[type[M]], type[M]]:
+    """Register a message dataclass under ``type_id`` (1..255, unique)."""
+
+    def register(cls: type[M]) -> type[M]:
+        if not 0 < type_id <= 0xFF or type_id in _BY_TYPE:
+            raise TypeError(f"{cls.__name__}: type number 0x{type_id:02X} is taken or invalid")
+        hints = get_type_hints(cls, include_extras=True)
+        names: list[str] = []
+        types: list[WireType] = []
+        for f in fields(cls):  # type: ignore[arg-type]
+            hint = hints[f.name]
+            wire = [a for a in get_args(hint)[1:] if isinstance(a, WireType)]
+            if get_origin(hint) is None or len(wire) != 1:
+                raise TypeError(f"{cls.__name__}.{f.name}: annotate as Annotated[T, WireType]")
+            names.append(f.name)
+            types.append(wire[0])
+        cls.TYPE_ID = type_id
+        cls.SENDER = sender
+        cls.DEVICE = device
+        cls.CONTROL = control
+        layout = _Layout(cls, names, types)
+        _BY_TYPE[type_id] = layout
+        _BY_CLASS[cls] = layout
+        return cls
+
+    return register
+
+
+def encode_message(msg: Message) -> tuple[int, bytes]:
+    """Return ``(type number, payload)`` for ``msg``.
+
+    Raises:
+        PayloadError: a field value out of range for its wire type.
+        UnknownMessageError: ``msg`` is not a registered message.
+    """
+    layout = _BY_CLASS.get(type(msg))
+    if layout is None:
+        raise UnknownMessageError(f"{type(msg).__name__} is not in the message catalogue")
+    try:
+        return layout.cls.TYPE_ID, layout.encode(msg)
+    except struct.error as err:
+        raise PayloadError(f"cannot pack {msg!r}: {err}") from err
+
+
+def decode_message(type_id: int, payload: bytes) -> Message:
+    """Decode a payload of message type ``type_id``.
+
+    Raises:
+        UnknownMessageError: ``type_id`` is not in the catalogue.
+        PayloadError: the payload does not match the layout or a value is out of range.
+    """
+    layout = _BY_TYPE.get(type_id)
+    if layout is None:
+        raise UnknownMessageError(f"unknown message type 0x{type_id:02X}")
+    return layout.decode(payload)
+
+
+def catalogue() -> Sequence[type[Message]]:
+    """Every registered message class, by type number."""
+    return [_BY_TYPE[t].cls for t in sorted(_BY_TYPE)]

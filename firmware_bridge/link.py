@@ -1,0 +1,500 @@
+"""The sans-I/O link endpoint: handshake, sequence/ack/retransmit, heartbeats, link-down.
+
+One :class:`Endpoint` class serves both ends. Feed it bytes and the time, send it messages,
+and collect the bytes it wants written and the events it reports. It never reads a clock,
+sleeps or touches a port: the caller passes ``now`` (monotonic seconds) to every call and
+calls :meth:`Endpoint.tick` by :meth:`Endpoint.next_deadline`.
+
+Reliable messages use go-back-N: up to ``window`` frames in flight, cumulative acks, and on
+a timeout every unacked frame is sent again; after ``max_tries`` sends of the oldest frame
+the link goes down and the unacked messages are reported in :class:`LinkDown`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from firmware_bridge.codec import Message, Role, decode_message, encode_message
+from firmware_bridge.errors import (
+    NotConnectedError,
+    PayloadError,
+    ProtocolError,
+    SendQueueFullError,
+    VersionError,
+)
+from firmware_bridge.events import (
+    Connected,
+    FrameDropped,
+    HandshakeRefused,
+    Identity,
+    LinkDown,
+    LinkEvent,
+    LinkStats,
+    MessageReceived,
+    MessageRejected,
+)
+from firmware_bridge.frame import (
+    DELIMITER,
+    FLAG_RELIABLE,
+    PROTOCOL_VERSION,
+    SUPPORTED_VERSIONS,
+    Frame,
+    FrameDecoder,
+    encode_frame,
+)
+from firmware_bridge.handshake import PeerCheck, refusal_reason
+from firmware_bridge.messages import Ack, Heartbeat, Hello, HelloReply, NoSession, Refused
+
+#: Resend an unacked frame after this long. A 16-byte frame takes ~1.4 ms at 115200 baud
+#: and a USB bulk transfer ~1 ms, so 100 ms tolerates a busy host without needless resends.
+RETRANSMIT_TIMEOUT: Final = 0.1
+#: Sends of one frame (first send included) before the link is declared down.
+MAX_TRIES: Final = 5
+#: Send a heartbeat when nothing else went out for this long.
+HEARTBEAT_INTERVAL: Final = 1.0
+#: Declare the link down when nothing valid arrived for this long (three heartbeats).
+SILENCE_TIMEOUT: Final = 3.0
+#: The station resends HELLO this often, HELLO_TRIES times, before giving up.
+HELLO_INTERVAL: Final = 0.1
+HELLO_TRIES: Final = 30
+#: Reliable frames in flight at once; at most 127 so sequence numbers compare mod 256.
+WINDOW: Final = 8
+#: Reliable messages queued behind a full window before send() refuses more.
+MAX_PENDING: Final = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """Timeouts and limits of one endpoint; the defaults suit 115200-baud serial and USB."""
+
+    retransmit_timeout: float = RETRANSMIT_TIMEOUT
+    max_tries: int = MAX_TRIES
+    heartbeat_interval: float = HEARTBEAT_INTERVAL
+    silence_timeout: float = SILENCE_TIMEOUT
+    hello_interval: float = HELLO_INTERVAL
+    hello_tries: int = HELLO_TRIES
+    window: int = WINDOW
+    max_pending: int = MAX_PENDING
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.window <= 127:
+            raise ValueError(f"window {self.window} must be within 1..127")
+        if self.max_tries < 1 or self.hello_tries < 1 or self.max_pending < 0:
+            raise ValueError("tries must be at least 1 and max_pending at least 0")
+        if min(self.retransmit_timeout, self.heartbeat_interval, self.hello_interval) <= 0:
+            raise ValueError("intervals must be positive")
+        if self.silence_timeout <= self.heartbeat_interval:
+            raise ValueError("silence_timeout must exceed heartbeat_interval")
+
+
+class LinkState(Enum):
+    """Where an endpoint's session stands."""
+
+    IDLE = "idle"  # never started
+    HANDSHAKING = "handshaking"  # station: sending HELLO; device: waiting for one
+    CONNECTED = "connected"
+    DOWN = "down"  # LinkDown reported; call reset()
+    REFUSED = "refused"  # HandshakeRefused reported; call reset()
+
+
+@dataclass(slots=True)
+class _Outgoing:
+    seq: int
+    type_id: int
+    payload: bytes
+    message: Message
+    tries: int
+    sent_at: float
+
+
+class Endpoint:
+    """One end of a link, station or device (sans-I/O).
+
+    Args:
+        role: ``Role.STATION`` initiates the handshake; ``Role.DEVICE`` answers it.
+        identity: what this side says in its HELLO (see :class:`Identity`).
+        check_peer: optional extra check of the peer's identity (serial number, firmware
+            version...); returns a refusal reason or None to accept. Protocol version and
+            device kind are always checked.
+        timing: timeouts and limits (:class:`Timing`).
+        rng: source of session numbers; pass a seeded ``random.Random`` in tests.
+    """
+
+    _state: LinkState
+    _session: int
+    _peer_session: int
+    _peer: Identity | None
+    _outbox: list[Frame]
+    _leading_delimiter: bool
+    _in_flight: deque[_Outgoing]
+    _pending: deque[Message]
+    _tx_next: int
+    _rx_expected: int
+    _ack_due: bool
+    _last_rx: float
+    _last_tx: float
+    _hello_at: float
+    _hello_tries: int
+    _refused_session: int
+    _refusal: str
+
+    def __init__(
+        self,
+        role: Role,
+        identity: Identity,
+        *,
+        check_peer: PeerCheck | None = None,
+        timing: Timing | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.role = role
+        self.identity = identity
+        self.timing = timing or Timing()
+        self.stats = LinkStats()
+        self._check_peer = check_peer
+        self._rng = rng or random.SystemRandom()
+        self._decoder = FrameDecoder()
+        self._events: list[LinkEvent] = []
+        self._state = LinkState.IDLE
+        self._now = 0.0
+        self._begin(0.0)
+        self._state = LinkState.IDLE
+
+    # --- public API -----------------------------------------------------------------------
+
+    @property
+    def state(self) -> LinkState:
+        """The session's state."""
+        return self._state
+
+    @property
+    def connected(self) -> bool:
+        """Whether messages can be sent."""
+        return self._state is LinkState.CONNECTED
+
+    @property
+    def peer(self) -> Identity | None:
+        """The peer's identity from its HELLO in this session, once read."""
+        return self._peer
+
+    @property
+    def unconfirmed(self) -> int:
+        """Reliable messages sent or queued and not yet acknowledged by the peer."""
+        return len(self._in_flight) + len(self._pending)
+
+    def start(self, now: float) -> None:
+        """Begin the first session: the station sends HELLO, the device waits for one."""
+        self.reset(now)
+
+    def reset(self, now: float) -> None:
+        """Abandon the current session (without reporting) and begin a new one.
+
+        Unacked messages of the old session are dropped: they were reported in LinkDown,
+        or the caller chose to reset while connected.
+        """
+        self._begin(now)
+        if self.role is Role.STATION:
+            self._send_hello(now)
+
+    def send(self, message: Message, now: float, *, reliable: bool = True) -> None:
+        """Queue ``message`` for the peer; reliable messages arrive exactly once, in order,
+        or are listed in a later :class:`LinkDown`.
+
+        Raises:
+            NotConnectedError: no session (handshaking, down or refused).
+            PayloadError: a field out of range, or a link-layer message.
+            SendQueueFullError: more than ``max_pending`` messages wait behind the window.
+        """
+        if type(message).CONTROL:
+            raise PayloadError(f"{type(message).__name__} is sent by the endpoint itself")
+        if self._state is not LinkState.CONNECTED:
+            raise NotConnectedError(
+                f"cannot send {type(message).__name__}: link is {self._state.value}"
+            )
+        type_id, payload = encode_message(message)
+        self._now = now
+        if not reliable:
+            self._queue_frame(type_id, 0, 0, payload, now)
+            return
+        if len(self._in_flight) >= self.timing.window:
+            if len(self._pending) >= self.timing.max_pending:
+                raise SendQueueFullError(f"{len(self._pending)} messages already wait for acks")
+            self._pending.append(message)
+            return
+        self._transmit_new(type_id, payload, message, now)
+
+    def receive_data(self, data: bytes, now: float) -> None:
+        """Take bytes from the peer. Never raises: bad frames become FrameDropped events."""
+        self._now = now
+        self.stats.bytes_received += len(data)
+        for item in self._decoder.feed(data):
+            if isinstance(item, ProtocolError):
+                self._drop(item)
+            else:
+                self._on_frame(item, now)
+
+    def data_to_send(self) -> bytes:
+        """Bytes to write to the peer now (possibly empty); each call drains them."""
+        if self._ack_due and not self._outbox and self._state is LinkState.CONNECTED:
+            self._queue_frame(Ack.TYPE_ID, 0, 0, b"", self._now)
+        self._ack_due = False
+        out = b"".join(encode_frame(f._replace(ack=self._rx_expected)) for f in self._outbox)
+        self.stats.frames_sent += len(self._outbox)
+        self._outbox.clear()
+        if out and self._leading_delimiter:
+            # The first bytes of a session flush whatever partial frame the peer holds.
+            self._leading_delimiter = False
+            out = DELIMITER + out
+        return out
+
+    def tick(self, now: float) -> None:
+        """Run the timers: HELLO resends, retransmits, heartbeats and silence detection."""
+        self._now = now
+        t = self.timing
+        if self._state is LinkState.HANDSHAKING and self.role is Role.STATION:
+            if now >= self._hello_at + t.hello_interval:
+                if self._hello_tries >= t.hello_tries:
+                    self._link_down(f"no answer to HELLO after {self._hello_tries} tries")
+                else:
+                    self._send_hello(now)
+            return
+        if self._state is not LinkState.CONNECTED:
+            return
+        if now - self._last_rx >= t.silence_timeout:
+            self._link_down(f"peer silent for {now - self._last_rx:.2f} s")
+            return
+        if self._in_flight and now >= self._in_flight[0].sent_at + t.retransmit_timeout:
+            oldest = self._in_flight[0]
+            if oldest.tries >= t.max_tries:
+                self._link_down(
+                    f"no ack for {type(oldest.message).__name__} (seq {oldest.seq}) "
+                    f"after {oldest.tries} tries"
+                )
+                return
+            for out in self._in_flight:  # go-back-N: resend everything unacked, in order
+                out.tries += 1
+                out.sent_at = now
+                self._queue_frame(out.type_id, out.seq, FLAG_RELIABLE, out.payload, now)
+                self.stats.retransmits += 1
+        if now >= self._last_tx + t.heartbeat_interval:
+            self._queue_frame(Heartbeat.TYPE_ID, 0, 0, b"", now)
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`tick` next has work to do (None: not until more bytes arrive)."""
+        t = self.timing
+        if self._state is LinkState.HANDSHAKING and self.role is Role.STATION:
+            return self._hello_at + t.hello_interval
+        if self._state is not LinkState.CONNECTED:
+            return None
+        deadline = min(self._last_rx + t.silence_timeout, self._last_tx + t.heartbeat_interval)
+        if self._in_flight:
+            deadline = min(deadline, self._in_flight[0].sent_at + t.retransmit_timeout)
+        return deadline
+
+    def events(self) -> list[LinkEvent]:
+        """Drain and return the events reported since the last call, oldest first."""
+        out, self._events = self._events, []
+        return out
+
+    # --- session --------------------------------------------------------------------------
+
+    def _begin(self, now: float) -> None:
+        self._state = LinkState.HANDSHAKING
+        self._session = self._rng.randrange(1, 1 << 32)
+        self._peer_session = 0
+        self._peer = None
+        self._decoder.reset()
+        self._outbox = []
+        self._leading_delimiter = True
+        self._in_flight = deque()
+        self._pending = deque()
+        self._tx_next = 0
+        self._rx_expected = 0
+        self._ack_due = False
+        self._last_rx = now
+        self._last_tx = now
+        self._hello_at = now
+        self._hello_tries = 0
+        self._refused_session = 0
+        self._refusal = ""
+        self._now = now
+
+    def _send_hello(self, now: float) -> None:
+        hello = Hello(
+            self.identity.kind, self._session, self.identity.firmware, self.identity.serial_number
+        )
+        self._queue_message(hello, now)
+        self._hello_at = now
+        self._hello_tries += 1
+
+    def _connect(self, peer: Identity, peer_session: int, now: float) -> None:
+        self._peer = peer
+        self._peer_session = peer_session
+        self._state = LinkState.CONNECTED
+        self._last_rx = now
+        self._events.append(Connected(peer))
+
+    def _link_down(self, reason: str) -> None:
+        unconfirmed = tuple(o.message for o in self._in_flight) + tuple(self._pending)
+        self._in_flight.clear()
+        self._pending.clear()
+        self._outbox.clear()
+        self._state = LinkState.DOWN
+        self._events.append(LinkDown(reason, unconfirmed))
+
+    def _refuse(self, reason: str, echo: int, peer: Identity | None, now: float) -> None:
+        self._queue_message(Refused(echo, reason.encode()[:200].decode(errors="ignore")), now)
+        if self._state is not LinkState.REFUSED:
+            self._refusal = reason
+            self._state = LinkState.REFUSED
+            self._events.append(HandshakeRefused(reason, by_peer=False, peer=peer))
+
+    # --- receiving ------------------------------------------------------------------------
+
+    def _drop(self, err: ProtocolError) -> None:
+        name = type(err).__name__
+        self.stats.dropped += 1
+        self.stats.drops_by_reason[name] = self.stats.drops_by_reason.get(name, 0) + 1
+        self._events.append(FrameDropped(str(err), name))
+
+    def _on_frame(self, frame: Frame, now: float) -> None:
+        self.stats.frames_received += 1
+        if frame.type_id in (Hello.TYPE_ID, HelloReply.TYPE_ID, Refused.TYPE_ID):
+            self._on_handshake(frame, now)
+            return
+        if frame.version not in SUPPORTED_VERSIONS:
+            self._drop(VersionError(f"frame of protocol version {frame.version} dropped"))
+            return
+        if self._state is not LinkState.CONNECTED:
+            if self._state is LinkState.HANDSHAKING and self.role is Role.DEVICE:
+                self._queue_message(NoSession(), now)  # tells a station we restarted
+            self._drop(NotConnectedError(f"frame type 0x{frame.type_id:02X} outside a session"))
+            return
+        if frame.type_id == NoSession.TYPE_ID and self.role is Role.STATION:
+            self._link_down("device has no session (it restarted)")
+            return
+        self._last_rx = now
+        self._on_ack(frame.ack, now)
+        if frame.type_id in (Heartbeat.TYPE_ID, Ack.TYPE_ID, NoSession.TYPE_ID):
+            return
+        if frame.reliable:
+            self._ack_due = True
+            behind = (self._rx_expected - frame.seq) % 256
+            if behind:
+                if behind <= 128:
+                    self.stats.duplicates += 1
+                else:
+                    self.stats.out_of_order += 1
+                return
+            self._rx_expected = (self._rx_expected + 1) % 256
+        self._deliver(frame)
+
+    def _deliver(self, frame: Frame) -> None:
+        try:
+            msg = decode_message(frame.type_id, frame.payload)
+        except ProtocolError as err:
+            self._reject(str(err), frame.type_id)
+            return
+        cls = type(msg)
+        peer_kind = self._peer.kind if self._peer else None
+        if cls.CONTROL or cls.SENDER is self.role or cls.DEVICE not in (None, peer_kind):
+            self._reject(f"{cls.__name__} is not a message this peer may send", frame.type_id)
+            return
+        self._events.append(MessageReceived(msg, frame.reliable))
+
+    def _reject(self, reason: str, type_id: int) -> None:
+        self.stats.rejected += 1
+        self._events.append(MessageRejected(reason, type_id))
+
+    def _on_ack(self, ack: int, now: float) -> None:
+        if not self._in_flight:
+            return
+        acked = (ack - self._in_flight[0].seq) % 256
+        if not 0 < acked <= len(self._in_flight):
+            return  # stale or nonsense: nothing new acknowledged
+        for _ in range(acked):
+            self._in_flight.popleft()
+        if self._in_flight:
+            # The next-oldest frame gets a full timeout from now: its tries are unchanged.
+            self._in_flight[0].sent_at = max(self._in_flight[0].sent_at, now)
+        while self._pending and len(self._in_flight) < self.timing.window:
+            message = self._pending.popleft()
+            type_id, payload = encode_message(message)
+            self._transmit_new(type_id, payload, message, now)
+
+    def _on_handshake(self, frame: Frame, now: float) -> None:
+        try:
+            msg = decode_message(frame.type_id, frame.payload)
+        except ProtocolError as err:
+            self._drop(err)
+            return
+        if isinstance(msg, Refused):
+            if msg.echo == self._session and self._state in (
+                LinkState.HANDSHAKING,
+                LinkState.CONNECTED,
+            ):
+                self._state = LinkState.REFUSED
+                self._events.append(HandshakeRefused(msg.reason, by_peer=True, peer=self._peer))
+            return
+        if isinstance(msg, Hello) and self.role is Role.DEVICE:
+            self._on_hello(msg, frame.version, now)
+        elif isinstance(msg, HelloReply) and self.role is Role.STATION:
+            self._on_hello_reply(msg, frame.version, now)
+        else:
+            self._drop(PayloadError(f"{type(msg).__name__} is not for a {self.role.value}"))
+
+    def _on_hello(self, hello: Hello, version: int, now: float) -> None:
+        if self._state in (LinkState.IDLE, LinkState.DOWN):
+            return
+        peer = Identity(hello.kind, hello.firmware, hello.serial_number, version)
+        if self._state is LinkState.CONNECTED and hello.session != self._peer_session:
+            self._link_down("station started a new session")
+            self._begin(now)  # a device follows the station into its new session
+        if self._state is LinkState.REFUSED and hello.session != self._refused_session:
+            self._begin(now)
+        if self._state is LinkState.HANDSHAKING:
+            reason = refusal_reason(self.identity, peer, self._check_peer)
+            if reason is not None:
+                self._refused_session = hello.session
+                self._refuse(reason, hello.session, peer, now)
+                return
+            self._connect(peer, hello.session, now)
+        if self._state is LinkState.REFUSED:
+            self._refuse(self._refusal, hello.session, peer, now)
+            return
+        # Connected: (re)send the reply; a lost reply shows as a resent HELLO.
+        me = self.identity
+        self._queue_message(
+            HelloReply(me.kind, self._session, hello.session, me.firmware, me.serial_number), now
+        )
+
+    def _on_hello_reply(self, reply: HelloReply, version: int, now: float) -> None:
+        if self._state is not LinkState.HANDSHAKING or reply.echo != self._session:
+            return  # a late duplicate, or an answer to an older HELLO
+        peer = Identity(reply.kind, reply.firmware, reply.serial_number, version)
+        reason = refusal_reason(self.identity, peer, self._check_peer)
+        if reason is not None:
+            self._peer = peer
+            self._refuse(reason, reply.session, peer, now)
+            return
+        self._connect(peer, reply.session, now)
+
+    # --- sending --------------------------------------------------------------------------
+
+    def _transmit_new(self, type_id: int, payload: bytes, message: Message, now: float) -> None:
+        seq = self._tx_next
+        self._tx_next = (seq + 1) % 256
+        self._in_flight.append(_Outgoing(seq, type_id, payload, message, 1, now))
+        self._queue_frame(type_id, seq, FLAG_RELIABLE, payload, now)
+
+    def _queue_message(self, message: Message, now: float) -> None:
+        type_id, payload = encode_message(message)
+        self._queue_frame(type_id, 0, 0, payload, now)
+
+    def _queue_frame(self, type_id: int, seq: int, flags: int, payload: bytes, now: float) -> None:
+        self._outbox.append(Frame(PROTOCOL_VERSION, type_id, seq, flags, 0, payload))
+        self._last_tx = now

@@ -1,0 +1,304 @@
+"""The message catalogue: link-layer messages and each device's messages, one class each.
+
+Type numbers: 0x01-0x0F link layer, 0x10 shuffler, 0x20 shoe, 0x30 card reader,
+0x40 panel, 0x70 diagnostics. Cards travel as raw codes (rank number 1..13 and a suit
+letter); a 10 is representable because a real shoe can read a foreign 10 and the station
+must see it to fault. Converting to ``controller.rules.cards.Card`` is the driver's job.
+
+No message carries the hole card's rank: the card reader answers only blackjack /
+no blackjack / no card / read error (PA 635a.7(g), NJ 13:69F-19.7(i)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Annotated, Final
+
+from firmware_bridge.codec import (
+    U8,
+    U16,
+    U32,
+    Blob,
+    Code,
+    Counts,
+    DeviceKind,
+    Flag,
+    Letter,
+    Message,
+    OptionalU32,
+    Role,
+    Text,
+    UInt8,
+    message,
+)
+
+SUITS: Final = "SHDC"
+RANK_COUNT: Final = 13
+_SUIT = Letter(SUITS)
+_RANK = UInt8(1, RANK_COUNT)
+_KIND = Code(DeviceKind)
+
+# --- link layer (handled by firmware_bridge.link.Endpoint, never delivered) ----------------
+
+
+@message(0x01, sender=Role.STATION, device=None, control=True)
+@dataclass(frozen=True, slots=True)
+class Hello(Message):
+    """Station -> device: open a session. ``kind`` is the device the station expects.
+
+    Its layout never changes between protocol versions, so that a peer of another version
+    can still read it and refuse with a clear reason.
+    """
+
+    kind: Annotated[DeviceKind, _KIND]
+    session: Annotated[int, U32]
+    firmware: Annotated[str, Text(32)]
+    serial_number: Annotated[str, Text(32)]
+
+
+@message(0x02, sender=Role.DEVICE, device=None, control=True)
+@dataclass(frozen=True, slots=True)
+class HelloReply(Message):
+    """Device -> station: accept the session ``echo`` (the station's HELLO session)."""
+
+    kind: Annotated[DeviceKind, _KIND]
+    session: Annotated[int, U32]
+    echo: Annotated[int, U32]
+    firmware: Annotated[str, Text(32)]
+    serial_number: Annotated[str, Text(32)]
+
+
+@message(0x03, sender=None, device=None, control=True)
+@dataclass(frozen=True, slots=True)
+class Refused(Message):
+    """Either side: the peer's HELLO (session ``echo``) is refused, for ``reason``."""
+
+    echo: Annotated[int, U32]
+    reason: Annotated[str, Text(200)]
+
+
+@message(0x04, sender=None, device=None, control=True)
+@dataclass(frozen=True, slots=True)
+class Heartbeat(Message):
+    """Either side: I am alive (sent when nothing else was sent for a heartbeat interval)."""
+
+
+@message(0x05, sender=None, device=None, control=True)
+@dataclass(frozen=True, slots=True)
+class Ack(Message):
+    """Either side: carries only the header's ack field, when no other frame goes out."""
+
+
+@message(0x06, sender=Role.DEVICE, device=None, control=True)
+@dataclass(frozen=True, slots=True)
+class NoSession(Message):
+    """Device -> station: a frame arrived but the device has no session (it restarted)."""
+
+
+# --- shuffler -----------------------------------------------------------------------------
+
+
+class ShufflerState(IntEnum):
+    """What the shuffler is doing, as reported in :class:`ShufflerStatus`."""
+
+    IDLE = 1
+    SHUFFLING = 2
+    DONE = 3
+    JAMMED = 4
+    DOOR_OPEN = 5
+    ERROR = 6
+
+
+@message(0x10, sender=Role.STATION, device=DeviceKind.SHUFFLER)
+@dataclass(frozen=True, slots=True)
+class ShuffleCommand(Message):
+    """Station -> shuffler: shuffle a batch of ``decks`` decks (6 or 8 for Spanish 21)."""
+
+    decks: Annotated[int, UInt8(1, 16)]
+
+
+@message(0x11, sender=Role.STATION, device=DeviceKind.SHUFFLER)
+@dataclass(frozen=True, slots=True)
+class StatusQuery(Message):
+    """Station -> shuffler: report your status."""
+
+
+@message(0x12, sender=Role.DEVICE, device=DeviceKind.SHUFFLER)
+@dataclass(frozen=True, slots=True)
+class ShufflerStatus(Message):
+    """Shuffler -> station: current state and the card count of the current batch."""
+
+    state: Annotated[ShufflerState, Code(ShufflerState)]
+    card_count: Annotated[int, U16]
+
+
+@message(0x13, sender=Role.DEVICE, device=DeviceKind.SHUFFLER)
+@dataclass(frozen=True, slots=True)
+class ShuffleDoneReport(Message):
+    """Shuffler -> station: batch shuffled; ``per_rank[i]`` counts rank ``i + 1`` (10 too)."""
+
+    card_count: Annotated[int, U16]
+    per_rank: Annotated[tuple[int, ...], Counts(RANK_COUNT)]
+
+    @property
+    def composition(self) -> dict[int, int]:
+        """Cards per rank number 1..13 (the foreign rank 10 included)."""
+        return {rank: count for rank, count in enumerate(self.per_rank, start=1)}
+
+
+@message(0x14, sender=Role.DEVICE, device=DeviceKind.SHUFFLER)
+@dataclass(frozen=True, slots=True)
+class JamReport(Message):
+    """Shuffler -> station: cards jammed; the batch cannot be trusted."""
+
+
+@message(0x15, sender=Role.DEVICE, device=DeviceKind.SHUFFLER)
+@dataclass(frozen=True, slots=True)
+class DoorOpenReport(Message):
+    """Shuffler -> station: the shuffler's door is open (``open``) or closed again."""
+
+    open: Annotated[bool, Flag()]
+
+
+@message(0x16, sender=Role.DEVICE, device=DeviceKind.SHUFFLER)
+@dataclass(frozen=True, slots=True)
+class ShufflerErrorReport(Message):
+    """Shuffler -> station: a device-specific error ``code`` with a readable ``text``."""
+
+    code: Annotated[int, U8]
+    text: Annotated[str, Text(100)]
+
+
+# --- shoe ---------------------------------------------------------------------------------
+
+
+@message(0x20, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@dataclass(frozen=True, slots=True)
+class CardDrawnReport(Message):
+    """Shoe -> station: a card left the shoe: rank number 1..13 (10 = foreign) and suit."""
+
+    rank: Annotated[int, _RANK]
+    suit: Annotated[str, _SUIT]
+
+
+@message(0x21, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@dataclass(frozen=True, slots=True)
+class CoverCardReport(Message):
+    """Shoe -> station: the cover (cutting) card left the shoe."""
+
+
+@message(0x22, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@dataclass(frozen=True, slots=True)
+class ShoeLoadedReport(Message):
+    """Shoe -> station: a batch was loaded into the shoe."""
+
+
+@message(0x23, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@dataclass(frozen=True, slots=True)
+class ShoeEmptyReport(Message):
+    """Shoe -> station: the shoe holds no more cards."""
+
+
+# --- card reader --------------------------------------------------------------------------
+
+
+class PeekTargetCode(IntEnum):
+    """What the reader looks for, given the up card class."""
+
+    LOOKING_FOR_TEN = 1  # up card is an ace: a J/Q/K in the hole is blackjack
+    LOOKING_FOR_ACE = 2  # up card is J/Q/K: an ace in the hole is blackjack
+
+
+class PeekAnswerCode(IntEnum):
+    """The only answers a card reader gives; none tells the hole card's rank."""
+
+    BLACKJACK = 1
+    NO_BLACKJACK = 2
+    NO_CARD = 3
+    READ_ERROR = 4
+
+
+@message(0x30, sender=Role.STATION, device=DeviceKind.CARD_READER)
+@dataclass(frozen=True, slots=True)
+class PeekRequest(Message):
+    """Station -> reader: does the hole card give blackjack? ``request`` is echoed back."""
+
+    request: Annotated[int, U16]
+    target: Annotated[PeekTargetCode, Code(PeekTargetCode)]
+
+
+@message(0x31, sender=Role.DEVICE, device=DeviceKind.CARD_READER)
+@dataclass(frozen=True, slots=True)
+class PeekReply(Message):
+    """Reader -> station: the answer to request ``request``; never the rank."""
+
+    request: Annotated[int, U16]
+    answer: Annotated[PeekAnswerCode, Code(PeekAnswerCode)]
+
+
+# --- dealer panel -------------------------------------------------------------------------
+
+
+class LedModeCode(IntEnum):
+    """How a panel lamp is lit."""
+
+    OFF = 0
+    STEADY = 1
+    BLINK = 2
+
+
+class WagerSpotCode(IntEnum):
+    """Betting areas a seat sensor watches."""
+
+    MAIN = 1
+    MATCH = 2
+    INSURANCE = 3
+
+
+@message(0x40, sender=Role.STATION, device=DeviceKind.PANEL)
+@dataclass(frozen=True, slots=True)
+class LedCommand(Message):
+    """Station -> panel: set lamp ``led`` (numbered by the panel's wiring table)."""
+
+    led: Annotated[int, U8]
+    mode: Annotated[LedModeCode, Code(LedModeCode)]
+
+
+@message(0x41, sender=Role.DEVICE, device=DeviceKind.PANEL)
+@dataclass(frozen=True, slots=True)
+class ButtonReport(Message):
+    """Panel -> station: button ``button`` was pressed (True) or released (False)."""
+
+    button: Annotated[int, U8]
+    pressed: Annotated[bool, Flag()]
+
+
+@message(0x42, sender=Role.DEVICE, device=DeviceKind.PANEL)
+@dataclass(frozen=True, slots=True)
+class WagerSensorReport(Message):
+    """Panel -> station: a seat's wager sensor changed; ``cents`` when it can tell."""
+
+    seat: Annotated[int, UInt8(1, 7)]
+    spot: Annotated[WagerSpotCode, Code(WagerSpotCode)]
+    present: Annotated[bool, Flag()]
+    cents: Annotated[int | None, OptionalU32()]
+
+
+# --- diagnostics --------------------------------------------------------------------------
+
+
+@message(0x70, sender=None, device=None)
+@dataclass(frozen=True, slots=True)
+class EchoRequest(Message):
+    """Either side: please answer with an :class:`EchoReply` carrying ``data`` (link tests)."""
+
+    data: Annotated[bytes, Blob(200)]
+
+
+@message(0x71, sender=None, device=None)
+@dataclass(frozen=True, slots=True)
+class EchoReply(Message):
+    """Either side: the answer to an :class:`EchoRequest`."""
+
+    data: Annotated[bytes, Blob(200)]
