@@ -45,3 +45,7 @@ class LinkNotOpenError(TransportError, ConnectionError):
 
 class LinkWriteTimeoutError(TransportError, TimeoutError):
     """The device did not take the bytes within the write timeout."""
+
+
+class CommandError(DriverError, ValueError):
+    """A driver command was called with an argument the device cannot take."""

@@ -135,9 +135,10 @@ class SimulatedUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
         self._devices.append(device)
 
     def remove(self, device: SimulatedUsbDevice) -> None:
-        """Detach a device from the bus for good."""
+        """Detach a device from the bus for good; idempotent."""
         device.unplug()
-        self._devices.remove(device)
+        if device in self._devices:
+            self._devices.remove(device)
 
     # --- enumeration and descriptors ----------------------------------------------------
 
