@@ -151,12 +151,24 @@ class LinkedDevice(ABC):
     def link_down(self, error: TransportError) -> None:
         with self._lock:
             self._port_open = False
+            unconfirmed = self._endpoint.unconfirmed
+            # The session died with the port: commands now fail fast as "not connected"
+            # instead of waiting in a session that can never deliver them.
+            self._endpoint.reset(self._clock())
+            self._endpoint.data_to_send()  # the new HELLO goes out on the next link_up
             if isinstance(error, WrongDeviceError):
                 details = {f"expected_{k}": v for k, v in error.expected.items()}
                 details.update({f"found_{k}": v for k, v in error.found.items()})
                 self._refused(str(error), details)
             else:
                 self._lost(str(error))
+            if unconfirmed:
+                self._emit(
+                    DeviceFault(
+                        self.KIND,
+                        f"{unconfirmed} commands not confirmed before the link went down",
+                    )
+                )
 
     # --- for subclasses -------------------------------------------------------------------
 
