@@ -47,15 +47,7 @@ from firmware_bridge.frame import (
     encode_frame,
 )
 from firmware_bridge.handshake import PeerCheck
-from firmware_bridge.link import (
-    HEARTBEAT_INTERVAL,
-    MAX_TRIES,
-    RETRANSMIT_TIMEOUT,
-    SILENCE_TIMEOUT,
-    Endpoint,
-    LinkState,
-    Timing,
-)
+from firmware_bridge.link import Endpoint, LinkState
 from firmware_bridge.messages import (
     ButtonReport,
     CardDrawnReport,
@@ -81,15 +73,30 @@ from firmware_bridge.messages import (
     WagerSensorReport,
     WagerSpotCode,
 )
+from firmware_bridge.reliable import (
+    HEARTBEAT_INTERVAL,
+    HELLO_INTERVAL,
+    HELLO_TRIES,
+    MAX_PENDING,
+    MAX_TRIES,
+    RETRANSMIT_TIMEOUT,
+    SILENCE_TIMEOUT,
+    WINDOW,
+    Timing,
+)
 
 __all__ = [
     "HEARTBEAT_INTERVAL",
+    "HELLO_INTERVAL",
+    "HELLO_TRIES",
     "MAX_PAYLOAD",
+    "MAX_PENDING",
     "MAX_TRIES",
     "PROTOCOL_VERSION",
     "RETRANSMIT_TIMEOUT",
     "SILENCE_TIMEOUT",
     "SUPPORTED_VERSIONS",
+    "WINDOW",
     "ButtonReport",
     "CardDrawnReport",
     "CobsError",

@@ -371,6 +371,18 @@ def decode_message(type_id: int, payload: bytes) -> Message:
     return layout.decode(payload)
 
 
+def wire_fields(cls: type[Message]) -> list[tuple[str, WireType]]:
+    """The fields of message class ``cls`` in wire order, with their wire types.
+
+    Raises:
+        UnknownMessageError: ``cls`` is not a registered message.
+    """
+    layout = _BY_CLASS.get(cls)
+    if layout is None:
+        raise UnknownMessageError(f"{cls.__name__} is not in the message catalogue")
+    return list(zip(layout.names, [*layout.fixed_types, *layout.variable], strict=True))
+
+
 def catalogue() -> Sequence[type[Message]]:
     """Every registered message class, by type number."""
     return [_BY_TYPE[t].cls for t in sorted(_BY_TYPE)]

@@ -13,17 +13,13 @@ the link goes down and the unacked messages are reported in :class:`LinkDown`.
 from __future__ import annotations
 
 import random
-from collections import deque
-from dataclasses import dataclass
 from enum import Enum
-from typing import Final
 
 from firmware_bridge.codec import Message, Role, decode_message, encode_message
 from firmware_bridge.errors import (
     NotConnectedError,
     PayloadError,
     ProtocolError,
-    SendQueueFullError,
     VersionError,
 )
 from firmware_bridge.events import (
@@ -40,7 +36,6 @@ from firmware_bridge.events import (
 from firmware_bridge.frame import (
     DELIMITER,
     FLAG_RELIABLE,
-    PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
     Frame,
     FrameDecoder,
@@ -48,47 +43,12 @@ from firmware_bridge.frame import (
 )
 from firmware_bridge.handshake import PeerCheck, refusal_reason
 from firmware_bridge.messages import Ack, Heartbeat, Hello, HelloReply, NoSession, Refused
-
-#: Resend an unacked frame after this long. A 16-byte frame takes ~1.4 ms at 115200 baud
-#: and a USB bulk transfer ~1 ms, so 100 ms tolerates a busy host without needless resends.
-RETRANSMIT_TIMEOUT: Final = 0.1
-#: Sends of one frame (first send included) before the link is declared down.
-MAX_TRIES: Final = 5
-#: Send a heartbeat when nothing else went out for this long.
-HEARTBEAT_INTERVAL: Final = 1.0
-#: Declare the link down when nothing valid arrived for this long (three heartbeats).
-SILENCE_TIMEOUT: Final = 3.0
-#: The station resends HELLO this often, HELLO_TRIES times, before giving up.
-HELLO_INTERVAL: Final = 0.1
-HELLO_TRIES: Final = 30
-#: Reliable frames in flight at once; at most 127 so sequence numbers compare mod 256.
-WINDOW: Final = 8
-#: Reliable messages queued behind a full window before send() refuses more.
-MAX_PENDING: Final = 256
-
-
-@dataclass(frozen=True, slots=True)
-class Timing:
-    """Timeouts and limits of one endpoint; the defaults suit 115200-baud serial and USB."""
-
-    retransmit_timeout: float = RETRANSMIT_TIMEOUT
-    max_tries: int = MAX_TRIES
-    heartbeat_interval: float = HEARTBEAT_INTERVAL
-    silence_timeout: float = SILENCE_TIMEOUT
-    hello_interval: float = HELLO_INTERVAL
-    hello_tries: int = HELLO_TRIES
-    window: int = WINDOW
-    max_pending: int = MAX_PENDING
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.window <= 127:
-            raise ValueError(f"window {self.window} must be within 1..127")
-        if self.max_tries < 1 or self.hello_tries < 1 or self.max_pending < 0:
-            raise ValueError("tries must be at least 1 and max_pending at least 0")
-        if min(self.retransmit_timeout, self.heartbeat_interval, self.hello_interval) <= 0:
-            raise ValueError("intervals must be positive")
-        if self.silence_timeout <= self.heartbeat_interval:
-            raise ValueError("silence_timeout must exceed heartbeat_interval")
+from firmware_bridge.reliable import (
+    Arrival,
+    ReceiveSequence,
+    SendWindow,
+    Timing,
+)
 
 
 class LinkState(Enum):
@@ -99,16 +59,6 @@ class LinkState(Enum):
     CONNECTED = "connected"
     DOWN = "down"  # LinkDown reported; call reset()
     REFUSED = "refused"  # HandshakeRefused reported; call reset()
-
-
-@dataclass(slots=True)
-class _Outgoing:
-    seq: int
-    type_id: int
-    payload: bytes
-    message: Message
-    tries: int
-    sent_at: float
 
 
 class Endpoint:
@@ -122,6 +72,12 @@ class Endpoint:
             device kind are always checked.
         timing: timeouts and limits (:class:`Timing`).
         rng: source of session numbers; pass a seeded ``random.Random`` in tests.
+
+    Raises:
+        PayloadError: ``identity`` does not fit in a HELLO (texts over 32 bytes).
+
+    A device endpoint needs no ``reset`` after a LinkDown: it answers any new station
+    session. A station calls ``reset`` to try again (with whatever backoff it likes).
     """
 
     _state: LinkState
@@ -130,10 +86,8 @@ class Endpoint:
     _peer: Identity | None
     _outbox: list[Frame]
     _leading_delimiter: bool
-    _in_flight: deque[_Outgoing]
-    _pending: deque[Message]
-    _tx_next: int
-    _rx_expected: int
+    _window: SendWindow
+    _rx: ReceiveSequence
     _ack_due: bool
     _last_rx: float
     _last_tx: float
@@ -158,6 +112,9 @@ class Endpoint:
         self._check_peer = check_peer
         self._rng = rng or random.SystemRandom()
         self._decoder = FrameDecoder()
+        # Frames carry the identity's version: a test double can pose as a newer device.
+        self._version = identity.protocol_version
+        encode_message(Hello(identity.kind, 1, identity.firmware, identity.serial_number))
         self._events: list[LinkEvent] = []
         self._state = LinkState.IDLE
         self._now = 0.0
@@ -184,7 +141,7 @@ class Endpoint:
     @property
     def unconfirmed(self) -> int:
         """Reliable messages sent or queued and not yet acknowledged by the peer."""
-        return len(self._in_flight) + len(self._pending)
+        return len(self._window)
 
     def start(self, now: float) -> None:
         """Begin the first session: the station sends HELLO, the device waits for one."""
@@ -209,23 +166,24 @@ class Endpoint:
             PayloadError: a field out of range, or a link-layer message.
             SendQueueFullError: more than ``max_pending`` messages wait behind the window.
         """
-        if type(message).CONTROL:
-            raise PayloadError(f"{type(message).__name__} is sent by the endpoint itself")
-        if self._state is not LinkState.CONNECTED:
-            raise NotConnectedError(
-                f"cannot send {type(message).__name__}: link is {self._state.value}"
+        cls = type(message)
+        if cls.CONTROL:
+            raise PayloadError(f"{cls.__name__} is sent by the endpoint itself")
+        if cls.SENDER not in (None, self.role) or cls.DEVICE not in (None, self.identity.kind):
+            raise PayloadError(
+                f"a {self.role.value} on a {self.identity.kind.name_text} link "
+                f"does not send {cls.__name__}"
             )
+        if self._state is not LinkState.CONNECTED:
+            raise NotConnectedError(f"cannot send {cls.__name__}: link is {self._state.value}")
         type_id, payload = encode_message(message)
         self._now = now
         if not reliable:
             self._queue_frame(type_id, 0, 0, payload, now)
             return
-        if len(self._in_flight) >= self.timing.window:
-            if len(self._pending) >= self.timing.max_pending:
-                raise SendQueueFullError(f"{len(self._pending)} messages already wait for acks")
-            self._pending.append(message)
-            return
-        self._transmit_new(type_id, payload, message, now)
+        out = self._window.submit(type_id, payload, message, now)
+        if out is not None:
+            self._queue_frame(type_id, out.seq, FLAG_RELIABLE, payload, now)
 
     def receive_data(self, data: bytes, now: float) -> None:
         """Take bytes from the peer. Never raises: bad frames become FrameDropped events."""
@@ -242,7 +200,7 @@ class Endpoint:
         if self._ack_due and not self._outbox and self._state is LinkState.CONNECTED:
             self._queue_frame(Ack.TYPE_ID, 0, 0, b"", self._now)
         self._ack_due = False
-        out = b"".join(encode_frame(f._replace(ack=self._rx_expected)) for f in self._outbox)
+        out = b"".join(encode_frame(f._replace(ack=self._rx.expected)) for f in self._outbox)
         self.stats.frames_sent += len(self._outbox)
         self._outbox.clear()
         if out and self._leading_delimiter:
@@ -267,19 +225,14 @@ class Endpoint:
         if now - self._last_rx >= t.silence_timeout:
             self._link_down(f"peer silent for {now - self._last_rx:.2f} s")
             return
-        if self._in_flight and now >= self._in_flight[0].sent_at + t.retransmit_timeout:
-            oldest = self._in_flight[0]
-            if oldest.tries >= t.max_tries:
-                self._link_down(
-                    f"no ack for {type(oldest.message).__name__} (seq {oldest.seq}) "
-                    f"after {oldest.tries} tries"
-                )
-                return
-            for out in self._in_flight:  # go-back-N: resend everything unacked, in order
-                out.tries += 1
-                out.sent_at = now
-                self._queue_frame(out.type_id, out.seq, FLAG_RELIABLE, out.payload, now)
-                self.stats.retransmits += 1
+        oldest = self._window.expired(now)
+        if oldest is not None:
+            name = type(oldest.message).__name__
+            self._link_down(f"no ack for {name} (seq {oldest.seq}) after {oldest.tries} tries")
+            return
+        for out in self._window.resend(now):
+            self._queue_frame(out.type_id, out.seq, FLAG_RELIABLE, out.payload, now)
+            self.stats.retransmits += 1
         if now >= self._last_tx + t.heartbeat_interval:
             self._queue_frame(Heartbeat.TYPE_ID, 0, 0, b"", now)
 
@@ -291,9 +244,8 @@ class Endpoint:
         if self._state is not LinkState.CONNECTED:
             return None
         deadline = min(self._last_rx + t.silence_timeout, self._last_tx + t.heartbeat_interval)
-        if self._in_flight:
-            deadline = min(deadline, self._in_flight[0].sent_at + t.retransmit_timeout)
-        return deadline
+        resend = self._window.deadline()
+        return deadline if resend is None else min(deadline, resend)
 
     def events(self) -> list[LinkEvent]:
         """Drain and return the events reported since the last call, oldest first."""
@@ -310,10 +262,8 @@ class Endpoint:
         self._decoder.reset()
         self._outbox = []
         self._leading_delimiter = True
-        self._in_flight = deque()
-        self._pending = deque()
-        self._tx_next = 0
-        self._rx_expected = 0
+        self._window = SendWindow(self.timing)
+        self._rx = ReceiveSequence()
         self._ack_due = False
         self._last_rx = now
         self._last_tx = now
@@ -339,9 +289,7 @@ class Endpoint:
         self._events.append(Connected(peer))
 
     def _link_down(self, reason: str) -> None:
-        unconfirmed = tuple(o.message for o in self._in_flight) + tuple(self._pending)
-        self._in_flight.clear()
-        self._pending.clear()
+        unconfirmed = self._window.take_unconfirmed()
         self._outbox.clear()
         self._state = LinkState.DOWN
         self._events.append(LinkDown(reason, unconfirmed))
@@ -378,19 +326,19 @@ class Endpoint:
             self._link_down("device has no session (it restarted)")
             return
         self._last_rx = now
-        self._on_ack(frame.ack, now)
+        for out in self._window.on_ack(frame.ack, now):
+            self._queue_frame(out.type_id, out.seq, FLAG_RELIABLE, out.payload, now)
         if frame.type_id in (Heartbeat.TYPE_ID, Ack.TYPE_ID, NoSession.TYPE_ID):
             return
         if frame.reliable:
             self._ack_due = True
-            behind = (self._rx_expected - frame.seq) % 256
-            if behind:
-                if behind <= 128:
-                    self.stats.duplicates += 1
-                else:
-                    self.stats.out_of_order += 1
+            arrival = self._rx.arrive(frame.seq)
+            if arrival is Arrival.DUPLICATE:
+                self.stats.duplicates += 1
                 return
-            self._rx_expected = (self._rx_expected + 1) % 256
+            if arrival is Arrival.OUT_OF_ORDER:
+                self.stats.out_of_order += 1
+                return
         self._deliver(frame)
 
     def _deliver(self, frame: Frame) -> None:
@@ -409,22 +357,6 @@ class Endpoint:
     def _reject(self, reason: str, type_id: int) -> None:
         self.stats.rejected += 1
         self._events.append(MessageRejected(reason, type_id))
-
-    def _on_ack(self, ack: int, now: float) -> None:
-        if not self._in_flight:
-            return
-        acked = (ack - self._in_flight[0].seq) % 256
-        if not 0 < acked <= len(self._in_flight):
-            return  # stale or nonsense: nothing new acknowledged
-        for _ in range(acked):
-            self._in_flight.popleft()
-        if self._in_flight:
-            # The next-oldest frame gets a full timeout from now: its tries are unchanged.
-            self._in_flight[0].sent_at = max(self._in_flight[0].sent_at, now)
-        while self._pending and len(self._in_flight) < self.timing.window:
-            message = self._pending.popleft()
-            type_id, payload = encode_message(message)
-            self._transmit_new(type_id, payload, message, now)
 
     def _on_handshake(self, frame: Frame, now: float) -> None:
         try:
@@ -448,16 +380,19 @@ class Endpoint:
             self._drop(PayloadError(f"{type(msg).__name__} is not for a {self.role.value}"))
 
     def _on_hello(self, hello: Hello, version: int, now: float) -> None:
-        if self._state in (LinkState.IDLE, LinkState.DOWN):
+        if self._state is LinkState.IDLE:
             return
         peer = Identity(hello.kind, hello.firmware, hello.serial_number, version)
         if self._state is LinkState.CONNECTED and hello.session != self._peer_session:
             self._link_down("station started a new session")
-            self._begin(now)  # a device follows the station into its new session
+        if self._state is LinkState.DOWN:
+            if hello.session == self._peer_session:
+                return  # a late HELLO of the session that went down
+            self._begin(now)  # a device follows the station into any new session
         if self._state is LinkState.REFUSED and hello.session != self._refused_session:
             self._begin(now)
         if self._state is LinkState.HANDSHAKING:
-            reason = refusal_reason(self.identity, peer, self._check_peer)
+            reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
             if reason is not None:
                 self._refused_session = hello.session
                 self._refuse(reason, hello.session, peer, now)
@@ -476,7 +411,7 @@ class Endpoint:
         if self._state is not LinkState.HANDSHAKING or reply.echo != self._session:
             return  # a late duplicate, or an answer to an older HELLO
         peer = Identity(reply.kind, reply.firmware, reply.serial_number, version)
-        reason = refusal_reason(self.identity, peer, self._check_peer)
+        reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
         if reason is not None:
             self._peer = peer
             self._refuse(reason, reply.session, peer, now)
@@ -485,16 +420,10 @@ class Endpoint:
 
     # --- sending --------------------------------------------------------------------------
 
-    def _transmit_new(self, type_id: int, payload: bytes, message: Message, now: float) -> None:
-        seq = self._tx_next
-        self._tx_next = (seq + 1) % 256
-        self._in_flight.append(_Outgoing(seq, type_id, payload, message, 1, now))
-        self._queue_frame(type_id, seq, FLAG_RELIABLE, payload, now)
-
     def _queue_message(self, message: Message, now: float) -> None:
         type_id, payload = encode_message(message)
         self._queue_frame(type_id, 0, 0, payload, now)
 
     def _queue_frame(self, type_id: int, seq: int, flags: int, payload: bytes, now: float) -> None:
-        self._outbox.append(Frame(PROTOCOL_VERSION, type_id, seq, flags, 0, payload))
+        self._outbox.append(Frame(self._version, type_id, seq, flags, 0, payload))
         self._last_tx = now

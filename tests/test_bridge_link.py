@@ -7,20 +7,49 @@ drops, duplicates, corrupts and splits bytes, on a simulated clock.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+import pytest
 
 from firmware_bridge import (
+    PROTOCOL_VERSION,
     CardDrawnReport,
     Connected,
+    CoverCardReport,
     DeviceKind,
+    EchoRequest,
     Endpoint,
+    Frame,
+    FrameDropped,
+    HandshakeRefused,
     Identity,
+    LinkDown,
     LinkEvent,
     LinkState,
+    Message,
     MessageReceived,
+    MessageRejected,
+    NotConnectedError,
+    PayloadError,
+    PeekAnswerCode,
+    PeekReply,
+    PeekRequest,
+    PeekTargetCode,
+    PeerCheck,
     Role,
+    SendQueueFullError,
+    ShoeEmptyReport,
+    ShoeLoadedReport,
+    ShuffleCommand,
     Timing,
+    decode_frame,
+    encode_frame,
 )
+from firmware_bridge.frame import FLAG_RELIABLE
+from firmware_bridge.messages import Heartbeat
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -80,24 +109,34 @@ class Link:
 
     def __init__(
         self,
+        *,
         seed: int = 1,
         faults: Faults | None = None,
         timing: Timing | None = None,
         station_id: Identity = STATION_ID,
         device_id: Identity = SHOE_ID,
+        check_peer: PeerCheck | None = None,
     ) -> None:
         rng = random.Random(seed)
         self.now = 0.0
         self.station = Endpoint(
-            Role.STATION, station_id, timing=timing, rng=random.Random(rng.random())
+            Role.STATION,
+            station_id,
+            timing=timing,
+            rng=random.Random(rng.random()),
+            check_peer=check_peer,
         )
         self.device = Endpoint(
             Role.DEVICE, device_id, timing=timing, rng=random.Random(rng.random())
         )
-        self.to_device = Pipe(rng, faults or Faults())
-        self.to_station = Pipe(rng, faults or Faults())
+        self.to_device = Pipe(rng, replace(faults or Faults()))
+        self.to_station = Pipe(rng, replace(faults or Faults()))
         self.station_events: list[LinkEvent] = []
         self.device_events: list[LinkEvent] = []
+
+    def cut(self, cut: bool = True) -> None:
+        """Lose every byte both ways (an unplugged cable), or stop losing them."""
+        self.to_device.faults.drop = self.to_station.faults.drop = 1.0 if cut else 0.0
 
     def start(self) -> None:
         self.device.start(self.now)
@@ -138,8 +177,8 @@ class Link:
 # --- handshake ----------------------------------------------------------------------------
 
 
-def connected_link(**kwargs: object) -> Link:
-    link = Link(**kwargs)  # type: ignore[arg-type]
+def connected_link(**kwargs: Any) -> Link:
+    link = Link(**kwargs)
     link.start()
     link.advance(0.05)
     assert link.station.state is LinkState.CONNECTED
@@ -163,3 +202,362 @@ def test_reliable_messages_arrive_once_in_order() -> None:
     got = [e.message for e in link.station_events if isinstance(e, MessageReceived)]
     assert got == sent
     assert link.device.unconfirmed == 0
+
+
+def of_type(events: list[LinkEvent], cls: type[T]) -> list[T]:
+    return [e for e in events if isinstance(e, cls)]
+
+
+def received(events: list[LinkEvent]) -> list[Message]:
+    return [e.message for e in of_type(events, MessageReceived)]
+
+
+READER_STATION = Identity(DeviceKind.CARD_READER, "station-1.0", "TABLE-7")
+READER = Identity(DeviceKind.CARD_READER, "peek-1.4", "RDR-9")
+
+
+def test_request_and_answer_both_ways() -> None:
+    link = connected_link(station_id=READER_STATION, device_id=READER)
+    link.station.send(PeekRequest(7, PeekTargetCode.LOOKING_FOR_ACE), link.now)
+    link.advance(0.01)
+    assert received(link.device_events) == [PeekRequest(7, PeekTargetCode.LOOKING_FOR_ACE)]
+    link.device.send(PeekReply(7, PeekAnswerCode.NO_BLACKJACK), link.now)
+    link.advance(0.01)
+    assert received(link.station_events) == [PeekReply(7, PeekAnswerCode.NO_BLACKJACK)]
+
+
+def test_station_refuses_a_device_of_another_kind() -> None:
+    link = Link(station_id=READER_STATION, device_id=SHOE_ID)
+    link.start()
+    link.advance(0.5)
+    reason = "device kind mismatch: the station expects a card_reader, the device is a shoe"
+    # The device reads the station's HELLO first and refuses it with the same reason.
+    assert of_type(link.device_events, HandshakeRefused) == [
+        HandshakeRefused(reason, by_peer=False, peer=READER_STATION)
+    ]
+    assert of_type(link.station_events, HandshakeRefused) == [
+        HandshakeRefused(reason, by_peer=True, peer=None)
+    ]
+    assert link.station.state is link.device.state is LinkState.REFUSED
+    assert link.station.next_deadline() is None
+    with pytest.raises(NotConnectedError):
+        link.station.send(PeekRequest(1, PeekTargetCode.LOOKING_FOR_TEN), link.now)
+
+
+def test_station_refuses_an_unsupported_protocol_version() -> None:
+    future = replace(SHOE_ID, protocol_version=2)
+    link = Link(device_id=future)
+    link.start()
+    link.advance(0.5)
+    refused = of_type(link.station_events, HandshakeRefused)
+    reason = "protocol version 2 of the device is not supported (the station speaks version 1)"
+    assert refused == [HandshakeRefused(reason, by_peer=False, peer=future)]
+    assert of_type(link.device_events, HandshakeRefused)[0].reason == reason
+    assert link.device.state is LinkState.REFUSED
+    assert of_type(link.station_events, Connected) == []
+
+
+def test_caller_check_refuses_a_wrong_serial_number() -> None:
+    def only_shoe_7(peer: Identity) -> str | None:
+        return None if peer.serial_number == "SHOE-0007" else f"unknown shoe {peer.serial_number}"
+
+    link = Link(check_peer=only_shoe_7)
+    link.start()
+    link.advance(0.5)
+    assert of_type(link.station_events, HandshakeRefused) == [
+        HandshakeRefused("unknown shoe SHOE-0042", by_peer=False, peer=SHOE_ID)
+    ]
+    assert of_type(link.device_events, HandshakeRefused)[0].by_peer
+
+
+def test_send_is_checked() -> None:
+    link = Link()
+    with pytest.raises(NotConnectedError):
+        link.device.send(CoverCardReport(), link.now)
+    link = connected_link()
+    with pytest.raises(PayloadError):
+        link.station.send(Heartbeat(), link.now)  # link layer: the endpoint's own
+    with pytest.raises(PayloadError):
+        link.station.send(CardDrawnReport(1, "S"), link.now)  # a shoe sends cards
+    with pytest.raises(PayloadError):
+        link.device.send(PeekReply(1, PeekAnswerCode.BLACKJACK), link.now)  # not a reader
+    with pytest.raises(PayloadError):
+        link.device.send(CardDrawnReport(15, "S"), link.now)
+
+
+def test_lost_frames_are_resent_and_delivered_once() -> None:
+    link = connected_link()
+    link.to_station.faults.drop = 1.0
+    link.device.send(CardDrawnReport(5, "D"), link.now)
+    link.advance(0.25)  # the first send and two resends are lost
+    link.to_station.faults.drop = 0.0
+    link.advance(0.2)
+    assert received(link.station_events) == [CardDrawnReport(5, "D")]
+    assert link.device.stats.retransmits >= 2
+    assert link.device.unconfirmed == 0
+
+
+def test_lost_acks_make_duplicates_that_are_suppressed() -> None:
+    link = connected_link()
+    link.to_device.faults.drop = 1.0  # acks lost: the shoe resends what arrived
+    link.device.send(CardDrawnReport(5, "D"), link.now)
+    link.advance(0.25)
+    link.to_device.faults.drop = 0.0
+    link.advance(0.2)
+    assert received(link.station_events) == [CardDrawnReport(5, "D")]
+    assert link.station.stats.duplicates >= 2
+
+
+def test_no_ack_after_max_tries_is_link_down_listing_unconfirmed() -> None:
+    link = connected_link()
+    link.cut()
+    sent = [CardDrawnReport(2, "C"), CoverCardReport(), ShoeEmptyReport()]
+    start = link.now
+    for msg in sent:
+        link.device.send(msg, link.now)
+    link.advance(1.0)
+    downs = of_type(link.device_events, LinkDown)
+    assert downs == [
+        LinkDown("no ack for CardDrawnReport (seq 0) after 5 tries", tuple(sent)),
+    ]
+    assert link.device.state is LinkState.DOWN
+    assert link.device.stats.retransmits == 4 * len(sent)
+    assert link.device.next_deadline() is None
+    assert start + 0.5 <= link.now
+    with pytest.raises(NotConnectedError):
+        link.device.send(CoverCardReport(), link.now)
+
+
+def test_heartbeats_keep_a_quiet_link_up_and_silence_brings_it_down() -> None:
+    link = connected_link()
+    link.advance(10.0)
+    assert of_type(link.station_events, LinkDown) == []
+    assert link.station.stats.frames_sent >= 9  # HELLO + about one heartbeat a second
+    link.cut()
+    cut_at = link.now
+    link.advance(4.0)
+    for events in (link.station_events, link.device_events):
+        (down,) = of_type(events, LinkDown)
+        assert down.reason.startswith("peer silent for 3.0")
+    assert link.station.next_deadline() is None
+    assert cut_at + 3.0 <= link.now
+
+
+def test_station_gives_up_on_a_silent_device() -> None:
+    link = Link()
+    link.station.start(0.0)
+    assert link.station.next_deadline() == pytest.approx(0.1)
+    link.advance(5.0)
+    assert of_type(link.station_events, LinkDown) == [LinkDown("no answer to HELLO after 30 tries")]
+
+
+def test_sequence_numbers_wrap() -> None:
+    link = connected_link(timing=Timing(window=100, max_pending=1000))
+    sent = [CardDrawnReport(1 + i % 13, "SHDC"[i % 4]) for i in range(700)]
+    for msg in sent:
+        link.device.send(msg, link.now)
+    link.advance(2.0)
+    assert received(link.station_events) == sent
+
+
+def test_reset_after_link_down_starts_a_new_session() -> None:
+    link = connected_link()
+    link.cut()
+    link.advance(4.0)
+    link.cut(False)
+    link.station.reset(link.now)
+    link.advance(0.1)
+    assert link.station.connected and link.device.connected
+    assert len(of_type(link.device_events, Connected)) == 2
+    link.device.send(ShoeLoadedReport(), link.now)
+    link.advance(0.05)
+    assert received(link.station_events) == [ShoeLoadedReport()]
+
+
+def test_device_follows_a_station_that_starts_over() -> None:
+    link = connected_link()
+    link.device.send(CardDrawnReport(9, "S"), link.now)
+    link.station.reset(link.now)  # e.g. the daemon restarted
+    link.advance(0.1)
+    assert [type(e) for e in link.device_events] == [Connected, LinkDown, Connected]
+    assert link.station.connected and link.device.connected
+
+
+def test_station_notices_a_device_that_restarted() -> None:
+    link = connected_link()
+    link.device.reset(link.now)  # the device rebooted and lost its session
+    link.advance(1.5)  # the station's next heartbeat meets a device without a session
+    assert of_type(link.station_events, LinkDown) == [
+        LinkDown("device has no session (it restarted)")
+    ]
+    link.station.reset(link.now)
+    link.advance(0.1)
+    assert link.station.connected and link.device.connected
+
+
+def test_unreliable_messages_are_delivered_without_acks() -> None:
+    link = connected_link()
+    link.station.send(EchoRequest(b"ping"), link.now, reliable=False)
+    link.advance(0.01)
+    assert of_type(link.device_events, MessageReceived) == [
+        MessageReceived(EchoRequest(b"ping"), reliable=False)
+    ]
+    assert link.station.unconfirmed == 0
+
+
+def test_send_queue_is_bounded() -> None:
+    link = connected_link(timing=Timing(window=1, max_pending=2))
+    link.cut()
+    for _ in range(3):
+        link.device.send(CoverCardReport(), link.now)
+    with pytest.raises(SendQueueFullError):
+        link.device.send(CoverCardReport(), link.now)
+    assert link.device.unconfirmed == 3
+
+
+def raw_frame(type_id: int, payload: bytes, seq: int = 0) -> bytes:
+    return encode_frame(Frame(PROTOCOL_VERSION, type_id, seq, FLAG_RELIABLE, 0, payload))
+
+
+def test_intact_but_unacceptable_messages_are_acked_and_reported() -> None:
+    link = connected_link()
+    station = link.station
+    station.receive_data(raw_frame(ShuffleCommand.TYPE_ID, b"\x06", seq=0), link.now)
+    station.receive_data(raw_frame(CardDrawnReport.TYPE_ID, b"\x00S", seq=1), link.now)
+    station.receive_data(raw_frame(0xEE, b"", seq=2), link.now)
+    events = station.events()
+    assert [type(e) for e in events] == [MessageRejected] * 3
+    assert "ShuffleCommand is not a message this peer may send" in events[0].reason  # type: ignore[union-attr]
+    assert station.stats.rejected == 3
+    out = decode_frame(station.data_to_send()[:-1])
+    assert out.ack == 3  # all three were taken in sequence: the shoe will not resend them
+
+
+def test_bad_bytes_are_dropped_and_counted() -> None:
+    link = connected_link()
+    station = link.station
+    station.receive_data(b"line noise\x00", link.now)
+    future = encode_frame(Frame(9, CoverCardReport.TYPE_ID, 0, FLAG_RELIABLE, 0, b""))
+    station.receive_data(future, link.now)
+    events = station.events()
+    assert [e.error for e in of_type(events, FrameDropped)] == ["CobsError", "VersionError"]
+    assert station.stats.dropped == 2
+    assert station.stats.drops_by_reason == {"CobsError": 1, "VersionError": 1}
+    assert station.connected
+
+
+def test_frames_outside_a_session_are_dropped() -> None:
+    station = Endpoint(Role.STATION, STATION_ID, rng=random.Random(3))
+    station.start(0.0)
+    station.receive_data(raw_frame(CoverCardReport.TYPE_ID, b""), 0.0)
+    assert [e.error for e in of_type(station.events(), FrameDropped)] == ["NotConnectedError"]
+    assert station.state is LinkState.HANDSHAKING
+
+
+def test_first_bytes_of_a_session_flush_the_peer_decoder() -> None:
+    station = Endpoint(Role.STATION, STATION_ID, rng=random.Random(3))
+    station.start(0.0)
+    assert station.data_to_send()[:1] == b"\x00"
+    station.tick(0.2)
+    assert station.data_to_send()[:1] != b"\x00"
+
+
+def test_identity_must_fit_in_a_hello() -> None:
+    with pytest.raises(PayloadError):
+        Endpoint(Role.DEVICE, Identity(DeviceKind.SHOE, "v" * 40, "S1"))
+    with pytest.raises(ValueError, match="window"):
+        Timing(window=200)
+
+
+# --- lossy channel ------------------------------------------------------------------------
+
+
+def check_direction(
+    sent: list[Message], sender: list[LinkEvent], receiver: list[LinkEvent]
+) -> bool:
+    """Every message arrived once and in order, or the sender reported it in LinkDown.
+
+    Returns whether the sender's link went down.
+    """
+    got = received(receiver)
+    assert got == sent[: len(got)], "a message was duplicated, reordered or skipped"
+    downs = of_type(sender, LinkDown)
+    if not downs:
+        assert got == sent, "a message was silently lost"
+        return False
+    unconfirmed = list(downs[0].unconfirmed)
+    # Unconfirmed messages are the tail of what was sent; the first ones may have arrived
+    # with their acks lost, but none before them is missing.
+    assert unconfirmed == sent[len(sent) - len(unconfirmed) :]
+    assert len(sent) - len(unconfirmed) <= len(got), "a message was silently lost"
+    return True
+
+
+def run_traffic(
+    link: Link, count: int, interval: float = 0.002
+) -> tuple[list[Message], list[Message]]:
+    """Both sides send ``count`` distinct reliable messages; run until all are acked or a
+    side reports LinkDown. Returns what each side sent (station's, device's)."""
+    link.start()
+    link.advance(3.5)
+    assert link.station.connected, "no handshake"
+    by_station: list[Message] = []
+    by_device: list[Message] = []
+    deadline = link.now + count * interval * 20
+    while link.now < deadline:
+        if of_type(link.station_events, LinkDown) or of_type(link.device_events, LinkDown):
+            # The other side sees no more acks or heartbeats: let it report too.
+            link.advance(4.0)
+            break
+        for endpoint, sent in ((link.station, by_station), (link.device, by_device)):
+            # Senders hold back while 32 messages wait for acks (as a driver would).
+            if len(sent) < count and endpoint.connected and endpoint.unconfirmed < 32:
+                msg = EchoRequest(b"%d" % len(sent))
+                endpoint.send(msg, link.now)
+                sent.append(msg)
+        if len(by_station) == len(by_device) == count and not (
+            link.station.unconfirmed or link.device.unconfirmed
+        ):
+            link.advance(0.05)  # let the last acks and deliveries land
+            break
+        link.advance(interval)
+    return by_station, by_device
+
+
+def test_lossy_channel_delivers_everything_exactly_once_in_order() -> None:
+    faults = Faults(drop=0.03, duplicate=0.03, corrupt=0.03, split=0.3)
+    link = Link(seed=2026, faults=faults)
+    by_station, by_device = run_traffic(link, 3000)
+    assert len(by_station) == len(by_device) == 3000
+    assert not check_direction(by_station, link.station_events, link.device_events)
+    assert not check_direction(by_device, link.device_events, link.station_events)
+    # The channel really was hostile: every fault path was taken.
+    stats = [link.station.stats, link.device.stats]
+    assert sum(s.retransmits for s in stats) > 50
+    assert sum(s.duplicates for s in stats) > 50
+    assert sum(s.drops_by_reason.get("CrcError", 0) for s in stats) > 10
+    assert sum(s.drops_by_reason.get("CobsError", 0) for s in stats) > 10
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hostile_channel_loses_nothing_silently(seed: int) -> None:
+    faults = Faults(drop=0.25, duplicate=0.1, corrupt=0.15, split=0.5)
+    timing = Timing(hello_tries=1000)  # the handshake itself must get through
+    link = Link(seed=seed, faults=faults, timing=timing)
+    by_station, by_device = run_traffic(link, 400)
+    check_direction(by_station, link.station_events, link.device_events)
+    check_direction(by_device, link.device_events, link.station_events)
+
+
+def test_hostile_channel_does_bring_links_down() -> None:
+    # Guards the test above: with this much loss some runs must end in LinkDown, or the
+    # LinkDown branch of check_direction would never be exercised.
+    faults = Faults(drop=0.25, duplicate=0.1, corrupt=0.15, split=0.5)
+    downs = 0
+    for seed in range(6):
+        link = Link(seed=seed, faults=faults, timing=Timing(hello_tries=1000))
+        run_traffic(link, 400)
+        downs += bool(
+            of_type(link.station_events, LinkDown) + of_type(link.device_events, LinkDown)
+        )
+    assert downs >= 2

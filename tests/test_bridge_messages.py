@@ -1,0 +1,195 @@
+"""Tests of the message catalogue (firmware_bridge.messages, laid out by codec)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from firmware_bridge import (
+    CardDrawnReport,
+    DeviceKind,
+    Message,
+    PayloadError,
+    PeekAnswerCode,
+    PeekReply,
+    PeekRequest,
+    PeekTargetCode,
+    ShuffleCommand,
+    ShuffleDoneReport,
+    UnknownMessageError,
+    WagerSensorReport,
+    WagerSpotCode,
+    catalogue,
+    decode_message,
+    encode_message,
+)
+from firmware_bridge.codec import (
+    Blob,
+    Code,
+    Counts,
+    Flag,
+    Letter,
+    OptionalU32,
+    Text,
+    UInt,
+    WireType,
+    wire_fields,
+)
+from firmware_bridge.messages import Hello
+
+
+def strategy_for(wt: WireType) -> st.SearchStrategy[Any]:
+    """Every valid value of one wire type."""
+    if isinstance(wt, UInt):
+        return st.integers(wt.lo, wt.hi)
+    if isinstance(wt, Flag):
+        return st.booleans()
+    if isinstance(wt, Code):
+        return st.sampled_from(list(wt.enum))
+    if isinstance(wt, Letter):
+        return st.sampled_from(list(wt.allowed))
+    if isinstance(wt, OptionalU32):
+        return st.none() | st.integers(0, OptionalU32.NONE - 1)
+    if isinstance(wt, Counts):
+        return st.tuples(*[st.integers(0, 0xFFFF)] * wt.n)
+    if isinstance(wt, Text):
+        return st.text(max_size=wt.max_len).filter(lambda t: len(t.encode()) <= wt.max_len)
+    if isinstance(wt, Blob):
+        return st.binary(max_size=wt.max_len)
+    raise AssertionError(f"no strategy for {wt!r}")
+
+
+def messages_of(cls: type[Message]) -> st.SearchStrategy[Message]:
+    return st.builds(cls, **{name: strategy_for(wt) for name, wt in wire_fields(cls)})
+
+
+ALL = catalogue()
+
+
+def test_catalogue_covers_every_device() -> None:
+    names = {cls.__name__ for cls in ALL}
+    assert {
+        "ShuffleCommand",
+        "StatusQuery",
+        "ShufflerStatus",
+        "ShuffleDoneReport",
+        "JamReport",
+        "DoorOpenReport",
+        "ShufflerErrorReport",
+        "CardDrawnReport",
+        "CoverCardReport",
+        "ShoeLoadedReport",
+        "ShoeEmptyReport",
+        "PeekRequest",
+        "PeekReply",
+        "LedCommand",
+        "ButtonReport",
+        "WagerSensorReport",
+    } <= names
+    assert len({cls.TYPE_ID for cls in ALL}) == len(ALL)
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+@given(data=st.data())
+def test_every_message_round_trips(cls: type[Message], data: st.DataObject) -> None:
+    msg = data.draw(messages_of(cls))
+    type_id, payload = encode_message(msg)
+    assert type_id == cls.TYPE_ID
+    assert decode_message(type_id, payload) == msg
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+@given(data=st.data())
+def test_truncated_or_padded_payloads_are_refused(cls: type[Message], data: st.DataObject) -> None:
+    msg = data.draw(messages_of(cls))
+    type_id, payload = encode_message(msg)
+    with pytest.raises(PayloadError):
+        decode_message(type_id, payload + data.draw(st.binary(min_size=1, max_size=4)))
+    if payload:
+        with pytest.raises(PayloadError):
+            decode_message(type_id, payload[: data.draw(st.integers(0, len(payload) - 1))])
+
+
+def test_foreign_ten_is_representable() -> None:
+    msg = CardDrawnReport(10, "H")
+    assert decode_message(*encode_message(msg)) == msg
+    assert encode_message(msg) == (0x20, b"\x0aH")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        CardDrawnReport(0, "S"),
+        CardDrawnReport(14, "S"),
+        CardDrawnReport(1, "X"),
+        CardDrawnReport(1, "SS"),
+        ShuffleCommand(0),
+        WagerSensorReport(8, WagerSpotCode.MAIN, True, None),
+        WagerSensorReport(1, WagerSpotCode.MAIN, 1, None),  # type: ignore[arg-type]
+        WagerSensorReport(1, WagerSpotCode.MAIN, True, -5),
+        WagerSensorReport(1, 1, True, None),  # type: ignore[arg-type]
+        ShuffleDoneReport(384, (32,) * 12),
+        PeekRequest(70000, PeekTargetCode.LOOKING_FOR_ACE),
+        Hello(DeviceKind.SHOE, 1, "x" * 33, "serial"),
+    ],
+    ids=repr,
+)
+def test_out_of_range_values_are_refused_on_encode(bad: Message) -> None:
+    with pytest.raises(PayloadError):
+        encode_message(bad)
+
+
+@pytest.mark.parametrize(
+    ("type_id", "payload"),
+    [
+        (0x20, b"\x00S"),  # rank 0
+        (0x20, b"\x0eS"),  # rank 14
+        (0x20, b"\x01s"),  # lower-case suit
+        (0x31, b"\x00\x01\x09"),  # answer code 9
+        (0x15, b"\x02"),  # boolean 2
+        (0x16, b"\x01\x05ab"),  # text length overruns
+        (0x16, b"\x01\x02\xff\xfe"),  # text not UTF-8
+    ],
+)
+def test_bad_payloads_are_refused_on_decode(type_id: int, payload: bytes) -> None:
+    with pytest.raises(PayloadError):
+        decode_message(type_id, payload)
+
+
+def test_unknown_types_are_refused() -> None:
+    with pytest.raises(UnknownMessageError):
+        decode_message(0xEE, b"")
+
+    class NotInCatalogue(Message):
+        __slots__ = ()
+
+    with pytest.raises(UnknownMessageError):
+        encode_message(NotInCatalogue())
+
+
+def test_no_card_reader_message_can_carry_the_hole_card() -> None:
+    # PA 635a.7(g), NJ 13:69F-19.7(i): the reader tells blackjack or not, never the rank.
+    reader = [c for c in ALL if c.DEVICE is DeviceKind.CARD_READER]
+    assert {c.__name__ for c in reader} == {"PeekRequest", "PeekReply"}
+    assert [n for n, _ in wire_fields(PeekReply)] == ["request", "answer"]
+    assert {a.name for a in PeekAnswerCode} == {
+        "BLACKJACK",
+        "NO_BLACKJACK",
+        "NO_CARD",
+        "READ_ERROR",
+    }
+    for cls in reader:
+        for name, wt in wire_fields(cls):
+            assert not isinstance(wt, (Letter, Text, Blob)), name
+            assert "rank" not in name and "card" not in name
+
+
+def test_shuffle_done_composition_counts_rank_ten() -> None:
+    counts = tuple(24 if r != 10 else 0 for r in range(1, 14))
+    done = ShuffleDoneReport(288, counts)
+    assert done.composition[10] == 0
+    assert done.composition[1] == 24
+    assert decode_message(*encode_message(done)) == done
