@@ -32,6 +32,7 @@ class SerialSettings:
     baudrate: int = 115200
     write_timeout: float = 0.5  # seconds a write may wait for the device to drain
     exclusive: bool = True
+    rtscts: bool = False  # hardware flow control, where the adapter wires RTS/CTS
 
     def __post_init__(self) -> None:
         if not self.port:
@@ -74,6 +75,7 @@ class SerialTransport(ThreadedTransport):
             timeout=self._tick_interval,
             write_timeout=self.settings.write_timeout,
             exclusive=self.settings.exclusive,
+            rtscts=self.settings.rtscts,
         )
         port.port = path
         try:

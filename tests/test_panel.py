@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import queue
+import re
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -205,3 +207,17 @@ def test_unclaimable_pin_is_a_fault_event(
     assert isinstance(event, DeviceFault)
     assert "99" in event.reason
     driver.close()
+
+
+def test_wiring_table_in_the_docs_matches_the_default_pins() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "hardware.md").read_text()
+    rows = dict(
+        re.findall(r"^\| (?:lamp|button|supervisor) ([a-z /]+?)(?: switch)? \| (\d+) \|", doc, re.M)
+    )
+    wired = {
+        **{led.value.replace("_", " "): pin for led, pin in DEFAULT_PINS.leds.items()},
+        **{b.value.replace("_", " "): pin for b, pin in DEFAULT_PINS.buttons.items()},
+        "key": DEFAULT_PINS.supervisor_key,
+    }
+    wired["next / stand"] = wired.pop("next")
+    assert {name: int(pin) for name, pin in rows.items()} == wired

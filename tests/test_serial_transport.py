@@ -185,3 +185,23 @@ def test_settings_are_checked() -> None:
         SerialSettings("")
     with pytest.raises(DriverConfigError):
         SerialSettings("/dev/ttyUSB0", baudrate=0)
+
+
+def test_hardware_flow_control_setting_opens(tmp_path: Path) -> None:
+    recorder = Recorder()
+    device = DeviceEnd(tmp_path / "ttyFlow")
+    device.port.plug()
+    transport = SerialTransport(SerialSettings(str(device.port.path), rtscts=True), recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        transport.write(b"ok")
+        assert device.read_exactly(2) == b"ok"
+    finally:
+        transport.close()
+        device.port.close()
+
+
+def test_backoff_doubles_up_to_the_cap() -> None:
+    delays = Backoff(initial=0.05, factor=2.0, cap=0.3).delays()
+    assert [next(delays) for _ in range(6)] == [0.05, 0.1, 0.2, 0.3, 0.3, 0.3]
