@@ -1,107 +1,52 @@
-"""Shared fixtures: recording stand-ins for the hal interfaces and an in-memory journal.
+"""Shared fixtures: a test that leaks a thread or an open file descriptor fails.
 
-The procedure's unit tests drive a :class:`~controller.procedure.Table` with events directly
-(no hardware, no threads, no sleeps); the HIL suite runs the real drivers and doubles.
+Modelled on pymodbus's autouse health check: drivers own reader threads and ports, and a
+leak in a test is a leak in the daemon.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Iterator
 
 import pytest
 
-from controller.procedure import Table, TableDevices, TableSettings
-from controller.rules.profiles import get_profile
-from drivers.hal import Led, LedMode, PeekTarget
+#: Threads that finish on their own get this long to end after the test (not a device wait).
+_SETTLE_SECONDS = 2.0
 
 
-@dataclass
-class JournalRow:
-    kind: str
-    data: Mapping[str, Any]
-    round_no: int | None
+def _open_fds() -> set[str]:
+    fds = set()
+    for fd in os.listdir("/proc/self/fd"):
+        # The listdir's own fd is gone by the time it is read.
+        with contextlib.suppress(OSError):
+            fds.add(f"{fd}->{os.readlink(f'/proc/self/fd/{fd}')}")
+    return fds
 
 
-@dataclass
-class ListJournal:
-    """Keeps journal rows in memory, in order."""
-
-    rows: list[JournalRow] = field(default_factory=list)
-
-    def append(self, kind: str, data: Mapping[str, Any], round_no: int | None = None) -> int:
-        self.rows.append(JournalRow(kind, dict(data), round_no))
-        return len(self.rows)
-
-    def kinds(self) -> list[str]:
-        return [r.kind for r in self.rows]
-
-    def of(self, kind: str) -> list[JournalRow]:
-        return [r for r in self.rows if r.kind == kind]
-
-
-@dataclass
-class RecordingShuffler:
-    commands: list[int] = field(default_factory=list)
-
-    def start(self) -> None: ...
-
-    def close(self) -> None: ...
-
-    def shuffle(self, decks: int) -> None:
-        self.commands.append(decks)
-
-
-@dataclass
-class RecordingReader:
-    checks: list[PeekTarget] = field(default_factory=list)
-
-    def start(self) -> None: ...
-
-    def close(self) -> None: ...
-
-    def check(self, target: PeekTarget) -> None:
-        self.checks.append(target)
-
-
-@dataclass
-class RecordingPanel:
-    shown: list[dict[Led, LedMode]] = field(default_factory=list)
-
-    def start(self) -> None: ...
-
-    def close(self) -> None: ...
-
-    def show(self, lamps: Mapping[Led, LedMode]) -> None:
-        self.shown.append(dict(lamps))
-
-    @property
-    def lamps(self) -> dict[Led, LedMode]:
-        return self.shown[-1] if self.shown else {}
-
-
-@dataclass
-class Rig:
-    table: Table
-    journal: ListJournal
-    shuffler: RecordingShuffler
-    reader: RecordingReader
-    panel: RecordingPanel
-
-
-def make_rig(profile: str = "PA", decks: int = 6, **options: Any) -> Rig:
-    prof = get_profile(profile)
-    if options:
-        prof = prof.with_options(**options)
-    journal = ListJournal()
-    shuffler, reader, panel = RecordingShuffler(), RecordingReader(), RecordingPanel()
-    table = Table(TableSettings(prof, decks), TableDevices(shuffler, panel, reader), journal)
-    return Rig(table, journal, shuffler, reader, panel)
-
-
-@pytest.fixture
-def rig() -> Iterator[Rig]:
-    made = make_rig()
-    yield made
-    made.table.close()
+@pytest.fixture(autouse=True)
+def no_leaks() -> Iterator[None]:
+    """Fail the test if it leaves threads running or file descriptors open."""
+    threads_before = set(threading.enumerate())
+    fds_before = _open_fds()
+    yield
+    deadline = time.monotonic() + _SETTLE_SECONDS
+    while True:
+        leaked_threads = [
+            t for t in threading.enumerate() if t not in threads_before and t.is_alive()
+        ]
+        leaked_fds = _open_fds() - fds_before
+        if not leaked_threads and not leaked_fds:
+            return
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    problems = []
+    if leaked_threads:
+        problems.append("threads: " + ", ".join(t.name for t in leaked_threads))
+    if leaked_fds:
+        problems.append("fds: " + ", ".join(sorted(leaked_fds)))
+    pytest.fail("test leaked " + "; ".join(problems))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import Rig, make_rig
+from table_support import Rig, make_rig
 
 from controller.faults import FaultCode
 from controller.holecard import check_commitment

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import structlog
-from conftest import ListJournal, make_rig
+from table_support import ListJournal, make_rig
 from test_procedure import full_batch
 
 from controller.holecard import check_commitment

@@ -1,0 +1,90 @@
+"""Shoe link latency: the shoe double writes a card frame on the pty -> CardDrawn reaches
+the consumer (the thread that owns the controller's event queue).
+
+Runs the real ShoeDriver (pyserial, reader thread, firmware_bridge endpoint) against the
+ShoeDouble across a real pseudo-terminal, one card at a time, with the protocol's default
+timers. Prints p50 / p99 / max over N cards (default 10,000).
+
+    .venv/bin/python bench/link_latency.py [--cards N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import queue
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import structlog
+
+from controller.rules.cards import ALL_CARDS, Card
+from drivers.device_link import ExpectedDevice
+from drivers.hal import CardDrawn, DeviceConnected, DeviceEvent, ShoeLoaded
+from drivers.shoe import ShoeDriver
+from drivers.simulated.shoe import ShoeDouble
+
+SERIAL = "SHOE-BENCH"
+
+
+def wait_for(events: queue.Queue[DeviceEvent], kind: type) -> DeviceEvent:
+    while True:
+        event = events.get(timeout=10)
+        if isinstance(event, kind):
+            return event
+
+
+def run(cards: int) -> list[float]:
+    """Latencies in milliseconds of ``cards`` cards."""
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    with tempfile.TemporaryDirectory() as tmp:
+        double = ShoeDouble(Path(tmp) / "shoe", SERIAL)
+        driver = ShoeDriver(double.settings, events.put, ExpectedDevice(SERIAL))
+        driver.start()
+        try:
+            wait_for(events, DeviceConnected)
+            latencies: list[float] = []
+            decks = 0
+            while len(latencies) < cards:
+                batch = [card for card in ALL_CARDS for _ in range(8)]
+                random.Random(decks).shuffle(batch)
+                double.load(batch, cover_at=None)
+                decks += 1
+                wait_for(events, ShoeLoaded)
+                while double.remaining and len(latencies) < cards:
+                    start = time.perf_counter_ns()
+                    dealt = double.deal()
+                    event = events.get(timeout=10)
+                    end = time.perf_counter_ns()
+                    if not isinstance(event, CardDrawn) or not isinstance(dealt, Card):
+                        raise SystemExit(f"unexpected {event!r} for {dealt!r}")
+                    if event.card != dealt:
+                        raise SystemExit(f"dealt {dealt}, station saw {event.card}")
+                    latencies.append((end - start) / 1e6)
+            return latencies
+        finally:
+            driver.close()
+            double.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cards", type=int, default=10_000, help="cards to deal (10000)")
+    args = parser.parse_args()
+    # Quiet the drivers' info lines: only the figures go to stdout.
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    if args.cards < 100:
+        parser.error("--cards must be at least 100 for a p99")
+    latencies = run(args.cards)
+    cuts = statistics.quantiles(latencies, n=100)
+    print(f"shoe link latency, {len(latencies)} cards (pty -> pyserial -> bridge -> queue)")
+    print(f"  p50  {cuts[49]:.3f} ms")
+    print(f"  p99  {cuts[98]:.3f} ms")
+    print(f"  max  {max(latencies):.3f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""The station side of one device link: a ``firmware_bridge.Endpoint`` over a transport.
+
+``LinkedDevice`` is the part the shuffler, shoe and card reader drivers share. It listens
+to its transport (:class:`drivers.transport.LinkListener`), feeds bytes and the clock to the
+sans-I/O endpoint, writes what the endpoint wants sent, and turns what the endpoint reports
+into ``drivers.hal`` events:
+
+* handshake done and identity accepted -> ``DeviceConnected``;
+* port lost, peer silent, tries exhausted -> one ``DeviceLost`` per outage (the endpoint
+  starts a new session at once and the transport reopens the port with backoff);
+* identity refused (kind, serial number, protocol version) -> ``DeviceFault`` naming what
+  was expected and what was found; retried every ``refusal_retry`` seconds in case the
+  right device is plugged in;
+* device messages -> the subclass's ``_on_message``.
+
+Frames dropped for a bad CRC or framing are recovered by retransmission and only counted
+(``stats``): line noise must not stop play, a link that stays bad ends in ``DeviceLost``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import Enum
+from typing import ClassVar
+
+import structlog
+
+import firmware_bridge as fb
+from drivers.errors import TransportError, WrongDeviceError
+from drivers.hal import DeviceConnected, DeviceEvent, DeviceFault, DeviceKind, DeviceLost, EventSink
+from drivers.transport import ThreadedTransport
+
+log = structlog.get_logger(__name__)
+
+STATION_FIRMWARE = "dealer-station 0.1.0"
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedDevice:
+    """What configuration says is at the other end of a link.
+
+    ``protocol_version`` None accepts any version this station speaks.
+    """
+
+    serial_number: str
+    protocol_version: int | None = None
+
+
+class _Status(Enum):
+    STARTING = "starting"
+    CONNECTED = "connected"
+    LOST = "lost"
+    REFUSED = "refused"
+
+
+def bridge_kind(kind: DeviceKind) -> fb.DeviceKind:
+    """The wire code of a ``drivers.hal.DeviceKind``."""
+    return fb.DeviceKind[kind.name]
+
+
+class LinkedDevice(ABC):
+    """Base of the drivers that speak ``firmware_bridge`` (see the module docstring)."""
+
+    KIND: ClassVar[DeviceKind]
+
+    def __init__(
+        self,
+        sink: EventSink,
+        expected: ExpectedDevice,
+        *,
+        station_id: str = "station",
+        timing: fb.Timing | None = None,
+        refusal_retry: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._sink = sink
+        self.expected = expected
+        self._clock = clock
+        self._refusal_retry = refusal_retry
+        self._lock = threading.RLock()
+        self._endpoint = fb.Endpoint(
+            fb.Role.STATION,
+            fb.Identity(bridge_kind(self.KIND), STATION_FIRMWARE, station_id),
+            check_peer=self._check_peer,
+            timing=timing,
+        )
+        self._status = _Status.STARTING
+        self._last_fault: str | None = None
+        self._port_open = False
+        self._restart_at: float | None = None
+        self._transport: ThreadedTransport | None = None
+
+    # --- Device protocol ------------------------------------------------------------------
+
+    @property
+    @abstractmethod
+    def transport(self) -> ThreadedTransport:
+        """The transport this driver listens to."""
+
+    def start(self) -> None:
+        """Open the link and begin delivering events; a missing device is ``DeviceLost``."""
+        self.transport.start()
+
+    def close(self) -> None:
+        """Stop the reader thread and release the port; idempotent."""
+        self.transport.close()
+
+    @property
+    def connected(self) -> bool:
+        """Whether the device completed its handshake and was accepted."""
+        return self._status is _Status.CONNECTED
+
+    @property
+    def stats(self) -> fb.LinkStats:
+        """The endpoint's live counters (frames, retransmits, duplicates, drops)."""
+        return self._endpoint.stats
+
+    # --- LinkListener (transport's reader thread) -----------------------------------------
+
+    def link_up(self, description: str) -> None:
+        with self._lock:
+            self._port_open = True
+            self._restart_at = None
+            self._endpoint.start(self._clock())
+            self._flush()
+
+    def link_data(self, data: bytes) -> None:
+        with self._lock:
+            self._endpoint.receive_data(data, self._clock())
+            self._drain()
+            self._flush()
+
+    def link_tick(self) -> None:
+        with self._lock:
+            if not self._port_open:
+                return
+            now = self._clock()
+            if self._restart_at is not None and now >= self._restart_at:
+                self._restart_at = None
+                self._endpoint.reset(now)
+            deadline = self._endpoint.next_deadline()
+            if deadline is not None and now >= deadline:
+                self._endpoint.tick(now)
+                self._drain()
+            self._flush()
+
+    def link_down(self, error: TransportError) -> None:
+        with self._lock:
+            self._port_open = False
+            unconfirmed = self._endpoint.unconfirmed
+            # The session died with the port: commands now fail fast as "not connected"
+            # instead of waiting in a session that can never deliver them.
+            self._endpoint.reset(self._clock())
+            self._endpoint.data_to_send()  # the new HELLO goes out on the next link_up
+            if isinstance(error, WrongDeviceError):
+                details = {f"expected_{k}": v for k, v in error.expected.items()}
+                details.update({f"found_{k}": v for k, v in error.found.items()})
+                self._refused(str(error), details)
+            else:
+                self._lost(str(error))
+            if unconfirmed:
+                self._emit(
+                    DeviceFault(
+                        self.KIND,
+                        f"{unconfirmed} commands not confirmed before the link went down",
+                    )
+                )
+
+    # --- for subclasses -------------------------------------------------------------------
+
+    @abstractmethod
+    def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
+        """Turn one message from the device into hal events."""
+
+    def _on_rejected(self, reason: str, type_id: int) -> DeviceEvent:
+        """A message arrived intact but could not be accepted."""
+        return DeviceFault(self.KIND, f"unreadable message from the device: {reason}")
+
+    def _on_unconfirmed(self, messages: tuple[fb.Message, ...]) -> Iterable[DeviceEvent]:
+        """Commands the device never acknowledged before the link went down."""
+        if messages:
+            names = ", ".join(type(m).__name__ for m in messages)
+            yield DeviceFault(
+                self.KIND, f"commands not confirmed before the link went down: {names}"
+            )
+
+    def _send(self, message: fb.Message) -> bool:
+        """Send a command reliably; a device that cannot take it is a ``DeviceFault``."""
+        with self._lock:
+            try:
+                self._endpoint.send(message, self._clock())
+            except fb.ProtocolError as err:
+                self._emit(DeviceFault(self.KIND, f"{type(message).__name__} not sent: {err}"))
+                return False
+            self._flush()
+            return True
+
+    def _emit(self, event: DeviceEvent) -> None:
+        self._sink(event)
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _check_peer(self, peer: fb.Identity) -> str | None:
+        wanted = self.expected
+        if peer.serial_number != wanted.serial_number:
+            return f"serial number {peer.serial_number!r}, configured {wanted.serial_number!r}"
+        if wanted.protocol_version is not None and peer.protocol_version != wanted.protocol_version:
+            return f"protocol version {peer.protocol_version}, configured {wanted.protocol_version}"
+        return None
+
+    def _flush(self) -> None:
+        data = self._endpoint.data_to_send()
+        if data and self._port_open:
+            try:
+                self.transport.write(data)
+            except TransportError as err:
+                # The reader thread reports the loss; retransmission covers the bytes.
+                log.debug("write failed", device=self.KIND.value, error=str(err))
+
+    def _drain(self) -> None:
+        for event in self._endpoint.events():
+            if isinstance(event, fb.Connected):
+                self._status = _Status.CONNECTED
+                self._last_fault = None
+                peer = event.peer
+                log.info("device connected", device=self.KIND.value, serial=peer.serial_number)
+                self._emit(DeviceConnected(self.KIND, peer.serial_number, peer.firmware))
+            elif isinstance(event, fb.MessageReceived):
+                for hal_event in self._on_message(event.message):
+                    self._emit(hal_event)
+            elif isinstance(event, fb.LinkDown):
+                self._lost(event.reason)
+                for hal_event in self._on_unconfirmed(event.unconfirmed):
+                    self._emit(hal_event)
+                self._restart_at = self._clock()
+            elif isinstance(event, fb.HandshakeRefused):
+                self._refused(event.reason, self._identity_details(event.peer))
+                self._restart_at = self._clock() + self._refusal_retry
+            elif isinstance(event, fb.MessageRejected):
+                self._emit(self._on_rejected(event.reason, event.type_id))
+            else:
+                log.debug("frame dropped", device=self.KIND.value, reason=event.reason)
+
+    def _identity_details(self, peer: fb.Identity | None) -> dict[str, str]:
+        details = {
+            "expected_kind": self.KIND.value,
+            "expected_serial_number": self.expected.serial_number,
+            "expected_protocol_version": (
+                str(self.expected.protocol_version)
+                if self.expected.protocol_version is not None
+                else " or ".join(str(v) for v in sorted(fb.SUPPORTED_VERSIONS))
+            ),
+        }
+        if peer is not None:
+            details |= {
+                "found_kind": peer.kind.name_text,
+                "found_serial_number": peer.serial_number,
+                "found_protocol_version": str(peer.protocol_version),
+                "found_firmware": peer.firmware,
+            }
+        return details
+
+    def _lost(self, reason: str) -> None:
+        # One outage, one event: retries that keep failing are not news.
+        if self._status in (_Status.LOST, _Status.REFUSED):
+            return
+        self._status = _Status.LOST
+        log.warning("device lost", device=self.KIND.value, reason=reason)
+        self._emit(DeviceLost(self.KIND, reason))
+
+    def _refused(self, reason: str, details: dict[str, str]) -> None:
+        self._status = _Status.REFUSED
+        if reason == self._last_fault:
+            return
+        self._last_fault = reason
+        log.error("device refused", device=self.KIND.value, reason=reason, **details)
+        self._emit(DeviceFault(self.KIND, f"{self.KIND.value} refused: {reason}", details))

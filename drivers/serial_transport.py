@@ -1,0 +1,131 @@
+"""Serial transport on pyserial for the shuffler and the shoe (USB-serial, 115200 8N1).
+
+The port is opened exclusively (an advisory ``flock``: a second station process, or a
+stray ``screen``, cannot share it), reads wait at most one tick, writes give up after a
+timeout instead of blocking the caller, and an unplugged adapter is reported and reopened
+with backoff. Configure the port by its stable udev path (``/dev/serial/by-id/...``), not
+``/dev/ttyUSB0``, whose number changes on replug.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+
+import serial
+
+from drivers.errors import (
+    DeviceNotFoundError,
+    DriverConfigError,
+    LinkWriteTimeoutError,
+    TransportError,
+)
+from drivers.transport import Backoff, LinkListener, ThreadedTransport
+
+
+@dataclass(frozen=True, slots=True)
+class SerialSettings:
+    """Where a serial device is and how to talk to it."""
+
+    port: str
+    baudrate: int = 115200
+    write_timeout: float = 0.5  # seconds a write may wait for the device to drain
+    exclusive: bool = True
+    rtscts: bool = False  # hardware flow control, where the adapter wires RTS/CTS
+
+    def __post_init__(self) -> None:
+        if not self.port:
+            raise DriverConfigError("serial port path is empty")
+        if self.baudrate <= 0:
+            raise DriverConfigError(f"baud rate must be positive, not {self.baudrate}")
+        if self.write_timeout <= 0:
+            raise DriverConfigError(f"write timeout must be positive, not {self.write_timeout}")
+
+
+class SerialTransport(ThreadedTransport):
+    """A serial port served by a reader thread; see :class:`ThreadedTransport`."""
+
+    def __init__(
+        self,
+        settings: SerialSettings,
+        listener: LinkListener,
+        *,
+        name: str | None = None,
+        backoff: Backoff | None = None,
+        tick_interval: float = 0.02,
+    ) -> None:
+        super().__init__(
+            name=name or settings.port,
+            listener=listener,
+            backoff=backoff,
+            tick_interval=tick_interval,
+        )
+        self.settings = settings
+        self._port: serial.Serial | None = None
+
+    def _open_port(self) -> str:
+        path = self.settings.port
+        port = serial.Serial(
+            port=None,
+            baudrate=self.settings.baudrate,
+            bytesize=serial.EIGHTBITS,
+            parity=serial.PARITY_NONE,
+            stopbits=serial.STOPBITS_ONE,
+            timeout=self._tick_interval,
+            write_timeout=self.settings.write_timeout,
+            exclusive=self.settings.exclusive,
+            rtscts=self.settings.rtscts,
+        )
+        port.port = path
+        try:
+            port.open()
+        except (serial.SerialException, OSError) as err:
+            if not os.path.exists(path):
+                raise DeviceNotFoundError(f"{path}: no such serial port") from err
+            raise TransportError(f"{path}: cannot open: {err}") from err
+        self._port = port
+        return path
+
+    def _read_port(self, timeout: float) -> bytes:
+        port = self._port
+        if port is None:
+            raise TransportError(f"{self.name}: port is closed")
+        try:
+            # One byte blocks up to the tick; the rest of a burst is already buffered.
+            data: bytes = port.read(1)
+            if data:
+                waiting = port.in_waiting
+                if waiting:
+                    data += port.read(waiting)
+        except (serial.SerialException, OSError, TypeError) as err:
+            # TypeError: pyserial reads a None fd when the port vanished mid-call.
+            raise TransportError(f"{self.settings.port}: lost: {err}") from err
+        return data
+
+    def _write_port(self, data: bytes) -> None:
+        port = self._port
+        if port is None:
+            raise TransportError(f"{self.name}: port is closed")
+        try:
+            port.write(data)
+        except serial.SerialTimeoutException as err:
+            raise LinkWriteTimeoutError(
+                f"{self.settings.port}: device took no data for {self.settings.write_timeout} s"
+            ) from err
+        except (serial.SerialException, OSError) as err:
+            raise TransportError(f"{self.settings.port}: write failed: {err}") from err
+
+    def _close_port(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            # Closing a port whose device is gone may fail: it is released either way.
+            with contextlib.suppress(serial.SerialException, OSError):
+                port.close()
+
+    def _interrupt(self) -> None:
+        port = self._port
+        if port is not None:
+            # Not open any more: nothing to wake.
+            with contextlib.suppress(serial.SerialException, OSError, AttributeError, TypeError):
+                port.cancel_read()

@@ -1,0 +1,103 @@
+"""The hole-card reader double: a USB device on the simulated pyusb bus.
+
+The test (or the simulated dealer) puts a card in the reader with ``set_hole_card``; the
+double answers the station's checks from it: blackjack or not, never the rank. Faults:
+``misread(n)`` (the next n checks answer READ_ERROR), an empty reader (NO_CARD),
+``unplug`` / ``plug``, a wrong USB serial number (``usb_serial``), and every switch of
+:class:`DeviceFirmware`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, ClassVar
+
+import firmware_bridge as fb
+from controller.rules.cards import Card, Rank
+from drivers.simulated.firmware import DeviceFirmware
+from drivers.simulated.usb_backend import SimulatedUsbBackend, SimulatedUsbDevice, UsbIdentity
+from drivers.usb_transport import UsbSettings
+
+VENDOR_ID = 0x1D50  # OpenMoko's community vendor id, product ids handed out to projects
+PRODUCT_ID = 0x6021
+_TICK = 0.005
+
+
+class CardReaderDouble(DeviceFirmware):
+    """A card reader on a simulated USB bus (see the module docstring)."""
+
+    KIND: ClassVar[fb.DeviceKind] = fb.DeviceKind.CARD_READER
+
+    def __init__(
+        self,
+        backend: SimulatedUsbBackend,
+        serial_number: str = "READ-0001",
+        *,
+        usb_serial: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(serial_number, **kwargs)
+        self.backend = backend
+        self.usb = SimulatedUsbDevice(
+            UsbIdentity(VENDOR_ID, PRODUCT_ID, usb_serial or serial_number), self.receive
+        )
+        self.transmit = self.usb.send_to_host
+        self._hole_card: Card | None = None
+        self._misreads = 0
+        self.checks = 0
+        backend.add(self.usb)
+        self._stop = threading.Event()
+        self._ticker = threading.Thread(target=self._tick_loop, name="reader-double", daemon=True)
+        self._ticker.start()
+
+    @property
+    def settings(self) -> UsbSettings:
+        """What the real driver needs to find this device (with the configured serial)."""
+        return UsbSettings(VENDOR_ID, PRODUCT_ID, self.serial_number)
+
+    def set_hole_card(self, card: Card | None) -> None:
+        """Put ``card`` face down in the reader (None: take it out)."""
+        with self._cond:
+            self._hole_card = card
+
+    def misread(self, count: int = 1) -> None:
+        """The next ``count`` checks cannot read the card."""
+        with self._cond:
+            self._misreads += count
+
+    def unplug(self) -> None:
+        """Pull the reader's USB cable."""
+        self.usb.unplug()
+
+    def plug(self) -> None:
+        """Plug it back in (it re-enumerates at a new address)."""
+        self.usb.plug()
+
+    def close(self) -> None:
+        """Take the reader off the bus and stop its timer thread; idempotent."""
+        self._stop.set()
+        if self._ticker.is_alive() and self._ticker is not threading.current_thread():
+            self._ticker.join(5.0)
+        self.backend.remove(self.usb)
+
+    def _tick_loop(self) -> None:
+        while not self._stop.wait(_TICK):
+            self.tick()
+
+    def _answer(self, target: fb.PeekTargetCode) -> fb.PeekAnswerCode:
+        if self._misreads:
+            self._misreads -= 1
+            return fb.PeekAnswerCode.READ_ERROR
+        card = self._hole_card
+        if card is None:
+            return fb.PeekAnswerCode.NO_CARD
+        if target is fb.PeekTargetCode.LOOKING_FOR_TEN:
+            blackjack = card.rank >= Rank.JACK
+        else:
+            blackjack = card.rank is Rank.ACE
+        return fb.PeekAnswerCode.BLACKJACK if blackjack else fb.PeekAnswerCode.NO_BLACKJACK
+
+    def _on_command(self, message: fb.Message) -> None:
+        if isinstance(message, fb.PeekRequest):
+            self.checks += 1
+            self._reply(fb.PeekReply(message.request, self._answer(message.target)))

@@ -1,0 +1,262 @@
+"""The device side of a ``firmware_bridge`` link, shared by every device double.
+
+``DeviceFirmware`` runs a device-role ``Endpoint`` exactly as device firmware would: it
+answers the station's HELLO, acks, retransmits and heartbeats. Reports made while no
+session is up wait in a backlog (a real shoe buffers the cards it sees), and reports the
+station never acknowledged before a link went down go back to the front of it: a report is
+delivered at least once and, within a session, exactly once.
+
+Fault switches (thread-safe, for tests and the simulator):
+
+* ``silent``: hear nothing, say nothing (a hung firmware); clearing it resumes.
+* ``reply_delay``: answer commands this many seconds late.
+* ``noise``: :class:`LineNoise` on every outgoing frame (``noise.corrupt_next(n)``...).
+* ``drop_acks(n)``: lose the next n ACK frames from the station, so the device retransmits.
+* ``duplicate_acks(n)``: send each of the next n ACK frames twice.
+* ``wire_version``: the protocol version the device writes in its frames (an old firmware).
+* ``hello_serial``: the serial number the device claims in its HELLO.
+
+Subclasses implement ``_on_command`` and their control API; the port (pty or USB) calls
+``receive`` with bytes and ``tick`` periodically, and ``transmit`` is wired to the port.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable
+from typing import ClassVar
+
+import firmware_bridge as fb
+from drivers.simulated.line_noise import LineNoise
+from firmware_bridge.frame import DELIMITER, PROTOCOL_VERSION, decode_frame, encode_frame
+from firmware_bridge.messages import Ack
+
+DEFAULT_FIRMWARE = "sim-1.0"
+
+
+class DeviceFirmware(ABC):
+    """Device-side protocol engine with fault injection (see the module docstring)."""
+
+    KIND: ClassVar[fb.DeviceKind]
+
+    def __init__(
+        self,
+        serial_number: str,
+        *,
+        firmware: str = DEFAULT_FIRMWARE,
+        timing: fb.Timing | None = None,
+        seed: int = 0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.serial_number = serial_number
+        self.firmware = firmware
+        self.hello_serial = serial_number
+        self.wire_version = PROTOCOL_VERSION
+        self.silent = False
+        self.reply_delay = 0.0
+        self.noise = LineNoise(seed)
+        self.transmit: Callable[[bytes], bool] = lambda data: False
+        self._timing = timing
+        self._rng = random.Random(seed)
+        self._clock = clock
+        self._cond = threading.Condition(threading.RLock())
+        self._backlog: deque[fb.Message] = deque()
+        self._scheduled: list[tuple[float, fb.Message]] = []
+        self._drop_acks = 0
+        self._duplicate_acks = 0
+        self._rx_partial = b""
+        self.commands: list[fb.Message] = []
+        self.sessions = 0
+        self.refusals: list[str] = []
+        self._endpoint = self._new_endpoint()
+
+    # --- state for tests ------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        """Whether a session with the station is up."""
+        return self._endpoint.connected
+
+    @property
+    def unconfirmed(self) -> int:
+        """Reports not yet acknowledged by the station, backlog included."""
+        with self._cond:
+            return self._endpoint.unconfirmed + len(self._backlog) + len(self._scheduled)
+
+    @property
+    def stats(self) -> fb.LinkStats:
+        """The device endpoint's counters."""
+        return self._endpoint.stats
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``predicate()`` holds (checked after every byte and tick)."""
+        with self._cond:
+            return self._cond.wait_for(predicate, timeout)
+
+    def wait_idle(self, timeout: float = 5.0) -> bool:
+        """Wait until connected with every report acknowledged."""
+        return self.wait_for(lambda: self.connected and self.unconfirmed == 0, timeout)
+
+    # --- fault switches -------------------------------------------------------------------
+
+    def drop_acks(self, count: int) -> None:
+        """Lose the next ``count`` ACK frames the station sends."""
+        with self._cond:
+            self._drop_acks += count
+
+    def duplicate_acks(self, count: int) -> None:
+        """Send each of the next ``count`` ACK frames twice."""
+        with self._cond:
+            self._duplicate_acks += count
+
+    def power_cycle(self) -> None:
+        """Reboot the firmware: the session, backlog and pending replies are gone."""
+        with self._cond:
+            self._backlog.clear()
+            self._scheduled.clear()
+            self._rx_partial = b""
+            self._endpoint = self._new_endpoint()
+            self._cond.notify_all()
+
+    # --- port side ------------------------------------------------------------------------
+
+    def receive(self, data: bytes) -> None:
+        """Bytes from the station."""
+        with self._cond:
+            if self.silent:
+                return
+            # A new HELLO identity takes effect at the next HELLO (firmware reconfigured).
+            if self._endpoint.identity.serial_number != self.hello_serial:
+                self._endpoint.identity = fb.Identity(self.KIND, self.firmware, self.hello_serial)
+            now = self._clock()
+            parts = (self._rx_partial + data).split(DELIMITER)
+            self._rx_partial = parts.pop()
+            for part in parts:
+                if part and self._drop_acks and self._is_ack(part):
+                    self._drop_acks -= 1
+                    continue
+                self._endpoint.receive_data(part + DELIMITER, now)
+            self._drain(now)
+            self._flush()
+            self._cond.notify_all()
+
+    def tick(self) -> None:
+        """Run timers: due replies, retransmits, heartbeats."""
+        with self._cond:
+            if self.silent:
+                return
+            now = self._clock()
+            due = [m for t, m in self._scheduled if t <= now]
+            if due:
+                self._scheduled = [(t, m) for t, m in self._scheduled if t > now]
+                for message in due:
+                    self._send_now(message, now)
+            deadline = self._endpoint.next_deadline()
+            if deadline is not None and now >= deadline:
+                self._endpoint.tick(now)
+                self._drain(now)
+            self._flush()
+            self._cond.notify_all()
+
+    # --- for subclasses -------------------------------------------------------------------
+
+    @abstractmethod
+    def _on_command(self, message: fb.Message) -> None:
+        """Act on one command from the station (called with the lock held)."""
+
+    def _report(self, message: fb.Message) -> None:
+        """Send a report now, or as soon as a session is up."""
+        with self._cond:
+            self._send_now(message, self._clock())
+            self._flush()
+
+    def _reply(self, message: fb.Message) -> None:
+        """Answer a command, ``reply_delay`` seconds late if asked to be slow."""
+        with self._cond:
+            if self.reply_delay > 0:
+                self._scheduled.append((self._clock() + self.reply_delay, message))
+            else:
+                self._report(message)
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _new_endpoint(self) -> fb.Endpoint:
+        identity = fb.Identity(self.KIND, self.firmware, self.hello_serial)
+        endpoint = fb.Endpoint(
+            fb.Role.DEVICE,
+            identity,
+            timing=self._timing,
+            rng=random.Random(self._rng.getrandbits(32)),
+        )
+        endpoint.start(self._clock())
+        return endpoint
+
+    def _send_now(self, message: fb.Message, now: float) -> None:
+        if self._endpoint.connected and not self._backlog:
+            try:
+                self._endpoint.send(message, now)
+                return
+            except fb.SendQueueFullError:
+                pass
+        self._backlog.append(message)
+
+    def _drain(self, now: float) -> None:
+        for event in self._endpoint.events():
+            if isinstance(event, fb.Connected):
+                self.sessions += 1
+                self._send_backlog(now)
+            elif isinstance(event, fb.MessageReceived):
+                self.commands.append(event.message)
+                self._on_command(event.message)
+            elif isinstance(event, fb.LinkDown):
+                # Unacknowledged reports go out again in the next session.
+                self._backlog.extendleft(reversed(event.unconfirmed))
+                if self._endpoint.state is fb.LinkState.DOWN:
+                    self._endpoint.reset(now)
+            elif isinstance(event, fb.HandshakeRefused):
+                self.refusals.append(event.reason)
+        if self._endpoint.connected and self._backlog:
+            self._send_backlog(now)
+
+    def _send_backlog(self, now: float) -> None:
+        while self._backlog and self._endpoint.connected:
+            try:
+                self._endpoint.send(self._backlog[0], now)
+            except fb.SendQueueFullError:
+                return
+            self._backlog.popleft()
+
+    def _flush(self) -> None:
+        if self.silent:
+            return  # a hung firmware: what it queued goes nowhere until it recovers
+        data = self._endpoint.data_to_send()
+        if not data:
+            return
+        if data.startswith(DELIMITER):
+            self.transmit(DELIMITER)
+        for part in data.split(DELIMITER):
+            if not part:
+                continue
+            frame = part + DELIMITER
+            copies = 1
+            if self.wire_version != PROTOCOL_VERSION or self._duplicate_acks:
+                decoded = decode_frame(part)
+                if self.wire_version != PROTOCOL_VERSION:
+                    frame = encode_frame(decoded._replace(version=self.wire_version))
+                if self._duplicate_acks and decoded.type_id == Ack.TYPE_ID:
+                    self._duplicate_acks -= 1
+                    copies = 2
+            for _ in range(copies):
+                for piece in self.noise(frame):
+                    self.transmit(piece)
+
+    @staticmethod
+    def _is_ack(part: bytes) -> bool:
+        try:
+            return decode_frame(part).type_id == Ack.TYPE_ID
+        except fb.ProtocolError:
+            return False

@@ -1,0 +1,98 @@
+"""Recording stand-ins for the hal interfaces and an in-memory journal.
+
+The procedure's unit tests drive a :class:`~controller.procedure.Table` with events directly
+(no hardware, no threads, no sleeps); the HIL suite runs the real drivers and doubles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.procedure import Table, TableDevices, TableSettings
+from controller.rules.profiles import get_profile
+from drivers.hal import Led, LedMode, PeekTarget
+
+
+@dataclass
+class JournalRow:
+    kind: str
+    data: Mapping[str, Any]
+    round_no: int | None
+
+
+@dataclass
+class ListJournal:
+    """Keeps journal rows in memory, in order."""
+
+    rows: list[JournalRow] = field(default_factory=list)
+
+    def append(self, kind: str, data: Mapping[str, Any], round_no: int | None = None) -> int:
+        self.rows.append(JournalRow(kind, dict(data), round_no))
+        return len(self.rows)
+
+    def kinds(self) -> list[str]:
+        return [r.kind for r in self.rows]
+
+    def of(self, kind: str) -> list[JournalRow]:
+        return [r for r in self.rows if r.kind == kind]
+
+
+@dataclass
+class RecordingShuffler:
+    commands: list[int] = field(default_factory=list)
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def shuffle(self, decks: int) -> None:
+        self.commands.append(decks)
+
+
+@dataclass
+class RecordingReader:
+    checks: list[PeekTarget] = field(default_factory=list)
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def check(self, target: PeekTarget) -> None:
+        self.checks.append(target)
+
+
+@dataclass
+class RecordingPanel:
+    shown: list[dict[Led, LedMode]] = field(default_factory=list)
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def show(self, lamps: Mapping[Led, LedMode]) -> None:
+        self.shown.append(dict(lamps))
+
+    @property
+    def lamps(self) -> dict[Led, LedMode]:
+        return self.shown[-1] if self.shown else {}
+
+
+@dataclass
+class Rig:
+    table: Table
+    journal: ListJournal
+    shuffler: RecordingShuffler
+    reader: RecordingReader
+    panel: RecordingPanel
+
+
+def make_rig(profile: str = "PA", decks: int = 6, **options: Any) -> Rig:
+    prof = get_profile(profile)
+    if options:
+        prof = prof.with_options(**options)
+    journal = ListJournal()
+    shuffler, reader, panel = RecordingShuffler(), RecordingReader(), RecordingPanel()
+    table = Table(TableSettings(prof, decks), TableDevices(shuffler, panel, reader), journal)
+    return Rig(table, journal, shuffler, reader, panel)

@@ -1,0 +1,165 @@
+"""CardReaderDriver against CardReaderDouble through pyusb and the simulated backend."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from controller.rules.cards import parse_card
+from drivers.card_reader import CardReaderDriver
+from drivers.hal import (
+    DeviceConnected,
+    DeviceFault,
+    DeviceKind,
+    DeviceLost,
+    PeekAnswer,
+    PeekResult,
+    PeekTarget,
+)
+from drivers.simulated.card_reader import CardReaderDouble
+from drivers.simulated.recorder import EventRecorder
+from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
+from drivers.simulated.usb_backend import SimulatedUsbBackend
+
+SERIAL = "READ-0001"
+
+
+class Rig:
+    def __init__(self, *, usb_serial: str | None = None, connect: bool = True) -> None:
+        self.events = EventRecorder()
+        self.backend = SimulatedUsbBackend()
+        self.double = CardReaderDouble(
+            self.backend, SERIAL, usb_serial=usb_serial, timing=FAST_TIMING, seed=5
+        )
+        self.driver = CardReaderDriver(
+            self.double.settings,
+            self.events,
+            backend=self.backend,
+            timing=FAST_TIMING,
+            backoff=FAST_BACKOFF,
+            refusal_retry=0.05,
+        )
+        if connect:
+            self.driver.start()
+            assert self.events.expect(DeviceConnected).device is DeviceKind.CARD_READER
+
+    def peek(self, target: PeekTarget) -> PeekAnswer:
+        self.driver.check(target)
+        return self.events.expect(PeekResult).answer
+
+    def close(self) -> None:
+        self.driver.close()
+        self.double.close()
+
+
+@pytest.fixture
+def rig() -> Iterator[Rig]:
+    r = Rig()
+    yield r
+    r.close()
+
+
+@pytest.mark.parametrize(
+    ("hole", "target", "answer"),
+    [
+        ("KS", PeekTarget.LOOKING_FOR_TEN, PeekAnswer.BLACKJACK),
+        ("JD", PeekTarget.LOOKING_FOR_TEN, PeekAnswer.BLACKJACK),
+        ("9D", PeekTarget.LOOKING_FOR_TEN, PeekAnswer.NO_BLACKJACK),
+        ("AS", PeekTarget.LOOKING_FOR_TEN, PeekAnswer.NO_BLACKJACK),
+        ("AH", PeekTarget.LOOKING_FOR_ACE, PeekAnswer.BLACKJACK),
+        ("QH", PeekTarget.LOOKING_FOR_ACE, PeekAnswer.NO_BLACKJACK),
+    ],
+)
+def test_reader_answers_blackjack_or_not(
+    rig: Rig, hole: str, target: PeekTarget, answer: PeekAnswer
+) -> None:
+    rig.double.set_hole_card(parse_card(hole))
+    assert rig.peek(target) is answer
+
+
+def test_empty_reader_and_misread(rig: Rig) -> None:
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.NO_CARD
+    rig.double.set_hole_card(parse_card("AC"))
+    rig.double.misread(1)
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.READ_ERROR
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.BLACKJACK
+
+
+def test_slow_answer_arrives_once(rig: Rig) -> None:
+    rig.double.set_hole_card(parse_card("KC"))
+    rig.double.reply_delay = 0.15
+    assert rig.peek(PeekTarget.LOOKING_FOR_TEN) is PeekAnswer.BLACKJACK
+    assert rig.double.wait_idle()
+    assert rig.double.checks == 1
+    assert rig.events.pending() == []
+
+
+def test_unplug_replug_then_check(rig: Rig) -> None:
+    rig.double.set_hole_card(parse_card("5S"))
+    rig.double.unplug()
+    assert rig.events.expect(DeviceLost).device is DeviceKind.CARD_READER
+    rig.driver.check(PeekTarget.LOOKING_FOR_ACE)
+    assert "not sent" in rig.events.expect(DeviceFault).reason
+    rig.double.plug()
+    rig.events.expect(DeviceConnected)
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.NO_BLACKJACK
+
+
+def test_corrupted_and_duplicated_frames_do_not_repeat_an_answer(rig: Rig) -> None:
+    rig.double.set_hole_card(parse_card("AD"))
+    rig.double.noise.corrupt_next(2)
+    rig.double.duplicate_acks(2)
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.BLACKJACK
+    rig.double.drop_acks(2)
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.BLACKJACK
+    assert rig.double.wait_idle()
+    assert rig.double.checks == 2
+    assert rig.events.pending() == []
+
+
+def test_silent_reader_is_lost_and_recovers(rig: Rig) -> None:
+    rig.double.silent = True
+    assert "silent" in rig.events.expect(DeviceLost).reason
+    rig.double.silent = False
+    rig.events.expect(DeviceConnected)
+    rig.double.set_hole_card(parse_card("JS"))
+    assert rig.peek(PeekTarget.LOOKING_FOR_TEN) is PeekAnswer.BLACKJACK
+
+
+def test_wrong_usb_serial_is_refused_naming_both() -> None:
+    rig = Rig(usb_serial="READ-0666", connect=False)
+    try:
+        rig.driver.start()
+        fault = rig.events.expect(DeviceFault)
+        assert fault.details == {
+            "expected_serial_number": SERIAL,
+            "found_serial_number": "READ-0666",
+        }
+    finally:
+        rig.close()
+
+
+def test_wrong_hello_serial_and_old_version_are_refused() -> None:
+    rig = Rig(connect=False)
+    try:
+        rig.double.hello_serial = "READ-0002"
+        rig.driver.start()
+        fault = rig.events.expect(DeviceFault)
+        assert fault.details["found_serial_number"] == "READ-0002"
+        rig.double.hello_serial = SERIAL
+        rig.double.wire_version = 0
+        fault = rig.events.expect(DeviceFault)
+        assert "protocol version 0" in fault.reason
+        rig.double.wire_version = 1
+        rig.events.expect(DeviceConnected)
+    finally:
+        rig.close()
+
+
+def test_no_event_carries_the_hole_card(rig: Rig) -> None:
+    # PA 635a.7(g): the station learns blackjack or not, nothing else.
+    rig.double.set_hole_card(parse_card("QD"))
+    rig.peek(PeekTarget.LOOKING_FOR_TEN)
+    for event in rig.events.history:
+        assert "Q" not in repr(event).replace("READ", "").replace("card_reader", ""), event

@@ -1,0 +1,223 @@
+"""GpioPanel on gpiozero's MockFactory: mock pins driven low/high, lamp states asserted."""
+
+from __future__ import annotations
+
+import queue
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from drivers.errors import DriverConfigError
+from drivers.hal import (
+    Button,
+    ButtonPressed,
+    DeviceConnected,
+    DeviceEvent,
+    DeviceFault,
+    Led,
+    LedMode,
+    SeatWagerChanged,
+    SupervisorKey,
+    WagerSpot,
+)
+from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
+
+WAIT = 5.0
+
+
+class Clock:
+    """A clock the test moves by hand, so debounce is deterministic."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    mock = MockFactory()
+    yield mock
+    mock.reset()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def events() -> queue.Queue[DeviceEvent]:
+    return queue.Queue()
+
+
+SEAT_PINS = PanelPins(
+    leds={Led.DEAL: 5, Led.seat(3): 16},
+    buttons={Button.NEXT: 17, Button.SUPERVISOR_RESUME: 6},
+    supervisor_key=26,
+    wagers={(3, WagerSpot.MAIN): 4, (3, WagerSpot.MATCH): 14},
+)
+
+
+@pytest.fixture
+def panel(
+    factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> Iterator[GpioPanel]:
+    driver = GpioPanel(
+        SEAT_PINS, events.put, pin_factory=factory, clock=clock, blink_on=0.005, blink_off=0.005
+    )
+    driver.start()
+    assert isinstance(events.get(timeout=WAIT), DeviceConnected)
+    assert events.get(timeout=WAIT) == SupervisorKey(on=False)
+    yield driver
+    driver.close()
+
+
+def press(factory: MockFactory, pin: int, clock: Clock) -> None:
+    factory.pin(pin).drive_low()
+    clock.now += 0.1
+    factory.pin(pin).drive_high()
+    clock.now += 0.1
+
+
+def test_button_press_is_one_event(
+    panel: GpioPanel, factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> None:
+    press(factory, 17, clock)
+    assert events.get(timeout=WAIT) == ButtonPressed(Button.NEXT)
+    assert events.empty()
+
+
+def test_contact_bounce_is_ignored(
+    panel: GpioPanel, factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> None:
+    pin = factory.pin(17)
+    pin.drive_low()
+    for _ in range(5):  # bounce within 30 ms
+        clock.now += 0.002
+        pin.drive_high()
+        clock.now += 0.002
+        pin.drive_low()
+    clock.now += 0.2
+    pin.drive_high()
+    assert events.get(timeout=WAIT) == ButtonPressed(Button.NEXT)
+    assert events.empty()
+
+
+def test_supervisor_button_needs_the_key(
+    panel: GpioPanel, factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> None:
+    press(factory, 6, clock)
+    assert events.empty()
+    factory.pin(26).drive_low()  # key on
+    assert events.get(timeout=WAIT) == SupervisorKey(on=True)
+    assert panel.supervisor_key_on
+    press(factory, 6, clock)
+    assert events.get(timeout=WAIT) == ButtonPressed(Button.SUPERVISOR_RESUME)
+    clock.now += 1
+    factory.pin(26).drive_high()
+    assert events.get(timeout=WAIT) == SupervisorKey(on=False)
+
+
+def test_wager_sensors_report_seat_and_spot(
+    panel: GpioPanel, factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> None:
+    factory.pin(4).drive_high()
+    assert events.get(timeout=WAIT) == SeatWagerChanged(3, WagerSpot.MAIN, present=True)
+    clock.now += 1
+    factory.pin(14).drive_high()
+    assert events.get(timeout=WAIT) == SeatWagerChanged(3, WagerSpot.MATCH, present=True)
+    clock.now += 1
+    factory.pin(4).drive_low()
+    assert events.get(timeout=WAIT) == SeatWagerChanged(3, WagerSpot.MAIN, present=False)
+
+
+def test_show_lights_exactly_the_named_lamps(panel: GpioPanel, factory: MockFactory) -> None:
+    panel.show({Led.DEAL: LedMode.STEADY})
+    panel.show({Led.DEAL: LedMode.STEADY})  # no change: no extra edge
+    panel.show({})
+    factory.pin(5).assert_states([False, True, False])
+    assert panel.lamp_mode(Led.DEAL) is LedMode.OFF
+
+
+def test_blink_toggles_the_pin_until_changed(panel: GpioPanel, factory: MockFactory) -> None:
+    pin = factory.pin(16)
+    panel.show({Led.seat(3): LedMode.BLINK})
+    toggled = threading.Event()
+    for _ in range(int(WAIT / 0.005)):
+        if len(pin.states) >= 4:
+            toggled.set()
+            break
+        toggled.wait(0.005)
+    assert toggled.is_set(), pin.states
+    panel.show({Led.seat(3): LedMode.STEADY})
+    assert pin.state == 1
+    assert panel.lamp_mode(Led.seat(3)) is LedMode.STEADY
+
+
+def test_show_rejects_what_is_not_a_lamp(panel: GpioPanel) -> None:
+    with pytest.raises(TypeError):
+        panel.show({"deal": LedMode.STEADY})  # type: ignore[dict-item]
+
+
+def test_pin_used_twice_is_a_config_error() -> None:
+    with pytest.raises(DriverConfigError, match="wired twice"):
+        PanelPins(leds={Led.DEAL: 17}, buttons={Button.NEXT: "GPIO17"})
+    with pytest.raises(DriverConfigError, match=r"seats are 1\.\.7"):
+        PanelPins(wagers={(8, WagerSpot.MAIN): 4})
+
+
+def test_pin_map_from_config() -> None:
+    pins = PanelPins.from_config(
+        {
+            "leds": {"deal": 5},
+            "buttons": {"next": 17},
+            "supervisor_key": 27,
+            "wagers": {"2.main": 4},
+        }
+    )
+    assert pins.leds == {Led.DEAL: 5}
+    assert pins.wagers == {(2, WagerSpot.MAIN): 4}
+    with pytest.raises(DriverConfigError, match="panel pin map"):
+        PanelPins.from_config({"buttons": {"stand_up": 3}})
+
+
+def test_default_pins_fit_the_header(
+    factory: MockFactory, events: queue.Queue[DeviceEvent]
+) -> None:
+    driver = GpioPanel(DEFAULT_PINS, events.put, pin_factory=factory)
+    driver.start()
+    try:
+        assert isinstance(events.get(timeout=WAIT), DeviceConnected)
+    finally:
+        driver.close()
+
+
+def test_unclaimable_pin_is_a_fault_event(
+    factory: MockFactory, events: queue.Queue[DeviceEvent]
+) -> None:
+    driver = GpioPanel(PanelPins(leds={Led.DEAL: 99}), events.put, pin_factory=factory)
+    driver.start()
+    event = events.get(timeout=WAIT)
+    assert isinstance(event, DeviceFault)
+    assert "99" in event.reason
+    driver.close()
+
+
+def test_wiring_table_in_the_docs_matches_the_default_pins() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "hardware.md").read_text()
+    rows = dict(
+        re.findall(r"^\| (?:lamp|button|supervisor) ([a-z /]+?)(?: switch)? \| (\d+) \|", doc, re.M)
+    )
+    wired = {
+        **{led.value.replace("_", " "): pin for led, pin in DEFAULT_PINS.leds.items()},
+        **{b.value.replace("_", " "): pin for b, pin in DEFAULT_PINS.buttons.items()},
+        "key": DEFAULT_PINS.supervisor_key,
+    }
+    wired["next / stand"] = wired.pop("next")
+    assert {name: int(pin) for name, pin in rows.items()} == wired

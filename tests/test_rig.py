@@ -1,0 +1,91 @@
+"""SimulatedRig: the real drivers of a whole station against every double at once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from controller.rules.cards import Card, parse_card
+from drivers.hal import (
+    Button,
+    ButtonPressed,
+    CardDrawn,
+    DeviceConnected,
+    DeviceKind,
+    Led,
+    LedMode,
+    PeekAnswer,
+    PeekResult,
+    PeekTarget,
+    SeatWagerChanged,
+    ShoeLoaded,
+    ShuffleDone,
+    SupervisorKey,
+    WagerSpot,
+)
+from drivers.panel import DEFAULT_PINS, PanelPins
+from drivers.simulated.recorder import EventRecorder
+from drivers.simulated.rig import RigDrivers, SimulatedRig
+
+PINS = PanelPins(
+    leds=dict(DEFAULT_PINS.leds),
+    buttons=dict(DEFAULT_PINS.buttons),
+    supervisor_key=DEFAULT_PINS.supervisor_key,
+    wagers={},
+)
+
+
+@pytest.fixture
+def station() -> Iterator[tuple[SimulatedRig, RigDrivers, EventRecorder]]:
+    events = EventRecorder()
+    with SimulatedRig(seed=3, panel_pins=PINS) as rig:
+        drivers = rig.build_drivers(events)
+        drivers.start()
+        try:
+            connected = {events.expect(DeviceConnected).device for _ in range(4)}
+            assert connected == set(DeviceKind)
+            yield rig, drivers, events
+        finally:
+            drivers.close()
+
+
+def test_one_round_of_device_traffic(
+    station: tuple[SimulatedRig, RigDrivers, EventRecorder],
+) -> None:
+    rig, drivers, events = station
+    drivers.shuffler.shuffle(6)
+    assert events.expect(ShuffleDone).card_count == 288
+    rig.shoe.load_shuffled(decks=6, seed=3)
+    events.expect(ShoeLoaded)
+    dealt = [rig.shoe.deal() for _ in range(4)]
+    assert [e.card for e in events.take(CardDrawn, 4)] == dealt
+    hole = dealt[3]
+    assert isinstance(hole, Card)
+    rig.card_reader.set_hole_card(parse_card("AS"))
+    drivers.card_reader.check(PeekTarget.LOOKING_FOR_ACE)
+    assert events.expect(PeekResult).answer is PeekAnswer.BLACKJACK
+    drivers.panel.show({Led.DEAL: LedMode.BLINK, Led.FAULT: LedMode.STEADY})
+    assert rig.pin_factory.pin(DEFAULT_PINS.leds[Led.FAULT]).state == 1
+    rig.press(Button.NEXT)
+    rig.press(Button.NEXT)  # a simulated dealer presses fast: both count
+    assert events.take(ButtonPressed, 2) == [ButtonPressed(Button.NEXT)] * 2
+    rig.turn_key(True)
+    assert events.expect(SupervisorKey) == SupervisorKey(on=True)
+
+
+def test_wager_sensors_through_the_rig() -> None:
+    events = EventRecorder()
+    pins = PanelPins(wagers={(1, WagerSpot.MAIN): 4}, supervisor_key=26)
+    with SimulatedRig(panel_pins=pins) as rig:
+        drivers = rig.build_drivers(events)
+        drivers.panel.start()
+        try:
+            rig.place_wager(1, WagerSpot.MAIN)
+            assert events.expect(SeatWagerChanged) == SeatWagerChanged(1, WagerSpot.MAIN, True)
+            rig.turn_key(True)
+            rig.turn_key(False)
+            assert SupervisorKey(False) in events.history  # the key's state at start
+            assert events.take(SupervisorKey, 2) == [SupervisorKey(True), SupervisorKey(False)]
+        finally:
+            drivers.close()

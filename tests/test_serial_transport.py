@@ -1,0 +1,207 @@
+"""SerialTransport over a real pseudo-terminal (drivers.simulated.pty_port)."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import serial
+
+from drivers.errors import DeviceNotFoundError, DriverConfigError, LinkNotOpenError, TransportError
+from drivers.serial_transport import SerialSettings, SerialTransport
+from drivers.simulated.pty_port import PtyPort
+from drivers.transport import Backoff
+
+WAIT = 5.0
+
+
+class Recorder:
+    """A LinkListener that queues what it is told (ticks only counted)."""
+
+    def __init__(self) -> None:
+        self.events: queue.Queue[tuple[str, object]] = queue.Queue()
+        self.ticks = 0
+
+    def link_up(self, description: str) -> None:
+        self.events.put(("up", description))
+
+    def link_data(self, data: bytes) -> None:
+        self.events.put(("data", data))
+
+    def link_tick(self) -> None:
+        self.ticks += 1
+
+    def link_down(self, error: TransportError) -> None:
+        self.events.put(("down", error))
+
+    def next(self, kind: str) -> object:
+        """The next event of ``kind``; data events are skipped unless asked for."""
+        while True:
+            got_kind, value = self.events.get(timeout=WAIT)
+            if got_kind == kind:
+                return value
+            if got_kind != "data":
+                raise AssertionError(f"expected {kind}, got {got_kind}: {value!r}")
+
+    def read_exactly(self, count: int) -> bytes:
+        data = b""
+        while len(data) < count:
+            kind, value = self.events.get(timeout=WAIT)
+            assert kind == "data", (kind, value)
+            assert isinstance(value, bytes)
+            data += value
+        return data
+
+
+class DeviceEnd:
+    """The far end: a pty port that queues what the driver sent."""
+
+    def __init__(self, path: Path) -> None:
+        self.received: queue.Queue[bytes] = queue.Queue()
+        self.port = PtyPort(path, self.received.put)
+
+    def read_exactly(self, count: int) -> bytes:
+        data = b""
+        while len(data) < count:
+            data += self.received.get(timeout=WAIT)
+        return data
+
+
+@pytest.fixture
+def device(tmp_path: Path) -> Iterator[DeviceEnd]:
+    end = DeviceEnd(tmp_path / "ttyShoe")
+    end.port.plug()
+    yield end
+    end.port.close()
+
+
+@pytest.fixture
+def link(device: DeviceEnd) -> Iterator[tuple[SerialTransport, Recorder]]:
+    recorder = Recorder()
+    transport = SerialTransport(
+        SerialSettings(str(device.port.path)),
+        recorder,
+        backoff=Backoff(initial=0.01, cap=0.05),
+    )
+    transport.start()
+    yield transport, recorder
+    transport.close()
+
+
+def test_bytes_cross_both_ways(link: tuple[SerialTransport, Recorder], device: DeviceEnd) -> None:
+    transport, recorder = link
+    assert recorder.next("up") == str(device.port.path)
+    payload = bytes(range(256)) * 4
+    transport.write(payload)
+    assert device.read_exactly(len(payload)) == payload
+    device.port.write(payload)
+    assert recorder.read_exactly(len(payload)) == payload
+
+
+def test_unplug_is_reported_and_replug_reconnects(
+    link: tuple[SerialTransport, Recorder], device: DeviceEnd
+) -> None:
+    transport, recorder = link
+    recorder.next("up")
+    device.port.unplug()
+    error = recorder.next("down")
+    assert isinstance(error, TransportError)
+    with pytest.raises(LinkNotOpenError):
+        transport.write(b"lost")
+    device.port.plug()
+    recorder.next("up")
+    transport.write(b"back")
+    assert device.read_exactly(4) == b"back"
+
+
+def test_missing_port_is_reported_once_then_found(tmp_path: Path) -> None:
+    recorder = Recorder()
+    device = DeviceEnd(tmp_path / "ttyLate")
+    transport = SerialTransport(
+        SerialSettings(str(device.port.path)), recorder, backoff=Backoff(0.005, cap=0.01)
+    )
+    transport.start()
+    try:
+        error = recorder.next("down")
+        assert isinstance(error, DeviceNotFoundError)
+        assert "no such serial port" in str(error)
+        # Let several retries fail: still only one report.
+        ticks_seen = threading.Event()
+        while recorder.ticks < 5:
+            ticks_seen.wait(0.01)
+        assert recorder.events.empty()
+        device.port.plug()
+        assert recorder.next("up") == str(device.port.path)
+    finally:
+        transport.close()
+        device.port.close()
+
+
+def test_exclusive_open_refuses_a_second_user(
+    link: tuple[SerialTransport, Recorder], device: DeviceEnd
+) -> None:
+    _, recorder = link
+    recorder.next("up")
+    with pytest.raises(serial.SerialException):
+        serial.Serial(str(device.port.path), exclusive=True)
+
+
+def test_reconnect_request_reopens_port(
+    link: tuple[SerialTransport, Recorder], device: DeviceEnd
+) -> None:
+    transport, recorder = link
+    recorder.next("up")
+    transport.reconnect("peer silent")
+    assert "peer silent" in str(recorder.next("down"))
+    recorder.next("up")
+
+
+def test_write_timeout_when_nobody_reads(tmp_path: Path) -> None:
+    """A device that stops draining makes the write fail after write_timeout, not hang."""
+    recorder = Recorder()
+    stalled = DeviceEnd(tmp_path / "ttyStalled")
+    stalled.port.plug()
+    transport = SerialTransport(
+        SerialSettings(str(stalled.port.path), write_timeout=0.05), recorder
+    )
+    transport.start()
+    try:
+        recorder.next("up")
+        stalled.port.stall(True)
+        with pytest.raises(TransportError):
+            for _ in range(1000):
+                transport.write(b"\x55" * 4096)
+        recorder.next("down")
+    finally:
+        transport.close()
+        stalled.port.close()
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(DriverConfigError):
+        SerialSettings("")
+    with pytest.raises(DriverConfigError):
+        SerialSettings("/dev/ttyUSB0", baudrate=0)
+
+
+def test_hardware_flow_control_setting_opens(tmp_path: Path) -> None:
+    recorder = Recorder()
+    device = DeviceEnd(tmp_path / "ttyFlow")
+    device.port.plug()
+    transport = SerialTransport(SerialSettings(str(device.port.path), rtscts=True), recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        transport.write(b"ok")
+        assert device.read_exactly(2) == b"ok"
+    finally:
+        transport.close()
+        device.port.close()
+
+
+def test_backoff_doubles_up_to_the_cap() -> None:
+    delays = Backoff(initial=0.05, factor=2.0, cap=0.3).delays()
+    assert [next(delays) for _ in range(6)] == [0.05, 0.1, 0.2, 0.3, 0.3, 0.3]

@@ -1,0 +1,133 @@
+"""ShufflerDriver against ShufflerDouble across a real pty."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.rules.cards import composition_problems
+from drivers.device_link import ExpectedDevice
+from drivers.errors import CommandError
+from drivers.hal import DeviceConnected, DeviceFault, DeviceLost, ShuffleDone
+from drivers.shuffler import ShufflerDriver
+from drivers.simulated.recorder import EventRecorder
+from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
+from drivers.simulated.shuffler import ShufflerDouble, exact_batch
+
+SERIAL = "SHUF-0001"
+
+
+class Rig:
+    def __init__(self, path: Path) -> None:
+        self.events = EventRecorder()
+        self.double = ShufflerDouble(path, SERIAL, timing=FAST_TIMING, seed=4)
+        self.driver = ShufflerDriver(
+            self.double.settings,
+            self.events,
+            ExpectedDevice(SERIAL),
+            timing=FAST_TIMING,
+            backoff=FAST_BACKOFF,
+        )
+        self.driver.start()
+        self.events.expect(DeviceConnected)
+
+    def close(self) -> None:
+        self.driver.close()
+        self.double.close()
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    r = Rig(tmp_path / "shuffler")
+    yield r
+    r.close()
+
+
+@pytest.mark.parametrize("decks", [6, 8])
+def test_shuffle_reports_the_counted_batch(rig: Rig, decks: int) -> None:
+    rig.driver.shuffle(decks)
+    done = rig.events.expect(ShuffleDone)
+    assert done.card_count == 48 * decks
+    assert composition_problems(decks, done.composition, done.card_count) == []
+    assert 10 not in done.composition
+
+
+def test_a_batch_with_a_foreign_ten_is_reported_as_counted(rig: Rig) -> None:
+    _, per_rank = exact_batch(6)
+    counts = dict(enumerate(per_rank, start=1))
+    counts[10] = 1
+    counts[7] -= 1
+    rig.double.set_result(counts)
+    rig.driver.shuffle(6)
+    done = rig.events.expect(ShuffleDone)
+    assert done.composition[10] == 1
+    assert "batch holds 1 foreign 10s" in composition_problems(6, done.composition, done.card_count)
+
+
+def test_jam_is_a_fault_and_shuffling_works_after_clearing(rig: Rig) -> None:
+    rig.double.jam()
+    assert rig.events.expect(DeviceFault).reason == "shuffler jammed"
+    rig.driver.shuffle(6)
+    assert rig.events.expect(DeviceFault).reason == "shuffler jammed"
+    rig.double.clear_jam()
+    rig.driver.shuffle(6)
+    assert rig.events.expect(ShuffleDone).card_count == 288
+
+
+def test_door_open_and_status_query(rig: Rig) -> None:
+    rig.double.open_door()
+    assert rig.events.expect(DeviceFault).reason == "shuffler door open"
+    rig.driver.query_status()
+    assert rig.events.expect(DeviceFault).reason == "shuffler door open"
+    rig.double.close_door()
+    rig.double.report_error(7, "motor stalled")
+    fault = rig.events.expect(DeviceFault)
+    assert fault.reason == "shuffler error 7: motor stalled"
+    assert fault.details == {"code": "7"}
+
+
+def test_slow_shuffle_still_answers(rig: Rig) -> None:
+    rig.double.reply_delay = 0.2
+    rig.driver.shuffle(8)
+    assert rig.events.expect(ShuffleDone).card_count == 384
+
+
+def test_duplicated_and_dropped_acks_do_not_repeat_a_command(rig: Rig) -> None:
+    rig.double.duplicate_acks(4)
+    rig.driver.shuffle(6)
+    rig.events.expect(ShuffleDone)
+    assert rig.double.wait_idle()
+    rig.double.drop_acks(2)
+    rig.driver.shuffle(8)
+    rig.events.expect(ShuffleDone)
+    assert rig.double.wait_idle()
+    assert rig.double.batches == 2  # each command acted on once
+    assert rig.double.stats.duplicates + rig.driver.stats.duplicates >= 1
+
+
+def test_command_while_unplugged_is_a_fault_and_replug_recovers(rig: Rig) -> None:
+    rig.double.unplug()
+    rig.events.expect(DeviceLost)
+    rig.driver.shuffle(6)
+    assert "not sent" in rig.events.expect(DeviceFault).reason
+    rig.double.plug()
+    rig.events.expect(DeviceConnected)
+    rig.driver.shuffle(6)
+    assert rig.events.expect(ShuffleDone).card_count == 288
+
+
+def test_command_unconfirmed_when_the_shuffler_dies_is_reported(rig: Rig) -> None:
+    rig.double.silent = True
+    rig.driver.shuffle(6)
+    rig.events.expect(DeviceLost)
+    fault = rig.events.expect(DeviceFault)
+    assert "ShuffleCommand" in fault.reason
+    rig.double.silent = False
+    rig.events.expect(DeviceConnected)
+
+
+def test_batch_size_is_checked(rig: Rig) -> None:
+    with pytest.raises(CommandError):
+        rig.driver.shuffle(7)
