@@ -425,7 +425,11 @@ def test_installed_command_exits_2_without_traceback(tmp_path: Path) -> None:
         document, message = cases[name]
         path = write(tmp_path, document, name.replace(" ", "_") + ".json")
         done = subprocess.run(
-            [str(STATION), "replay", str(path)], capture_output=True, text=True, timeout=30
+            [str(STATION), "replay", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
         )
         assert done.returncode == 2, name
         assert done.stdout == "", name
@@ -440,6 +444,7 @@ def test_installed_command_replays_an_example() -> None:
         capture_output=True,
         text=True,
         timeout=30,
+        check=False,
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert {s["seat"]: s["net"] for s in json.loads(done.stdout)["seats"]} == {1: 10, 3: 25}
