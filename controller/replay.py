@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,9 @@ COVER_CARD = "CUT"
 _TOP_KEYS = frozenset({"profile", "decks", "seats", "shoe", "options", "description"})
 _SEAT_KEYS = frozenset({"seat", "wager", "match", "insurance", "decisions"})
 _STAND_OR_RESCUE = frozenset({Decision.STAND, Decision.RESCUE})
+#: No table takes a wager of a billion; the cap also keeps absurd numbers (1e999999999)
+#: from exhausting the decimal context or memory.
+MAX_AMOUNT_CENTS = 100_000_000_000
 
 
 class ReplayError(Exception):
@@ -73,8 +76,11 @@ def to_cents(value: object, what: str) -> int:
         raise ReplayError(f"{what}: amount must be a number, not {json.dumps(_plain(value))}")
     try:
         cents = Decimal(value) * 100
-    except InvalidOperation as err:  # pragma: no cover - json gives finite numbers only
+        too_large = cents > MAX_AMOUNT_CENTS
+    except ArithmeticError as err:  # decimal Overflow / InvalidOperation on absurd numbers
         raise ReplayError(f"{what}: not an amount: {value}") from err
+    if too_large:
+        raise ReplayError(f"{what}: {value} is too large an amount")
     if cents < 0 or cents != cents.to_integral_value():
         raise ReplayError(f"{what}: {value} is not a non-negative amount in whole cents")
     return int(cents)
@@ -355,6 +361,10 @@ def replay_file(path: Path) -> dict[str, Any]:
         raise ReplayError(
             f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}"
         ) from None
+    except RecursionError:
+        raise ReplayError("malformed JSON: nested too deeply") from None
+    except ValueError:  # an integer literal over Python's digit limit (4300)
+        raise ReplayError("malformed JSON: a number with too many digits") from None
     script = parse_script(document)
     return settlement(script, play(script))
 

@@ -101,7 +101,11 @@ class Profile:
     # not, so (o) makes it a tie with a dealer 21; NY 5324.12(b)(1)(iii) says "21 in two
     # cards", which a split hand is, so it wins (paid 1:1: it is not a blackjack).
     split_21_vs_dealer_21: SplitTwentyOne = SplitTwentyOne.PUSH
-    split_21_vs_dealer_blackjack: SplitTwentyOne = SplitTwentyOne.LOSE
+    # PA 635a.7(o): a tie returns the wager; the one exception against a dealer Blackjack is
+    # "21 in more than two cards", which a split two-card 21 is not, so it ties too.
+    # (Reachable only without a peek: a peeked dealer blackjack ends the round before
+    # any split.)
+    split_21_vs_dealer_blackjack: SplitTwentyOne = SplitTwentyOne.PUSH
     # ASSUMPTION (no-peek procedures): a dealer blackjack takes the original wagers only.
     dealer_blackjack_takes: DealerBlackjackTakes = DealerBlackjackTakes.ORIGINAL_ONLY
     # PA 635a.7(p): the licensee designates one of two settlement orders.

@@ -1,0 +1,466 @@
+"""`dealer-station replay`: examples with nets worked out by hand, and bad input -> exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli import main
+from controller.replay import money, to_cents
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
+STATION = Path(sys.executable).parent / "dealer-station"
+
+# Nets by seat, worked out by hand from each example's shoe and the regulations.
+EXPECTED_NETS: dict[str, dict[int, float]] = {
+    # AS KC blackjack against a 5 up: 12.50 * 3/2 = 18.75; 18 ties the dealer's 18.
+    "blackjack_paid_at_once": {1: 18.75, 2: 0},
+    # Cover card first: 18 against 17.
+    "cover_card_first": {4: 15},
+    # 5+6+3 = 14 against 17.
+    "cover_card_mid_round": {1: -10},
+    # Insurance 5 pays 10, the 18 loses 10; blackjack against dealer blackjack 3:2.
+    "dealer_blackjack_insurance_wins": {2: 0, 4: 15},
+    # Bust and a three-card 21: the dealer's 7 draws nothing.
+    "dealer_does_not_draw": {1: -10, 2: 10},
+    # Doubled five-card 21 1:1 on 20; rescue -10; surrender -5; doubled 19 beats 17.
+    "double_rescue_surrender": {1: 20, 2: -10, 3: -5, 4: 20},
+    # A+6 hits soft 17 to 20 and beats 19.
+    "hit_soft_17_option": {1: -10},
+    # Insurance -10 and 19 beats 18 (+20); blackjack paid 3:2 after the reveal.
+    "insurance_peek_no_blackjack": {1: 10, 3: 15},
+    # Match 7S+7C vs 7S: 45 + 20, main 14 vs 17 -10; 7D 20, push; no match -5, 19 wins.
+    "match_table_a": {1: 55, 2: 20, 3: 5},
+    # Table B: suited K 12:1 on 5 = 60 - 20; off-suit K 3:1 on 10 = 30 - 20.
+    "match_table_b_dealer_blackjack": {2: 40, 5: 10},
+    # 5-card 21 3:2, 6-card 2:1, 7-card 3:1, 4-card 1:1, on 10 each.
+    "multi_card_21_bonuses": {1: 15, 2: 20, 3: 30, 4: 10},
+    # Dealer blackjack after play: the double is returned; blackjack wins 3:2.
+    "nj_dealers_card_after_players": {1: -10, 2: 15, 3: -10},
+    # The dealer's 16 draws a 9 and busts.
+    "pa_basic": {1: 10, 3: 25},
+    # 6-7-8 mixed 3:2, suited 2:1, spades 3:1, 7-7-7 mixed 3:2.
+    "six_seven_eight_and_seven_seven_seven": {1: 15, 2: 20, 3: 30, 4: 15},
+    # Split A+K ties the dealer's three-card 21, A+2 = 13 loses; three-card 21 wins.
+    "split_21_push_in_pa": {2: -10, 3: 10},
+    # 8s: doubled 20 pushes 20, 18 and 17 lose; aces: A+K 21 wins 1:1, A+7 18 loses.
+    "splits_and_split_aces": {1: -20, 5: 0},
+    # 50 + 5000 + 50; 30 + 1000 + 50; 19 wins 5 after the dealer busts, + 2 x 50.
+    "super_bonus": {1: 5100, 2: 1080, 6: 105},
+}
+
+
+def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path: Path, document: object, name: str = "round.json") -> Path:
+    path = tmp_path / name
+    path.write_text(document if isinstance(document, str) else json.dumps(document))
+    return path
+
+
+def replay_doc(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], document: object
+) -> tuple[int, Any, str]:
+    code, out, err = run_main(["replay", str(write(tmp_path, document))], capsys)
+    return code, json.loads(out) if code == 0 else out, err
+
+
+def base(**changes: Any) -> dict[str, Any]:
+    """A valid PA round: seat 1 KH 9S = 19 stands; dealer 6C QH = 16 draws 9S: bust."""
+    document: dict[str, Any] = {
+        "profile": "PA",
+        "decks": 6,
+        "seats": [{"seat": 1, "wager": 10, "decisions": ["stand"]}],
+        "shoe": ["KH", "6C", "9S", "QH", "9D"],
+    }
+    document.update(changes)
+    return document
+
+
+# --- the examples --------------------------------------------------------------------------
+
+
+def test_there_are_at_least_ten_examples_and_all_have_expected_nets() -> None:
+    assert len(EXAMPLES) >= 10
+    assert {p.stem for p in EXAMPLES} == set(EXPECTED_NETS)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_example_replays_with_hand_computed_nets(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_main(["replay", str(path)], capsys)
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    assert {s["seat"]: s["net"] for s in result["seats"]} == EXPECTED_NETS[path.stem]
+    assert isinstance(result["reshuffle"], bool)
+    assert all(isinstance(c, str) for c in result["dealer"]["cards"])
+    for seat in result["seats"]:
+        assert seat["net_cents"] == round(seat["net"] * 100)
+        payments = [p for p in result["payments"] if p["seat"] == seat["seat"]]
+        assert round(sum(p["net"] for p in payments) * 100) == seat["net_cents"]
+
+
+def test_examples_cover_the_cover_card() -> None:
+    reshuffles = {
+        p.stem for p in EXAMPLES if "CUT" in json.loads(p.read_text(encoding="utf-8"))["shoe"]
+    }
+    assert reshuffles == {"cover_card_first", "cover_card_mid_round"}
+
+
+def test_pa_635a_7_d_cover_card_example_reports_reshuffle(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, out, _ = run_main(["replay", str(ROOT / "examples" / "cover_card_mid_round.json")], capsys)
+    result = json.loads(out)
+    assert result["reshuffle"] is True
+    assert result["dealer"]["cards"] == ["8D", "9C"]
+    assert result["seats"][0]["hands"][0]["cards"] == ["5S", "6H", "3C"]
+
+
+def test_super_bonus_example_output_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run_main(["replay", str(ROOT / "examples" / "super_bonus.json")], capsys)
+    seat1 = json.loads(out)["seats"][0]
+    hand = seat1["hands"][0]
+    assert hand["cards"] == ["7D", "7D", "7D"]
+    assert (hand["outcome"], hand["odds"], hand["bonus"], hand["super_bonus"]) == (
+        "win",
+        "2:1",
+        "777_suited",
+        5000,
+    )
+    assert seat1["super_bonus_share"]["net"] == 50
+
+
+def test_match_and_insurance_reported_per_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run_main(
+        ["replay", str(ROOT / "examples" / "dealer_blackjack_insurance_wins.json")], capsys
+    )
+    seat2 = json.loads(out)["seats"][0]
+    assert seat2["insurance"]["outcome"] == "win"
+    assert seat2["insurance"]["net"] == 10
+    assert seat2["match"] is None
+
+
+def test_several_scripts_give_a_list_naming_each(capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [str(ROOT / "examples" / "pa_basic.json"), str(ROOT / "examples" / "super_bonus.json")]
+    code, out, _ = run_main(["replay", *paths], capsys)
+    results = json.loads(out)
+    assert code == 0
+    assert [r["script"] for r in results] == paths
+
+
+# --- script semantics ----------------------------------------------------------------------
+
+
+def test_amounts_with_cents(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, result, _ = replay_doc(
+        tmp_path, capsys, base(seats=[{"seat": 1, "wager": 12.35, "decisions": ["stand"]}])
+    )
+    assert code == 0
+    assert result["seats"][0]["net"] == 12.35
+    assert result["seats"][0]["net_cents"] == 1235
+
+
+def test_doubled_hand_ends_unless_next_decision_is_rescue(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seat 1: 5S 6H doubles to 5S 6H 2D = 13; seat 2: 9C 2H doubles to 15 and rescues.
+    # Dealer 9D 8C = 17.
+    document = base(
+        seats=[
+            {"seat": 1, "wager": 10, "decisions": ["double"]},
+            {"seat": 2, "wager": 10, "decisions": ["double", "rescue"]},
+        ],
+        shoe=["5S", "9C", "9D", "6H", "2H", "8C", "2D", "4S"],
+    )
+    code, result, _ = replay_doc(tmp_path, capsys, document)
+    assert code == 0
+    assert [s["net"] for s in result["seats"]] == [-20, -10]
+    assert result["seats"][1]["hands"][0]["outcome"] == "rescue"
+
+
+def test_split_aces_end_without_decision_and_hands_play_left_to_right(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # AS AD split: hand 1 gets 5C (16), hand 2 gets AH and may resplit: the seat stands.
+    document = base(
+        seats=[{"seat": 3, "wager": 10, "decisions": ["split", "stand"]}],
+        shoe=["AS", "9S", "AD", "8H", "5C", "AH"],
+    )
+    code, result, _ = replay_doc(tmp_path, capsys, document)
+    assert code == 0
+    hands = result["seats"][0]["hands"]
+    assert [h["cards"] for h in hands] == [["AS", "5C"], ["AD", "AH"]]
+    assert [h["total"] for h in hands] == [16, 12]
+    assert result["seats"][0]["net"] == -20
+
+
+def test_options_object_sets_profile_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = base(
+        profile="NJ",
+        options={"dealer_second_card": "hole", "peek": True, "hit_soft_17": True},
+        shoe=["KH", "AC", "9S", "6D", "3S"],
+    )
+    code, result, _ = replay_doc(tmp_path, capsys, document)
+    assert code == 0
+    assert result["dealer"]["cards"] == ["AC", "6D", "3S"]  # soft 17 hit
+    assert result["seats"][0]["net"] == -10
+
+
+# --- bad input: exit 2, one line on stderr -------------------------------------------------
+
+
+BAD_SCRIPTS: list[tuple[str, object, str]] = [
+    ("unknown profile", base(profile="NV"), "unknown profile 'NV'"),
+    ("profile not text", base(profile=6), "profile must be a string"),
+    ("a ten", base(shoe=["KH", "10S", "9S", "QH"]), "shoe card 2: foreign card '10S'"),
+    ("a T ten", base(shoe=["KH", "6C", "TD", "QH"]), "shoe card 3: foreign card 'TD'"),
+    ("garbage card", base(shoe=["KH", "6C", "9X", "QH"]), "shoe card 3: not a card: '9X'"),
+    ("number card", base(shoe=["KH", 6, "9S", "QH"]), "shoe card 2: not a card"),
+    ("too few cards", base(shoe=["KH", "6C", "9S"]), "the shoe ran out after 3 cards"),
+    (
+        "illegal decision",
+        base(seats=[{"seat": 1, "wager": 10, "decisions": ["split"]}]),
+        "seat 1 hand 1: split is not allowed on KH 9S",
+    ),
+    (
+        "extra decisions",
+        base(seats=[{"seat": 1, "wager": 10, "decisions": ["stand", "hit"]}]),
+        "seat 1: 1 decision(s) left over: hit",
+    ),
+    (
+        "missing decisions",
+        base(seats=[{"seat": 1, "wager": 10}]),
+        "seat 1: no decision left for hand 1",
+    ),
+    (
+        "unknown decision",
+        base(seats=[{"seat": 1, "wager": 10, "decisions": ["fold"]}]),
+        "seat 1: unknown decision 'fold'",
+    ),
+    (
+        "insurance over half",
+        base(
+            seats=[{"seat": 1, "wager": 10, "insurance": 5.01, "decisions": ["stand"]}],
+            shoe=["KH", "AC", "9S", "6D"],
+        ),
+        "seat 1: insurance 5.01 is more than half the wager 10.00",
+    ),
+    (
+        "insurance without ace",
+        base(seats=[{"seat": 1, "wager": 10, "insurance": 5, "decisions": ["stand"]}]),
+        "seat 1: insurance 5 but the dealer's up card 6C is not an ace",
+    ),
+    ("unknown top key", base(bet=5), "unknown key 'bet'"),
+    (
+        "unknown seat key",
+        base(seats=[{"seat": 1, "wager": 10, "bet": 5, "decisions": ["stand"]}]),
+        "seats[0]: unknown key 'bet'",
+    ),
+    ("missing key", {"profile": "PA", "decks": 6, "seats": []}, "missing key 'shoe'"),
+    ("not an object", [1, 2], "the script must be a JSON object"),
+    ("no seats", base(seats=[]), "seats must be a non-empty list"),
+    ("shoe not a list", base(shoe="KH 6C"), "shoe must be a list"),
+    (
+        "negative amount",
+        base(seats=[{"seat": 1, "wager": -10, "decisions": ["stand"]}]),
+        "seat 1 wager: -10 is not a non-negative amount in whole cents",
+    ),
+    (
+        "fraction of a cent",
+        base(seats=[{"seat": 1, "wager": 10.005, "decisions": ["stand"]}]),
+        "seat 1 wager: 10.005 is not a non-negative amount in whole cents",
+    ),
+    (
+        "amount as text",
+        base(seats=[{"seat": 1, "wager": "10", "decisions": ["stand"]}]),
+        'seat 1 wager: amount must be a number, not "10"',
+    ),
+    (
+        "amount true",
+        base(seats=[{"seat": 1, "wager": True, "decisions": ["stand"]}]),
+        "seat 1 wager: amount must be a number, not true",
+    ),
+    (
+        "match as text",
+        base(seats=[{"seat": 1, "wager": 10, "match": "5", "decisions": ["stand"]}]),
+        "seat 1 match: amount must be a number",
+    ),
+    (
+        "zero wager",
+        base(seats=[{"seat": 1, "wager": 0, "decisions": ["stand"]}]),
+        "seat 1: the Spanish 21 wager must be positive",
+    ),
+    (
+        "huge amount",
+        '{"profile":"PA","decks":6,"seats":[{"seat":1,"wager":1e999999999}],"shoe":[]}',
+        "seat 1 wager: not an amount",
+    ),
+    (
+        "too large amount",
+        base(seats=[{"seat": 1, "wager": 10**12, "decisions": ["stand"]}]),
+        "is too large an amount",
+    ),
+    (
+        "missing wager",
+        base(seats=[{"seat": 1, "decisions": ["stand"]}]),
+        "seat 1: missing wager",
+    ),
+    (
+        "seat 8",
+        base(seats=[{"seat": 8, "wager": 10}]),
+        "seats[0]: seat must be a number from 1 to 7",
+    ),
+    (
+        "seat twice",
+        base(seats=[{"seat": 1, "wager": 10}, {"seat": 1, "wager": 10}]),
+        "seat 1: listed twice",
+    ),
+    ("seven decks", base(decks=7), "profile PA deals from 6 or 8 decks, not 7"),
+    ("decks as text", base(decks="6"), "decks must be 6 or 8"),
+    ("unknown option", base(options={"hit_soft_18": True}), "unknown profile option 'hit_soft_18'"),
+    (
+        "option wrong type",
+        base(options={"hit_soft_17": "yes"}),
+        "options: hit_soft_17 must be a bool",
+    ),
+    (
+        "option bad choice",
+        base(options={"settlement_order": "random"}),
+        "options: settlement_order must be one of collect_then_pay, right_to_left",
+    ),
+    (
+        "option contradiction",
+        base(options={"dealer_second_card": "after_players"}),
+        "peek needs a hole card",
+    ),
+    ("options not an object", base(options=[1]), "options must be an object"),
+    ("malformed JSON", '{"profile": "PA",', "malformed JSON at line 1 column 18"),
+    ("NaN", base(seats=[{"seat": 1, "wager": float("nan")}]), "amount must be a number, not NaN"),
+    ("deep nesting", "[" * 100_000 + "]" * 100_000, "malformed JSON: nested too deeply"),
+    (
+        "too many digits",
+        '{"profile":"PA","decks":6,"seats":[{"seat":1,"wager":' + "9" * 5000 + "}]}",
+        "malformed JSON: a number with too many digits",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [(doc, msg) for _, doc, msg in BAD_SCRIPTS],
+    ids=[name for name, _, _ in BAD_SCRIPTS],
+)
+def test_bad_script_exits_2_with_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], document: object, message: str
+) -> None:
+    path = write(tmp_path, document)
+    code, out, err = run_main(["replay", str(path)], capsys)
+    assert code == 2
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"dealer-station replay: {path}: ")
+    assert message in lines[0]
+    assert "Traceback" not in err
+
+
+def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_main(["replay", str(tmp_path / "none.json")], capsys)
+    assert code == 2
+    assert err.strip().endswith("cannot read the script: No such file or directory")
+
+
+def test_not_utf8_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bin.json"
+    path.write_bytes(b"\xff\xfe{")
+    code, _, err = run_main(["replay", str(path)], capsys)
+    assert code == 2
+    assert "cannot read the script" in err and len(err.splitlines()) == 1
+
+
+def test_an_error_in_the_second_script_prints_nothing_on_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = write(tmp_path, base(profile="XX"))
+    code, out, err = run_main(["replay", str(EXAMPLES[0]), str(bad)], capsys)
+    assert (code, out) == (2, "")
+    assert "unknown profile 'XX'" in err
+
+
+SUBPROCESS_CASES = [
+    "unknown profile",
+    "a ten",
+    "too few cards",
+    "illegal decision",
+    "extra decisions",
+    "missing decisions",
+    "insurance over half",
+    "insurance without ace",
+    "malformed JSON",
+    "unknown seat key",
+    "negative amount",
+    "fraction of a cent",
+    "amount as text",
+]
+
+
+def test_installed_command_exits_2_without_traceback(tmp_path: Path) -> None:
+    assert STATION.exists(), "run the tests from the project's .venv"
+    cases = {name: (doc, msg) for name, doc, msg in BAD_SCRIPTS}
+    for name in SUBPROCESS_CASES:
+        document, message = cases[name]
+        path = write(tmp_path, document, name.replace(" ", "_") + ".json")
+        done = subprocess.run(
+            [str(STATION), "replay", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert done.returncode == 2, name
+        assert done.stdout == "", name
+        assert len(done.stderr.splitlines()) == 1, (name, done.stderr)
+        assert message in done.stderr, name
+        assert "Traceback" not in done.stderr, name
+
+
+def test_installed_command_replays_an_example() -> None:
+    done = subprocess.run(
+        [str(STATION), "replay", str(ROOT / "examples" / "pa_basic.json")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert {s["seat"]: s["net"] for s in json.loads(done.stdout)["seats"]} == {1: 10, 3: 25}
+
+
+# --- amounts -------------------------------------------------------------------------------
+
+
+def test_to_cents_and_money() -> None:
+    from decimal import Decimal
+
+    assert to_cents(10, "x") == 1000
+    assert to_cents(Decimal("12.5"), "x") == 1250
+    assert to_cents(Decimal("0.01"), "x") == 1
+    assert isinstance(to_cents(Decimal("12.50"), "x"), int)
+    assert money(1250) == 12.5
+    assert money(1000) == 10
+    assert isinstance(money(1000), int)
+    assert money(-503) == -5.03
