@@ -60,7 +60,6 @@ class RoundPlay:
         self.record = record
         self.match_done = False
         self._journaled = 0
-        self._final_from: int | None = None
         self.__nonce: str | None = None
 
     def start(self, round_no: int) -> None:
@@ -113,8 +112,9 @@ class RoundPlay:
 
     def final_payments(self) -> list[Payment]:
         """The payments of the final settlement, in the profile's order (PA 635a.7(p))."""
-        start = self._final_from if self._final_from is not None else len(self.round.payments)
-        return list(self.round.payments[start:])
+        if not self.round.over:
+            return []
+        return list(self.round.payments[self.round.final_from :])
 
     def peek_target(self) -> PeekTarget:
         """What the reader looks for, from the up card."""
@@ -206,6 +206,10 @@ class RoundPlay:
         self._flush()
         return error
 
+    def adopt_journalled(self) -> None:
+        """After a rebuild from the journal: everything so far is journalled already."""
+        self._journaled = len(self.round.payments)
+
     def void(self, reason: str) -> None:
         """Void the round: every wager stands returned; a sealed hole card is turned over
         so that the journal accounts for it."""
@@ -223,8 +227,6 @@ class RoundPlay:
 
     def _flush(self) -> None:
         payments = self.round.payments
-        if self.round.over and self._final_from is None:
-            self._final_from = self._journaled
         for payment in payments[self._journaled :]:
             self.record(_PAYMENT_KIND[payment.wager], self._payment_data(payment))
         self._journaled = len(payments)

@@ -26,7 +26,8 @@ from controller.faults import Fault, FaultCode, Resolution
 from controller.machine import ROUND_STATES, Recorder, TableDevices, TableSettings, shared_machine
 from controller.play import RoundPlay
 from controller.prompts import PROMPTS, SETTLE_LAMPS, SUPERVISOR_BUTTONS, State
-from controller.rules.cards import Card, composition_problems
+from controller.recovery import Recovered, rebuild_round
+from controller.rules.cards import Card, composition_problems, parse_card
 from controller.rules.settlement import Payment
 from drivers.hal import (
     Button,
@@ -90,6 +91,52 @@ class Table:
     def close(self) -> None:
         """Detach from the shared machine."""
         shared_machine().remove_model(self)
+
+    def restore(self, rec: Recovered) -> None:
+        """Take the state the journal tells (see ``controller.recovery``); no device is
+        commanded until :meth:`resume_output`."""
+        self.round_no = rec.round_no
+        self.last_burn = parse_card(rec.last_burn) if rec.last_burn else None
+        self.drawn = Counter({parse_card(t): n for t, n in rec.drawn.items()})
+        self.reshuffle_pending = rec.reshuffle_pending
+        for event in rec.wagers:
+            self.book.update(event)
+        machine = shared_machine()
+        if rec.open_round:
+            self.play = rebuild_round(
+                self.profile, self.settings.decks, rec.open_round, self._record_round
+            )
+            at = rec.resume_to if rec.fault is not None else rec.state
+            self.resume_to = at if at is not None else State.DEALING
+            self.fault = Fault(
+                FaultCode.RECOVERED_MID_ROUND,
+                f"restarted during round {self.round_no}"
+                + ("" if self.play else ": a sealed hole card was never revealed"),
+            )
+            machine.set_state(State.FAULT, model=self)
+            self._record(
+                "fault",
+                code=self.fault.code.value,
+                message=self.fault.message,
+                state=self.resume_to.value,
+            )
+        elif rec.fault is not None:
+            self.fault, self.resume_to = rec.fault, rec.resume_to
+            machine.set_state(State.FAULT, model=self)
+        elif rec.state in (State.BETTING, State.LOADING, State.BURNING):
+            machine.set_state(rec.state, model=self)
+        elif rec.state is not None:
+            machine.set_state(State.SHUFFLING, model=self)  # the shuffle is commanded again
+        self._record("recovered", state=self.state.value, round=self.round_no)
+
+    def resume_output(self) -> None:
+        """Once the devices are up: show the prompt, and command what the state needs."""
+        if self.state is State.STARTING:
+            self.begin()
+        elif self.state is State.SHUFFLING:
+            self._entered()
+        else:
+            self._show()
 
     # --- the one entry point --------------------------------------------------------------
 
@@ -464,6 +511,7 @@ class Table:
 
     def _entered(self) -> None:
         _log.info("state", state=self.state.value, round=self.round_no)
+        self._record("state", state=self.state.value)
         enter = _ON_ENTER.get(self.state)
         if enter is not None:
             enter(self)

@@ -91,6 +91,7 @@ class Round:
         self.insurance: dict[int, int] = {}
         self.decisions: list[tuple[int, int, Decision]] = []
         self.reshuffle_due = False
+        self.final_from = 0  # index of the first payment of the final settlement
         self.peek_answer: bool | None = None
         self._insurance_open = False
         self._settled: set[tuple[int, int]] = set()
@@ -478,6 +479,7 @@ class Round:
                 for s in self.seats
                 if s != payment.seat
             )
+        self.final_from = len(self.payments)
         self.payments.extend(_in_settlement_order(final, self.profile))
 
 

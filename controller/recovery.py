@@ -1,0 +1,153 @@
+"""Crash and power-loss recovery: the table's state, read back from the journal alone.
+
+The journal is the truth. On start the daemon reads it and restores the table before any
+device is commanded:
+
+* between rounds, the table continues where it stood (betting, or the shuffle/load/burn
+  step it had reached; a shuffle that was commanded is commanded again);
+* inside a round, it comes back in the fault state (``recovered_mid_round``) with the
+  round rebuilt from its journalled cards and decisions; the supervisor resumes or voids.
+  A hole card that was sealed and not yet revealed is not in the journal by design, so
+  such a round can only be voided;
+* a fault that was active at power-off is still active, with the same resume point.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from controller.betting import ClosedBets
+from controller.faults import Fault, FaultCode
+from controller.play import RoundPlay
+from controller.prompts import State
+from controller.rules.cards import parse_card
+from controller.rules.errors import RulesError
+from controller.rules.profiles import Profile
+from controller.rules.steps import Decision, NeedInsurance, NeedReveal, SeatWager
+from drivers.hal import SeatWagerChanged, WagerSpot
+
+
+class JournalledRow(Protocol):
+    """What recovery reads from a journal row."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def round_no(self) -> int | None: ...
+
+    @property
+    def data(self) -> Mapping[str, Any]: ...
+
+
+_END_OF_ROUND = frozenset({"round_completed", "round_voided"})
+_SHOE_CARDS = frozenset({"burn", "card", "hole_card_revealed"})
+
+
+@dataclass
+class Recovered:
+    """The table's state as the journal tells it."""
+
+    state: State | None = None  # None: an empty journal, start from scratch
+    round_no: int = 0
+    last_burn: str | None = None
+    drawn: Counter[str] = field(default_factory=Counter)
+    reshuffle_pending: bool = False
+    fault: Fault | None = None
+    resume_to: State | None = None
+    open_round: list[JournalledRow] = field(default_factory=list)
+    wagers: list[SeatWagerChanged] = field(default_factory=list)
+
+
+def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
+    """Walk the journal once and return what the table must restore."""
+    rec = Recovered()
+    fault_row: Mapping[str, Any] | None = None
+    for row in rows:
+        kind, data = row.kind, row.data
+        if kind == "state":
+            rec.state = State(data["state"])
+            if rec.state is not State.FAULT:
+                fault_row = None
+        elif kind == "fault":
+            # A fault during a fault keeps the first one's resume point.
+            fault_row = data if fault_row is None else {**data, "state": fault_row["state"]}
+        elif kind == "shuffle_commanded":
+            rec.drawn.clear()
+            rec.reshuffle_pending = False
+        elif kind in ("cover_card", "shoe_empty"):
+            rec.reshuffle_pending = True
+        elif kind == "round_started":
+            rec.round_no = int(data["round"])
+            rec.open_round = [row]
+        elif kind in _END_OF_ROUND:
+            rec.open_round = []
+        elif rec.open_round:
+            rec.open_round.append(row)
+        if kind in _SHOE_CARDS and not str(data.get("card", "")).startswith("10"):
+            rec.drawn[str(data["card"])] += 1
+        if kind == "burn":
+            rec.last_burn = str(data["card"])
+        elif kind == "event" and data.get("type") == "seat_wager":
+            rec.wagers.append(
+                SeatWagerChanged(
+                    int(data["seat"]),
+                    WagerSpot(data["spot"]),
+                    bool(data["present"]),
+                    data.get("cents"),
+                )
+            )
+    if rec.state is State.FAULT and fault_row is not None:
+        rec.fault = Fault(FaultCode(fault_row["code"]), str(fault_row["message"]))
+        rec.resume_to = State(fault_row["state"])
+    return rec
+
+
+def rebuild_round(
+    profile: Profile, decks: int, rows: list[JournalledRow], record: Any
+) -> RoundPlay | None:
+    """Re-drive a round from its journal rows; None when it cannot be rebuilt (a sealed
+    hole card that was never revealed, or rows the rules refuse)."""
+    start = rows[0].data
+    seats = start["seats"]
+    known = frozenset(s["seat"] for s in seats if s.get("wager_cents") is not None)
+    wagers = tuple(
+        SeatWager(s["seat"], s.get("wager_cents") or 100, s.get("match_cents") or 0) for s in seats
+    )
+    revealed = [r.data["card"] for r in rows if r.kind == "hole_card_revealed"]
+    if sum(r.kind == "hole_card_dealt" for r in rows) > len(revealed):
+        return None
+    play = RoundPlay(profile, decks, ClosedBets(wagers, known, ()), lambda *_: None)
+    round_ = play.round
+    insurance: dict[int, int] = {}
+    try:
+        for row in rows[1:]:
+            kind, data = row.kind, row.data
+            if kind == "insurance_taken":
+                insurance[int(data["seat"])] = int(data["cents"])
+                continue
+            closes_insurance = kind in ("peek", "decision", "card") or (
+                kind == "state" and data["state"] != "insurance"
+            )
+            if closes_insurance and isinstance(round_.step, NeedInsurance):
+                round_.take_insurance(insurance)
+            if kind == "card" and data["role"] != "rejected":
+                round_.deal(parse_card(data["card"]))
+            elif kind == "hole_card_dealt":
+                round_.deal(parse_card(revealed[0]))
+            elif kind == "hole_card_revealed" and isinstance(round_.step, NeedReveal):
+                round_.reveal_hole()
+            elif kind == "decision":
+                round_.decide(int(data["seat"]), Decision(data["decision"]))
+            elif kind == "peek" and data["answer"] in ("blackjack", "no_blackjack"):
+                round_.peek(data["answer"] == "blackjack")
+            elif kind == "state" and data["state"] not in ("dealing", "match"):
+                play.match_done = True
+    except (RulesError, KeyError, ValueError):
+        return None
+    play.record = record
+    play.adopt_journalled()
+    return play
