@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check-config": ("controller.check_config", "check a station.toml without starting"),
     "diagram": ("controller.diagram", "print the procedure state machine as a Mermaid diagram"),
     "journal": ("controller.journal_cli", "recall rounds, verify or export the audit journal"),
+    "run": ("controller.daemon", "run the station daemon (under systemd)"),
     "replay": ("controller.replay", "replay one round from a script and print its settlement"),
 }
 

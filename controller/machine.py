@@ -29,7 +29,7 @@ class Recorder(Protocol):
 class TableDevices:
     """The devices the procedure commands."""
 
-    shuffler: Shuffler
+    shuffler: Shuffler | None  # None: the dealer shuffles by hand and presses NEXT
     panel: DealerPanel
     reader: CardReader | None = None
 

@@ -201,6 +201,18 @@ class Table:
             return
         self._fire("shuffled")
 
+    def _hand_shuffled(self) -> None:
+        if self.devices.shuffler is not None:
+            self._record(
+                "button_ignored",
+                button="next",
+                state="shuffling",
+                reason="the shuffler reports when it is done",
+            )
+            return
+        self._record("hand_shuffle_done", decks=self.settings.decks)
+        self._fire("shuffled")
+
     def _on_shoe_loaded(self, event: ShoeLoaded) -> None:
         self._record("shoe_loaded")
         if self.state is State.LOADING:
@@ -304,6 +316,8 @@ class Table:
         self._record("button", button=button.value, state=self.state.value)
         if self.state is State.FAULT:
             self._resolve(_RESOLUTIONS[button])
+        elif self.state is State.SHUFFLING:
+            self._hand_shuffled()
         elif self.state is State.BETTING:
             self._betting_button(button)
         elif self.state is State.MATCH:
@@ -524,7 +538,8 @@ class Table:
         self.drawn.clear()
         self.book.reshuffled()
         self._record("shuffle_commanded", decks=self.settings.decks)
-        self.devices.shuffler.shuffle(self.settings.decks)
+        if self.devices.shuffler is not None:
+            self.devices.shuffler.shuffle(self.settings.decks)
 
     def _enter_peeking(self) -> None:
         self.peek_tries = 0

@@ -56,7 +56,9 @@ class Prompt:
 PROMPTS: Final[Mapping[State, Prompt]] = {
     State.STARTING: Prompt("station starting: checking journal and devices", {Led.FAULT: BLINK}),
     State.SHUFFLING: Prompt(
-        "shuffle in progress: collect the cards into the shuffler", {Led.SHUFFLE: BLINK}
+        "shuffle in progress (by hand, where no shuffler is fitted: NEXT when done)",
+        {Led.SHUFFLE: BLINK},
+        frozenset({Button.NEXT}),
     ),
     State.LOADING: Prompt("load the shuffled batch into the shoe", {Led.LOAD: BLINK}),
     State.BURNING: Prompt("burn one card to the discard rack", {Led.BURN: BLINK}),

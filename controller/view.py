@@ -64,10 +64,16 @@ def table_view(table: Table) -> TableView:
         seats = round_.seats
         for seat in seats:
             hands.extend(
-                HandView(seat, h.index + 1, tuple(c.text for c in h.cards), h.total,
-                         h.status.value, h.doubled)
+                HandView(
+                    seat,
+                    h.index + 1,
+                    tuple(c.text for c in h.cards),
+                    h.total,
+                    h.status.value,
+                    h.doubled,
+                )
                 for h in round_.hands[seat]
-            )  # fmt: skip
+            )
         dealer = tuple(c.text for c in round_.dealer_cards)
         hole_down = round_.hole is not None
         step = round_.step

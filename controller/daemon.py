@@ -1,0 +1,248 @@
+"""``dealer-station run``: the composition root of the station daemon.
+
+It is the only place that builds concrete drivers. In order: read and check the
+configuration; set up logging; verify the journal (a broken chain refuses to start);
+restore the table from the journal; only then start the devices and serve events until
+SIGTERM. ``--simulated-devices`` runs the same daemon against the device doubles (the
+HIL suite and CI use it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import queue
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from controller import config as cfg
+from controller.journal import Journal, JournalError
+from controller.journal_verify import verify
+from controller.logs import bind_table, configure_logging
+from controller.machine import TableDevices, TableSettings
+from controller.procedure import Table
+from controller.recovery import read_journal
+from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile, get_profile
+from controller.sdnotify import Notifier
+from controller.station import Observer, Station
+from drivers.hal import Device, DeviceEvent
+
+DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
+VERSION = "0.1.0"
+
+_log = structlog.get_logger("dealer_station.daemon")
+
+
+class StartError(Exception):
+    """The station cannot start; the message is one line for the operator."""
+
+
+def station_profile(config: cfg.StationConfig) -> Profile:
+    """The rules profile of a configured table: the jurisdiction plus its options."""
+    options = config.options
+    changes: dict[str, Any] = {
+        "hit_soft_17": options.hit_soft_17,
+        "match_the_dealer": options.match_the_dealer,
+        "no_mid_shoe_entry": options.ny_no_mid_shoe_entry,
+    }
+    if options.match_pay_table is not None:
+        table = MatchPayTable(options.match_pay_table.value)
+        changes["match_tables"] = {config.decks: table}
+    if options.nj_card_reader:
+        changes.update(dealer_second_card=DealerSecondCard.HOLE, peek=True)
+    if options.ny_determinate_cards:
+        changes.update(dealer_second_card=DealerSecondCard.AFTER_PLAYERS, peek=False)
+    return get_profile(config.profile.value).with_options(**changes)
+
+
+@dataclass
+class Built:
+    """The station's parts, before it runs."""
+
+    station: Station
+    journal: Journal
+    table: Table
+
+
+def open_journal(path: Path) -> Journal:
+    """Verify the journal, then open it for appending.
+
+    Raises:
+        StartError: when the chain is broken or the file cannot be opened.
+    """
+    if path.exists():
+        report = verify(path)
+        if not report.ok:
+            raise StartError(f"journal {path} failed verification: {report.message}")
+    try:
+        return Journal.open(path)
+    except JournalError as err:
+        raise StartError(f"journal {path}: {err}") from err
+
+
+def build_station(
+    config: cfg.StationConfig,
+    drivers_for: Any,
+    *,
+    notifier: Notifier | None = None,
+    observer: Observer | None = None,
+) -> Built:
+    """Journal, recovered table and drivers. ``drivers_for(sink) -> (devices, TableDevices)``
+    builds the drivers (real ones from configuration, or the simulated rig's)."""
+    journal = open_journal(config.journal.path)
+    try:
+        events: queue.Queue[DeviceEvent] = queue.Queue()
+        devices, table_devices = drivers_for(events.put)
+        profile = station_profile(config)
+        table = Table(TableSettings(profile, config.decks), table_devices, journal)
+        recovered = read_journal(journal.rows())
+        journal.append(
+            "station_started",
+            {
+                "version": VERSION,
+                "table_id": config.table_id,
+                "profile": profile.code,
+                "decks": config.decks,
+            },
+        )
+        table.restore(recovered)
+    except BaseException:
+        journal.close()
+        raise
+    station = Station(table, journal, devices, events, notifier, observer=observer)
+    return Built(station, journal, table)
+
+
+def real_drivers(config: cfg.StationConfig) -> Any:
+    """A ``drivers_for`` that builds the drivers for the real devices in ``config``."""
+    from drivers.card_reader import CardReaderDriver
+    from drivers.device_link import ExpectedDevice
+    from drivers.panel import GpioPanel, PanelPins
+    from drivers.serial_transport import SerialSettings
+    from drivers.shoe import ShoeDriver
+    from drivers.shuffler import ShufflerDriver
+    from drivers.usb_transport import UsbSettings
+
+    dev = config.devices
+
+    def pin(p: cfg.Pin) -> int | str:
+        return p.line if p.chip == dev.panel.chip else str(p)
+
+    def build(sink: Any) -> tuple[Sequence[Device], TableDevices]:
+        shoe = ShoeDriver(
+            SerialSettings(str(dev.shoe.port)),
+            sink,
+            ExpectedDevice(dev.shoe.serial),
+            decks=config.decks,
+        )
+        panel = GpioPanel(
+            PanelPins(
+                leds={led: pin(p) for led, p in dev.panel.leds.items()},
+                buttons={b: pin(p) for b, p in dev.panel.buttons.items()},
+                supervisor_key=pin(dev.panel.supervisor_key),
+                wagers={
+                    (seat, spot): pin(p)
+                    for seat, spots in dev.panel.wager_sensors.items()
+                    for spot, p in spots.items()
+                },
+            ),
+            sink,
+        )
+        drivers: list[Device] = [shoe, panel]
+        shuffler = reader = None
+        if dev.shuffler is not None:
+            shuffler = ShufflerDriver(
+                SerialSettings(str(dev.shuffler.port)), sink, ExpectedDevice(dev.shuffler.serial)
+            )
+            drivers.append(shuffler)
+        if dev.card_reader is not None:
+            usb = UsbSettings(dev.card_reader.vid, dev.card_reader.pid, dev.card_reader.serial)
+            reader = CardReaderDriver(usb, sink)
+            drivers.append(reader)
+        return drivers, TableDevices(shuffler, panel, reader)
+
+    return build
+
+
+@contextmanager
+def simulated_drivers(config: cfg.StationConfig, seed: int = 0) -> Iterator[Any]:
+    """A ``drivers_for`` that builds the real drivers against the device doubles."""
+    from drivers.simulated.rig import SimulatedRig
+
+    with SimulatedRig(decks=config.decks, seed=seed) as rig:
+
+        def build(sink: Any) -> tuple[Sequence[Device], TableDevices]:
+            drivers = rig.build_drivers(sink)
+            devices: list[Device] = [
+                drivers.shuffler,
+                drivers.shoe,
+                drivers.card_reader,
+                drivers.panel,
+            ]
+            table_devices = TableDevices(drivers.shuffler, drivers.panel, drivers.card_reader)
+            return devices, table_devices
+
+        build.rig = rig  # type: ignore[attr-defined]
+        yield build
+
+
+def serve(built: Built) -> None:
+    """Run the station until SIGTERM or SIGINT; always close the journal."""
+    station = built.station
+
+    def on_signal(signum: int, _frame: object) -> None:
+        _log.info("signal", signal=signal.Signals(signum).name)
+        station.stop()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        station.run()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        built.journal.close()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``dealer-station run``."""
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE")
+    parser.add_argument(
+        "--simulated-devices",
+        action="store_true",
+        help="use the device doubles instead of the configured devices",
+    )
+    parser.add_argument("--journal", type=Path, help="override the configured journal path")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the daemon; 2 with one line on stderr when it cannot start."""
+    try:
+        config = cfg.load_config(args.config)
+        if args.journal is not None:
+            config = _with_journal(config, args.journal)
+        configure_logging(level=config.logging.level, form=config.logging.format)
+        # transitions narrates every callback at INFO: keep its warnings only.
+        logging.getLogger("transitions").setLevel(logging.WARNING)
+        bind_table(config.table_id)
+        if args.simulated_devices:
+            with simulated_drivers(config) as drivers_for:
+                serve(build_station(config, drivers_for, notifier=Notifier()))
+        else:
+            serve(build_station(config, real_drivers(config), notifier=Notifier()))
+    except (cfg.ConfigError, StartError) as err:
+        print(f"dealer-station run: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _with_journal(config: cfg.StationConfig, path: Path) -> cfg.StationConfig:
+    from dataclasses import replace
+
+    return replace(config, journal=replace(config.journal, path=path))

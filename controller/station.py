@@ -1,0 +1,114 @@
+"""The station's main loop: one thread owns the table and takes one event at a time.
+
+Device drivers put their events on one queue (their reader threads never touch the
+table). The loop takes each event, hands it to the procedure, feeds the systemd watchdog
+and reports the state in ``STATUS=``. A hung loop stops feeding the watchdog, so systemd
+restarts the service. ``stop()`` (from a signal handler or another thread) lets the loop
+finish the current event, journal a clean shutdown and return.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from controller.logs import bind_round, bind_state
+from controller.machine import Recorder
+from controller.procedure import Table
+from controller.sdnotify import Notifier
+from controller.view import TableView, table_view
+from drivers.hal import Device, DeviceEvent
+
+_log = structlog.get_logger("dealer_station.station")
+
+#: Called from the loop after each event: the event, the view after it, and whether the
+#: queue was empty (nothing else is in flight in the station).
+Observer = Callable[[DeviceEvent, TableView, bool], None]
+
+
+@dataclass
+class StationStats:
+    """What the loop has done."""
+
+    events: int = 0
+    started: bool = False
+
+
+class Station:
+    """The main loop around one :class:`Table` (see the module docstring)."""
+
+    def __init__(
+        self,
+        table: Table,
+        journal: Recorder,
+        drivers: Sequence[Device],
+        events: queue.Queue[DeviceEvent],
+        notifier: Notifier | None = None,
+        *,
+        observer: Observer | None = None,
+        poll_seconds: float = 0.25,
+    ) -> None:
+        self.table = table
+        self.journal = journal
+        self.drivers = drivers
+        self.events = events
+        self.notifier = notifier or Notifier({})
+        self.observer = observer
+        self.poll_seconds = poll_seconds
+        self.stats = StationStats()
+        self._stop = threading.Event()
+        table.on_state = self._state_changed
+
+    def stop(self) -> None:
+        """Ask the loop to finish; safe from a signal handler or any thread."""
+        self._stop.set()
+
+    def run(self) -> None:
+        """Start the devices, serve events until :meth:`stop`, then shut down cleanly.
+
+        Journal write errors propagate: the station must not act on what it cannot record
+        (systemd restarts it and recovery takes over).
+        """
+        try:
+            for driver in self.drivers:
+                driver.start()
+            self.table.resume_output()
+            self.stats.started = True
+            self.notifier.ready(self._status())
+            _log.info("ready", state=self.table.state.value)
+            self._serve()
+        finally:
+            self.notifier.notify("STOPPING=1")
+            for driver in reversed(self.drivers):
+                driver.close()
+        self.journal.append("clean_shutdown", {"events": self.stats.events})
+        _log.info("stopped", events=self.stats.events)
+
+    def _serve(self) -> None:
+        table, events, notifier = self.table, self.events, self.notifier
+        while not self._stop.is_set():
+            notifier.feed_watchdog()
+            try:
+                event = events.get(timeout=self.poll_seconds)
+            except queue.Empty:
+                continue
+            table.handle(event)
+            self.stats.events += 1
+            if self.observer is not None:
+                self.observer(event, table_view(table), events.empty())
+
+    def _state_changed(self, table: Table) -> None:
+        bind_state(table.state.value)
+        bind_round(table.round_no)
+        self.notifier.status(self._status())
+
+    def _status(self) -> str:
+        table = self.table
+        text = f"{table.state.value}, round {table.round_no}"
+        if table.fault is not None:
+            text += f": {table.fault.code.value}"
+        return text
