@@ -136,6 +136,18 @@ def test_silent_shoe_is_lost_then_recovers_without_duplicates(table: Table) -> N
     assert_no_more_cards(table)
 
 
+def test_power_cycled_shoe_is_lost_and_reconnects(table: Table) -> None:
+    table.double.load_shuffled(seed=12)
+    table.events.expect(ShoeLoaded)
+    assert table.double.wait_idle()
+    table.double.power_cycle()
+    table.events.expect(DeviceLost)
+    table.events.expect(DeviceConnected)
+    dealt = table.deal(3)
+    assert table.cards(3) == dealt
+    assert table.double.sessions == 2
+
+
 def test_corrupted_frames_are_retransmitted(table: Table) -> None:
     table.double.load_shuffled(seed=7)
     table.events.expect(ShoeLoaded)
