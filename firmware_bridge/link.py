@@ -318,12 +318,13 @@ class Endpoint:
             self._drop(VersionError(f"frame of protocol version {frame.version} dropped"))
             return
         if self._state is not LinkState.CONNECTED:
-            if self._state is LinkState.HANDSHAKING and self.role is Role.DEVICE:
-                self._queue_message(NoSession(), now)  # tells a station we restarted
+            if self.role is Role.DEVICE and self._state in (LinkState.HANDSHAKING, LinkState.DOWN):
+                # Tell the station at once rather than let it wait for its retransmits.
+                self._queue_message(NoSession(), now)
             self._drop(NotConnectedError(f"frame type 0x{frame.type_id:02X} outside a session"))
             return
         if frame.type_id == NoSession.TYPE_ID and self.role is Role.STATION:
-            self._link_down("device has no session (it restarted)")
+            self._link_down("device has no session (it restarted or ended the session)")
             return
         self._last_rx = now
         for out in self._window.on_ack(frame.ack, now):

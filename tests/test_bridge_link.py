@@ -388,7 +388,7 @@ def test_station_notices_a_device_that_restarted() -> None:
     link.device.reset(link.now)  # the device rebooted and lost its session
     link.advance(1.5)  # the station's next heartbeat meets a device without a session
     assert of_type(link.station_events, LinkDown) == [
-        LinkDown("device has no session (it restarted)")
+        LinkDown("device has no session (it restarted or ended the session)")
     ]
     link.station.reset(link.now)
     link.advance(0.1)
@@ -561,3 +561,19 @@ def test_hostile_channel_does_bring_links_down() -> None:
             of_type(link.station_events, LinkDown) + of_type(link.device_events, LinkDown)
         )
     assert downs >= 2
+
+
+def test_station_learns_at_once_that_the_device_ended_the_session() -> None:
+    link = connected_link()
+    link.to_device.faults.drop = 1.0  # the station's acks never reach the shoe
+    link.device.send(CoverCardReport(), link.now)
+    link.advance(0.6)
+    assert of_type(link.device_events, LinkDown)[0].unconfirmed == (CoverCardReport(),)
+    assert link.station.connected  # it got the card and still hears the shoe
+    link.to_device.faults.drop = 0.0
+    down_at = link.now
+    link.advance(1.5)  # the station's next heartbeat meets a shoe without a session
+    (down,) = of_type(link.station_events, LinkDown)
+    assert down.reason == "device has no session (it restarted or ended the session)"
+    assert received(link.station_events) == [CoverCardReport()]
+    assert link.now - down_at < 3.0
