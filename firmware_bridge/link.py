@@ -69,7 +69,7 @@ class Endpoint:
         identity: what this side says in its HELLO (see :class:`Identity`).
         check_peer: optional extra check of the peer's identity (serial number, firmware
             version...); returns a refusal reason or None to accept. Protocol version and
-            device kind are always checked.
+            device kind are always checked. It must not raise.
         timing: timeouts and limits (:class:`Timing`).
         rng: source of session numbers; pass a seeded ``random.Random`` in tests.
 
@@ -371,7 +371,8 @@ class Endpoint:
                 LinkState.CONNECTED,
             ):
                 self._state = LinkState.REFUSED
-                self._events.append(HandshakeRefused(msg.reason, by_peer=True, peer=self._peer))
+                unconfirmed = self._window.take_unconfirmed()
+                self._events.append(HandshakeRefused(msg.reason, True, self._peer, unconfirmed))
             return
         if isinstance(msg, Hello) and self.role is Role.DEVICE:
             self._on_hello(msg, frame.version, now)

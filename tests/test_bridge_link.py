@@ -577,3 +577,22 @@ def test_station_learns_at_once_that_the_device_ended_the_session() -> None:
     assert down.reason == "device has no session (it restarted or ended the session)"
     assert received(link.station_events) == [CoverCardReport()]
     assert link.now - down_at < 3.0
+
+
+def test_a_refused_device_gets_back_what_it_sent_too_early() -> None:
+    station = Endpoint(
+        Role.STATION, STATION_ID, check_peer=lambda peer: "not this shoe", rng=random.Random(5)
+    )
+    device = Endpoint(Role.DEVICE, SHOE_ID, rng=random.Random(6))
+    device.start(0.0)
+    station.start(0.0)
+    device.receive_data(station.data_to_send(), 0.0)
+    assert device.connected  # the device accepts first; the station decides after its reply
+    device.send(CoverCardReport(), 0.0)
+    station.receive_data(device.data_to_send(), 0.0)
+    assert received(station.events()) == []
+    device.receive_data(station.data_to_send(), 0.0)
+    assert device.events()[-1] == HandshakeRefused(
+        "not this shoe", by_peer=True, peer=STATION_ID, unconfirmed=(CoverCardReport(),)
+    )
+    assert device.state is LinkState.REFUSED and device.unconfirmed == 0
