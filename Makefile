@@ -32,6 +32,7 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/rules_bench.py
+	$(BIN)/python bench/protocol_bench.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

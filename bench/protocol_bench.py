@@ -1,0 +1,129 @@
+"""Wire protocol figures: frame sizes and overhead, encode/decode rates on one core.
+
+Run: ``.venv/bin/python bench/protocol_bench.py`` (``--frames N`` to change the count).
+Prints figures only; nothing here asserts a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+
+from firmware_bridge import (
+    PROTOCOL_VERSION,
+    CardDrawnReport,
+    DeviceKind,
+    Endpoint,
+    Frame,
+    FrameDecoder,
+    Identity,
+    MessageReceived,
+    Role,
+    ShuffleDoneReport,
+    decode_frame,
+    decode_message,
+    encode_frame,
+    encode_message,
+)
+from firmware_bridge.frame import FLAG_RELIABLE
+
+
+def best_rate(count: int, run: Callable[[], object], repeats: int = 3) -> float:
+    """Items per second of ``run`` (which handles ``count`` items), best of ``repeats``."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return count / best
+
+
+def card_frame(i: int) -> Frame:
+    type_id, payload = encode_message(CardDrawnReport(1 + i % 13, "SHDC"[i % 4]))
+    return Frame(PROTOCOL_VERSION, type_id, i % 256, FLAG_RELIABLE, 0, payload)
+
+
+def end_to_end(count: int) -> float:
+    """Reliable messages per second through a station and a shoe endpoint, in memory."""
+    station = Endpoint(Role.STATION, Identity(DeviceKind.SHOE, "bench", "T1"), rng=random.Random(1))
+    shoe = Endpoint(Role.DEVICE, Identity(DeviceKind.SHOE, "bench", "S1"), rng=random.Random(2))
+    shoe.start(0.0)
+    station.start(0.0)
+    shoe.receive_data(station.data_to_send(), 0.0)
+    station.receive_data(shoe.data_to_send(), 0.0)
+    msgs = [CardDrawnReport(1 + i % 13, "SHDC"[i % 4]) for i in range(count)]
+    delivered = 0
+    start = time.perf_counter()
+    for i in range(0, count, 8):  # a window's worth at a time
+        for msg in msgs[i : i + 8]:
+            shoe.send(msg, 0.0)
+        station.receive_data(shoe.data_to_send(), 0.0)
+        shoe.receive_data(station.data_to_send(), 0.0)
+        delivered += sum(isinstance(e, MessageReceived) for e in station.events())
+    elapsed = time.perf_counter() - start
+    assert delivered == count, (delivered, count)
+    return count / elapsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--frames", type=int, default=200_000, help="frames per measurement")
+    n = parser.parse_args(argv).frames
+
+    card = card_frame(10)
+    card_wire = encode_frame(card)
+    empty_wire = encode_frame(Frame(PROTOCOL_VERSION, 0x04, 0, 0, 0, b""))
+    done = ShuffleDoneReport(384, (32,) * 9 + (0,) + (32,) * 3)
+    done_wire = encode_frame(
+        Frame(PROTOCOL_VERSION, done.TYPE_ID, 0, FLAG_RELIABLE, 0, encode_message(done)[1])
+    )
+    frames = [card_frame(i) for i in range(n)]
+    wires = [encode_frame(f) for f in frames]
+    runs = [w[:-1] for w in wires]
+    stream = b"".join(wires)
+
+    print(f"python {platform.python_version()} on {platform.machine()}, {n} frames per figure")
+    print(f"per-frame overhead: {len(empty_wire)} bytes (5 header + 2 CRC + COBS + delimiter)")
+    print(f"card-drawn frame on the wire: {len(card_wire)} bytes ({card_wire.hex(' ')})")
+    print(f"shuffle-done frame (13 rank counts) on the wire: {len(done_wire)} bytes")
+
+    def encode_all() -> None:
+        for f in frames:
+            encode_frame(f)
+
+    def encode_messages() -> None:
+        for i in range(n):
+            type_id, payload = encode_message(CardDrawnReport(1 + i % 13, "S"))
+            encode_frame(Frame(PROTOCOL_VERSION, type_id, i % 256, FLAG_RELIABLE, 0, payload))
+
+    def decode_all() -> None:
+        for r in runs:
+            decode_frame(r)
+
+    def decode_stream() -> None:
+        got = FrameDecoder().feed(stream)
+        assert len(got) == n
+
+    def decode_with_messages() -> None:
+        for item in FrameDecoder().feed(stream):
+            assert isinstance(item, Frame)
+            decode_message(item.type_id, item.payload)
+
+    print(f"encode_frame:                      {best_rate(n, encode_all):>12,.0f} frames/s")
+    print(f"encode_message + encode_frame:     {best_rate(n, encode_messages):>12,.0f} frames/s")
+    print(f"decode_frame (one run at a time):  {best_rate(n, decode_all):>12,.0f} frames/s")
+    print(f"FrameDecoder.feed (one stream):    {best_rate(n, decode_stream):>12,.0f} frames/s")
+    print(
+        f"FrameDecoder + decode_message:     {best_rate(n, decode_with_messages):>12,.0f} frames/s"
+    )
+    e2e = max(end_to_end(min(n, 50_000)) for _ in range(3))
+    print(f"Endpoint to Endpoint, reliable:    {e2e:>12,.0f} messages/s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
