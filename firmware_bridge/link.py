@@ -153,6 +153,7 @@ class Endpoint:
         Unacked messages of the old session are dropped: they were reported in LinkDown,
         or the caller chose to reset while connected.
         """
+        self._decoder.reset()  # a half-read frame belongs to the old session
         self._begin(now)
         if self.role is Role.STATION:
             self._send_hello(now)
@@ -259,7 +260,6 @@ class Endpoint:
         self._session = self._rng.randrange(1, 1 << 32)
         self._peer_session = 0
         self._peer = None
-        self._decoder.reset()
         self._outbox = []
         self._leading_delimiter = True
         self._window = SendWindow(self.timing)

@@ -47,7 +47,7 @@ from firmware_bridge import (
     encode_frame,
 )
 from firmware_bridge.frame import FLAG_RELIABLE
-from firmware_bridge.messages import Heartbeat
+from firmware_bridge.messages import Heartbeat, HelloReply
 
 T = TypeVar("T")
 
@@ -596,3 +596,19 @@ def test_a_refused_device_gets_back_what_it_sent_too_early() -> None:
         "not this shoe", by_peer=True, peer=STATION_ID, unconfirmed=(CoverCardReport(),)
     )
     assert device.state is LinkState.REFUSED and device.unconfirmed == 0
+
+
+def test_device_joining_a_new_session_keeps_the_bytes_that_follow_the_hello() -> None:
+    link = connected_link()
+    link.device.events()
+    link.station.reset(link.now)
+    hello = link.station.data_to_send()
+    link.station.tick(link.now + 0.1)
+    hello_again = link.station.data_to_send()
+    # The new session's HELLO arrives glued to the first half of its resend.
+    link.device.receive_data(hello + hello_again[:5], link.now)
+    link.device.receive_data(hello_again[5:], link.now)
+    events = link.device.events()
+    assert [type(e) for e in events] == [LinkDown, Connected]
+    replies = [decode_frame(run) for run in link.device.data_to_send().split(b"\x00") if run]
+    assert [f.type_id for f in replies] == [HelloReply.TYPE_ID] * 2  # both HELLOs answered
