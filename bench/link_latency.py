@@ -3,9 +3,10 @@ the consumer (the thread that owns the controller's event queue).
 
 Runs the real ShoeDriver (pyserial, reader thread, firmware_bridge endpoint) against the
 ShoeDouble across a real pseudo-terminal, one card at a time, with the protocol's default
-timers. Prints p50 / p99 / max over N cards (default 10,000).
+timers. Prints p50 / p99 / max over N cards (default 10,000), then the round trip of a
+card reader check (check() -> PeekResult) through pyusb and the simulated backend.
 
-    .venv/bin/python bench/link_latency.py [--cards N]
+    .venv/bin/python bench/link_latency.py [--cards N] [--peeks N]
 """
 
 from __future__ import annotations
@@ -21,11 +22,22 @@ from pathlib import Path
 
 import structlog
 
-from controller.rules.cards import ALL_CARDS, Card
+from controller.rules.cards import ALL_CARDS, Card, parse_card
+from drivers.card_reader import CardReaderDriver
 from drivers.device_link import ExpectedDevice
-from drivers.hal import CardDrawn, DeviceConnected, DeviceEvent, ShoeLoaded
+from drivers.hal import (
+    CardDrawn,
+    DeviceConnected,
+    DeviceEvent,
+    PeekAnswer,
+    PeekResult,
+    PeekTarget,
+    ShoeLoaded,
+)
 from drivers.shoe import ShoeDriver
+from drivers.simulated.card_reader import CardReaderDouble
 from drivers.simulated.shoe import ShoeDouble
+from drivers.simulated.usb_backend import SimulatedUsbBackend
 
 SERIAL = "SHOE-BENCH"
 
@@ -70,20 +82,57 @@ def run(cards: int) -> list[float]:
             double.close()
 
 
+def run_peeks(count: int) -> list[float]:
+    """Round trips in milliseconds of ``count`` card reader checks over the pyusb backend."""
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    backend = SimulatedUsbBackend()
+    double = CardReaderDouble(backend)
+    driver = CardReaderDriver(double.settings, events.put, backend=backend)
+    driver.start()
+    try:
+        wait_for(events, DeviceConnected)
+        double.set_hole_card(parse_card("KS"))
+        latencies: list[float] = []
+        for _ in range(count):
+            start = time.perf_counter_ns()
+            driver.check(PeekTarget.LOOKING_FOR_TEN)
+            event = events.get(timeout=10)
+            end = time.perf_counter_ns()
+            if event != PeekResult(PeekAnswer.BLACKJACK):
+                raise SystemExit(f"unexpected {event!r}")
+            latencies.append((end - start) / 1e6)
+        return latencies
+    finally:
+        driver.close()
+        double.close()
+
+
+def report(title: str, latencies: list[float]) -> None:
+    cuts = statistics.quantiles(latencies, n=100)
+    print(title)
+    print(f"  p50  {cuts[49]:.3f} ms")
+    print(f"  p99  {cuts[98]:.3f} ms")
+    print(f"  max  {max(latencies):.3f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=10_000, help="cards to deal (10000)")
+    parser.add_argument(
+        "--peeks", type=int, default=1_000, help="card reader checks to time (1000; 0: none)"
+    )
     args = parser.parse_args()
     # Quiet the drivers' info lines: only the figures go to stdout.
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     if args.cards < 100:
         parser.error("--cards must be at least 100 for a p99")
     latencies = run(args.cards)
-    cuts = statistics.quantiles(latencies, n=100)
-    print(f"shoe link latency, {len(latencies)} cards (pty -> pyserial -> bridge -> queue)")
-    print(f"  p50  {cuts[49]:.3f} ms")
-    print(f"  p99  {cuts[98]:.3f} ms")
-    print(f"  max  {max(latencies):.3f} ms")
+    report(
+        f"shoe link latency, {len(latencies)} cards (pty -> pyserial -> bridge -> queue)", latencies
+    )
+    if args.peeks:
+        peeks = run_peeks(args.peeks)
+        report(f"card reader check round trip, {len(peeks)} checks (pyusb backend)", peeks)
 
 
 if __name__ == "__main__":

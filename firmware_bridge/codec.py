@@ -61,6 +61,8 @@ class WireType:
     """How one field is laid out. Fixed-size types set ``fmt``; variable ones override."""
 
     fmt: str | None = None
+    #: How many ``struct`` items the field packs to (several for a fixed array).
+    items: int = 1
 
     def to_wire(self, value: Any) -> Any:
         """Check ``value`` and convert it to what ``struct`` packs. Raises PayloadError."""
@@ -187,6 +189,7 @@ class Counts(WireType):
     def __init__(self, n: int) -> None:
         self.n = n
         self.fmt = f"{n}H"
+        self.items = n
 
     def to_wire(self, value: Any) -> Any:
         if (
@@ -266,11 +269,10 @@ class _Layout:
         values = [getattr(msg, n) for n in self.names]
         packed: list[Any] = []
         for wt, v in zip(self.fixed_types, values, strict=False):
-            w = wt.to_wire(v)
-            if isinstance(w, tuple):
-                packed.extend(w)
+            if wt.items == 1:
+                packed.append(wt.to_wire(v))
             else:
-                packed.append(w)
+                packed.extend(wt.to_wire(v))
         out = self.fixed.pack(*packed)
         for wt, v in zip(self.variable, values[len(self.fixed_types) :], strict=True):
             out += wt.pack_var(v)
@@ -287,12 +289,11 @@ class _Layout:
         values: list[Any] = []
         i = 0
         for wt in self.fixed_types:
-            if isinstance(wt, Counts):
-                values.append(raw[i : i + wt.n])
-                i += wt.n
-            else:
+            if wt.items == 1:
                 values.append(wt.from_wire(raw[i]))
-                i += 1
+            else:
+                values.append(wt.from_wire(raw[i : i + wt.items]))
+            i += wt.items
         pos = size
         for wt in self.variable:
             value, pos = wt.unpack_var(payload, pos)

@@ -54,12 +54,14 @@ class LinkDown:
 class HandshakeRefused:
     """The handshake failed for ``reason``: refused by the peer (``by_peer``) or by us.
 
-    ``peer`` is the peer's identity when its HELLO could be read.
+    ``peer`` is the peer's identity when its HELLO could be read. A device that sent
+    messages before the station refused it finds them in ``unconfirmed`` (never accepted).
     """
 
     reason: str
     by_peer: bool
     peer: Identity | None = None
+    unconfirmed: tuple[Message, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,7 @@ class Endpoint:
         identity: what this side says in its HELLO (see :class:`Identity`).
         check_peer: optional extra check of the peer's identity (serial number, firmware
             version...); returns a refusal reason or None to accept. Protocol version and
-            device kind are always checked.
+            device kind are always checked. It must not raise.
         timing: timeouts and limits (:class:`Timing`).
         rng: source of session numbers; pass a seeded ``random.Random`` in tests.
 
@@ -153,6 +153,7 @@ class Endpoint:
         Unacked messages of the old session are dropped: they were reported in LinkDown,
         or the caller chose to reset while connected.
         """
+        self._decoder.reset()  # a half-read frame belongs to the old session
         self._begin(now)
         if self.role is Role.STATION:
             self._send_hello(now)
@@ -259,7 +260,6 @@ class Endpoint:
         self._session = self._rng.randrange(1, 1 << 32)
         self._peer_session = 0
         self._peer = None
-        self._decoder.reset()
         self._outbox = []
         self._leading_delimiter = True
         self._window = SendWindow(self.timing)
@@ -318,12 +318,13 @@ class Endpoint:
             self._drop(VersionError(f"frame of protocol version {frame.version} dropped"))
             return
         if self._state is not LinkState.CONNECTED:
-            if self._state is LinkState.HANDSHAKING and self.role is Role.DEVICE:
-                self._queue_message(NoSession(), now)  # tells a station we restarted
+            if self.role is Role.DEVICE and self._state in (LinkState.HANDSHAKING, LinkState.DOWN):
+                # Tell the station at once rather than let it wait for its retransmits.
+                self._queue_message(NoSession(), now)
             self._drop(NotConnectedError(f"frame type 0x{frame.type_id:02X} outside a session"))
             return
         if frame.type_id == NoSession.TYPE_ID and self.role is Role.STATION:
-            self._link_down("device has no session (it restarted)")
+            self._link_down("device has no session (it restarted or ended the session)")
             return
         self._last_rx = now
         for out in self._window.on_ack(frame.ack, now):
@@ -370,7 +371,8 @@ class Endpoint:
                 LinkState.CONNECTED,
             ):
                 self._state = LinkState.REFUSED
-                self._events.append(HandshakeRefused(msg.reason, by_peer=True, peer=self._peer))
+                unconfirmed = self._window.take_unconfirmed()
+                self._events.append(HandshakeRefused(msg.reason, True, self._peer, unconfirmed))
             return
         if isinstance(msg, Hello) and self.role is Role.DEVICE:
             self._on_hello(msg, frame.version, now)

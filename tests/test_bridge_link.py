@@ -47,7 +47,7 @@ from firmware_bridge import (
     encode_frame,
 )
 from firmware_bridge.frame import FLAG_RELIABLE
-from firmware_bridge.messages import Heartbeat
+from firmware_bridge.messages import Heartbeat, HelloReply
 
 T = TypeVar("T")
 
@@ -388,7 +388,7 @@ def test_station_notices_a_device_that_restarted() -> None:
     link.device.reset(link.now)  # the device rebooted and lost its session
     link.advance(1.5)  # the station's next heartbeat meets a device without a session
     assert of_type(link.station_events, LinkDown) == [
-        LinkDown("device has no session (it restarted)")
+        LinkDown("device has no session (it restarted or ended the session)")
     ]
     link.station.reset(link.now)
     link.advance(0.1)
@@ -561,3 +561,54 @@ def test_hostile_channel_does_bring_links_down() -> None:
             of_type(link.station_events, LinkDown) + of_type(link.device_events, LinkDown)
         )
     assert downs >= 2
+
+
+def test_station_learns_at_once_that_the_device_ended_the_session() -> None:
+    link = connected_link()
+    link.to_device.faults.drop = 1.0  # the station's acks never reach the shoe
+    link.device.send(CoverCardReport(), link.now)
+    link.advance(0.6)
+    assert of_type(link.device_events, LinkDown)[0].unconfirmed == (CoverCardReport(),)
+    assert link.station.connected  # it got the card and still hears the shoe
+    link.to_device.faults.drop = 0.0
+    down_at = link.now
+    link.advance(1.5)  # the station's next heartbeat meets a shoe without a session
+    (down,) = of_type(link.station_events, LinkDown)
+    assert down.reason == "device has no session (it restarted or ended the session)"
+    assert received(link.station_events) == [CoverCardReport()]
+    assert link.now - down_at < 3.0
+
+
+def test_a_refused_device_gets_back_what_it_sent_too_early() -> None:
+    station = Endpoint(
+        Role.STATION, STATION_ID, check_peer=lambda peer: "not this shoe", rng=random.Random(5)
+    )
+    device = Endpoint(Role.DEVICE, SHOE_ID, rng=random.Random(6))
+    device.start(0.0)
+    station.start(0.0)
+    device.receive_data(station.data_to_send(), 0.0)
+    assert device.connected  # the device accepts first; the station decides after its reply
+    device.send(CoverCardReport(), 0.0)
+    station.receive_data(device.data_to_send(), 0.0)
+    assert received(station.events()) == []
+    device.receive_data(station.data_to_send(), 0.0)
+    assert device.events()[-1] == HandshakeRefused(
+        "not this shoe", by_peer=True, peer=STATION_ID, unconfirmed=(CoverCardReport(),)
+    )
+    assert device.state is LinkState.REFUSED and device.unconfirmed == 0
+
+
+def test_device_joining_a_new_session_keeps_the_bytes_that_follow_the_hello() -> None:
+    link = connected_link()
+    link.device.events()
+    link.station.reset(link.now)
+    hello = link.station.data_to_send()
+    link.station.tick(link.now + 0.1)
+    hello_again = link.station.data_to_send()
+    # The new session's HELLO arrives glued to the first half of its resend.
+    link.device.receive_data(hello + hello_again[:5], link.now)
+    link.device.receive_data(hello_again[5:], link.now)
+    events = link.device.events()
+    assert [type(e) for e in events] == [LinkDown, Connected]
+    replies = [decode_frame(run) for run in link.device.data_to_send().split(b"\x00") if run]
+    assert [f.type_id for f in replies] == [HelloReply.TYPE_ID] * 2  # both HELLOs answered

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import fields
 
 import pytest
 
-from controller.rules.cards import parse_card
+import firmware_bridge as fb
+from controller.rules.cards import Card, parse_card
 from drivers.card_reader import CardReaderDriver
 from drivers.hal import (
     DeviceConnected,
@@ -157,9 +159,21 @@ def test_wrong_hello_serial_and_old_version_are_refused() -> None:
         rig.close()
 
 
-def test_no_event_carries_the_hole_card(rig: Rig) -> None:
-    # PA 635a.7(g): the station learns blackjack or not, nothing else.
-    rig.double.set_hole_card(parse_card("QD"))
+def test_no_event_or_frame_carries_the_hole_card(rig: Rig) -> None:
+    # PA 635a.7(g), NJ 13:69F-19.7(i): the station learns blackjack or not, nothing else.
+    hole = parse_card("QD")
+    rig.double.set_hole_card(hole)
+    sent: list[bytes] = []
+    transmit = rig.double.transmit
+    rig.double.transmit = lambda data: sent.append(data) or transmit(data)
     rig.peek(PeekTarget.LOOKING_FOR_TEN)
+    assert rig.double.wait_idle()
     for event in rig.events.history:
-        assert "Q" not in repr(event).replace("READ", "").replace("card_reader", ""), event
+        for field in fields(event):
+            value = getattr(event, field.name)
+            assert not isinstance(value, Card), event
+            assert hole.text not in str(value), event
+    replies = [m for m in rig.double.commands if isinstance(m, fb.PeekRequest)]
+    assert len(replies) == 1
+    # The reply frame is 3 payload bytes: request number and answer code, no rank.
+    assert all(bytes([int(hole.rank)]) + b"D" not in frame for frame in sent)

@@ -205,3 +205,28 @@ def test_hardware_flow_control_setting_opens(tmp_path: Path) -> None:
 def test_backoff_doubles_up_to_the_cap() -> None:
     delays = Backoff(initial=0.05, factor=2.0, cap=0.3).delays()
     assert [next(delays) for _ in range(6)] == [0.05, 0.1, 0.2, 0.3, 0.3, 0.3]
+
+
+class Exploding(Recorder):
+    """A listener with a bug in its data handler."""
+
+    def link_data(self, data: bytes) -> None:
+        super().link_data(data)
+        raise RuntimeError("driver bug")
+
+
+def test_a_failing_listener_does_not_kill_the_reader(tmp_path: Path) -> None:
+    recorder = Exploding()
+    device = DeviceEnd(tmp_path / "ttyBug")
+    device.port.plug()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        device.port.write(b"one")
+        assert recorder.read_exactly(3) == b"one"
+        device.port.write(b"two")
+        assert recorder.read_exactly(3) == b"two"
+    finally:
+        transport.close()
+        device.port.close()

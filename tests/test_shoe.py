@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -136,6 +137,18 @@ def test_silent_shoe_is_lost_then_recovers_without_duplicates(table: Table) -> N
     assert_no_more_cards(table)
 
 
+def test_power_cycled_shoe_is_lost_and_reconnects(table: Table) -> None:
+    table.double.load_shuffled(seed=12)
+    table.events.expect(ShoeLoaded)
+    assert table.double.wait_idle()
+    table.double.power_cycle()
+    table.events.expect(DeviceLost)
+    table.events.expect(DeviceConnected)
+    dealt = table.deal(3)
+    assert table.cards(3) == dealt
+    assert table.double.sessions == 2
+
+
 def test_corrupted_frames_are_retransmitted(table: Table) -> None:
     table.double.load_shuffled(seed=7)
     table.events.expect(ShoeLoaded)
@@ -228,3 +241,44 @@ def test_missing_shoe_is_lost_until_it_appears(tmp_path: Path) -> None:
 def test_shoe_size_is_checked() -> None:
     with pytest.raises(DriverConfigError):
         ShoeDriver(SerialSettings("/dev/null"), EventRecorder(), ExpectedDevice(SERIAL), decks=7)
+
+
+def test_a_whole_shoe_through_seeded_faults_arrives_exactly_once(table: Table) -> None:
+    """A 6-deck shoe dealt while seeded faults hit: line damage (one fault at a time, each within
+    what retransmission absorbs) and cable pulls at quiet moments. Every card arrives once,
+    in order, and the only losses reported are the cable pulls."""
+    rnd = random.Random(2026)
+    double, events = table.double, table.events
+    double.load_shuffled(decks=6, seed=2026, cover_at=220)
+    events.expect(ShoeLoaded)
+    dealt: list[object] = []
+    unplugs = 0
+    while double.remaining:
+        fault = rnd.randrange(10)
+        if fault < 5 and double.wait_idle():
+            if fault == 0:
+                double.noise.corrupt_next(rnd.randint(1, 3))
+            elif fault == 1:
+                double.drop_acks(2)
+            elif fault == 2:
+                double.duplicate_acks(2)
+            elif fault == 3:
+                double.noise.split_rate = 0.5 if double.noise.split_rate == 0 else 0.0
+            else:
+                unplugs += 1
+                double.unplug()
+                dealt += [double.deal() for _ in range(rnd.randint(0, 3)) if double.remaining]
+                double.plug()
+        if double.remaining:
+            dealt.append(double.deal())
+    expected = [CoverCardSeen() if item == COVER else CardDrawn(item) for item in dealt]  # type: ignore[arg-type]
+    received: list[object] = []
+    link_events: list[object] = []
+    while len(received) < len(expected):
+        event = events.next()
+        (link_events if isinstance(event, DeviceConnected | DeviceLost) else received).append(event)
+    assert received == expected
+    assert isinstance(events.next(), ShoeEmpty)
+    assert unplugs > 5
+    assert sum(isinstance(e, DeviceLost) for e in link_events) == unplugs
+    assert_no_more_cards(table)

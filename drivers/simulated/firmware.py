@@ -218,7 +218,10 @@ class DeviceFirmware(ABC):
                 if self._endpoint.state is fb.LinkState.DOWN:
                     self._endpoint.reset(now)
             elif isinstance(event, fb.HandshakeRefused):
+                # Reports sent before the station refused us were never accepted: keep them
+                # for a session with a station that takes us.
                 self.refusals.append(event.reason)
+                self._backlog.extendleft(reversed(event.unconfirmed))
         if self._endpoint.connected and self._backlog:
             self._send_backlog(now)
 

@@ -1,0 +1,64 @@
+"""Open-ended coverage-guided fuzzing of the wire decoders with atheris (optional).
+
+Run: ``.venv/bin/pip install atheris`` then
+``.venv/bin/python bench/fuzz_bridge.py -atheris_runs=1000000`` (libFuzzer flags pass
+through). The bounded, seeded fuzz test that runs on every ``make test`` is
+``tests/test_bridge_fuzz.py``; this harness is for long runs on a developer machine.
+Any exception other than a ``ProtocolError`` is a crash that libFuzzer reports and saves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import sys
+
+from firmware_bridge import (
+    DeviceKind,
+    Endpoint,
+    FrameDecoder,
+    Identity,
+    ProtocolError,
+    Role,
+    decode_frame,
+    decode_message,
+)
+
+_decoder = FrameDecoder()
+_device = Endpoint(Role.DEVICE, Identity(DeviceKind.SHOE, "fuzz", "F1"), rng=random.Random(0))
+_device.start(0.0)
+_clock = [0.0]
+
+
+def test_one_input(data: bytes) -> None:
+    """One libFuzzer input: decode it as a frame, as a payload, and as stream bytes."""
+    try:
+        frame = decode_frame(data)
+        decode_message(frame.type_id, frame.payload)
+    except ProtocolError:
+        pass
+    if data:
+        with contextlib.suppress(ProtocolError):
+            decode_message(data[0], data[1:])
+    _decoder.feed(data)
+    _clock[0] += 0.01
+    _device.receive_data(data, _clock[0])
+    _device.tick(_clock[0])
+    _device.data_to_send()
+    _device.events()
+
+
+def main() -> int:
+    try:
+        import atheris  # type: ignore[import-not-found]
+    except ImportError:
+        print("atheris is not installed: .venv/bin/pip install atheris", file=sys.stderr)
+        return 2
+    atheris.instrument_all()  # coverage feedback for the already-imported decoders
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
