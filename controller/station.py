@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -21,7 +22,7 @@ from controller.machine import Recorder
 from controller.procedure import Table
 from controller.sdnotify import Notifier
 from controller.view import TableView, table_view
-from drivers.hal import Device, DeviceEvent
+from drivers.hal import Device, DeviceConnected, DeviceEvent, DeviceFault
 
 _log = structlog.get_logger("dealer_station.station")
 
@@ -51,6 +52,7 @@ class Station:
         *,
         observer: Observer | None = None,
         poll_seconds: float = 0.25,
+        connect_timeout: float = 5.0,
     ) -> None:
         self.table = table
         self.journal = journal
@@ -59,6 +61,7 @@ class Station:
         self.notifier = notifier or Notifier({})
         self.observer = observer
         self.poll_seconds = poll_seconds
+        self.connect_timeout = connect_timeout
         self.stats = StationStats()
         self._stop = threading.Event()
         table.on_state = self._state_changed
@@ -76,6 +79,7 @@ class Station:
         try:
             for driver in self.drivers:
                 driver.start()
+                self._await_connection()
             self.table.resume_output()
             self.stats.started = True
             self.notifier.ready(self._status())
@@ -88,18 +92,37 @@ class Station:
         self.journal.append("clean_shutdown", {"events": self.stats.events})
         _log.info("stopped", events=self.stats.events)
 
+    def _await_connection(self) -> None:
+        """Serve events until the device just started reports in (or the timeout passes).
+
+        Devices come up one after another, so the journal's start-up is the same every
+        time; a device that does not answer in time shows up later as lost or connected.
+        """
+        deadline = time.monotonic() + self.connect_timeout
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                event = self.events.get(timeout=remaining)
+            except queue.Empty:
+                return
+            self._handle(event)
+            if isinstance(event, DeviceConnected | DeviceFault):
+                return
+
+    def _handle(self, event: DeviceEvent) -> None:
+        self.table.handle(event)
+        self.stats.events += 1
+        if self.observer is not None:
+            self.observer(event, table_view(self.table), self.events.empty())
+
     def _serve(self) -> None:
-        table, events, notifier = self.table, self.events, self.notifier
+        events, notifier = self.events, self.notifier
         while not self._stop.is_set():
             notifier.feed_watchdog()
             try:
                 event = events.get(timeout=self.poll_seconds)
             except queue.Empty:
                 continue
-            table.handle(event)
-            self.stats.events += 1
-            if self.observer is not None:
-                self.observer(event, table_view(table), events.empty())
+            self._handle(event)
 
     def _state_changed(self, table: Table) -> None:
         bind_state(table.state.value)

@@ -26,7 +26,7 @@ from gpiozero.pins.mock import MockFactory
 import firmware_bridge as fb
 from drivers.card_reader import CardReaderDriver
 from drivers.device_link import ExpectedDevice
-from drivers.hal import Button, EventSink, WagerSpot
+from drivers.hal import Button, EventSink, SeatWagerChanged, WagerSpot
 from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
 from drivers.serial_transport import SerialSettings
 from drivers.shoe import ShoeDriver
@@ -95,6 +95,7 @@ class SimulatedRig:
         self.card_reader = CardReaderDouble(self.usb_backend, timing=timing, seed=seed + 2)
         self.pin_factory = MockFactory()
         self.panel_pins = panel_pins
+        self._sink: EventSink | None = None
 
     # --- what the real drivers are configured with ----------------------------------------
 
@@ -115,6 +116,7 @@ class SimulatedRig:
 
     def build_drivers(self, sink: EventSink, **driver_options: Any) -> RigDrivers:
         """The real drivers, pointed at this rig's doubles (not started)."""
+        self._sink = sink
         options: dict[str, Any] = {"timing": self.timing, "backoff": FAST_BACKOFF}
         options.update(driver_options)
         return RigDrivers(
@@ -157,8 +159,19 @@ class SimulatedRig:
             pin.drive_high()
 
     def place_wager(self, seat: int, spot: WagerSpot, present: bool = True) -> None:
-        """Put a wager on (or take it off) a seat's sensed spot."""
-        pin = self.pin_factory.pin(self.panel_pins.wagers[seat, spot])
+        """Put a wager on (or take it off) a seat's sensed spot.
+
+        A 40-pin header has no pins left for 21 wager sensors: on a table they sit on an
+        expander board. Sensors not in the pin map are reported as that board would
+        report them, straight to the station's event sink.
+        """
+        where = self.panel_pins.wagers.get((seat, spot))
+        if where is None:
+            if self._sink is None:
+                raise ValueError("build_drivers() first: the sensor board reports to its sink")
+            self._sink(SeatWagerChanged(seat, spot, present))
+            return
+        pin = self.pin_factory.pin(where)
         if present:
             pin.drive_high()
         else:

@@ -1,0 +1,287 @@
+"""The simulated table: the real daemon, real drivers and transports, the device doubles,
+and a simulated dealer (with players and supervisor) who acts on the doubles.
+
+The station runs its main loop in its own thread, exactly as the daemon does; the dealer
+works from the main thread. A :class:`Pacer` keeps the two in step: the dealer acts on a
+view only once every event its last actions caused has been handled and nothing else is
+in flight, so a seed gives the same table, event for event, every time.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller import config as cfg
+from controller.daemon import build_station, simulated_drivers
+from controller.prompts import State
+from controller.rules.cards import Card, parse_card
+from controller.rules.steps import Decision
+from controller.simulation.dealer import (
+    Action,
+    Draw,
+    InsertHoleCard,
+    LoadShoe,
+    PlaceWager,
+    Press,
+    SimulatedDealer,
+    TurnKey,
+)
+from controller.strategy import choose
+from controller.view import HandView, TableView
+from drivers.hal import (
+    Button,
+    ButtonPressed,
+    CardDrawn,
+    CoverCardSeen,
+    DeviceConnected,
+    DeviceEvent,
+    DeviceLost,
+    ForeignCardDrawn,
+    PeekResult,
+    SeatWagerChanged,
+    ShoeLoaded,
+    SupervisorKey,
+)
+
+#: How long the dealer waits for the station before calling it stuck (a bug, not a pace).
+STUCK_SECONDS = 30.0
+COVER_FROM_END = 60  # the cover card sits this many cards before the end of the batch
+
+
+class SimulationStuckError(RuntimeError):
+    """The station stopped answering the simulated dealer."""
+
+
+class Pacer:
+    """Keeps the dealer in step with the station's main loop (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._expected: list[type] = []
+        self._view: TableView | None = None
+        self._quiet = False
+        self._seq = 0
+
+    def observe(self, event: DeviceEvent, view: TableView, queue_empty: bool) -> None:
+        """Called by the station's loop after each event."""
+        with self._cond:
+            for i, kind in enumerate(self._expected):
+                if isinstance(event, kind):
+                    del self._expected[i]
+                    break
+            self._view, self._quiet = view, queue_empty
+            self._seq += 1
+            self._cond.notify_all()
+
+    def expect(self, *kinds: type) -> None:
+        """The next actions will cause events of these types."""
+        with self._cond:
+            self._expected.extend(kinds)
+
+    def wait(self, after_seq: int, timeout: float = STUCK_SECONDS) -> tuple[TableView, int]:
+        """The view once every expected event is handled, the station is idle, and at least
+        one event came after ``after_seq``."""
+        with self._cond:
+            ok = self._cond.wait_for(
+                lambda: not self._expected and self._quiet and self._seq > after_seq, timeout
+            )
+            if not ok or self._view is None:
+                waiting = [k.__name__ for k in self._expected]
+                raise SimulationStuckError(
+                    f"no progress for {timeout:.0f} s; waiting for {waiting}"
+                )
+            return self._view, self._seq
+
+
+@dataclass
+class SimulationSettings:
+    """What ``dealer-station simulate`` was asked for."""
+
+    profile: str = "PA"
+    decks: int = 6
+    seats: int = 7
+    rounds: int = 100
+    seed: int = 1
+    faults: float = 0.0
+    journal: Path = Path("simulation.sqlite3")
+    delay: float = 0.0  # seconds between the dealer's actions (0: as fast as possible)
+    table_id: str = "SIM-1"
+
+
+@dataclass
+class SimulationResult:
+    """What happened, for the summary."""
+
+    rounds: int
+    seconds: float
+    faults_injected: list[str] = field(default_factory=list)
+
+
+def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
+    """A station configuration for the simulated rig (devices come from the rig)."""
+    table = cfg.PayTable.A if s.decks == 6 else cfg.PayTable.B
+    return cfg.StationConfig(
+        source=Path("<simulate>"),
+        table_id=s.table_id,
+        profile=cfg.Profile(s.profile),
+        decks=s.decks,
+        options=cfg.Options(match_the_dealer=True, match_pay_table=table),
+        devices=cfg.Devices(
+            shoe=cfg.SerialDevice(Path("/dev/null"), "simulated"),
+            panel=cfg.PanelConfig({}, {}, cfg.Pin(0, 0), {}),
+        ),
+        journal=cfg.JournalSettings(s.journal),
+        logging=cfg.LoggingSettings(),
+    )
+
+
+def strategy_players(profile: Any) -> Callable[[HandView, str, frozenset[Decision]], Decision]:
+    """Players who follow Spanish 21 basic strategy (``controller.strategy``)."""
+
+    def chooser(hand: HandView, up: str, legal: frozenset[Decision]) -> Decision:
+        cards = [parse_card(c) for c in hand.cards]
+        return choose(cards, parse_card(up), legal, profile)
+
+    return chooser
+
+
+class SimulatedTable:
+    """Runs one simulation; see the module docstring."""
+
+    def __init__(
+        self, settings: SimulationSettings, on_view: Callable[[TableView], None] | None = None
+    ) -> None:
+        self.settings = settings
+        self.on_view = on_view
+        self.rng = random.Random(settings.seed)
+        self.pacer = Pacer()
+        self.result = SimulationResult(0, 0.0)
+        self._hole: Card | None = None
+
+    def run(self) -> SimulationResult:
+        """Play the rounds; the journal is closed when this returns."""
+        s = self.settings
+        config = simulation_config(s)
+        started = time.perf_counter()
+        with simulated_drivers(config, seed=s.seed) as drivers_for:
+            self.rig = drivers_for.rig
+            built = build_station(config, drivers_for, observer=self.pacer.observe)
+            self.table_profile = built.table.profile
+            dealer = SimulatedDealer(
+                tuple(range(1, s.seats + 1)),
+                strategy_players(self.table_profile),
+                self.rng,
+                dealer_change_every=25,
+            )
+            station = built.station
+            errors: queue.Queue[BaseException] = queue.Queue()
+
+            def serve() -> None:
+                try:
+                    station.run()
+                except BaseException as err:  # handed to the main thread
+                    errors.put(err)
+                finally:
+                    built.journal.close()
+
+            thread = threading.Thread(target=serve, name="station", daemon=True)
+            self.pacer.expect(*([DeviceConnected] * 4))
+            thread.start()
+            try:
+                self._deal(dealer, built.table)
+            finally:
+                station.stop()
+                thread.join(timeout=STUCK_SECONDS)
+            if not errors.empty():
+                raise errors.get()
+        self.result.seconds = time.perf_counter() - started
+        return self.result
+
+    def _deal(self, dealer: SimulatedDealer, table: Any) -> None:
+        seq = 0
+        while True:
+            view, seq = self.pacer.wait(seq)
+            if self.on_view is not None:
+                self.on_view(view)
+            if view.state is State.BETTING and view.round_no >= self.settings.rounds:
+                self.result.rounds = view.round_no
+                return
+            faulty = self.settings.faults and self.rng.random() < self.settings.faults
+            if faulty and self._inject(view):
+                continue
+            for action in dealer.act(view):
+                self._perform(action, view)
+            if self.settings.delay:
+                time.sleep(self.settings.delay)  # pacing for a person watching
+
+    def _perform(self, action: Action, view: TableView) -> None:
+        rig = self.rig
+        if isinstance(action, Draw):
+            self._draw(view)
+        elif isinstance(action, Press):
+            extra = [PeekResult] if view.state is State.PEEKING else []
+            self.pacer.expect(ButtonPressed, *extra)
+            rig.press(action.button)
+        elif isinstance(action, TurnKey):
+            self.pacer.expect(SupervisorKey)
+            rig.turn_key(action.on)
+        elif isinstance(action, PlaceWager):
+            self.pacer.expect(SeatWagerChanged)
+            rig.place_wager(action.seat, action.spot, action.cents is not None)
+        elif isinstance(action, LoadShoe):
+            self.pacer.expect(ShoeLoaded)
+            decks = self.settings.decks
+            rig.shoe.load_shuffled(
+                decks, seed=self.rng.randrange(1 << 30), cover_at=48 * decks - COVER_FROM_END
+            )
+        elif isinstance(action, InsertHoleCard):
+            rig.card_reader.set_hole_card(self._hole)
+
+    def _draw(self, view: TableView) -> None:
+        item = self.rig.shoe.deal()
+        while isinstance(item, str):  # the cover card comes out first
+            self.pacer.expect(CoverCardSeen)
+            item = self.rig.shoe.deal()
+        if item is None:
+            return  # empty: the shoe reports it and the table faults
+        self.pacer.expect(CardDrawn)
+        if view.state is State.DEALING:
+            self._hole = item  # the last card of the initial deal is the hole card
+
+    def _inject(self, view: TableView) -> bool:
+        """Inject a device fault the way a table sees them; True when one was injected."""
+        rig = self.rig
+        kind = self.rng.choice(("foreign_card", "shoe_unplugged", "reader_unplugged", "misread"))
+        if kind == "foreign_card" and view.state in (State.DEALING, State.PLAYERS):
+            self.pacer.expect(ForeignCardDrawn)
+            rig.shoe.deal_ten(self.rng.choice("SHDC"))
+        elif kind == "shoe_unplugged" and view.state is State.BETTING:
+            self.pacer.expect(DeviceLost)
+            rig.shoe.unplug()
+            self.pacer.wait(0)
+            self.pacer.expect(DeviceConnected)
+            rig.shoe.plug()
+        elif kind == "reader_unplugged" and view.state is State.BETTING:
+            self.pacer.expect(DeviceLost)
+            rig.card_reader.unplug()
+            self.pacer.wait(0)
+            self.pacer.expect(DeviceConnected)
+            rig.card_reader.plug()
+        elif kind == "misread" and view.state is State.PEEKING:
+            rig.card_reader.misread()
+            self.result.faults_injected.append(kind)
+            return False  # the dealer's next NEXT gets the misread
+        else:
+            return False
+        self.result.faults_injected.append(kind)
+        return True
+
+
+__all__ = ["Button", "SimulatedTable", "SimulationResult", "SimulationSettings"]
