@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.holecard import check_commitment
-from controller.journal import (
+from controller.journal_format import (
     APPEND_ONLY_TRIGGERS,
     GENESIS_HASH,
     HEAD_RECORD_SIZE,
@@ -26,11 +26,10 @@ from controller.journal import (
     Row,
     canonical_json,
     head_path,
-    open_readonly,
     parse_head,
     row_hash,
-    select_rows,
 )
+from controller.journal_reader import open_readonly, select_rows
 
 WAL_MAGIC: Final = (0x377F0682, 0x377F0683)
 WAL_HEADER: Final = struct.Struct(">IIIIIIII")
