@@ -86,6 +86,7 @@ CREATE TABLE IF NOT EXISTS journal (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS journal_round ON journal (round);
 CREATE INDEX IF NOT EXISTS journal_ts ON journal (ts);
+CREATE INDEX IF NOT EXISTS journal_kind ON journal (kind);
 CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
@@ -97,7 +98,6 @@ BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: DELETE refused'); END;
 """
 
 
-#: Triggers whose absence ``verify`` reports as a tampered schema.
 class Journal:
     """The station's one writer to the journal. Thread-safe; use :meth:`open`."""
 

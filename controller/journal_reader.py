@@ -17,28 +17,38 @@ def select_rows(
     after_id: int = 0,
     until_id: int | None = None,
     kinds: Collection[str] | None = None,
+    round_no: int | None = None,
     ts_from: str | None = None,
     ts_to: str | None = None,
+    newest_first: bool = False,
+    limit: int | None = None,
 ) -> Iterator[Row]:
-    """Rows in id order, filtered; ``ts_from`` inclusive, ``ts_to`` exclusive (stored text)."""
-    clauses, params = ["id > ?"], [after_id]
+    """Rows in id order (or newest first), filtered; ``ts_from`` inclusive, ``ts_to``
+    exclusive, both as stored text (:func:`controller.journal_format.format_ts`)."""
+    clauses: list[str] = ["id > ?"]
+    params: list[int | str] = [after_id]
     if until_id is not None:
         clauses.append("id <= ?")
         params.append(until_id)
-    query = f"SELECT {COLUMNS} FROM journal WHERE {' AND '.join(clauses)}"
-    text_params: list[str] = []
     if kinds is not None:
-        query += f" AND kind IN ({','.join('?' * len(kinds))})"
-        text_params.extend(kinds)
+        clauses.append(f"kind IN ({','.join('?' * len(kinds))})")
+        params.extend(kinds)
+    if round_no is not None:
+        clauses.append("round = ?")
+        params.append(round_no)
     if ts_from is not None:
-        query += " AND ts >= ?"
-        text_params.append(ts_from)
+        clauses.append("ts >= ?")
+        params.append(ts_from)
     if ts_to is not None:
-        query += " AND ts < ?"
-        text_params.append(ts_to)
-    cursor = conn.execute(query + " ORDER BY id", [*params, *text_params])
-    for row_id, ts, kind, round_no, data_text, prev_hash, digest in cursor:
-        yield Row(row_id, ts, kind, round_no, data_text, prev_hash, digest)
+        clauses.append("ts < ?")
+        params.append(ts_to)
+    query = f"SELECT {COLUMNS} FROM journal WHERE {' AND '.join(clauses)} ORDER BY id"
+    query += " DESC" if newest_first else ""
+    if limit is not None:
+        query += " LIMIT ?"
+        params.append(limit)
+    for row_id, ts, kind, round_column, data_text, prev_hash, digest in conn.execute(query, params):
+        yield Row(row_id, ts, kind, round_column, data_text, prev_hash, digest)
 
 
 def open_readonly(path: Path) -> sqlite3.Connection:
@@ -83,6 +93,15 @@ class JournalReader:
             yield from select_rows(self._conn, **filters)
         except sqlite3.DatabaseError as err:
             raise JournalCorruptError(f"{self.path}: {err}") from err
+
+    def last(self, *kinds: str) -> Row | None:
+        """The newest row of one of ``kinds`` (of any kind when none is named).
+
+        Raises:
+            JournalCorruptError: when SQLite finds the file damaged.
+        """
+        found = list(self.rows(kinds=kinds or None, newest_first=True, limit=1))
+        return found[0] if found else None
 
     def last_rounds_start(self, count: int) -> int:
         """The id after which the last ``count`` rounds (and what led up to them) begin."""
