@@ -128,10 +128,18 @@ class Journal:
             JournalWriteError: the directory or file cannot be written.
         """
         path = Path(path)
+        head = head_path(path)
         try:
-            head_fd = os.open(head_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+            created = not head.exists()
+            head_fd = os.open(head, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+            if created:  # make the new directory entry itself survive a power cut
+                directory = os.open(head.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                try:
+                    os.fsync(directory)
+                finally:
+                    os.close(directory)
         except OSError as err:
-            raise JournalWriteError(f"cannot open {head_path(path)}: {err.strerror}") from err
+            raise JournalWriteError(f"cannot open {head}: {err.strerror}") from err
         try:
             fcntl.flock(head_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as err:
@@ -161,7 +169,9 @@ class Journal:
 
         Raises:
             JournalRecordError: bad ``kind``, ``round_no`` or data that is not plain JSON.
-            JournalWriteError: the write failed; nothing was appended.
+            JournalWriteError: the write failed and nothing was appended; or, when the
+                message says so, the row was committed but the head record could not be
+                synced (a failing disk either way: stop play).
             JournalClosedError: after :meth:`close`.
         """
         if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
@@ -245,7 +255,10 @@ class Journal:
             os.pwrite(self._head_fd, record.ljust(HEAD_RECORD_SIZE - 1).encode() + b"\n", 0)
             os.fdatasync(self._head_fd)
         except OSError as err:
-            raise JournalWriteError(f"cannot write the head record: {err.strerror}") from err
+            raise JournalWriteError(
+                f"row {self._last_id} is committed, but the head record could not be"
+                f" written: {err.strerror}"
+            ) from err
 
 
 def _open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
