@@ -197,7 +197,8 @@ def _verify_open(
                 chain.rows,
                 first,
             )
-        if head_id > start and chain.hashes.get(head_id) != head_hash:
+        stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (head_id,)).fetchone()
+        if head_id > start and (stored is None or stored[0] != head_hash):
             return VerifyReport(
                 VerifyCase.ALTERED,
                 f"altered: row {head_id} differs from the head record",
@@ -211,7 +212,8 @@ def _verify_open(
     if missing_triggers:
         return VerifyReport(
             VerifyCase.SCHEMA,
-            f"schema: append-only triggers removed ({', '.join(missing_triggers)}); {count} chain",
+            f"schema: append-only triggers removed ({', '.join(missing_triggers)});"
+            f" the chain of {count} is intact",
             chain.rows,
         )
     if chain.commitment_failure is not None:
@@ -234,7 +236,6 @@ class _Chain:
     rows: int = 0
     last_id: int = 0
     commitments: int = 0
-    hashes: dict[int, str] = field(default_factory=dict)
     failure: VerifyReport | None = None
     commitment_failure: VerifyReport | None = None
 
@@ -275,7 +276,6 @@ def _walk(rows: Iterable[Row], start: int, prev_hash: str) -> _Chain:
             return fail(VerifyCase.ALTERED, row.id, "not written by the station (not canonical)")
         chain.rows += 1
         chain.last_id = row.id
-        chain.hashes[row.id] = row.hash
         prev_hash = row.hash
         if chain.commitment_failure is None:
             _check_hole_card(chain, pending, row, data)
