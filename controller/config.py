@@ -21,9 +21,8 @@ from drivers.hal import Button, Led, WagerSpot
 DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")
 DECK_COUNTS: Final = (6, 8)
 SEATS: Final = range(1, 8)
+BAUD_RATES: Final = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
 TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
-CHIP_LINE: Final = re.compile(r"gpiochip(\d{1,2}):(\d{1,3})")
-MAX_LINE: Final = 511
 
 T = TypeVar("T")
 
@@ -69,10 +68,13 @@ class Options:
 
 @dataclass(frozen=True, slots=True)
 class SerialDevice:
-    """A device on a serial port, known by the serial number its HELLO must report."""
+    """A device on a serial port, known by the serial number its HELLO must report.
+    Field names follow ``drivers.serial_transport.SerialSettings`` and ``ExpectedDevice``."""
 
     port: Path
-    serial: str
+    serial_number: str
+    baudrate: int = 115200
+    rtscts: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,35 +86,23 @@ class ShufflerDevice(SerialDevice):
 
 @dataclass(frozen=True, slots=True)
 class UsbDevice:
-    """A USB device, found by vendor and product id and its serial number."""
+    """The card reader on USB (field names follow ``drivers.usb_transport.UsbSettings``)."""
 
-    vid: int
-    pid: int
-    serial: str
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Pin:
-    """One GPIO line: ``gpiochipN`` and line (BCM number on the Pi's own header)."""
-
-    chip: int
-    line: int
-
-    def __str__(self) -> str:
-        return f"gpiochip{self.chip}:{self.line}"
+    vendor_id: int
+    product_id: int
+    serial_number: str
+    interface: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class PanelConfig:
-    """Pins of the dealer panel: every lamp and button, the key and the wager sensors."""
+    """The dealer panel's pin map, BCM numbers; lamps and wager sensors left out are not
+    wired. Field names follow ``drivers.panel.PanelPins``."""
 
-    leds: Mapping[Led, Pin]
-    buttons: Mapping[Button, Pin]
-    supervisor_key: Pin
-    wager_sensors: Mapping[int, Mapping[WagerSpot, Pin]]
-    chip: int = 0
-    pull_up: bool = True
-    active_high: bool = True
+    leds: Mapping[Led, int]
+    buttons: Mapping[Button, int]
+    supervisor_key: int
+    wagers: Mapping[tuple[int, WagerSpot], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +248,9 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
         if not 1 <= max_decks <= 16:
             raise shuffler_section.error("max_decks", f"{max_decks} is not a batch size (1-16)")
         base = _serial_device(shuffler_section)
-        shuffler = ShufflerDevice(base.port, base.serial, max_decks)
+        shuffler = ShufflerDevice(
+            base.port, base.serial_number, base.baudrate, base.rtscts, max_decks
+        )
     reader_section = devices_section.section("card_reader", required=False)
     card_reader = _usb_device(reader_section) if reader_section is not None else None
     panel_section = devices_section.section("panel", required=True)
@@ -292,8 +284,12 @@ def _serial_device(section: Section | None) -> SerialDevice:
     serial = section.get("serial", str)
     if not serial.strip():
         raise section.error("serial", "empty: name the serial number the device must report")
+    baudrate = section.get("baudrate", int, 115200)
+    if baudrate not in BAUD_RATES:
+        raise section.error("baudrate", f"{baudrate} is not a standard rate")
+    rtscts = section.get("rtscts", bool, False)
     section.done()
-    return SerialDevice(Path(port), serial)
+    return SerialDevice(Path(port), serial, baudrate, rtscts)
 
 
 def _usb_device(section: Section) -> UsbDevice:
@@ -306,8 +302,11 @@ def _usb_device(section: Section) -> UsbDevice:
     serial = section.get("serial", str)
     if not serial.strip():
         raise section.error("serial", "empty: name the serial number the reader must report")
+    interface = section.get("interface", int, 0)
+    if not 0 <= interface <= 31:
+        raise section.error("interface", f"{interface} is not a USB interface number")
     section.done()
-    return UsbDevice(ids["vid"], ids["pid"], serial)
+    return UsbDevice(ids["vid"], ids["pid"], serial, interface)
 
 
 def _options(section: Section, profile: Profile, decks: int, devices: Devices) -> Options:

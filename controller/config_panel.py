@@ -1,99 +1,116 @@
-"""The dealer panel's pin map in ``station.toml``: every lamp, button, key and sensor.
+"""The dealer panel's pin map in ``station.toml`` (``[devices.panel]``).
 
-A pin is an integer (a line of the panel's main chip, ``devices.panel.chip``: on the Pi's
-own header that is the BCM number) or ``"gpiochipN:LINE"`` for a line of another chip, such
-as an I2C port expander: the Pi's header alone has too few lines for a full panel.
-No pin may serve two functions.
+The layout is the one ``drivers.panel.PanelPins.from_config`` reads: ``supervisor_key``,
+``[devices.panel.buttons]`` (every :class:`Button`, required: without them no decision and
+no supervisor action can be taken), ``[devices.panel.leds]`` and
+``[devices.panel.wagers]`` (``"SEAT.SPOT" = pin``). A 40-pin Pi has 26 free lines
+(BCM 2..27), fewer than 35 lamps, buttons and key plus 21 wager sensors, so lamps and
+sensors are optional: one left out is not wired (docs/hardware.md).
+
+A pin is a BCM number (``17``) or a name gpiozero knows for a header pin: ``"GPIO17"``,
+``"BCM17"``, ``"BOARD11"`` or ``"J8:11"``. Every pin is checked and reduced to its BCM
+number, so the same line named two ways is caught as used twice.
 """
 
 from __future__ import annotations
 
+import re
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
-from controller.config import CHIP_LINE, MAX_LINE, SEATS, PanelConfig, Pin, Section
+from controller.config import SEATS, PanelConfig, Section
 from drivers.hal import Button, Led, WagerSpot
 
 E = TypeVar("E", bound=Enum)
+
+BCM_LINES: Final = range(28)
+#: Header pin (BOARD / J8 numbering) -> BCM number, for the 40-pin header.
+BOARD_TO_BCM: Final = {
+    3: 2, 5: 3, 7: 4, 8: 14, 10: 15, 11: 17, 12: 18, 13: 27, 15: 22, 16: 23, 18: 24,
+    19: 10, 21: 9, 22: 25, 23: 11, 24: 8, 26: 7, 27: 0, 28: 1, 29: 5, 31: 6, 32: 12,
+    33: 13, 35: 19, 36: 16, 37: 26, 38: 20, 40: 21,
+}  # fmt: skip
+PIN_NAME: Final = re.compile(r"(GPIO|BCM|BOARD|J8:)(\d{1,2})")
 
 
 class _PinRegistry:
     """Pins handed out so far, to refuse a second use of one line."""
 
-    def __init__(self, chip: int) -> None:
-        self.chip = chip
-        self.used: dict[Pin, str] = {}
+    def __init__(self) -> None:
+        self.used: dict[int, str] = {}
 
-    def take(self, section: Section, name: str) -> Pin:
+    def take(self, section: Section, name: str) -> int:
         section.seen.add(name)
         if name not in section.data:
             raise section.error(name, "missing (required pin)")
-        pin = self._parse(section, name, section.data[name])
+        pin = _bcm(section, name, section.data[name])
         earlier = self.used.get(pin)
         if earlier is not None:
-            raise section.error(name, f"pin {pin} is already used by {earlier}")
+            raise section.error(name, f"GPIO{pin} is already used by {earlier}")
         self.used[pin] = section.key(name)
         return pin
 
-    def _parse(self, section: Section, name: str, raw: Any) -> Pin:
-        if type(raw) is int:
-            pin = Pin(self.chip, raw)
-        elif isinstance(raw, str) and (match := CHIP_LINE.fullmatch(raw)):
-            pin = Pin(int(match[1]), int(match[2]))
-        else:
-            raise section.error(name, f'expected a line number or "gpiochipN:LINE", got {raw!r}')
-        if not 0 <= pin.line <= MAX_LINE:
-            raise section.error(name, f"line {pin.line} is out of range (0-{MAX_LINE})")
-        return pin
+
+def _bcm(section: Section, name: str, raw: Any) -> int:
+    if type(raw) is int:
+        if raw not in BCM_LINES:
+            raise section.error(name, f"GPIO{raw} is not on the header (BCM 0-27)")
+        return raw
+    match = PIN_NAME.fullmatch(raw.upper()) if isinstance(raw, str) else None
+    if match is None:
+        raise section.error(
+            name, f'expected a BCM number or a pin name ("GPIO17", "BOARD11"), got {raw!r}'
+        )
+    number = int(match[2])
+    if match[1] in ("BOARD", "J8:"):
+        if number not in BOARD_TO_BCM:
+            raise section.error(name, f"header pin {number} is not a GPIO line")
+        return BOARD_TO_BCM[number]
+    if number not in BCM_LINES:
+        raise section.error(name, f"GPIO{number} is not on the header (BCM 0-27)")
+    return number
 
 
-def _pins_for(section: Section, registry: _PinRegistry, members: type[E]) -> dict[E, Pin]:
-    pins = {member: registry.take(section, str(member.value)) for member in members}
-    section.done()
-    return pins
+def _pins_for(
+    section: Section, registry: _PinRegistry, members: type[E], *, required: bool
+) -> dict[E, int]:
+    by_name = {str(member.value): member for member in members}
+    for name in section.data:
+        if name not in by_name:
+            raise section.error(name, "unknown key")
+    names = by_name if required else [n for n in by_name if n in section.data]
+    return {by_name[name]: registry.take(section, name) for name in names}
 
 
 def parse_panel(section: Section) -> PanelConfig:
-    """Read ``devices.panel``: ``chip``, ``pull_up``, ``active_high``, ``supervisor_key``,
-    ``[leds]`` (every :class:`Led`), ``[buttons]`` (every :class:`Button`) and optional
-    ``[seats.N]`` wager sensors (``main`` required, ``match`` and ``insurance`` optional).
+    """Read ``devices.panel`` (see the module docstring).
 
     Raises:
-        ConfigError: for a missing, malformed, out-of-range or duplicate pin.
+        ConfigError: for a missing button or key, a malformed or out-of-range pin, a pin
+            used twice, or an unknown lamp, button, seat or spot.
     """
-    chip = section.get("chip", int, 0)
-    if not 0 <= chip <= 99:
-        raise section.error("chip", f"gpiochip{chip} is not a GPIO chip number")
-    registry = _PinRegistry(chip)
-    pull_up = section.get("pull_up", bool, True)
-    active_high = section.get("active_high", bool, True)
+    registry = _PinRegistry()
     supervisor_key = registry.take(section, "supervisor_key")
-    leds_section = section.section("leds", required=True)
     buttons_section = section.section("buttons", required=True)
-    assert leds_section is not None and buttons_section is not None
-    leds = _pins_for(leds_section, registry, Led)
-    buttons = _pins_for(buttons_section, registry, Button)
-    sensors: dict[int, dict[WagerSpot, Pin]] = {}
-    seats_section = section.section("seats", required=False)
-    if seats_section is not None:
-        for name in list(seats_section.data):
-            if not (name.isdigit() and int(name) in SEATS):
-                raise seats_section.error(name, "unknown key (seats are 1 to 7)")
-            seat = seats_section.section(name, required=True)
-            assert seat is not None
-            spots = {WagerSpot.MAIN: registry.take(seat, WagerSpot.MAIN.value)}
-            for spot in (WagerSpot.MATCH, WagerSpot.INSURANCE):
-                if spot.value in seat.data:
-                    spots[spot] = registry.take(seat, spot.value)
-            seat.done()
-            sensors[int(name)] = spots
+    assert buttons_section is not None
+    buttons = _pins_for(buttons_section, registry, Button, required=True)
+    leds_section = section.section("leds", required=False)
+    leds = {} if leds_section is None else _pins_for(leds_section, registry, Led, required=False)
+    wagers: dict[tuple[int, WagerSpot], int] = {}
+    wagers_section = section.section("wagers", required=False)
+    if wagers_section is not None:
+        spots = {spot.value: spot for spot in WagerSpot}
+        for name in list(wagers_section.data):
+            seat, _, spot = name.partition(".")
+            if not (seat.isdigit() and int(seat) in SEATS and spot in spots):
+                raise wagers_section.error(
+                    name, f'unknown key ("SEAT.SPOT": seat 1-7, spot {", ".join(spots)})'
+                )
+            wagers[int(seat), spots[spot]] = registry.take(wagers_section, name)
     section.done()
     return PanelConfig(
         leds=leds,
         buttons=buttons,
         supervisor_key=supervisor_key,
-        wager_sensors=dict(sorted(sensors.items())),
-        chip=chip,
-        pull_up=pull_up,
-        active_high=active_high,
+        wagers=dict(sorted(wagers.items(), key=lambda item: (item[0][0], item[0][1].value))),
     )

@@ -13,28 +13,64 @@ keeps a second writer out. The record vocabulary is in ``docs/journal.md``.
 from __future__ import annotations
 
 import fcntl
-import hashlib
-import json
 import os
-import re
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
-DEFAULT_PATH: Final = Path("/var/lib/dealer-station/journal.sqlite3")
-GENESIS_HASH: Final = "0" * 64
-SCHEMA_VERSION: Final = 1
-HEAD_SUFFIX: Final = "-head"
-HEAD_RECORD_SIZE: Final = 128
-TS_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
-KIND_PATTERN: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
+from controller.journal_format import (
+    APPEND_ONLY_TRIGGERS,
+    COLUMNS,
+    DEFAULT_PATH,
+    GENESIS_HASH,
+    HEAD_RECORD_SIZE,
+    KIND_PATTERN,
+    SCHEMA_VERSION,
+    Clock,
+    JournalClosedError,
+    JournalCorruptError,
+    JournalError,
+    JournalLockedError,
+    JournalRecordError,
+    JournalTruncatedError,
+    JournalWriteError,
+    Row,
+    canonical_json,
+    format_ts,
+    head_path,
+    parse_head,
+    row_hash,
+    utc_now,
+)
+from controller.journal_reader import JournalReader, open_readonly, select_rows
 
-Clock = Callable[[], datetime]
+# The journal's public names, importable from here as one module.
+__all__ = [
+    "APPEND_ONLY_TRIGGERS",
+    "DEFAULT_PATH",
+    "GENESIS_HASH",
+    "HEAD_RECORD_SIZE",
+    "Journal",
+    "JournalClosedError",
+    "JournalCorruptError",
+    "JournalError",
+    "JournalLockedError",
+    "JournalReader",
+    "JournalRecordError",
+    "JournalTruncatedError",
+    "JournalWriteError",
+    "Row",
+    "canonical_json",
+    "format_ts",
+    "head_path",
+    "open_readonly",
+    "parse_head",
+    "row_hash",
+    "select_rows",
+]
 
 SCHEMA: Final = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -50,6 +86,7 @@ CREATE TABLE IF NOT EXISTS journal (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS journal_round ON journal (round);
 CREATE INDEX IF NOT EXISTS journal_ts ON journal (ts);
+CREATE INDEX IF NOT EXISTS journal_kind ON journal (kind);
 CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
@@ -59,237 +96,6 @@ BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS meta_no_delete BEFORE DELETE ON meta
 BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: DELETE refused'); END;
 """
-
-#: Triggers whose absence ``verify`` reports as a tampered schema.
-APPEND_ONLY_TRIGGERS: Final = ("journal_no_update", "journal_no_delete")
-
-_COLUMNS: Final = "id, ts, kind, round, data, prev_hash, hash"
-
-
-class JournalError(Exception):
-    """Root of every error the journal raises."""
-
-
-class JournalRecordError(JournalError, ValueError):
-    """A record that cannot be journaled (bad kind, round or data that is not plain JSON)."""
-
-
-class JournalLockedError(JournalError, BlockingIOError):
-    """Another process holds the journal open for writing."""
-
-
-class JournalCorruptError(JournalError, ValueError):
-    """The file is not a journal, or is damaged; ``journal verify`` tells how."""
-
-
-class JournalTruncatedError(JournalCorruptError):
-    """The head record names rows the database no longer holds: committed rows are missing."""
-
-
-class JournalWriteError(JournalError, OSError):
-    """SQLite or the file system refused a write (disk full, I/O error); nothing was appended."""
-
-
-class JournalClosedError(JournalError, RuntimeError):
-    """The journal was used after :meth:`Journal.close`."""
-
-
-def canonical_json(value: Any) -> str:
-    """JSON with sorted keys, no spaces and ASCII only: one text per value, for hashing.
-
-    Raises:
-        JournalRecordError: for values JSON cannot carry (sets, bytes, NaN, objects...).
-    """
-    try:
-        return json.dumps(
-            value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
-        )
-    except (TypeError, ValueError) as err:
-        raise JournalRecordError(f"not plain JSON: {err}") from err
-
-
-def row_hash(
-    prev_hash: str, *, row_id: int, ts: str, kind: str, round_no: int | None, data_text: str
-) -> str:
-    """The chain hash of a row: SHA-256 over the previous hash, the header, and the data.
-
-    The header is the canonical JSON array ``[id, ts, kind, round]``; ``data_text`` is the
-    row's canonical JSON exactly as stored. ``prev_hash`` has a fixed length and the array
-    delimits itself, so no two rows hash the same input.
-    """
-    header = canonical_json([row_id, ts, kind, round_no])
-    return hashlib.sha256(f"{prev_hash}{header}{data_text}".encode()).hexdigest()
-
-
-def format_ts(moment: datetime) -> str:
-    """A UTC timestamp as the journal stores it: ``2026-11-30T09:15:12.123456Z``."""
-    return moment.astimezone(UTC).strftime(TS_FORMAT)
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One journal row as stored; ``data`` is parsed from ``data_text``."""
-
-    id: int
-    ts: str
-    kind: str
-    round_no: int | None
-    data_text: str
-    prev_hash: str
-    hash: str
-
-    @property
-    def data(self) -> dict[str, Any]:
-        """The record's fields (a fresh dict on every call).
-
-        Raises:
-            JournalCorruptError: when the stored text is not a JSON object.
-        """
-        try:
-            value = json.loads(self.data_text)
-        except ValueError as err:
-            raise JournalCorruptError(f"row {self.id}: data is not JSON") from err
-        if not isinstance(value, dict):
-            raise JournalCorruptError(f"row {self.id}: data is not a JSON object")
-        return value
-
-    def as_json(self) -> dict[str, Any]:
-        """The row as one JSON object (the ``journal export`` line)."""
-        return {
-            "id": self.id,
-            "ts": self.ts,
-            "kind": self.kind,
-            "round": self.round_no,
-            "data": self.data,
-            "prev_hash": self.prev_hash,
-            "hash": self.hash,
-        }
-
-
-def head_path(path: Path) -> Path:
-    """Where the head record of the journal at ``path`` lives."""
-    return path.with_name(path.name + HEAD_SUFFIX)
-
-
-def parse_head(raw: bytes) -> tuple[int, str] | None:
-    """``(id, hash)`` from a head record's bytes, or None when it is empty or unreadable."""
-    try:
-        value = json.loads(raw.decode("ascii"))
-        row_id, digest = value["id"], value["hash"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    if type(row_id) is not int or not isinstance(digest, str):
-        return None
-    return row_id, digest
-
-
-def select_rows(
-    conn: sqlite3.Connection,
-    *,
-    after_id: int = 0,
-    until_id: int | None = None,
-    kinds: Collection[str] | None = None,
-    ts_from: str | None = None,
-    ts_to: str | None = None,
-) -> Iterator[Row]:
-    """Rows in id order, filtered; ``ts_from`` inclusive, ``ts_to`` exclusive (stored text)."""
-    clauses, params = ["id > ?"], [after_id]
-    if until_id is not None:
-        clauses.append("id <= ?")
-        params.append(until_id)
-    query = f"SELECT {_COLUMNS} FROM journal WHERE {' AND '.join(clauses)}"
-    text_params: list[str] = []
-    if kinds is not None:
-        query += f" AND kind IN ({','.join('?' * len(kinds))})"
-        text_params.extend(kinds)
-    if ts_from is not None:
-        query += " AND ts >= ?"
-        text_params.append(ts_from)
-    if ts_to is not None:
-        query += " AND ts < ?"
-        text_params.append(ts_to)
-    cursor = conn.execute(query + " ORDER BY id", [*params, *text_params])
-    for row_id, ts, kind, round_no, data_text, prev_hash, digest in cursor:
-        yield Row(row_id, ts, kind, round_no, data_text, prev_hash, digest)
-
-
-def open_readonly(path: Path) -> sqlite3.Connection:
-    """A read-only connection, safe beside the running station (WAL readers never block it).
-
-    Raises:
-        FileNotFoundError: when there is no file at ``path``.
-        JournalCorruptError: when the file is not an SQLite database.
-    """
-    if not path.is_file():
-        raise FileNotFoundError(f"no journal at {path}")
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        # Damaged text must reach the hash check (which names the row), not fail the fetch.
-        conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError as err:
-        raise JournalCorruptError(f"{path}: {err}") from err
-    return conn
-
-
-class JournalReader:
-    """Read-only access to a journal file, for recall, export and verify."""
-
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
-        self._conn = conn
-        self.path = path
-
-    @classmethod
-    def open(cls, path: Path | str) -> JournalReader:
-        """Open ``path`` read-only (see :func:`open_readonly` for what it raises)."""
-        path = Path(path)
-        return cls(open_readonly(path), path)
-
-    def rows(self, **filters: Any) -> Iterator[Row]:
-        """Rows in id order; keyword filters as :func:`select_rows`.
-
-        Raises:
-            JournalCorruptError: when SQLite finds the file damaged.
-        """
-        try:
-            yield from select_rows(self._conn, **filters)
-        except sqlite3.DatabaseError as err:
-            raise JournalCorruptError(f"{self.path}: {err}") from err
-
-    def last_rounds_start(self, count: int) -> int:
-        """The id after which the last ``count`` rounds (and what led up to them) begin."""
-        try:
-            found = self._conn.execute(
-                "SELECT DISTINCT round FROM journal WHERE round IS NOT NULL"
-                " ORDER BY round DESC LIMIT ?",
-                (count,),
-            ).fetchall()
-            if not found:
-                return 0
-            first_round = found[-1][0]
-            (before,) = self._conn.execute(
-                "SELECT max(id) FROM journal WHERE round IS NOT NULL AND round < ?",
-                (first_round,),
-            ).fetchone()
-        except sqlite3.DatabaseError as err:
-            raise JournalCorruptError(f"{self.path}: {err}") from err
-        return int(before or 0)
-
-    def close(self) -> None:
-        """Close the connection; idempotent."""
-        self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
 
 class Journal:
@@ -312,7 +118,7 @@ class Journal:
         self.path = path
 
     @classmethod
-    def open(cls, path: Path | str, *, clock: Clock = _utc_now) -> Journal:
+    def open(cls, path: Path | str, *, clock: Clock = utc_now) -> Journal:
         """Open (or create) the journal at ``path`` for appending.
 
         Raises:
@@ -322,10 +128,18 @@ class Journal:
             JournalWriteError: the directory or file cannot be written.
         """
         path = Path(path)
+        head = head_path(path)
         try:
-            head_fd = os.open(head_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+            created = not head.exists()
+            head_fd = os.open(head, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+            if created:  # make the new directory entry itself survive a power cut
+                directory = os.open(head.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                try:
+                    os.fsync(directory)
+                finally:
+                    os.close(directory)
         except OSError as err:
-            raise JournalWriteError(f"cannot open {head_path(path)}: {err.strerror}") from err
+            raise JournalWriteError(f"cannot open {head}: {err.strerror}") from err
         try:
             fcntl.flock(head_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as err:
@@ -355,7 +169,9 @@ class Journal:
 
         Raises:
             JournalRecordError: bad ``kind``, ``round_no`` or data that is not plain JSON.
-            JournalWriteError: the write failed; nothing was appended.
+            JournalWriteError: the write failed and nothing was appended; or, when the
+                message says so, the row was committed but the head record could not be
+                synced (a failing disk either way: stop play).
             JournalClosedError: after :meth:`close`.
         """
         if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
@@ -381,7 +197,7 @@ class Journal:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 self._conn.execute(
-                    f"INSERT INTO journal ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (row_id, ts, kind, round_no, data_text, self._last_hash, digest),
                 )
                 self._conn.execute("COMMIT")
@@ -439,7 +255,10 @@ class Journal:
             os.pwrite(self._head_fd, record.ljust(HEAD_RECORD_SIZE - 1).encode() + b"\n", 0)
             os.fdatasync(self._head_fd)
         except OSError as err:
-            raise JournalWriteError(f"cannot write the head record: {err.strerror}") from err
+            raise JournalWriteError(
+                f"row {self._last_id} is committed, but the head record could not be"
+                f" written: {err.strerror}"
+            ) from err
 
 
 def _open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:

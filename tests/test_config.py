@@ -12,7 +12,6 @@ import pytest
 from controller.config import (
     ConfigError,
     PayTable,
-    Pin,
     Profile,
     StationConfig,
     load_config,
@@ -46,15 +45,11 @@ def test_the_example_is_valid_and_complete() -> None:
     assert config.options.match_the_dealer and config.options.match_pay_table is PayTable.A
     assert config.devices.shoe.port == Path("/dev/dealer-shoe")
     assert config.devices.shuffler is not None and config.devices.shuffler.max_decks == 8
-    assert config.devices.card_reader is not None and config.devices.card_reader.vid == 0x1209
+    assert config.devices.card_reader is not None and config.devices.card_reader.vendor_id == 0x1209
     panel = config.devices.panel
-    assert set(panel.leds) == set(Led) and set(panel.buttons) == set(Button)
-    assert panel.leds[Led.FAULT] == Pin(2, 13) and panel.buttons[Button.NEXT] == Pin(0, 5)
-    assert panel.wager_sensors[7] == {
-        WagerSpot.MAIN: Pin(0, 7),
-        WagerSpot.MATCH: Pin(3, 14),
-        WagerSpot.INSURANCE: Pin(4, 6),
-    }
+    assert set(panel.buttons) == set(Button) and panel.supervisor_key == 26
+    assert panel.leds[Led.FAULT] == 10 and panel.buttons[Button.NEXT] == 17
+    assert Led.SEAT_1 not in panel.leds and panel.wagers == {}
     assert config.journal.path == Path("/var/lib/dealer-station/journal.sqlite3")
     assert config.logging.format == "auto"
 
@@ -75,6 +70,28 @@ def test_the_pay_table_follows_the_decks_when_left_out() -> None:
     data["decks"] = 8
     del data["options"]["match_pay_table"]
     assert parse(data).options.match_pay_table is PayTable.B
+
+
+def test_lamps_and_wager_sensors_are_optional() -> None:
+    data = example()
+    del data["devices"]["panel"]["leds"]
+    data["devices"]["panel"]["wagers"] = {"3.main": "BOARD27", "1.match": 1, "1.main": "J8:3"}
+    panel = parse(data).devices.panel
+    assert panel.leds == {}
+    assert list(panel.wagers.items()) == [
+        ((1, WagerSpot.MAIN), 2),
+        ((1, WagerSpot.MATCH), 1),
+        ((3, WagerSpot.MAIN), 0),
+    ]
+
+
+def test_device_line_settings() -> None:
+    config = load_config(EXAMPLE)
+    assert config.devices.shoe.baudrate == 115200 and not config.devices.shoe.rtscts
+    assert config.devices.shoe.serial_number == "SHO-0000042"
+    reader = config.devices.card_reader
+    assert reader is not None and (reader.vendor_id, reader.product_id) == (0x1209, 0x5321)
+    assert reader.interface == 0
 
 
 def test_a_relative_journal_path_is_beside_the_file() -> None:
@@ -106,7 +123,10 @@ def mutate(path: str, value: object) -> dict[str, Any]:
         ("devices.shoe.baud", 115200, "devices.shoe.baud: unknown key"),
         ("devices.scanner", {}, "devices.scanner: unknown key"),
         ("devices.panel.leds.disco", 3, "devices.panel.leds.disco: unknown key"),
-        ("devices.panel.seats.8", {"main": 3}, "devices.panel.seats.8: unknown key"),
+        ("devices.panel.buttons.stand", 3, "devices.panel.buttons.stand: unknown key"),
+        ("devices.panel.wagers", {"8.main": 0}, "devices.panel.wagers.8.main: unknown key"),
+        ("devices.panel.wagers", {"1.side": 0}, "devices.panel.wagers.1.side: unknown key"),
+        ("devices.panel.pull_up", True, "devices.panel.pull_up: unknown key"),
         # wrong types
         ("decks", "6", "decks: expected an integer, got a string ('6')"),
         ("decks", 6.0, "decks: expected an integer, got a float"),
@@ -115,9 +135,10 @@ def mutate(path: str, value: object) -> dict[str, Any]:
         ("options.match_the_dealer", 1, "options.match_the_dealer: expected true or false"),
         ("devices.shoe", "/dev/ttyUSB0", "devices.shoe: expected a table, got a string"),
         ("devices.card_reader.vid", "0x1209", "devices.card_reader.vid: expected an integer"),
-        ("devices.panel.pull_up", 1, "devices.panel.pull_up: expected true or false"),
-        ("devices.panel.buttons.next", [5], "devices.panel.buttons.next: expected a line"),
-        ("devices.panel.buttons.next", True, "devices.panel.buttons.next: expected a line"),
+        ("devices.shoe.rtscts", "no", "devices.shoe.rtscts: expected true or false"),
+        ("devices.panel.buttons.next", [5], "devices.panel.buttons.next: expected a BCM"),
+        ("devices.panel.buttons.next", True, "devices.panel.buttons.next: expected a BCM"),
+        ("devices.panel.leds", [], "devices.panel.leds: expected a table, got an array"),
         # bad values
         ("profile", "NV", "profile: 'NV' is not one of PA, NJ, NY"),
         ("decks", 7, "decks: a Spanish 21 shoe has 6 or 8 decks, not 7"),
@@ -127,8 +148,12 @@ def mutate(path: str, value: object) -> dict[str, Any]:
         ("devices.shoe.serial", " ", "devices.shoe.serial: empty"),
         ("devices.card_reader.pid", 0x10000, "devices.card_reader.pid: 0x10000 is not"),
         ("devices.shuffler.max_decks", 0, "devices.shuffler.max_decks: 0 is not a batch size"),
-        ("devices.panel.leds.bets", "gpiochip2:900", "devices.panel.leds.bets: line 900"),
-        ("devices.panel.leds.bets", "GPIO17", "devices.panel.leds.bets: expected a line"),
+        ("devices.shoe.baudrate", 115201, "devices.shoe.baudrate: 115201 is not a standard"),
+        ("devices.card_reader.interface", 40, "devices.card_reader.interface: 40 is not"),
+        ("devices.panel.leds.bets", 28, "devices.panel.leds.bets: GPIO28 is not on the header"),
+        ("devices.panel.leds.bets", "GPIO40", "devices.panel.leds.bets: GPIO40 is not on"),
+        ("devices.panel.leds.bets", "BOARD1", "devices.panel.leds.bets: header pin 1 is not"),
+        ("devices.panel.leds.bets", "pin 5", "devices.panel.leds.bets: expected a BCM number"),
         ("logging.level", "loud", "logging.level: 'loud' is not one of"),
         ("logging.format", "xml", "logging.format: 'xml' is not one of"),
         # missing keys
@@ -137,25 +162,22 @@ def mutate(path: str, value: object) -> dict[str, Any]:
         ("devices", ..., "devices: missing (required table)"),
         ("devices.shoe", ..., "devices.shoe: missing (required table)"),
         ("devices.shoe.serial", ..., "devices.shoe.serial: missing (required)"),
-        ("devices.panel.leds", ..., "devices.panel.leds: missing (required table)"),
-        ("devices.panel.leds.fault", ..., "devices.panel.leds.fault: missing (required pin)"),
+        ("devices.panel.buttons", ..., "devices.panel.buttons: missing (required table)"),
         ("devices.panel.buttons.supervisor_void", ..., "buttons.supervisor_void: missing"),
         ("devices.panel.supervisor_key", ..., "devices.panel.supervisor_key: missing"),
-        ("devices.panel.seats.3.main", ..., "devices.panel.seats.3.main: missing"),
-        # duplicate pins
+        # duplicate pins, however they are named
         (
             "devices.panel.buttons.double",
-            5,
-            "devices.panel.buttons.double: pin gpiochip0:5 is already used by"
-            " devices.panel.buttons.next",
+            17,
+            "devices.panel.buttons.double: GPIO17 is already used by devices.panel.buttons.next",
         ),
+        ("devices.panel.leds.fault", "BOARD11", "GPIO17 is already used by"),
+        ("devices.panel.leds.peek", "gpio26", "GPIO26 is already used by devices.panel.supervisor"),
         (
-            "devices.panel.seats.2.match",
-            "gpiochip2:0",
-            "devices.panel.seats.2.match: pin gpiochip2:0 is already used by"
-            " devices.panel.leds.shuffle",
+            "devices.panel.wagers",
+            {"2.match": "J8:3"},
+            "devices.panel.wagers.2.match: GPIO2 is already used by devices.panel.leds.shuffle",
         ),
-        ("devices.panel.leds.peek", "gpiochip0:4", "pin gpiochip0:4 is already used by"),
     ],
 )
 def test_bad_values_name_the_key(path: str, value: object, expected: str) -> None:

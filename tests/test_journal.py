@@ -184,3 +184,30 @@ def test_rows_filters(journal_path: Path) -> None:
             journal.append("card" if n % 2 else "decision", {"n": n}, round_no=1)
         assert [r.id for r in journal.rows(kinds=["card"])] == [2, 4, 6]
         assert [r.id for r in journal.rows(after_id=2, until_id=4)] == [3, 4]
+
+
+def test_a_full_disk_appends_nothing(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        journal.append("station_started", {})
+        (pages,) = journal._conn.execute("PRAGMA page_count").fetchone()
+        journal._conn.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full
+        with pytest.raises(JournalWriteError, match="journal write failed"):
+            journal.append("event", {"type": "big", "blob": "x" * 100_000})
+        assert journal.last_id == 1
+    assert verify(journal_path).rows == 1
+
+
+def test_a_failing_head_record_is_reported(
+    journal_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Journal.open(journal_path) as journal:
+
+        def failing(fd: int) -> None:
+            raise OSError(5, "Input/output error")
+
+        monkeypatch.setattr("controller.journal.os.fdatasync", failing)
+        with pytest.raises(JournalWriteError, match="row 1 is committed"):
+            journal.append("station_started", {})
+        monkeypatch.undo()
+        assert journal.append("clean_shutdown", {}) == 2
+    assert verify(journal_path).case is VerifyCase.INTACT

@@ -55,6 +55,8 @@ def test_recall_refuses_a_bad_count(journal_path: Path, capsys: pytest.CaptureFi
 def test_verify_exit_status(journal_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["journal", "verify", "--journal", str(journal_path)]) == 0
     assert capsys.readouterr().out.startswith("intact: 5 rows")
+    assert main(["journal", "verify", "--tail", "2", "--journal", str(journal_path)]) == 0
+    assert capsys.readouterr().out.startswith("intact: rows 4..5")
     conn = sqlite3.connect(journal_path)
     conn.execute("DROP TRIGGER journal_no_update")
     conn.execute("""UPDATE journal SET data = '{"round":3,"seats":[]}' WHERE id = 3""")

@@ -74,6 +74,23 @@ def test_an_intact_journal(closed_journal: Path) -> None:
     assert report.message.startswith("intact: 100 rows")
 
 
+def test_a_tail_check_walks_the_last_rounds_only(closed_journal: Path) -> None:
+    report = verify(closed_journal, tail=8)  # rows 93..100 lie in round 19 (rows 91..95)
+    assert report.case is VerifyCase.INTACT and report.rows == 10
+    assert report.message.startswith("intact: rows 91..100,") and report.commitments_checked == 2
+    assert verify(closed_journal, tail=1000).message.startswith("intact: 100 rows")
+    tamper(closed_journal, """UPDATE journal SET data = '{"card":"AS"}' WHERE id = 37""")
+    assert verify(closed_journal, tail=10).ok  # outside the window
+    report = verify(closed_journal, tail=70)
+    assert report.case is VerifyCase.ALTERED and report.first_bad_row == 37
+
+
+def test_a_tail_check_sees_rows_removed_at_its_start(closed_journal: Path) -> None:
+    tamper(closed_journal, "DELETE FROM journal WHERE id = 90")
+    report = verify(closed_journal, tail=10)
+    assert report.case is VerifyCase.REMOVED and report.first_bad_row == 90
+
+
 def test_an_empty_journal_is_intact(journal_path: Path) -> None:
     Journal.open(journal_path).close()
     assert verify(journal_path).case is VerifyCase.INTACT

@@ -1,0 +1,152 @@
+"""The journal's format: its errors, canonical JSON, the chain hash, rows and the head record.
+
+Shared by the writer (``controller.journal``), the reader (``controller.journal_reader``)
+and ``journal verify``; ``docs/journal.md`` describes the format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+DEFAULT_PATH: Final = Path("/var/lib/dealer-station/journal.sqlite3")
+GENESIS_HASH: Final = "0" * 64
+SCHEMA_VERSION: Final = 1
+HEAD_SUFFIX: Final = "-head"
+HEAD_RECORD_SIZE: Final = 128
+TS_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
+KIND_PATTERN: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+Clock = Callable[[], datetime]
+
+#: Triggers whose absence ``verify`` reports as a tampered schema.
+APPEND_ONLY_TRIGGERS: Final = ("journal_no_update", "journal_no_delete")
+COLUMNS: Final = "id, ts, kind, round, data, prev_hash, hash"
+
+
+class JournalError(Exception):
+    """Root of every error the journal raises."""
+
+
+class JournalRecordError(JournalError, ValueError):
+    """A record that cannot be journaled (bad kind, round or data that is not plain JSON)."""
+
+
+class JournalLockedError(JournalError, BlockingIOError):
+    """Another process holds the journal open for writing."""
+
+
+class JournalCorruptError(JournalError, ValueError):
+    """The file is not a journal, or is damaged; ``journal verify`` tells how."""
+
+
+class JournalTruncatedError(JournalCorruptError):
+    """The head record names rows the database no longer holds: committed rows are missing."""
+
+
+class JournalWriteError(JournalError, OSError):
+    """SQLite or the file system refused a write (disk full, I/O error); nothing was appended."""
+
+
+class JournalClosedError(JournalError, RuntimeError):
+    """The journal was used after :meth:`Journal.close`."""
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys, no spaces and ASCII only: one text per value, for hashing.
+
+    Raises:
+        JournalRecordError: for values JSON cannot carry (sets, bytes, NaN, objects...).
+    """
+    try:
+        return json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+        )
+    except (TypeError, ValueError) as err:
+        raise JournalRecordError(f"not plain JSON: {err}") from err
+
+
+def row_hash(
+    prev_hash: str, *, row_id: int, ts: str, kind: str, round_no: int | None, data_text: str
+) -> str:
+    """The chain hash of a row: SHA-256 over the previous hash, the header, and the data.
+
+    The header is the canonical JSON array ``[id, ts, kind, round]``; ``data_text`` is the
+    row's canonical JSON exactly as stored. ``prev_hash`` has a fixed length and the array
+    delimits itself, so no two rows hash the same input.
+    """
+    header = canonical_json([row_id, ts, kind, round_no])
+    return hashlib.sha256(f"{prev_hash}{header}{data_text}".encode()).hexdigest()
+
+
+def format_ts(moment: datetime) -> str:
+    """A UTC timestamp as the journal stores it: ``2026-11-30T09:15:12.123456Z``."""
+    return moment.astimezone(UTC).strftime(TS_FORMAT)
+
+
+def utc_now() -> datetime:
+    """The current time in UTC (the journal's default clock)."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One journal row as stored; ``data`` is parsed from ``data_text``."""
+
+    id: int
+    ts: str
+    kind: str
+    round_no: int | None
+    data_text: str
+    prev_hash: str
+    hash: str
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The record's fields (a fresh dict on every call).
+
+        Raises:
+            JournalCorruptError: when the stored text is not a JSON object.
+        """
+        try:
+            value = json.loads(self.data_text)
+        except ValueError as err:
+            raise JournalCorruptError(f"row {self.id}: data is not JSON") from err
+        if not isinstance(value, dict):
+            raise JournalCorruptError(f"row {self.id}: data is not a JSON object")
+        return value
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as one JSON object (the ``journal export`` line)."""
+        return {
+            "id": self.id,
+            "ts": self.ts,
+            "kind": self.kind,
+            "round": self.round_no,
+            "data": self.data,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+
+def head_path(path: Path) -> Path:
+    """Where the head record of the journal at ``path`` lives."""
+    return path.with_name(path.name + HEAD_SUFFIX)
+
+
+def parse_head(raw: bytes) -> tuple[int, str] | None:
+    """``(id, hash)`` from a head record's bytes, or None when it is empty or unreadable."""
+    try:
+        value = json.loads(raw.decode("ascii"))
+        row_id, digest = value["id"], value["hash"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if type(row_id) is not int or not isinstance(digest, str):
+        return None
+    return row_id, digest

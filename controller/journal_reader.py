@@ -1,0 +1,135 @@
+"""Reading the journal: rows by filter, and a read-only view safe beside the running station."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from controller.journal_format import COLUMNS, JournalCorruptError, Row
+
+
+def select_rows(
+    conn: sqlite3.Connection,
+    *,
+    after_id: int = 0,
+    until_id: int | None = None,
+    kinds: Collection[str] | None = None,
+    round_no: int | None = None,
+    ts_from: str | None = None,
+    ts_to: str | None = None,
+    newest_first: bool = False,
+    limit: int | None = None,
+) -> Iterator[Row]:
+    """Rows in id order (or newest first), filtered; ``ts_from`` inclusive, ``ts_to``
+    exclusive, both as stored text (:func:`controller.journal_format.format_ts`)."""
+    clauses: list[str] = ["id > ?"]
+    params: list[int | str] = [after_id]
+    if until_id is not None:
+        clauses.append("id <= ?")
+        params.append(until_id)
+    if kinds is not None:
+        clauses.append(f"kind IN ({','.join('?' * len(kinds))})")
+        params.extend(kinds)
+    if round_no is not None:
+        clauses.append("round = ?")
+        params.append(round_no)
+    if ts_from is not None:
+        clauses.append("ts >= ?")
+        params.append(ts_from)
+    if ts_to is not None:
+        clauses.append("ts < ?")
+        params.append(ts_to)
+    query = f"SELECT {COLUMNS} FROM journal WHERE {' AND '.join(clauses)} ORDER BY id"
+    query += " DESC" if newest_first else ""
+    if limit is not None:
+        query += " LIMIT ?"
+        params.append(limit)
+    for row_id, ts, kind, round_column, data_text, prev_hash, digest in conn.execute(query, params):
+        yield Row(row_id, ts, kind, round_column, data_text, prev_hash, digest)
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection, safe beside the running station (WAL readers never block it).
+
+    Raises:
+        FileNotFoundError: when there is no file at ``path``.
+        JournalCorruptError: when the file is not an SQLite database.
+    """
+    if not path.is_file():
+        raise FileNotFoundError(f"no journal at {path}")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        # Damaged text must reach the hash check (which names the row), not fail the fetch.
+        conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as err:
+        raise JournalCorruptError(f"{path}: {err}") from err
+    return conn
+
+
+class JournalReader:
+    """Read-only access to a journal file, for recall, export and verify."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path | str) -> JournalReader:
+        """Open ``path`` read-only (see :func:`open_readonly` for what it raises)."""
+        path = Path(path)
+        return cls(open_readonly(path), path)
+
+    def rows(self, **filters: Any) -> Iterator[Row]:
+        """Rows in id order; keyword filters as :func:`select_rows`.
+
+        Raises:
+            JournalCorruptError: when SQLite finds the file damaged.
+        """
+        try:
+            yield from select_rows(self._conn, **filters)
+        except sqlite3.DatabaseError as err:
+            raise JournalCorruptError(f"{self.path}: {err}") from err
+
+    def last(self, *kinds: str) -> Row | None:
+        """The newest row of one of ``kinds`` (of any kind when none is named).
+
+        Raises:
+            JournalCorruptError: when SQLite finds the file damaged.
+        """
+        found = list(self.rows(kinds=kinds or None, newest_first=True, limit=1))
+        return found[0] if found else None
+
+    def last_rounds_start(self, count: int) -> int:
+        """The id after which the last ``count`` rounds (and what led up to them) begin."""
+        try:
+            found = self._conn.execute(
+                "SELECT DISTINCT round FROM journal WHERE round IS NOT NULL"
+                " ORDER BY round DESC LIMIT ?",
+                (count,),
+            ).fetchall()
+            if not found:
+                return 0
+            first_round = found[-1][0]
+            (before,) = self._conn.execute(
+                "SELECT max(id) FROM journal WHERE round IS NOT NULL AND round < ?",
+                (first_round,),
+            ).fetchone()
+        except sqlite3.DatabaseError as err:
+            raise JournalCorruptError(f"{self.path}: {err}") from err
+        return int(before or 0)
+
+    def close(self) -> None:
+        """Close the connection; idempotent."""
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
