@@ -132,40 +132,33 @@ def real_drivers(config: cfg.StationConfig) -> Any:
 
     dev = config.devices
 
-    def pin(p: cfg.Pin) -> int | str:
-        return p.line if p.chip == dev.panel.chip else str(p)
-
     def build(sink: Any) -> tuple[Sequence[Device], TableDevices]:
         shoe = ShoeDriver(
-            SerialSettings(str(dev.shoe.port)),
+            SerialSettings(str(dev.shoe.port), dev.shoe.baudrate, rtscts=dev.shoe.rtscts),
             sink,
-            ExpectedDevice(dev.shoe.serial),
+            ExpectedDevice(dev.shoe.serial_number),
             decks=config.decks,
         )
+        pins = dev.panel
         panel = GpioPanel(
-            PanelPins(
-                leds={led: pin(p) for led, p in dev.panel.leds.items()},
-                buttons={b: pin(p) for b, p in dev.panel.buttons.items()},
-                supervisor_key=pin(dev.panel.supervisor_key),
-                wagers={
-                    (seat, spot): pin(p)
-                    for seat, spots in dev.panel.wager_sensors.items()
-                    for spot, p in spots.items()
-                },
-            ),
+            PanelPins(dict(pins.leds), dict(pins.buttons), pins.supervisor_key, dict(pins.wagers)),
             sink,
         )
         drivers: list[Device] = [shoe, panel]
         shuffler = reader = None
         if dev.shuffler is not None:
+            port = dev.shuffler
             shuffler = ShufflerDriver(
-                SerialSettings(str(dev.shuffler.port)), sink, ExpectedDevice(dev.shuffler.serial)
+                SerialSettings(str(port.port), port.baudrate, rtscts=port.rtscts),
+                sink,
+                ExpectedDevice(port.serial_number),
             )
-            drivers.append(shuffler)
+            drivers.insert(0, shuffler)
         if dev.card_reader is not None:
-            usb = UsbSettings(dev.card_reader.vid, dev.card_reader.pid, dev.card_reader.serial)
-            reader = CardReaderDriver(usb, sink)
-            drivers.append(reader)
+            usb = dev.card_reader
+            settings = UsbSettings(usb.vendor_id, usb.product_id, usb.serial_number, usb.interface)
+            reader = CardReaderDriver(settings, sink)
+            drivers.insert(-1, reader)
         return drivers, TableDevices(shuffler, panel, reader)
 
     return build

@@ -135,7 +135,7 @@ def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
         options=cfg.Options(match_the_dealer=True, match_pay_table=table),
         devices=cfg.Devices(
             shoe=cfg.SerialDevice(Path("/dev/null"), "simulated"),
-            panel=cfg.PanelConfig({}, {}, cfg.Pin(0, 0), {}),
+            panel=cfg.PanelConfig({}, {}, 0, {}),
         ),
         journal=cfg.JournalSettings(s.journal),
         logging=cfg.LoggingSettings(),
