@@ -31,7 +31,7 @@ from controller.procedure import Table
 from controller.recovery import read_journal
 from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile, get_profile
 from controller.sdnotify import Notifier
-from controller.station import Observer, Station
+from controller.station import CommandBuffer, Observer, Station, deferred
 from drivers.hal import Device, DeviceEvent
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
@@ -101,7 +101,10 @@ def build_station(
         events: queue.Queue[DeviceEvent] = queue.Queue()
         devices, table_devices = drivers_for(events.put)
         profile = station_profile(config)
-        table = Table(TableSettings(profile, config.decks), table_devices, journal)
+        commands = CommandBuffer()
+        table = Table(
+            TableSettings(profile, config.decks), deferred(table_devices, commands), journal
+        )
         recovered = read_journal(journal.rows())
         journal.append(
             "station_started",
@@ -116,7 +119,9 @@ def build_station(
     except BaseException:
         journal.close()
         raise
-    station = Station(table, journal, devices, events, notifier, observer=observer)
+    station = Station(
+        table, journal, devices, events, notifier, observer=observer, commands=commands
+    )
     return Built(station, journal, table)
 
 

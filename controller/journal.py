@@ -17,6 +17,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
@@ -113,8 +114,9 @@ class Journal:
         self._head_fd = head_fd
         self._last_id, self._last_hash = last
         self._clock = clock
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._closed = False
+        self._in_batch = False
         self.path = path
 
     @classmethod
@@ -195,19 +197,58 @@ class Journal:
                 data_text=data_text,
             )
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
+                if not self._in_batch:
+                    self._conn.execute("BEGIN IMMEDIATE")
                 self._conn.execute(
                     f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (row_id, ts, kind, round_no, data_text, self._last_hash, digest),
                 )
-                self._conn.execute("COMMIT")
+                if not self._in_batch:
+                    self._conn.execute("COMMIT")
             except sqlite3.Error as err:
-                if self._conn.in_transaction:
+                if self._conn.in_transaction and not self._in_batch:
                     self._conn.execute("ROLLBACK")
                 raise JournalWriteError(f"journal write failed: {err}") from err
             self._last_id, self._last_hash = row_id, digest
-            self._write_head()
+            if not self._in_batch:
+                self._write_head()
         return row_id
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group the appends made inside into one transaction (group commit).
+
+        The rows are committed to disk, with the head record, when the block ends; the
+        station handles one event per batch and acts on it only after that. If the block
+        raises, none of its rows is kept. Batches do not nest.
+
+        Raises:
+            JournalWriteError: the commit failed; none of the block's rows was kept.
+        """
+        with self._lock:
+            if self._closed:
+                raise JournalClosedError("the journal is closed")
+            if self._in_batch:
+                raise JournalRecordError("journal batches do not nest")
+            before = self._last_id, self._last_hash
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as err:
+                raise JournalWriteError(f"journal write failed: {err}") from err
+            self._in_batch = True
+            try:
+                yield
+                self._conn.execute("COMMIT")
+            except BaseException as err:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                self._last_id, self._last_hash = before
+                if isinstance(err, sqlite3.Error):
+                    raise JournalWriteError(f"journal commit failed: {err}") from err
+                raise
+            finally:
+                self._in_batch = False
+            self._write_head()
 
     def rows(self, **filters: Any) -> Iterator[Row]:
         """Committed rows in id order; keyword filters as :func:`select_rows`."""

@@ -62,10 +62,14 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         raise FileNotFoundError(f"no journal at {path}")
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.DatabaseError as err:
+        raise JournalCorruptError(f"{path}: {err}") from err
+    try:
         # Damaged text must reach the hash check (which names the row), not fail the fetch.
         conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as err:
+        conn.close()
         raise JournalCorruptError(f"{path}: {err}") from err
     return conn
 

@@ -12,19 +12,114 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import structlog
 
 from controller.logs import bind_round, bind_state
-from controller.machine import Recorder
+from controller.machine import TableDevices
 from controller.procedure import Table
 from controller.sdnotify import Notifier
 from controller.view import TableView, table_view
-from drivers.hal import Device, DeviceConnected, DeviceEvent, DeviceFault
+from drivers.hal import (
+    CardReader,
+    DealerPanel,
+    Device,
+    DeviceConnected,
+    DeviceEvent,
+    DeviceFault,
+    Led,
+    LedMode,
+    PeekTarget,
+    Shuffler,
+)
 
 _log = structlog.get_logger("dealer_station.station")
+
+
+class CommandBuffer:
+    """Device commands held back until the journal has committed the event that caused
+    them: the station acts only on what is recorded (write-ahead)."""
+
+    def __init__(self) -> None:
+        self._pending: list[Callable[[], None]] = []
+
+    def defer(self, command: Callable[[], None]) -> None:
+        """Hold a command."""
+        self._pending.append(command)
+
+    def flush(self) -> None:
+        """Carry out the held commands, in order."""
+        pending, self._pending = self._pending, []
+        for command in pending:
+            command()
+
+
+class _DeferredShuffler:
+    def __init__(self, device: Shuffler, buffer: CommandBuffer) -> None:
+        self._device, self._buffer = device, buffer
+
+    def start(self) -> None:
+        self._device.start()
+
+    def close(self) -> None:
+        self._device.close()
+
+    def shuffle(self, decks: int) -> None:
+        self._buffer.defer(lambda: self._device.shuffle(decks))
+
+
+class _DeferredReader:
+    def __init__(self, device: CardReader, buffer: CommandBuffer) -> None:
+        self._device, self._buffer = device, buffer
+
+    def start(self) -> None:
+        self._device.start()
+
+    def close(self) -> None:
+        self._device.close()
+
+    def check(self, target: PeekTarget) -> None:
+        self._buffer.defer(lambda: self._device.check(target))
+
+
+class _DeferredPanel:
+    def __init__(self, device: DealerPanel, buffer: CommandBuffer) -> None:
+        self._device, self._buffer = device, buffer
+
+    def start(self) -> None:
+        self._device.start()
+
+    def close(self) -> None:
+        self._device.close()
+
+    def show(self, lamps: Mapping[Led, LedMode]) -> None:
+        self._buffer.defer(lambda: self._device.show(lamps))
+
+
+def deferred(devices: TableDevices, buffer: CommandBuffer) -> TableDevices:
+    """The same devices, with every command held in ``buffer`` until it is flushed."""
+    return TableDevices(
+        _DeferredShuffler(devices.shuffler, buffer) if devices.shuffler else None,
+        _DeferredPanel(devices.panel, buffer),
+        _DeferredReader(devices.reader, buffer) if devices.reader else None,
+    )
+
+
+class BatchingJournal(Protocol):
+    """A journal that can group one event's rows into one commit."""
+
+    def append(self, kind: str, data: Mapping[str, Any], round_no: int | None = None) -> int:
+        """Commit one row (or add it to the open batch)."""
+        ...
+
+    def batch(self) -> AbstractContextManager[None]:
+        """Group the appends inside into one transaction."""
+        ...
+
 
 #: Called from the loop after each event: the event, the view after it, and whether the
 #: queue was empty (nothing else is in flight in the station).
@@ -45,12 +140,13 @@ class Station:
     def __init__(
         self,
         table: Table,
-        journal: Recorder,
+        journal: BatchingJournal,
         drivers: Sequence[Device],
         events: queue.Queue[DeviceEvent],
         notifier: Notifier | None = None,
         *,
         observer: Observer | None = None,
+        commands: CommandBuffer | None = None,
         poll_seconds: float = 0.25,
         connect_timeout: float = 5.0,
     ) -> None:
@@ -60,6 +156,7 @@ class Station:
         self.events = events
         self.notifier = notifier or Notifier({})
         self.observer = observer
+        self.commands = commands or CommandBuffer()
         self.poll_seconds = poll_seconds
         self.connect_timeout = connect_timeout
         self.stats = StationStats()
@@ -80,7 +177,9 @@ class Station:
             for driver in self.drivers:
                 driver.start()
                 self._await_connection()
-            self.table.resume_output()
+            with self.journal.batch():
+                self.table.resume_output()
+            self.commands.flush()
             self.stats.started = True
             self.notifier.ready(self._status())
             _log.info("ready", state=self.table.state.value)
@@ -109,7 +208,9 @@ class Station:
                 return
 
     def _handle(self, event: DeviceEvent) -> None:
-        self.table.handle(event)
+        with self.journal.batch():
+            self.table.handle(event)
+        self.commands.flush()  # only now that the event's rows are on disk
         self.stats.events += 1
         if self.observer is not None:
             self.observer(event, table_view(self.table), self.events.empty())
