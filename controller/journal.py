@@ -5,13 +5,14 @@ Write-ahead: :meth:`Journal.append` returns only once the row is committed (WAL 
 after a crash or a power cut. Each row carries ``hash = sha256(prev_hash + header + data)``
 (see :func:`row_hash`), so changing, inserting or removing a row breaks the chain.
 Triggers refuse UPDATE and DELETE. A *head record* beside the database
-(``journal.sqlite3-head``: the last row's id and hash, synced after each append) shows rows
+(``journal.sqlite3-head``: the last row's id and hash, rewritten after each commit) shows rows
 missing at the end, e.g. a copy taken without its ``-wal`` file; its advisory lock also
 keeps a second writer out. The record vocabulary is in ``docs/journal.md``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import sqlite3
@@ -153,7 +154,7 @@ class Journal:
         journal = cls(conn, path, head_fd, last, clock)
         try:
             journal._check_head()
-            journal._write_head()
+            journal._write_head(sync=True)
         except BaseException:
             journal.close()
             raise
@@ -223,6 +224,8 @@ class Journal:
                 return
             self._closed = True
             self._conn.close()
+            with contextlib.suppress(OSError):  # a lagging head is allowed
+                os.fdatasync(self._head_fd)
             os.close(self._head_fd)  # releases the writer's lock
 
     def __enter__(self) -> Self:
@@ -247,13 +250,16 @@ class Journal:
         if head_id > 0 and (stored is None or stored[0] != head_hash):
             raise JournalCorruptError(f"{self.path}: row {head_id} differs from the head record")
 
-    def _write_head(self) -> None:
-        # One sector, written in place: a torn write is not a concern at 128 bytes, and the
-        # head may lag the database by one row after a crash (verify allows that).
+    def _write_head(self, *, sync: bool = False) -> None:
+        # One sector, written in place after the commit, so it is never ahead of the rows.
+        # Not synced on every append: the page cache already shows it to any copy and it
+        # survives a crash of this process; only a power cut can leave it behind the rows,
+        # and verify allows a head that lags. Synced at open and close.
         record = canonical_json({"id": self._last_id, "hash": self._last_hash})
         try:
             os.pwrite(self._head_fd, record.ljust(HEAD_RECORD_SIZE - 1).encode() + b"\n", 0)
-            os.fdatasync(self._head_fd)
+            if sync:
+                os.fdatasync(self._head_fd)
         except OSError as err:
             raise JournalWriteError(
                 f"row {self._last_id} is committed, but the head record could not be"

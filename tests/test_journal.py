@@ -202,10 +202,10 @@ def test_a_failing_head_record_is_reported(
 ) -> None:
     with Journal.open(journal_path) as journal:
 
-        def failing(fd: int) -> None:
+        def failing(fd: int, data: bytes, offset: int) -> int:
             raise OSError(5, "Input/output error")
 
-        monkeypatch.setattr("controller.journal.os.fdatasync", failing)
+        monkeypatch.setattr("controller.journal.os.pwrite", failing)
         with pytest.raises(JournalWriteError, match="row 1 is committed"):
             journal.append("station_started", {})
         monkeypatch.undo()
