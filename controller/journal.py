@@ -47,6 +47,7 @@ from controller.journal_format import (
     utc_now,
 )
 from controller.journal_reader import JournalReader, open_readonly, select_rows
+from controller.journal_verify import VerifyCase, VerifyReport, verify
 
 # The journal's public names, importable from here as one module.
 __all__ = [
@@ -64,6 +65,8 @@ __all__ = [
     "JournalTruncatedError",
     "JournalWriteError",
     "Row",
+    "VerifyCase",
+    "VerifyReport",
     "canonical_json",
     "format_ts",
     "head_path",
@@ -71,6 +74,7 @@ __all__ = [
     "parse_head",
     "row_hash",
     "select_rows",
+    "verify",
 ]
 
 SCHEMA: Final = f"""
