@@ -189,27 +189,36 @@ class Journal:
         with self._lock:
             if self._closed:
                 raise JournalClosedError("the journal is closed")
-            row_id = self._last_id + 1
             ts = format_ts(self._clock())
-            digest = row_hash(
-                self._last_hash,
-                row_id=row_id,
-                ts=ts,
-                kind=kind,
-                round_no=round_no,
-                data_text=data_text,
-            )
             try:
+                # The chain's tail is read inside the write transaction, not trusted from
+                # memory: an exception that broke off an earlier append (a signal handler
+                # raising between COMMIT and the bookkeeping) cannot fork the chain.
                 self._conn.execute("BEGIN IMMEDIATE")
+                last = self._conn.execute(
+                    "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
+                ).fetchone()
+                prev_id, prev_hash = last if last else (0, GENESIS_HASH)
+                row_id = prev_id + 1
+                digest = row_hash(
+                    prev_hash,
+                    row_id=row_id,
+                    ts=ts,
+                    kind=kind,
+                    round_no=round_no,
+                    data_text=data_text,
+                )
                 self._conn.execute(
                     f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (row_id, ts, kind, round_no, data_text, self._last_hash, digest),
+                    (row_id, ts, kind, round_no, data_text, prev_hash, digest),
                 )
                 self._conn.execute("COMMIT")
-            except sqlite3.Error as err:
+            except BaseException as err:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
-                raise JournalWriteError(f"journal write failed: {err}") from err
+                if isinstance(err, sqlite3.Error):
+                    raise JournalWriteError(f"journal write failed: {err}") from err
+                raise
             self._last_id, self._last_hash = row_id, digest
             self._write_head()
         return row_id
@@ -281,6 +290,8 @@ def _open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         if mode != "wal":
             raise JournalWriteError(f"{path}: SQLite refused WAL mode ({mode})")
         conn.execute("PRAGMA synchronous=FULL")
+        # After each checkpoint the WAL shrinks back to this size instead of staying large.
+        conn.execute("PRAGMA journal_size_limit=8388608")
         conn.execute("BEGIN IMMEDIATE")
         for statement in SCHEMA.split(";\n"):
             if statement.strip():
