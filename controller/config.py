@@ -15,7 +15,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from controller.journal import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
+from controller.journal_format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
 from drivers.hal import Button, Led, WagerSpot
 
 DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")

@@ -10,7 +10,6 @@ HIL suite and CI use it).
 from __future__ import annotations
 
 import argparse
-import logging
 import queue
 import signal
 import sys
@@ -226,8 +225,6 @@ def run(args: argparse.Namespace) -> int:
         if args.journal is not None:
             config = _with_journal(config, args.journal)
         configure_logging(level=config.logging.level, form=config.logging.format)
-        # transitions narrates every callback at INFO: keep its warnings only.
-        logging.getLogger("transitions").setLevel(logging.WARNING)
         bind_table(config.table_id)
         if args.simulated_devices:
             with simulated_drivers(config) as drivers_for:

@@ -5,13 +5,14 @@ Write-ahead: :meth:`Journal.append` returns only once the row is committed (WAL 
 after a crash or a power cut. Each row carries ``hash = sha256(prev_hash + header + data)``
 (see :func:`row_hash`), so changing, inserting or removing a row breaks the chain.
 Triggers refuse UPDATE and DELETE. A *head record* beside the database
-(``journal.sqlite3-head``: the last row's id and hash, synced after each append) shows rows
+(``journal.sqlite3-head``: the last row's id and hash, rewritten after each commit) shows rows
 missing at the end, e.g. a copy taken without its ``-wal`` file; its advisory lock also
 keeps a second writer out. The record vocabulary is in ``docs/journal.md``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import sqlite3
@@ -47,6 +48,7 @@ from controller.journal_format import (
     utc_now,
 )
 from controller.journal_reader import JournalReader, open_readonly, select_rows
+from controller.journal_verify import VerifyCase, VerifyReport, verify
 
 # The journal's public names, importable from here as one module.
 __all__ = [
@@ -64,6 +66,8 @@ __all__ = [
     "JournalTruncatedError",
     "JournalWriteError",
     "Row",
+    "VerifyCase",
+    "VerifyReport",
     "canonical_json",
     "format_ts",
     "head_path",
@@ -71,6 +75,7 @@ __all__ = [
     "parse_head",
     "row_hash",
     "select_rows",
+    "verify",
 ]
 
 SCHEMA: Final = f"""
@@ -155,7 +160,7 @@ class Journal:
         journal = cls(conn, path, head_fd, last, clock)
         try:
             journal._check_head()
-            journal._write_head()
+            journal._write_head(sync=True)
         except BaseException:
             journal.close()
             raise
@@ -186,29 +191,38 @@ class Journal:
         with self._lock:
             if self._closed:
                 raise JournalClosedError("the journal is closed")
-            row_id = self._last_id + 1
             ts = format_ts(self._clock())
-            digest = row_hash(
-                self._last_hash,
-                row_id=row_id,
-                ts=ts,
-                kind=kind,
-                round_no=round_no,
-                data_text=data_text,
-            )
             try:
+                # The chain's tail is read inside the write transaction, not trusted from
+                # memory: an exception that broke off an earlier append (a signal handler
+                # raising between COMMIT and the bookkeeping) cannot fork the chain.
                 if not self._in_batch:
                     self._conn.execute("BEGIN IMMEDIATE")
+                last = self._conn.execute(
+                    "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
+                ).fetchone()
+                prev_id, prev_hash = last if last else (0, GENESIS_HASH)
+                row_id = prev_id + 1
+                digest = row_hash(
+                    prev_hash,
+                    row_id=row_id,
+                    ts=ts,
+                    kind=kind,
+                    round_no=round_no,
+                    data_text=data_text,
+                )
                 self._conn.execute(
                     f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (row_id, ts, kind, round_no, data_text, self._last_hash, digest),
+                    (row_id, ts, kind, round_no, data_text, prev_hash, digest),
                 )
                 if not self._in_batch:
                     self._conn.execute("COMMIT")
-            except sqlite3.Error as err:
+            except BaseException as err:
                 if self._conn.in_transaction and not self._in_batch:
                     self._conn.execute("ROLLBACK")
-                raise JournalWriteError(f"journal write failed: {err}") from err
+                if isinstance(err, sqlite3.Error):
+                    raise JournalWriteError(f"journal write failed: {err}") from err
+                raise
             self._last_id, self._last_hash = row_id, digest
             if not self._in_batch:
                 self._write_head()
@@ -264,6 +278,8 @@ class Journal:
                 return
             self._closed = True
             self._conn.close()
+            with contextlib.suppress(OSError):  # a lagging head is allowed
+                os.fdatasync(self._head_fd)
             os.close(self._head_fd)  # releases the writer's lock
 
     def __enter__(self) -> Self:
@@ -288,13 +304,16 @@ class Journal:
         if head_id > 0 and (stored is None or stored[0] != head_hash):
             raise JournalCorruptError(f"{self.path}: row {head_id} differs from the head record")
 
-    def _write_head(self) -> None:
-        # One sector, written in place: a torn write is not a concern at 128 bytes, and the
-        # head may lag the database by one row after a crash (verify allows that).
+    def _write_head(self, *, sync: bool = False) -> None:
+        # One sector, written in place after the commit, so it is never ahead of the rows.
+        # Not synced on every append: the page cache already shows it to any copy and it
+        # survives a crash of this process; only a power cut can leave it behind the rows,
+        # and verify allows a head that lags. Synced at open and close.
         record = canonical_json({"id": self._last_id, "hash": self._last_hash})
         try:
             os.pwrite(self._head_fd, record.ljust(HEAD_RECORD_SIZE - 1).encode() + b"\n", 0)
-            os.fdatasync(self._head_fd)
+            if sync:
+                os.fdatasync(self._head_fd)
         except OSError as err:
             raise JournalWriteError(
                 f"row {self._last_id} is committed, but the head record could not be"
@@ -312,6 +331,8 @@ def _open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         if mode != "wal":
             raise JournalWriteError(f"{path}: SQLite refused WAL mode ({mode})")
         conn.execute("PRAGMA synchronous=FULL")
+        # After each checkpoint the WAL shrinks back to this size instead of staying large.
+        conn.execute("PRAGMA journal_size_limit=8388608")
         conn.execute("BEGIN IMMEDIATE")
         for statement in SCHEMA.split(";\n"):
             if statement.strip():

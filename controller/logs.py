@@ -87,6 +87,10 @@ def configure_logging(
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(LEVELS[level])
+    # pyusb silences its "usb" logger (level 60) unless PYUSB_DEBUG is set, and transitions
+    # narrates every callback at INFO: let both through at WARNING.
+    for name in ("usb", "transitions"):
+        logging.getLogger(name).setLevel(max(LEVELS[level], logging.WARNING))
     structlog.configure(
         processors=[
             structlog.stdlib.filter_by_level,

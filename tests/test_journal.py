@@ -202,12 +202,42 @@ def test_a_failing_head_record_is_reported(
 ) -> None:
     with Journal.open(journal_path) as journal:
 
-        def failing(fd: int) -> None:
+        def failing(fd: int, data: bytes, offset: int) -> int:
             raise OSError(5, "Input/output error")
 
-        monkeypatch.setattr("controller.journal.os.fdatasync", failing)
+        monkeypatch.setattr("controller.journal.os.pwrite", failing)
         with pytest.raises(JournalWriteError, match="row 1 is committed"):
             journal.append("station_started", {})
         monkeypatch.undo()
         assert journal.append("clean_shutdown", {}) == 2
+    assert verify(journal_path).case is VerifyCase.INTACT
+
+
+def test_an_append_broken_off_by_an_exception_leaves_a_usable_journal(
+    journal_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupt(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # e.g. a signal handler that raises
+
+    with Journal.open(journal_path) as journal:
+        journal.append("station_started", {})
+        # Broken off after COMMIT, before the bookkeeping: the row stands.
+        with monkeypatch.context() as patch:
+            patch.setattr(journal, "_write_head", interrupt)
+            with pytest.raises(KeyboardInterrupt):
+                journal.append("event", {"type": "x"})
+        assert journal.append("clean_shutdown", {}) == 3
+        # Broken off inside the transaction: rolled back, not left open.
+        with monkeypatch.context() as patch:
+            patch.setattr("controller.journal.row_hash", interrupt)
+            with pytest.raises(KeyboardInterrupt):
+                journal.append("event", {"type": "y"})
+        assert not journal._conn.in_transaction
+        assert journal.append("clean_shutdown", {}) == 4
+        # SQLite refusing the write inside the transaction: the same.
+        journal._conn.execute("PRAGMA query_only = 1")
+        with pytest.raises(JournalWriteError):
+            journal.append("event", {"type": "z"})
+        journal._conn.execute("PRAGMA query_only = 0")
+        assert journal.append("clean_shutdown", {}) == 5
     assert verify(journal_path).case is VerifyCase.INTACT
