@@ -13,9 +13,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-## The station's main job on a laptop: replay the example rounds.
+## The station's main job on a laptop: the whole station against simulated devices.
+SIM_JOURNAL ?= simulation-$(shell date +%Y%m%d-%H%M%S).sqlite3
 run: $(STAMP)
-	$(BIN)/dealer-station replay examples/pa_basic.json
+	$(BIN)/dealer-station simulate --rounds 200 --seed 1 --journal $(SIM_JOURNAL)
 
 ## The whole test suite: lint, format, types, unit and HIL tests.
 test: lint typecheck unit

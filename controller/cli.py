@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diagram": ("controller.diagram", "print the procedure state machine as a Mermaid diagram"),
     "journal": ("controller.journal_cli", "recall rounds, verify or export the audit journal"),
     "run": ("controller.daemon", "run the station daemon (under systemd)"),
+    "simulate": ("controller.simulate", "run the whole station against simulated devices"),
     "replay": ("controller.replay", "replay one round from a script and print its settlement"),
 }
 

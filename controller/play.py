@@ -10,9 +10,10 @@ fault or a refused prompt.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any
 
-from controller.betting import ClosedBets
+from controller.betting import UNKNOWN_AMOUNT_STAKE, ClosedBets
 from controller.holecard import commit_hole_card
 from controller.prompts import State
 from controller.rules.cards import Card, SealedCard
@@ -240,12 +241,16 @@ class RoundPlay:
             "odds": str(payment.odds) if payment.odds else None,
             "net_cents": payment.net if known else None,
         }
+        if not known:
+            # The sensors saw chips but not their value: the result in wagers (stakes).
+            data["net_stakes"] = str(Decimal(payment.net) / UNKNOWN_AMOUNT_STAKE)
         if payment.hand is not None:
             hand = self.round.hands[payment.seat][payment.hand]
             data.update(hand=payment.hand + 1, cards=[c.text for c in hand.cards], total=hand.total)
         if payment.bonus is not None:
             data["bonus"] = payment.bonus.value
         if payment.super_bonus:
+            data["super_bonus"] = True
             data["super_bonus_cents"] = payment.super_bonus if known else None
         if payment.note:
             data["note"] = payment.note

@@ -263,9 +263,7 @@ class Table:
 
     def _on_foreign(self, event: ForeignCardDrawn) -> None:
         self._record("card", role="rejected", card=event.description)
-        self.raise_fault(
-            FaultCode.FOREIGN_CARD, f"foreign card {event.description}: a Spanish deck has no 10s"
-        )
+        self.raise_fault(FaultCode.FOREIGN_CARD, event.description)
 
     def _on_cover(self, event: CoverCardSeen) -> None:
         # PA 635a.7(d), NJ 19.7(j): set aside, complete the round, then reshuffle.

@@ -87,7 +87,7 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
             rec.open_round = []
         elif rec.open_round:
             rec.open_round.append(row)
-        if kind in _SHOE_CARDS and not str(data.get("card", "")).startswith("10"):
+        if kind in _SHOE_CARDS and "foreign" not in str(data.get("card", "")):
             rec.drawn[str(data["card"])] += 1
         if kind == "burn":
             rec.last_burn = str(data["card"])

@@ -151,9 +151,10 @@ def test_a_ten_is_a_foreign_card_and_faults() -> None:
     ready(rig)
     bet(rig, 1)
     press(rig)
-    rig.table.handle(ForeignCardDrawn("10H"))
+    rig.table.handle(ForeignCardDrawn("foreign card 10H: a Spanish deck has no 10s"))
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.FOREIGN_CARD
-    assert rows(rig, "card")[-1] == {"role": "rejected", "card": "10H"}
+    assert rig.table.fault.message == "foreign card 10H: a Spanish deck has no 10s"
+    assert rows(rig, "card")[-1]["role"] == "rejected"
 
 
 def test_a_card_beyond_the_batch_composition_faults() -> None:

@@ -72,7 +72,7 @@ def test_random_rounds_with_faults_keep_a_legal_state_and_account_for_every_card
     for row in journal.rows:
         if row.kind in ("burn", "card", "hole_card_revealed"):
             journalled[row.data["card"]] += 1
-    foreign = {t for t in journalled if t.startswith("10")}
+    foreign = {t for t in journalled if "foreign" in t}
     for text in foreign:
         del journalled[text]
     assert journalled == Counter(c.text for c in rig.drawn)

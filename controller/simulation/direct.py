@@ -201,7 +201,10 @@ class DirectRig:
     def _inject(self, state: State) -> None:
         kind = self.rng.choice(FAULT_KINDS)
         if kind == "foreign_card":
-            self.events.append(ForeignCardDrawn(f"10{self.rng.choice('SHDC')}"))
+            suit = self.rng.choice("SHDC")
+            self.events.append(
+                ForeignCardDrawn(f"foreign card 10{suit}: a Spanish deck has no 10s")
+            )
         elif kind == "stray_card" and state in (State.BETTING, State.SETTLING, State.MATCH):
             self._draw()  # a card out of the shoe when none is due
         elif kind == "device_lost":

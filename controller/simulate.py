@@ -1,0 +1,280 @@
+"""``dealer-station simulate``: the whole station against the device doubles, on a laptop.
+
+Real daemon code, real drivers and transports (pseudo-terminals, a pyusb backend, mock
+GPIO pins), a simulated dealer who follows the panel, players who follow basic strategy.
+On a terminal a live view shows the panel, the seats, the dealer's up card (the hole card
+as a back until the reveal), the shoe and the last journal rows; otherwise one line per
+round. A summary ends the run; ``dealer-station journal recall`` works on its journal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from controller.prompts import State
+from controller.simulation.runner import (
+    SimulatedTable,
+    SimulationResult,
+    SimulationSettings,
+    SimulationStuckError,
+)
+from controller.view import TableView
+from drivers.hal import LedMode
+
+LAMP_STYLE = {LedMode.STEADY: "bold green", LedMode.BLINK: "bold yellow blink"}
+
+
+@dataclass
+class Tally:
+    """House result per wager type, in cents where known and in stakes otherwise."""
+
+    rounds: int = 0
+    voided: int = 0
+    hands: int = 0
+    wagers: dict[str, int] = field(default_factory=dict)
+    player_net: dict[str, Decimal] = field(default_factory=dict)
+    bonuses: int = 0
+    super_bonuses: int = 0
+    faults: int = 0
+    resolved: int = 0
+    reshuffles: int = 0
+
+    def add_payment(self, data: dict[str, Any]) -> None:
+        """Count one settled wager."""
+        kind = data["wager"]
+        net = (
+            Decimal(data["net_cents"]) / 100
+            if data.get("net_cents") is not None
+            else Decimal(data.get("net_stakes", "0"))
+        )
+        self.player_net[kind] = self.player_net.get(kind, Decimal(0)) + net
+        if data.get("bonus"):
+            self.bonuses += 1
+        if data.get("super_bonus"):
+            self.super_bonuses += 1
+
+
+def tally_journal(path: Path) -> Tally:
+    """Read the simulation's journal back and total it."""
+    from controller.journal_reader import JournalReader
+
+    tally = Tally()
+    with JournalReader.open(path) as reader:
+        for row in reader.rows():
+            kind, data = row.kind, row.data
+            if kind == "round_completed":
+                tally.rounds += 1
+            elif kind == "round_voided":
+                tally.voided += 1
+            elif kind == "round_started":
+                for seat in data["seats"]:
+                    tally.wagers["main"] = tally.wagers.get("main", 0) + 1
+                    if seat.get("match_cents") != 0:
+                        tally.wagers["match"] = tally.wagers.get("match", 0) + 1
+            elif kind in ("settlement", "match_settled", "insurance"):
+                if data["wager"] == "main":
+                    tally.hands += 1
+                tally.add_payment(data)
+            elif kind == "fault":
+                tally.faults += 1
+            elif kind == "fault_resolved":
+                tally.resolved += 1
+            elif kind == "shuffle_commanded":
+                tally.reshuffles += 1
+    return tally
+
+
+def summary_lines(
+    tally: Tally, result: SimulationResult, settings: SimulationSettings
+) -> list[str]:
+    """The end-of-run summary, one fact per line."""
+    lines = [
+        f"profile {settings.profile}, {settings.decks} decks, {settings.seats} seats, "
+        f"seed {settings.seed}",
+        f"rounds: {tally.rounds} completed, {tally.voided} voided in {result.seconds:.1f} s "
+        f"({tally.rounds / max(result.seconds, 1e-9):.1f} rounds/s); hands: {tally.hands}",
+    ]
+    for kind, net in sorted(tally.player_net.items()):
+        count = tally.wagers.get(kind, 0)
+        edge = f", house edge {-net / count * 100:+.2f}%" if count else ""
+        lines.append(f"house result on {kind}: {-net:+.2f} wager units{edge}")
+    lines += [
+        f"bonuses paid: {tally.bonuses}; super bonuses: {tally.super_bonuses}",
+        f"faults: {len(result.faults_injected)} injected, {tally.faults} raised, "
+        f"{tally.resolved} resolved by the supervisor",
+        f"reshuffles: {tally.reshuffles}",
+        f"journal: {settings.journal} (dealer-station journal recall --journal {settings.journal})",
+    ]
+    return lines
+
+
+class LiveView:
+    """The terminal view (rich), refreshed from the dealer's thread."""
+
+    def __init__(self, settings: SimulationSettings) -> None:
+        from rich.console import Console
+        from rich.live import Live
+        from rich.progress import BarColumn, Progress, TextColumn
+
+        self.settings = settings
+        self.console = Console()
+        self.progress = Progress(
+            TextColumn("rounds"), BarColumn(), TextColumn("{task.completed}/{task.total}")
+        )
+        self.task = self.progress.add_task("rounds", total=settings.rounds)
+        self.live = Live(console=self.console, refresh_per_second=8, transient=False)
+        self.table: SimulatedTable | None = None
+        self._last = 0.0
+
+    def __enter__(self) -> LiveView:
+        self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.live.__exit__(None, None, None)
+
+    def update(self, view: TableView) -> None:
+        """Redraw (at most 8 times a second)."""
+        now = time.monotonic()
+        self.progress.update(self.task, completed=min(view.round_no, self.settings.rounds))
+        if now - self._last < 0.12 and view.state is not State.FAULT:
+            return
+        self._last = now
+        self.live.update(self._render(view))
+
+    def _render(self, view: TableView) -> Any:
+        from rich.console import Group
+        from rich.panel import Panel
+        from rich.table import Table
+        from rich.text import Text
+
+        lamps = Text()
+        for led, mode in view.lamps:
+            lamps.append(f" {led.value} ", style=LAMP_STYLE.get(mode, ""))
+        seats = Table("seat", "hand", "cards", "total", "status", expand=True)
+        for hand in view.hands:
+            mark = "▶" if (hand.seat, hand.hand) == (view.acting_seat, view.acting_hand) else ""
+            seats.add_row(
+                f"{mark}{hand.seat}",
+                str(hand.hand),
+                " ".join(hand.cards),
+                str(hand.total),
+                hand.status + (" (doubled)" if hand.doubled else ""),
+            )
+        dealer = " ".join(view.dealer_cards[:1]) + (" 🂠" if view.hole_face_down else "")
+        dealer += " " + " ".join(view.dealer_cards[1:])
+        shoe = ""
+        if self.table is not None and hasattr(self.table, "rig"):
+            shoe = f"shoe: {self.table.rig.shoe.remaining} cards left"
+        header = Text(f"round {view.round_no}  state {view.state.value}  {view.prompt}")
+        if view.fault:
+            header.append(f"\nFAULT {view.fault}", style="bold red")
+        journal = "\n".join(self._journal_tail())
+        return Group(
+            Panel(header, title="dealer station (simulated)"),
+            Panel(lamps, title="panel lamps"),
+            Panel(Text(f"dealer: {dealer}   {shoe}"), title="dealer"),
+            seats,
+            Panel(journal or "-", title="last journal rows"),
+            self.progress,
+        )
+
+    def _journal_tail(self) -> list[str]:
+        from controller.journal_reader import JournalReader
+
+        try:
+            with JournalReader.open(self.settings.journal) as reader:
+                rows = list(reader.rows())[-6:]
+        except Exception:  # the journal may be mid-checkpoint; the next refresh reads it
+            return []
+        return [f"{r.id:>6} {r.kind} {r.data_text[:70]}" for r in rows if r.kind != "prompt"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``dealer-station simulate``."""
+    parser.add_argument("--profile", choices=["PA", "NJ", "NY"], default="PA")
+    parser.add_argument("--decks", type=int, choices=[6, 8], default=6)
+    parser.add_argument("--seats", type=int, choices=range(1, 8), default=7, metavar="1..7")
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--faults",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="chance per dealer step of an injected device fault (0..1)",
+    )
+    parser.add_argument("--journal", type=Path, default=Path("simulation.sqlite3"))
+    parser.add_argument(
+        "--speed",
+        choices=["fast", "real"],
+        default="fast",
+        help="fast: no pacing; real: paced for a person watching",
+    )
+    parser.add_argument("--plain", action="store_true", help="no live view, even on a terminal")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the simulation and print the summary."""
+    if args.rounds < 1 or not 0 <= args.faults <= 1:
+        print(
+            "dealer-station simulate: --rounds must be >= 1 and --faults in 0..1", file=sys.stderr
+        )
+        return 2
+    if args.journal.exists():
+        print(
+            f"dealer-station simulate: {args.journal} exists; choose a new --journal",
+            file=sys.stderr,
+        )
+        return 2
+    settings = SimulationSettings(
+        profile=args.profile,
+        decks=args.decks,
+        seats=args.seats,
+        rounds=args.rounds,
+        seed=args.seed,
+        faults=args.faults,
+        journal=args.journal,
+        delay=0.25 if args.speed == "real" else 0.0,
+    )
+    _quiet_logs()
+    live = sys.stdout.isatty() and not args.plain
+    try:
+        if live:
+            with LiveView(settings) as view:
+                table = SimulatedTable(settings, on_view=view.update)
+                view.table = table
+                result = table.run()
+        else:
+            result = SimulatedTable(settings, on_view=_plain_progress(settings)).run()
+    except SimulationStuckError as err:
+        print(f"dealer-station simulate: the station stopped answering: {err}", file=sys.stderr)
+        return 1
+    for line in summary_lines(tally_journal(settings.journal), result, settings):
+        print(line)
+    return 0
+
+
+def _plain_progress(settings: SimulationSettings) -> Any:
+    seen = {"round": 0}
+
+    def on_view(view: TableView) -> None:
+        if view.state is State.SETTLING and view.round_no != seen["round"]:
+            seen["round"] = view.round_no
+            if view.round_no % max(1, settings.rounds // 10) == 0:
+                print(f"round {view.round_no}/{settings.rounds}", flush=True)
+
+    return on_view
+
+
+def _quiet_logs() -> None:
+    from controller.logs import configure_logging
+
+    # The live view is the output; only errors go to stderr.
+    configure_logging(level="error", form="console", stream=sys.stderr)
