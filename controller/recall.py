@@ -93,6 +93,7 @@ def _new_round(row: Row, before: list[Record]) -> Record:
         "peeks": [],
         "cover_card": False,
         "faults": [],
+        "rejected": [],
     }
 
 
@@ -114,13 +115,24 @@ def _seat(current: Record, number: Any) -> Record:
 
 
 def _hand(seat: Record, number: Any) -> Record:
-    number = 0 if number is None else number
-    for hand in seat["hands"]:
-        if hand["hand"] == number:
-            return hand  # type: ignore[no-any-return]
-    hand = {"hand": number, "cards": [], "decisions": [], "settlement": None}
-    seat["hands"].append(hand)
+    number = 1 if not isinstance(number, int) or number < 1 else number
+    hands: list[Record] = seat["hands"]
+    while len(hands) < number:
+        hands.append({"hand": len(hands) + 1, "cards": [], "decisions": [], "settlement": None})
+    hand: Record = hands[number - 1]
     return hand
+
+
+def _split(seat: Record, hand: Record) -> None:
+    # As at the table (and in the rules engine): the pair's second card becomes a new hand
+    # right of the split one; hands further right move up a number (docs/journal.md).
+    hands: list[Record] = seat["hands"]
+    position = hands.index(hand) + 1
+    hands.insert(
+        position, {"hand": 0, "cards": [hand["cards"].pop()], "decisions": [], "settlement": None}
+    )
+    for number, each in enumerate(hands, start=1):
+        each["hand"] = number
 
 
 def _without(data: Record, *keys: str) -> Record:
@@ -162,8 +174,7 @@ def _apply(current: Record, row: Row, data: Record, open_faults: list[Record]) -
         hand = _hand(seat, data.get("hand"))
         hand["decisions"].append(data.get("decision"))
         if data.get("decision") == "split" and hand["cards"]:
-            # The pair's second card starts the next hand number (docs/journal.md).
-            _hand(seat, len(seat["hands"]))["cards"].append(hand["cards"].pop())
+            _split(seat, hand)
     elif kind == "settlement":
         hand = _hand(_seat(current, data.get("seat")), data.get("hand"))
         hand["settlement"] = _without(data, "seat", "hand")
@@ -187,6 +198,8 @@ def _card(current: Record, data: Record) -> None:
     role, card, seat = data.get("role"), data.get("card"), data.get("seat")
     if role == "burn":
         current["burns"].append({"card": card, "reason": "round"})
+    elif role == "rejected":
+        current["rejected"].append(card)
     elif seat is None:
         current["dealer"]["cards"].append({"card": card, "role": role})
     else:
@@ -243,6 +256,8 @@ def _round_text(r: Record) -> str:
         lines.extend(_seat_text(seat))
     if r["cover_card"]:
         lines.append("  cover card came out")
+    if r.get("rejected"):
+        lines.append(f"  cards rejected (out of order or foreign): {', '.join(r['rejected'])}")
     for fault in r["faults"]:
         resolution = fault["resolution"] or "unresolved"
         lines.append(
@@ -274,7 +289,7 @@ def _seat_text(seat: Record) -> list[str]:
             f" net {money(i.get('net_cents'), signed=True)}"
         )
     for hand in seat["hands"]:
-        text = f"    hand {hand['hand'] + 1}: {' '.join(map(str, hand['cards'])) or '-'}"
+        text = f"    hand {hand['hand']}: {' '.join(map(str, hand['cards'])) or '-'}"
         if hand["decisions"]:
             text += f"  decisions: {', '.join(map(str, hand['decisions']))}"
         lines.append(text)
@@ -283,8 +298,9 @@ def _seat_text(seat: Record) -> list[str]:
             bonus = f", bonus {s['bonus']}" if s.get("bonus") else ""
             if s.get("super_bonus_cents"):
                 bonus += f", super bonus {money(s['super_bonus_cents'])}"
-            lines.append(
-                f"      {s.get('total')}: {s.get('outcome')} at {s.get('odds')}{bonus},"
-                f" net {money(s.get('net_cents'), signed=True)}"
-            )
+            odds = f" at {s['odds']}" if s.get("odds") else ""
+            net = money(s.get("net_cents"), signed=True)
+            if s.get("net_cents") is None and s.get("net_stakes") is not None:
+                net = f"{s['net_stakes']} wager(s)"
+            lines.append(f"      {s.get('total')}: {s.get('outcome')}{odds}{bonus}, net {net}")
     return lines

@@ -14,7 +14,7 @@ from controller.rules.cards import parse_card
 
 
 def card(
-    journal: Journal, round_no: int, seat: int | None, role: str, text: str, *, hand: int = 0
+    journal: Journal, round_no: int, seat: int | None, role: str, text: str, *, hand: int = 1
 ) -> None:
     journal.append(
         "card",
@@ -46,18 +46,18 @@ def play_round(journal: Journal, round_no: int) -> None:
     journal.append("hole_card_dealt", {"commitment": commitment}, r)
     journal.append("match_settled", {"seat": 1, "matches": 0, "odds": None, "net_cents": -500}, r)
     journal.append("peek", {"target": "looking_for_ace", "answer": "no_blackjack"}, r)
-    journal.append("decision", {"seat": 1, "hand": 0, "decision": "split"}, r)
-    card(journal, r, 1, "split", "3S", hand=0)
-    journal.append("decision", {"seat": 1, "hand": 0, "decision": "stand"}, r)
-    card(journal, r, 1, "split", "KD", hand=1)
+    journal.append("decision", {"seat": 1, "hand": 1, "decision": "split"}, r)
+    card(journal, r, 1, "split", "3S", hand=1)
     journal.append("decision", {"seat": 1, "hand": 1, "decision": "stand"}, r)
-    journal.append("decision", {"seat": 3, "hand": 0, "decision": "hit"}, r)
+    card(journal, r, 1, "split", "KD", hand=2)
+    journal.append("decision", {"seat": 1, "hand": 2, "decision": "stand"}, r)
+    journal.append("decision", {"seat": 3, "hand": 1, "decision": "hit"}, r)
     card(journal, r, 3, "hit", "7S")
     journal.append("hole_card_revealed", {"card": "7C", "nonce": nonce}, r)
     for seat, hand, cards, total, outcome, net in [
-        (1, 0, ["8S", "3S"], 11, "lose", -2500),
-        (1, 1, ["8D", "KD"], 18, "lose", -2500),
-        (3, 0, ["5H", "9C", "7S"], 21, "win", None),
+        (1, 1, ["8S", "3S"], 11, "lose", -2500),
+        (1, 2, ["8D", "KD"], 18, "lose", -2500),
+        (3, 1, ["5H", "9C", "7S"], 21, "win", None),
     ]:
         journal.append(
             "settlement",
@@ -202,3 +202,43 @@ def test_an_empty_journal(tmp_path: Path) -> None:
 )
 def test_money(cents: int | None, signed: bool, text: str) -> None:
     assert money(cents, signed=signed) == text
+
+
+def test_recall_of_engine_rounds_matches_every_settled_hand(tmp_path: Path) -> None:
+    """Rounds played by the procedure (random decisions: splits, resplits, doubles) recall
+    with each hand's cards exactly as the settlement row lists them."""
+    import random
+    import tempfile
+
+    from controller.rules.profiles import get_profile
+    from controller.simulation.dealer import random_chooser
+    from controller.simulation.direct import DirectRig
+
+    shm = Path("/dev/shm")  # fsync-free: this test is about recall, not the disk
+    directory = Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() else tmp_path
+    path = directory / "journal.sqlite3"
+    rng = random.Random(11)
+    with Journal.open(path) as journal:
+        rig = DirectRig(get_profile("NY"), 8, journal, random_chooser(rng), rng)
+        rig.play(120)
+        rig.close()
+    with JournalReader.open(path) as reader:
+        rounds = recall(reader, 200)["rounds"]
+        settlements = [r for r in reader.rows() if r.kind == "settlement" and r.data.get("hand")]
+    hands = {
+        (r["round"], seat["seat"], hand["hand"]): hand["cards"]
+        for r in rounds
+        for seat in r["seats"]
+        for hand in seat["hands"]
+    }
+    assert len(settlements) > 500
+    splits = 0
+    for row in settlements:
+        data = row.data
+        assert hands[row.round_no, data["seat"], data["hand"]] == data["cards"]
+        splits += data["hand"] > 1
+    assert splits > 10, "the rounds must include split hands"
+    for item in directory.iterdir():
+        item.unlink()
+    if directory != tmp_path:
+        directory.rmdir()
