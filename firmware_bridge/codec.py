@@ -57,6 +57,12 @@ class Message:
     CONTROL: ClassVar[bool]
 
 
+def may_send(cls: type[Message], role: Role, kind: DeviceKind) -> bool:
+    """Whether the ``role`` side of a ``kind`` link sends ``cls`` (link-layer messages are
+    the endpoint's own, never the caller's)."""
+    return not cls.CONTROL and cls.SENDER in (None, role) and cls.DEVICE in (None, kind)
+
+
 class WireType:
     """How one field is laid out. Fixed-size types set ``fmt``; variable ones override."""
 

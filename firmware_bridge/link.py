@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from enum import Enum
 
-from firmware_bridge.codec import Message, Role, decode_message, encode_message
+from firmware_bridge.codec import Message, Role, decode_message, encode_message, may_send
 from firmware_bridge.errors import (
     NotConnectedError,
     PayloadError,
@@ -168,13 +168,9 @@ class Endpoint:
             SendQueueFullError: more than ``max_pending`` messages wait behind the window.
         """
         cls = type(message)
-        if cls.CONTROL:
-            raise PayloadError(f"{cls.__name__} is sent by the endpoint itself")
-        if cls.SENDER not in (None, self.role) or cls.DEVICE not in (None, self.identity.kind):
-            raise PayloadError(
-                f"a {self.role.value} on a {self.identity.kind.name_text} link "
-                f"does not send {cls.__name__}"
-            )
+        if not may_send(cls, self.role, self.identity.kind):
+            kind = self.identity.kind.name_text
+            raise PayloadError(f"a {self.role.value} on a {kind} link does not send {cls.__name__}")
         if self._state is not LinkState.CONNECTED:
             raise NotConnectedError(f"cannot send {cls.__name__}: link is {self._state.value}")
         type_id, payload = encode_message(message)
@@ -348,10 +344,10 @@ class Endpoint:
         except ProtocolError as err:
             self._reject(str(err), frame.type_id)
             return
-        cls = type(msg)
-        peer_kind = self._peer.kind if self._peer else None
-        if cls.CONTROL or cls.SENDER is self.role or cls.DEVICE not in (None, peer_kind):
-            self._reject(f"{cls.__name__} is not a message this peer may send", frame.type_id)
+        peer_role = Role.DEVICE if self.role is Role.STATION else Role.STATION
+        if not may_send(type(msg), peer_role, self.identity.kind):
+            name = type(msg).__name__
+            self._reject(f"{name} is not a message this peer may send", frame.type_id)
             return
         self._events.append(MessageReceived(msg, frame.reliable))
 
@@ -371,6 +367,7 @@ class Endpoint:
                 LinkState.CONNECTED,
             ):
                 self._state = LinkState.REFUSED
+                self._refused_session = self._peer_session  # late HELLOs of it stay refused
                 unconfirmed = self._window.take_unconfirmed()
                 self._events.append(HandshakeRefused(msg.reason, True, self._peer, unconfirmed))
             return
@@ -401,7 +398,8 @@ class Endpoint:
                 return
             self._connect(peer, hello.session, now)
         if self._state is LinkState.REFUSED:
-            self._refuse(self._refusal, hello.session, peer, now)
+            if self._refusal:  # we refused it: say so again; if the station refused us, hush
+                self._refuse(self._refusal, hello.session, peer, now)
             return
         # Connected: (re)send the reply; a lost reply shows as a resent HELLO.
         me = self.identity

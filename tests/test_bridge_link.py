@@ -588,7 +588,8 @@ def test_a_refused_device_gets_back_what_it_sent_too_early() -> None:
     device = Endpoint(Role.DEVICE, SHOE_ID, rng=random.Random(6))
     device.start(0.0)
     station.start(0.0)
-    device.receive_data(station.data_to_send(), 0.0)
+    hello = station.data_to_send()
+    device.receive_data(hello, 0.0)
     assert device.connected  # the device accepts first; the station decides after its reply
     device.send(CoverCardReport(), 0.0)
     station.receive_data(device.data_to_send(), 0.0)
@@ -598,6 +599,10 @@ def test_a_refused_device_gets_back_what_it_sent_too_early() -> None:
         "not this shoe", by_peer=True, peer=STATION_ID, unconfirmed=(CoverCardReport(),)
     )
     assert device.state is LinkState.REFUSED and device.unconfirmed == 0
+    station.tick(0.1)  # the station resent HELLO before it decided: a late copy arrives
+    device.receive_data(hello, 0.2)
+    assert device.state is LinkState.REFUSED and device.events() == []
+    assert device.data_to_send() == b""
 
 
 def test_device_joining_a_new_session_keeps_the_bytes_that_follow_the_hello() -> None:
