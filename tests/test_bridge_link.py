@@ -642,3 +642,17 @@ def test_any_fault_mix_loses_nothing_silently(
     by_station, by_device = run_traffic(link, 60)
     check_direction(by_station, link.station_events, link.device_events)
     check_direction(by_device, link.device_events, link.station_events)
+
+
+def test_a_lost_refusal_is_repeated_for_the_resent_hello() -> None:
+    link = Link(station_id=READER_STATION, device_id=SHOE_ID)
+    link.to_station.faults.drop = 1.0
+    link.start()
+    link.advance(0.05)
+    assert link.device.state is LinkState.REFUSED
+    assert link.station.state is LinkState.HANDSHAKING  # the refusal was lost
+    link.to_station.faults.drop = 0.0
+    link.advance(0.2)
+    assert link.station.state is LinkState.REFUSED
+    assert len(of_type(link.station_events, HandshakeRefused)) == 1
+    assert len(of_type(link.device_events, HandshakeRefused)) == 1
