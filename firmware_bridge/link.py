@@ -114,12 +114,11 @@ class Endpoint:
         self._decoder = FrameDecoder()
         # Frames carry the identity's version: a test double can pose as a newer device.
         self._version = identity.protocol_version
+        # An identity that does not fit in a HELLO fails here, not at start().
         encode_message(Hello(identity.kind, 1, identity.firmware, identity.serial_number))
         self._events: list[LinkEvent] = []
-        self._state = LinkState.IDLE
-        self._now = 0.0
-        self._begin(0.0)
-        self._state = LinkState.IDLE
+        self._begin(0.0, session=0)
+        self._state = LinkState.IDLE  # no session until start()
 
     # --- public API -----------------------------------------------------------------------
 
@@ -251,9 +250,9 @@ class Endpoint:
 
     # --- session --------------------------------------------------------------------------
 
-    def _begin(self, now: float) -> None:
+    def _begin(self, now: float, session: int | None = None) -> None:
         self._state = LinkState.HANDSHAKING
-        self._session = self._rng.randrange(1, 1 << 32)
+        self._session = self._rng.randrange(1, 1 << 32) if session is None else session
         self._peer_session = 0
         self._peer = None
         self._outbox = []

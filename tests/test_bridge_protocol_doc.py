@@ -110,10 +110,10 @@ def test_session_trace_is_what_two_endpoints_exchange() -> None:
     station = Endpoint(
         Role.STATION,
         Identity(DeviceKind.SHOE, "st-1.0", "T7"),
-        rng=FixedSessions(0, 0x1234ABCD),
+        rng=FixedSessions(0x1234ABCD),
     )
     shoe = Endpoint(
-        Role.DEVICE, Identity(DeviceKind.SHOE, "2.3.1", "SH42"), rng=FixedSessions(0, 0x0BADCAFE)
+        Role.DEVICE, Identity(DeviceKind.SHOE, "2.3.1", "SH42"), rng=FixedSessions(0x0BADCAFE)
     )
     shoe.start(0.0)
     station.start(0.0)
