@@ -6,7 +6,7 @@ A message class is declared once, e.g.::
     @dataclass(frozen=True, slots=True)
     class CardDrawnReport(Message):
         rank: Annotated[int, UInt8(1, 13)]
-        suit: Annotated[str, SUIT]
+        suit: Annotated[str, Letter("SHDC")]
 
 and :func:`encode_message` / :func:`decode_message` derive the byte layout from the
 annotations. Fixed-size fields go through one precompiled ``struct.Struct``.
