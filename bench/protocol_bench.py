@@ -32,7 +32,7 @@ from firmware_bridge import (
 from firmware_bridge.frame import FLAG_RELIABLE
 
 
-def best_rate(count: int, run: Callable[[], object], repeats: int = 3) -> float:
+def best_rate(count: int, run: Callable[[], object], repeats: int = 5) -> float:
     """Items per second of ``run`` (which handles ``count`` items), best of ``repeats``."""
     best = float("inf")
     for _ in range(repeats):
