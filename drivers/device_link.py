@@ -176,6 +176,9 @@ class LinkedDevice(ABC):
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
         """Turn one message from the device into hal events."""
 
+    def _on_connected(self) -> None:  # noqa: B027 - an optional hook
+        """A session began (lock held): resend whatever state the device must hold."""
+
     def _on_rejected(self, reason: str, type_id: int) -> DeviceEvent:
         """A message arrived intact but could not be accepted."""
         return DeviceFault(self.KIND, f"unreadable message from the device: {reason}")
@@ -229,6 +232,7 @@ class LinkedDevice(ABC):
                 peer = event.peer
                 log.info("device connected", device=self.KIND.value, serial=peer.serial_number)
                 self._emit(DeviceConnected(self.KIND, peer.serial_number, peer.firmware))
+                self._on_connected()
             elif isinstance(event, fb.MessageReceived):
                 for hal_event in self._on_message(event.message):
                     self._emit(hal_event)
