@@ -152,6 +152,10 @@ class SerialPanelDriver(LinkedDevice):
         self._sent.clear()  # the board may have rebooted with every lamp dark
         self._send_lamps()
 
+    def _on_unconfirmed(self, commands: str) -> Iterable[DeviceEvent]:
+        # Lamp commands are state, not actions: all lamps are sent again on reconnect.
+        return ()
+
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
         if isinstance(message, fb.ButtonReport):
             yield from self._button(message.button, message.pressed)

@@ -108,3 +108,15 @@ def test_wiring_table_is_checked() -> None:
         PanelCodes({Led.DEAL: 1}, {Button.NEXT: 3, Button.SPLIT: 3}, supervisor_key=9)
     with pytest.raises(DriverConfigError, match="outside"):
         PanelCodes({Led.DEAL: 256}, {}, supervisor_key=9)
+
+
+def test_unplugged_board_gets_its_lamps_back_without_a_fault(board: Board) -> None:
+    board.double.silent = True
+    board.driver.show({Led.BETS: LedMode.STEADY})  # sent, never acked
+    board.double.unplug()
+    board.events.expect(DeviceLost)
+    board.double.silent = False
+    board.double.plug()
+    board.events.expect(DeviceConnected)
+    assert board.lamps_settle({Led.BETS: LedMode.STEADY})
+    assert not [e for e in board.events.history if isinstance(e, DeviceFault)]
