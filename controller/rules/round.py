@@ -544,10 +544,15 @@ def _why_illegal(hand: PlayerHand, decision: Decision, round_: Round) -> str:
         if len(round_.hands[hand.seat]) >= round_.profile.max_split_hands:
             return f"at most {round_.profile.max_split_hands} hands"
         return "split aces may not be resplit"
+    profile = round_.profile
     if decision is Decision.SURRENDER:
+        if not profile.surrender:
+            return f"profile {profile.code} allows no surrender"
         return "surrender only on the initial two cards, not after a split"
     if decision is Decision.HIT:
         return "split aces take one card"
     if decision is Decision.DOUBLE:
-        return "no double on this hand under the profile"
+        if hand.is_split_aces and not profile.double_split_aces:
+            return f"profile {profile.code} allows no double on split aces"
+        return f"profile {profile.code} allows no double after a split"
     return "not allowed"
