@@ -303,16 +303,22 @@ def settlement(script: RoundScript, round_: Round) -> dict[str, Any]:
 def _seat_json(round_: Round, seat: int) -> dict[str, Any]:
     mine = [p for p in round_.payments if p.seat == seat]
     main = {p.hand: p for p in mine if p.wager is WagerKind.MAIN}
-    side = {p.wager.value: _payment_json(p) for p in mine if p.wager is not WagerKind.MAIN}
+    side = {
+        p.wager: _payment_json(p) for p in mine if p.wager in (WagerKind.MATCH, WagerKind.INSURANCE)
+    }
     net = round_.seat_net(seat)
     return {
         "seat": seat,
         "net": money(net),
         "net_cents": net,
         "hands": [_hand_json(h, main[h.index]) for h in round_.hands[seat]],
-        "match": side.get("match"),
-        "insurance": side.get("insurance"),
-        "super_bonus_share": side.get("super_bonus_share"),
+        "match": side.get(WagerKind.MATCH),
+        "insurance": side.get(WagerKind.INSURANCE),
+        # One $50 share per super bonus at another seat (NY 5324.12(b)(7)): a list, since
+        # two seats can hit one in the same round.
+        "super_bonus_shares": [
+            _payment_json(p) for p in mine if p.wager is WagerKind.SUPER_BONUS_SHARE
+        ],
     }
 
 

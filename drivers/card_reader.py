@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+import structlog
+
 import firmware_bridge as fb
 from drivers.device_link import ExpectedDevice, LinkedDevice
 from drivers.hal import (
@@ -24,6 +26,8 @@ from drivers.hal import (
 )
 from drivers.transport import Backoff
 from drivers.usb_transport import UsbSettings, UsbTransport
+
+log = structlog.get_logger(__name__)
 
 _TARGETS = {
     PeekTarget.LOOKING_FOR_TEN: fb.PeekTargetCode.LOOKING_FOR_TEN,
@@ -64,6 +68,7 @@ class CardReaderDriver(LinkedDevice):
         )
         self._request = 0
         self._outstanding: int | None = None
+        self._answered: int | None = None
 
     @property
     def transport(self) -> UsbTransport:
@@ -80,6 +85,11 @@ class CardReaderDriver(LinkedDevice):
 
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
         if isinstance(message, fb.PeekReply):
+            if message.request == self._answered:
+                # The same answer again after a session was lost before our ack reached
+                # the reader: already delivered once.
+                log.info("repeated peek answer ignored", request=message.request)
+                return
             if message.request != self._outstanding:
                 yield DeviceFault(
                     self.KIND,
@@ -87,6 +97,7 @@ class CardReaderDriver(LinkedDevice):
                 )
                 return
             self._outstanding = None
+            self._answered = message.request
             yield PeekResult(_ANSWERS[message.answer])
         else:
             yield DeviceFault(self.KIND, f"unexpected {type(message).__name__} from the reader")

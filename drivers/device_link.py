@@ -92,7 +92,6 @@ class LinkedDevice(ABC):
         self._last_fault: str | None = None
         self._port_open = False
         self._restart_at: float | None = None
-        self._transport: ThreadedTransport | None = None
 
     # --- Device protocol ------------------------------------------------------------------
 
@@ -163,12 +162,8 @@ class LinkedDevice(ABC):
             else:
                 self._lost(str(error))
             if unconfirmed:
-                self._emit(
-                    DeviceFault(
-                        self.KIND,
-                        f"{unconfirmed} commands not confirmed before the link went down",
-                    )
-                )
+                for event in self._on_unconfirmed(f"{unconfirmed} commands"):
+                    self._emit(event)
 
     # --- for subclasses -------------------------------------------------------------------
 
@@ -176,17 +171,17 @@ class LinkedDevice(ABC):
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
         """Turn one message from the device into hal events."""
 
+    def _on_connected(self) -> None:  # noqa: B027 - an optional hook
+        """A session began (lock held): resend whatever state the device must hold."""
+
     def _on_rejected(self, reason: str, type_id: int) -> DeviceEvent:
         """A message arrived intact but could not be accepted."""
         return DeviceFault(self.KIND, f"unreadable message from the device: {reason}")
 
-    def _on_unconfirmed(self, messages: tuple[fb.Message, ...]) -> Iterable[DeviceEvent]:
-        """Commands the device never acknowledged before the link went down."""
-        if messages:
-            names = ", ".join(type(m).__name__ for m in messages)
-            yield DeviceFault(
-                self.KIND, f"commands not confirmed before the link went down: {names}"
-            )
+    def _on_unconfirmed(self, commands: str) -> Iterable[DeviceEvent]:
+        """Commands (named in ``commands``) the device never acknowledged before the link
+        went down: the procedure must not assume they were carried out."""
+        yield DeviceFault(self.KIND, f"{commands} not confirmed before the link went down")
 
     def _send(self, message: fb.Message) -> bool:
         """Send a command reliably; a device that cannot take it is a ``DeviceFault``."""
@@ -229,13 +224,16 @@ class LinkedDevice(ABC):
                 peer = event.peer
                 log.info("device connected", device=self.KIND.value, serial=peer.serial_number)
                 self._emit(DeviceConnected(self.KIND, peer.serial_number, peer.firmware))
+                self._on_connected()
             elif isinstance(event, fb.MessageReceived):
                 for hal_event in self._on_message(event.message):
                     self._emit(hal_event)
             elif isinstance(event, fb.LinkDown):
                 self._lost(event.reason)
-                for hal_event in self._on_unconfirmed(event.unconfirmed):
-                    self._emit(hal_event)
+                if event.unconfirmed:
+                    names = ", ".join(type(m).__name__ for m in event.unconfirmed)
+                    for hal_event in self._on_unconfirmed(names):
+                        self._emit(hal_event)
                 self._restart_at = self._clock()
             elif isinstance(event, fb.HandshakeRefused):
                 self._refused(event.reason, self._identity_details(event.peer))

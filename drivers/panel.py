@@ -1,7 +1,7 @@
 """The dealer panel on the Raspberry Pi's GPIO header, through gpiozero.
 
 Lamps are ``gpiozero.LED`` (steady, blinking or off), buttons and the supervisor key are
-``gpiozero.Button`` on pull-ups (wired to ground), and seat wager sensors are
+``gpiozero.DigitalInputDevice`` inputs on pull-ups (wired to ground), and seat wager sensors are
 ``DigitalInputDevice`` inputs that go high while a wager sits on the spot. Pins come from a
 :class:`PanelPins` map (BCM numbers or any pin name gpiozero accepts); the pin factory is
 gpiozero's default (lgpio on a Pi) or one passed in (``MockFactory`` in tests and in the
@@ -194,16 +194,20 @@ class GpioPanel:
         for led, pin in self.pins.leds.items():
             self._leds[led] = gpiozero.LED(pin, pin_factory=factory)
             self._modes[led] = LedMode.OFF
+        # Buttons are plain inputs, not gpiozero.Button: Button runs a hold-detection
+        # thread per button that the panel does not use (and that takes 0.1 s to stop).
         for button, pin in self.pins.buttons.items():
-            device = gpiozero.Button(pin, pull_up=True, pin_factory=factory)
-            device.when_pressed = lambda _d, b=button: self._pressed(b)
-            device.when_released = lambda _d, b=button: self._edge(b)
+            device = gpiozero.DigitalInputDevice(pin, pull_up=True, pin_factory=factory)
+            device.when_activated = lambda _d, b=button: self._pressed(b)
+            device.when_deactivated = lambda _d, b=button: self._edge(b)
             self._inputs.append(device)
         if self.pins.supervisor_key is not None:
-            key = gpiozero.Button(self.pins.supervisor_key, pull_up=True, pin_factory=factory)
-            key.when_pressed = lambda _d: self._key(True)
-            key.when_released = lambda _d: self._key(False)
-            self._key_on = bool(key.is_pressed)
+            key = gpiozero.DigitalInputDevice(
+                self.pins.supervisor_key, pull_up=True, pin_factory=factory
+            )
+            key.when_activated = lambda _d: self._key(True)
+            key.when_deactivated = lambda _d: self._key(False)
+            self._key_on = bool(key.is_active)
             self._inputs.append(key)
         for spot, pin in self.pins.wagers.items():
             sensor = gpiozero.DigitalInputDevice(pin, pull_up=False, pin_factory=factory)

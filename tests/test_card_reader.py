@@ -177,3 +177,19 @@ def test_no_event_or_frame_carries_the_hole_card(rig: Rig) -> None:
     assert len(replies) == 1
     # The reply frame is 3 payload bytes: request number and answer code, no rank.
     assert all(bytes([int(hole.rank)]) + b"D" not in frame for frame in sent)
+
+
+def test_answer_repeated_after_a_lost_session_is_not_a_second_result(rig: Rig) -> None:
+    rig.double.set_hole_card(parse_card("7H"))
+    # Every ack of the answer is lost: the reader gives up its session with the answer
+    # unconfirmed and sends it again in the next one.
+    rig.double.drop_acks(FAST_TIMING.max_tries)
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.NO_BLACKJACK
+    rig.events.expect(DeviceLost)
+    rig.events.expect(DeviceConnected)
+    assert rig.double.wait_idle()
+    assert rig.double.sessions == 2
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.NO_BLACKJACK
+    assert [e for e in rig.events.history if isinstance(e, PeekResult | DeviceFault)] == [
+        PeekResult(PeekAnswer.NO_BLACKJACK)
+    ] * 2

@@ -139,7 +139,31 @@ def test_super_bonus_example_output_fields(capsys: pytest.CaptureFixture[str]) -
         "777_suited",
         5000,
     )
-    assert seat1["super_bonus_share"]["net"] == 50
+    assert [share["net"] for share in seat1["super_bonus_shares"]] == [50]
+    assert [share["note"] for share in seat1["super_bonus_shares"]] == ["super bonus at seat 2"]
+
+
+def test_ny_5324_12_b_7_two_super_bonuses_show_two_shares(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seats 1 and 2 hit 7-7-7 of diamonds and of spades against the 7C; seat 3 stands on
+    # 9S 9H = 18 against the dealer's 7C 9D = 16, who draws 8C: bust.
+    document = base(
+        profile="NY",
+        seats=[
+            {"seat": 1, "wager": 25, "decisions": ["hit"]},
+            {"seat": 2, "wager": 10, "decisions": ["hit"]},
+            {"seat": 3, "wager": 5, "decisions": ["stand"]},
+        ],
+        shoe=["7D", "7S", "9S", "7C", "7D", "7S", "9H", "9D", "7D", "7S", "8C"],
+    )
+    code, result, _ = replay_doc(tmp_path, capsys, document)
+    assert code == 0
+    seat3 = result["seats"][2]
+    assert [s["net"] for s in seat3["super_bonus_shares"]] == [50, 50]
+    assert seat3["net"] == 5 + 100
+    assert [s["net"] for s in result["seats"]] == [50 + 5000 + 50, 30 + 1000 + 50, 105]
+    assert result["seats"][0]["super_bonus_shares"][0]["note"] == "super bonus at seat 2"
 
 
 def test_match_and_insurance_reported_per_seat(capsys: pytest.CaptureFixture[str]) -> None:
@@ -464,3 +488,33 @@ def test_to_cents_and_money() -> None:
     assert money(1000) == 10
     assert isinstance(money(1000), int)
     assert money(-503) == -5.03
+
+
+# --- docs/replay.md stays true -------------------------------------------------------------
+
+
+def _code_blocks(text: str) -> list[str]:
+    return text.split("```")[1::2]
+
+
+def test_docs_worked_example_matches_the_replay(capsys: pytest.CaptureFixture[str]) -> None:
+    docs = (ROOT / "docs" / "replay.md").read_text(encoding="utf-8")
+    blocks = _code_blocks(docs)
+    script = next(b for b in blocks if b.startswith('json\n{\n  "profile": "PA",\n  "decks"'))
+    example = json.loads((ROOT / "examples" / "pa_basic.json").read_text(encoding="utf-8"))
+    example.pop("description")
+    assert json.loads(script.removeprefix("json\n")) == example
+    shown = next(b for b in blocks if "$ dealer-station replay examples/pa_basic.json" in b)
+    expected = json.loads(shown.split("\n", 2)[2])
+    _, out, _ = run_main(["replay", str(ROOT / "examples" / "pa_basic.json")], capsys)
+    assert json.loads(out) == expected
+
+
+def test_docs_bad_script_line_matches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = (ROOT / "docs" / "replay.md").read_text(encoding="utf-8")
+    shown = next(b for b in _code_blocks(docs) if "bad.json; echo $?" in b).splitlines()
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(base(shoe=["KH", "10S", "9S", "QH"])))
+    code, _, err = run_main(["replay", str(path)], capsys)
+    assert err.strip().replace(str(path), "bad.json") == shown[2]
+    assert str(code) == shown[3]

@@ -12,7 +12,9 @@ from drivers.hal import (
     ButtonPressed,
     CardDrawn,
     DeviceConnected,
+    DeviceFault,
     DeviceKind,
+    DeviceLost,
     Led,
     LedMode,
     PeekAnswer,
@@ -26,7 +28,7 @@ from drivers.hal import (
 )
 from drivers.panel import DEFAULT_PINS, PanelPins
 from drivers.simulated.recorder import EventRecorder
-from drivers.simulated.rig import RigDrivers, SimulatedRig
+from drivers.simulated.rig import RigDrivers, RigFault, SimulatedRig
 
 PINS = PanelPins(
     leds=dict(DEFAULT_PINS.leds),
@@ -87,5 +89,64 @@ def test_wager_sensors_through_the_rig() -> None:
             rig.turn_key(False)
             assert SupervisorKey(False) in events.history  # the key's state at start
             assert events.take(SupervisorKey, 2) == [SupervisorKey(True), SupervisorKey(False)]
+        finally:
+            drivers.close()
+
+
+#: What the station sees when each fault starts, and whether clearing it reconnects.
+FAULTS: dict[RigFault, tuple[list[type], bool]] = {
+    RigFault.SHOE_UNPLUGGED: ([DeviceLost], True),
+    RigFault.SHOE_SILENT: ([DeviceLost], True),
+    RigFault.SHOE_LINE_NOISE: ([], False),
+    RigFault.SHOE_ACKS_LOST: ([], False),
+    RigFault.SHOE_WRONG_SERIAL: ([DeviceLost, DeviceFault], True),
+    RigFault.SHOE_OLD_PROTOCOL: ([DeviceLost, DeviceFault], True),
+    RigFault.SHUFFLER_UNPLUGGED: ([DeviceLost], True),
+    RigFault.SHUFFLER_JAMMED: ([DeviceFault], False),
+    RigFault.SHUFFLER_DOOR_OPEN: ([DeviceFault], False),
+    RigFault.SHUFFLER_SLOW: ([], False),
+    RigFault.READER_UNPLUGGED: ([DeviceLost], True),
+    RigFault.READER_SILENT: ([DeviceLost], True),
+    RigFault.READER_MISREAD: ([], False),
+    RigFault.READER_SLOW: ([], False),
+    RigFault.READER_ACKS_DUPLICATED: ([], False),
+}
+
+
+@pytest.mark.parametrize("fault", list(RigFault))
+def test_each_rig_fault_is_reported_and_cleared(fault: RigFault) -> None:
+    events = EventRecorder()
+    with SimulatedRig(seed=5, panel_pins=PanelPins(leds={Led.DEAL: 5})) as rig:
+        drivers = rig.build_drivers(events, refusal_retry=0.05)
+        drivers.start()
+        try:
+            for _ in range(4):
+                events.expect(DeviceConnected)
+            device = fault.value.split("_")[0]
+            if device == "shoe":
+                rig.shoe.load([parse_card("2C"), parse_card("3C")])
+                events.expect(ShoeLoaded)
+                assert rig.shoe.wait_idle()
+            seen, reconnects = FAULTS[fault]
+            rig.inject(fault)
+            for kind in seen:
+                assert isinstance(events.next(), kind)
+            rig.clear(fault)
+            if reconnects:
+                events.expect(DeviceConnected)
+            if device == "shoe":
+                rig.shoe.deal()
+                assert events.expect(CardDrawn).card == parse_card("2C")
+            elif device == "shuffler":
+                drivers.shuffler.shuffle(8)
+                assert events.expect(ShuffleDone).card_count == 384
+            else:
+                rig.card_reader.set_hole_card(parse_card("KD"))
+                drivers.card_reader.check(PeekTarget.LOOKING_FOR_TEN)
+                if fault is RigFault.READER_MISREAD:
+                    assert events.expect(PeekResult).answer is PeekAnswer.READ_ERROR
+                    drivers.card_reader.check(PeekTarget.LOOKING_FOR_TEN)
+                assert events.expect(PeekResult).answer is PeekAnswer.BLACKJACK
+            assert not [e for e in events.pending() if isinstance(e, DeviceFault | DeviceLost)]
         finally:
             drivers.close()

@@ -277,7 +277,7 @@ def test_ny_5324_12_d_2_match_needs_a_main_wager() -> None:
         start(NY, {3: (1000, -500)})
 
 
-def test_match_not_offered_by_profile_option() -> None:
+def test_ny_5324_12_d_match_not_offered_by_profile_option() -> None:
     with pytest.raises(WagerError, match="offers no Match"):
         start(PA.with_options(match_the_dealer=False), {3: (1000, 500)})
 
@@ -339,7 +339,7 @@ def test_pa_635a_8_insurance_at_most_half_the_wager() -> None:
     assert isinstance(round_.step, NeedPeek)
 
 
-def test_insurance_for_a_seat_without_wager_or_negative_is_refused() -> None:
+def test_pa_635a_8_insurance_for_seat_without_wager_or_negative_refused() -> None:
     round_ = start(PA, {1: 1000})
     drive(round_, "9S AC 9D 7H", stop=NeedInsurance)
     with pytest.raises(WagerError, match="seat 4"):
@@ -348,14 +348,14 @@ def test_insurance_for_a_seat_without_wager_or_negative_is_refused() -> None:
         round_.take_insurance({1: -100})
 
 
-def test_insurance_only_when_offered() -> None:
+def test_pa_635a_7_g_insurance_only_when_offered() -> None:
     round_ = start(PA, {1: 1000})
     drive(round_, "9S 7C 9D 7H", stop=NeedDecision)
     with pytest.raises(OutOfTurnError, match="insurance is not offered"):
         round_.take_insurance({1: 500})
 
 
-def test_nj_insurance_settled_when_the_dealers_card_comes() -> None:
+def test_nj_19_7_g_insurance_settled_when_the_dealers_card_comes() -> None:
     # NJ: s1 KH 9S = 19 stands; up AC, dealer's card KD after the players: blackjack.
     played = play(NJ, {1: 2000}, "KH AC 9S KD", {1: ["stand"]}, insurance={1: 1000})
     assert played.net(1) == 2000 - 2000
@@ -377,7 +377,7 @@ def test_pa_635a_7_h_1_ii_blackjack_against_face_paid_after_reveal() -> None:
     assert round_.seat_net(2) == 1000  # 18 against 17
 
 
-def test_hole_card_is_sealed_until_the_reveal() -> None:
+def test_pa_635a_7_g_hole_card_is_sealed_until_the_reveal() -> None:
     round_ = start(PA, {1: 1000})
     drive(round_, "9S 5C 9D KH", stop=NeedDecision)
     assert isinstance(round_.hole, SealedCard)
@@ -396,7 +396,7 @@ def test_hole_card_may_be_dealt_sealed_but_no_other_card() -> None:
     assert isinstance(round_.step, NeedDecision)
 
 
-def test_reader_answer_contradicting_the_hole_card_is_an_error() -> None:
+def test_pa_635a_7_k_reader_answer_contradicting_the_hole_card_is_an_error() -> None:
     round_ = start(PA, {1: 1000})
     drive(round_, "9S KC 9D 5H", stop=NeedPeek)
     round_.peek(True)  # the reader says blackjack, the hole card is a 5
@@ -430,13 +430,13 @@ def test_pa_635a_7_j_1_soft_21_ends_the_hand() -> None:
     assert played.round.hands[1][0].status is HandStatus.TWENTY_ONE
 
 
-def test_blackjack_takes_no_decision() -> None:
+def test_pa_635a_7_j_1_blackjack_takes_no_decision() -> None:
     played = play(PA, {1: 1000}, "AS 9C KD 8H")
     assert not any(isinstance(s, NeedDecision) for s in played.steps)
     assert played.net(1) == 1500
 
 
-def test_bust_ends_the_hand() -> None:
+def test_pa_635a_7_j_bust_ends_the_hand() -> None:
     played = play(PA, {1: 1000}, "KS 9C 6D 8H 9H", {1: ["hit"]})
     assert played.round.hands[1][0].status is HandStatus.BUST
     assert played.net(1) == -1000
@@ -457,7 +457,7 @@ def test_pa_635a_7_j_2_one_card_after_a_double() -> None:
     assert round_.seat_net(1) == -2000
 
 
-def test_double_down_on_any_number_of_cards() -> None:
+def test_pa_635a_10_assumed_double_down_on_any_number_of_cards() -> None:
     # 2+3 = 5, hit 4 = 9, hit 2 = 11, double on four cards: KS = 21 (5 cards, doubled).
     played = play(PA, {1: 1000}, "2S 9C 3D 8H 4C 2H KS", {1: ["hit", "hit", "double"]})
     payment = played.main(1)
@@ -465,27 +465,27 @@ def test_double_down_on_any_number_of_cards() -> None:
     assert payment.odds is not None and str(payment.odds) == "1:1"
 
 
-def test_double_down_rescue_returns_the_double() -> None:
+def test_pa_635a_10_assumed_rescue_returns_the_double() -> None:
     played = play(PA, {2: 1000}, "6H 9S 5S 8H 2C", {2: ["double", "rescue"]})
     assert played.main(2).outcome is Outcome.RESCUE
     assert played.net(2) == -1000
 
 
-def test_rescue_only_after_a_double() -> None:
+def test_pa_635a_10_assumed_rescue_only_after_a_double() -> None:
     round_ = start(PA, {3: 1000})
     drive(round_, "KC 9S 6C 8H", stop=NeedDecision)
     with pytest.raises(IllegalDecisionError, match=r"seat 3 hand 1: rescue.*follows a double"):
         round_.decide(3, Decision.RESCUE)
 
 
-def test_no_rescue_under_profile_option_doubled_hand_ends() -> None:
+def test_pa_635a_7_j_2_no_rescue_option_doubled_hand_ends_after_one_card() -> None:
     played = play(PA.with_options(rescue=False), {2: 1000}, "6H 9S 5S 8H 2C", {2: ["double"]})
     decisions = [s for s in played.steps if isinstance(s, NeedDecision)]
     assert len(decisions) == 1
     assert played.net(2) == -2000  # 13 against 17
 
 
-def test_late_surrender_on_the_initial_two_cards_loses_half() -> None:
+def test_pa_635a_9_assumed_late_surrender_on_initial_two_cards_loses_half() -> None:
     played = play(PA, {3: 1000}, "KC 9S 6C 8H", {3: ["surrender"]})
     assert played.main(3).outcome is Outcome.SURRENDER
     assert played.net(3) == -500
@@ -493,14 +493,14 @@ def test_late_surrender_on_the_initial_two_cards_loses_half() -> None:
     assert dealer(played) == "9S 8H"
 
 
-def test_late_surrender_not_after_a_hit() -> None:
+def test_pa_635a_9_assumed_late_surrender_not_after_a_hit() -> None:
     round_ = start(PA, {3: 1000})
     drive(round_, "2C 9S 3C 8H 4D", {3: ["hit"]}, stop=NeedDecision)
     with pytest.raises(IllegalDecisionError, match="seat 3 hand 1: surrender"):
         round_.decide(3, Decision.SURRENDER)
 
 
-def test_late_surrender_not_after_a_split() -> None:
+def test_pa_635a_9_assumed_late_surrender_not_after_a_split() -> None:
     round_ = start(PA, {3: 1000})
     drive(round_, "8C 9S 8D 8H 3D", {3: ["split"]}, stop=NeedDecision)
     step = round_.step
@@ -510,7 +510,7 @@ def test_late_surrender_not_after_a_split() -> None:
         round_.decide(3, Decision.SURRENDER)
 
 
-def test_split_only_a_pair_of_identical_rank() -> None:
+def test_pa_635a_11_assumed_split_only_a_pair_of_identical_rank() -> None:
     round_ = start(PA, {4: 1000})
     drive(round_, "JC 9S QC 8H", stop=NeedDecision)
     with pytest.raises(IllegalDecisionError, match=r"seat 4 hand 1: split is not allowed on JC QC"):
@@ -519,7 +519,7 @@ def test_split_only_a_pair_of_identical_rank() -> None:
     assert [c.text for c in round_.hands[4][0].cards] == ["JC", "QC"]
 
 
-def test_split_first_hand_played_out_before_next_gets_its_second_card() -> None:
+def test_pa_635a_7_i_split_first_hand_played_out_before_next_gets_its_card() -> None:
     # 8C 8D split; hand 1 gets 3S (11) and hits 9D (20), stands; then hand 2 gets 2S.
     played = play(
         PA,
@@ -544,7 +544,7 @@ def test_split_first_hand_played_out_before_next_gets_its_second_card() -> None:
     assert played.net(1) == 2000
 
 
-def test_split_up_to_four_hands() -> None:
+def test_pa_635a_11_assumed_split_up_to_four_hands() -> None:
     # 8s split three times into four hands; the fourth pair may not split again.
     round_ = start(PA, {1: 1000})
     drive(round_, "8C 9S 8D 8H 8S 8H 8C", {1: ["split", "split", "split"]}, stop=NeedDecision)
@@ -558,7 +558,7 @@ def test_split_up_to_four_hands() -> None:
         round_.decide(1, Decision.SPLIT)
 
 
-def test_split_aces_take_one_card_each_and_need_no_decision() -> None:
+def test_pa_635a_11_assumed_split_aces_take_one_card_each_no_decision() -> None:
     # AS AH split: hand 1 gets 5D (16), hand 2 gets 9C (20); no decision after the split.
     played = play(PA, {1: 1000}, "AS 9S AH 8H 5D 9C", {1: ["split"]})
     decisions = [s for s in played.steps if isinstance(s, NeedDecision)]
@@ -567,7 +567,7 @@ def test_split_aces_take_one_card_each_and_need_no_decision() -> None:
     assert played.net(1) == -1000 + 1000
 
 
-def test_split_aces_resplit_offered_on_a_second_ace() -> None:
+def test_pa_635a_11_assumed_split_aces_resplit_offered_on_a_second_ace() -> None:
     round_ = start(PA, {1: 1000})
     drive(round_, "AS 9S AH 8H AD", {1: ["split"]}, stop=NeedDecision)
     step = round_.step
@@ -577,7 +577,7 @@ def test_split_aces_resplit_offered_on_a_second_ace() -> None:
         round_.decide(1, Decision.HIT)
 
 
-def test_split_aces_no_resplit_under_option() -> None:
+def test_pa_635a_11_split_aces_no_resplit_under_option() -> None:
     played = play(
         PA.with_options(resplit_aces=False), {1: 1000}, "AS 9S AH 8H AD 9C", {1: ["split"]}
     )
@@ -585,7 +585,7 @@ def test_split_aces_no_resplit_under_option() -> None:
     assert played.net(1) == 0
 
 
-def test_hit_split_aces_option() -> None:
+def test_pa_635a_11_hit_split_aces_option() -> None:
     profile = PA.with_options(hit_split_aces=True)
     played = play(
         profile, {1: 1000}, "AS 9S AH 8H 5D 3C 9C", {1: ["split", "hit", "stand", "stand"]}
@@ -594,7 +594,7 @@ def test_hit_split_aces_option() -> None:
     assert played.net(1) == 2000
 
 
-def test_split_two_card_21_ends_itself_and_is_not_a_blackjack() -> None:
+def test_ny_5324_12_b_1_iii_split_two_card_21_ends_itself_paid_1_to_1() -> None:
     played = play(NY, {1: 1000}, "AS 9S AH 8H KD 5C", {1: ["split"]})
     assert played.round.hands[1][0].status is HandStatus.TWENTY_ONE
     assert played.main(1, 0).outcome is Outcome.WIN
@@ -602,7 +602,7 @@ def test_split_two_card_21_ends_itself_and_is_not_a_blackjack() -> None:
     assert played.main(1, 1).net == -1000  # A+5 = 16 against 17
 
 
-def test_double_after_split_allowed() -> None:
+def test_pa_635a_10_assumed_double_after_split_allowed() -> None:
     played = play(
         PA, {1: 1000}, "8C 9S 8D 8H 3S 9D 2S KC", {1: ["split", "double", "stand", "hit", "stand"]}
     )
@@ -657,7 +657,7 @@ def test_pa_635a_7_l_dealer_soft_hand_turning_hard() -> None:
     assert dealer(played) == "AC 5D KD 3C"
 
 
-def test_hit_soft_17_option_draws_on_soft_17_only() -> None:
+def test_pa_635a_7_l_hit_soft_17_option_draws_on_soft_17_only() -> None:
     profile = PA.with_options(hit_soft_17=True)
     played = play(profile, {1: 1000}, "KH AC 9S 6D 3S", {1: ["stand"]})
     assert dealer(played) == "AC 6D 3S"
@@ -696,13 +696,13 @@ def test_pa_635a_7_m_dealer_draws_for_a_pa_split_21_that_could_tie() -> None:
     assert played.net(1) == 0
 
 
-def test_ny_split_21_wins_any_dealer_21_so_no_draw() -> None:
+def test_pa_635a_7_m_ny_split_21_wins_any_dealer_21_so_no_draw() -> None:
     played = play(NY, {1: 1000}, "AS 5C AH 6D KD QC", {1: ["split"]})
     assert dealer(played) == "5C 6D"
     assert played.net(1) == 2000
 
 
-def test_no_draw_when_decided_off_draws_anyway() -> None:
+def test_pa_635a_7_m_option_off_draws_anyway() -> None:
     profile = PA.with_options(no_draw_when_decided=False)
     played = play(profile, {1: 1000}, "KH 5C 6D 3C QS 9H", {1: ["hit"]})
     assert dealer(played) == "5C 3C 9H"
@@ -713,7 +713,7 @@ def test_nj_19_7_g_dealers_card_dealt_even_when_all_players_bust() -> None:
     assert dealer(played) == "5C 3C"  # the second card, no draw on 8
 
 
-def test_nj_dealer_blackjack_after_players_takes_original_wager_only() -> None:
+def test_nj_19_7_g_assumed_dealer_blackjack_after_play_takes_original_wager_only() -> None:
     # s1 6S 5C = 11 doubles 3D = 14; s2 AH JH blackjack; s3 9D QS = 19; dealer KD + AC.
     played = play(
         NJ,
@@ -725,13 +725,13 @@ def test_nj_dealer_blackjack_after_players_takes_original_wager_only() -> None:
     assert [played.net(s) for s in (1, 2, 3)] == [-1000, 1500, -1000]
 
 
-def test_nj_dealer_blackjack_takes_all_under_option() -> None:
+def test_nj_19_7_g_dealer_blackjack_takes_all_under_option() -> None:
     profile = NJ.with_options(dealer_blackjack_takes=DealerBlackjackTakes.ALL)
     played = play(profile, {1: 1000}, "6S KD 5C 3D AC", {1: ["double", "stand"]})
     assert played.net(1) == -2000
 
 
-def test_nj_split_21_ties_dealer_blackjack_found_after_play() -> None:
+def test_pa_635a_7_o_nj_split_21_ties_dealer_blackjack_found_after_play() -> None:
     # NJ (default reading, PA 635a.7(o)): s1 AS AH split: A+K = 21, A+5 = 16; dealer K + A.
     played = play(NJ, {1: 1000}, "AS KH AH KD 5C AC", {1: ["split"]})
     assert played.main(1, 0).outcome is Outcome.PUSH
@@ -756,7 +756,7 @@ def test_nj_19_7_j_cover_card_during_play() -> None:
     assert played.net(1) == -1000
 
 
-def test_no_reshuffle_without_cover_card() -> None:
+def test_pa_635a_7_d_no_reshuffle_without_cover_card() -> None:
     assert not play(PA, {4: 1500}, "JD 9S 8C 8H", {4: ["stand"]}).round.reshuffle_due
 
 
@@ -839,7 +839,7 @@ def test_pa_635a_7_p_2_settle_from_the_dealers_right_counterclockwise() -> None:
     assert order == [(5, -1000), (4, 1000), (3, 0), (2, -1000), (1, 1000)]
 
 
-def test_money_is_integer_cents_everywhere() -> None:
+def test_ny_5324_12_b_5_money_is_integer_cents_3_to_2_rounded_down() -> None:
     played = play(PA, {1: 1255, 2: 1005}, "AS 5S 9D KC 6D 8H 3C", {2: ["double", "stand"]})
     # s1 blackjack 3:2 on 12.55 = 18.825, rounded down to 18.82; s2 doubles 11 to 14 and
     # loses 10.05 twice against 17.
@@ -848,3 +848,18 @@ def test_money_is_integer_cents_everywhere() -> None:
     for payment in played.round.payments:
         assert type(payment.net) is int
         assert type(payment.super_bonus) is int
+
+
+def test_illegal_decision_reasons_name_the_profile_rule() -> None:
+    round_ = start(PA.with_options(surrender=False), {1: 1000})
+    drive(round_, "KC 9S 6C 8H", stop=NeedDecision)
+    with pytest.raises(IllegalDecisionError, match="profile PA allows no surrender"):
+        round_.decide(1, Decision.SURRENDER)
+    round_ = start(PA.with_options(double_after_split=False), {1: 1000})
+    drive(round_, "8C 9S 8D 8H 3S", {1: ["split"]}, stop=NeedDecision)
+    with pytest.raises(IllegalDecisionError, match=r"seat 1 hand 1: double .*no double after a"):
+        round_.decide(1, Decision.DOUBLE)
+    round_ = start(PA.with_options(hit_split_aces=True), {1: 1000})
+    drive(round_, "AC 9S AD 8H 3S", {1: ["split"]}, stop=NeedDecision)
+    with pytest.raises(IllegalDecisionError, match="no double on split aces"):
+        round_.decide(1, Decision.DOUBLE)

@@ -195,8 +195,13 @@ def test_wrong_serial_number_is_refused_then_accepted_when_fixed(tmp_path: Path)
         assert fault.details["expected_serial_number"] == SERIAL
         assert fault.details["found_serial_number"] == "SHOE-9999"
         assert "SHOE-9999" in fault.reason
+        table.double.load([parse_card("4C")])
+        table.double.deal()  # seen while refused: held, never accepted by the station
         table.double.hello_serial = SERIAL
         assert table.events.expect(DeviceConnected).serial_number == SERIAL
+        assert isinstance(table.events.next(), ShoeLoaded)
+        assert table.events.next() == CardDrawn(parse_card("4C"))
+        assert isinstance(table.events.next(), ShoeEmpty)
     finally:
         table.close()
 

@@ -131,3 +131,15 @@ def test_command_unconfirmed_when_the_shuffler_dies_is_reported(rig: Rig) -> Non
 def test_batch_size_is_checked(rig: Rig) -> None:
     with pytest.raises(CommandError):
         rig.driver.shuffle(7)
+
+
+def test_command_unconfirmed_when_the_cable_is_pulled_is_reported(rig: Rig) -> None:
+    rig.double.silent = True
+    rig.driver.shuffle(6)
+    rig.double.unplug()
+    rig.events.expect(DeviceLost)
+    assert "1 commands not confirmed" in rig.events.expect(DeviceFault).reason
+    rig.double.silent = False
+    rig.double.plug()
+    rig.events.expect(DeviceConnected)
+    assert rig.double.batches == 0

@@ -40,7 +40,7 @@ class Rank(IntEnum):
     @property
     def points(self) -> int:
         """Point value with an ace counted as 1 and J/Q/K as 10."""
-        return 10 if self >= Rank.JACK else int(self)
+        return RANK_POINTS[self]
 
 
 class Suit(Enum):
@@ -56,6 +56,9 @@ _RANK_SYMBOL: Final = {
     r: ("A" if r == Rank.ACE else "JQK"[r - 11] if r > 9 else str(int(r))) for r in Rank
 }
 _SYMBOL_RANK: Final = {s: r for r, s in _RANK_SYMBOL.items()}
+#: Point value of each rank (ace 1, J/Q/K 10). A plain table: totals are the engine's
+#: hottest path, and an IntEnum key hashes in C where a property call would not.
+RANK_POINTS: Final[dict[Rank, int]] = {r: 10 if r >= Rank.JACK else int(r) for r in Rank}
 _SUIT_BY_LETTER: Final = {s.value: s for s in Suit}
 
 #: Rank numbers the station may see on the wire that are not in a Spanish deck.
@@ -75,7 +78,7 @@ class Card:
     @property
     def points(self) -> int:
         """Point value (ace 1, J/Q/K 10)."""
-        return self.rank.points
+        return RANK_POINTS[self.rank]
 
     @property
     def text(self) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from controller.rules.cards import Card, Rank
+from controller.rules.cards import RANK_POINTS, Card, Rank
 
 BLACKJACK_TOTAL = 21
+_ACE = Rank.ACE
+_JACK = Rank.JACK
 
 
 def hand_total(cards: Sequence[Card]) -> tuple[int, bool]:
@@ -15,8 +17,10 @@ def hand_total(cards: Sequence[Card]) -> tuple[int, bool]:
     hard = 0
     ace = False
     for card in cards:
-        hard += card.rank.points
-        ace = ace or card.rank is Rank.ACE
+        rank = card.rank
+        hard += RANK_POINTS[rank]
+        if rank is _ACE:
+            ace = True
     if ace and hard + 10 <= BLACKJACK_TOTAL:
         return hard + 10, True
     return hard, False
@@ -24,8 +28,8 @@ def hand_total(cards: Sequence[Card]) -> tuple[int, bool]:
 
 def is_blackjack_pair(first: Card, second: Card) -> bool:
     """True for an ace and a J, Q or K (in either order); there are no 10s to make one."""
-    ranks = {first.rank, second.rank}
-    return Rank.ACE in ranks and bool(ranks & {Rank.JACK, Rank.QUEEN, Rank.KING})
+    a, b = first.rank, second.rank
+    return (a is _ACE and b >= _JACK) or (b is _ACE and a >= _JACK)
 
 
 def hole_card_gives_blackjack(up_card: Card, hole_card: Card) -> bool:
@@ -84,8 +88,9 @@ class PlayerHand:
     def add(self, card: Card) -> None:
         """Add a card and update the running totals."""
         self.cards.append(card)
-        self.hard += card.rank.points
-        if card.rank is Rank.ACE:
+        rank = card.rank
+        self.hard += RANK_POINTS[rank]
+        if rank is _ACE:
             self.has_ace = True
 
     @property

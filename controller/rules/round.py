@@ -251,11 +251,11 @@ class Round:
         # PA 635a.7(e), NY 5324.12(c)(4), NJ 19.7(d): from the dealer's left, one card to
         # each box, the dealer's up card, a second card to each box, then the hole card
         # where the profile deals one.
-        plan = [NeedCard(CardRole.INITIAL, s, 0) for s in self.seats]
-        plan.append(NeedCard(CardRole.UP))
-        plan.extend(NeedCard(CardRole.INITIAL, s, 0) for s in self.seats)
+        plan = [_INITIAL_CARD[s] for s in self.seats]
+        plan.append(_UP_CARD)
+        plan.extend(_INITIAL_CARD[s] for s in self.seats)
         if self.profile.dealer_second_card is DealerSecondCard.HOLE:
-            plan.append(NeedCard(CardRole.HOLE))
+            plan.append(_HOLE_CARD)
         return plan
 
     def _after_initial_card(self) -> None:
@@ -339,25 +339,22 @@ class Round:
 
     def _legal(self, hand: PlayerHand) -> frozenset[Decision]:
         profile = self.profile
-        legal = {Decision.STAND}
         split_aces = hand.is_split_aces
-        if not split_aces or profile.hit_split_aces:
-            legal.add(Decision.HIT)
-        if (not hand.from_split or profile.double_after_split) and (
+        can_hit = not split_aces or profile.hit_split_aces
+        # ASSUMPTION (635a.10): double on any number of cards.
+        can_double = (not hand.from_split or profile.double_after_split) and (
             not split_aces or profile.double_split_aces
-        ):
-            legal.add(Decision.DOUBLE)  # ASSUMPTION (635a.10): on any number of cards
+        )
         cards = hand.cards
-        if (
+        can_split = (
             len(cards) == 2
             and cards[0].rank is cards[1].rank
             and len(self.hands[hand.seat]) < profile.max_split_hands
             and (cards[0].rank is not Rank.ACE or not hand.from_split or profile.resplit_aces)
-        ):
-            legal.add(Decision.SPLIT)
-        if profile.surrender and len(cards) == 2 and not hand.from_split:
-            legal.add(Decision.SURRENDER)  # ASSUMPTION (635a.9): late surrender, two cards
-        return frozenset(legal)
+        )
+        # ASSUMPTION (635a.9): late surrender on the initial two cards.
+        can_surrender = profile.surrender and len(cards) == 2 and not hand.from_split
+        return _LEGAL_SETS[can_hit, can_double, can_split, can_surrender]
 
     def _apply(self, hand: PlayerHand, decision: Decision) -> None:
         if decision is Decision.STAND:
@@ -408,7 +405,7 @@ class Round:
             return NEED_REVEAL
         cards = self.dealer_cards
         if len(cards) == 1:
-            return NeedCard(CardRole.SECOND)  # NJ 19.7(g): "Dealer's Card"
+            return _SECOND_CARD  # NJ 19.7(g): "Dealer's Card"
         # Without a peek, insurance settles once the dealer's two cards are known.
         self._settle_insurance(self.dealer_blackjack)
         total, soft = hand_total(cards)
@@ -420,7 +417,7 @@ class Round:
             and not self.dealer_blackjack
             and (not self.profile.no_draw_when_decided or self._outcome_can_change())
         ):
-            return NeedCard(CardRole.DRAW)
+            return _DRAW_CARD
         self._settle_all()
         return ROUND_OVER
 
@@ -443,23 +440,26 @@ class Round:
 
     # --- settlement -----------------------------------------------------------------------
 
-    def _settle(self, hand: PlayerHand) -> Payment:
+    def _dealer_result(self) -> DealerResult:
         total, _ = hand_total(self.dealer_cards)
-        dealer = DealerResult(
+        return DealerResult(
             total, len(self.dealer_cards), self.dealer_blackjack, self.dealer_cards[0]
         )
-        return settle_hand(hand, dealer, self.profile)
+
+    def _settle(self, hand: PlayerHand) -> Payment:
+        return settle_hand(hand, self._dealer_result(), self.profile)
 
     def _record(self, hand: PlayerHand, payment: Payment) -> None:
         self._settled.add((hand.seat, hand.index))
         self.payments.append(payment)
 
     def _settle_all(self) -> None:
-        dealer_bj = self.dealer_blackjack
+        dealer = self._dealer_result()
+        dealer_bj = dealer.blackjack
         final: list[Payment] = []
         for seat in self.seats:
             seat_payments = [
-                self._settle(hand)
+                settle_hand(hand, dealer, self.profile)
                 for hand in self.hands[seat]
                 if (seat, hand.index) not in self._settled
             ]
@@ -483,8 +483,34 @@ class Round:
         self.payments.extend(_in_settlement_order(final, self.profile))
 
 
+# The steps every round asks for, built once: a step is immutable, and building sixteen
+# frozen dataclasses per round was a tenth of the engine's time.
+_INITIAL_CARD = {s: NeedCard(CardRole.INITIAL, s, 0) for s in SEATS}
+_UP_CARD = NeedCard(CardRole.UP)
+_HOLE_CARD = NeedCard(CardRole.HOLE)
+_SECOND_CARD = NeedCard(CardRole.SECOND)
+_DRAW_CARD = NeedCard(CardRole.DRAW)
 _STAND_ONLY = frozenset({Decision.STAND})
 _STAND_OR_RESCUE = frozenset({Decision.STAND, Decision.RESCUE})
+# Every legal set a playing hand can have, by (hit, double, split, surrender): built once,
+# because hashing enum members into a new set per decision dominated the engine's time.
+_LEGAL_SETS: dict[tuple[bool, bool, bool, bool], frozenset[Decision]] = {
+    (hit, double, split, surrender): frozenset(
+        d
+        for d, allowed in (
+            (Decision.STAND, True),
+            (Decision.HIT, hit),
+            (Decision.DOUBLE, double),
+            (Decision.SPLIT, split),
+            (Decision.SURRENDER, surrender),
+        )
+        if allowed
+    )
+    for hit in (False, True)
+    for double in (False, True)
+    for split in (False, True)
+    for surrender in (False, True)
+}
 
 
 def _in_settlement_order(payments: list[Payment], profile: Profile) -> list[Payment]:
@@ -520,10 +546,15 @@ def _why_illegal(hand: PlayerHand, decision: Decision, round_: Round) -> str:
         if len(round_.hands[hand.seat]) >= round_.profile.max_split_hands:
             return f"at most {round_.profile.max_split_hands} hands"
         return "split aces may not be resplit"
+    profile = round_.profile
     if decision is Decision.SURRENDER:
+        if not profile.surrender:
+            return f"profile {profile.code} allows no surrender"
         return "surrender only on the initial two cards, not after a split"
     if decision is Decision.HIT:
         return "split aces take one card"
     if decision is Decision.DOUBLE:
-        return "no double on this hand under the profile"
+        if hand.is_split_aces and not profile.double_split_aces:
+            return f"profile {profile.code} allows no double on split aces"
+        return f"profile {profile.code} allows no double after a split"
     return "not allowed"

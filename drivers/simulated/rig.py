@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -38,16 +39,38 @@ from drivers.simulated.usb_backend import SimulatedUsbBackend
 from drivers.transport import Backoff
 from drivers.usb_transport import UsbSettings
 
-#: Protocol timers scaled down for tests: a silent device is noticed in 0.3 s, not 3 s.
+#: Protocol timers scaled down for tests and the simulator: a silent device is noticed in
+#: 1 s, not 3 s, while a CPU-starved test machine (a stall of a few hundred ms) does not
+#: make a device look lost.
 FAST_TIMING = fb.Timing(
-    retransmit_timeout=0.03,
-    max_tries=5,
-    heartbeat_interval=0.05,
-    silence_timeout=0.3,
-    hello_interval=0.03,
-    hello_tries=10,
+    retransmit_timeout=0.05,
+    max_tries=8,
+    heartbeat_interval=0.1,
+    silence_timeout=1.0,
+    hello_interval=0.05,
+    hello_tries=20,
 )
 FAST_BACKOFF = Backoff(initial=0.01, factor=2.0, cap=0.1)
+
+
+class RigFault(Enum):
+    """Device faults the rig can inject and clear without changing the cards dealt."""
+
+    SHOE_UNPLUGGED = "shoe_unplugged"
+    SHOE_SILENT = "shoe_silent"
+    SHOE_LINE_NOISE = "shoe_line_noise"
+    SHOE_ACKS_LOST = "shoe_acks_lost"
+    SHOE_WRONG_SERIAL = "shoe_wrong_serial"
+    SHOE_OLD_PROTOCOL = "shoe_old_protocol"
+    SHUFFLER_UNPLUGGED = "shuffler_unplugged"
+    SHUFFLER_JAMMED = "shuffler_jammed"
+    SHUFFLER_DOOR_OPEN = "shuffler_door_open"
+    SHUFFLER_SLOW = "shuffler_slow"
+    READER_UNPLUGGED = "reader_unplugged"
+    READER_SILENT = "reader_silent"
+    READER_MISREAD = "reader_misread"
+    READER_SLOW = "reader_slow"
+    READER_ACKS_DUPLICATED = "reader_acks_duplicated"
 
 
 @dataclass(slots=True)
@@ -176,6 +199,75 @@ class SimulatedRig:
             pin.drive_high()
         else:
             pin.drive_low()
+
+    # --- faults ---------------------------------------------------------------------------
+
+    def inject(self, fault: RigFault) -> None:
+        """Start ``fault``; :meth:`clear` ends it. One-shot faults (noise, lost or duplicated
+        acks, a misread) hit the next frames or the next check and end by themselves."""
+        shoe, shuffler, reader = self.shoe, self.shuffler, self.card_reader
+        match fault:
+            case RigFault.SHOE_UNPLUGGED:
+                shoe.unplug()
+            case RigFault.SHOE_SILENT:
+                shoe.silent = True
+            case RigFault.SHOE_LINE_NOISE:
+                shoe.noise.corrupt_next(3)
+            case RigFault.SHOE_ACKS_LOST:
+                shoe.drop_acks(2)
+            case RigFault.SHOE_WRONG_SERIAL:
+                shoe.hello_serial = shoe.serial_number + "-X"
+                shoe.power_cycle()
+            case RigFault.SHOE_OLD_PROTOCOL:
+                shoe.wire_version = 0
+                shoe.power_cycle()
+            case RigFault.SHUFFLER_UNPLUGGED:
+                shuffler.unplug()
+            case RigFault.SHUFFLER_JAMMED:
+                shuffler.jam()
+            case RigFault.SHUFFLER_DOOR_OPEN:
+                shuffler.open_door()
+            case RigFault.SHUFFLER_SLOW:
+                shuffler.reply_delay = 0.2
+            case RigFault.READER_UNPLUGGED:
+                reader.unplug()
+            case RigFault.READER_SILENT:
+                reader.silent = True
+            case RigFault.READER_MISREAD:
+                reader.misread(1)
+            case RigFault.READER_SLOW:
+                reader.reply_delay = 0.2
+            case RigFault.READER_ACKS_DUPLICATED:
+                reader.duplicate_acks(2)
+
+    def clear(self, fault: RigFault) -> None:
+        """End ``fault`` (no-op for one-shot faults)."""
+        shoe, shuffler, reader = self.shoe, self.shuffler, self.card_reader
+        match fault:
+            case RigFault.SHOE_UNPLUGGED:
+                shoe.plug()
+            case RigFault.SHOE_SILENT:
+                shoe.silent = False
+            case RigFault.SHOE_WRONG_SERIAL:
+                shoe.hello_serial = shoe.serial_number
+            case RigFault.SHOE_OLD_PROTOCOL:
+                shoe.wire_version = fb.PROTOCOL_VERSION
+            case RigFault.SHUFFLER_UNPLUGGED:
+                shuffler.plug()
+            case RigFault.SHUFFLER_JAMMED:
+                shuffler.clear_jam()
+            case RigFault.SHUFFLER_DOOR_OPEN:
+                shuffler.close_door()
+            case RigFault.SHUFFLER_SLOW:
+                shuffler.reply_delay = 0.0
+            case RigFault.READER_UNPLUGGED:
+                reader.plug()
+            case RigFault.READER_SILENT:
+                reader.silent = False
+            case RigFault.READER_SLOW:
+                reader.reply_delay = 0.0
+            case _:
+                pass
 
     def close(self) -> None:
         """Stop every double and remove the rig's directory; idempotent."""

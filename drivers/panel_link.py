@@ -1,0 +1,182 @@
+"""The dealer panel as a microcontroller board on serial, speaking ``firmware_bridge``.
+
+A 40-pin Pi has 26 free GPIOs (see ``docs/hardware.md``): enough for the dealer's buttons,
+the key and the prompt lamps, not for seven seat lamps and 21 wager sensors. A panel board
+with its own microcontroller carries all of them and reports over the same protocol as the
+shoe (device kind ``panel``). Lamps and buttons travel as numbers "from the panel's wiring
+table" (``LedCommand.led``, ``ButtonReport.button``); :class:`PanelCodes` is that table.
+
+The driver implements ``drivers.hal.DealerPanel`` exactly as :class:`drivers.panel.GpioPanel`
+does: ``show`` lights exactly the lamps named (only changes go on the wire, and everything is
+sent again when the board reconnects, since it may have rebooted dark), buttons become
+``ButtonPressed``, supervisor buttons count only with the key on, the key is
+``SupervisorKey`` and the wager sensors ``SeatWagerChanged`` (with the amount when the
+board can tell it). Debounce is the board's job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+import structlog
+
+import firmware_bridge as fb
+from drivers.device_link import ExpectedDevice, LinkedDevice
+from drivers.errors import DriverConfigError
+from drivers.hal import (
+    Button,
+    ButtonPressed,
+    DeviceEvent,
+    DeviceFault,
+    DeviceKind,
+    EventSink,
+    Led,
+    LedMode,
+    SeatWagerChanged,
+    SupervisorKey,
+    WagerSpot,
+)
+from drivers.panel import SUPERVISOR_BUTTONS
+from drivers.serial_transport import SerialSettings, SerialTransport
+from drivers.transport import Backoff
+
+log = structlog.get_logger(__name__)
+
+_MODES = {
+    LedMode.OFF: fb.LedModeCode.OFF,
+    LedMode.STEADY: fb.LedModeCode.STEADY,
+    LedMode.BLINK: fb.LedModeCode.BLINK,
+}
+_SPOTS = {
+    fb.WagerSpotCode.MAIN: WagerSpot.MAIN,
+    fb.WagerSpotCode.MATCH: WagerSpot.MATCH,
+    fb.WagerSpotCode.INSURANCE: WagerSpot.INSURANCE,
+}
+#: The key switch's number in the default wiring table, after every button.
+DEFAULT_KEY_CODE = 100
+
+
+@dataclass(frozen=True, slots=True)
+class PanelCodes:
+    """The panel board's wiring table: the number of each lamp, button and the key.
+
+    Raises ``DriverConfigError`` for a number outside 0..255 or used twice.
+    """
+
+    leds: Mapping[Led, int]
+    buttons: Mapping[Button, int]
+    supervisor_key: int
+
+    def __post_init__(self) -> None:
+        for label, codes in (("lamp", list(self.leds.values())), ("input", self._inputs())):
+            for code in codes:
+                if not 0 <= code <= 0xFF:
+                    raise DriverConfigError(f"{label} number {code} outside 0..255")
+            if len(set(codes)) != len(codes):
+                raise DriverConfigError(f"{label} numbers used twice: {sorted(codes)}")
+
+    def _inputs(self) -> list[int]:
+        return [*self.buttons.values(), self.supervisor_key]
+
+    @staticmethod
+    def default() -> PanelCodes:
+        """Lamps and buttons numbered in ``drivers.hal`` declaration order from 0."""
+        return PanelCodes(
+            leds={led: n for n, led in enumerate(Led)},
+            buttons={button: n for n, button in enumerate(Button)},
+            supervisor_key=DEFAULT_KEY_CODE,
+        )
+
+
+class SerialPanelDriver(LinkedDevice):
+    """``drivers.hal.DealerPanel`` on a panel board over serial (see the module docstring)."""
+
+    KIND: ClassVar[DeviceKind] = DeviceKind.PANEL
+
+    def __init__(
+        self,
+        settings: SerialSettings,
+        sink: EventSink,
+        expected: ExpectedDevice,
+        *,
+        codes: PanelCodes | None = None,
+        timing: fb.Timing | None = None,
+        backoff: Backoff | None = None,
+        station_id: str = "station",
+        refusal_retry: float = 1.0,
+    ) -> None:
+        super().__init__(
+            sink, expected, station_id=station_id, timing=timing, refusal_retry=refusal_retry
+        )
+        self.codes = codes or PanelCodes.default()
+        self._buttons = {code: button for button, code in self.codes.buttons.items()}
+        self._wanted: dict[Led, LedMode] = dict.fromkeys(self.codes.leds, LedMode.OFF)
+        self._sent: dict[Led, LedMode] = {}
+        self._key_on = False
+        self._serial = SerialTransport(settings, self, name="panel", backoff=backoff)
+
+    @property
+    def transport(self) -> SerialTransport:
+        return self._serial
+
+    @property
+    def supervisor_key_on(self) -> bool:
+        """Whether the supervisor key is turned on (as the board last reported)."""
+        return self._key_on
+
+    def show(self, lamps: Mapping[Led, LedMode]) -> None:
+        """Light exactly ``lamps``; every numbered lamp not named goes off. While the board
+        is away the wanted state is kept and sent when it reconnects."""
+        for led, mode in lamps.items():
+            if not isinstance(led, Led) or not isinstance(mode, LedMode):
+                raise TypeError(f"show() takes Led -> LedMode, got {led!r}: {mode!r}")
+        with self._lock:
+            self._wanted = {led: lamps.get(led, LedMode.OFF) for led in self.codes.leds}
+            if self.connected:
+                self._send_lamps()
+
+    def lamp_mode(self, led: Led) -> LedMode:
+        """The mode last asked for ``led``."""
+        return self._wanted.get(led, LedMode.OFF)
+
+    def _send_lamps(self) -> None:
+        for led, mode in self._wanted.items():
+            if self._sent.get(led) is not mode:
+                if not self._send(fb.LedCommand(self.codes.leds[led], _MODES[mode])):
+                    return
+                self._sent[led] = mode
+
+    def _on_connected(self) -> None:
+        self._sent.clear()  # the board may have rebooted with every lamp dark
+        self._send_lamps()
+
+    def _on_unconfirmed(self, commands: str) -> Iterable[DeviceEvent]:
+        # Lamp commands are state, not actions: all lamps are sent again on reconnect.
+        return ()
+
+    def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
+        if isinstance(message, fb.ButtonReport):
+            yield from self._button(message.button, message.pressed)
+        elif isinstance(message, fb.WagerSensorReport):
+            yield SeatWagerChanged(
+                message.seat, _SPOTS[message.spot], message.present, message.cents
+            )
+        else:
+            yield DeviceFault(self.KIND, f"unexpected {type(message).__name__} from the panel")
+
+    def _button(self, code: int, pressed: bool) -> Iterable[DeviceEvent]:
+        if code == self.codes.supervisor_key:
+            if pressed != self._key_on:
+                self._key_on = pressed
+                yield SupervisorKey(pressed)
+            return
+        button = self._buttons.get(code)
+        if button is None:
+            yield DeviceFault(self.KIND, f"panel reports button {code}, not in its wiring table")
+        elif pressed:
+            if button in SUPERVISOR_BUTTONS and not self._key_on:
+                log.warning("supervisor button without key", button=button.value)
+                return
+            yield ButtonPressed(button)

@@ -1,0 +1,85 @@
+"""The panel-board double: lamps the station lights, buttons, key and wager sensors.
+
+It stands for a dealer panel with its own microcontroller (``drivers.panel_link``); the
+GPIO panel's double is gpiozero's ``MockFactory`` (see ``drivers.simulated.rig``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import firmware_bridge as fb
+from drivers.hal import Button, Led, LedMode, WagerSpot
+from drivers.panel_link import PanelCodes
+from drivers.simulated.serial_device import SerialDeviceDouble
+
+_MODES = {
+    fb.LedModeCode.OFF: LedMode.OFF,
+    fb.LedModeCode.STEADY: LedMode.STEADY,
+    fb.LedModeCode.BLINK: LedMode.BLINK,
+}
+_SPOTS = {
+    WagerSpot.MAIN: fb.WagerSpotCode.MAIN,
+    WagerSpot.MATCH: fb.WagerSpotCode.MATCH,
+    WagerSpot.INSURANCE: fb.WagerSpotCode.INSURANCE,
+}
+
+
+class PanelDouble(SerialDeviceDouble):
+    """A panel board on a pty, numbered by ``codes`` (the default wiring table)."""
+
+    KIND: ClassVar[fb.DeviceKind] = fb.DeviceKind.PANEL
+
+    def __init__(
+        self,
+        path: Path,
+        serial_number: str = "PANEL-0001",
+        *,
+        codes: PanelCodes | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(path, serial_number, **kwargs)
+        self.codes = codes or PanelCodes.default()
+        self._leds = {code: led for led, code in self.codes.leds.items()}
+        self.lamps: dict[Led, LedMode] = {}
+        self.unknown_lamps: list[int] = []
+
+    def lamp(self, led: Led) -> LedMode:
+        """How ``led`` is lit on the board."""
+        with self._cond:
+            return self.lamps.get(led, LedMode.OFF)
+
+    def press(self, button: Button) -> None:
+        """Press and release ``button``."""
+        code = self.codes.buttons[button]
+        self._report(fb.ButtonReport(code, True))
+        self._report(fb.ButtonReport(code, False))
+
+    def press_code(self, code: int) -> None:
+        """Press a raw button number (one the wiring table may not know)."""
+        self._report(fb.ButtonReport(code, True))
+
+    def turn_key(self, on: bool) -> None:
+        """Turn the supervisor key on or off."""
+        self._report(fb.ButtonReport(self.codes.supervisor_key, on))
+
+    def place_wager(
+        self, seat: int, spot: WagerSpot, present: bool = True, cents: int | None = None
+    ) -> None:
+        """Put a wager of ``cents`` (if the sensor weighs it) on a seat's spot, or take it off."""
+        self._report(fb.WagerSensorReport(seat, _SPOTS[spot], present, cents))
+
+    def power_cycle(self) -> None:
+        """Reboot the board: every lamp goes dark."""
+        with self._cond:
+            self.lamps.clear()
+            super().power_cycle()
+
+    def _on_command(self, message: fb.Message) -> None:
+        if isinstance(message, fb.LedCommand):
+            led = self._leds.get(message.led)
+            if led is None:
+                self.unknown_lamps.append(message.led)
+            else:
+                self.lamps[led] = _MODES[message.mode]
