@@ -249,7 +249,7 @@ class RoundPlay:
             data.update(hand=payment.hand + 1, cards=[c.text for c in hand.cards], total=hand.total)
         if payment.bonus is not None:
             data["bonus"] = payment.bonus.value
-        if payment.super_bonus:
+        if payment.super_bonus_hand:
             data["super_bonus"] = True
             data["super_bonus_cents"] = payment.super_bonus if known else None
         if payment.note:

@@ -420,3 +420,26 @@ def test_outcome_prompt_for_the_dealer() -> None:
     assert Outcome.LOSE.prompt == "collect"
     assert Outcome.SURRENDER.prompt == "collect"
     assert Outcome.RESCUE.prompt == "collect"
+
+
+def test_ny_5324_12_b_7_other_players_get_50_on_every_super_bonus_hand_even_under_5() -> None:
+    """The $50 to the other players follows the hand; only the fixed amount depends on the
+    wager ($5 or more). A wager under $5 still earns 2:1 (spades 3:1) and the shares."""
+    from controller.rules.cards import parse_card
+    from controller.rules.profiles import get_profile
+    from controller.rules.round import Round
+    from controller.rules.settlement import WagerKind
+    from controller.rules.steps import Decision, SeatWager
+
+    round_ = Round(get_profile("NY"), 6, [SeatWager(1, 400), SeatWager(2, 1000)])
+    for text in ("7D", "9S", "7S", "7D", "8S", "KC"):  # seat 1 7D 7D; seat 2 9S 8S; up 7S
+        round_.deal(parse_card(text))
+    round_.decide(1, Decision.HIT)
+    round_.deal(parse_card("7D"))  # 7-7-7 of diamonds against a dealer 7
+    round_.decide(2, Decision.STAND)
+    round_.reveal_hole()
+    main = next(p for p in round_.payments if p.seat == 1 and p.wager is WagerKind.MAIN)
+    assert main.super_bonus_hand and main.super_bonus == 0
+    assert main.net == 800  # 2:1 on $4.00
+    shares = [p for p in round_.payments if p.wager is WagerKind.SUPER_BONUS_SHARE]
+    assert [(p.seat, p.net) for p in shares] == [(2, 5000)]

@@ -466,7 +466,7 @@ class Round:
             if dealer_bj:
                 apply_original_only(seat_payments, self.wagers[seat].wager, self.profile)
             final.extend(seat_payments)
-        for payment in [p for p in final if p.super_bonus]:
+        for payment in [p for p in final if p.super_bonus_hand]:
             # NY 5324.12(b)(7): $50 to every other player who wagered this round.
             final.extend(
                 Payment(

@@ -132,6 +132,7 @@ class Payment:
     odds: Odds | None = None
     bonus: Bonus | None = None
     super_bonus: int = 0
+    super_bonus_hand: bool = False  # NY 5324.12(b)(7): the hand earns the super bonus
     note: str = ""
 
 
@@ -212,14 +213,14 @@ def _winning_hand(hand: PlayerHand, dealer: DealerResult, stake: int) -> Payment
             bonus,
             note="doubled: bonus paid 1:1",
         )
-    extra = 0
-    if (
+    # NY 5324.12(b)(7): suited 7-7-7 against a dealer 7, never doubled or split. The fixed
+    # amount depends on the wager ($5 or more); the other players' $50 on the hand itself.
+    super_hand = (
         bonus in (Bonus.SEVEN_SEVEN_SEVEN_SUITED, Bonus.SEVEN_SEVEN_SEVEN_SPADES)
         and dealer.up_card.rank is Rank.SEVEN
         and not hand.from_split
-    ):
-        # NY 5324.12(b)(7): suited 7-7-7 against a dealer 7, never doubled or split.
-        extra = super_bonus_cents(hand.wager)
+    )
+    extra = super_bonus_cents(hand.wager) if super_hand else 0
     odds = bonus.odds
     return Payment(
         hand.seat,
@@ -230,6 +231,7 @@ def _winning_hand(hand: PlayerHand, dealer: DealerResult, stake: int) -> Payment
         odds,
         bonus,
         super_bonus=extra,
+        super_bonus_hand=super_hand,
     )
 
 
