@@ -13,7 +13,7 @@ import argparse
 import queue
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +22,7 @@ from typing import Any
 import structlog
 
 from controller import config as cfg
+from controller.holecard import fresh_nonce
 from controller.journal import Journal, JournalError
 from controller.journal_verify import verify
 from controller.logs import bind_table, configure_logging
@@ -92,6 +93,7 @@ def build_station(
     *,
     notifier: Notifier | None = None,
     observer: Observer | None = None,
+    nonces: Callable[[], str] = fresh_nonce,
 ) -> Built:
     """Journal, recovered table and drivers. ``drivers_for(sink) -> (devices, TableDevices)``
     builds the drivers (real ones from configuration, or the simulated rig's)."""
@@ -102,7 +104,10 @@ def build_station(
         profile = station_profile(config)
         commands = CommandBuffer()
         table = Table(
-            TableSettings(profile, config.decks), deferred(table_devices, commands), journal
+            TableSettings(profile, config.decks),
+            deferred(table_devices, commands),
+            journal,
+            nonces=nonces,
         )
         recovered = read_journal(journal.rows())
         journal.append(

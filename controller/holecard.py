@@ -21,9 +21,18 @@ def _digest(card_text: str, nonce: str) -> str:
     return hashlib.sha256(f"{card_text}|{nonce}".encode()).hexdigest()
 
 
-def commit_hole_card(card: Card) -> tuple[str, str]:
-    """Commit to ``card``: return ``(commitment, nonce)``; journal the commitment only."""
-    nonce = secrets.token_hex(NONCE_BYTES)
+def fresh_nonce() -> str:
+    """A nonce from the operating system's secure random source."""
+    return secrets.token_hex(NONCE_BYTES)
+
+
+def commit_hole_card(card: Card, nonce: str | None = None) -> tuple[str, str]:
+    """Commit to ``card``: return ``(commitment, nonce)``; journal the commitment only.
+
+    ``nonce`` is for simulations that must repeat byte for byte; a table always uses a
+    fresh one (the default), or the commitment could be opened by trying all 48 cards.
+    """
+    nonce = fresh_nonce() if nonce is None else nonce
     return _digest(card.text, nonce), nonce
 
 

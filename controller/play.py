@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from controller.betting import UNKNOWN_AMOUNT_STAKE, ClosedBets
-from controller.holecard import commit_hole_card
+from controller.holecard import commit_hole_card, fresh_nonce
 from controller.prompts import State
 from controller.rules.cards import Card, SealedCard
 from controller.rules.errors import HoleCardMismatchError, RulesError
@@ -55,8 +55,16 @@ _PAYMENT_KIND = {
 class RoundPlay:
     """A round at the table. ``record(kind, data)`` journals one fact of this round."""
 
-    def __init__(self, profile: Profile, decks: int, bets: ClosedBets, record: RecordFn) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        decks: int,
+        bets: ClosedBets,
+        record: RecordFn,
+        nonces: Callable[[], str] = fresh_nonce,
+    ) -> None:
         self.round = Round(profile, decks, bets.wagers)
+        self.nonces = nonces
         self.bets = bets
         self.record = record
         self.match_done = False
@@ -143,7 +151,7 @@ class RoundPlay:
         if not isinstance(step, NeedCard):
             return f"waiting for {describe(step)}"
         if step.role is CardRole.HOLE:
-            commitment, self.__nonce = commit_hole_card(card)
+            commitment, self.__nonce = commit_hole_card(card, self.nonces())
             round_.deal(SealedCard(card))
             self.record("hole_card_dealt", {"commitment": commitment})
         else:

@@ -23,6 +23,7 @@ import structlog
 
 from controller.betting import BettingBook
 from controller.faults import Fault, FaultCode, Resolution
+from controller.holecard import fresh_nonce
 from controller.machine import ROUND_STATES, Recorder, TableDevices, TableSettings, shared_machine
 from controller.play import RoundPlay
 from controller.prompts import PROMPTS, SETTLE_LAMPS, SUPERVISOR_BUTTONS, State
@@ -66,12 +67,14 @@ class Table:
         journal: Recorder,
         *,
         on_state: Callable[[Table], None] | None = None,
+        nonces: Callable[[], str] = fresh_nonce,
     ) -> None:
         self.settings = settings
         self.profile = settings.profile
         self.devices = devices
         self.journal = journal
         self.on_state = on_state
+        self.nonces = nonces  # hole-card commitment nonces (controller.holecard)
         self.book = BettingBook(no_mid_shoe_entry=self.profile.no_mid_shoe_entry)
         self.play: RoundPlay | None = None
         self.round_no = 0
@@ -358,7 +361,9 @@ class Table:
             self._record("button_ignored", button="next", state="betting", reason="no wagers")
             return
         self.round_no += 1
-        self.play = RoundPlay(self.profile, self.settings.decks, closed, self._record_round)
+        self.play = RoundPlay(
+            self.profile, self.settings.decks, closed, self._record_round, self.nonces
+        )
         self.play.start(self.round_no)
         self._fire("bets_closed")
 

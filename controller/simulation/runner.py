@@ -181,7 +181,15 @@ class SimulatedTable:
         started = time.perf_counter()
         with simulated_drivers(config, seed=s.seed) as drivers_for:
             self.rig = drivers_for.rig
-            built = build_station(config, drivers_for, observer=self.pacer.observe)
+            # Seeded nonces so that a seed repeats the journal byte for byte (apart from
+            # timestamps); a real table always takes them from the secure source.
+            nonce_rng = random.Random(f"nonces-{s.seed}")
+            built = build_station(
+                config,
+                drivers_for,
+                observer=self.pacer.observe,
+                nonces=lambda: f"{nonce_rng.getrandbits(128):032x}",
+            )
             self.table_profile = built.table.profile
             dealer = SimulatedDealer(
                 tuple(range(1, s.seats + 1)),
