@@ -15,21 +15,18 @@ nothing shows the card until the reveal (see ``controller.holecard``).
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Mapping
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any
 
 import structlog
 
-from controller.betting import BettingBook
-from controller.faults import Fault, FaultCode, Resolution
+from controller.faults import FaultCode
 from controller.holecard import fresh_nonce
 from controller.machine import ROUND_STATES, Recorder, TableDevices, TableSettings, shared_machine
 from controller.play import RoundPlay
-from controller.prompts import PROMPTS, SETTLE_LAMPS, SUPERVISOR_BUTTONS, State
-from controller.recovery import Recovered, rebuild_round
-from controller.rules.cards import Card, composition_problems, parse_card
-from controller.rules.settlement import Payment
+from controller.prompts import PROMPTS, SUPERVISOR_BUTTONS, State
+from controller.rules.cards import Card, composition_problems
+from controller.supervision import RESOLUTIONS, Supervised
 from drivers.hal import (
     Button,
     ButtonPressed,
@@ -38,11 +35,8 @@ from drivers.hal import (
     DeviceConnected,
     DeviceEvent,
     DeviceFault,
-    DeviceKind,
     DeviceLost,
     ForeignCardDrawn,
-    Led,
-    LedMode,
     PeekResult,
     SeatWagerChanged,
     ShoeEmpty,
@@ -55,7 +49,7 @@ from drivers.hal import (
 _log = structlog.get_logger("dealer_station.procedure")
 
 
-class Table:
+class Table(Supervised):
     """One Spanish 21 table's procedure. Feed it events with :meth:`handle`."""
 
     state: State
@@ -69,77 +63,13 @@ class Table:
         on_state: Callable[[Table], None] | None = None,
         nonces: Callable[[], str] = fresh_nonce,
     ) -> None:
-        self.settings = settings
-        self.profile = settings.profile
-        self.devices = devices
-        self.journal = journal
+        super().__init__(settings, devices, journal, nonces)
         self.on_state = on_state
-        self.nonces = nonces  # hole-card commitment nonces (controller.holecard)
-        self.book = BettingBook(no_mid_shoe_entry=self.profile.no_mid_shoe_entry)
-        self.play: RoundPlay | None = None
-        self.round_no = 0
-        self.fault: Fault | None = None
-        self.resume_to: State | None = None
-        self.supervisor_key = False
-        self.reshuffle_pending = False
-        self.burn_reason = "load"
-        self.last_burn: Card | None = None
-        self.drawn: Counter[Card] = Counter()
-        self.lost: set[DeviceKind] = set()
-        self.peek_tries = 0
-        self.settle_queue: list[Payment] = []
-        self.lamps: dict[Led, LedMode] = {}
         shared_machine().add_model(self)
 
     def close(self) -> None:
         """Detach from the shared machine."""
         shared_machine().remove_model(self)
-
-    def restore(self, rec: Recovered) -> None:
-        """Take the state the journal tells (see ``controller.recovery``); no device is
-        commanded until :meth:`resume_output`."""
-        self.round_no = rec.round_no
-        self.last_burn = parse_card(rec.last_burn) if rec.last_burn else None
-        self.drawn = Counter({parse_card(t): n for t, n in rec.drawn.items()})
-        self.reshuffle_pending = rec.reshuffle_pending
-        for event in rec.wagers:
-            self.book.update(event)
-        machine = shared_machine()
-        if rec.open_round:
-            self.play = rebuild_round(
-                self.profile, self.settings.decks, rec.open_round, self._record_round
-            )
-            at = rec.resume_to if rec.fault is not None else rec.state
-            self.resume_to = at if at is not None else State.DEALING
-            self.fault = Fault(
-                FaultCode.RECOVERED_MID_ROUND,
-                f"restarted during round {self.round_no}"
-                + ("" if self.play else ": a sealed hole card was never revealed"),
-            )
-            machine.set_state(State.FAULT, model=self)
-            self._record(
-                "fault",
-                code=self.fault.code.value,
-                message=self.fault.message,
-                state=self.resume_to.value,
-            )
-        elif rec.fault is not None:
-            self.fault, self.resume_to = rec.fault, rec.resume_to
-            machine.set_state(State.FAULT, model=self)
-        elif rec.state in (State.BETTING, State.LOADING, State.BURNING):
-            machine.set_state(rec.state, model=self)
-        elif rec.state is not None:
-            machine.set_state(State.SHUFFLING, model=self)  # the shuffle is commanded again
-        self._record("recovered", state=self.state.value, round=self.round_no)
-
-    def resume_output(self) -> None:
-        """Once the devices are up: show the prompt, and command what the state needs."""
-        if self.state is State.STARTING:
-            self.begin()
-        elif self.state is State.SHUFFLING:
-            self._entered()
-        else:
-            self._show()
 
     # --- the one entry point --------------------------------------------------------------
 
@@ -153,43 +83,6 @@ class Table:
         if handler is None:  # pragma: no cover - every DeviceEvent type has a handler
             raise TypeError(f"no handler for {type(event).__name__}")
         handler(self, event)
-
-    # --- device status --------------------------------------------------------------------
-
-    def _on_connected(self, event: DeviceConnected) -> None:
-        self._record(
-            "device",
-            device=event.device.value,
-            status="connected",
-            serial=event.serial_number,
-            firmware=event.firmware,
-        )
-        self.lost.discard(event.device)
-        if self.state is State.FAULT:
-            self._show()
-
-    def _on_lost(self, event: DeviceLost) -> None:
-        self._record("device", device=event.device.value, status="lost", reason=event.reason)
-        self.lost.add(event.device)
-        self.raise_fault(
-            FaultCode.DEVICE_LOST,
-            f"{event.device.value} lost: {event.reason}",
-            device=event.device.value,
-        )
-
-    def _on_device_fault(self, event: DeviceFault) -> None:
-        self._record(
-            "device",
-            device=event.device.value,
-            status="fault",
-            reason=event.reason,
-            **dict(event.details),
-        )
-        self.raise_fault(
-            FaultCode.DEVICE_FAULT,
-            f"{event.device.value}: {event.reason}",
-            device=event.device.value,
-        )
 
     # --- shuffle, load, burn --------------------------------------------------------------
 
@@ -316,7 +209,7 @@ class Table:
             return
         self._record("button", button=button.value, state=self.state.value)
         if self.state is State.FAULT:
-            self._resolve(_RESOLUTIONS[button])
+            self._resolve(RESOLUTIONS[button])
         elif self.state is State.SHUFFLING:
             self._hand_shuffled()
         elif self.state is State.BETTING:
@@ -333,10 +226,6 @@ class Table:
             self._reveal()
         elif self.state is State.SETTLING:
             self._next_settlement(then=self._finish_round)
-
-    def _on_key(self, event: SupervisorKey) -> None:
-        self.supervisor_key = event.on
-        self._record("supervisor_key", on=event.on)
 
     def _betting_button(self, button: Button) -> None:
         if button is Button.DEALER_CHANGE:
@@ -366,9 +255,6 @@ class Table:
         )
         self.play.start(self.round_no)
         self._fire("bets_closed")
-
-    def _record_round(self, kind: str, data: Mapping[str, Any]) -> None:
-        self.journal.append(kind, data, self.round_no)
 
     def _follow_round(self) -> None:
         """Move to the state the round's next step belongs to."""
@@ -467,63 +353,6 @@ class Table:
 
     # --- faults ---------------------------------------------------------------------------
 
-    def raise_fault(self, code: FaultCode, message: str, device: str | None = None) -> None:
-        """Stop play with a fault (journalled first). A fault during a fault is recorded
-        and joins the prompt; the first fault's resume point is kept."""
-        self._record("fault", code=code.value, message=message, state=self.state.value)
-        _log.warning("fault", code=code.value, message=message, state=self.state.value)
-        if self.state is State.FAULT:
-            self.fault = Fault(code, message, device or (self.fault.device if self.fault else None))
-            self._show()
-            return
-        self.fault = Fault(code, message, device)
-        self.resume_to = self.state
-        self._fire("fail")
-
-    def _resolve(self, resolution: Resolution) -> None:
-        fault = self.fault
-        assert fault is not None
-        refusal = self._refuse_resolution(fault, resolution)
-        if refusal:
-            self._record("resolution_refused", resolution=resolution.value, reason=refusal)
-            self._show()
-            return
-        self._record("fault_resolved", resolution=resolution.value, code=fault.code.value)
-        self.fault = None
-        if resolution is Resolution.RESUME:
-            assert self.resume_to is not None
-            self._fire(f"resume_{self.resume_to.value}")
-            return
-        if self.play is not None:
-            self.reshuffle_pending |= self.play.round.reshuffle_due
-            self.play.void(f"{fault.code.value}: {fault.message}")
-            self.play = None
-        if (
-            resolution is Resolution.RESHUFFLE
-            or self.reshuffle_pending
-            or self.resume_to
-            in (
-                State.STARTING,
-                State.SHUFFLING,
-                State.LOADING,
-                State.BURNING,
-            )
-        ):
-            self._fire("reshuffle")
-        else:
-            self._fire("void")
-
-    def _refuse_resolution(self, fault: Fault, resolution: Resolution) -> str:
-        if resolution is not Resolution.RESUME:
-            return ""
-        if self.lost:
-            return "still lost: " + ", ".join(sorted(d.value for d in self.lost))
-        if fault.code in (FaultCode.BAD_BATCH, FaultCode.HOLE_CARD_MISMATCH):
-            return f"{fault.code.value} cannot be resumed: void or reshuffle"
-        if fault.code is FaultCode.RECOVERED_MID_ROUND and self.play is None:
-            return "the round cannot be rebuilt: void it"
-        return ""
-
     # --- entering states ------------------------------------------------------------------
 
     def _entered(self) -> None:
@@ -555,38 +384,6 @@ class Table:
 
     # --- output ---------------------------------------------------------------------------
 
-    def _show(self) -> None:
-        lamps = dict(PROMPTS[self.state].lamps)
-        if self.reshuffle_pending or (self.play is not None and self.play.round.reshuffle_due):
-            lamps[Led.RESHUFFLE] = LedMode.STEADY
-        if self.state is State.FAULT and self.fault is not None:
-            device_lamp = _DEVICE_LAMPS.get(self.fault.device or "")
-            if device_lamp is not None:
-                lamps[device_lamp] = LedMode.BLINK
-        elif self.state in (State.MATCH, State.SETTLING) and self.settle_queue:
-            payment = self.settle_queue[0]
-            lamps[Led.seat(payment.seat)] = LedMode.STEADY
-            word = "bonus" if payment.bonus or payment.super_bonus else payment.outcome.prompt
-            lamps[SETTLE_LAMPS[word]] = LedMode.STEADY
-        elif self.play is not None and self.state is State.PLAYERS:
-            seat = self.play.acting_seat()
-            if seat is not None:
-                lamps[Led.seat(seat)] = LedMode.BLINK
-        if lamps != self.lamps:
-            self.lamps = lamps
-            self._record(
-                "prompt",
-                state=self.state.value,
-                lamps={led.value: mode.value for led, mode in lamps.items()},
-            )
-            self.devices.panel.show(lamps)
-
-    def _record(self, kind: str, **data: Any) -> None:
-        self.journal.append(kind, data, self.round_no if self.play is not None else None)
-
-    def _fire(self, trigger: str) -> None:
-        cast(Callable[[], bool], getattr(self, trigger))()
-
 
 _HANDLERS: dict[type, Callable[[Table, Any], None]] = {
     CardDrawn: Table._on_card,
@@ -617,16 +414,4 @@ _TRIGGER_FOR = {
     State.PLAYERS: "players_due",
     State.DEALER: "dealer_due",
     State.SETTLING: "settle_due",
-}
-
-_RESOLUTIONS = {
-    Button.SUPERVISOR_RESUME: Resolution.RESUME,
-    Button.SUPERVISOR_VOID: Resolution.VOID,
-    Button.SUPERVISOR_RESHUFFLE: Resolution.RESHUFFLE,
-}
-
-_DEVICE_LAMPS = {
-    "shuffler": Led.SHUFFLER_FAULT,
-    "shoe": Led.SHOE_FAULT,
-    "card_reader": Led.READER_FAULT,
 }
