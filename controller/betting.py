@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.rules.round import SEATS
+from controller.rules.legality import SEATS
 from controller.rules.steps import SeatWager
 from drivers.hal import SeatWagerChanged, WagerSpot
 

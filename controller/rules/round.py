@@ -29,7 +29,8 @@ from controller.rules.hands import (
     hole_card_gives_blackjack,
     is_blackjack_pair,
 )
-from controller.rules.profiles import DealerSecondCard, Profile, SettlementOrder, SplitTwentyOne
+from controller.rules.legality import SEATS, check_wager, why_illegal
+from controller.rules.profiles import DealerSecondCard, Profile, SplitTwentyOne
 from controller.rules.settlement import (
     SUPER_BONUS_SHARE_CENTS,
     DealerResult,
@@ -37,6 +38,7 @@ from controller.rules.settlement import (
     Payment,
     WagerKind,
     apply_original_only,
+    in_settlement_order,
     match_the_dealer,
     settle_hand,
     settle_insurance,
@@ -58,7 +60,6 @@ from controller.rules.steps import (
     describe,
 )
 
-SEATS = range(1, 8)
 PEEK_RANKS = frozenset({Rank.ACE, Rank.KING, Rank.QUEEN, Rank.JACK})  # PA 635a.7(g)
 DEALER_STANDS = 17  # PA 635a.7(l)
 
@@ -77,7 +78,7 @@ class Round:
         self.match_table = profile.match_table(decks)
         self.wagers: dict[int, SeatWager] = {}
         for w in sorted(wagers, key=lambda w: w.seat):
-            _check_wager(w, profile, self.wagers)
+            check_wager(w, profile, self.wagers)
             self.wagers[w.seat] = w
         if not self.wagers:
             raise WagerError("a round needs at least one seat with a wager")
@@ -214,9 +215,10 @@ class Round:
                 f"seat {seat}: {decision.value} out of turn: it is {hand.label}'s decision"
             )
         if decision not in step.legal:
+            why = why_illegal(hand, decision, self.profile, len(self.hands[hand.seat]))
+            cards = " ".join(c.text for c in hand.cards)
             raise IllegalDecisionError(
-                f"{hand.label}: {decision.value} is not allowed on "
-                f"{' '.join(c.text for c in hand.cards)} ({_why_illegal(hand, decision, self)})"
+                f"{hand.label}: {decision.value} is not allowed on {cards} ({why})"
             )
         self.decisions.append((seat, hand.index, decision))
         self._apply(hand, decision)
@@ -480,7 +482,7 @@ class Round:
                 if s != payment.seat
             )
         self.final_from = len(self.payments)
-        self.payments.extend(_in_settlement_order(final, self.profile))
+        self.payments.extend(in_settlement_order(final, self.profile))
 
 
 # The steps every round asks for, built once: a step is immutable, and building sixteen
@@ -511,50 +513,3 @@ _LEGAL_SETS: dict[tuple[bool, bool, bool, bool], frozenset[Decision]] = {
     for split in (False, True)
     for surrender in (False, True)
 }
-
-
-def _in_settlement_order(payments: list[Payment], profile: Profile) -> list[Payment]:
-    # PA 635a.7(p)(2): from the dealer's right (highest seat) counterclockwise; (p)(1):
-    # collect every losing wager first, then pay the winners.
-    by_seat = sorted(payments, key=lambda p: -p.seat)
-    if profile.settlement_order is SettlementOrder.RIGHT_TO_LEFT:
-        return by_seat
-    return [p for p in by_seat if p.net < 0] + [p for p in by_seat if p.net >= 0]
-
-
-def _check_wager(w: SeatWager, profile: Profile, seen: Mapping[int, SeatWager]) -> None:
-    if w.seat not in SEATS:
-        raise WagerError(f"seat {w.seat}: seats are numbered 1 to 7")
-    if w.seat in seen:
-        raise WagerError(f"seat {w.seat}: listed twice")
-    if w.wager <= 0:
-        raise WagerError(f"seat {w.seat}: the Spanish 21 wager must be positive")
-    if w.match < 0:
-        raise WagerError(f"seat {w.seat}: a Match the Dealer wager cannot be negative")
-    if w.match and not profile.match_the_dealer:
-        raise WagerError(f"seat {w.seat}: profile {profile.code} offers no Match the Dealer")
-
-
-def _why_illegal(hand: PlayerHand, decision: Decision, round_: Round) -> str:
-    if hand.status is HandStatus.DOUBLED:
-        return "after a double only stand or rescue"
-    if decision is Decision.RESCUE:
-        return "rescue follows a double only"
-    if decision is Decision.SPLIT:
-        if len(hand.cards) != 2 or hand.cards[0].rank is not hand.cards[1].rank:
-            return "only a pair of identical rank splits"
-        if len(round_.hands[hand.seat]) >= round_.profile.max_split_hands:
-            return f"at most {round_.profile.max_split_hands} hands"
-        return "split aces may not be resplit"
-    profile = round_.profile
-    if decision is Decision.SURRENDER:
-        if not profile.surrender:
-            return f"profile {profile.code} allows no surrender"
-        return "surrender only on the initial two cards, not after a split"
-    if decision is Decision.HIT:
-        return "split aces take one card"
-    if decision is Decision.DOUBLE:
-        if hand.is_split_aces and not profile.double_split_aces:
-            return f"profile {profile.code} allows no double on split aces"
-        return f"profile {profile.code} allows no double after a split"
-    return "not allowed"

@@ -14,7 +14,13 @@ from typing import Final
 from controller.rules.cards import Card, Rank, Suit
 from controller.rules.hands import BLACKJACK_TOTAL, HandStatus, PlayerHand
 from controller.rules.odds import EVEN, THREE_TO_ONE, THREE_TO_TWO, TWO_TO_ONE, Odds
-from controller.rules.profiles import DealerBlackjackTakes, MatchPayTable, Profile, SplitTwentyOne
+from controller.rules.profiles import (
+    DealerBlackjackTakes,
+    MatchPayTable,
+    Profile,
+    SettlementOrder,
+    SplitTwentyOne,
+)
 
 
 class WagerKind(Enum):
@@ -312,3 +318,13 @@ def settle_insurance(seat: int, cents: int, dealer_blackjack: bool) -> Payment:
             seat, WagerKind.INSURANCE, Outcome.WIN, TWO_TO_ONE.pay(cents), odds=TWO_TO_ONE
         )
     return Payment(seat, WagerKind.INSURANCE, Outcome.LOSE, -cents)
+
+
+def in_settlement_order(payments: list[Payment], profile: Profile) -> list[Payment]:
+    """Order final payments as the profile settles them (PA 635a.7(p))."""
+    # PA 635a.7(p)(2): from the dealer's right (highest seat) counterclockwise; (p)(1):
+    # collect every losing wager first, then pay the winners.
+    by_seat = sorted(payments, key=lambda p: -p.seat)
+    if profile.settlement_order is SettlementOrder.RIGHT_TO_LEFT:
+        return by_seat
+    return [p for p in by_seat if p.net < 0] + [p for p in by_seat if p.net >= 0]
