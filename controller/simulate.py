@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -131,6 +132,8 @@ class LiveView:
         self.live = Live(console=self.console, refresh_per_second=8, transient=False)
         self.table: SimulatedTable | None = None
         self._last = 0.0
+        self._last_row = 0
+        self._tail: deque[str] = deque(maxlen=6)
 
     def __enter__(self) -> LiveView:
         self.live.__enter__()
@@ -186,14 +189,18 @@ class LiveView:
         )
 
     def _journal_tail(self) -> list[str]:
+        from controller.journal import JournalError
         from controller.journal_reader import JournalReader
 
-        try:
+        try:  # only the rows added since the last refresh
             with JournalReader.open(self.settings.journal) as reader:
-                rows = list(reader.rows())[-6:]
-        except Exception:  # the journal may be mid-checkpoint; the next refresh reads it
-            return []
-        return [f"{r.id:>6} {r.kind} {r.data_text[:70]}" for r in rows if r.kind != "prompt"]
+                for row in reader.rows(after_id=self._last_row):
+                    self._last_row = row.id
+                    if row.kind not in ("prompt", "state", "button"):
+                        self._tail.append(f"{row.id:>6} {row.kind} {row.data_text[:70]}")
+        except (OSError, JournalError):
+            pass  # not created yet, or mid-checkpoint: the next refresh reads it
+        return list(self._tail)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
