@@ -6,7 +6,7 @@ A message class is declared once, e.g.::
     @dataclass(frozen=True, slots=True)
     class CardDrawnReport(Message):
         rank: Annotated[int, UInt8(1, 13)]
-        suit: Annotated[str, SUIT]
+        suit: Annotated[str, Letter("SHDC")]
 
 and :func:`encode_message` / :func:`decode_message` derive the byte layout from the
 annotations. Fixed-size fields go through one precompiled ``struct.Struct``.
@@ -14,6 +14,7 @@ annotations. Fixed-size fields go through one precompiled ``struct.Struct``.
 
 from __future__ import annotations
 
+import operator
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import fields
@@ -55,6 +56,12 @@ class Message:
     DEVICE: ClassVar[DeviceKind | None]
     #: Link-layer messages (HELLO, ACK, ...) are handled by the endpoint, never delivered.
     CONTROL: ClassVar[bool]
+
+
+def may_send(cls: type[Message], role: Role, kind: DeviceKind) -> bool:
+    """Whether the ``role`` side of a ``kind`` link sends ``cls`` (link-layer messages are
+    the endpoint's own, never the caller's)."""
+    return not cls.CONTROL and cls.SENDER in (None, role) and cls.DEVICE in (None, kind)
 
 
 class WireType:
@@ -253,7 +260,7 @@ class Blob(WireType):
 class _Layout:
     """The compiled layout of one message class."""
 
-    __slots__ = ("cls", "fixed", "fixed_types", "names", "variable")
+    __slots__ = ("cls", "converters", "fixed", "fixed_types", "flat", "names", "variable")
 
     def __init__(self, cls: type[Message], names: list[str], types: list[WireType]) -> None:
         self.cls = cls
@@ -264,6 +271,9 @@ class _Layout:
         self.fixed_types = types[:split]
         self.fixed = struct.Struct(">" + "".join(t.fmt or "" for t in self.fixed_types))
         self.variable = types[split:]
+        # The hot path: every field one struct item, nothing variable (e.g. a card drawn).
+        self.flat = not self.variable and all(t.items == 1 for t in types)
+        self.converters = [t.from_wire for t in types]
 
     def encode(self, msg: Message) -> bytes:
         values = [getattr(msg, n) for n in self.names]
@@ -280,6 +290,8 @@ class _Layout:
 
     def decode(self, payload: bytes) -> Message:
         size = self.fixed.size
+        if self.flat and len(payload) == size:
+            return self.cls(*map(operator.call, self.converters, self.fixed.unpack(payload)))
         if len(payload) < size or (not self.variable and len(payload) != size):
             raise PayloadError(
                 f"{self.cls.__name__} payload of {len(payload)} bytes, expected "

@@ -151,18 +151,18 @@ class FrameDecoder:
             return out
         parts = (self._buffer + data).split(DELIMITER)
         tail = parts.pop()
+        if self._overflow:
+            # The first run ends an oversize frame whose start was already discarded.
+            self._overflow = False
+            del parts[0]
+            out.append(FrameLengthError(f"frame longer than {MAX_ENCODED} bytes discarded"))
+        append = out.append  # the per-frame loop is the decoder's hot path
         for part in parts:
-            if self._overflow:
-                # The first run ends an oversize frame whose start was already discarded.
-                self._overflow = False
-                out.append(FrameLengthError(f"frame longer than {MAX_ENCODED} bytes discarded"))
-                continue
-            if not part:
-                continue  # idle or leading delimiters
-            try:
-                out.append(decode_frame(part))
-            except ProtocolError as err:
-                out.append(err)
+            if part:  # empty runs are idle or leading delimiters
+                try:
+                    append(decode_frame(part))
+                except ProtocolError as err:
+                    append(err)
         if len(tail) > MAX_ENCODED:
             tail = b""
             self._overflow = True

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from enum import Enum
 
-from firmware_bridge.codec import Message, Role, decode_message, encode_message
+from firmware_bridge.codec import Message, Role, decode_message, encode_message, may_send
 from firmware_bridge.errors import (
     NotConnectedError,
     PayloadError,
@@ -114,12 +114,11 @@ class Endpoint:
         self._decoder = FrameDecoder()
         # Frames carry the identity's version: a test double can pose as a newer device.
         self._version = identity.protocol_version
+        # An identity that does not fit in a HELLO fails here, not at start().
         encode_message(Hello(identity.kind, 1, identity.firmware, identity.serial_number))
         self._events: list[LinkEvent] = []
-        self._state = LinkState.IDLE
-        self._now = 0.0
-        self._begin(0.0)
-        self._state = LinkState.IDLE
+        self._begin(0.0, session=0)
+        self._state = LinkState.IDLE  # no session until start()
 
     # --- public API -----------------------------------------------------------------------
 
@@ -153,6 +152,7 @@ class Endpoint:
         Unacked messages of the old session are dropped: they were reported in LinkDown,
         or the caller chose to reset while connected.
         """
+        self._decoder.reset()  # a half-read frame belongs to the old session
         self._begin(now)
         if self.role is Role.STATION:
             self._send_hello(now)
@@ -167,13 +167,9 @@ class Endpoint:
             SendQueueFullError: more than ``max_pending`` messages wait behind the window.
         """
         cls = type(message)
-        if cls.CONTROL:
-            raise PayloadError(f"{cls.__name__} is sent by the endpoint itself")
-        if cls.SENDER not in (None, self.role) or cls.DEVICE not in (None, self.identity.kind):
-            raise PayloadError(
-                f"a {self.role.value} on a {self.identity.kind.name_text} link "
-                f"does not send {cls.__name__}"
-            )
+        if not may_send(cls, self.role, self.identity.kind):
+            kind = self.identity.kind.name_text
+            raise PayloadError(f"a {self.role.value} on a {kind} link does not send {cls.__name__}")
         if self._state is not LinkState.CONNECTED:
             raise NotConnectedError(f"cannot send {cls.__name__}: link is {self._state.value}")
         type_id, payload = encode_message(message)
@@ -254,12 +250,11 @@ class Endpoint:
 
     # --- session --------------------------------------------------------------------------
 
-    def _begin(self, now: float) -> None:
+    def _begin(self, now: float, session: int | None = None) -> None:
         self._state = LinkState.HANDSHAKING
-        self._session = self._rng.randrange(1, 1 << 32)
+        self._session = self._rng.randrange(1, 1 << 32) if session is None else session
         self._peer_session = 0
         self._peer = None
-        self._decoder.reset()
         self._outbox = []
         self._leading_delimiter = True
         self._window = SendWindow(self.timing)
@@ -348,10 +343,10 @@ class Endpoint:
         except ProtocolError as err:
             self._reject(str(err), frame.type_id)
             return
-        cls = type(msg)
-        peer_kind = self._peer.kind if self._peer else None
-        if cls.CONTROL or cls.SENDER is self.role or cls.DEVICE not in (None, peer_kind):
-            self._reject(f"{cls.__name__} is not a message this peer may send", frame.type_id)
+        peer_role = Role.DEVICE if self.role is Role.STATION else Role.STATION
+        if not may_send(type(msg), peer_role, self.identity.kind):
+            name = type(msg).__name__
+            self._reject(f"{name} is not a message this peer may send", frame.type_id)
             return
         self._events.append(MessageReceived(msg, frame.reliable))
 
@@ -371,6 +366,7 @@ class Endpoint:
                 LinkState.CONNECTED,
             ):
                 self._state = LinkState.REFUSED
+                self._refused_session = self._peer_session  # late HELLOs of it stay refused
                 unconfirmed = self._window.take_unconfirmed()
                 self._events.append(HandshakeRefused(msg.reason, True, self._peer, unconfirmed))
             return
@@ -401,7 +397,8 @@ class Endpoint:
                 return
             self._connect(peer, hello.session, now)
         if self._state is LinkState.REFUSED:
-            self._refuse(self._refusal, hello.session, peer, now)
+            if self._refusal:  # we refused it: say so again; if the station refused us, hush
+                self._refuse(self._refusal, hello.session, peer, now)
             return
         # Connected: (re)send the reply; a lost reply shows as a resent HELLO.
         me = self.identity

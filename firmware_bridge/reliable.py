@@ -24,8 +24,10 @@ RETRANSMIT_TIMEOUT: Final = 0.1
 MAX_TRIES: Final = 5
 #: Send a heartbeat when nothing else went out for this long.
 HEARTBEAT_INTERVAL: Final = 1.0
-#: Declare the link down when nothing valid arrived for this long (three heartbeats).
-SILENCE_TIMEOUT: Final = 3.0
+#: Declare the link down when nothing valid arrived for this long. A heartbeat goes out a
+#: heartbeat interval after the peer's last send, so 3.5 s tolerates two heartbeats lost in
+#: a row and reports the third (3.0 s would report two, landing right on the deadline).
+SILENCE_TIMEOUT: Final = 3.5
 #: The station resends HELLO this often, HELLO_TRIES times, before giving up.
 HELLO_INTERVAL: Final = 0.1
 HELLO_TRIES: Final = 30

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware_bridge import (
     PROTOCOL_VERSION,
@@ -47,7 +49,7 @@ from firmware_bridge import (
     encode_frame,
 )
 from firmware_bridge.frame import FLAG_RELIABLE
-from firmware_bridge.messages import Heartbeat
+from firmware_bridge.messages import Heartbeat, HelloReply
 
 T = TypeVar("T")
 
@@ -335,12 +337,12 @@ def test_heartbeats_keep_a_quiet_link_up_and_silence_brings_it_down() -> None:
     assert link.station.stats.frames_sent >= 9  # HELLO + about one heartbeat a second
     link.cut()
     cut_at = link.now
-    link.advance(4.0)
+    link.advance(4.5)
     for events in (link.station_events, link.device_events):
         (down,) = of_type(events, LinkDown)
-        assert down.reason.startswith("peer silent for 3.0")
+        assert down.reason.startswith("peer silent for 3.5")
     assert link.station.next_deadline() is None
-    assert cut_at + 3.0 <= link.now
+    assert cut_at + 3.5 <= link.now
 
 
 def test_station_gives_up_on_a_silent_device() -> None:
@@ -363,7 +365,7 @@ def test_sequence_numbers_wrap() -> None:
 def test_reset_after_link_down_starts_a_new_session() -> None:
     link = connected_link()
     link.cut()
-    link.advance(4.0)
+    link.advance(4.5)
     link.cut(False)
     link.station.reset(link.now)
     link.advance(0.1)
@@ -499,15 +501,14 @@ def run_traffic(
     """Both sides send ``count`` distinct reliable messages; run until all are acked or a
     side reports LinkDown. Returns what each side sent (station's, device's)."""
     link.start()
-    link.advance(3.5)
-    assert link.station.connected, "no handshake"
+    link.advance(3.5)  # handshake; under heavy loss the link may already be down again
     by_station: list[Message] = []
     by_device: list[Message] = []
     deadline = link.now + count * interval * 20
     while link.now < deadline:
         if of_type(link.station_events, LinkDown) or of_type(link.device_events, LinkDown):
             # The other side sees no more acks or heartbeats: let it report too.
-            link.advance(4.0)
+            link.advance(4.5)
             break
         for endpoint, sent in ((link.station, by_station), (link.device, by_device)):
             # Senders hold back while 32 messages wait for acks (as a driver would).
@@ -528,6 +529,7 @@ def test_lossy_channel_delivers_everything_exactly_once_in_order() -> None:
     faults = Faults(drop=0.03, duplicate=0.03, corrupt=0.03, split=0.3)
     link = Link(seed=2026, faults=faults)
     by_station, by_device = run_traffic(link, 3000)
+    assert of_type(link.station_events, Connected)
     assert len(by_station) == len(by_device) == 3000
     assert not check_direction(by_station, link.station_events, link.device_events)
     assert not check_direction(by_device, link.device_events, link.station_events)
@@ -576,7 +578,7 @@ def test_station_learns_at_once_that_the_device_ended_the_session() -> None:
     (down,) = of_type(link.station_events, LinkDown)
     assert down.reason == "device has no session (it restarted or ended the session)"
     assert received(link.station_events) == [CoverCardReport()]
-    assert link.now - down_at < 3.0
+    assert link.now - down_at < 3.5
 
 
 def test_a_refused_device_gets_back_what_it_sent_too_early() -> None:
@@ -586,7 +588,8 @@ def test_a_refused_device_gets_back_what_it_sent_too_early() -> None:
     device = Endpoint(Role.DEVICE, SHOE_ID, rng=random.Random(6))
     device.start(0.0)
     station.start(0.0)
-    device.receive_data(station.data_to_send(), 0.0)
+    hello = station.data_to_send()
+    device.receive_data(hello, 0.0)
     assert device.connected  # the device accepts first; the station decides after its reply
     device.send(CoverCardReport(), 0.0)
     station.receive_data(device.data_to_send(), 0.0)
@@ -596,3 +599,60 @@ def test_a_refused_device_gets_back_what_it_sent_too_early() -> None:
         "not this shoe", by_peer=True, peer=STATION_ID, unconfirmed=(CoverCardReport(),)
     )
     assert device.state is LinkState.REFUSED and device.unconfirmed == 0
+    station.tick(0.1)  # the station resent HELLO before it decided: a late copy arrives
+    device.receive_data(hello, 0.2)
+    assert device.state is LinkState.REFUSED and device.events() == []
+    assert device.data_to_send() == b""
+
+
+def test_device_joining_a_new_session_keeps_the_bytes_that_follow_the_hello() -> None:
+    link = connected_link()
+    link.device.events()
+    link.station.reset(link.now)
+    hello = link.station.data_to_send()
+    link.station.tick(link.now + 0.1)
+    hello_again = link.station.data_to_send()
+    # The new session's HELLO arrives glued to the first half of its resend.
+    link.device.receive_data(hello + hello_again[:5], link.now)
+    link.device.receive_data(hello_again[5:], link.now)
+    events = link.device.events()
+    assert [type(e) for e in events] == [LinkDown, Connected]
+    replies = [decode_frame(run) for run in link.device.data_to_send().split(b"\x00") if run]
+    assert [f.type_id for f in replies] == [HelloReply.TYPE_ID] * 2  # both HELLOs answered
+
+
+# Derandomized: the same 40 cases every run, so a corruption that happens to pass the CRC
+# (about 1 in 65,536 random ones) cannot make this test flaky.
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    drop=st.floats(0, 0.4),
+    duplicate=st.floats(0, 0.3),
+    corrupt=st.floats(0, 0.3),
+    split=st.floats(0, 1),
+)
+def test_any_fault_mix_loses_nothing_silently(
+    seed: int, drop: float, duplicate: float, corrupt: float, split: float
+) -> None:
+    link = Link(
+        seed=seed,
+        faults=Faults(drop=drop, duplicate=duplicate, corrupt=corrupt, split=split),
+        timing=Timing(hello_tries=1000),
+    )
+    by_station, by_device = run_traffic(link, 60)
+    check_direction(by_station, link.station_events, link.device_events)
+    check_direction(by_device, link.device_events, link.station_events)
+
+
+def test_a_lost_refusal_is_repeated_for_the_resent_hello() -> None:
+    link = Link(station_id=READER_STATION, device_id=SHOE_ID)
+    link.to_station.faults.drop = 1.0
+    link.start()
+    link.advance(0.05)
+    assert link.device.state is LinkState.REFUSED
+    assert link.station.state is LinkState.HANDSHAKING  # the refusal was lost
+    link.to_station.faults.drop = 0.0
+    link.advance(0.2)
+    assert link.station.state is LinkState.REFUSED
+    assert len(of_type(link.station_events, HandshakeRefused)) == 1
+    assert len(of_type(link.device_events, HandshakeRefused)) == 1

@@ -3,6 +3,7 @@ example and the CRC check value must match what the code does."""
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,13 @@ from cobs import cobs
 import firmware_bridge
 import firmware_bridge.messages
 from firmware_bridge import (
+    CardDrawnReport,
+    DeviceKind,
+    Endpoint,
     Frame,
+    Identity,
+    MessageReceived,
+    Role,
     catalogue,
     crc16,
     decode_frame,
@@ -83,3 +90,53 @@ def test_cobs_and_crc_statements() -> None:
     assert cobs.encode(bytes.fromhex(raw)) == bytes.fromhex(encoded)
     assert "`0x29B1`" in TEXT and crc16(b"123456789") == 0x29B1
     assert f"**{MAX_ENCODED} bytes**" in TEXT
+
+
+class FixedSessions(random.Random):
+    """Hands out the session numbers the document's trace shows."""
+
+    def __init__(self, *sessions: int) -> None:
+        super().__init__(0)
+        self.sessions = list(sessions)
+
+    def randrange(self, *args: Any, **kwargs: Any) -> int:  # type: ignore[override]
+        return self.sessions.pop(0)
+
+
+def test_session_trace_is_what_two_endpoints_exchange() -> None:
+    section = TEXT[TEXT.index("## 6b.") : TEXT.index("## 7.")]
+    wires = [hexbytes(m["wire"]) for m in EXAMPLE.finditer(section)]
+    assert len(wires) == 7
+    station = Endpoint(
+        Role.STATION,
+        Identity(DeviceKind.SHOE, "st-1.0", "T7"),
+        rng=FixedSessions(0x1234ABCD),
+    )
+    shoe = Endpoint(
+        Role.DEVICE, Identity(DeviceKind.SHOE, "2.3.1", "SH42"), rng=FixedSessions(0x0BADCAFE)
+    )
+    shoe.start(0.0)
+    station.start(0.0)
+    assert station.data_to_send() == b"\x00" + wires[0]
+    shoe.receive_data(wires[0], 0.0)
+    assert shoe.data_to_send() == b"\x00" + wires[1]
+    station.receive_data(wires[1], 0.0)
+    assert station.connected and shoe.connected
+    shoe.send(CardDrawnReport(7, "H"), 0.01)
+    assert shoe.data_to_send() == wires[2]
+    station.receive_data(wires[2], 0.01)
+    assert station.data_to_send() == wires[3]
+    shoe.receive_data(wires[3], 0.01)
+    shoe.send(CardDrawnReport(10, "C"), 0.02)
+    assert shoe.data_to_send() == wires[4]
+    station.receive_data(wires[4], 0.02)
+    assert station.data_to_send() == wires[5]  # lost on the way
+    shoe.tick(0.125)
+    assert shoe.data_to_send() == wires[4]  # resent, same bytes
+    station.receive_data(wires[4], 0.125)
+    assert station.data_to_send() == wires[5]
+    delivered = [e.message for e in station.events() if isinstance(e, MessageReceived)]
+    assert delivered == [CardDrawnReport(7, "H"), CardDrawnReport(10, "C")]
+    assert station.next_deadline() == pytest.approx(1.125)
+    station.tick(1.125)
+    assert station.data_to_send() == wires[6]
