@@ -150,3 +150,25 @@ def test_each_rig_fault_is_reported_and_cleared(fault: RigFault) -> None:
             assert not [e for e in events.pending() if isinstance(e, DeviceFault | DeviceLost)]
         finally:
             drivers.close()
+
+
+def test_rig_with_a_panel_board_senses_every_seat() -> None:
+    events = EventRecorder()
+    with SimulatedRig(panel_board=True) as rig:
+        drivers = rig.build_drivers(events)
+        drivers.start()
+        try:
+            assert {events.expect(DeviceConnected).device for _ in range(4)} == set(DeviceKind)
+            drivers.panel.show({Led.seat(7): LedMode.BLINK})
+            board = rig.panel_board
+            assert board is not None
+            assert board.wait_for(lambda: board.lamp(Led.seat(7)) is LedMode.BLINK, 5.0)
+            rig.place_wager(7, WagerSpot.MATCH, cents=500)
+            assert events.expect(SeatWagerChanged) == SeatWagerChanged(
+                7, WagerSpot.MATCH, True, 500
+            )
+            rig.turn_key(True)
+            rig.press(Button.SUPERVISOR_RESHUFFLE)
+            assert events.expect(ButtonPressed) == ButtonPressed(Button.SUPERVISOR_RESHUFFLE)
+        finally:
+            drivers.close()

@@ -136,7 +136,7 @@ class PtyPort:
             ready, _, _ = select.select(watched, [], [], self._tick_interval)
             if wake in ready:
                 return
-            if master in ready:
+            if master in ready and not self._stalled:
                 try:
                     data = os.read(master, 4096)
                 except BlockingIOError:

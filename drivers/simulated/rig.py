@@ -1,7 +1,8 @@
 """A whole simulated table rig: every device double, and the real drivers wired to them.
 
 ``SimulatedRig`` starts the shuffler and shoe doubles on pseudo-terminals, the card
-reader double on a simulated pyusb bus and a gpiozero ``MockFactory`` for the panel, and
+reader double on a simulated pyusb bus and a gpiozero ``MockFactory`` for the panel (or,
+with ``panel_board=True``, a panel-board double with every lamp and wager sensor), and
 tells the real drivers where to find them (``*_settings``) or builds them
 (``build_drivers``). It is what the daemon, ``dealer-station simulate`` and the HIL suite
 use instead of a real rig::
@@ -27,12 +28,14 @@ from gpiozero.pins.mock import MockFactory
 import firmware_bridge as fb
 from drivers.card_reader import CardReaderDriver
 from drivers.device_link import ExpectedDevice
-from drivers.hal import Button, EventSink, SeatWagerChanged, WagerSpot
+from drivers.hal import Button, EventSink, WagerSpot
 from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
+from drivers.panel_link import SerialPanelDriver
 from drivers.serial_transport import SerialSettings
 from drivers.shoe import ShoeDriver
 from drivers.shuffler import ShufflerDriver
 from drivers.simulated.card_reader import CardReaderDouble
+from drivers.simulated.panel import PanelDouble
 from drivers.simulated.shoe import ShoeDouble
 from drivers.simulated.shuffler import ShufflerDouble
 from drivers.simulated.usb_backend import SimulatedUsbBackend
@@ -80,7 +83,7 @@ class RigDrivers:
     shuffler: ShufflerDriver
     shoe: ShoeDriver
     card_reader: CardReaderDriver
-    panel: GpioPanel
+    panel: GpioPanel | SerialPanelDriver
 
     def start(self) -> None:
         """Start every driver."""
@@ -104,6 +107,7 @@ class SimulatedRig:
         seed: int = 0,
         timing: fb.Timing | None = FAST_TIMING,
         panel_pins: PanelPins = DEFAULT_PINS,
+        panel_board: bool = False,
     ) -> None:
         self._tmp = None
         if directory is None:
@@ -118,7 +122,10 @@ class SimulatedRig:
         self.card_reader = CardReaderDouble(self.usb_backend, timing=timing, seed=seed + 2)
         self.pin_factory = MockFactory()
         self.panel_pins = panel_pins
-        self._sink: EventSink | None = None
+        # A panel board carries every lamp and all 21 wager sensors; GPIO has 26 pins.
+        self.panel_board = (
+            PanelDouble(directory / "panel", timing=timing, seed=seed + 3) if panel_board else None
+        )
 
     # --- what the real drivers are configured with ----------------------------------------
 
@@ -139,7 +146,6 @@ class SimulatedRig:
 
     def build_drivers(self, sink: EventSink, **driver_options: Any) -> RigDrivers:
         """The real drivers, pointed at this rig's doubles (not started)."""
-        self._sink = sink
         options: dict[str, Any] = {"timing": self.timing, "backoff": FAST_BACKOFF}
         options.update(driver_options)
         return RigDrivers(
@@ -159,20 +165,35 @@ class SimulatedRig:
             card_reader=CardReaderDriver(
                 self.card_reader_settings, sink, backend=self.usb_backend, **options
             ),
-            # Mock pins do not bounce, and a simulated dealer presses faster than 30 ms.
-            panel=GpioPanel(self.panel_pins, sink, pin_factory=self.pin_factory, debounce=0.0),
+            panel=self._panel_driver(sink, options),
         )
+
+    def _panel_driver(
+        self, sink: EventSink, options: dict[str, Any]
+    ) -> GpioPanel | SerialPanelDriver:
+        board = self.panel_board
+        if board is not None:
+            expected = ExpectedDevice(board.serial_number)
+            return SerialPanelDriver(board.settings, sink, expected, **options)
+        # Mock pins do not bounce, and a simulated dealer presses faster than 30 ms.
+        return GpioPanel(self.panel_pins, sink, pin_factory=self.pin_factory, debounce=0.0)
 
     # --- the panel double: gpiozero's mock pins -------------------------------------------
 
     def press(self, button: Button) -> None:
         """Press and release a panel button."""
+        if self.panel_board is not None:
+            self.panel_board.press(button)
+            return
         pin = self.pin_factory.pin(self.panel_pins.buttons[button])
         pin.drive_low()
         pin.drive_high()
 
     def turn_key(self, on: bool) -> None:
         """Turn the supervisor key on or off."""
+        if self.panel_board is not None:
+            self.panel_board.turn_key(on)
+            return
         if self.panel_pins.supervisor_key is None:
             raise ValueError("this panel has no supervisor key wired")
         pin = self.pin_factory.pin(self.panel_pins.supervisor_key)
@@ -181,20 +202,15 @@ class SimulatedRig:
         else:
             pin.drive_high()
 
-    def place_wager(self, seat: int, spot: WagerSpot, present: bool = True) -> None:
-        """Put a wager on (or take it off) a seat's sensed spot.
-
-        A 40-pin header has no pins left for 21 wager sensors: on a table they sit on an
-        expander board. Sensors not in the pin map are reported as that board would
-        report them, straight to the station's event sink.
-        """
-        where = self.panel_pins.wagers.get((seat, spot))
-        if where is None:
-            if self._sink is None:
-                raise ValueError("build_drivers() first: the sensor board reports to its sink")
-            self._sink(SeatWagerChanged(seat, spot, present))
+    def place_wager(
+        self, seat: int, spot: WagerSpot, present: bool = True, cents: int | None = None
+    ) -> None:
+        """Put a wager on (or take it off) a seat's sensed spot; only a panel board's
+        sensors tell the amount."""
+        if self.panel_board is not None:
+            self.panel_board.place_wager(seat, spot, present, cents)
             return
-        pin = self.pin_factory.pin(where)
+        pin = self.pin_factory.pin(self.panel_pins.wagers[seat, spot])
         if present:
             pin.drive_high()
         else:
@@ -274,6 +290,8 @@ class SimulatedRig:
         self.shuffler.close()
         self.shoe.close()
         self.card_reader.close()
+        if self.panel_board is not None:
+            self.panel_board.close()
         self.pin_factory.reset()
         if self._tmp is not None:
             self._tmp.cleanup()
