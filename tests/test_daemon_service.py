@@ -1,0 +1,233 @@
+"""``dealer-station run`` as systemd runs it: the real daemon in a subprocess, all devices
+simulated, talking sd_notify to a socket this test binds.
+
+Start -> READY=1 -> STATUS= and WATCHDOG=1 -> SIGTERM -> exit 0 with a verified journal
+ending in ``clean_shutdown``; the start refusals (bad configuration, a journal that fails
+verification, a journal another writer holds) are one line and exit status 2; and the
+watchdog is fed only by the main loop, so a hung loop stops feeding it.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import sqlite3
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from daemon_support import (
+    DEALER_STATION,
+    NotifyListener,
+    assignments,
+    journal_dir,
+    station_toml,
+)
+from table_support import RecordingPanel, RecordingReader, RecordingShuffler
+
+from controller.journal import Journal, JournalReader
+from controller.journal_verify import VerifyCase, verify
+from controller.machine import TableDevices, TableSettings
+from controller.procedure import Table
+from controller.rules.profiles import get_profile
+from controller.sdnotify import Notifier
+from controller.station import Station
+from controller.view import TableView
+from drivers.hal import DeviceEvent, SupervisorKey
+
+START_TIMEOUT = 20.0  # generous for a loaded CI machine; READY normally comes in ~1 s
+WATCHDOG_USEC = 200_000  # pings every 0.1 s
+
+
+@pytest.fixture
+def journals(tmp_path: Path) -> Iterator[Path]:
+    with journal_dir(tmp_path) as path:
+        yield path
+
+
+@pytest.fixture
+def listener() -> Iterator[NotifyListener]:
+    sock = NotifyListener()
+    yield sock
+    sock.close()
+
+
+def start_daemon(
+    tmp_path: Path, config: Path, listener: NotifyListener | None = None
+) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, TMPDIR=str(tmp_path))  # the rig's ptys land under tmp_path
+    env.pop("NOTIFY_SOCKET", None)
+    if listener is not None:
+        env.update(NOTIFY_SOCKET=listener.address, WATCHDOG_USEC=str(WATCHDOG_USEC))
+    with (tmp_path / "daemon.log").open("ab") as log:
+        return subprocess.Popen(
+            [str(DEALER_STATION), "run", "--config", str(config), "--simulated-devices"],
+            stdout=log,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+
+
+@contextmanager
+def running(
+    tmp_path: Path, config: Path, listener: NotifyListener | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """The daemon, killed if the test leaves it running."""
+    child = start_daemon(tmp_path, config, listener)
+    try:
+        yield child
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        assert child.stderr is not None
+        child.stderr.close()
+
+
+def refused(tmp_path: Path, config: Path) -> str:
+    """Run the daemon expecting a refusal: exit 2 and exactly one line on stderr."""
+    child = start_daemon(tmp_path, config)
+    _, err = child.communicate(timeout=START_TIMEOUT)
+    lines = err.decode().splitlines()
+    assert child.returncode == 2, err.decode()
+    assert len(lines) == 1, lines
+    assert "Traceback" not in lines[0]
+    return lines[0]
+
+
+def test_start_ready_watchdog_sigterm_clean_shutdown(
+    tmp_path: Path, journals: Path, listener: NotifyListener
+) -> None:
+    journal = journals / "journal.sqlite3"
+    with running(tmp_path, station_toml(tmp_path, journal), listener) as child:
+        ready = listener.wait_for(lambda m: "READY=1" in m.split("\n"), START_TIMEOUT)
+        # READY carries the state: the first shuffle was commanded at start.
+        assert assignments(ready)["STATUS"].startswith(("shuffling, round 0", "loading, round 0"))
+        # The double finishes the shuffle: the state change is reported in STATUS=.
+        listener.wait_for(lambda m: m == "STATUS=loading, round 0", 5.0)
+        for _ in range(3):
+            listener.wait_for(lambda m: m == "WATCHDOG=1", 5 * WATCHDOG_USEC / 1e6)
+        assert child.poll() is None
+        child.send_signal(signal.SIGTERM)
+        listener.wait_for(lambda m: m.startswith("STOPPING=1"), 5.0)
+        assert child.wait(timeout=5.0) == 0
+    report = verify(journal)
+    assert report.case is VerifyCase.INTACT, report.message
+    with JournalReader.open(journal) as reader:
+        rows = list(reader.rows())
+    kinds = [r.kind for r in rows]
+    assert kinds[0] == "station_started" and kinds[-1] == "clean_shutdown"
+    assert "recovered" in kinds and "shuffle_commanded" in kinds and "shuffle_done" in kinds
+    # Write-ahead: nothing is commanded before the journal check and the restore are done.
+    assert kinds.index("recovered") < kinds.index("shuffle_commanded")
+
+
+def test_restart_after_clean_shutdown_continues_where_it_stood(
+    tmp_path: Path, journals: Path, listener: NotifyListener
+) -> None:
+    journal = journals / "journal.sqlite3"
+    config = station_toml(tmp_path, journal)
+    for ready in ("STATUS=loading, round 0", "READY=1\nSTATUS=loading, round 0"):
+        with running(tmp_path, config, listener) as child:
+            listener.wait_for(lambda m, wanted=ready: m == wanted, START_TIMEOUT)
+            child.send_signal(signal.SIGTERM)
+            assert child.wait(timeout=5.0) == 0
+    assert verify(journal).ok
+    with JournalReader.open(journal) as reader:
+        recovered = [r.data for r in reader.rows(kinds=("recovered",))]
+        assert [r.kind for r in reader.rows()][-1] == "clean_shutdown"
+    # The second start found the table waiting for the shoe and kept it there.
+    assert recovered == [{"state": "starting", "round": 0}, {"state": "loading", "round": 0}]
+
+
+def test_a_bad_configuration_is_one_line_naming_file_and_key(tmp_path: Path) -> None:
+    config = station_toml(tmp_path, tmp_path / "journal.sqlite3", extra="tabel_id = 'X'\n")
+    line = refused(tmp_path, config)
+    assert str(config) in line and "tabel_id" in line
+    assert not (tmp_path / "journal.sqlite3").exists()  # nothing started
+
+
+def test_a_wrong_type_is_one_line_too(tmp_path: Path) -> None:
+    config = station_toml(tmp_path, tmp_path / "journal.sqlite3")
+    config.write_text(config.read_text().replace("decks = 6", 'decks = "six"'))
+    line = refused(tmp_path, config)
+    assert str(config) in line and "decks" in line
+
+
+def test_a_journal_that_fails_verification_refuses_the_start(
+    tmp_path: Path, journals: Path
+) -> None:
+    journal = journals / "journal.sqlite3"
+    with Journal.open(journal) as writer:
+        for n in range(5):
+            writer.append("note", {"n": n})
+    # Someone edits row 3 behind the journal's back (dropping the append-only trigger).
+    conn = sqlite3.connect(journal)
+    conn.execute("DROP TRIGGER journal_no_update")
+    conn.execute("UPDATE journal SET data = '{\"n\":30}' WHERE id = 3")
+    conn.commit()
+    conn.close()
+    before = journal.read_bytes()
+    line = refused(tmp_path, station_toml(tmp_path, journal))
+    assert str(journal) in line and "failed verification" in line and "row 3" in line
+    assert journal.read_bytes() == before  # not a row added
+
+
+def test_a_journal_held_by_another_writer_refuses_the_start(tmp_path: Path, journals: Path) -> None:
+    journal = journals / "journal.sqlite3"
+    with Journal.open(journal) as writer:
+        writer.append("note", {"n": 1})
+        line = refused(tmp_path, station_toml(tmp_path, journal))
+        assert str(journal) in line and "another process" in line
+        assert writer.last_id == 1
+    with JournalReader.open(journal) as reader:
+        assert [r.kind for r in reader.rows()] == ["note"]
+
+
+def test_a_hung_main_loop_stops_feeding_the_watchdog(
+    tmp_path: Path, journals: Path, listener: NotifyListener
+) -> None:
+    """The watchdog is fed from the loop itself, not a timer: block the loop (an observer
+    that does not return, as a handler stuck on a dead disk would) and the pings stop."""
+    interval = 0.02
+    notifier = Notifier(
+        {"NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": str(int(interval * 2e6))}
+    )
+    journal = Journal.open(journals / "journal.sqlite3")
+    table = Table(
+        TableSettings(get_profile("PA"), 6),
+        TableDevices(RecordingShuffler(), RecordingPanel(), RecordingReader()),
+        journal,
+    )
+    release, blocked = threading.Event(), threading.Event()
+
+    def observer(event: DeviceEvent, view: TableView, idle: bool) -> None:
+        blocked.set()
+        release.wait(timeout=30)
+
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    station = Station(table, journal, [], events, notifier, observer=observer, poll_seconds=0.005)
+    loop = threading.Thread(target=station.run, name="station-loop")
+    loop.start()
+    try:
+        listener.wait_for(lambda m: m.startswith("READY=1"), START_TIMEOUT)
+        listener.wait_for(lambda m: m == "WATCHDOG=1", 10 * interval)
+        events.put(SupervisorKey(True))
+        assert blocked.wait(timeout=5)
+        listener.messages.clear()
+        with pytest.raises(TimeoutError):  # 15 intervals without one ping
+            listener.wait_for(lambda m: m == "WATCHDOG=1", 15 * interval)
+        release.set()
+        listener.wait_for(lambda m: m == "WATCHDOG=1", 10 * interval)
+    finally:
+        release.set()
+        station.stop()
+        loop.join(timeout=5)
+        journal.close()
+        notifier.close()
+        table.close()
+    assert not loop.is_alive()
