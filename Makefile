@@ -31,9 +31,9 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -q
 
+## Every benchmark under bench/ (a few minutes); writes docs/performance.md.
 bench: $(STAMP)
-	$(BIN)/python bench/rules_bench.py
-	$(BIN)/python bench/protocol_bench.py
+	$(BIN)/python bench/run_all.py
 
 ## The systemd unit, udev rules and sysusers/tmpfiles snippets (also part of `unit`).
 systemd-check: $(STAMP)

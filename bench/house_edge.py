@@ -20,6 +20,7 @@ Usage: ``python bench/house_edge.py --rules PA --decks 6 --hands 10000000``
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing as mp
 import os
@@ -445,6 +446,18 @@ def report(profile: Profile, args: argparse.Namespace, tally: Tally, elapsed: fl
     print(f"main wager house edge     {main}   (95% CI, super bonus excluded)")
     print(f"  with the super bonus    {with_super}   ($25 wager: $5,000 on suited 7-7-7 vs 7)")
     published = published_edge(profile, args.decks)
+    figures: dict[str, object] = {
+        "rules": profile.code,
+        "decks": args.decks,
+        "hands": n,
+        "seconds": round(elapsed, 2),
+        "hands_per_s": round(n / elapsed),
+        "main_edge_pct": round(main.edge, 4),
+        "main_ci95_half_width_pct": round(main.half_width, 4),
+        "with_super_bonus_edge_pct": round(with_super.edge, 4),
+        "published_pct": published,
+        "published_inside_ci95": None if published is None else published in main,
+    }
     if published is not None:
         verdict = "inside" if published in main else "OUTSIDE"
         print(f"  published figure        {published:+.3f}%  ({verdict} the 95% interval)")
@@ -455,12 +468,19 @@ def report(profile: Profile, args: argparse.Namespace, tally: Tally, elapsed: fl
         sim = estimate(total, total_sq, n, MATCH_CENTS)
         exact = match_edge_exact(args.decks, table)
         agree = "agree" if exact in sim else "DISAGREE"
+        key = f"match_{table.value.lower()}"
+        figures[f"{key}_edge_pct"] = round(sim.edge, 4)
+        figures[f"{key}_ci95_half_width_pct"] = round(sim.half_width, 4)
+        figures[f"{key}_exact_pct"] = round(exact, 4)
         print(
             f"match the dealer table {table.value}  {sim}   exact {exact:+.3f}% ({agree})"
             + ("  <- this shoe's table" if profile.match_table(args.decks) is table else "")
         )
     if tally.match_engine_mismatch:
         print(f"ENGINE MATCH SETTLEMENT DIFFERS in {tally.match_engine_mismatch:,} rounds")
+    figures["engine_match_mismatches"] = tally.match_engine_mismatch
+    # One machine-readable line for bench/run_all.py.
+    print("FIGURES " + json.dumps(figures))
 
 
 if __name__ == "__main__":

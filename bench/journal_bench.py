@@ -8,6 +8,7 @@ laptop SSD, and /tmp may be a RAM disk).
 from __future__ import annotations
 
 import argparse
+import json
 import sqlite3
 import tempfile
 import time
@@ -20,7 +21,7 @@ from controller.recall import recall
 RECORD = {"seat": 3, "hand": 0, "role": "hit", "card": "7S"}
 
 
-def bench_appends(folder: Path, rows: int) -> None:
+def bench_appends(folder: Path, rows: int, figures: dict[str, float]) -> None:
     with Journal.open(folder / "journal.sqlite3") as journal:
         start = time.perf_counter()
         for n in range(rows):
@@ -28,6 +29,8 @@ def bench_appends(folder: Path, rows: int) -> None:
         elapsed = time.perf_counter() - start
     print(f"append (each committed, synchronous=FULL): {rows / elapsed:,.0f} rows/s")
     print(f"  mean latency: {elapsed / rows * 1000:.2f} ms per append")
+    figures["append_rows_per_s"] = round(rows / elapsed, 1)
+    figures["append_mean_ms"] = round(elapsed / rows * 1000, 3)
 
 
 def build_large(path: Path, rows: int) -> None:
@@ -50,21 +53,27 @@ def build_large(path: Path, rows: int) -> None:
     head.write_text(canonical_json({"id": rows, "hash": prev}).ljust(127) + "\n")
 
 
-def bench_reading(folder: Path, rows: int) -> None:
+def bench_reading(folder: Path, rows: int, figures: dict[str, float]) -> None:
     path = folder / "large.sqlite3"
     build_large(path, rows)
     start = time.perf_counter()
     report = verify(path)
     elapsed = time.perf_counter() - start
     print(f"verify, full ({rows:,} rows): {elapsed:.2f} s, {rows / elapsed:,.0f} rows/s")
+    figures["verify_s"] = round(elapsed, 3)
+    figures["verify_rows_per_s"] = round(rows / elapsed)
     assert report.ok, report.message
     start = time.perf_counter()
     assert verify(path, tail=2000).ok
-    print(f"verify --tail 2000 ({rows:,} rows): {(time.perf_counter() - start) * 1000:.0f} ms")
+    tail_ms = (time.perf_counter() - start) * 1000
+    print(f"verify --tail 2000 ({rows:,} rows): {tail_ms:.0f} ms")
+    figures["verify_tail_2000_ms"] = round(tail_ms, 1)
     start = time.perf_counter()
     with JournalReader.open(path) as reader:
         recall(reader, 10)
-    print(f"recall of the last 10 rounds: {(time.perf_counter() - start) * 1000:.1f} ms")
+    recall_ms = (time.perf_counter() - start) * 1000
+    print(f"recall of the last 10 rounds: {recall_ms:.1f} ms")
+    figures["recall_10_rounds_ms"] = round(recall_ms, 1)
 
 
 def main() -> None:
@@ -73,10 +82,13 @@ def main() -> None:
     parser.add_argument("--verify-rows", type=int, default=200_000, help="journal size to read")
     parser.add_argument("--dir", type=Path, default=None)
     args = parser.parse_args()
+    figures: dict[str, float] = {"rows": args.rows, "verify_rows": args.verify_rows}
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
-        bench_appends(Path(folder), args.rows)
-        bench_reading(Path(folder), args.verify_rows)
+        bench_appends(Path(folder), args.rows, figures)
+        bench_reading(Path(folder), args.verify_rows, figures)
         print(f"(directory: {folder})")
+    # One machine-readable line for bench/run_all.py.
+    print("FIGURES " + json.dumps(figures))
 
 
 if __name__ == "__main__":

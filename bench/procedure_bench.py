@@ -8,6 +8,7 @@ Run: .venv/bin/python bench/procedure_bench.py [--rounds N] [--profile PA|NJ|NY]
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import random
 import statistics
@@ -64,6 +65,18 @@ def main() -> None:
     print(f"  events/s (handle only): {len(durations) / total_s:,.0f}")
     print(f"  time per event: p50 {p50:.1f} us, p99 {p99:.1f} us, max {durations[-1] / 1e3:.1f} us")
     print(f"  mean {statistics.fmean(durations) / 1e3:.1f} us; whole simulation {wall:.2f} s")
+    # One machine-readable line for bench/run_all.py.
+    figures = {
+        "rounds": args.rounds,
+        "events": len(durations),
+        "events_per_s": round(len(durations) / total_s),
+        "p50_us": round(p50, 1),
+        "p99_us": round(p99, 1),
+        "max_us": round(durations[-1] / 1e3, 1),
+        "mean_us": round(statistics.fmean(durations) / 1e3, 1),
+        "wall_s": round(wall, 2),
+    }
+    print("FIGURES " + json.dumps(figures))
 
 
 if __name__ == "__main__":

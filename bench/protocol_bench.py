@@ -7,6 +7,7 @@ Prints figures only; nothing here asserts a timing.
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import random
 import sys
@@ -113,15 +114,29 @@ def main(argv: list[str] | None = None) -> int:
             assert isinstance(item, Frame)
             decode_message(item.type_id, item.payload)
 
-    print(f"encode_frame:                      {best_rate(n, encode_all):>12,.0f} frames/s")
-    print(f"encode_message + encode_frame:     {best_rate(n, encode_messages):>12,.0f} frames/s")
-    print(f"decode_frame (one run at a time):  {best_rate(n, decode_all):>12,.0f} frames/s")
-    print(f"FrameDecoder.feed (one stream):    {best_rate(n, decode_stream):>12,.0f} frames/s")
-    print(
-        f"FrameDecoder + decode_message:     {best_rate(n, decode_with_messages):>12,.0f} frames/s"
-    )
+    labels = {
+        "encode_frames_per_s": ("encode_frame:", encode_all),
+        "encode_message_frames_per_s": ("encode_message + encode_frame:", encode_messages),
+        "decode_frame_per_s": ("decode_frame (one run at a time):", decode_all),
+        "decoder_feed_frames_per_s": ("FrameDecoder.feed (one stream):", decode_stream),
+        "decoder_message_frames_per_s": ("FrameDecoder + decode_message:", decode_with_messages),
+    }
+    rates: dict[str, float] = {}
+    for key, (label, run) in labels.items():
+        rates[key] = best_rate(n, run)
+        print(f"{label:<35}{rates[key]:>12,.0f} frames/s")
     e2e = max(end_to_end(min(n, 50_000)) for _ in range(3))
     print(f"Endpoint to Endpoint, reliable:    {e2e:>12,.0f} messages/s")
+    # One machine-readable line for bench/run_all.py.
+    figures = {
+        "frames": n,
+        "frame_overhead_bytes": len(empty_wire),
+        "card_frame_bytes": len(card_wire),
+        "shuffle_done_frame_bytes": len(done_wire),
+        **{key: round(value) for key, value in rates.items()},
+        "endpoint_messages_per_s": round(e2e),
+    }
+    print("FIGURES " + json.dumps(figures))
     return 0
 
 

@@ -1,0 +1,161 @@
+"""Benchmarks cannot rot: every bench script runs with tiny arguments and prints its figures;
+bench/run_all.py reads them, keeps the hand-recorded section and notes missing scripts.
+
+Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+#: Scripts that are not benchmarks run by make bench: the open-ended atheris harness
+#: (it needs atheris and runs until stopped) and the runner itself.
+NOT_BENCHMARKS = {"fuzz_bridge.py", "run_all.py"}
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_run_all", BENCH / "run_all.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_run_all"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+run_all = _load()
+PRESENT = [b for b in run_all.BENCHMARKS if b.path.exists()]
+
+
+def _run(script: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=BENCH.parent,
+    )
+
+
+def test_every_bench_script_is_run_by_make_bench() -> None:
+    listed = {Path(b.script).name for b in run_all.BENCHMARKS}
+    on_disk = {p.name for p in BENCH.glob("*.py")} - NOT_BENCHMARKS
+    assert on_disk <= listed, f"add to BENCHMARKS in bench/run_all.py: {on_disk - listed}"
+
+
+def test_targets_name_figures_the_script_promises() -> None:
+    for bench in run_all.BENCHMARKS:
+        if bench.keys:
+            for target in bench.targets:
+                assert target.key in bench.keys, (bench.script, target.key)
+
+
+@pytest.mark.parametrize("bench", PRESENT, ids=[Path(b.script).stem for b in PRESENT])
+def test_bench_script_runs_and_prints_its_figures(bench: object) -> None:
+    assert isinstance(bench, run_all.Benchmark)
+    if bench.tiny_args is None:
+        # Arguments not known to run_all yet: at least it imports and parses its options.
+        proc = _run(bench.path, ("--help",))
+        assert proc.returncode == 0, proc.stderr
+        return
+    proc = _run(bench.path, bench.tiny_args)
+    assert proc.returncode == 0, proc.stderr
+    prose, figures = run_all.split_figures(proc.stdout)
+    assert prose, "the script prints its figures for people too"
+    if bench.keys:
+        assert figures is not None, f"no FIGURES line in:\n{proc.stdout}"
+        missing = set(bench.keys) - set(figures)
+        assert not missing, f"FIGURES lacks {missing}: {figures}"
+        assert proc.stdout.rstrip().splitlines()[-1].startswith("FIGURES {")
+
+
+def test_split_figures_takes_the_json_line_out_of_the_prose() -> None:
+    stdout = 'rate: 5 frames/s\nFIGURES {"rate": 5, "ok": true}\n'
+    assert run_all.split_figures(stdout) == ("rate: 5 frames/s", {"rate": 5, "ok": True})
+    assert run_all.split_figures("just prose\n") == ("just prose", None)
+    # A malformed line stays in the prose rather than breaking the run.
+    assert run_all.split_figures("FIGURES {oops\n") == ("FIGURES {oops", None)
+
+
+def test_targets_compare_as_the_issues_say() -> None:
+    at_least = run_all.Target("r", ">=", 100, "", "")
+    under = run_all.Target("p99", "<", 2.0, "", "")
+    exactly = run_all.Target("inside", "==", True, "", "")
+    assert at_least.met(100) is True
+    assert at_least.met(99.9) is False
+    assert under.met(2.0) is False
+    assert under.met(1.2) is True
+    assert under.met("n/a") is None
+    assert exactly.met(True) is True
+    assert exactly.met(False) is False
+
+
+def test_hand_recorded_section_is_kept_verbatim() -> None:
+    begin, end = run_all.HAND_BEGIN, run_all.HAND_END
+    recorded = f"{begin}\n| 10,000,000 | +0.651% ± 0.052 | inside |\n{end}"
+    existing = f"# old figures\n\n{recorded}\n\ntrailing\n"
+    assert run_all.hand_recorded(existing) == recorded
+    fresh = run_all.hand_recorded("")
+    assert fresh.startswith(begin) and fresh.endswith(end)
+    assert "--hands 10000000" in fresh
+
+
+def test_document_lists_missing_scripts_machine_and_targets(tmp_path: Path) -> None:
+    protocol = next(b for b in run_all.BENCHMARKS if b.script.endswith("protocol_bench.py"))
+    absent = run_all.Benchmark(
+        "Absent", "bench/not_there.py", ("--n", "1"), None, targets=protocol.targets[:1]
+    )
+    missing = run_all.run_benchmark(absent)
+    assert missing.status == "missing"
+    measured = run_all.Result(
+        protocol,
+        "cmd",
+        "ok",
+        1.0,
+        output="card frame: 11 bytes",
+        figures={"card_frame_bytes": 11, "decode_frame_per_s": 150_000},
+    )
+    info = run_all.machine()
+    assert {"CPU", "Cores", "RAM", "Python", "Kernel", "Date"} <= set(info)
+    hand = run_all.hand_recorded("")
+    text = run_all.render([measured, missing], info, hand, 12.0)
+    assert "| `card_frame_bytes` | card-drawn frame < 16 bytes | 11 | meets | #3 |" in text
+    assert "| 150,000 | **misses** |" in text
+    assert "| read it from the output |" in text  # no FIGURES for a known target
+    assert "Not run: `bench/not_there.py` is not in this tree." in text
+    assert "Raspberry Pi" in text
+    assert text.count(run_all.HAND_BEGIN) == 1
+    # Rewriting the document keeps a hand edit inside the markers.
+    edited = text.replace("not yet recorded", "+0.640% ± 0.050", 1)
+    assert "+0.640% ± 0.050" in run_all.hand_recorded(edited)
+
+
+def test_run_all_writes_the_document_and_notes_a_script_without_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "prose_bench.py"
+    script.write_text(
+        "import argparse\n"
+        "p = argparse.ArgumentParser()\n"
+        "p.add_argument('--n', type=int, default=3)\n"
+        "print(f'{p.parse_args().n} widgets/s')\n"
+    )
+    # Arguments the script refuses: it runs again with its defaults, and says so.
+    bench = run_all.Benchmark("Prose", str(script), ("--rounds", "9"), None)
+    monkeypatch.setattr(run_all, "BENCHMARKS", (bench,))
+    out = tmp_path / "performance.md"
+    out.write_text(f"old\n{run_all.HAND_BEGIN}\nkept by hand\n{run_all.HAND_END}\n")
+    assert run_all.main(["--output", str(out)]) == 0
+    text = out.read_text()
+    assert "3 widgets/s" in text
+    assert "no FIGURES line: its full output is shown" in text
+    assert "it ran with its defaults" in text
+    assert f"{run_all.HAND_BEGIN}\nkept by hand\n{run_all.HAND_END}" in text
+    assert not text.startswith("old")
