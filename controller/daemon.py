@@ -178,7 +178,8 @@ def simulated_drivers(config: cfg.StationConfig, seed: int = 0) -> Iterator[Any]
     """A ``drivers_for`` that builds the real drivers against the device doubles."""
     from drivers.simulated.rig import SimulatedRig
 
-    with SimulatedRig(decks=config.decks, seed=seed) as rig:
+    # The panel board double carries every lamp and wager sensor (with amounts).
+    with SimulatedRig(decks=config.decks, seed=seed, panel_board=True) as rig:
 
         def build(sink: Any) -> tuple[Sequence[Device], TableDevices]:
             drivers = rig.build_drivers(sink)

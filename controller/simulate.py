@@ -38,13 +38,21 @@ class Tally:
     rounds: int = 0
     voided: int = 0
     hands: int = 0
-    wagers: dict[str, int] = field(default_factory=dict)
+    wagered: dict[str, Decimal] = field(default_factory=dict)
+    units: str = "$"
     player_net: dict[str, Decimal] = field(default_factory=dict)
     bonuses: int = 0
     super_bonuses: int = 0
     faults: int = 0
     resolved: int = 0
     reshuffles: int = 0
+
+    def add_wager(self, kind: str, cents: int | None) -> None:
+        """Count an initial wager: its amount where sensed, else one wager unit."""
+        if cents is None:
+            self.units = "wager units"
+        amount = Decimal(1) if cents is None else Decimal(cents) / 100
+        self.wagered[kind] = self.wagered.get(kind, Decimal(0)) + amount
 
     def add_payment(self, data: dict[str, Any]) -> None:
         """Count one settled wager."""
@@ -75,9 +83,9 @@ def tally_journal(path: Path) -> Tally:
                 tally.voided += 1
             elif kind == "round_started":
                 for seat in data["seats"]:
-                    tally.wagers["main"] = tally.wagers.get("main", 0) + 1
+                    tally.add_wager("main", seat.get("wager_cents"))
                     if seat.get("match_cents") != 0:
-                        tally.wagers["match"] = tally.wagers.get("match", 0) + 1
+                        tally.add_wager("match", seat.get("match_cents"))
             elif kind in ("settlement", "match_settled", "insurance"):
                 if data["wager"] == "main":
                     tally.hands += 1
@@ -102,9 +110,17 @@ def summary_lines(
         f"({tally.rounds / max(result.seconds, 1e-9):.1f} rounds/s); hands: {tally.hands}",
     ]
     for kind, net in sorted(tally.player_net.items()):
-        count = tally.wagers.get(kind, 0)
-        edge = f", house edge {-net / count * 100:+.2f}%" if count else ""
-        lines.append(f"house result on {kind}: {-net:+.2f} wager units{edge}")
+        wagered = tally.wagered.get(kind, Decimal(0))
+        edge = (
+            f", house edge {-net / wagered * 100:+.2f}% of {wagered:.2f} wagered" if wagered else ""
+        )
+        house = -net
+        shown = (
+            f"{'+' if house >= 0 else '-'}${abs(house):,.2f}"
+            if tally.units == "$"
+            else f"{house:+.2f} wager units"
+        )
+        lines.append(f"house result on {kind}: {shown}{edge}")
     lines += [
         f"bonuses paid: {tally.bonuses}; super bonuses: {tally.super_bonuses}",
         f"faults: {len(result.faults_injected)} injected, {tally.faults} raised, "

@@ -251,7 +251,7 @@ class SimulatedTable:
             rig.turn_key(action.on)
         elif isinstance(action, PlaceWager):
             self.pacer.expect(SeatWagerChanged)
-            rig.place_wager(action.seat, action.spot, action.cents is not None)
+            rig.place_wager(action.seat, action.spot, action.cents is not None, action.cents)
         elif isinstance(action, LoadShoe):
             self.pacer.expect(ShoeLoaded)
             decks = self.settings.decks
