@@ -30,7 +30,10 @@ class SerialSettings:
 
     port: str
     baudrate: int = 115200
-    write_timeout: float = 0.5  # seconds a write may wait for the device to drain
+    # Seconds a write may take. pyserial checks it in wall time around the write, so a
+    # thread that loses the CPU for a moment after a write that went through reports a
+    # timeout: 2 s tolerates a loaded CPU and still catches a wedged adapter.
+    write_timeout: float = 2.0
     exclusive: bool = True
     rtscts: bool = False  # hardware flow control, where the adapter wires RTS/CTS
 

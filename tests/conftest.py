@@ -1,4 +1,5 @@
-"""Shared fixtures: a test that leaks a thread or an open file descriptor fails.
+"""Shared fixtures: a test that leaks a thread or an open file descriptor fails; no
+hypothesis deadlines.
 
 Modelled on pymodbus's autouse health check: drivers own reader threads and ports, and a
 leak in a test is a leak in the daemon.
@@ -13,6 +14,12 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
+
+# No timed assertions in tests: hypothesis's default 200 ms deadline per example is one,
+# and it fails at random on a loaded 2-core machine (seen on the bridge's payload tests).
+settings.register_profile("project", deadline=None)
+settings.load_profile("project")
 
 #: Threads that finish on their own get this long to end after the test (not a device wait).
 _SETTLE_SECONDS = 2.0
