@@ -154,7 +154,8 @@ def _profile_options(options: Mapping[str, Any]) -> dict[str, object]:
         elif field.type == _type_name(value):
             parsed[key] = value
         else:
-            raise ReplayError(f"options: {key} must be a {field.type}")
+            wanted = {"bool": "true or false", "int": "a whole number"}.get(str(field.type))
+            raise ReplayError(f"options: {key} must be {wanted or 'left alone'}")
     return parsed
 
 

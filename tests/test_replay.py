@@ -359,7 +359,7 @@ BAD_SCRIPTS: list[tuple[str, object, str]] = [
     (
         "option wrong type",
         base(options={"hit_soft_17": "yes"}),
-        "options: hit_soft_17 must be a bool",
+        "options: hit_soft_17 must be true or false",
     ),
     (
         "option bad choice",
@@ -372,6 +372,18 @@ BAD_SCRIPTS: list[tuple[str, object, str]] = [
         "peek needs a hole card",
     ),
     ("options not an object", base(options=[1]), "options must be an object"),
+    (
+        "option not a number",
+        base(options={"max_split_hands": True}),
+        "options: max_split_hands must be a whole number",
+    ),
+    ("option not settable", base(options={"decks_allowed": [6]}), "decks_allowed must be left"),
+    ("option code", base(options={"code": "NJ"}), "unknown profile option 'code'"),
+    (
+        "no split hands",
+        base(options={"max_split_hands": 0}),
+        "max_split_hands must be at least 1",
+    ),
     ("malformed JSON", '{"profile": "PA",', "malformed JSON at line 1 column 18"),
     ("NaN", base(seats=[{"seat": 1, "wager": float("nan")}]), "amount must be a number, not NaN"),
     ("deep nesting", "[" * 100_000 + "]" * 100_000, "malformed JSON: nested too deeply"),

@@ -152,6 +152,8 @@ class Profile:
         if unknown:
             raise ProfileError(f"unknown profile option(s): {', '.join(unknown)}")
         profile = replace(self, **options)  # type: ignore[arg-type]
+        if profile.max_split_hands < 1:
+            raise ProfileError(f"profile {self.code}: max_split_hands must be at least 1")
         if profile.peek and profile.dealer_second_card is DealerSecondCard.AFTER_PLAYERS:
             raise ProfileError(
                 f"profile {self.code}: peek needs a hole card, but the dealer's second card "
