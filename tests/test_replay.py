@@ -3,15 +3,31 @@
 from __future__ import annotations
 
 import json
+import os
+import random
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.cli import main
-from controller.replay import money, to_cents
+from controller.replay import money, parse_script, play, settlement, to_cents
+from controller.rules.cards import shoe_composition
+from controller.rules.hands import is_blackjack_pair
+from controller.rules.round import Round
+from controller.rules.steps import (
+    Decision,
+    NeedCard,
+    NeedDecision,
+    NeedInsurance,
+    NeedPeek,
+    NeedReveal,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
@@ -490,8 +506,6 @@ def test_installed_command_replays_an_example() -> None:
 
 
 def test_to_cents_and_money() -> None:
-    from decimal import Decimal
-
     assert to_cents(10, "x") == 1000
     assert to_cents(Decimal("12.5"), "x") == 1250
     assert to_cents(Decimal("0.01"), "x") == 1
@@ -530,3 +544,83 @@ def test_docs_bad_script_line_matches(tmp_path: Path, capsys: pytest.CaptureFixt
     code, _, err = run_main(["replay", str(path)], capsys)
     assert err.strip().replace(str(path), "bad.json") == shown[2]
     assert str(code) == shown[3]
+
+
+# --- the replay settles a random round exactly as the engine does ---------------------------
+
+OPTION_SETS: list[dict[str, Any]] = [
+    {},
+    {"hit_soft_17": True, "settlement_order": "right_to_left"},
+    {"dealer_second_card": "hole", "peek": True},
+    {"dealer_second_card": "after_players", "peek": False},
+    {"hit_split_aces": True, "resplit_aces": False},
+    {"rescue": False, "max_split_hands": 2},
+]
+
+
+@settings(max_examples=int(os.environ.get("REPLAY_PROPERTY_EXAMPLES", "150")), deadline=None)
+@given(st.data())
+def test_replay_of_a_random_round_settles_as_the_engine(data: st.DataObject) -> None:
+    seats = data.draw(st.lists(st.integers(1, 7), min_size=1, max_size=7, unique=True))
+    document: dict[str, Any] = {
+        "profile": data.draw(st.sampled_from(["PA", "NJ", "NY"])),
+        "decks": data.draw(st.sampled_from([6, 8])),
+        "options": data.draw(st.sampled_from(OPTION_SETS)),
+        "seats": [
+            {
+                "seat": seat,
+                "wager": data.draw(st.sampled_from([5, 10, 12.5, 25, 100])),
+                "match": data.draw(st.sampled_from([0, 0, 5])),
+            }
+            for seat in seats
+        ],
+        "shoe": [],
+    }
+    rnd = random.Random(data.draw(st.integers(0, 2**32)))
+    script = parse_script(json.loads(json.dumps(document), parse_float=Decimal))
+    shoe = list(shoe_composition(script.decks).elements())
+    rnd.shuffle(shoe)
+    cover_at = rnd.randrange(0, 40) if rnd.random() < 0.3 else None
+
+    # Play the engine directly with random legal decisions, writing the script as we go.
+    round_ = Round(script.profile, script.decks, [s.wager for s in script.seats])
+    decisions: dict[int, list[str]] = {seat: [] for seat in seats}
+    insurance: dict[int, int] = {}
+    while not round_.over:
+        step = round_.step
+        if isinstance(step, NeedCard):
+            if len(document["shoe"]) == cover_at:
+                document["shoe"].append("CUT")
+                round_.cover_card()
+            card = shoe.pop()
+            document["shoe"].append(card.text)
+            round_.deal(card)
+        elif isinstance(step, NeedInsurance):
+            insurance = {s: rnd.choice([0, 100, 250]) for s in step.seats}
+            round_.take_insurance(insurance)
+        elif isinstance(step, NeedPeek):
+            assert round_.up_card is not None and round_.hole is not None
+            round_.peek(is_blackjack_pair(round_.up_card, round_.hole.reveal()))
+        elif isinstance(step, NeedDecision):
+            choice = rnd.choice(sorted(step.legal, key=lambda d: d.value))
+            # A doubled hand's stand is implied in a script (docs/replay.md).
+            if not (step.legal == {Decision.STAND, Decision.RESCUE} and choice is Decision.STAND):
+                decisions[step.seat].append(choice.value)
+            round_.decide(step.seat, choice)
+        elif isinstance(step, NeedReveal):
+            round_.reveal_hole()
+    for entry in document["seats"]:
+        entry["decisions"] = decisions[entry["seat"]]
+        if insurance.get(entry["seat"]):
+            entry["insurance"] = insurance[entry["seat"]] / 100
+
+    replayed = play(parse_script(json.loads(json.dumps(document), parse_float=Decimal)))
+    result = settlement(script, replayed)
+    assert result["dealer"]["cards"] == [c.text for c in round_.dealer_cards]
+    assert result["reshuffle"] is round_.reshuffle_due
+    assert {s["seat"]: s["net_cents"] for s in result["seats"]} == {
+        seat: round_.seat_net(seat) for seat in seats
+    }
+    assert [(p.seat, p.wager, p.net) for p in replayed.payments] == [
+        (p.seat, p.wager, p.net) for p in round_.payments
+    ]

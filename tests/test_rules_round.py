@@ -863,3 +863,12 @@ def test_illegal_decision_reasons_name_the_profile_rule() -> None:
     drive(round_, "AC 9S AD 8H 3S", {1: ["split"]}, stop=NeedDecision)
     with pytest.raises(IllegalDecisionError, match="no double on split aces"):
         round_.decide(1, Decision.DOUBLE)
+
+
+def test_insurance_settled_by_seat_whatever_the_order_given() -> None:
+    round_ = start(PA, {1: 1000, 3: 1000, 5: 1000})
+    drive(round_, "9S 9H 9D AC 9C 8H 8D KD", stop=NeedInsurance)
+    round_.take_insurance({5: 500, 1: 200, 3: 0})
+    drive(round_, "")
+    insurance = [(p.seat, p.net) for p in round_.payments if p.wager is WagerKind.INSURANCE]
+    assert insurance == [(1, 400), (5, 1000)]
