@@ -872,3 +872,14 @@ def test_insurance_settled_by_seat_whatever_the_order_given() -> None:
     drive(round_, "")
     insurance = [(p.seat, p.net) for p in round_.payments if p.wager is WagerKind.INSURANCE]
     assert insurance == [(1, 400), (5, 1000)]
+
+
+def test_pa_635a_7_h_1_ii_no_peek_blackjack_against_face_paid_after_dealers_card() -> None:
+    # NJ (no hole card): s1 AS KC blackjack against a KH up card is announced, not paid,
+    # until the dealer's second card is known; against a 2-9 it is paid at once.
+    round_ = start(NJ, {1: 1000, 2: 1000})
+    drive(round_, "AS 9D KH KC 9C", stop=NeedDecision)
+    assert round_.payments == []
+    drive(round_, "8D", {2: ["stand"]})
+    assert round_.seat_net(1) == 1500
+    assert round_.seat_net(2) == 0  # 18 against K 8
