@@ -551,8 +551,10 @@ def test_pa_635a_11_assumed_split_up_to_four_hands() -> None:
     assert len(round_.hands[1]) == 4
     step = round_.step
     assert isinstance(step, NeedDecision)
-    # Hand 1 now holds 8C 8C (its card after the third split): no fifth hand.
+    # Hand 1 now holds 8C 8C (its card after the third split): no fifth hand. Each new
+    # hand lies next to the hand it was split from, and is played in that order.
     assert [c.text for c in round_.hands[1][0].cards] == ["8C", "8C"]
+    assert [h.cards[0].text for h in round_.hands[1]] == ["8C", "8H", "8S", "8D"]
     assert Decision.SPLIT not in step.legal
     with pytest.raises(IllegalDecisionError, match="at most 4 hands"):
         round_.decide(1, Decision.SPLIT)
