@@ -69,6 +69,9 @@ EXPECTED_NETS: dict[str, dict[int, float]] = {
     "splits_and_split_aces": {1: -20, 5: 0},
     # 50 + 5000 + 50; 30 + 1000 + 50; 19 wins 5 after the dealer busts, + 2 x 50.
     "super_bonus": {1: 5100, 2: 1080, 6: 105},
+    # Split 7-7-7 of hearts 2:1 on 10 and 7+9 = 16 wins 10 (dealer busts); doubled
+    # 7-7-7 of diamonds 1:1 on 20; no fixed payout, no $50 shares.
+    "seven_seven_seven_without_super_bonus": {1: 30, 2: 20},
 }
 
 
