@@ -7,6 +7,7 @@ import os
 import random
 import subprocess
 import sys
+from dataclasses import fields
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cli import main
-from controller.replay import money, parse_script, play, settlement, to_cents
+from controller.replay import ReplayError, money, parse_script, play, settlement, to_cents
 from controller.rules.cards import shoe_composition
 from controller.rules.hands import is_blackjack_pair
+from controller.rules.profiles import Profile
 from controller.rules.round import Round
 from controller.rules.steps import (
     Decision,
@@ -627,3 +629,64 @@ def test_replay_of_a_random_round_settles_as_the_engine(data: st.DataObject) -> 
     assert [(p.seat, p.wager, p.net) for p in replayed.payments] == [
         (p.seat, p.wager, p.net) for p in round_.payments
     ]
+
+
+# --- no input makes a traceback ------------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**15), 10**15)
+    | st.decimals(allow_nan=False, allow_infinity=False, places=3)
+    | st.text(max_size=5)
+    | st.sampled_from(["PA", "NJ", "NY", "CUT", "7S", "10S", "hit", "stand", "split"]),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "profile",
+            "decks",
+            "seats",
+            "shoe",
+            "options",
+            "seat",
+            "wager",
+            "match",
+            "insurance",
+            "decisions",
+        ]
+    ),
+    JSON_VALUES,
+)
+def test_any_value_in_any_field_gives_a_replay_error_or_a_round(key: str, value: object) -> None:
+    document: dict[str, Any] = json.loads(json.dumps(base()), parse_float=Decimal)
+    if key in ("seat", "wager", "match", "insurance", "decisions"):
+        document["seats"][0][key] = value
+    else:
+        document[key] = value
+    try:
+        settlement(parse_script(document), play(parse_script(document)))
+    except ReplayError as err:
+        assert "\n" not in str(err)
+        assert str(err)
+
+
+PROFILE_FIELDS = sorted(f.name for f in fields(Profile))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(PROFILE_FIELDS), JSON_VALUES, max_size=3))
+def test_any_options_give_a_replay_error_or_a_round(options: dict[str, object]) -> None:
+    document: dict[str, Any] = json.loads(json.dumps(base()), parse_float=Decimal)
+    document["options"] = options
+    try:
+        settlement(parse_script(document), play(parse_script(document)))
+    except ReplayError as err:
+        assert "\n" not in str(err)

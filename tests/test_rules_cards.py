@@ -6,6 +6,8 @@ import pickle
 from collections import Counter
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.rules.cards import (
     ALL_CARDS,
@@ -149,3 +151,14 @@ def test_sealed_card_never_shows_the_card() -> None:
 def test_cards_are_hashable_and_counted_by_value() -> None:
     counts = Counter([parse_card("7S"), parse_card("7s"), parse_card("7D")])
     assert counts[parse_card("7S")] == 2
+
+
+@given(st.text(max_size=6))
+def test_any_text_is_a_card_or_a_foreign_card_error(text: str) -> None:
+    try:
+        card = parse_card(text)
+    except ForeignCardError as err:
+        assert repr(text) in str(err)
+    else:
+        assert card.text == text.strip().upper()
+        assert card.rank.symbol + card.suit.value == card.text
