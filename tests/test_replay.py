@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from controller.cli import main
 from controller.replay import ReplayError, money, parse_script, play, settlement, to_cents
-from controller.rules.cards import shoe_composition
+from controller.rules.cards import ALL_CARDS, shoe_composition
 from controller.rules.hands import is_blackjack_pair
 from controller.rules.profiles import Profile
 from controller.rules.round import Round
@@ -690,3 +690,44 @@ def test_any_options_give_a_replay_error_or_a_round(options: dict[str, object]) 
         settlement(parse_script(document), play(parse_script(document)))
     except ReplayError as err:
         assert "\n" not in str(err)
+
+
+CARD_TEXTS = [c.text for c in ALL_CARDS]
+DECISION_NAMES = [d.value for d in Decision]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["PA", "NJ", "NY"]),
+    st.lists(
+        st.tuples(
+            st.integers(1, 7),
+            st.sampled_from([1, 5, 10.5]),
+            st.sampled_from([0, 0, 0, 0, 0.5, 5]),
+            st.lists(st.sampled_from(DECISION_NAMES), max_size=3),
+        ),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda seat: seat[0],
+    ),
+    st.lists(st.sampled_from([*CARD_TEXTS, "CUT"]), min_size=10, max_size=40),
+)
+def test_any_decisions_and_shoe_give_a_replay_error_or_a_round(
+    profile: str, seats: list[tuple[int, float, float, list[str]]], shoe: list[str]
+) -> None:
+    document = {
+        "profile": profile,
+        "decks": 6,
+        "seats": [{"seat": s, "wager": w, "insurance": i, "decisions": d} for s, w, i, d in seats],
+        "shoe": shoe,
+    }
+    script = json.loads(json.dumps(document), parse_float=Decimal)
+    try:
+        result = settlement(parse_script(script), play(parse_script(script)))
+    except ReplayError as err:
+        assert "\n" not in str(err)
+        event(" ".join(w for w in str(err).split()[2:5] if not w[0].isdigit()))
+    else:
+        event("settled")
+        for seat in result["seats"]:
+            assert seat["net_cents"] == round(seat["net"] * 100)
