@@ -73,7 +73,7 @@ def to_cents(value: object, what: str) -> int:
         ReplayError: for anything but a non-negative number with at most two decimals.
     """
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
-        raise ReplayError(f"{what}: amount must be a number, not {json.dumps(_plain(value))}")
+        raise ReplayError(f"{what}: amount must be a number, not {_shown(value)}")
     try:
         cents = Decimal(value) * 100
         too_large = cents > MAX_AMOUNT_CENTS
@@ -91,8 +91,9 @@ def money(cents: int) -> int | float:
     return cents // 100 if cents % 100 == 0 else cents / 100
 
 
-def _plain(value: object) -> object:
-    return str(value) if isinstance(value, Decimal) else value
+def _shown(value: object) -> str:
+    """A script value as JSON text for an error message (numbers arrive as Decimal)."""
+    return json.dumps(value, default=float)
 
 
 def parse_script(document: object) -> RoundScript:
@@ -154,7 +155,8 @@ def _profile_options(options: Mapping[str, Any]) -> dict[str, object]:
         elif field.type == _type_name(value):
             parsed[key] = value
         else:
-            raise ReplayError(f"options: {key} must be a {field.type}")
+            wanted = {"bool": "true or false", "int": "a whole number"}.get(str(field.type))
+            raise ReplayError(f"options: {key} must be {wanted or 'left alone'}")
     return parsed
 
 

@@ -3,15 +3,33 @@
 from __future__ import annotations
 
 import json
+import os
+import random
 import subprocess
 import sys
+from dataclasses import fields
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from controller.cli import main
-from controller.replay import money, to_cents
+from controller.replay import ReplayError, money, parse_script, play, settlement, to_cents
+from controller.rules.cards import ALL_CARDS, shoe_composition
+from controller.rules.hands import is_blackjack_pair
+from controller.rules.profiles import Profile
+from controller.rules.round import Round
+from controller.rules.steps import (
+    Decision,
+    NeedCard,
+    NeedDecision,
+    NeedInsurance,
+    NeedPeek,
+    NeedReveal,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
@@ -53,6 +71,9 @@ EXPECTED_NETS: dict[str, dict[int, float]] = {
     "splits_and_split_aces": {1: -20, 5: 0},
     # 50 + 5000 + 50; 30 + 1000 + 50; 19 wins 5 after the dealer busts, + 2 x 50.
     "super_bonus": {1: 5100, 2: 1080, 6: 105},
+    # Split 7-7-7 of hearts 2:1 on 10 and 7+9 = 16 wins 10 (dealer busts); doubled
+    # 7-7-7 of diamonds 1:1 on 20; no fixed payout, no $50 shares.
+    "seven_seven_seven_without_super_bonus": {1: 30, 2: 20},
 }
 
 
@@ -359,7 +380,7 @@ BAD_SCRIPTS: list[tuple[str, object, str]] = [
     (
         "option wrong type",
         base(options={"hit_soft_17": "yes"}),
-        "options: hit_soft_17 must be a bool",
+        "options: hit_soft_17 must be true or false",
     ),
     (
         "option bad choice",
@@ -372,6 +393,18 @@ BAD_SCRIPTS: list[tuple[str, object, str]] = [
         "peek needs a hole card",
     ),
     ("options not an object", base(options=[1]), "options must be an object"),
+    (
+        "option not a number",
+        base(options={"max_split_hands": True}),
+        "options: max_split_hands must be a whole number",
+    ),
+    ("option not settable", base(options={"decks_allowed": [6]}), "decks_allowed must be left"),
+    ("option code", base(options={"code": "NJ"}), "unknown profile option 'code'"),
+    (
+        "no split hands",
+        base(options={"max_split_hands": 0}),
+        "max_split_hands must be at least 1",
+    ),
     ("malformed JSON", '{"profile": "PA",', "malformed JSON at line 1 column 18"),
     ("NaN", base(seats=[{"seat": 1, "wager": float("nan")}]), "amount must be a number, not NaN"),
     ("deep nesting", "[" * 100_000 + "]" * 100_000, "malformed JSON: nested too deeply"),
@@ -478,8 +511,6 @@ def test_installed_command_replays_an_example() -> None:
 
 
 def test_to_cents_and_money() -> None:
-    from decimal import Decimal
-
     assert to_cents(10, "x") == 1000
     assert to_cents(Decimal("12.5"), "x") == 1250
     assert to_cents(Decimal("0.01"), "x") == 1
@@ -518,3 +549,185 @@ def test_docs_bad_script_line_matches(tmp_path: Path, capsys: pytest.CaptureFixt
     code, _, err = run_main(["replay", str(path)], capsys)
     assert err.strip().replace(str(path), "bad.json") == shown[2]
     assert str(code) == shown[3]
+
+
+# --- the replay settles a random round exactly as the engine does ---------------------------
+
+OPTION_SETS: list[dict[str, Any]] = [
+    {},
+    {"hit_soft_17": True, "settlement_order": "right_to_left"},
+    {"dealer_second_card": "hole", "peek": True},
+    {"dealer_second_card": "after_players", "peek": False},
+    {"hit_split_aces": True, "resplit_aces": False},
+    {"rescue": False, "max_split_hands": 2},
+]
+
+
+@settings(max_examples=int(os.environ.get("REPLAY_PROPERTY_EXAMPLES", "150")), deadline=None)
+@given(st.data())
+def test_replay_of_a_random_round_settles_as_the_engine(data: st.DataObject) -> None:
+    seats = data.draw(st.lists(st.integers(1, 7), min_size=1, max_size=7, unique=True))
+    document: dict[str, Any] = {
+        "profile": data.draw(st.sampled_from(["PA", "NJ", "NY"])),
+        "decks": data.draw(st.sampled_from([6, 8])),
+        "options": data.draw(st.sampled_from(OPTION_SETS)),
+        "seats": [
+            {
+                "seat": seat,
+                "wager": data.draw(st.sampled_from([5, 10, 12.5, 25, 100])),
+                "match": data.draw(st.sampled_from([0, 0, 5])),
+            }
+            for seat in seats
+        ],
+        "shoe": [],
+    }
+    rnd = random.Random(data.draw(st.integers(0, 2**32)))
+    script = parse_script(json.loads(json.dumps(document), parse_float=Decimal))
+    shoe = list(shoe_composition(script.decks).elements())
+    rnd.shuffle(shoe)
+    cover_at = rnd.randrange(0, 40) if rnd.random() < 0.3 else None
+
+    # Play the engine directly with random legal decisions, writing the script as we go.
+    round_ = Round(script.profile, script.decks, [s.wager for s in script.seats])
+    decisions: dict[int, list[str]] = {seat: [] for seat in seats}
+    insurance: dict[int, int] = {}
+    while not round_.over:
+        step = round_.step
+        if isinstance(step, NeedCard):
+            if len(document["shoe"]) == cover_at:
+                document["shoe"].append("CUT")
+                round_.cover_card()
+            card = shoe.pop()
+            document["shoe"].append(card.text)
+            round_.deal(card)
+        elif isinstance(step, NeedInsurance):
+            insurance = {s: rnd.choice([0, 100, 250]) for s in step.seats}
+            round_.take_insurance(insurance)
+        elif isinstance(step, NeedPeek):
+            assert round_.up_card is not None and round_.hole is not None
+            round_.peek(is_blackjack_pair(round_.up_card, round_.hole.reveal()))
+        elif isinstance(step, NeedDecision):
+            choice = rnd.choice(sorted(step.legal, key=lambda d: d.value))
+            # A doubled hand's stand is implied in a script (docs/replay.md).
+            if not (step.legal == {Decision.STAND, Decision.RESCUE} and choice is Decision.STAND):
+                decisions[step.seat].append(choice.value)
+            round_.decide(step.seat, choice)
+        elif isinstance(step, NeedReveal):
+            round_.reveal_hole()
+    for entry in document["seats"]:
+        entry["decisions"] = decisions[entry["seat"]]
+        if insurance.get(entry["seat"]):
+            entry["insurance"] = insurance[entry["seat"]] / 100
+
+    replayed = play(parse_script(json.loads(json.dumps(document), parse_float=Decimal)))
+    result = settlement(script, replayed)
+    assert result["dealer"]["cards"] == [c.text for c in round_.dealer_cards]
+    assert result["reshuffle"] is round_.reshuffle_due
+    assert {s["seat"]: s["net_cents"] for s in result["seats"]} == {
+        seat: round_.seat_net(seat) for seat in seats
+    }
+    assert [(p.seat, p.wager, p.net) for p in replayed.payments] == [
+        (p.seat, p.wager, p.net) for p in round_.payments
+    ]
+
+
+# --- no input makes a traceback ------------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**15), 10**15)
+    | st.decimals(allow_nan=False, allow_infinity=False, places=3)
+    | st.text(max_size=5)
+    | st.sampled_from(["PA", "NJ", "NY", "CUT", "7S", "10S", "hit", "stand", "split"]),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "profile",
+            "decks",
+            "seats",
+            "shoe",
+            "options",
+            "seat",
+            "wager",
+            "match",
+            "insurance",
+            "decisions",
+        ]
+    ),
+    JSON_VALUES,
+)
+def test_any_value_in_any_field_gives_a_replay_error_or_a_round(key: str, value: object) -> None:
+    document: dict[str, Any] = json.loads(json.dumps(base()), parse_float=Decimal)
+    if key in ("seat", "wager", "match", "insurance", "decisions"):
+        document["seats"][0][key] = value
+    else:
+        document[key] = value
+    try:
+        settlement(parse_script(document), play(parse_script(document)))
+    except ReplayError as err:
+        assert "\n" not in str(err)
+        assert str(err)
+
+
+PROFILE_FIELDS = sorted(f.name for f in fields(Profile))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(PROFILE_FIELDS), JSON_VALUES, max_size=3))
+def test_any_options_give_a_replay_error_or_a_round(options: dict[str, object]) -> None:
+    document: dict[str, Any] = json.loads(json.dumps(base()), parse_float=Decimal)
+    document["options"] = options
+    try:
+        settlement(parse_script(document), play(parse_script(document)))
+    except ReplayError as err:
+        assert "\n" not in str(err)
+
+
+CARD_TEXTS = [c.text for c in ALL_CARDS]
+DECISION_NAMES = [d.value for d in Decision]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["PA", "NJ", "NY"]),
+    st.lists(
+        st.tuples(
+            st.integers(1, 7),
+            st.sampled_from([1, 5, 10.5]),
+            st.sampled_from([0, 0, 0, 0, 0.5, 5]),
+            st.lists(st.sampled_from(DECISION_NAMES), max_size=3),
+        ),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda seat: seat[0],
+    ),
+    st.lists(st.sampled_from([*CARD_TEXTS, "CUT"]), min_size=10, max_size=40),
+)
+def test_any_decisions_and_shoe_give_a_replay_error_or_a_round(
+    profile: str, seats: list[tuple[int, float, float, list[str]]], shoe: list[str]
+) -> None:
+    document = {
+        "profile": profile,
+        "decks": 6,
+        "seats": [{"seat": s, "wager": w, "insurance": i, "decisions": d} for s, w, i, d in seats],
+        "shoe": shoe,
+    }
+    script = json.loads(json.dumps(document), parse_float=Decimal)
+    try:
+        result = settlement(parse_script(script), play(parse_script(script)))
+    except ReplayError as err:
+        assert "\n" not in str(err)
+        event(" ".join(w for w in str(err).split()[2:5] if not w[0].isdigit()))
+    else:
+        event("settled")
+        for seat in result["seats"]:
+            assert seat["net_cents"] == round(seat["net"] * 100)

@@ -6,6 +6,8 @@ import pickle
 from collections import Counter
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.rules.cards import (
     ALL_CARDS,
@@ -60,7 +62,7 @@ def test_ny_5324_12_a_ten_is_a_foreign_card_named_in_the_error(text: str) -> Non
 @pytest.mark.parametrize(
     "text", ["", "S", "7", "7X", "1S", "11S", "ZZ", "KHH", "CUT", "joker", "0S"]
 )
-def test_parse_card_rejects_garbage_naming_it(text: str) -> None:
+def test_ny_5324_12_a_parse_card_rejects_garbage_naming_it(text: str) -> None:
     with pytest.raises(ForeignCardError, match="not a card") as caught:
         parse_card(text)
     assert repr(text) in str(caught.value)
@@ -78,7 +80,7 @@ def test_foreign_card_error_is_a_rules_error_and_a_value_error() -> None:
         parse_card("10S")
 
 
-def test_card_points_ace_one_and_faces_ten() -> None:
+def test_ny_5324_12_a_card_points_ace_one_and_faces_ten() -> None:
     assert [Rank(r).points for r in (1, 2, 9, 11, 12, 13)] == [1, 2, 9, 10, 10, 10]
     assert parse_card("KS").points == 10
     assert [r.symbol for r in Rank] == ["A", "2", "3", "4", "5", "6", "7", "8", "9", "J", "Q", "K"]
@@ -149,3 +151,14 @@ def test_sealed_card_never_shows_the_card() -> None:
 def test_cards_are_hashable_and_counted_by_value() -> None:
     counts = Counter([parse_card("7S"), parse_card("7s"), parse_card("7D")])
     assert counts[parse_card("7S")] == 2
+
+
+@given(st.text(max_size=6))
+def test_any_text_is_a_card_or_a_foreign_card_error(text: str) -> None:
+    try:
+        card = parse_card(text)
+    except ForeignCardError as err:
+        assert repr(text) in str(err)
+    else:
+        assert card.text == text.strip().upper()
+        assert card.rank.symbol + card.suit.value == card.text

@@ -45,7 +45,7 @@ def hand_of(text: str, *, from_split: bool = False) -> PlayerHand:
         ("", 0, False),
     ],
 )
-def test_hand_total_hard_and_soft(text: str, total: int, soft: bool) -> None:
+def test_pa_635a_7_l_hand_total_hard_and_soft(text: str, total: int, soft: bool) -> None:
     assert hand_total(cards(text)) == (total, soft)
     hand = hand_of(text)
     assert (hand.total, hand.soft) == (total, soft)
@@ -63,7 +63,9 @@ def test_hand_total_hard_and_soft(text: str, total: int, soft: bool) -> None:
         ("5S 6S", False),
     ],
 )
-def test_blackjack_only_ace_with_jack_queen_or_king(pair: str, blackjack: bool) -> None:
+def test_ny_5324_12_a_blackjack_only_ace_with_jack_queen_or_king(
+    pair: str, blackjack: bool
+) -> None:
     first, second = cards(pair)
     assert is_blackjack_pair(first, second) is blackjack
     assert hand_of(pair).is_blackjack is blackjack
@@ -76,7 +78,7 @@ def test_ny_5324_12_b_1_iii_split_two_card_21_is_not_blackjack() -> None:
     assert hand.is_split_aces
 
 
-def test_three_card_21_is_not_blackjack() -> None:
+def test_pa_635a_7_n_4_three_card_21_is_not_blackjack() -> None:
     assert not hand_of("AS 5H 5D").is_blackjack
     assert not hand_of("7S 7H 7D").is_blackjack
 

@@ -551,8 +551,10 @@ def test_pa_635a_11_assumed_split_up_to_four_hands() -> None:
     assert len(round_.hands[1]) == 4
     step = round_.step
     assert isinstance(step, NeedDecision)
-    # Hand 1 now holds 8C 8C (its card after the third split): no fifth hand.
+    # Hand 1 now holds 8C 8C (its card after the third split): no fifth hand. Each new
+    # hand lies next to the hand it was split from, and is played in that order.
     assert [c.text for c in round_.hands[1][0].cards] == ["8C", "8C"]
+    assert [h.cards[0].text for h in round_.hands[1]] == ["8C", "8H", "8S", "8D"]
     assert Decision.SPLIT not in step.legal
     with pytest.raises(IllegalDecisionError, match="at most 4 hands"):
         round_.decide(1, Decision.SPLIT)
@@ -863,3 +865,23 @@ def test_illegal_decision_reasons_name_the_profile_rule() -> None:
     drive(round_, "AC 9S AD 8H 3S", {1: ["split"]}, stop=NeedDecision)
     with pytest.raises(IllegalDecisionError, match="no double on split aces"):
         round_.decide(1, Decision.DOUBLE)
+
+
+def test_insurance_settled_by_seat_whatever_the_order_given() -> None:
+    round_ = start(PA, {1: 1000, 3: 1000, 5: 1000})
+    drive(round_, "9S 9H 9D AC 9C 8H 8D KD", stop=NeedInsurance)
+    round_.take_insurance({5: 500, 1: 200, 3: 0})
+    drive(round_, "")
+    insurance = [(p.seat, p.net) for p in round_.payments if p.wager is WagerKind.INSURANCE]
+    assert insurance == [(1, 400), (5, 1000)]
+
+
+def test_pa_635a_7_h_1_ii_no_peek_blackjack_against_face_paid_after_dealers_card() -> None:
+    # NJ (no hole card): s1 AS KC blackjack against a KH up card is announced, not paid,
+    # until the dealer's second card is known; against a 2-9 it is paid at once.
+    round_ = start(NJ, {1: 1000, 2: 1000})
+    drive(round_, "AS 9D KH KC 9C", stop=NeedDecision)
+    assert round_.payments == []
+    drive(round_, "8D", {2: ["stand"]})
+    assert round_.seat_net(1) == 1500
+    assert round_.seat_net(2) == 0  # 18 against K 8

@@ -100,18 +100,18 @@ def test_ny_5324_12_b_2_equal_totals_void() -> None:
     assert outcome_net(settle(hand("9S 9H 2D"), "KC 5D 5H", NY)) == (Outcome.PUSH, 0)
 
 
-def test_bust_loses_even_when_the_dealer_busts() -> None:
+def test_pa_635a_7_n_1_bust_loses_even_when_the_dealer_busts() -> None:
     assert outcome_net(settle(hand("KS 6H 9D"), "6C QH 9S")) == (Outcome.LOSE, -1000)
 
 
-def test_doubled_bust_loses_wager_and_double() -> None:
+def test_pa_635a_10_assumed_doubled_bust_loses_wager_and_double() -> None:
     assert outcome_net(settle(hand("KS 6H 9D", doubled=True), "6C QH 9S")) == (
         Outcome.LOSE,
         -2000,
     )
 
 
-def test_doubled_hand_wins_on_wager_and_double() -> None:
+def test_pa_635a_10_assumed_doubled_hand_wins_on_wager_and_double() -> None:
     assert outcome_net(settle(hand("5S 6H 9D", doubled=True), "9C 9H")) == (Outcome.WIN, 2000)
 
 
@@ -124,7 +124,7 @@ def test_ny_5324_12_b_5_blackjack_pays_3_to_2() -> None:
     assert payment.odds == THREE_TO_TWO
 
 
-def test_blackjack_3_to_2_rounds_an_odd_cent_down() -> None:
+def test_ny_5324_12_b_5_blackjack_3_to_2_odd_cent_rounded_down_assumed() -> None:
     assert settle(hand("AS KH", 1250), "9C 9H").net == 1875
     assert settle(hand("AS KH", 1005), "9C 9H").net == 1507
 
@@ -160,7 +160,7 @@ def test_ny_5324_12_b_2_21_of_five_cards_loses_to_dealer_blackjack_no_bonus() ->
     assert payment.bonus is None
 
 
-def test_twenty_loses_to_dealer_blackjack() -> None:
+def test_pa_635a_7_n_2_twenty_loses_to_dealer_blackjack() -> None:
     assert outcome_net(settle(hand("KS QH"), "AC KD")) == (Outcome.LOSE, -1000)
 
 
@@ -189,7 +189,7 @@ def test_pa_635a_7_o_split_two_card_21_ties_dealer_blackjack() -> None:
 
 
 @pytest.mark.parametrize("profile", [PA, NJ, NY])
-def test_split_two_card_21_beats_a_lower_dealer_total_1_to_1(profile: Profile) -> None:
+def test_pa_635a_7_n_2_split_two_card_21_beats_a_lower_total_1_to_1(profile: Profile) -> None:
     payment = settle(hand("AS KH", split=True), "9C KD", profile)
     assert outcome_net(payment) == (Outcome.WIN, 1000)
     assert payment.outcome is not Outcome.BLACKJACK
@@ -315,16 +315,16 @@ def test_ny_5324_12_b_7_super_bonus_not_on_a_678() -> None:
 # --- surrender, rescue, insurance ----------------------------------------------------------
 
 
-def test_late_surrender_loses_half_the_wager() -> None:
+def test_pa_635a_9_assumed_late_surrender_loses_half_the_wager() -> None:
     payment = settle_surrender(hand("KS 6H", 1000, status=HandStatus.SURRENDERED))
     assert outcome_net(payment) == (Outcome.SURRENDER, -500)
 
 
-def test_late_surrender_odd_cent_goes_to_the_house() -> None:
+def test_pa_635a_9_assumed_late_surrender_odd_cent_goes_to_the_house() -> None:
     assert settle_surrender(hand("KS 6H", 1005)).net == -503
 
 
-def test_rescue_loses_the_original_wager_and_returns_the_double() -> None:
+def test_pa_635a_10_assumed_rescue_loses_original_wager_returns_double() -> None:
     payment = settle_rescue(hand("KS 2H 3D", 1000, doubled=True))
     assert outcome_net(payment) == (Outcome.RESCUE, -1000)
 
@@ -382,7 +382,7 @@ def test_ny_5324_12_d_4_no_match_loses_the_match_wager() -> None:
 # --- dealer blackjack without a peek: what it takes ----------------------------------------
 
 
-def test_apply_original_only_takes_the_original_wager_once() -> None:
+def test_nj_19_7_g_assumed_original_only_takes_the_original_wager_once() -> None:
     payments = [
         Payment(3, WagerKind.MAIN, Outcome.LOSE, -2000, 0),  # doubled split hand
         Payment(3, WagerKind.MAIN, Outcome.LOSE, -1000, 1),
@@ -396,7 +396,7 @@ def test_apply_original_only_takes_the_original_wager_once() -> None:
     ]
 
 
-def test_apply_original_only_not_under_all_option() -> None:
+def test_nj_19_7_g_original_only_not_under_all_option() -> None:
     profile = NJ.with_options(dealer_blackjack_takes=DealerBlackjackTakes.ALL)
     payments = [Payment(3, WagerKind.MAIN, Outcome.LOSE, -2000, 0)]
     apply_original_only(payments, 1000, profile)
@@ -406,14 +406,14 @@ def test_apply_original_only_not_under_all_option() -> None:
 # --- money ---------------------------------------------------------------------------------
 
 
-def test_odds_pay_integer_cents_rounded_down() -> None:
+def test_ny_5324_12_b_6_odds_pay_integer_cents_rounded_down() -> None:
     assert THREE_TO_TWO.pay(1001) == 1501
     assert Odds(2, 1).pay(333) == 666
     assert isinstance(THREE_TO_TWO.pay(1001), int)
     assert str(Odds(12, 1)) == "12:1"
 
 
-def test_outcome_prompt_for_the_dealer() -> None:
+def test_pa_635a_7_p_outcome_prompt_for_the_dealer() -> None:
     assert Outcome.WIN.prompt == "pay"
     assert Outcome.BLACKJACK.prompt == "pay"
     assert Outcome.PUSH.prompt == "push"

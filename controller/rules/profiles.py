@@ -82,6 +82,7 @@ class Profile:
     # names "any card reader device", so the NY table peeks as PA does).
     peek: bool = True
     # PA 635a.7(l): dealer draws to hard or soft 17, i.e. stands on soft 17.
+    # NJ/NY: ASSUMPTION, the same (NJ 19.12 is not included; NY is silent).
     hit_soft_17: bool = False
     # PA 635a.7(m): no draw when the dealer's total cannot change any outcome.
     # NJ/NY: ASSUMPTION, the same (NJ 19.12 is not included; NY is silent).
@@ -115,7 +116,7 @@ class Profile:
     # NY 5324.12(b)(10): a seat that sat out after the shuffle may not wager until reshuffle.
     no_mid_shoe_entry: bool = False
     # NY 5324.12(d), PA 635a.7(f): Match the Dealer offered. NY (d)(1): only with a six- or
-    # eight-deck shuffling device.
+    # eight-deck shuffling device. NJ: ASSUMPTION, offered (19.7 does not mention it).
     match_the_dealer: bool = True
     # NY 5324.12(d)(5): pay table A for six decks, B for eight.
     match_tables: dict[int, MatchPayTable] = field(
@@ -152,6 +153,8 @@ class Profile:
         if unknown:
             raise ProfileError(f"unknown profile option(s): {', '.join(unknown)}")
         profile = replace(self, **options)  # type: ignore[arg-type]
+        if profile.max_split_hands < 1:
+            raise ProfileError(f"profile {self.code}: max_split_hands must be at least 1")
         if profile.peek and profile.dealer_second_card is DealerSecondCard.AFTER_PLAYERS:
             raise ProfileError(
                 f"profile {self.code}: peek needs a hole card, but the dealer's second card "

@@ -180,7 +180,9 @@ class Round:
                     f"seat {seat}: insurance {cents / 100:.2f} is more than half the wager "
                     f"{self.wagers[seat].wager / 100:.2f}"
                 )
-        self.insurance = {s: c for s, c in amounts.items() if c > 0}
+        # By seat, whatever order the caller listed them in: the payments come out the same
+        # for the table and for a replay of it.
+        self.insurance = {s: c for s, c in sorted(amounts.items()) if c > 0}
         self._insurance_open = bool(self.insurance)
         self.step = self._after_insurance()
 
