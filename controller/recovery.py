@@ -68,6 +68,15 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
     fault_row: Mapping[str, Any] | None = None
     for row in rows:
         kind, data = row.kind, row.data
+        # Every row of an open round goes to its rebuild, state rows included (they tell
+        # the rebuild that Match the Dealer was settled and insurance closed).
+        if kind == "round_started":
+            rec.round_no = int(data["round"])
+            rec.open_round = [row]
+        elif kind in _END_OF_ROUND:
+            rec.open_round = []
+        elif rec.open_round:
+            rec.open_round.append(row)
         if kind == "state":
             rec.state = State(data["state"])
             if rec.state is not State.FAULT:
@@ -80,14 +89,7 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
             rec.reshuffle_pending = False
         elif kind in ("cover_card", "shoe_empty"):
             rec.reshuffle_pending = True
-        elif kind == "round_started":
-            rec.round_no = int(data["round"])
-            rec.open_round = [row]
-        elif kind in _END_OF_ROUND:
-            rec.open_round = []
-        elif rec.open_round:
-            rec.open_round.append(row)
-        if kind in _SHOE_CARDS and "foreign" not in str(data.get("card", "")):
+        if kind in _SHOE_CARDS and _is_card(data.get("card")):
             rec.drawn[str(data["card"])] += 1
         if kind == "burn":
             rec.last_burn = str(data["card"])
@@ -104,6 +106,17 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
         rec.fault = Fault(FaultCode(fault_row["code"]), str(fault_row["message"]))
         rec.resume_to = State(fault_row["state"])
     return rec
+
+
+def _is_card(text: Any) -> bool:
+    """True for a card of the batch; a foreign card's row holds the shoe's description of it
+    (``"foreign card 10C: ..."``, ``"unreadable card code: ..."``), which the table never
+    counted either."""
+    try:
+        parse_card(str(text))
+    except RulesError:
+        return False
+    return True
 
 
 def rebuild_round(

@@ -54,6 +54,9 @@ class Supervised:
         self.nonces = nonces  # hole-card commitment nonces (controller.holecard)
         self.book = BettingBook(no_mid_shoe_entry=self.profile.no_mid_shoe_entry)
         self.play: RoundPlay | None = None
+        # A round found open at a restart that cannot be rebuilt (its hole card was sealed):
+        # it can only be voided, and its rows keep its number until then.
+        self.unbuilt_round: int | None = None
         self.round_no = 0
         self.fault: Fault | None = None
         self.resume_to: State | None = None
@@ -92,7 +95,13 @@ class Supervised:
                 self.profile, self.settings.decks, rec.open_round, self._record_round
             )
             at = rec.resume_to if rec.fault is not None else rec.state
+            if self.play is not None and rec.fault is None:
+                # The rebuilt round says where it stands: a journal whose last event was
+                # cut short (its state row never written) must not resume to a stale state.
+                at = self.play.state_for_step()
             self.resume_to = at if at is not None else State.DEALING
+            if self.play is None:
+                self.unbuilt_round = self.round_no
             self.fault = Fault(
                 FaultCode.RECOVERED_MID_ROUND,
                 f"restarted during round {self.round_no}"
@@ -193,6 +202,9 @@ class Supervised:
             self.reshuffle_pending |= self.play.round.reshuffle_due
             self.play.void(f"{fault.code.value}: {fault.message}")
             self.play = None
+        elif self.unbuilt_round is not None:
+            self._record("round_voided", reason=f"{fault.code.value}: {fault.message}")
+            self.unbuilt_round = None
         if (
             resolution is Resolution.RESHUFFLE
             or self.reshuffle_pending
@@ -215,8 +227,8 @@ class Supervised:
             return "still lost: " + ", ".join(sorted(d.value for d in self.lost))
         if fault.code in (FaultCode.BAD_BATCH, FaultCode.HOLE_CARD_MISMATCH):
             return f"{fault.code.value} cannot be resumed: void or reshuffle"
-        if fault.code is FaultCode.RECOVERED_MID_ROUND and self.play is None:
-            return "the round cannot be rebuilt: void it"
+        if self.unbuilt_round is not None:
+            return f"round {self.unbuilt_round} cannot be rebuilt: void it"
         return ""
 
     def _show(self) -> None:
@@ -246,7 +258,8 @@ class Supervised:
             self.devices.panel.show(lamps)
 
     def _record(self, kind: str, **data: Any) -> None:
-        self.journal.append(kind, data, self.round_no if self.play is not None else None)
+        in_round = self.play is not None or self.unbuilt_round is not None
+        self.journal.append(kind, data, self.round_no if in_round else None)
 
     def _fire(self, trigger: str) -> None:
         cast(Callable[[], bool], getattr(self, trigger))()

@@ -1,0 +1,56 @@
+"""A station to kill: the simulated table (real daemon code, real drivers, device doubles)
+playing rounds into a journal, run as its own process by ``test_crash_recovery.py``.
+
+    python tests/crash_table.py JOURNAL SEED ROUNDS
+
+On start the station restores from the journal as the daemon does; the shoe double is
+restocked with what a real shoe would still hold (the batch less the journalled cards).
+Prints one line per view the simulated dealer acts on (``ROUND STATE``), so the test can
+kill it at a random point of play. Exits 0 once round ROUNDS is done.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+from recovery_support import shoe_after
+
+from controller.journal import JournalReader
+from controller.logs import configure_logging
+from controller.recovery import read_journal
+from controller.simulation.runner import COVER_FROM_END, SimulatedTable, SimulationSettings
+from controller.view import TableView
+
+DECKS = 6
+
+
+def main(journal: Path, seed: int, rounds: int) -> int:
+    """Play until round ``rounds`` is done (or until killed)."""
+    configure_logging(level="warning", stream=sys.stderr)
+    rows = []
+    if journal.exists():
+        with JournalReader.open(journal) as reader:
+            rows = list(reader.rows())
+    cards, cover = shoe_after(rows, read_journal(rows), DECKS, random.Random(seed))
+    settings = SimulationSettings(
+        profile="PA", decks=DECKS, seats=3, rounds=rounds, seed=seed, journal=journal, faults=0.03
+    )
+    restocked = False
+
+    def on_view(view: TableView) -> None:
+        nonlocal restocked
+        if not restocked:  # the devices are up, the dealer has not touched the shoe yet
+            restocked = True
+            cover_at = len(cards) - COVER_FROM_END if cover else None
+            table.rig.shoe.restock(cards, cover_at if cover_at and cover_at > 0 else None)
+        print(view.round_no, view.state.value, flush=True)
+
+    table = SimulatedTable(settings, on_view=on_view)
+    table.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])))

@@ -1,0 +1,46 @@
+"""What a restart must find, worked out from the journal rows the slow, obvious way."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+
+from controller.prompts import State
+from controller.recovery import JournalledRow, Recovered
+from controller.rules.cards import ALL_CARDS, Card
+
+
+def expected_state(rec: Recovered) -> State:
+    """The table's state right after the restore, as issue 6 says: inside a round -> fault;
+    an active fault stays; between rounds the table goes on (a shuffle that was under way
+    is commanded again; an empty journal starts from scratch)."""
+    if rec.open_round or rec.fault is not None:
+        return State.FAULT
+    if rec.state is None:
+        return State.STARTING  # the first shuffle is commanded once the devices are up
+    if rec.state is State.SHUFFLING:
+        return State.SHUFFLING
+    if rec.state in (State.BETTING, State.LOADING, State.BURNING):
+        return rec.state
+    raise AssertionError(f"a journal between rounds in {rec.state}")
+
+
+def shoe_after(
+    rows: Sequence[JournalledRow], rec: Recovered, decks: int, rng: random.Random
+) -> tuple[list[Card], bool]:
+    """What is physically left in the shoe after a restart: the batch less every card
+    journalled since the last shuffle (nothing when the shoe was not loaded since), and
+    whether the cover card is still in it."""
+    since = 0
+    for i, row in enumerate(rows):
+        if row.kind == "shuffle_commanded":
+            since = i
+    after = [row.kind for row in rows[since:]]
+    if "shoe_loaded" not in after:
+        return [], False
+    left = Counter({card: decks for card in ALL_CARDS})
+    left.subtract({card: rec.drawn[card.text] for card in ALL_CARDS})
+    cards = list(left.elements())
+    rng.shuffle(cards)
+    return cards, "cover_card" not in after

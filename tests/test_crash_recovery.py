@@ -1,0 +1,168 @@
+"""Issue 6: kill the station (SIGKILL) at random points over many simulated rounds and
+restart it; after each restart the journal verifies, no committed row is missing or
+changed, and the table's state is the one the journal says.
+
+The station is ``tests/crash_table.py``: the real daemon code (``build_station`` and the
+station's main loop with its journal checks and restore) and the real drivers against the
+device doubles, driven by the simulated dealer, in its own process so a SIGKILL is real.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from daemon_support import journal_dir
+from recovery_support import expected_state
+
+from controller.faults import FaultCode
+from controller.journal import JournalReader, Row
+from controller.journal_verify import GOOD_CASES, verify
+from controller.prompts import State
+from controller.recovery import read_journal
+
+STATION = Path(__file__).resolve().parent / "crash_table.py"
+KILLS = 12
+LINE_TIMEOUT = 30.0  # a restart takes about a second; this is only a hang guard
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Iterator[Path]:
+    with journal_dir(tmp_path) as path:
+        yield path / "journal.sqlite3"
+
+
+def start(tmp_path: Path, journal: Path, seed: int, rounds: int) -> subprocess.Popen[str]:
+    env = dict(os.environ, TMPDIR=str(tmp_path))  # a killed rig leaves its ptys there
+    with (tmp_path / "station.log").open("a") as log:
+        return subprocess.Popen(
+            [sys.executable, str(STATION), str(journal), str(seed), str(rounds)],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            env=env,
+        )
+
+
+def read_lines(child: subprocess.Popen[str], count: int) -> list[str]:
+    """``count`` lines of the station's output (one per view the dealer acts on)."""
+    assert child.stdout is not None
+    lines: list[str] = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(child.stdout, selectors.EVENT_READ)
+        while len(lines) < count:
+            if not selector.select(timeout=LINE_TIMEOUT):
+                raise TimeoutError(f"the station said nothing for {LINE_TIMEOUT} s")
+            line = child.stdout.readline()
+            if not line:
+                raise AssertionError(f"the station ended early with {child.wait()}")
+            lines.append(line)
+    return lines
+
+
+def committed(journal: Path) -> list[Row]:
+    with JournalReader.open(journal) as reader:
+        return list(reader.rows())
+
+
+def kill(child: subprocess.Popen[str], journal: Path) -> list[Row]:
+    """SIGKILL the station; the rows it had committed when it stopped."""
+    child.send_signal(signal.SIGSTOP)  # frozen: what is committed now is what it had
+    rows = committed(journal)
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=10)
+    assert child.stdout is not None
+    child.stdout.close()
+    return rows
+
+
+def stop_at(child: subprocess.Popen[str], journal: Path, wanted: str) -> None:
+    """Read on until the station, frozen with SIGSTOP, is where ``wanted`` says: between
+    rounds (``betting``) or in an active fault (``fault``). Left frozen."""
+    while True:
+        (line,) = read_lines(child, 1)
+        if line.split()[1] != wanted:
+            continue
+        child.send_signal(signal.SIGSTOP)
+        rec = read_journal(committed(journal))
+        if wanted == "fault" and rec.state is State.FAULT and rec.fault is not None:
+            return
+        if wanted == "betting" and rec.state is State.BETTING and not rec.open_round:
+            return
+        child.send_signal(signal.SIGCONT)
+
+
+def check_restart(before: list[Row], after: list[Row]) -> None:
+    """The rows a restart wrote say the state the journal before it says."""
+    rec = read_journal(before)
+    new = after[len(before) :]
+    recovered = next(r for r in new if r.kind == "recovered")
+    state = expected_state(rec)
+    assert recovered.data == {"state": state.value, "round": rec.round_no}
+    faults = [r.data["code"] for r in new[: new.index(recovered)] if r.kind == "fault"]
+    if rec.open_round:
+        assert faults == [FaultCode.RECOVERED_MID_ROUND.value]
+    else:
+        assert faults == []  # an active fault stays as it was: no new one
+    if rec.fault is not None and not rec.open_round:
+        assert state is State.FAULT
+
+
+def test_killed_at_random_points_and_restarted(tmp_path: Path, journal: Path) -> None:
+    rng = random.Random(6)
+    started = time.monotonic()
+    before: list[Row] = []
+    found: list[State] = []
+    for kill_no in range(KILLS):
+        child = start(tmp_path, journal, seed=kill_no, rounds=1_000_000)
+        try:
+            read_lines(child, 1)  # up: restored, devices connected
+            after_start = committed(journal)
+            check_restart(before, after_start)
+            found.append(expected_state(read_journal(before)))
+            read_lines(child, rng.randint(0, 250))
+            # Every third kill waits for a table between rounds or one in a fault.
+            if kill_no % 3 == 1:
+                stop_at(child, journal, "betting")
+            elif kill_no % 3 == 2:
+                stop_at(child, journal, "fault")
+        finally:
+            rows = kill(child, journal)
+        report = verify(journal)
+        assert report.case in GOOD_CASES, report.message
+        after = committed(journal)
+        # No committed row is missing or changed, byte for byte.
+        assert after == rows
+        before = after
+    # The restarts found the table between rounds, inside a round, and in a fault.
+    assert State.BETTING in found and State.FAULT in found
+    # Play goes on after the last kill: three more rounds, then a clean stop.
+    rounds_done = read_journal(before).round_no
+    child = start(tmp_path, journal, seed=KILLS, rounds=rounds_done + 3)
+    try:
+        assert child.wait(timeout=60) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        assert child.stdout is not None
+        child.stdout.close()
+    check_restart(before, committed(journal))
+    assert verify(journal).ok
+    rows = committed(journal)
+    assert rows[-1].kind == "clean_shutdown"
+    assert read_journal(rows).round_no == rounds_done + 3
+    assert sum(r.kind == "round_completed" for r in rows) > KILLS
+    # Every round ends exactly once, completed or (found open at a restart) voided.
+    opened = [r.data["round"] for r in rows if r.kind == "round_started"]
+    ended = [r.round_no for r in rows if r.kind in ("round_completed", "round_voided")]
+    assert sorted(opened) == sorted(ended) == list(range(1, rounds_done + 4))
+    print(f"{KILLS} kills, {rounds_done + 3} rounds, {time.monotonic() - started:.1f} s")

@@ -1,0 +1,188 @@
+"""Crash recovery from the journal alone (``controller.recovery`` and ``Table.restore``).
+
+A seeded table plays a few rounds (with injected faults) into an in-memory journal; the
+journal is then cut after every row, as a crash could leave it. From each prefix a new
+table is restored: its state must be the one the journal says, and play must go on from
+there (the supervisor resuming or voiding) with every card accounted for.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pytest
+from recovery_support import expected_state, shoe_after
+from table_support import JournalRow, ListJournal
+
+from controller.faults import FaultCode
+from controller.machine import ROUND_STATES
+from controller.prompts import State
+from controller.recovery import Recovered, read_journal
+from controller.rules.cards import Card
+from controller.rules.profiles import get_profile
+from controller.simulation.dealer import Action, Press, SimulatedDealer, TurnKey, random_chooser
+from controller.simulation.direct import DirectRig
+from controller.view import TableView
+from drivers.hal import Button, DeviceEvent
+
+DECKS = 6
+SEATS = (1, 2, 3)
+
+
+@dataclass
+class ResumingDealer(SimulatedDealer):
+    """A dealer whose supervisor may first try to resume a round found after a restart
+    (voiding it when the table refuses); otherwise it voids at once."""
+
+    resume_first: bool = True
+    tried_resume: bool = False
+
+    def _supervise(self, view: TableView) -> list[Action]:
+        fault = view.fault or ""
+        if fault.startswith("recovered_mid_round") and self.resume_first and not self.tried_resume:
+            self.tried_resume = True
+            return [TurnKey(True), Press(Button.SUPERVISOR_RESUME), TurnKey(False)]
+        return super()._supervise(view)
+
+
+def played(profile: str, rounds: int, seed: int) -> tuple[list[JournalRow], set[int]]:
+    """The journal of a seeded run, and the cuts that fall between two events (the station
+    commits each event's rows in one transaction, so a crash can only cut there)."""
+    rng = random.Random(seed)
+    journal = ListJournal()
+    rig = DirectRig(
+        get_profile(profile), DECKS, journal, random_chooser(rng), rng, SEATS, fault_rate=0.02
+    )
+    boundaries = {0}
+    handle = rig.table.handle
+
+    def handle_and_mark(event: DeviceEvent) -> None:
+        handle(event)
+        boundaries.add(len(journal.rows))
+
+    rig.table.handle = handle_and_mark  # type: ignore[method-assign]
+    rig.table.begin()
+    boundaries.add(len(journal.rows))
+    try:
+        rig.play(rounds)
+    finally:
+        rig.close()
+    return journal.rows, boundaries
+
+
+def restored_rig(
+    profile: str, prefix: Sequence[JournalRow], seed: int
+) -> tuple[DirectRig, ListJournal, Recovered]:
+    rng = random.Random(seed)
+    journal = ListJournal(rows=list(prefix))
+    rig = DirectRig(get_profile(profile), DECKS, journal, random_chooser(rng), rng, SEATS)
+    rig.dealer = ResumingDealer(
+        SEATS, random_chooser(rng), rng, dealer_change_every=7, resume_first=rng.random() < 0.5
+    )
+    rec = read_journal(prefix)
+    rig.table.restore(rec)
+    return rig, journal, rec
+
+
+def resume(rig: DirectRig, prefix: Sequence[JournalRow], rec: Recovered, seed: int) -> None:
+    """The devices are up: the table commands what its state needs; the shoe holds what it
+    held when the station stopped."""
+    rng = random.Random(seed)
+    rig.table.resume_output()
+    cards, cover = shoe_after(prefix, rec, DECKS, rng)
+    batch: list[Card | None] = list(cards)
+    if cover and len(batch) > rig.cover_at:
+        batch.insert(len(batch) - rig.cover_at, None)
+    batch.reverse()
+    rig.shoe = batch
+
+
+def check_restored(
+    rig: DirectRig, journal: ListJournal, rec: Recovered, cut: int, *, strict: bool
+) -> None:
+    """A legal state after any cut; exactly the journal's state after a cut between events."""
+    table = rig.table
+    if strict:
+        assert table.state is expected_state(rec), f"cut at row {cut}"
+    assert table.round_no == rec.round_no
+    recovered = [r for r in journal.rows[cut:] if r.kind == "recovered"]
+    assert [r.data for r in recovered] == [{"state": table.state.value, "round": rec.round_no}]
+    if table.state is State.FAULT:
+        assert table.fault is not None and table.resume_to is not None
+        if rec.open_round:
+            assert table.fault.code is FaultCode.RECOVERED_MID_ROUND
+        elif strict:
+            assert rec.fault is not None and table.fault.code is rec.fault.code
+    else:
+        assert table.fault is None and table.play is None
+    assert table.state not in ROUND_STATES
+
+
+def check_accounts(rows: Sequence[JournalRow]) -> None:
+    """Each round ends once; per shoe no card shows more often than the batch holds (one
+    extra for each hole card sealed at a crash, which the journal cannot name)."""
+    started = Counter(r.data["round"] for r in rows if r.kind == "round_started")
+    ended = Counter(r.round_no for r in rows if r.kind in ("round_completed", "round_voided"))
+    assert all(n == 1 for n in started.values()), started
+    assert all(n == 1 for n in ended.values()), ended
+    unfinished = set(started) - set(ended)
+    assert not unfinished, unfinished  # the continuation stops between rounds
+    shoe: Counter[str] = Counter()
+    sealed = 0
+    for row in rows:
+        if row.kind == "shuffle_commanded":
+            shoe.clear()
+            sealed = 0
+        elif row.kind in ("burn", "card", "hole_card_revealed") and not row.data["card"].startswith(
+            "10"
+        ):
+            shoe[row.data["card"]] += 1
+        elif row.kind == "hole_card_dealt":
+            sealed += 1
+        elif row.kind == "hole_card_revealed":
+            sealed -= 1
+        assert all(n <= DECKS + sealed for n in shoe.values()), row
+    assert not [
+        r for r in rows if r.kind == "fault" and r.data["code"] == FaultCode.DUPLICATE_CARD.value
+    ]
+
+
+@pytest.mark.parametrize(("profile", "seed"), [("PA", 4), ("NY", 6), ("NJ", 4)])
+def test_restore_from_every_prefix_then_play_on(profile: str, seed: int) -> None:
+    rows, boundaries = played(profile, rounds=4, seed=seed)
+    assert any(r.kind == "fault" for r in rows), "the run must include faults"
+    resumed = voided = 0
+    for cut in range(len(rows) + 1):
+        prefix = rows[:cut]
+        rig, journal, rec = restored_rig(profile, prefix, seed * 1000 + cut)
+        try:
+            check_restored(rig, journal, rec, cut, strict=cut in boundaries)
+            resume(rig, prefix, rec, seed + cut)
+            rig.play(rec.round_no + 2)
+        finally:
+            rig.close()
+        assert rig.table.state is State.BETTING
+        assert rig.table.round_no == rec.round_no + 2
+        check_accounts(journal.rows)
+        after = journal.rows[cut:]
+        if rec.open_round:
+            resolved = next(r for r in after if r.kind == "fault_resolved")
+            resumed += resolved.data["resolution"] == "resume"
+            voided += resolved.data["resolution"] == "void"
+    assert resumed and voided, (resumed, voided)
+
+
+def test_an_empty_journal_starts_from_scratch() -> None:
+    rec = read_journal([])
+    assert rec.state is None and rec.round_no == 0 and not rec.open_round
+    rig, journal, _ = restored_rig("PA", [], 0)
+    try:
+        check_restored(rig, journal, read_journal([]), 0, strict=True)
+        resume(rig, [], read_journal([]), 0)
+        assert rig.table.state is State.SHUFFLING
+        assert [r.kind for r in journal.rows][:3] == ["recovered", "state", "shuffle_commanded"]
+    finally:
+        rig.close()
