@@ -87,8 +87,21 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "bench/procedure_bench.py",
         ("--rounds", "2000"),
         ("--rounds", "20"),
-        keys=("rounds", "events", "events_per_s", "p50_us", "p99_us", "max_us", "mean_us"),
-        targets=(Target("p99_us", "<", 1000, "p99 < 1 ms (1,000 us) per event", "#5"),),
+        keys=(
+            "rounds",
+            "events",
+            "events_per_s",
+            "p50_us",
+            "p99_us",
+            "max_us",
+            "mean_us",
+            "cpu_p99_us",
+        ),
+        targets=(
+            Target("p99_us", "<", 1000, "p99 < 1 ms (1,000 us) per event", "#5"),
+            # The same goal on the thread's CPU time tells the code's cost from other load.
+            Target("cpu_p99_us", "<", 1000, "same, CPU time of the thread only", "#5"),
+        ),
     ),
     Benchmark(
         "Hardware-in-the-loop throughput",
