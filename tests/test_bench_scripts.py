@@ -16,8 +16,8 @@ import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 #: Scripts that are not benchmarks run by make bench: the open-ended atheris harness
-#: (it needs atheris and runs until stopped) and the runner itself.
-NOT_BENCHMARKS = {"fuzz_bridge.py", "run_all.py"}
+#: (it needs atheris and runs until stopped), the runner and its document module.
+NOT_BENCHMARKS = {"fuzz_bridge.py", "run_all.py", "performance_doc.py"}
 
 
 def _load() -> ModuleType:
@@ -107,7 +107,7 @@ def test_hand_recorded_section_is_kept_verbatim() -> None:
     assert "--hands 10000000" in fresh
 
 
-def test_document_lists_missing_scripts_machine_and_targets(tmp_path: Path) -> None:
+def test_document_lists_missing_scripts_machine_and_targets() -> None:
     protocol = next(b for b in run_all.BENCHMARKS if b.script.endswith("protocol_bench.py"))
     absent = run_all.Benchmark(
         "Absent", "bench/not_there.py", ("--n", "1"), None, targets=protocol.targets[:1]
