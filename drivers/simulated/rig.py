@@ -158,18 +158,21 @@ class SimulatedRig:
         else:
             pin.drive_high()
 
-    def place_wager(self, seat: int, spot: WagerSpot, present: bool = True) -> None:
+    def place_wager(
+        self, seat: int, spot: WagerSpot, present: bool = True, cents: int | None = None
+    ) -> None:
         """Put a wager on (or take it off) a seat's sensed spot.
 
         A 40-pin header has no pins left for 21 wager sensors: on a table they sit on an
         expander board. Sensors not in the pin map are reported as that board would
-        report them, straight to the station's event sink.
+        report them, straight to the station's event sink, with the chips' value in
+        ``cents`` where the board reads it (a pin only tells presence).
         """
         where = self.panel_pins.wagers.get((seat, spot))
         if where is None:
             if self._sink is None:
                 raise ValueError("build_drivers() first: the sensor board reports to its sink")
-            self._sink(SeatWagerChanged(seat, spot, present))
+            self._sink(SeatWagerChanged(seat, spot, present, cents if present else None))
             return
         pin = self.pin_factory.pin(where)
         if present:
