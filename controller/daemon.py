@@ -173,6 +173,25 @@ def real_drivers(config: cfg.StationConfig) -> Any:
     return build
 
 
+def rig_drivers(rig: Any) -> Any:
+    """A ``drivers_for`` that builds the real drivers against ``rig`` (a
+    ``drivers.simulated.rig.SimulatedRig``); the HIL suite hands it a rig it controls."""
+
+    def build(sink: Any) -> tuple[Sequence[Device], TableDevices]:
+        drivers = rig.build_drivers(sink)
+        devices: list[Device] = [
+            drivers.shuffler,
+            drivers.shoe,
+            drivers.card_reader,
+            drivers.panel,
+        ]
+        table_devices = TableDevices(drivers.shuffler, drivers.panel, drivers.card_reader)
+        return devices, table_devices
+
+    build.rig = rig  # type: ignore[attr-defined]
+    return build
+
+
 @contextmanager
 def simulated_drivers(config: cfg.StationConfig, seed: int = 0) -> Iterator[Any]:
     """A ``drivers_for`` that builds the real drivers against the device doubles."""
@@ -180,20 +199,7 @@ def simulated_drivers(config: cfg.StationConfig, seed: int = 0) -> Iterator[Any]
 
     # The panel board double carries every lamp and wager sensor (with amounts).
     with SimulatedRig(decks=config.decks, seed=seed, panel_board=True) as rig:
-
-        def build(sink: Any) -> tuple[Sequence[Device], TableDevices]:
-            drivers = rig.build_drivers(sink)
-            devices: list[Device] = [
-                drivers.shuffler,
-                drivers.shoe,
-                drivers.card_reader,
-                drivers.panel,
-            ]
-            table_devices = TableDevices(drivers.shuffler, drivers.panel, drivers.card_reader)
-            return devices, table_devices
-
-        build.rig = rig  # type: ignore[attr-defined]
-        yield build
+        yield rig_drivers(rig)
 
 
 def serve(built: Built) -> None:

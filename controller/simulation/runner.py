@@ -33,6 +33,7 @@ from controller.simulation.dealer import (
     SimulatedDealer,
     TurnKey,
 )
+from controller.simulation.pacer import STUCK_SECONDS, Pacer, SimulationStuckError
 from controller.strategy import choose
 from controller.view import HandView, TableView
 from drivers.hal import (
@@ -41,7 +42,6 @@ from drivers.hal import (
     CardDrawn,
     CoverCardSeen,
     DeviceConnected,
-    DeviceEvent,
     DeviceLost,
     ForeignCardDrawn,
     PeekResult,
@@ -50,63 +50,7 @@ from drivers.hal import (
     SupervisorKey,
 )
 
-#: How long the dealer waits for the station before calling it stuck (a bug, not a pace).
-STUCK_SECONDS = 30.0
 COVER_FROM_END = 60  # the cover card sits this many cards before the end of the batch
-
-
-class SimulationStuckError(RuntimeError):
-    """The station stopped answering the simulated dealer."""
-
-
-class Pacer:
-    """Keeps the dealer in step with the station's main loop (see the module docstring)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._expected: list[type] = []
-        self._surplus: list[type] = []
-        self._view: TableView | None = None
-        self._quiet = False
-        self._seq = 0
-
-    def observe(self, event: DeviceEvent, view: TableView, queue_empty: bool) -> None:
-        """Called by the station's loop after each event."""
-        with self._cond:
-            for i, kind in enumerate(self._expected):
-                if isinstance(event, kind):
-                    del self._expected[i]
-                    break
-            else:
-                # Caused by an action whose expectation is not registered yet (the cover
-                # card comes out before the dealer knows it was the cover card).
-                self._surplus.append(type(event))
-            self._view, self._quiet = view, queue_empty
-            self._seq += 1
-            self._cond.notify_all()
-
-    def expect(self, *kinds: type) -> None:
-        """The next actions will cause (or just caused) events of these types."""
-        with self._cond:
-            for kind in kinds:
-                if kind in self._surplus:
-                    self._surplus.remove(kind)
-                else:
-                    self._expected.append(kind)
-
-    def wait(self, after_seq: int, timeout: float = STUCK_SECONDS) -> tuple[TableView, int]:
-        """The view once every expected event is handled, the station is idle, and at least
-        one event came after ``after_seq``."""
-        with self._cond:
-            ok = self._cond.wait_for(
-                lambda: not self._expected and self._quiet and self._seq > after_seq, timeout
-            )
-            if not ok or self._view is None:
-                waiting = [k.__name__ for k in self._expected]
-                raise SimulationStuckError(
-                    f"no progress for {timeout:.0f} s; waiting for {waiting}"
-                )
-            return self._view, self._seq
 
 
 @dataclass
@@ -301,4 +245,11 @@ class SimulatedTable:
         return True
 
 
-__all__ = ["Button", "SimulatedTable", "SimulationResult", "SimulationSettings"]
+__all__ = [
+    "Button",
+    "Pacer",
+    "SimulatedTable",
+    "SimulationResult",
+    "SimulationSettings",
+    "SimulationStuckError",
+]

@@ -1,0 +1,119 @@
+"""Keeps whoever acts at the table in step with the station's main loop.
+
+The station calls :meth:`Pacer.observe` after each event it has handled (its ``observer``
+hook). Whoever acts on the devices (the simulated dealer, a HIL test) says which events its
+next actions will cause (:meth:`Pacer.expect`), acts, then waits (:meth:`Pacer.wait`) until
+every one of them has been handled and the station's queue is empty. No sleeps: everything
+waits on one condition variable, woken by the station's loop.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from controller.view import TableView
+from drivers.hal import DeviceEvent
+
+#: How long to wait for the station before calling it stuck (a bug, not a pace).
+STUCK_SECONDS = 30.0
+
+
+class SimulationStuckError(RuntimeError):
+    """The station stopped answering whoever acts at the table."""
+
+
+class Pacer:
+    """Keeps the actor in step with the station's main loop (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._expected: list[type] = []
+        self._surplus: list[type] = []
+        self._view: TableView | None = None
+        self._quiet = False
+        self._seq = 0
+        self.events: list[DeviceEvent] | None = None  # set to a list to keep every event
+
+    @property
+    def seq(self) -> int:
+        """How many events the station has handled so far."""
+        with self._cond:
+            return self._seq
+
+    @property
+    def view(self) -> TableView | None:
+        """The table as the last handled event left it."""
+        with self._cond:
+            return self._view
+
+    def observe(self, event: DeviceEvent, view: TableView, queue_empty: bool) -> None:
+        """Called by the station's loop after each event."""
+        with self._cond:
+            for i, kind in enumerate(self._expected):
+                if isinstance(event, kind):
+                    del self._expected[i]
+                    break
+            else:
+                # Caused by an action whose expectation is not registered yet (the cover
+                # card comes out before the dealer knows it was the cover card).
+                self._surplus.append(type(event))
+            if self.events is not None:
+                self.events.append(event)
+            self._view, self._quiet = view, queue_empty
+            self._seq += 1
+            self._cond.notify_all()
+
+    def expect(self, *kinds: type) -> None:
+        """The next actions will cause (or just caused) events of these types."""
+        with self._cond:
+            for kind in kinds:
+                if kind in self._surplus:
+                    self._surplus.remove(kind)
+                else:
+                    self._expected.append(kind)
+
+    def forget(self) -> None:
+        """Drop every expectation and surplus (after a deliberate power loss)."""
+        with self._cond:
+            self._expected.clear()
+            self._surplus.clear()
+
+    def wait(self, after_seq: int, timeout: float = STUCK_SECONDS) -> tuple[TableView, int]:
+        """The view once every expected event is handled, the station is idle, and at least
+        one event came after ``after_seq``.
+
+        Raises:
+            SimulationStuckError: nothing of the kind within ``timeout`` seconds.
+        """
+        return self.until(lambda _view: True, after_seq, timeout)
+
+    def until(
+        self,
+        predicate: Callable[[TableView], bool],
+        after_seq: int = 0,
+        timeout: float = STUCK_SECONDS,
+    ) -> tuple[TableView, int]:
+        """As :meth:`wait`, and the view also satisfies ``predicate``.
+
+        Raises:
+            SimulationStuckError: the table did not get there within ``timeout`` seconds.
+        """
+
+        def ready() -> bool:
+            return (
+                not self._expected
+                and self._quiet
+                and self._seq > after_seq
+                and self._view is not None
+                and predicate(self._view)
+            )
+
+        with self._cond:
+            if not self._cond.wait_for(ready, timeout) or self._view is None:
+                waiting = [k.__name__ for k in self._expected]
+                state = self._view.state.value if self._view else "no event yet"
+                raise SimulationStuckError(
+                    f"no progress for {timeout:.0f} s; waiting for {waiting}, state {state}"
+                )
+            return self._view, self._seq

@@ -1,0 +1,147 @@
+"""The hole card's identity reaches nothing the station emits before the reveal.
+
+Everything the station puts out is captured through the real transports: every log line
+(structlog and the stdlib loggers, as JSON), the journal's rows, what the panel driver was
+told to light and which lamp pins changed, the console view (rendered as the simulate
+command renders it), and every byte written to the devices (the doubles' ``wire_log``) with
+the commands they decoded. Two rounds that differ only in the hole card must emit the same
+things up to the reveal (the commitment aside: a hash under a fresh random nonce), and the
+hole card's text appears in none of it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+from typing import Any
+
+import pytest
+import structlog
+from rich.console import Console
+from table_driver import TableDriver
+
+from controller.logs import configure_logging
+from controller.prompts import State
+from controller.simulate import LiveView
+from controller.simulation.runner import SimulationSettings
+from drivers.hal import Led, LedMode
+
+pytestmark = pytest.mark.doubles
+
+#: Log keys that differ between any two runs (time, the rig's temporary paths, USB address).
+_VOLATILE = {"timestamp", "port", "path"}
+
+
+@pytest.fixture
+def captured_logs() -> Any:
+    """Every log line as JSON, through the station's own logging set-up."""
+    stream = io.StringIO()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    configure_logging(level="debug", form="json", stream=stream)
+    yield stream
+    structlog.reset_defaults()
+    for handler in root.handlers[:]:
+        root.removeHandler(handler)
+    for handler in handlers:
+        root.addHandler(handler)
+    root.setLevel(level)
+
+
+def _round_until_reveal(station: Any, hole: str, logs: io.StringIO) -> tuple[dict[str, Any], Any]:
+    """Play a round to the reveal prompt; what the station emitted so far, and the table."""
+    t: TableDriver = station("PA")
+    doubles = t.doubles
+    for double in (doubles.shuffler, doubles.shoe, doubles.card_reader):
+        double.wire_log = []
+    panel = next(d for d in t.station.built.station.drivers if type(d).__name__ == "GpioPanel")
+    shown: list[dict[Led, LedMode]] = []
+    show = panel.show
+    panel.show = lambda lamps: (shown.append(dict(lamps)), show(lamps))[1]
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    renderer = LiveView(SimulationSettings(journal=t.station.journal_path))
+    views = []
+
+    def look() -> None:
+        views.append(t.view)
+        console.print(renderer._render(t.view))
+
+    t.ready(f"2C 9H 8C KS 7D 9D {hole} 3S 4S 5S 6S")
+    for seat in (1, 3):
+        t.bet(seat)
+        look()
+    t.press()
+    for text in ("9H", "8C", "KS", "7D", "9D", hole):
+        t.deal(text)
+        look()
+    t.peek()
+    look()
+    t.press(times=2)  # both seats stand
+    look()
+    assert t.state is State.DEALER and t.view.reveal_due
+    rows = []
+    for row in t.rows():
+        data = dict(row.data)
+        if row.kind == "hole_card_dealt":
+            data["commitment"] = "<random>"
+        rows.append((row.kind, data, row.round_no))
+    lines = [json.loads(line) for line in logs.getvalue().splitlines()]
+    emitted = {
+        "journal": rows,
+        "logs": [{k: v for k, v in line.items() if k not in _VOLATILE} for line in lines],
+        "log_text": logs.getvalue(),
+        "panel": shown,
+        "lamp_pins_changed": sorted(
+            n for n, pin in doubles.pin_factory.pins.items() if len(pin.states) > 1
+        ),
+        "views": views,
+        "console": console.file.getvalue(),  # type: ignore[attr-defined]
+        "wire": b"".join(
+            chunk
+            for d in (doubles.shuffler, doubles.shoe, doubles.card_reader)
+            for chunk in d.wire_log
+        ),
+        "commands": [
+            repr(m)
+            for d in (doubles.shuffler, doubles.shoe, doubles.card_reader)
+            for m in d.commands
+            if "Heartbeat" not in type(m).__name__
+        ],
+    }
+    return emitted, t
+
+
+def _comparable(emitted: dict[str, Any]) -> dict[str, Any]:
+    # Raw bytes and free text carry sequence numbers, heartbeats and timings that differ
+    # between any two runs: they are searched, not compared.
+    out = {k: v for k, v in emitted.items() if k not in ("wire", "log_text", "console")}
+    out["logs"] = [
+        {k: v for k, v in line.items() if not re.search(r"\d+\.\d+ s|address", str(v))}
+        for line in out["logs"]
+        if str(line.get("logger", "")).startswith("dealer_station")
+    ]
+    return out
+
+
+def test_nothing_the_station_emits_shows_the_hole_card_before_the_reveal(
+    station: Any, captured_logs: io.StringIO
+) -> None:
+    emitted, t = _round_until_reveal(station, "5C", captured_logs)
+    t.press()  # the reveal: now, and only now, the card is shown
+    assert t.data("hole_card_revealed")[0]["card"] == "5C"
+    t.finish()
+    captured_logs.seek(0)
+    captured_logs.truncate()
+    other, t2 = _round_until_reveal(station, "6D", captured_logs)
+    t2.finish()
+
+    for hole, out in (("5C", emitted), ("6D", other)):
+        text = repr({k: v for k, v in out.items() if k != "wire"})
+        assert hole not in text
+        assert hole.encode() not in out["wire"]
+        assert hole not in out["console"]
+    assert emitted["wire"] and emitted["commands"] and emitted["panel"]
+    assert len(emitted["logs"]) > 10 and len(emitted["journal"]) > 30
+    assert _comparable(emitted) == _comparable(other)

@@ -1,0 +1,359 @@
+"""Device faults across the real transports, each ending with the table in the right state,
+every dealt card in the journal and the journal's chain verified.
+
+These use the doubles' fault switches (``doubles`` marker); on a real rig the one test a
+person can do by hand (pulling the shoe's cable) is marked ``needs_person``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from table_driver import TableDriver, card_texts
+
+from controller.journal import verify
+from controller.prompts import State
+from drivers.hal import (
+    Button,
+    DeviceConnected,
+    DeviceFault,
+    DeviceLost,
+    ForeignCardDrawn,
+    Led,
+    LedMode,
+)
+
+pytestmark = pytest.mark.doubles
+
+CARDS = "2C 9H 5C KS 8D 7D 3D 4S 6H 9C 2D 3C 4D 5S 6C 8H"
+# One seat: seat 1 9H 8D, up KS (a peek), hole 7D; then seat 1 3D 6H, up QC, hole 9C.
+ONE_SEAT = "2C 9H KS 8D 7D 3D QC 6H 9C 2D 3C 4D 5S 6C 8H 5H"
+FAULT_LAMPS = {
+    "shuffler": Led.SHUFFLER_FAULT,
+    "shoe": Led.SHOE_FAULT,
+    "card_reader": Led.READER_FAULT,
+}
+
+
+def _to_players(t: TableDriver) -> None:
+    """Two seats, initial deal (seat 1 9H 8D, seat 2 5C 7D; up KS; hole 3D), peeked."""
+    t.ready(CARDS)
+    t.bet(1)
+    t.bet(2)
+    t.press()
+    t.deal("9H", "5C", "KS", "8D", "7D", "3D")
+    t.peek()
+    assert t.state is State.PLAYERS
+
+
+def _finish_round(t: TableDriver) -> None:
+    """Stand everyone, reveal, let the dealer draw, settle."""
+    while t.state not in (State.BETTING, State.SHUFFLING, State.LOADING):
+        view = t.view
+        if t.state is State.PEEKING:
+            t.peek()
+        elif t.state is State.DEALING or (t.state is State.DEALER and not view.reveal_due):
+            t.deal()
+        elif t.state is State.FAULT:
+            raise AssertionError(view.fault)
+        else:
+            t.press()
+
+
+def _all_cards_journalled(t: TableDriver, extra: Counter[str] | None = None) -> None:
+    """Every card the shoe double dealt is in the journal exactly once (plus ``extra``:
+    reports the shoe made without dealing, e.g. a double read)."""
+    dealt = Counter(c.text for c in t.doubles.shoe.dealt) + (extra or Counter())
+    assert Counter(card_texts(t.rows())) == dealt
+
+
+# --- cables -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", ["shuffler", "shoe", "card_reader"])
+def test_unplug_and_replug_each_device_mid_round(station: Any, device: str) -> None:
+    t = station("PA")
+    _to_players(t)
+    double = getattr(t.doubles, device)
+    with t.expect(DeviceLost):
+        double.unplug()
+    assert t.state is State.FAULT and t.fault == "device_lost"
+    assert dict(t.view.lamps)[FAULT_LAMPS[device]] is LedMode.BLINK
+    t.supervisor(Button.SUPERVISOR_RESUME)  # refused: the device is still gone
+    assert t.state is State.FAULT
+    assert t.data("resolution_refused")[0]["reason"] == f"still lost: {device}"
+    with t.expect(DeviceConnected):
+        double.plug()
+    t.supervisor(Button.SUPERVISOR_RESUME)
+    assert t.state is State.PLAYERS  # back where play stopped
+    _finish_round(t)
+    assert len(t.data("round_completed")) == 1
+    _all_cards_journalled(t)
+    t.finish()
+
+
+@pytest.mark.needs_person
+def test_person_pulls_and_replugs_the_shoe_cable(station: Any) -> None:
+    t = station("PA")
+    t.ready(CARDS)
+    with t.expect(DeviceLost):
+        t.station.rig.hands.ask("Pull the shoe's USB cable")  # type: ignore[attr-defined]
+    assert t.state is State.FAULT
+    with t.expect(DeviceConnected):
+        t.station.rig.hands.ask("Plug the shoe's USB cable back in")  # type: ignore[attr-defined]
+    t.supervisor(Button.SUPERVISOR_RESUME)
+    assert t.state is State.BETTING
+    t.finish()
+
+
+# --- the line ---------------------------------------------------------------------------
+
+
+def test_garbled_frames_are_retransmitted_and_play_goes_on(station: Any) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    t.doubles.shoe.noise.corrupt_next(4)  # the next four frames from the shoe are damaged
+    t.bet(1)
+    t.press()
+    t.deal("9H", "KS", "8D", "7D")
+    assert t.doubles.shoe.noise.chunks_damaged == 4
+    assert t.state is State.PEEKING  # nothing lost, nothing doubled, no fault
+    assert [d["card"] for d in t.data("card")] == ["9H", "KS", "8D"]
+    t.peek()
+    _finish_round(t)
+    _all_cards_journalled(t)
+    t.finish()
+
+
+def test_dropped_acks_deliver_each_card_once(station: Any) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    shoe = t.doubles.shoe
+    shoe.drop_acks(2)  # the shoe never hears two of the station's acks: it sends again
+    t.bet(1)
+    t.press()
+    t.deal("9H", "KS", "8D", "7D")
+    assert [d["card"] for d in t.data("card")] == ["9H", "KS", "8D"]
+    t.peek()
+    assert t.data("peek") == [{"answer": "no_blackjack"}]
+    assert shoe._drop_acks == 0  # the switch was used up (the double's own counter)
+    _finish_round(t)
+    _all_cards_journalled(t)
+    t.finish()
+
+
+# --- the shuffler -----------------------------------------------------------------------
+
+
+def test_shuffler_jam_faults_until_cleared_then_the_shuffle_is_redone(
+    station: Any, rigs: Any
+) -> None:
+    rig = rigs()
+    rig.doubles.shuffler.reply_delay = 0.2  # the first shuffle is still running...
+    t = station("PA", rig=rig, wait_for_load=False)
+    t.wait_state(State.SHUFFLING)
+    with t.expect(DeviceFault):
+        rig.doubles.shuffler.jam()  # ...when the batch jams
+    rig.doubles.shuffler.reply_delay = 0.0
+    assert t.state is State.FAULT and t.fault == "device_fault"
+    assert dict(t.view.lamps)[Led.SHUFFLER_FAULT] is LedMode.BLINK
+    rig.doubles.shuffler.clear_jam()
+    t.supervisor(Button.SUPERVISOR_RESHUFFLE)
+    t.wait_state(State.LOADING)
+    assert len(t.data("shuffle_commanded")) == 2
+    t.ready(CARDS)
+    t.finish()
+
+
+# --- the card reader --------------------------------------------------------------------
+
+
+def test_card_reader_misread_reprompts_then_faults_after_the_allowed_tries(
+    station: Any,
+) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    t.bet(1)
+    t.press()
+    t.deal("9H", "KS", "8D", "7D")
+    t.doubles.card_reader.misread(1)
+    t.peek()
+    assert t.state is State.PEEKING and t.data("peek") == [{"answer": "read_error"}]
+    t.peek()  # slid in again: read
+    assert t.state is State.PLAYERS
+    _finish_round(t)
+    t.bet(1)
+    t.press()
+    t.deal("3D", "QC", "6H", "9C")
+    t.doubles.card_reader.misread(3)
+    t.peek()
+    t.peek()
+    t.peek()
+    assert t.state is State.FAULT and t.fault == "reader_failed"
+    t.supervisor(Button.SUPERVISOR_VOID)
+    assert t.state is State.BETTING
+    assert len(t.data("round_voided")) == 1
+    _all_cards_journalled(t)
+    t.finish()
+
+
+def test_reader_and_shoe_disagree_on_the_hole_card(station: Any) -> None:
+    t = station("PA")
+    t.ready("2C 9H KC 8D AS 4D 5D 6D")
+    t.bet(1)
+    t.press()
+    t.deal("9H", "KC", "8D", "AS")  # the hole card gives the dealer blackjack...
+    t.peek(card=t.dealt[1])  # ...but the reader is answering from another card (9H)
+    assert t.data("peek") == [{"answer": "no_blackjack"}]
+    t.press()  # seat 1 stands
+    t.press()  # the reveal shows AS
+    assert t.state is State.FAULT and t.fault == "hole_card_mismatch"
+    t.supervisor(Button.SUPERVISOR_RESUME)  # cannot be resumed
+    assert t.state is State.FAULT
+    t.supervisor(Button.SUPERVISOR_VOID)
+    assert t.state is State.BETTING
+    assert t.data("hole_card_revealed")[0]["card"] == "AS"
+    # The hand was settled against the blackjack before the mismatch was found; the
+    # round_voided row that follows cancels the round.
+    kinds = [r.kind for r in t.rows() if r.round_no == 1]
+    assert kinds[-1] == "round_voided"
+    _all_cards_journalled(t)
+    t.finish()
+
+
+# --- cards the shoe should not report ---------------------------------------------------
+
+
+def test_a_ten_in_the_shoe_faults_and_goes_to_the_discard_rack(station: Any) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    t.bet(1)
+    t.press()
+    t.deal("9H", "KS")
+    with t.expect(ForeignCardDrawn):
+        t.doubles.shoe.deal_ten("H")
+    assert t.state is State.FAULT and t.fault == "foreign_card"
+    assert "10H" in t.data("card")[-1]["card"]
+    t.supervisor(Button.SUPERVISOR_RESUME)
+    assert t.state is State.DEALING
+    t.deal("8D", "7D")
+    t.peek()
+    _finish_round(t)
+    _all_cards_journalled(t)
+    t.finish()
+
+
+def test_a_duplicate_card_beyond_the_batch_faults(station: Any) -> None:
+    t = station("PA")
+    t.ready("2C 9H 9H 9H 9H 9H 9H 5C 8D KS 3D 4D")  # six 9H: all a 6-deck batch holds
+    t.bet(1)
+    t.press()
+    t.deal("9H", "9H", "9H", "9H")  # seat 1 18, dealer 18
+    _finish_round(t)
+    t.bet(1)
+    t.press()
+    t.deal("9H", "9H")  # the sixth 9H is the up card
+    with t.expect(ForeignCardDrawn):
+        t.doubles.shoe.repeat_last()  # the sensor reports 9H a seventh time
+    # The shoe's driver counts copies: a seventh 9H cannot be a card of this batch.
+    assert t.state is State.FAULT and t.fault == "foreign_card"
+    assert "duplicate card 9H: copy 7" in t.data("card")[-1]["card"]
+    t.supervisor(Button.SUPERVISOR_VOID)
+    assert t.state is State.BETTING
+    assert t.data("round_voided")
+    _all_cards_journalled(t)
+    t.finish()
+
+
+def test_a_card_dealt_when_none_was_expected_faults(station: Any) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    t.deal("9H")  # betting is open: no card is due
+    assert t.state is State.FAULT and t.fault == "unexpected_card"
+    assert t.data("card")[-1] == {"role": "rejected", "card": "9H"}
+    t.supervisor(Button.SUPERVISOR_RESUME)  # the card goes to the discard rack
+    assert t.state is State.BETTING
+    t.bet(1)
+    t.press()
+    t.deal("KS", "8D", "7D", "3D")
+    _finish_round(t)
+    _all_cards_journalled(t)
+    t.finish()
+
+
+# --- identity ---------------------------------------------------------------------------
+
+
+def test_a_device_with_an_unknown_serial_number_is_refused(station: Any) -> None:
+    t = station("PA")
+    t.ready(CARDS)
+    shoe = t.doubles.shoe
+    with t.expect(DeviceLost, DeviceFault):
+        shoe.unplug()
+        shoe.hello_serial = "SHOE-9999"  # another shoe is plugged in
+        shoe.power_cycle()
+        shoe.plug()
+    assert t.state is State.FAULT
+    refused = [d for d in t.data("device") if d["status"] == "fault"]
+    assert "SHOE-9999" in str(refused[0]) and "SHOE-0001" in str(refused[0])
+    t.supervisor(Button.SUPERVISOR_RESUME)
+    assert t.state is State.FAULT  # still lost: the right shoe is not back
+    with t.expect(DeviceConnected):
+        shoe.unplug()
+        shoe.hello_serial = shoe.serial_number  # the table's own shoe again
+        shoe.power_cycle()
+        shoe.plug()
+    t.supervisor(Button.SUPERVISOR_RESUME)
+    assert t.state is State.BETTING
+    t.finish()
+
+
+# --- power ------------------------------------------------------------------------------
+
+
+def test_power_loss_mid_round_recovers_from_the_journal(station: Any, rigs: Any) -> None:
+    t = station("PA")
+    _to_players(t)
+    t.press()  # seat 1 stands
+    before = [(r.id, r.hash) for r in t.rows()]
+    journal = t.station.journal_path
+    t.station.cut_power()  # no clean shutdown
+    assert verify(journal).ok
+    # The station comes back on fresh devices (they lost power too) and the same journal.
+    t2 = station("PA", journal=journal)
+    after = [(r.id, r.hash) for r in t2.rows()]
+    assert after[: len(before)] == before  # nothing committed was lost
+    assert [r.kind for r in t2.rows()][len(before) :][:2] == ["station_started", "fault"]
+    assert t2.state is State.FAULT and t2.fault == "recovered_mid_round"
+    assert "clean_shutdown" not in [r.kind for r in t2.rows()]
+    t2.supervisor(Button.SUPERVISOR_RESUME)  # refused: the sealed hole card's nonce died
+    assert t2.data("resolution_refused")[0]["reason"] == "the round cannot be rebuilt: void it"
+    t2.supervisor(Button.SUPERVISOR_RESHUFFLE)  # collect everything, reshuffle
+    assert t2.data("fault_resolved")[-1] == {
+        "code": "recovered_mid_round",
+        "resolution": "reshuffle",
+    }
+    # The hole card stays sealed (its commitment is journalled, never opened); every
+    # other card dealt before the cut is in the journal.
+    assert len(t2.data("hole_card_dealt")) == 1 and t2.data("hole_card_revealed") == []
+    assert card_texts(t2.rows()) == ["2C", "9H", "5C", "KS", "8D", "7D"]
+    t2.wait_state(State.LOADING)
+    t2.ready(CARDS)
+    t2.bet(1)
+    t2.press()
+    assert t2.data("round_started")[-1]["round"] == 2  # numbering goes on
+    t2.finish()
+
+
+def test_restart_between_rounds_resumes_betting(station: Any) -> None:
+    t = station("PA")
+    _to_players(t)
+    _finish_round(t)
+    journal = t.station.journal_path
+    t.finish()
+    t2 = station("PA", journal=journal)
+    assert t2.state is State.BETTING and t2.view.fault is None
+    assert "clean_shutdown" in [r.kind for r in t2.rows()]
+    t2.finish()
