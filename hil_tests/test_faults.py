@@ -329,7 +329,7 @@ def test_power_loss_mid_round_recovers_from_the_journal(station: Any, rigs: Any)
     assert t2.state is State.FAULT and t2.fault == "recovered_mid_round"
     assert "clean_shutdown" not in [r.kind for r in t2.rows()]
     t2.supervisor(Button.SUPERVISOR_RESUME)  # refused: the sealed hole card's nonce died
-    assert t2.data("resolution_refused")[0]["reason"] == "the round cannot be rebuilt: void it"
+    assert t2.data("resolution_refused")[0]["reason"] == "round 1 cannot be rebuilt: void it"
     t2.supervisor(Button.SUPERVISOR_RESHUFFLE)  # collect everything, reshuffle
     assert t2.data("fault_resolved")[-1] == {
         "code": "recovered_mid_round",
