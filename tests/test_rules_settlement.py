@@ -443,3 +443,32 @@ def test_ny_5324_12_b_7_other_players_get_50_on_every_super_bonus_hand_even_unde
     assert main.net == 800  # 2:1 on $4.00
     shares = [p for p in round_.payments if p.wager is WagerKind.SUPER_BONUS_SHARE]
     assert [(p.seat, p.net) for p in shares] == [(2, 5000)]
+
+
+def test_no_peek_dealer_blackjack_leaves_a_busted_double_lost_in_full() -> None:
+    """ASSUMPTION (original wagers only, NJ 13:69F-19.7(g) procedure): a hand that busted
+    was collected when it busted, before the dealer's second card; a later dealer
+    blackjack does not give its double back."""
+    from controller.rules.cards import parse_card
+    from controller.rules.profiles import get_profile
+    from controller.rules.round import Round
+    from controller.rules.settlement import WagerKind
+    from controller.rules.steps import Decision, SeatWager
+
+    round_ = Round(get_profile("NJ"), 6, [SeatWager(1, 1000)])
+    for text in ("9H", "KC", "5D"):  # seat 1: 9 5; dealer K
+        round_.deal(parse_card(text))
+    round_.decide(1, Decision.DOUBLE)
+    round_.deal(parse_card("QS"))  # 24: the doubled hand busts
+    round_.deal(parse_card("AS"))  # dealer's card: blackjack
+    main = next(p for p in round_.payments if p.wager is WagerKind.MAIN)
+    assert main.net == -2000
+
+    round_ = Round(get_profile("NJ"), 6, [SeatWager(1, 1000)])
+    for text in ("6H", "KC", "5D"):  # seat 1: 6 5 = 11; dealer K
+        round_.deal(parse_card(text))
+    round_.decide(1, Decision.DOUBLE)
+    round_.deal(parse_card("KS"))  # 21 on the double
+    round_.deal(parse_card("AS"))  # dealer's blackjack takes the original wager only
+    main = next(p for p in round_.payments if p.wager is WagerKind.MAIN)
+    assert main.net == -1000

@@ -468,7 +468,8 @@ class Round:
                 if (seat, hand.index) not in self._settled
             ]
             if dealer_bj:
-                apply_original_only(seat_payments, self.wagers[seat].wager, self.profile)
+                busted = frozenset(h.index for h in self.hands[seat] if h.status is HandStatus.BUST)
+                apply_original_only(seat_payments, self.wagers[seat].wager, self.profile, busted)
             final.extend(seat_payments)
         for payment in [p for p in final if p.super_bonus_hand]:
             # NY 5324.12(b)(7): $50 to every other player who wagered this round.

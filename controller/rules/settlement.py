@@ -241,18 +241,24 @@ def _winning_hand(hand: PlayerHand, dealer: DealerResult, stake: int) -> Payment
     )
 
 
-def apply_original_only(payments: list[Payment], seat_wager: int, profile: Profile) -> None:
+def apply_original_only(
+    payments: list[Payment],
+    seat_wager: int,
+    profile: Profile,
+    busted: frozenset[int] = frozenset(),
+) -> None:
     """Cap what a dealer blackjack found after play takes from one seat (in place).
 
     ASSUMPTION (no-peek procedures, N.J.A.C. 13:69F-19.5 not included): with
     ``ORIGINAL_ONLY`` the seat loses its original wager once; doubles and split wagers
-    are returned.
+    are returned. A busted hand (index in ``busted``) was lost when it busted, before the
+    dealer's blackjack was known: it stays lost in full, and counts as the seat's loss.
     """
     if profile.dealer_blackjack_takes is not DealerBlackjackTakes.ORIGINAL_ONLY:
         return
-    taken = False
+    taken = any(p.hand in busted for p in payments)
     for i, payment in enumerate(payments):
-        if payment.outcome is not Outcome.LOSE:
+        if payment.outcome is not Outcome.LOSE or payment.hand in busted:
             continue
         if taken:
             payments[i] = Payment(
