@@ -16,6 +16,9 @@ Fault switches (thread-safe, for tests and the simulator):
 * ``wire_version``: the protocol version the device writes in its frames (an old firmware).
 * ``hello_serial``: the serial number the device claims in its HELLO.
 
+``wire_log``: set it to a list and every chunk of bytes the station sends is kept there (the
+HIL suite searches it for the hole card).
+
 Subclasses implement ``_on_command`` and their control API; the port (pty or USB) calls
 ``receive`` with bytes and ``tick`` periodically, and ``transmit`` is wired to the port.
 """
@@ -70,6 +73,7 @@ class DeviceFirmware(ABC):
         self._duplicate_acks = 0
         self._rx_partial = b""
         self.commands: list[fb.Message] = []
+        self.wire_log: list[bytes] | None = None
         self.sessions = 0
         self.refusals: list[str] = []
         self._endpoint = self._new_endpoint()
@@ -127,6 +131,8 @@ class DeviceFirmware(ABC):
     def receive(self, data: bytes) -> None:
         """Bytes from the station."""
         with self._cond:
+            if self.wire_log is not None:
+                self.wire_log.append(bytes(data))
             if self.silent:
                 return
             # A new HELLO identity takes effect at the next HELLO (firmware reconfigured).
