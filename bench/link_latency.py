@@ -12,6 +12,7 @@ card reader check (check() -> PeekResult) through pyusb and the simulated backen
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import queue
 import random
@@ -107,12 +108,18 @@ def run_peeks(count: int) -> list[float]:
         double.close()
 
 
-def report(title: str, latencies: list[float]) -> None:
+def report(title: str, latencies: list[float]) -> dict[str, float]:
+    """Print p50/p99/max of ``latencies`` (ms) and return them rounded to a microsecond."""
     cuts = statistics.quantiles(latencies, n=100)
     print(title)
     print(f"  p50  {cuts[49]:.3f} ms")
     print(f"  p99  {cuts[98]:.3f} ms")
     print(f"  max  {max(latencies):.3f} ms")
+    return {
+        "p50_ms": round(cuts[49], 3),
+        "p99_ms": round(cuts[98], 3),
+        "max_ms": round(max(latencies), 3),
+    }
 
 
 def main() -> None:
@@ -127,12 +134,18 @@ def main() -> None:
     if args.cards < 100:
         parser.error("--cards must be at least 100 for a p99")
     latencies = run(args.cards)
-    report(
+    card = report(
         f"shoe link latency, {len(latencies)} cards (pty -> pyserial -> bridge -> queue)", latencies
     )
+    figures: dict[str, float] = {"cards": len(latencies)}
+    figures.update({f"card_{key}": value for key, value in card.items()})
     if args.peeks:
         peeks = run_peeks(args.peeks)
-        report(f"card reader check round trip, {len(peeks)} checks (pyusb backend)", peeks)
+        peek = report(f"card reader check round trip, {len(peeks)} checks (pyusb backend)", peeks)
+        figures["peeks"] = len(peeks)
+        figures.update({f"peek_{key}": value for key, value in peek.items()})
+    # One machine-readable line for bench/run_all.py.
+    print("FIGURES " + json.dumps(figures))
 
 
 if __name__ == "__main__":

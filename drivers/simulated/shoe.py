@@ -42,6 +42,12 @@ class ShoeDouble(SerialDeviceDouble):
     def load(self, cards: Sequence[Card], cover_at: int | None = None) -> None:
         """Load ``cards`` (first dealt first) with the cover card after ``cover_at`` cards
         (None: no cover card); reports ``ShoeLoaded``."""
+        self.restock(cards, cover_at)
+        self._report(fb.ShoeLoadedReport())
+
+    def restock(self, cards: Sequence[Card], cover_at: int | None = None) -> None:
+        """Put ``cards`` in the shoe without a report: the shoe a restarted station finds,
+        loaded (and reported so) before the restart. ``cover_at`` as in :meth:`load`."""
         if cover_at is not None and not 0 <= cover_at <= len(cards):
             raise ValueError(f"cover card position {cover_at} outside 0..{len(cards)}")
         shoe: list[Card | str] = list(cards)
@@ -50,7 +56,6 @@ class ShoeDouble(SerialDeviceDouble):
         with self._shoe_lock:
             self._shoe = shoe
             self.dealt = []
-        self._report(fb.ShoeLoadedReport())
 
     def load_shuffled(self, decks: int = 6, seed: int = 0, cover_at: int | None = None) -> None:
         """Load ``decks`` Spanish decks shuffled by ``random.Random(seed)``; the cover card
