@@ -28,7 +28,7 @@ from gpiozero.pins.mock import MockFactory
 import firmware_bridge as fb
 from drivers.card_reader import CardReaderDriver
 from drivers.device_link import ExpectedDevice
-from drivers.hal import Button, EventSink, WagerSpot
+from drivers.hal import Button, EventSink, SeatWagerChanged, WagerSpot
 from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
 from drivers.panel_link import SerialPanelDriver
 from drivers.serial_transport import SerialSettings
@@ -122,6 +122,7 @@ class SimulatedRig:
         self.card_reader = CardReaderDouble(self.usb_backend, timing=timing, seed=seed + 2)
         self.pin_factory = MockFactory()
         self.panel_pins = panel_pins
+        self._sink: EventSink | None = None
         # A panel board carries every lamp and all 21 wager sensors; GPIO has 26 pins.
         self.panel_board = (
             PanelDouble(directory / "panel", timing=timing, seed=seed + 3) if panel_board else None
@@ -146,6 +147,7 @@ class SimulatedRig:
 
     def build_drivers(self, sink: EventSink, **driver_options: Any) -> RigDrivers:
         """The real drivers, pointed at this rig's doubles (not started)."""
+        self._sink = sink
         options: dict[str, Any] = {"timing": self.timing, "backoff": FAST_BACKOFF}
         options.update(driver_options)
         return RigDrivers(
@@ -205,12 +207,23 @@ class SimulatedRig:
     def place_wager(
         self, seat: int, spot: WagerSpot, present: bool = True, cents: int | None = None
     ) -> None:
-        """Put a wager on (or take it off) a seat's sensed spot; only a panel board's
-        sensors tell the amount."""
+        """Put a wager on (or take it off) a seat's sensed spot, with the chips' value in
+        ``cents`` where the sensor reads it (a GPIO pin only tells presence).
+
+        With the panel board double its sensors report; without it, a sensor that has no
+        GPIO pin (a 40-pin header has none left for 21 sensors) is reported as an expander
+        board would report it, straight to the station's event sink.
+        """
         if self.panel_board is not None:
             self.panel_board.place_wager(seat, spot, present, cents)
             return
-        pin = self.pin_factory.pin(self.panel_pins.wagers[seat, spot])
+        where = self.panel_pins.wagers.get((seat, spot))
+        if where is None:
+            if self._sink is None:
+                raise ValueError("build_drivers() first: the sensor board reports to its sink")
+            self._sink(SeatWagerChanged(seat, spot, present, cents if present else None))
+            return
+        pin = self.pin_factory.pin(where)
         if present:
             pin.drive_high()
         else:
