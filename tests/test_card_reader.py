@@ -166,6 +166,7 @@ def test_no_event_or_frame_carries_the_hole_card(rig: Rig) -> None:
     sent: list[bytes] = []
     transmit = rig.double.transmit
     rig.double.transmit = lambda data: sent.append(data) or transmit(data)
+    rig.double.wire_log = []
     rig.peek(PeekTarget.LOOKING_FOR_TEN)
     assert rig.double.wait_idle()
     for event in rig.events.history:
@@ -177,6 +178,7 @@ def test_no_event_or_frame_carries_the_hole_card(rig: Rig) -> None:
     assert len(replies) == 1
     # The reply frame is 3 payload bytes: request number and answer code, no rank.
     assert all(bytes([int(hole.rank)]) + b"D" not in frame for frame in sent)
+    assert rig.double.wire_log  # what the station sent is kept for the HIL exposure check
 
 
 def test_answer_repeated_after_a_lost_session_is_not_a_second_result(rig: Rig) -> None:

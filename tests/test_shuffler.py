@@ -94,6 +94,15 @@ def test_slow_shuffle_still_answers(rig: Rig) -> None:
     assert rig.events.expect(ShuffleDone).card_count == 384
 
 
+def test_corrupted_answer_is_retransmitted_once(rig: Rig) -> None:
+    rig.double.noise.corrupt_next(2)
+    rig.driver.shuffle(6)
+    assert rig.events.expect(ShuffleDone).card_count == 288
+    assert rig.double.wait_idle()
+    assert rig.driver.stats.dropped >= 1
+    assert not [e for e in rig.events.pending() if isinstance(e, ShuffleDone)]
+
+
 def test_duplicated_and_dropped_acks_do_not_repeat_a_command(rig: Rig) -> None:
     rig.double.duplicate_acks(4)
     rig.driver.shuffle(6)

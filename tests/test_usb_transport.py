@@ -7,7 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from drivers.errors import DeviceNotFoundError, DriverConfigError, TransportError, WrongDeviceError
+from drivers.errors import (
+    DeviceNotFoundError,
+    DriverConfigError,
+    LinkWriteTimeoutError,
+    TransportError,
+    WrongDeviceError,
+)
 from drivers.simulated.usb_backend import SimulatedUsbBackend, SimulatedUsbDevice, UsbIdentity
 from drivers.transport import Backoff
 from drivers.usb_transport import UsbSettings, UsbTransport
@@ -135,3 +141,26 @@ def test_settings_are_checked() -> None:
     with pytest.raises(DriverConfigError):
         UsbSettings(1, 1, "")
     assert UsbSettings(0x1D50, 0x6021, "x").ids == "1d50:6021"
+
+
+def test_write_timeout_drops_the_link_and_it_comes_back(bus: Bus) -> None:
+    recorder = Recorder()
+    transport = UsbTransport(
+        UsbSettings(VID, PID, "RD-0001", write_timeout=0.02),
+        recorder,
+        backend=bus.backend,
+        backoff=Backoff(0.01, cap=0.05),
+    )
+    transport.start()
+    try:
+        recorder.next("up")
+        bus.device.stalled = True
+        with pytest.raises(LinkWriteTimeoutError):
+            transport.write(b"stuck")
+        assert "took no data" in str(recorder.next("down"))
+        bus.device.stalled = False
+        recorder.next("up")
+        transport.write(b"flows")
+        assert bus.received.get(timeout=WAIT) == b"flows"
+    finally:
+        transport.close()

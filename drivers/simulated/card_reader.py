@@ -20,7 +20,7 @@ from drivers.usb_transport import UsbSettings
 
 VENDOR_ID = 0x1D50  # OpenMoko's community vendor id, product ids handed out to projects
 PRODUCT_ID = 0x6021
-_TICK = 0.005
+_TICK = 0.01  # as the pty doubles: timers of 50 ms need no finer tick
 
 
 class CardReaderDouble(DeviceFirmware):

@@ -61,6 +61,7 @@ class SimulatedUsbDevice:
         # A generic kernel driver grabs vendor-specific devices on some systems; the
         # real driver must detach it before claiming.
         self.kernel_driver_active = True
+        self.stalled = False  # True: the bulk OUT endpoint takes nothing (writes time out)
 
     def send_to_host(self, data: bytes) -> bool:
         """Queue bytes for the host's next bulk IN reads; False when unplugged."""
@@ -91,8 +92,15 @@ class SimulatedUsbDevice:
 
     # --- called by the backend ----------------------------------------------------------
 
-    def host_write(self, data: bytes) -> None:
+    def host_write(self, data: bytes, timeout_ms: int) -> None:
         self._check()
+        if self.stalled:
+            # A wedged device NAKs every OUT packet: libusb gives up after the timeout.
+            with self._cond:
+                self._cond.wait_for(lambda: not self.plugged, timeout_ms / 1000)
+            raise usb.core.USBTimeoutError(
+                "Operation timed out", _LIBUSB_ERROR_TIMEOUT, errno.ETIMEDOUT
+            )
         self._on_host_data(data)
 
     def host_read(self, size: int, timeout_ms: int) -> bytes:
@@ -295,7 +303,7 @@ class SimulatedUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
     ) -> int:
         if ep != BULK_OUT:
             raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
-        dev_handle.device.host_write(bytes(data))
+        dev_handle.device.host_write(bytes(data), timeout)
         return len(data)
 
     def bulk_read(
