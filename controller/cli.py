@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Protocol, cast
@@ -52,7 +53,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``dealer-station``; returns the exit status."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(arguments).parse_args(arguments)
-    return _load(args.command).run(args)
+    try:
+        return _load(args.command).run(args)
+    except BrokenPipeError:
+        # The reader went away (`... | head`): not an error of ours. Point stdout at
+        # /dev/null so the interpreter's final flush does not complain again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print(f"dealer-station {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
