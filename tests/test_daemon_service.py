@@ -9,6 +9,7 @@ watchdog is fed only by the main loop, so a hung loop stops feeding it.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -124,6 +125,10 @@ def test_start_ready_watchdog_sigterm_clean_shutdown(
     assert "recovered" in kinds and "shuffle_commanded" in kinds and "shuffle_done" in kinds
     # Write-ahead: nothing is commanded before the journal check and the restore are done.
     assert kinds.index("recovered") < kinds.index("shuffle_commanded")
+    # JSON lines on stdout (not a terminal), each with the table id, from every thread.
+    lines = [json.loads(line) for line in (tmp_path / "daemon.log").read_text().splitlines()]
+    assert {"device connected", "ready", "stopped"} <= {line["event"] for line in lines}
+    assert {line["table_id"] for line in lines} == {"PA-S21-07"}
 
 
 def test_restart_after_clean_shutdown_continues_where_it_stood(

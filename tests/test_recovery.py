@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from daemon_support import journal_dir
-from recovery_support import expected_state, shoe_after
+from recovery_support import expected_state, shoe_after, state_the_rows_say
 from table_support import JournalRow, ListJournal
 
 from controller.faults import FaultCode
@@ -110,6 +110,7 @@ def check_restored(
     table = rig.table
     if strict:
         assert table.state is expected_state(rec), f"cut at row {cut}"
+        assert table.state is state_the_rows_say(journal.rows[:cut])
     assert table.round_no == rec.round_no
     recovered = [r for r in journal.rows[cut:] if r.kind == "recovered"]
     assert [r.data for r in recovered] == [{"state": table.state.value, "round": rec.round_no}]
