@@ -13,6 +13,7 @@ import argparse
 import queue
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ import structlog
 
 from controller import config as cfg
 from controller.holecard import fresh_nonce
-from controller.journal import Journal, JournalError
+from controller.journal import Journal, JournalError, JournalReader
 from controller.journal_verify import verify
 from controller.logs import bind_table, configure_logging
 from controller.machine import TableDevices, TableSettings
@@ -35,6 +36,7 @@ from controller.station import CommandBuffer, Observer, Station, deferred
 from drivers.hal import Device, DeviceEvent
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 VERSION = "0.1.0"
 
 _log = structlog.get_logger("dealer_station.daemon")
@@ -109,7 +111,9 @@ def build_station(
             journal,
             nonces=nonces,
         )
-        recovered = read_journal(journal.rows())
+        # Streamed from a read-only connection: a long journal is not held in memory.
+        with JournalReader.open(journal.path) as reader:
+            recovered = read_journal(reader.rows())
         journal.append(
             "station_started",
             {
@@ -202,15 +206,19 @@ def simulated_drivers(config: cfg.StationConfig, seed: int = 0) -> Iterator[Any]
         yield rig_drivers(rig)
 
 
-def serve(built: Built) -> None:
-    """Run the station until SIGTERM or SIGINT; always close the journal."""
+def serve(built: Built, stopping: threading.Event | None = None) -> None:
+    """Run the station until SIGTERM or SIGINT (or at once when ``stopping`` is set: a
+    signal came during the start); always close the journal."""
     station = built.station
 
     def on_signal(signum: int, _frame: object) -> None:
         _log.info("signal", signal=signal.Signals(signum).name)
         station.stop()
 
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    previous = {s: signal.signal(s, on_signal) for s in _STOP_SIGNALS}
+    if stopping is not None and stopping.is_set():
+        _log.info("signal", signal="received during the start")
+        station.stop()
     try:
         station.run()
     finally:
@@ -232,6 +240,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Start the daemon; 2 with one line on stderr when it cannot start."""
+    # A SIGTERM during the start (journal check, restore, devices) is kept, not fatal: the
+    # station then stops as soon as it exists, with a clean shutdown in the journal.
+    stopping = threading.Event()
+    early = {s: signal.signal(s, lambda *_: stopping.set()) for s in _STOP_SIGNALS}
     try:
         config = cfg.load_config(args.config)
         if args.journal is not None:
@@ -240,12 +252,15 @@ def run(args: argparse.Namespace) -> int:
         bind_table(config.table_id)
         if args.simulated_devices:
             with simulated_drivers(config) as drivers_for:
-                serve(build_station(config, drivers_for, notifier=Notifier()))
+                serve(build_station(config, drivers_for, notifier=Notifier()), stopping)
         else:
-            serve(build_station(config, real_drivers(config), notifier=Notifier()))
+            serve(build_station(config, real_drivers(config), notifier=Notifier()), stopping)
     except (cfg.ConfigError, StartError) as err:
         print(f"dealer-station run: {err}", file=sys.stderr)
         return 2
+    finally:
+        for s, handler in early.items():
+            signal.signal(s, handler)
     return 0
 
 

@@ -25,10 +25,16 @@ FORMATS: Final = ("auto", "json", "console")
 CONTEXT_KEYS: Final = ("table_id", "round", "state")
 
 
+#: The last bound table, round and state, for every thread: a new thread starts with an
+#: empty context (driver threads do not inherit the main thread's context variables), and
+#: the station runs one table per process.
+_PROCESS_CONTEXT: dict[str, Any] = {}
+
+
 def _context_defaults(_logger: WrappedLogger, _name: str, event_dict: EventDict) -> EventDict:
     # Lines logged before the table, round or state is known still carry the keys.
     for key in CONTEXT_KEYS:
-        event_dict.setdefault(key, None)
+        event_dict.setdefault(key, _PROCESS_CONTEXT.get(key))
     return event_dict
 
 
@@ -54,6 +60,7 @@ def configure_logging(
     if level not in LEVELS:
         raise ValueError(f"log level {level!r} is not one of {', '.join(LEVELS)}")
     out = sys.stdout if stream is None else stream
+    _PROCESS_CONTEXT.clear()
     as_json = _wants_json(form, out)
     shared: list[Processor] = [
         structlog.contextvars.merge_contextvars,
@@ -110,14 +117,17 @@ def get_logger(name: str) -> Any:
 
 def bind_table(table_id: str) -> None:
     """Put ``table_id`` on every following line."""
+    _PROCESS_CONTEXT["table_id"] = table_id
     structlog.contextvars.bind_contextvars(table_id=table_id)
 
 
 def bind_round(round_no: int | None) -> None:
     """Put the current round number (``None`` between rounds) on every following line."""
+    _PROCESS_CONTEXT["round"] = round_no
     structlog.contextvars.bind_contextvars(round=round_no)
 
 
 def bind_state(state: str | None) -> None:
     """Put the procedure's current state on every following line."""
+    _PROCESS_CONTEXT["state"] = state
     structlog.contextvars.bind_contextvars(state=state)

@@ -59,11 +59,14 @@ class Recovered:
     fault: Fault | None = None
     resume_to: State | None = None
     open_round: list[JournalledRow] = field(default_factory=list)
-    wagers: list[SeatWagerChanged] = field(default_factory=list)
+    # The last report of each wager spot: all the betting book needs, however long the journal.
+    wagers: dict[tuple[int, WagerSpot], SeatWagerChanged] = field(default_factory=dict)
 
 
 def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
-    """Walk the journal once and return what the table must restore."""
+    """Walk the journal once and return what the table must restore. Keeps only what the
+    restore needs (the open round's rows, the shoe's count since the shuffle, the last
+    report of each wager spot), so a stream of a year's rows costs no more memory."""
     rec = Recovered()
     fault_row: Mapping[str, Any] | None = None
     for row in rows:
@@ -94,14 +97,10 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
         if kind == "burn":
             rec.last_burn = str(data["card"])
         elif kind == "event" and data.get("type") == "seat_wager":
-            rec.wagers.append(
-                SeatWagerChanged(
-                    int(data["seat"]),
-                    WagerSpot(data["spot"]),
-                    bool(data["present"]),
-                    data.get("cents"),
-                )
+            wager = SeatWagerChanged(
+                int(data["seat"]), WagerSpot(data["spot"]), bool(data["present"]), data.get("cents")
             )
+            rec.wagers[wager.seat, wager.spot] = wager
     if rec.state is State.FAULT and fault_row is not None:
         rec.fault = Fault(FaultCode(fault_row["code"]), str(fault_row["message"]))
         rec.resume_to = State(fault_row["state"])

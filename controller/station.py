@@ -175,15 +175,18 @@ class Station:
         """
         try:
             for driver in self.drivers:
+                if self._stop.is_set():
+                    break  # stopped while starting (SIGTERM): close what was opened
                 driver.start()
                 self._await_connection()
-            with self.journal.batch():
-                self.table.resume_output()
-            self.commands.flush()
-            self.stats.started = True
-            self.notifier.ready(self._status())
-            _log.info("ready", state=self.table.state.value)
-            self._serve()
+            if not self._stop.is_set():
+                with self.journal.batch():
+                    self.table.resume_output()
+                self.commands.flush()
+                self.stats.started = True
+                self.notifier.ready(self._status())
+                _log.info("ready", state=self.table.state.value)
+                self._serve()
         finally:
             self.notifier.notify("STOPPING=1")
             for driver in reversed(self.drivers):
@@ -198,11 +201,12 @@ class Station:
         time; a device that does not answer in time shows up later as lost or connected.
         """
         deadline = time.monotonic() + self.connect_timeout
-        while (remaining := deadline - time.monotonic()) > 0:
+        while (remaining := deadline - time.monotonic()) > 0 and not self._stop.is_set():
             try:
-                event = self.events.get(timeout=remaining)
+                # In short steps: a stop asked for meanwhile is not kept waiting.
+                event = self.events.get(timeout=min(remaining, self.poll_seconds))
             except queue.Empty:
-                return
+                continue
             self._handle(event)
             if isinstance(event, DeviceConnected | DeviceFault):
                 return

@@ -87,7 +87,7 @@ class Supervised:
         self.last_burn = parse_card(rec.last_burn) if rec.last_burn else None
         self.drawn = Counter({parse_card(t): n for t, n in rec.drawn.items()})
         self.reshuffle_pending = rec.reshuffle_pending
-        for event in rec.wagers:
+        for event in rec.wagers.values():
             self.book.update(event)
         machine = shared_machine()
         if rec.open_round:

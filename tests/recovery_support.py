@@ -44,3 +44,18 @@ def shoe_after(
     cards = list(left.elements())
     rng.shuffle(cards)
     return cards, "cover_card" not in after
+
+
+def state_the_rows_say(rows: Sequence[JournalledRow]) -> State:
+    """:func:`expected_state` without ``controller.recovery``: from the last ``state`` row
+    and the round numbers alone (for journals cut between two events)."""
+    started = [row.data["round"] for row in rows if row.kind == "round_started"]
+    ended = {row.round_no for row in rows if row.kind in ("round_completed", "round_voided")}
+    states = [State(row.data["state"]) for row in rows if row.kind == "state"]
+    if (started and started[-1] not in ended) or (states and states[-1] is State.FAULT):
+        return State.FAULT
+    if not states:
+        return State.STARTING
+    if states[-1] in (State.BETTING, State.LOADING, State.BURNING):
+        return states[-1]
+    return State.SHUFFLING

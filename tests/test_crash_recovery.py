@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from daemon_support import journal_dir
-from recovery_support import expected_state
+from recovery_support import expected_state, state_the_rows_say
 
 from controller.faults import FaultCode
 from controller.journal import JournalReader, Row
@@ -106,6 +106,7 @@ def check_restart(before: list[Row], after: list[Row]) -> None:
     new = after[len(before) :]
     recovered = next(r for r in new if r.kind == "recovered")
     state = expected_state(rec)
+    assert state is state_the_rows_say(before)
     assert recovered.data == {"state": state.value, "round": rec.round_no}
     faults = [r.data["code"] for r in new[: new.index(recovered)] if r.kind == "fault"]
     if rec.open_round:

@@ -9,6 +9,7 @@ watchdog is fed only by the main loop, so a hung loop stops feeding it.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -124,6 +125,10 @@ def test_start_ready_watchdog_sigterm_clean_shutdown(
     assert "recovered" in kinds and "shuffle_commanded" in kinds and "shuffle_done" in kinds
     # Write-ahead: nothing is commanded before the journal check and the restore are done.
     assert kinds.index("recovered") < kinds.index("shuffle_commanded")
+    # JSON lines on stdout (not a terminal), each with the table id, from every thread.
+    lines = [json.loads(line) for line in (tmp_path / "daemon.log").read_text().splitlines()]
+    assert {"device connected", "ready", "stopped"} <= {line["event"] for line in lines}
+    assert {line["table_id"] for line in lines} == {"PA-S21-07"}
 
 
 def test_restart_after_clean_shutdown_continues_where_it_stood(
@@ -231,3 +236,47 @@ def test_a_hung_main_loop_stops_feeding_the_watchdog(
         notifier.close()
         table.close()
     assert not loop.is_alive()
+
+
+class SilentDevice:
+    """A device that opens and never reports in (a shoe that does not answer)."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.closed = False
+
+    def start(self) -> None:
+        self.started.set()
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_sigterm_while_waiting_for_a_device_stops_at_once(journals: Path) -> None:
+    """A stop asked for during the start is not kept waiting for the device timeout, and
+    still ends with a clean shutdown; the table is not commanded and READY is not sent."""
+    journal = Journal.open(journals / "journal.sqlite3")
+    shuffler = RecordingShuffler()
+    table = Table(
+        TableSettings(get_profile("PA"), 6),
+        TableDevices(shuffler, RecordingPanel(), RecordingReader()),
+        journal,
+    )
+    silent, never_started = SilentDevice(), SilentDevice()
+    station = Station(table, journal, [silent, never_started], queue.Queue(), connect_timeout=60.0)
+    loop = threading.Thread(target=station.run, name="station-loop")
+    loop.start()
+    try:
+        assert silent.started.wait(timeout=5)
+        station.stop()
+        loop.join(timeout=5)
+        assert not loop.is_alive()
+    finally:
+        station.stop()
+        loop.join(timeout=5)
+        table.close()
+        journal.close()
+    assert silent.closed and not never_started.started.is_set()
+    assert not station.stats.started and shuffler.commands == []
+    with JournalReader.open(journals / "journal.sqlite3") as reader:
+        assert [r.kind for r in reader.rows()] == ["clean_shutdown"]

@@ -119,3 +119,19 @@ def test_bad_settings() -> None:
         configure_logging(level="loud")
     with pytest.raises(ValueError, match="log format"):
         configure_logging(form="xml")
+
+
+def test_lines_from_driver_threads_carry_the_table_too() -> None:
+    """Threads start with an empty context: the table, round and state still show."""
+    import threading
+
+    out = io.StringIO()
+    configure_logging(stream=out, form="json")
+    bind_table("NJ-S21-02")
+    bind_round(4)
+    bind_state("players")
+    reader = threading.Thread(target=lambda: get_logger("drivers.transport").info("link up"))
+    reader.start()
+    reader.join(timeout=5)
+    (line,) = json_lines(out)
+    assert (line["table_id"], line["round"], line["state"]) == ("NJ-S21-02", 4, "players")

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
-from recovery_support import expected_state, shoe_after
+from daemon_support import journal_dir
+from recovery_support import expected_state, shoe_after, state_the_rows_say
 from table_support import JournalRow, ListJournal
 
 from controller.faults import FaultCode
+from controller.journal import Journal, JournalReader
 from controller.machine import ROUND_STATES
 from controller.prompts import State
 from controller.recovery import Recovered, read_journal
@@ -26,7 +29,7 @@ from controller.rules.profiles import get_profile
 from controller.simulation.dealer import Action, Press, SimulatedDealer, TurnKey, random_chooser
 from controller.simulation.direct import DirectRig
 from controller.view import TableView
-from drivers.hal import Button, DeviceEvent
+from drivers.hal import Button, DeviceEvent, SeatWagerChanged, WagerSpot
 
 DECKS = 6
 SEATS = (1, 2, 3)
@@ -107,6 +110,7 @@ def check_restored(
     table = rig.table
     if strict:
         assert table.state is expected_state(rec), f"cut at row {cut}"
+        assert table.state is state_the_rows_say(journal.rows[:cut])
     assert table.round_no == rec.round_no
     recovered = [r for r in journal.rows[cut:] if r.kind == "recovered"]
     assert [r.data for r in recovered] == [{"state": table.state.value, "round": rec.round_no}]
@@ -186,3 +190,117 @@ def test_an_empty_journal_starts_from_scratch() -> None:
         assert [r.kind for r in journal.rows][:3] == ["recovered", "state", "shuffle_commanded"]
     finally:
         rig.close()
+
+
+# --- read_journal over a real journal file (the cases controller/resume.py covered) -------
+
+
+@pytest.fixture
+def journal_path(tmp_path: Path) -> Iterator[Path]:
+    with journal_dir(tmp_path) as path:
+        yield path / "journal.sqlite3"
+
+
+def recovered_from(path: Path) -> Recovered:
+    with JournalReader.open(path) as reader:
+        return read_journal(reader.rows())
+
+
+def start_shoe(journal: Journal) -> None:
+    journal.append("station_started", {"version": "0.1.0", "table_id": "T", "decks": 6})
+    journal.append("state", {"state": "shuffling"})
+    journal.append("shuffle_commanded", {"decks": 6})
+    journal.append("shuffle_done", {"card_count": 288, "per_rank": {}})
+    journal.append("state", {"state": "loading"})
+    journal.append("shoe_loaded", {})
+    journal.append("state", {"state": "burning"})
+    journal.append("burn", {"card": "4S", "reason": "load"})
+    journal.append("state", {"state": "betting"})
+
+
+def full_round(journal: Journal, r: int, *, cover: bool = False) -> None:
+    journal.append("round_started", {"round": r, "seats": [{"seat": 1, "wager_cents": 500}]}, r)
+    journal.append("state", {"state": "dealing"}, r)
+    journal.append("card", {"seat": 1, "hand": 1, "role": "initial", "card": "7S"}, r)
+    if cover:
+        journal.append("cover_card", {}, r)
+    journal.append("round_completed", {"reshuffle": cover}, r)
+    journal.append("state", {"state": "shuffling" if cover else "betting"})
+
+
+def test_between_rounds_after_a_clean_shutdown(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        start_shoe(journal)
+        full_round(journal, 1)
+        full_round(journal, 2)
+        journal.append("dealer_change", {})
+        journal.append("clean_shutdown", {})
+    rec = recovered_from(journal_path)
+    assert rec.state is State.BETTING and rec.round_no == 2 and not rec.open_round
+    assert rec.fault is None and not rec.reshuffle_pending and rec.last_burn == "4S"
+    assert rec.drawn == Counter({"4S": 1, "7S": 2})
+
+
+def test_inside_a_round_after_a_crash(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        start_shoe(journal)
+        full_round(journal, 1)
+        journal.append("round_started", {"round": 2, "seats": []}, 2)
+        journal.append("state", {"state": "dealing"}, 2)
+        journal.append("card", {"seat": 1, "hand": 1, "role": "initial", "card": "9D"}, 2)
+        journal.append("card", {"seat": None, "hand": None, "role": "up", "card": "KH"}, 2)
+    rec = recovered_from(journal_path)
+    assert rec.round_no == 2 and rec.state is State.DEALING and rec.fault is None
+    assert [r.kind for r in rec.open_round] == ["round_started", "state", "card", "card"]
+    assert [r.data.get("card") for r in rec.open_round][2:] == ["9D", "KH"]
+
+
+def test_a_fault_open_at_power_off_stays_open(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        start_shoe(journal)
+        journal.append("fault", {"code": "device_lost", "message": "shoe", "state": "betting"})
+        journal.append("state", {"state": "fault"})
+        journal.append("fault_resolved", {"resolution": "resume", "code": "device_lost"})
+        journal.append("state", {"state": "betting"})
+        full_round(journal, 1)
+        journal.append("fault", {"code": "device_lost", "message": "reader", "state": "betting"})
+        journal.append("state", {"state": "fault"})
+        # A second fault during the first keeps the first one's resume point.
+        journal.append("fault", {"code": "foreign_card", "message": "10S", "state": "fault"})
+    rec = recovered_from(journal_path)
+    assert rec.state is State.FAULT and not rec.open_round
+    assert rec.fault is not None and rec.fault.code is FaultCode.FOREIGN_CARD
+    assert rec.resume_to is State.BETTING
+
+
+def test_a_voided_round_is_closed(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        start_shoe(journal)
+        journal.append("round_started", {"round": 1, "seats": []}, 1)
+        journal.append("fault", {"code": "foreign_card", "message": "10S", "state": "dealing"}, 1)
+        journal.append("state", {"state": "fault"}, 1)
+        journal.append("fault_resolved", {"resolution": "void", "code": "foreign_card"}, 1)
+        journal.append("round_voided", {"reason": "foreign card"}, 1)
+        journal.append("state", {"state": "betting"})
+    rec = recovered_from(journal_path)
+    assert not rec.open_round and rec.fault is None and rec.round_no == 1
+    assert rec.state is State.BETTING
+
+
+def test_a_reshuffle_is_due_after_the_cover_card_until_the_shuffle(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        start_shoe(journal)
+        full_round(journal, 1, cover=True)
+        assert recovered_from(journal_path).reshuffle_pending
+        journal.append("shuffle_commanded", {"decks": 6})
+    rec = recovered_from(journal_path)
+    assert not rec.reshuffle_pending and rec.drawn == Counter()
+
+
+def test_only_the_last_report_of_each_wager_spot_is_kept() -> None:
+    rows = [
+        JournalRow("event", {"type": "seat_wager", "seat": 2, "spot": "main", "present": p}, None)
+        for p in (True, False, True)
+    ]
+    rec = read_journal(rows)
+    assert list(rec.wagers.values()) == [SeatWagerChanged(2, WagerSpot.MAIN, True, None)]
