@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
+import resource
 import sys
 import tempfile
 import threading
@@ -23,14 +25,18 @@ from controller.logs import configure_logging
 from controller.simulation.runner import SimulatedTable, SimulationSettings
 
 
-def measure(directory: Path, rounds: int, seed: int = 7) -> tuple[float, int]:
-    """Rounds per second and rounds played, journal in ``directory``."""
+def measure(directory: Path, rounds: int, seed: int = 7) -> tuple[float, int, float]:
+    """Rounds per second, rounds played and CPU milliseconds (all threads, user + system)
+    per round, journal in ``directory``."""
     journal = directory / f"bench-{seed}.sqlite3"
     table = SimulatedTable(
         SimulationSettings(profile="PA", seats=7, rounds=rounds, seed=seed, journal=journal)
     )
+    before = resource.getrusage(resource.RUSAGE_SELF)
     result = table.run()
-    return result.rounds / result.seconds, result.rounds
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return result.rounds / result.seconds, result.rounds, cpu / result.rounds * 1000
 
 
 def profile_station(directory: Path, rounds: int) -> None:
@@ -50,7 +56,7 @@ def profile_station(directory: Path, rounds: int) -> None:
 
     threading.Thread.run = run  # type: ignore[method-assign]
     try:
-        rate, done = measure(directory, rounds)
+        rate, done, _cpu = measure(directory, rounds)
     finally:
         threading.Thread.run = original  # type: ignore[method-assign]
     print(f"profiled: {done} rounds, {rate:.1f} rounds/s; station thread, by own time:")
@@ -65,7 +71,11 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     configure_logging(level="error", form="console", stream=sys.stderr)
-    print(f"python {sys.version.split()[0]}, switch interval {sys.getswitchinterval()} s")
+    load = os.getloadavg()[0]
+    print(
+        f"python {sys.version.split()[0]}, switch interval {sys.getswitchinterval()} s, "
+        f"{os.cpu_count()} CPUs, load average {load:.1f} (other work skews the figures)"
+    )
     places = []
     if Path("/dev/shm").is_dir():
         places.append(("tmpfs (/dev/shm)", Path("/dev/shm")))
@@ -75,8 +85,11 @@ def main() -> int:
             if args.profile:
                 profile_station(Path(directory), args.rounds)
                 return 0
-            rate, rounds = measure(Path(directory), args.rounds)
-            print(f"journal on {name}: {rounds} rounds, {rate:.1f} rounds/s (7 seats)")
+            rate, rounds, cpu = measure(Path(directory), args.rounds)
+            print(
+                f"journal on {name}: {rounds} rounds, {rate:.1f} rounds/s (7 seats), "
+                f"{cpu:.1f} ms CPU per round"
+            )
     return 0
 
 

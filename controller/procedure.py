@@ -162,9 +162,11 @@ class Table(Supervised):
         self.raise_fault(FaultCode.FOREIGN_CARD, event.description)
 
     def _on_cover(self, event: CoverCardSeen) -> None:
-        # PA 635a.7(d), NJ 19.7(j): set aside, complete the round, then reshuffle.
+        # PA 635a.7(d), NJ 19.7(j): set aside, complete the round, then reshuffle. At a new
+        # dealer's burn it is an ordinary cover card: the next round is the shoe's last.
         self._record("cover_card")
-        if self.state in (State.SHUFFLING, State.LOADING, State.BURNING):
+        first_burn = self.state is State.BURNING and self.burn_reason == "load"
+        if self.state in (State.SHUFFLING, State.LOADING) or first_burn:
             self.raise_fault(
                 FaultCode.UNEXPECTED_COVER_CARD,
                 "the cover card came out before the first round of the shoe",

@@ -122,8 +122,10 @@ class BatchingJournal(Protocol):
 
 
 #: Called from the loop after each event: the event, the view after it, and whether the
-#: queue was empty (nothing else is in flight in the station).
-Observer = Callable[[DeviceEvent, TableView, bool], None]
+#: queue was empty (nothing else is in flight in the station). The view is None while more
+#: events wait: it would be out of date at once, and building it costs more than handling
+#: some events (it is what keeps the simulated table at full speed).
+Observer = Callable[[DeviceEvent, TableView | None, bool], None]
 
 
 @dataclass
@@ -217,7 +219,8 @@ class Station:
         self.commands.flush()  # only now that the event's rows are on disk
         self.stats.events += 1
         if self.observer is not None:
-            self.observer(event, table_view(self.table), self.events.empty())
+            idle = self.events.empty()
+            self.observer(event, table_view(self.table) if idle else None, idle)
 
     def _serve(self) -> None:
         events, notifier = self.events, self.notifier

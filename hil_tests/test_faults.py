@@ -77,6 +77,7 @@ def test_unplug_and_replug_each_device_mid_round(station: Any, device: str) -> N
     t = station("PA")
     _to_players(t)
     double = getattr(t.doubles, device)
+    assert double.wait_idle()  # every report acknowledged (see the next test otherwise)
     with t.expect(DeviceLost):
         double.unplug()
     assert t.state is State.FAULT and t.fault == "device_lost"
@@ -91,6 +92,32 @@ def test_unplug_and_replug_each_device_mid_round(station: Any, device: str) -> N
     _finish_round(t)
     assert len(t.data("round_completed")) == 1
     _all_cards_journalled(t)
+    t.finish()
+
+
+def test_a_card_report_in_flight_when_the_cable_is_pulled_is_never_placed_twice(
+    station: Any,
+) -> None:
+    t = station("PA")
+    _to_players(t)
+    shoe = t.doubles.shoe
+    shoe.port.stall(True)  # the station's acks stay in the cable
+    t.deal("4S")  # seat 1 hits: the station has the card, the shoe never hears the ack
+    with t.expect(DeviceLost):
+        shoe.unplug()
+    shoe.port.stall(False)
+    with t.expect(DeviceConnected):
+        shoe.plug()
+    # The shoe re-sends what it was never told arrived (at least once, as it must)...
+    assert shoe.wait_idle()
+    t.wait_state(State.FAULT)
+    # ...and the station never places it twice: a copy (there is one when the shoe had
+    # not heard the ack before it gave the session up) is refused as out of order.
+    roles = [d["role"] for d in t.data("card") if d["card"] == "4S"]
+    assert roles.count("rejected") == len(roles) - 1
+    t.supervisor(Button.SUPERVISOR_RESUME)
+    assert t.state is State.PLAYERS
+    _finish_round(t)
     t.finish()
 
 
@@ -131,7 +158,7 @@ def test_dropped_acks_deliver_each_card_once(station: Any) -> None:
     t = station("PA")
     t.ready(ONE_SEAT)
     shoe = t.doubles.shoe
-    shoe.drop_acks(2)  # the shoe never hears two of the station's acks: it sends again
+    shoe.drop_acks(1)  # the shoe never hears one of the station's acks
     t.bet(1)
     t.press()
     t.deal("9H", "KS", "8D", "7D")
@@ -154,8 +181,10 @@ def test_shuffler_jam_faults_until_cleared_then_the_shuffle_is_redone(
     rig.doubles.shuffler.reply_delay = 0.2  # the first shuffle is still running...
     t = station("PA", rig=rig, wait_for_load=False)
     t.wait_state(State.SHUFFLING)
+    shuffler = rig.doubles.shuffler
+    assert shuffler.wait_for(lambda: any("Shuffle" in repr(m) for m in shuffler.commands), 5.0)
     with t.expect(DeviceFault):
-        rig.doubles.shuffler.jam()  # ...when the batch jams
+        shuffler.jam()  # ...when the batch jams
     rig.doubles.shuffler.reply_delay = 0.0
     assert t.state is State.FAULT and t.fault == "device_fault"
     assert dict(t.view.lamps)[Led.SHUFFLER_FAULT] is LedMode.BLINK

@@ -73,6 +73,19 @@ def test_pa_635a_7_c_nj_19_7_c_ny_5324_12_c_3_each_new_dealer_burns_one_card(
     t.finish()
 
 
+@pytest.mark.needs_person
+def test_the_panel_lamps_a_person_sees_are_the_prompts_the_station_shows(station: Any) -> None:
+    t = station("PA")
+    person = t.station.rig.hands
+    assert lamps(t) == {Led.LOAD: LedMode.BLINK}
+    assert person.confirm("Is the LOAD lamp blinking, and every other lamp off?")
+    t.load("2C 9H 8C" + SPARE)
+    assert person.confirm("Is the BURN lamp blinking, and every other lamp off?")
+    t.deal("2C")
+    assert person.confirm("Is the BETS lamp lit steady, and every other lamp off?")
+    t.finish()
+
+
 # --- deal order -------------------------------------------------------------------------
 
 
@@ -265,6 +278,25 @@ def test_pa_635a_7_d_nj_19_7_j_cover_card_mid_round_completes_the_round(
     _play_out_standing(t)
     assert t.data("round_completed") == [{"reshuffle": True}]
     assert t.data("round_voided") == []
+    t.wait_state(State.LOADING)
+    t.finish()
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_pa_635a_7_c_d_cover_card_at_a_new_dealers_burn_is_set_aside(
+    station: Any, profile: str
+) -> None:
+    t = station(profile)
+    t.ready("2C 7S 9H 5C 8D QS 3D 4D 6C" + SPARE, cover_at=1)  # the cover card after 2C
+    t.press(Button.DEALER_CHANGE)
+    t.deal("7S")  # the cover card comes out first, then the new dealer's burn card
+    assert t.state is State.BETTING and t.data("cover_card") == [{}]
+    assert t.data("burn")[-1] == {"card": "7S", "reason": "dealer_change"}
+    assert lamps(t)[Led.RESHUFFLE] is LedMode.STEADY
+    t.bet(1)
+    t.press()
+    _play_out_standing(t)  # the shoe's last round
+    assert t.data("round_completed") == [{"reshuffle": True}]
     t.wait_state(State.LOADING)
     t.finish()
 

@@ -464,6 +464,25 @@ def test_pa_635a_7_d_cover_card_as_first_card_of_round_round_still_played() -> N
     assert rig.table.state is State.SHUFFLING
 
 
+def test_pa_635a_7_d_cover_card_at_a_new_dealers_burn_is_an_ordinary_cover_card() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    press(rig, Button.DEALER_CHANGE)
+    rig.table.handle(CoverCardSeen())  # mid-shoe: not "before the first round"
+    assert rig.table.state is State.BURNING
+    deal(rig, "7S")
+    assert rig.table.state is State.BETTING
+    assert rig.panel.lamps[Led.RESHUFFLE] is LedMode.STEADY
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    press(rig)
+    press(rig)
+    deal(rig, "3D")
+    settle_all(rig)
+    assert rig.table.state is State.SHUFFLING
+
+
 def test_pa_635a_7_p_1_collect_losing_wagers_then_pay() -> None:
     rig = make_rig("PA")
     ready(rig)

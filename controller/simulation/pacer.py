@@ -47,8 +47,9 @@ class Pacer:
         with self._cond:
             return self._view
 
-    def observe(self, event: DeviceEvent, view: TableView, queue_empty: bool) -> None:
-        """Called by the station's loop after each event."""
+    def observe(self, event: DeviceEvent, view: TableView | None, queue_empty: bool) -> None:
+        """Called by the station's loop after each event (``view`` None while more events
+        wait in the station's queue)."""
         with self._cond:
             for i, kind in enumerate(self._expected):
                 if isinstance(event, kind):
@@ -60,9 +61,14 @@ class Pacer:
                 self._surplus.append(type(event))
             if self.events is not None:
                 self.events.append(event)
-            self._view, self._quiet = view, queue_empty
+            if view is not None:
+                self._view = view
+            self._quiet = queue_empty and view is not None
             self._seq += 1
-            self._cond.notify_all()
+            if self._quiet and not self._expected:
+                # Only now can a waiter go on: waking it for every event costs a thread
+                # switch each, for nothing.
+                self._cond.notify_all()
 
     def expect(self, *kinds: type) -> None:
         """The next actions will cause (or just caused) events of these types."""
@@ -72,6 +78,13 @@ class Pacer:
                     self._surplus.remove(kind)
                 else:
                     self._expected.append(kind)
+
+    def withdraw(self, kind: type) -> None:
+        """An expected event will not come after all (the action could not be done)."""
+        with self._cond:
+            if kind in self._expected:
+                self._expected.remove(kind)
+                self._cond.notify_all()
 
     def forget(self) -> None:
         """Drop every expectation and surplus (after a deliberate power loss)."""

@@ -22,6 +22,7 @@ from controller import config as cfg
 from controller.daemon import build_station, simulated_drivers
 from controller.prompts import State
 from controller.rules.cards import Card, parse_card
+from controller.rules.profiles import DealerSecondCard
 from controller.rules.steps import Decision
 from controller.simulation.dealer import (
     Action,
@@ -177,7 +178,12 @@ class SimulatedTable:
             faulty = self.settings.faults and self.rng.random() < self.settings.faults
             if faulty and self._inject(view):
                 continue
-            for action in dealer.act(view):
+            actions = dealer.act(view)
+            if view.state is State.DEALING and actions == [Draw()] and not self.settings.delay:
+                # A dealer deals the initial cards in one go, without looking up between
+                # them: the station takes them in order off its queue.
+                actions = actions * self._initial_cards_due(view)
+            for action in actions:
                 self._perform(action, view)
             if self.settings.delay:
                 time.sleep(self.settings.delay)  # pacing for a person watching
@@ -205,6 +211,13 @@ class SimulatedTable:
         elif isinstance(action, InsertHoleCard):
             rig.card_reader.set_hole_card(self._hole)
 
+    def _initial_cards_due(self, view: TableView) -> int:
+        """Cards still to come in the initial deal: two per seat, the up card, and the hole
+        card where the profile deals one (PA 635a.7(e), NJ 19.7(d), NY 5324.12(c)(4))."""
+        dealer = 2 if self.table_profile.dealer_second_card is DealerSecondCard.HOLE else 1
+        on_layout = sum(len(h.cards) for h in view.hands) + len(view.dealer_cards)
+        return max(1, 2 * len(view.seats) + dealer - on_layout - view.hole_face_down)
+
     def _draw(self, view: TableView) -> None:
         self.pacer.expect(CardDrawn)
         item = self.rig.shoe.deal()
@@ -212,7 +225,9 @@ class SimulatedTable:
             self.pacer.expect(CoverCardSeen)
             item = self.rig.shoe.deal()
         if item is None:
-            return  # empty: the shoe reports it and the table faults
+            # Nothing came out: the shoe reported itself empty and the table faults.
+            self.pacer.withdraw(CardDrawn)
+            return
         if view.state is State.DEALING:
             self._hole = item  # the last card of the initial deal is the hole card
 
@@ -224,12 +239,16 @@ class SimulatedTable:
             self.pacer.expect(ForeignCardDrawn)
             rig.shoe.deal_ten(self.rng.choice("SHDC"))
         elif kind == "shoe_unplugged" and view.state is State.BETTING:
+            # A person pulls a cable seconds after the last card, not while its ack is on
+            # the wire (that case, a report sent again after the replug, is a HIL test).
+            rig.shoe.wait_idle(STUCK_SECONDS)
             self.pacer.expect(DeviceLost)
             rig.shoe.unplug()
             self.pacer.wait(0)
             self.pacer.expect(DeviceConnected)
             rig.shoe.plug()
         elif kind == "reader_unplugged" and view.state is State.BETTING:
+            rig.card_reader.wait_idle(STUCK_SECONDS)
             self.pacer.expect(DeviceLost)
             rig.card_reader.unplug()
             self.pacer.wait(0)
