@@ -137,7 +137,7 @@ def hand_recorded(existing: str) -> str:
 def _value(value: object) -> str:
     if isinstance(value, bool) or value is None:
         return {True: "yes", False: "no", None: "-"}[value]
-    if isinstance(value, int) and abs(value) >= 10_000:
+    if isinstance(value, int) and abs(value) >= 1_000:
         return f"{value:,}"
     if isinstance(value, float) and abs(value) >= 10_000:
         return f"{value:,.0f}"
