@@ -199,6 +199,21 @@ def expected_main(hand: PlayerHand, round_: Round) -> tuple[int, int]:
     return stake, 0
 
 
+def super_bonus_hand(hand: PlayerHand, round_: Round) -> bool:
+    """NY 5324.12(b)(7): a winning 7-7-7 of one suit against a dealer 7, not doubled or
+    split (such a hand always wins: the dealer shows a 7, so no dealer blackjack)."""
+    cards = hand.cards
+    return (
+        len(cards) == 3
+        and all(c.rank is Rank.SEVEN for c in cards)
+        and len({c.suit for c in cards}) == 1
+        and round_.dealer_cards[0].rank is Rank.SEVEN
+        and not hand.from_split
+        and not hand.doubled
+        and hand.status not in (HandStatus.SURRENDERED, HandStatus.RESCUED)
+    )
+
+
 def expected_seat_nets(round_: Round, trace: Trace, insurance: dict[int, int]) -> dict[int, int]:
     dealer = round_.dealer_cards
     dealer_bj = is_blackjack_pair(dealer[0], dealer[1])
@@ -211,9 +226,9 @@ def expected_seat_nets(round_: Round, trace: Trace, insurance: dict[int, int]) -
         net = 0
         hand_nets = []
         for hand in round_.hands[seat]:
-            main, extra = expected_main(hand, round_)
-            if extra:
-                supers.append(seat)
+            main, _extra = expected_main(hand, round_)
+            if super_bonus_hand(hand, round_):
+                supers.append(seat)  # the $50 shares follow the hand, whatever its wager
             hand_nets.append((hand, main))
         takes_original = (
             dealer_bj
@@ -223,16 +238,15 @@ def expected_seat_nets(round_: Round, trace: Trace, insurance: dict[int, int]) -
         if takes_original:
             # ASSUMPTION (no peek): the seat's still-open losing hands cost the original
             # wager once; settled-at-decision hands (surrender, rescue) keep their result.
-            early = [
-                n for h, n in hand_nets if h.status in (HandStatus.SURRENDERED, HandStatus.RESCUED)
-            ]
-            rest = [
-                n
-                for h, n in hand_nets
-                if h.status not in (HandStatus.SURRENDERED, HandStatus.RESCUED)
-            ]
+            # A hand that busted was lost in full before the dealer's blackjack was known,
+            # and counts as the seat's loss.
+            final = (HandStatus.SURRENDERED, HandStatus.RESCUED, HandStatus.BUST)
+            early = [n for h, n in hand_nets if h.status in final]
+            busted = any(h.status is HandStatus.BUST for h, _ in hand_nets)
+            rest = [n for h, n in hand_nets if h.status not in final]
             losing = [n for n in rest if n < 0]
-            net += sum(early) + sum(n for n in rest if n >= 0) - (wager.wager if losing else 0)
+            taken = wager.wager if losing and not busted else 0
+            net += sum(early) + sum(n for n in rest if n >= 0) - taken
         else:
             net += sum(n for _, n in hand_nets)
         first, second = trace.initial[seat]
