@@ -244,6 +244,7 @@ def run(args: argparse.Namespace) -> int:
     # station then stops as soon as it exists, with a clean shutdown in the journal.
     stopping = threading.Event()
     early = {s: signal.signal(s, lambda *_: stopping.set()) for s in _STOP_SIGNALS}
+    notifier = Notifier()
     try:
         config = cfg.load_config(args.config)
         if args.journal is not None:
@@ -252,13 +253,14 @@ def run(args: argparse.Namespace) -> int:
         bind_table(config.table_id)
         if args.simulated_devices:
             with simulated_drivers(config) as drivers_for:
-                serve(build_station(config, drivers_for, notifier=Notifier()), stopping)
+                serve(build_station(config, drivers_for, notifier=notifier), stopping)
         else:
-            serve(build_station(config, real_drivers(config), notifier=Notifier()), stopping)
+            serve(build_station(config, real_drivers(config), notifier=notifier), stopping)
     except (cfg.ConfigError, StartError) as err:
         print(f"dealer-station run: {err}", file=sys.stderr)
         return 2
     finally:
+        notifier.close()
         for s, handler in early.items():
             signal.signal(s, handler)
     return 0

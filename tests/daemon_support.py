@@ -83,6 +83,16 @@ class NotifyListener:
                 return message
         raise TimeoutError(f"no such message in {timeout} s; got {self.messages[-5:]}")
 
+    def drain(self) -> None:
+        """Forget every message received so far, including those not read yet."""
+        self.sock.settimeout(0)
+        try:
+            while True:
+                self.sock.recv(4096)
+        except BlockingIOError:
+            pass
+        self.messages.clear()
+
     def close(self) -> None:
         """Unbind."""
         self.sock.close()

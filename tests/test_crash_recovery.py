@@ -73,9 +73,25 @@ def committed(journal: Path) -> list[Row]:
         return list(reader.rows())
 
 
+def freeze(child: subprocess.Popen[str]) -> None:
+    """SIGSTOP the station and wait until it is stopped (the signal is asynchronous)."""
+    if Path(f"/proc/{child.pid}/stat").read_text().split(")")[-1].split()[0] == "T":
+        return  # already frozen: a second SIGSTOP would report nothing to wait for
+    child.send_signal(signal.SIGSTOP)
+    _, status = os.waitpid(child.pid, os.WUNTRACED)
+    assert os.WIFSTOPPED(status)
+
+
+def thaw(child: subprocess.Popen[str]) -> None:
+    """SIGCONT the station and wait until it runs again."""
+    child.send_signal(signal.SIGCONT)
+    _, status = os.waitpid(child.pid, os.WCONTINUED)
+    assert os.WIFCONTINUED(status)
+
+
 def kill(child: subprocess.Popen[str], journal: Path) -> list[Row]:
     """SIGKILL the station; the rows it had committed when it stopped."""
-    child.send_signal(signal.SIGSTOP)  # frozen: what is committed now is what it had
+    freeze(child)  # what a reader sees committed now, the station had committed
     rows = committed(journal)
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=10)
@@ -91,13 +107,13 @@ def stop_at(child: subprocess.Popen[str], journal: Path, wanted: str) -> None:
         (line,) = read_lines(child, 1)
         if line.split()[1] != wanted:
             continue
-        child.send_signal(signal.SIGSTOP)
+        freeze(child)
         rec = read_journal(committed(journal))
         if wanted == "fault" and rec.state is State.FAULT and rec.fault is not None:
             return
         if wanted == "betting" and rec.state is State.BETTING and not rec.open_round:
             return
-        child.send_signal(signal.SIGCONT)
+        thaw(child)
 
 
 def check_restart(before: list[Row], after: list[Row]) -> None:
@@ -140,8 +156,11 @@ def test_killed_at_random_points_and_restarted(tmp_path: Path, journal: Path) ->
         report = verify(journal)
         assert report.case in GOOD_CASES, report.message
         after = committed(journal)
-        # No committed row is missing or changed, byte for byte.
-        assert after == rows
+        # No committed row is missing or changed, byte for byte. (A commit that the
+        # SIGSTOP caught half done, its WAL frames written but not yet shown to readers,
+        # may add the rows of one event.)
+        assert after[: len(rows)] == rows
+        assert len({r.round_no for r in after[len(rows) :]}) <= 1
         before = after
     # The restarts found the table between rounds, inside a round, and in a fault.
     assert State.BETTING in found and State.FAULT in found
