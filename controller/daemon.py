@@ -36,6 +36,7 @@ from controller.station import CommandBuffer, Observer, Station, deferred
 from drivers.hal import Device, DeviceEvent
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
+START_CHECK_ROWS = 20_000  # about the last 200 rounds: verified at every start
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 VERSION = "0.1.0"
 
@@ -80,7 +81,10 @@ def open_journal(path: Path) -> Journal:
         StartError: when the chain is broken or the file cannot be opened.
     """
     if path.exists():
-        report = verify(path)
+        # The last rounds are checked at every start; the whole chain is checked by
+        # `dealer-station journal verify` (nightly, docs/operations.md), so that starting
+        # does not grow with the journal.
+        report = verify(path, tail=START_CHECK_ROWS)
         if not report.ok:
             raise StartError(f"journal {path} failed verification: {report.message}")
     try:
@@ -259,6 +263,12 @@ def run(args: argparse.Namespace) -> int:
     except (cfg.ConfigError, StartError) as err:
         print(f"dealer-station run: {err}", file=sys.stderr)
         return 2
+    except JournalError as err:
+        # The station must not act on what it cannot record: stop, and let systemd
+        # restart it (Restart=on-failure); recovery reads the journal back.
+        _log.critical("journal write failed: stopping", error=str(err))
+        print(f"dealer-station run: journal write failed, station stopped: {err}", file=sys.stderr)
+        return 1
     finally:
         notifier.close()
         for s, handler in early.items():
