@@ -48,7 +48,7 @@ def best_rate(count: int, run: Callable[[], object], repeats: int = 5) -> float:
 
 
 def card_frame(i: int) -> Frame:
-    type_id, payload = encode_message(CardDrawnReport(1 + i % 13, "SHDC"[i % 4]))
+    type_id, payload = encode_message(CardDrawnReport(1 + i % 13, "SHDC"[i % 4], 1 + i % 385))
     return Frame(PROTOCOL_VERSION, type_id, i % 256, FLAG_RELIABLE, 0, payload)
 
 
@@ -60,7 +60,7 @@ def end_to_end(count: int) -> float:
     station.start(0.0)
     shoe.receive_data(station.data_to_send(), 0.0)
     station.receive_data(shoe.data_to_send(), 0.0)
-    msgs = [CardDrawnReport(1 + i % 13, "SHDC"[i % 4]) for i in range(count)]
+    msgs = [CardDrawnReport(1 + i % 13, "SHDC"[i % 4], 1 + i % 385) for i in range(count)]
     delivered = 0
     start = time.process_time()
     for i in range(0, count, 8):  # a window's worth at a time
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=200_000, help="frames per measurement")
     n = parser.parse_args(argv).frames
 
-    card_type, card_payload = encode_message(CardDrawnReport(10, "S"))  # the doc's example
+    card_type, card_payload = encode_message(CardDrawnReport(10, "S", 1))  # the doc's example
     card_wire = encode_frame(Frame(PROTOCOL_VERSION, card_type, 0, FLAG_RELIABLE, 0, card_payload))
     empty_wire = encode_frame(Frame(PROTOCOL_VERSION, 0x04, 0, 0, 0, b""))
     done = ShuffleDoneReport(384, (32,) * 9 + (0,) + (32,) * 3)
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def encode_messages() -> None:
         for i in range(n):
-            type_id, payload = encode_message(CardDrawnReport(1 + i % 13, "S"))
+            type_id, payload = encode_message(CardDrawnReport(1 + i % 13, "S", 1 + i % 385))
             encode_frame(Frame(PROTOCOL_VERSION, type_id, i % 256, FLAG_RELIABLE, 0, payload))
 
     def decode_all() -> None:

@@ -7,6 +7,7 @@ A message class is declared once, e.g.::
     class CardDrawnReport(Message):
         rank: Annotated[int, UInt8(1, 13)]
         suit: Annotated[str, Letter("SHDC")]
+        draw: Annotated[int, UInt(2, 1, 0xFFFF)]
 
 and :func:`encode_message` / :func:`decode_message` derive the byte layout from the
 annotations. Fixed-size fields go through one precompiled ``struct.Struct``.

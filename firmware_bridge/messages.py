@@ -29,6 +29,7 @@ from firmware_bridge.codec import (
     OptionalU32,
     Role,
     Text,
+    UInt,
     UInt8,
     message,
 )
@@ -173,31 +174,46 @@ class ShufflerErrorReport(Message):
 # --- shoe ---------------------------------------------------------------------------------
 
 
+# Every report of something leaving the shoe (a card or the cover card) carries its draw
+# number: 1 for the first draw after ShoeLoadedReport, counted by the shoe and kept with the
+# batch (across sessions and firmware restarts), so that a report sent again after a lost
+# session is recognised as a repeat and a lost one as a gap. Loads are numbered likewise.
+_DRAW = UInt(2, 1, 0xFFFF)
+
+
 @message(0x20, sender=Role.DEVICE, device=DeviceKind.SHOE)
 @dataclass(frozen=True, slots=True)
 class CardDrawnReport(Message):
-    """Shoe -> station: a card left the shoe: rank number 1..13 (10 = foreign) and suit."""
+    """Shoe -> station: draw ``draw`` was a card: rank number 1..13 (10 = foreign) and suit."""
 
     rank: Annotated[int, _RANK]
     suit: Annotated[str, _SUIT]
+    draw: Annotated[int, _DRAW]
 
 
 @message(0x21, sender=Role.DEVICE, device=DeviceKind.SHOE)
 @dataclass(frozen=True, slots=True)
 class CoverCardReport(Message):
-    """Shoe -> station: the cover (cutting) card left the shoe."""
+    """Shoe -> station: draw ``draw`` was the cover (cutting) card."""
+
+    draw: Annotated[int, _DRAW]
 
 
 @message(0x22, sender=Role.DEVICE, device=DeviceKind.SHOE)
 @dataclass(frozen=True, slots=True)
 class ShoeLoadedReport(Message):
-    """Shoe -> station: a batch was loaded into the shoe."""
+    """Shoe -> station: load number ``load`` (counted by the shoe, wrapping) put a batch in
+    the shoe; draw numbers start again at 1."""
+
+    load: Annotated[int, U16]
 
 
 @message(0x23, sender=Role.DEVICE, device=DeviceKind.SHOE)
 @dataclass(frozen=True, slots=True)
 class ShoeEmptyReport(Message):
-    """Shoe -> station: the shoe holds no more cards."""
+    """Shoe -> station: the shoe holds no more cards; ``draws`` is the last draw number."""
+
+    draws: Annotated[int, U16]
 
 
 # --- card reader --------------------------------------------------------------------------

@@ -285,13 +285,29 @@ def test_a_duplicate_card_beyond_the_batch_faults(station: Any) -> None:
     t.press()
     t.deal("9H", "9H")  # the sixth 9H is the up card
     with t.expect(ForeignCardDrawn):
-        t.doubles.shoe.repeat_last()  # the sensor reports 9H a seventh time
+        t.doubles.shoe.deal_code(9, "H")  # a seventh 9H, from another deck, leaves the shoe
     # The shoe's driver counts copies: a seventh 9H cannot be a card of this batch.
     assert t.state is State.FAULT and t.fault == "foreign_card"
     assert "duplicate card 9H: copy 7" in t.data("card")[-1]["card"]
     t.supervisor(Button.SUPERVISOR_VOID)
     assert t.state is State.BETTING
     assert t.data("round_voided")
+    _all_cards_journalled(t)
+    t.finish()
+
+
+def test_a_double_read_of_the_shoe_sensor_is_not_a_second_card(station: Any) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    t.bet(1)
+    t.press()
+    t.deal("9H")
+    t.doubles.shoe.repeat_last()  # 9H reported again with its draw number: dropped
+    t.deal("KS", "8D", "7D")  # reported after the repeat, so it has been handled by now
+    assert t.state is State.PEEKING  # no fault: the round goes on
+    assert [d["card"] for d in t.data("card")] == ["9H", "KS", "8D"]
+    t.peek()
+    _finish_round(t)
     _all_cards_journalled(t)
     t.finish()
 

@@ -48,7 +48,7 @@ def of_type(events: list[LinkEvent], cls: type[T] | tuple[type[T], ...]) -> list
 
 
 SEEDS = [
-    CardDrawnReport(10, "S"),
+    CardDrawnReport(10, "S", 1),
     ShuffleDoneReport(288, (24,) * 9 + (0,) + (24,) * 3),
     WagerSensorReport(3, WagerSpotCode.MATCH, True, 2500),
     EchoRequest(bytes(range(40))),

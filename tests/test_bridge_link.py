@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
+from itertools import product
 from typing import Any, TypeVar
 
 import pytest
@@ -197,7 +198,7 @@ def test_handshake_exchanges_identities() -> None:
 
 def test_reliable_messages_arrive_once_in_order() -> None:
     link = connected_link()
-    sent = [CardDrawnReport(r, s) for r in range(1, 14) for s in "SHDC"]
+    sent = [CardDrawnReport(r, s, n) for n, (r, s) in enumerate(product(range(1, 14), "SHDC"), 1)]
     for msg in sent:
         link.device.send(msg, link.now)
     link.advance(0.5)
@@ -275,26 +276,26 @@ def test_caller_check_refuses_a_wrong_serial_number() -> None:
 def test_send_is_checked() -> None:
     link = Link()
     with pytest.raises(NotConnectedError):
-        link.device.send(CoverCardReport(), link.now)
+        link.device.send(CoverCardReport(1), link.now)
     link = connected_link()
     with pytest.raises(PayloadError):
         link.station.send(Heartbeat(), link.now)  # link layer: the endpoint's own
     with pytest.raises(PayloadError):
-        link.station.send(CardDrawnReport(1, "S"), link.now)  # a shoe sends cards
+        link.station.send(CardDrawnReport(1, "S", 1), link.now)  # a shoe sends cards
     with pytest.raises(PayloadError):
         link.device.send(PeekReply(1, PeekAnswerCode.BLACKJACK), link.now)  # not a reader
     with pytest.raises(PayloadError):
-        link.device.send(CardDrawnReport(15, "S"), link.now)
+        link.device.send(CardDrawnReport(15, "S", 1), link.now)
 
 
 def test_lost_frames_are_resent_and_delivered_once() -> None:
     link = connected_link()
     link.to_station.faults.drop = 1.0
-    link.device.send(CardDrawnReport(5, "D"), link.now)
+    link.device.send(CardDrawnReport(5, "D", 1), link.now)
     link.advance(0.25)  # the first send and two resends are lost
     link.to_station.faults.drop = 0.0
     link.advance(0.2)
-    assert received(link.station_events) == [CardDrawnReport(5, "D")]
+    assert received(link.station_events) == [CardDrawnReport(5, "D", 1)]
     assert link.device.stats.retransmits >= 2
     assert link.device.unconfirmed == 0
 
@@ -302,18 +303,18 @@ def test_lost_frames_are_resent_and_delivered_once() -> None:
 def test_lost_acks_make_duplicates_that_are_suppressed() -> None:
     link = connected_link()
     link.to_device.faults.drop = 1.0  # acks lost: the shoe resends what arrived
-    link.device.send(CardDrawnReport(5, "D"), link.now)
+    link.device.send(CardDrawnReport(5, "D", 1), link.now)
     link.advance(0.25)
     link.to_device.faults.drop = 0.0
     link.advance(0.2)
-    assert received(link.station_events) == [CardDrawnReport(5, "D")]
+    assert received(link.station_events) == [CardDrawnReport(5, "D", 1)]
     assert link.station.stats.duplicates >= 2
 
 
 def test_no_ack_after_max_tries_is_link_down_listing_unconfirmed() -> None:
     link = connected_link()
     link.cut()
-    sent = [CardDrawnReport(2, "C"), CoverCardReport(), ShoeEmptyReport()]
+    sent = [CardDrawnReport(2, "C", 1), CoverCardReport(2), ShoeEmptyReport(2)]
     start = link.now
     for msg in sent:
         link.device.send(msg, link.now)
@@ -327,7 +328,7 @@ def test_no_ack_after_max_tries_is_link_down_listing_unconfirmed() -> None:
     assert link.device.next_deadline() is None
     assert start + 0.5 <= link.now
     with pytest.raises(NotConnectedError):
-        link.device.send(CoverCardReport(), link.now)
+        link.device.send(CoverCardReport(3), link.now)
 
 
 def test_heartbeats_keep_a_quiet_link_up_and_silence_brings_it_down() -> None:
@@ -355,7 +356,7 @@ def test_station_gives_up_on_a_silent_device() -> None:
 
 def test_sequence_numbers_wrap() -> None:
     link = connected_link(timing=Timing(window=100, max_pending=1000))
-    sent = [CardDrawnReport(1 + i % 13, "SHDC"[i % 4]) for i in range(700)]
+    sent = [CardDrawnReport(1 + i % 13, "SHDC"[i % 4], 1 + i) for i in range(700)]
     for msg in sent:
         link.device.send(msg, link.now)
     link.advance(2.0)
@@ -371,14 +372,14 @@ def test_reset_after_link_down_starts_a_new_session() -> None:
     link.advance(0.1)
     assert link.station.connected and link.device.connected
     assert len(of_type(link.device_events, Connected)) == 2
-    link.device.send(ShoeLoadedReport(), link.now)
+    link.device.send(ShoeLoadedReport(1), link.now)
     link.advance(0.05)
-    assert received(link.station_events) == [ShoeLoadedReport()]
+    assert received(link.station_events) == [ShoeLoadedReport(1)]
 
 
 def test_device_follows_a_station_that_starts_over() -> None:
     link = connected_link()
-    link.device.send(CardDrawnReport(9, "S"), link.now)
+    link.device.send(CardDrawnReport(9, "S", 1), link.now)
     link.station.reset(link.now)  # e.g. the daemon restarted
     link.advance(0.1)
     assert [type(e) for e in link.device_events] == [Connected, LinkDown, Connected]
@@ -410,10 +411,10 @@ def test_unreliable_messages_are_delivered_without_acks() -> None:
 def test_send_queue_is_bounded() -> None:
     link = connected_link(timing=Timing(window=1, max_pending=2))
     link.cut()
-    for _ in range(3):
-        link.device.send(CoverCardReport(), link.now)
+    for draw in range(1, 4):
+        link.device.send(CoverCardReport(draw), link.now)
     with pytest.raises(SendQueueFullError):
-        link.device.send(CoverCardReport(), link.now)
+        link.device.send(CoverCardReport(4), link.now)
     assert link.device.unconfirmed == 3
 
 
@@ -425,7 +426,7 @@ def test_intact_but_unacceptable_messages_are_acked_and_reported() -> None:
     link = connected_link()
     station = link.station
     station.receive_data(raw_frame(ShuffleCommand.TYPE_ID, b"\x06", seq=0), link.now)
-    station.receive_data(raw_frame(CardDrawnReport.TYPE_ID, b"\x00S", seq=1), link.now)
+    station.receive_data(raw_frame(CardDrawnReport.TYPE_ID, b"\x00S\x00\x01", seq=1), link.now)
     station.receive_data(raw_frame(0xEE, b"", seq=2), link.now)
     events = station.events()
     assert [type(e) for e in events] == [MessageRejected] * 3
@@ -568,16 +569,16 @@ def test_hostile_channel_does_bring_links_down() -> None:
 def test_station_learns_at_once_that_the_device_ended_the_session() -> None:
     link = connected_link()
     link.to_device.faults.drop = 1.0  # the station's acks never reach the shoe
-    link.device.send(CoverCardReport(), link.now)
+    link.device.send(CoverCardReport(1), link.now)
     link.advance(0.6)
-    assert of_type(link.device_events, LinkDown)[0].unconfirmed == (CoverCardReport(),)
+    assert of_type(link.device_events, LinkDown)[0].unconfirmed == (CoverCardReport(1),)
     assert link.station.connected  # it got the card and still hears the shoe
     link.to_device.faults.drop = 0.0
     down_at = link.now
     link.advance(1.5)  # the station's next heartbeat meets a shoe without a session
     (down,) = of_type(link.station_events, LinkDown)
     assert down.reason == "device has no session (it restarted or ended the session)"
-    assert received(link.station_events) == [CoverCardReport()]
+    assert received(link.station_events) == [CoverCardReport(1)]
     assert link.now - down_at < 3.5
 
 
@@ -591,12 +592,12 @@ def test_a_refused_device_gets_back_what_it_sent_too_early() -> None:
     hello = station.data_to_send()
     device.receive_data(hello, 0.0)
     assert device.connected  # the device accepts first; the station decides after its reply
-    device.send(CoverCardReport(), 0.0)
+    device.send(CoverCardReport(1), 0.0)
     station.receive_data(device.data_to_send(), 0.0)
     assert received(station.events()) == []
     device.receive_data(station.data_to_send(), 0.0)
     assert device.events()[-1] == HandshakeRefused(
-        "not this shoe", by_peer=True, peer=STATION_ID, unconfirmed=(CoverCardReport(),)
+        "not this shoe", by_peer=True, peer=STATION_ID, unconfirmed=(CoverCardReport(1),)
     )
     assert device.state is LinkState.REFUSED and device.unconfirmed == 0
     station.tick(0.1)  # the station resent HELLO before it decided: a late copy arrives

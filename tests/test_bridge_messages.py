@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from firmware_bridge import (
     CardDrawnReport,
+    CoverCardReport,
     DeviceKind,
     Message,
     PayloadError,
@@ -17,6 +18,7 @@ from firmware_bridge import (
     PeekReply,
     PeekRequest,
     PeekTargetCode,
+    ShoeEmptyReport,
     ShuffleCommand,
     ShuffleDoneReport,
     UnknownMessageError,
@@ -114,18 +116,31 @@ def test_truncated_or_padded_payloads_are_refused(cls: type[Message], data: st.D
 
 
 def test_foreign_ten_is_representable() -> None:
-    msg = CardDrawnReport(10, "H")
+    msg = CardDrawnReport(10, "H", 1)
     assert decode_message(*encode_message(msg)) == msg
-    assert encode_message(msg) == (0x20, b"\x0aH")
+    assert encode_message(msg) == (0x20, b"\x0aH\x00\x01")
+
+
+def test_shoe_reports_carry_the_draw_number() -> None:
+    # Draw numbers count the cards (and the cover card) since ShoeLoadedReport, from 1.
+    assert encode_message(CardDrawnReport(7, "D", 385)) == (0x20, b"\x07D\x01\x81")
+    assert encode_message(CoverCardReport(300)) == (0x21, b"\x01\x2c")
+    assert encode_message(ShoeEmptyReport(385)) == (0x23, b"\x01\x81")
+    assert encode_message(ShoeEmptyReport(0)) == (0x23, b"\x00\x00")
+    assert decode_message(0x20, b"\x01S\xff\xff") == CardDrawnReport(1, "S", 0xFFFF)
 
 
 @pytest.mark.parametrize(
     "bad",
     [
-        CardDrawnReport(0, "S"),
-        CardDrawnReport(14, "S"),
-        CardDrawnReport(1, "X"),
-        CardDrawnReport(1, "SS"),
+        CardDrawnReport(0, "S", 1),
+        CardDrawnReport(14, "S", 1),
+        CardDrawnReport(1, "X", 1),
+        CardDrawnReport(1, "SS", 1),
+        CardDrawnReport(1, "S", 0),  # draws count from 1
+        CardDrawnReport(1, "S", 0x10000),
+        CoverCardReport(0),
+        ShoeEmptyReport(-1),
         ShuffleCommand(0),
         WagerSensorReport(8, WagerSpotCode.MAIN, True, None),
         WagerSensorReport(1, WagerSpotCode.MAIN, 1, None),  # type: ignore[arg-type]
@@ -145,9 +160,12 @@ def test_out_of_range_values_are_refused_on_encode(bad: Message) -> None:
 @pytest.mark.parametrize(
     ("type_id", "payload"),
     [
-        (0x20, b"\x00S"),  # rank 0
-        (0x20, b"\x0eS"),  # rank 14
-        (0x20, b"\x01s"),  # lower-case suit
+        (0x20, b"\x00S\x00\x01"),  # rank 0
+        (0x20, b"\x0eS\x00\x01"),  # rank 14
+        (0x20, b"\x01s\x00\x01"),  # lower-case suit
+        (0x20, b"\x01S\x00\x00"),  # draw 0
+        (0x20, b"\x01S"),  # the layout before draw numbers
+        (0x21, b"\x00\x00"),  # cover card as draw 0
         (0x31, b"\x00\x01\x09"),  # answer code 9
         (0x15, b"\x02"),  # boolean 2
         (0x16, b"\x01\x05ab"),  # text length overruns

@@ -122,12 +122,12 @@ def test_session_trace_is_what_two_endpoints_exchange() -> None:
     assert shoe.data_to_send() == b"\x00" + wires[1]
     station.receive_data(wires[1], 0.0)
     assert station.connected and shoe.connected
-    shoe.send(CardDrawnReport(7, "H"), 0.01)
+    shoe.send(CardDrawnReport(7, "H", 1), 0.01)
     assert shoe.data_to_send() == wires[2]
     station.receive_data(wires[2], 0.01)
     assert station.data_to_send() == wires[3]
     shoe.receive_data(wires[3], 0.01)
-    shoe.send(CardDrawnReport(10, "C"), 0.02)
+    shoe.send(CardDrawnReport(10, "C", 2), 0.02)
     assert shoe.data_to_send() == wires[4]
     station.receive_data(wires[4], 0.02)
     assert station.data_to_send() == wires[5]  # lost on the way
@@ -136,7 +136,7 @@ def test_session_trace_is_what_two_endpoints_exchange() -> None:
     station.receive_data(wires[4], 0.125)
     assert station.data_to_send() == wires[5]
     delivered = [e.message for e in station.events() if isinstance(e, MessageReceived)]
-    assert delivered == [CardDrawnReport(7, "H"), CardDrawnReport(10, "C")]
+    assert delivered == [CardDrawnReport(7, "H", 1), CardDrawnReport(10, "C", 2)]
     assert station.next_deadline() == pytest.approx(1.125)
     station.tick(1.125)
     assert station.data_to_send() == wires[6]

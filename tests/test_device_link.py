@@ -111,7 +111,7 @@ def test_handshake_then_messages_then_silence_is_one_loss() -> None:
     link.driver.link_up("stub")
     link.pump()
     assert link.driver.events == [DeviceConnected(DeviceKind.SHOE, "S-1", "fw-2")]
-    link.device.send(fb.CoverCardReport(), link.clock[0])
+    link.device.send(fb.CoverCardReport(1), link.clock[0])
     link.pump()
     assert link.driver.events[-1] == CoverCardSeen()
     # The device dies: the driver reports it once, however long it stays away.

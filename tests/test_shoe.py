@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import firmware_bridge as fb
 from controller.rules.cards import Card, parse_card
 from drivers.device_link import ExpectedDevice
 from drivers.errors import DriverConfigError
@@ -73,6 +74,20 @@ def table(tmp_path: Path) -> Iterator[Table]:
     t.close()
 
 
+def parse_cards(text: str) -> list[Card]:
+    return [parse_card(t) for t in text.split()]
+
+
+def delivered(table: Table) -> list[object]:
+    """Every card-side event delivered since the start (link events left out), once a
+    marker (an empty load) that follows them all has arrived; the marker is not listed.
+    Callers have taken their own ``ShoeLoaded`` already."""
+    table.double.load([], cover_at=None)
+    table.events.expect(ShoeLoaded)
+    history = table.events.history[:-1]
+    return [e for e in history if not isinstance(e, DeviceConnected | DeviceLost)]
+
+
 def assert_no_more_cards(table: Table) -> None:
     """A marker after everything else: any duplicate would arrive before it, in order."""
     table.double.load([], cover_at=None)
@@ -100,13 +115,177 @@ def test_foreign_ten_is_reported_as_foreign(table: Table) -> None:
 
 
 def test_a_card_beyond_six_decks_is_a_duplicate(table: Table) -> None:
-    seven = parse_card("7S")
-    table.double.load([seven] * 6)
+    seven, eight = parse_card("7S"), parse_card("8H")
+    table.double.load([seven] * 6 + [eight])
     table.deal(6)
     assert table.cards(6) == [seven] * 6
-    table.double.repeat_last()
+    table.double.deal_code(7, "S")  # a seventh 7S from another deck: a draw of its own
     event = table.events.expect(ForeignCardDrawn)
     assert "duplicate card 7S" in event.description
+    table.deal(1)
+    assert table.events.next() == CardDrawn(eight)  # no gap: the stray card had its number
+
+
+def test_a_double_read_is_dropped_as_a_repeat(table: Table) -> None:
+    table.double.load(parse_cards("7S 8H"))
+    table.events.expect(ShoeLoaded)
+    table.deal(1)
+    table.double.repeat_last()  # the sensor reads 7S twice: same card, same draw number
+    table.deal(1)
+    assert delivered(table) == [
+        ShoeLoaded(),
+        CardDrawn(parse_card("7S")),
+        CardDrawn(parse_card("8H")),
+        ShoeEmpty(),
+    ]
+    assert table.driver.repeats == 1
+
+
+def lose_session_after_delivery(table: Table) -> Card | str | None:
+    """Draw the next item while every ack of it is lost: the station delivers it, the shoe
+    gives up its session with the report unconfirmed and sends it again in the next one."""
+    assert table.double.wait_idle()
+    table.double.drop_acks(FAST_TIMING.max_tries)
+    item = table.double.deal()
+    table.events.expect(DeviceLost)
+    table.events.expect(DeviceConnected)
+    assert table.double.wait_idle()
+    return item
+
+
+def test_a_session_lost_before_the_ack_delivers_every_draw_once(table: Table) -> None:
+    table.double.load(parse_cards("7S 8H 9D KC"), cover_at=2)
+    table.events.expect(ShoeLoaded)
+    table.double.deal()
+    lose_session_after_delivery(table)  # 8H
+    assert lose_session_after_delivery(table) == COVER
+    table.deal(2)
+    assert table.double.sessions == 3
+    assert delivered(table) == [
+        ShoeLoaded(),
+        *(CardDrawn(card) for card in parse_cards("7S 8H")),
+        CoverCardSeen(),
+        *(CardDrawn(card) for card in parse_cards("9D KC")),
+        ShoeEmpty(),
+    ]
+    assert table.driver.repeats == 2
+
+
+def test_a_load_and_a_card_sent_again_are_each_delivered_once(table: Table) -> None:
+    assert table.double.wait_idle()
+    # However the station groups its acks, this many losses end the session with the load
+    # report and the first card unconfirmed (the shoe may lose more sessions after that).
+    table.double.drop_acks(2 * FAST_TIMING.max_tries)
+    table.double.load(parse_cards("7S 8H"))
+    table.double.deal()
+    table.events.expect(DeviceLost)
+    assert table.double.wait_for(lambda: table.double.sessions >= 2, 5.0)
+    assert table.double.wait_idle()
+    table.deal(1)
+    assert delivered(table) == [
+        ShoeLoaded(),  # the repeated load report did not restart the draw count...
+        CardDrawn(parse_card("7S")),  # ...so the repeated 7S was dropped as well
+        CardDrawn(parse_card("8H")),
+        ShoeEmpty(),
+    ]
+    assert table.driver.repeats >= 2
+
+
+def test_reports_lost_with_a_power_cycle_are_a_gap(table: Table) -> None:
+    table.double.load(parse_cards("7S 8H 9D KC 2C 3C"))
+    table.deal(2)
+    assert table.double.wait_idle()
+    table.double.unplug()
+    table.events.expect(DeviceLost)
+    table.deal(3)  # buffered by the shoe for the next session...
+    table.double.power_cycle()  # ...and gone with its restart
+    table.double.plug()
+    table.events.expect(DeviceConnected)
+    table.deal(1)
+    fault = table.events.expect(DeviceFault)
+    assert fault.details == {"expected_draw": "3", "found_draw": "6"}
+    assert "expected draw 3, found draw 6" in fault.reason
+    assert table.events.next() == CardDrawn(parse_card("3C"))  # the card itself still counts
+    assert isinstance(table.events.next(), ShoeEmpty)
+
+
+def test_a_shoe_that_lost_its_count_faults_instead_of_dropping_a_card(table: Table) -> None:
+    table.double.load(parse_cards("7S 8H"))
+    table.deal(2)
+    table.double.restock(parse_cards("KC"))  # counts from 0 again without a load report
+    table.deal(1)
+    fault = table.events.expect(DeviceFault)
+    assert "draw 1 again as something else" in fault.reason
+    assert "KC" not in fault.reason and "7S" not in fault.reason  # it may be the hole card
+    assert table.events.next() == CardDrawn(parse_card("KC"))
+
+
+def feed(driver: ShoeDriver, *messages: fb.Message | str) -> list[object]:
+    """What the driver makes of these messages (a str: a card report rejected for that
+    reason), without a link: the draw-number bookkeeping alone."""
+    events: list[object] = []
+    for message in messages:
+        if isinstance(message, str):
+            events.append(driver._on_rejected(message, fb.CardDrawnReport.TYPE_ID))
+        else:
+            events.extend(driver._on_message(message))
+    return events
+
+
+def offline_driver() -> ShoeDriver:
+    return ShoeDriver(SerialSettings("/dev/null"), EventRecorder(), ExpectedDevice(SERIAL))
+
+
+def test_a_station_started_mid_shoe_takes_the_first_number_it_hears() -> None:
+    driver = offline_driver()
+    seven = fb.CardDrawnReport(7, "S", 57)
+    assert feed(driver, seven, fb.CoverCardReport(58), seven) == [
+        CardDrawn(parse_card("7S")),
+        CoverCardSeen(),
+    ]
+    (gap,) = feed(driver, fb.CardDrawnReport(8, "H", 60))[:1]
+    assert isinstance(gap, DeviceFault) and gap.details["expected_draw"] == "59"
+
+
+def test_an_unreadable_card_report_is_not_counted_twice_as_a_gap() -> None:
+    driver = offline_driver()
+    events = feed(
+        driver,
+        fb.ShoeLoadedReport(1),
+        fb.CardDrawnReport(7, "S", 1),
+        "rank 15 is outside 1..13",  # draw 2: its number could not be read
+        fb.CardDrawnReport(8, "H", 3),
+    )
+    assert events[2] == ForeignCardDrawn("unreadable card code: rank 15 is outside 1..13")
+    assert events[3:] == [CardDrawn(parse_card("8H"))]
+
+
+def test_a_repeated_load_report_keeps_the_draw_count() -> None:
+    driver = offline_driver()
+    seven = fb.CardDrawnReport(7, "S", 1)
+    events = feed(driver, fb.ShoeLoadedReport(4), seven, fb.ShoeLoadedReport(4), seven)
+    assert events == [ShoeLoaded(), CardDrawn(parse_card("7S"))]
+    assert feed(driver, fb.ShoeLoadedReport(5), seven) == events  # a new load starts over
+
+
+def test_shoe_empty_is_checked_against_the_last_draw() -> None:
+    driver = offline_driver()
+    loads = iter(range(1, 4))
+
+    def load() -> list[fb.Message]:
+        return [fb.ShoeLoadedReport(next(loads)), fb.CardDrawnReport(7, "S", 1)]
+
+    assert feed(driver, *load(), fb.ShoeEmptyReport(1), fb.ShoeEmptyReport(1)) == [
+        ShoeLoaded(),
+        CardDrawn(parse_card("7S")),
+        ShoeEmpty(),  # once: the second is a repeat
+    ]
+    assert driver.repeats == 1
+    lost, empty = feed(driver, *load(), fb.ShoeEmptyReport(3))[2:]
+    assert isinstance(lost, DeviceFault) and empty == ShoeEmpty()
+    assert lost.details == {"expected_draw": "2", "found_draw": "3"}
+    (backwards,) = feed(driver, *load(), fb.CardDrawnReport(8, "H", 2), fb.ShoeEmptyReport(1))[3:]
+    assert isinstance(backwards, DeviceFault) and "empty after draw 1" in backwards.reason
 
 
 def test_unplug_and_replug_loses_and_repeats_nothing(table: Table) -> None:

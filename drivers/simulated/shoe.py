@@ -2,8 +2,12 @@
 
 ``deal()`` draws the next card exactly as a dealer pulling it past the shoe's sensor, and
 the double reports it over the real protocol. The cover card sits at a position in the
-shoe and is reported when it comes out; ``ShoeEmpty`` follows the last card. Faults: a
-foreign 10, an arbitrary raw code, the same card reported twice, plus every switch of
+shoe and is reported when it comes out; ``ShoeEmpty`` follows the last card. Every draw
+(card or cover card) carries its number since the last load; a report sent again after a
+lost session keeps it, and the count survives ``power_cycle`` (it belongs to the batch);
+loads are numbered the same way.
+Faults: a foreign 10 or an arbitrary raw code (a real card: the next number), the last
+card reported twice (a double read: the same number), plus every switch of
 :class:`DeviceFirmware` and the cable's ``unplug`` / ``plug``.
 """
 
@@ -32,6 +36,9 @@ class ShoeDouble(SerialDeviceDouble):
         super().__init__(path, serial_number, **kwargs)
         self._shoe: list[Card | str] = []
         self._shoe_lock = threading.Lock()
+        self._draws = 0
+        self._loads = 0
+        self._last_card: fb.CardDrawnReport | None = None
         self.dealt: list[Card] = []
 
     @property
@@ -43,7 +50,10 @@ class ShoeDouble(SerialDeviceDouble):
         """Load ``cards`` (first dealt first) with the cover card after ``cover_at`` cards
         (None: no cover card); reports ``ShoeLoaded``."""
         self.restock(cards, cover_at)
-        self._report(fb.ShoeLoadedReport())
+        with self._shoe_lock:
+            self._loads = (self._loads + 1) & 0xFFFF
+            load = self._loads
+        self._report(fb.ShoeLoadedReport(load))
 
     def restock(self, cards: Sequence[Card], cover_at: int | None = None) -> None:
         """Put ``cards`` in the shoe without a report: the shoe a restarted station finds,
@@ -55,6 +65,8 @@ class ShoeDouble(SerialDeviceDouble):
             shoe.insert(cover_at, COVER)
         with self._shoe_lock:
             self._shoe = shoe
+            self._draws = 0
+            self._last_card = None
             self.dealt = []
 
     def load_shuffled(self, decks: int = 6, seed: int = 0, cover_at: int | None = None) -> None:
@@ -66,6 +78,11 @@ class ShoeDouble(SerialDeviceDouble):
         random.Random(seed).shuffle(cards)
         self.load(cards, len(cards) * 3 // 4 if cover_at is None else cover_at)
 
+    @property
+    def draws(self) -> int:
+        """The number of the last draw since the load (cards, foreign ones and the cover)."""
+        return self._draws
+
     def deal(self) -> Card | str | None:
         """Draw the next card: returns the card, ``COVER``, or None if the shoe is empty."""
         with self._shoe_lock:
@@ -73,30 +90,43 @@ class ShoeDouble(SerialDeviceDouble):
                 return None
             item = self._shoe.pop(0)
             empty = not self._shoe
+            self._draws += 1
+            draw = self._draws
             if isinstance(item, Card):
                 self.dealt.append(item)
         if isinstance(item, Card):
-            self._report(fb.CardDrawnReport(int(item.rank), item.suit.value))
+            self._report_card(fb.CardDrawnReport(int(item.rank), item.suit.value, draw))
         else:
-            self._report(fb.CoverCardReport())
+            self._report(fb.CoverCardReport(draw))
         if empty:
-            self._report(fb.ShoeEmptyReport())
+            self._report(fb.ShoeEmptyReport(draw))
         return item
 
     def deal_code(self, rank: int, suit: str) -> None:
-        """Report a raw card code, e.g. a foreign ``(10, "S")``."""
-        self._report(fb.CardDrawnReport(rank, suit))
+        """A card with a raw code, e.g. a foreign ``(10, "S")``, physically comes out of the
+        shoe (not out of the loaded batch): it takes the next draw number."""
+        with self._shoe_lock:
+            self._draws += 1
+            draw = self._draws
+        self._report_card(fb.CardDrawnReport(rank, suit, draw))
 
     def deal_ten(self, suit: str = "S") -> None:
         """A 10 (foreign to a Spanish deck) comes out of the shoe."""
         self.deal_code(10, suit)
 
     def repeat_last(self) -> None:
-        """The sensor reports the last card a second time (a double read)."""
-        if not self.dealt:
+        """The sensor reports the last card a second time (a double read): same card, same
+        draw number, so the station drops it as a repeat."""
+        with self._shoe_lock:
+            last = self._last_card
+        if last is None:
             raise ValueError("no card dealt yet")
-        last = self.dealt[-1]
-        self._report(fb.CardDrawnReport(int(last.rank), last.suit.value))
+        self._report(last)
+
+    def _report_card(self, report: fb.CardDrawnReport) -> None:
+        with self._shoe_lock:
+            self._last_card = report
+        self._report(report)
 
     def _on_command(self, message: fb.Message) -> None:
         return  # the shoe takes no commands
