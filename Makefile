@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench systemd-check clean
+.PHONY: run test system-deps lint typecheck unit bench systemd-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,13 @@ run: $(STAMP)
 	$(BIN)/dealer-station simulate --rounds 200 --seed 1 --journal $(SIM_JOURNAL)
 
 ## The whole test suite: lint, format, types, unit and HIL tests.
-test: lint typecheck unit
+## Debian packages the tests need: systemd-analyze, -sysusers and -tmpfiles check the units.
+system-deps:
+	@command -v systemd-analyze >/dev/null || { \
+	    if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd; }
+
+test: system-deps lint typecheck unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
