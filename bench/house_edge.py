@@ -56,6 +56,7 @@ MATCH_CENTS = 500
 SEAT = 1
 COVER_DECKS_BEHIND = 1.5  # decks left behind the cover card in --shuffle shoe
 PROGRESS_EVERY = 5_000
+MAX_WORKERS = 1_000
 Z95 = 1.959963984540054
 
 #: Published house edges (%), dealer stands on soft 17, player may hit and double split
@@ -199,6 +200,13 @@ def simulate(
     return tally
 
 
+def worker_seed(seed: int, worker: int) -> int:
+    """The seed of one worker's stream: ``seed + worker`` on a grid that keeps runs with
+    different ``--seed`` apart (seeds 1 and 2 with two workers would otherwise share one
+    stream, and two runs dealing from one stream are not independent)."""
+    return seed * MAX_WORKERS + worker
+
+
 @dataclass(frozen=True, slots=True)
 class Job:
     """One worker's share of a run."""
@@ -239,15 +247,15 @@ def run_parallel(
     per_round: bool = True,
     on_progress: Callable[[int], None] | None = None,
 ) -> Tally:
-    """Split ``hands`` over ``workers`` processes, worker ``w`` seeded ``seed + w``."""
-    workers = max(1, min(workers, hands))
+    """Split ``hands`` over ``workers`` processes, worker ``w`` seeded ``worker_seed(seed, w)``."""
+    workers = max(1, min(workers, hands, MAX_WORKERS))
     ctx = mp.get_context("fork")
     queue: mp.Queue[tuple[str, object]] = ctx.Queue()
     shares = [hands // workers + (1 if w < hands % workers else 0) for w in range(workers)]
     procs = [
         ctx.Process(
             target=_worker,
-            args=(Job(profile, decks, share, seed + w, per_round), queue),
+            args=(Job(profile, decks, share, worker_seed(seed, w), per_round), queue),
             daemon=True,
         )
         for w, share in enumerate(shares)
@@ -367,8 +375,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="a boolean profile option, e.g. hit_split_aces=true (repeatable)",
     )
     args = parser.parse_args(argv)
-    if args.hands <= 0 or args.workers <= 0:
-        parser.error("--hands and --workers must be positive")
+    if args.hands <= 0 or not 0 < args.workers <= MAX_WORKERS:
+        parser.error(f"--hands must be positive and --workers from 1 to {MAX_WORKERS}")
     try:
         profile = get_profile(args.rules)
         for key, _value in args.option:

@@ -76,6 +76,11 @@ def test_same_seed_same_result_and_workers_are_independent() -> None:
     assert first != other
 
 
+def test_runs_with_different_seeds_never_share_a_worker_stream() -> None:
+    streams = {he.worker_seed(seed, w) for seed in range(1, 50) for w in range(8)}
+    assert len(streams) == 49 * 8
+
+
 def test_continuous_shoe_with_cover_card() -> None:
     profile = get_profile("NJ")
     seen: list[int] = []
