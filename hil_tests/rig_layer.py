@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+import firmware_bridge as fb
 from controller import config as cfg
 from controller.daemon import real_drivers, rig_drivers
 from controller.rules.cards import Card
@@ -26,6 +27,19 @@ from controller.simulation.runner import SimulationSettings, simulation_config
 from drivers.hal import Button, WagerSpot
 from drivers.simulated.rig import SimulatedRig
 from drivers.simulated.shoe import COVER
+
+#: The doubles' protocol timers for the suite: fast enough that a test never waits long,
+#: slow enough that a CI machine busy with other work does not lose a link to a thread
+#: that was not scheduled for 0.3 s (``FAST_TIMING``'s silence limit). An unplugged cable
+#: is noticed at once either way: the port fails.
+HIL_TIMING = fb.Timing(
+    retransmit_timeout=0.05,
+    max_tries=20,
+    heartbeat_interval=0.1,
+    silence_timeout=2.0,
+    hello_interval=0.03,
+    hello_tries=30,
+)
 
 
 class Hands(Protocol):
@@ -172,6 +186,7 @@ class SimRig:
     name = "sim"
 
     def __init__(self, *, decks: int = 6, seed: int = 0, **rig_options: Any) -> None:
+        rig_options.setdefault("timing", HIL_TIMING)
         self.doubles = SimulatedRig(decks=decks, seed=seed, **rig_options)
         self.hands = DoubleHands(self.doubles)
 

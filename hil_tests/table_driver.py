@@ -36,6 +36,8 @@ from drivers.hal import (
     CardDrawn,
     CoverCardSeen,
     DeviceConnected,
+    DeviceFault,
+    DeviceLost,
     PeekResult,
     SeatWagerChanged,
     ShoeEmpty,
@@ -50,6 +52,10 @@ SIM_WAIT = 10.0
 #: A person at a real rig gets this long per step.
 PERSON_WAIT = 600.0
 _CARD = re.compile(r"[2-9AJQK][SHDC]")
+
+
+class RigError(RuntimeError):
+    """The rig cannot run a scenario (a device missing or refused at start)."""
 
 
 class _PowerCut:
@@ -83,10 +89,23 @@ class RunningStation:
         # The loop notices stop() within one poll; the suite stops hundreds of stations.
         built.station.poll_seconds = 0.02
         seq = self.pacer.seq
-        self.pacer.expect(*[DeviceConnected] * len(built.station.drivers))
+        count = len(built.station.drivers)
+        self.pacer.events = seen = []
+
+        def settled(_view: TableView) -> bool:
+            connected = sum(isinstance(e, DeviceConnected) for e in seen)
+            return connected >= count or any(isinstance(e, DeviceLost | DeviceFault) for e in seen)
+
         self._thread = threading.Thread(target=self._serve, name="station", daemon=True)
         self._thread.start()
-        self.pacer.wait(seq, self.wait_seconds)
+        try:
+            self.pacer.until(settled, seq, self.wait_seconds)
+        finally:
+            self.pacer.events = None
+        missing = [e for e in seen if isinstance(e, DeviceLost | DeviceFault)]
+        if missing:
+            self.stop()
+            raise RigError(f"the rig's devices did not all come up: {missing}")
 
     @property
     def wait_seconds(self) -> float:
@@ -266,10 +285,6 @@ class TableDriver:
         self.dealt.append(nxt)
         if state is State.DEALING:
             self.hole = nxt  # the last card of the initial deal is the hole card
-
-    def deal_event(self, kind: type, action: Any, *args: Any) -> None:
-        """A card event the script makes happen some other way (a foreign card...)."""
-        self._act([kind], action, *args)
 
     def press(self, button: Button = Button.NEXT, times: int = 1) -> None:
         """Press a button ``times`` times, waiting for the station after each."""

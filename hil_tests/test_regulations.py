@@ -195,6 +195,38 @@ def test_nj_19_7_match_the_dealer_settled_before_any_further_card(station: Any) 
     t.finish()
 
 
+# --- wagers ---------------------------------------------------------------------------
+
+
+def test_ny_5324_12_b_4_no_wager_withdrawn_after_the_first_card(station: Any) -> None:
+    t = station("NY")
+    t.ready("2C 9H 5C 8D 4S" + SPARE)
+    t.bet(1)
+    t.bet(2)
+    t.press()
+    t.deal("9H")
+    t.take_back(2)  # seat 2 pulls its chips once the cards are out
+    assert t.state is State.FAULT and t.fault == "wager_changed"
+    assert t.data("card")[-1]["card"] == "9H"
+    t.supervisor(Button.SUPERVISOR_VOID)
+    assert t.state is State.BETTING and t.data("round_voided")
+    t.finish()
+
+
+def test_ny_5324_12_b_10_a_seat_that_sat_out_waits_for_the_reshuffle(station: Any) -> None:
+    t = station("NY", options=cfg.Options(ny_no_mid_shoe_entry=True))
+    t.ready("2C 9H 5C 8D 4S 7H 6C 3D 2D 9S" + SPARE)
+    t.bet(1)
+    t.press()  # seat 2 sits this round out
+    _play_out_standing(t)
+    t.bet(1)
+    t.bet(2)
+    t.press()
+    assert [d["seat"] for d in t.data("wager_refused")] == [2]
+    assert [s["seat"] for s in t.data("round_started")[-1]["seats"]] == [1]
+    t.finish()
+
+
 # --- peek -------------------------------------------------------------------------------
 
 

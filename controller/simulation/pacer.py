@@ -127,6 +127,12 @@ class Pacer:
                 waiting = [k.__name__ for k in self._expected]
                 state = self._view.state.value if self._view else "no event yet"
                 raise SimulationStuckError(
-                    f"no progress for {timeout:.0f} s; waiting for {waiting}, state {state}"
+                    f"no progress for {timeout:.0f} s; waiting for {waiting}, state {state};"
+                    f" {self._seq} events handled (waiting for one after {after_seq}),"
+                    f" station idle: {self._quiet}, unexpected: "
+                    + ", ".join(k.__name__ for k in self._surplus[-5:])
                 )
+            # What nobody expected before the actor looked is history: it must not stand
+            # in for an event the actor's next actions cause.
+            self._surplus.clear()
             return self._view, self._seq
