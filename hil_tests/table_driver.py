@@ -334,6 +334,17 @@ class TableDriver:
         assert report.ok, report.message
 
 
+def card_due(view: TableView) -> bool:
+    """Whether the table waits for a card out of the shoe (initial deal, a hit or a doubled
+    hand's card, the dealer's draw)."""
+    state = view.state
+    return bool(
+        state is State.DEALING
+        or (state is State.DEALER and not view.reveal_due)
+        or (state is State.PLAYERS and view.card_due)
+    )
+
+
 def card_texts(rows: Iterable[Row]) -> list[str]:
     """Every card the journal places, burns, rejects or reveals, in order (descriptions of
     foreign or unreadable cards left out)."""
@@ -344,4 +355,4 @@ def card_texts(rows: Iterable[Row]) -> list[str]:
     ]
 
 
-__all__ = ["RunningStation", "TableDriver", "card_texts", "rows_of"]
+__all__ = ["RunningStation", "TableDriver", "card_due", "card_texts", "rows_of"]

@@ -8,22 +8,18 @@ is parametrized by profile and says what each profile must do.
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
-from table_driver import TableDriver
+from table_driver import TableDriver, card_due
 
 from controller import config as cfg
 from controller.prompts import State
-from controller.replay import parse_script, play, settlement
 from drivers.hal import Button, Led, LedMode
 
 PROFILES = ["PA", "NJ", "NY"]
 HOLE_CARD_PROFILES = ["PA", "NY"]  # NJ deals the dealer's second card after the players
-EXAMPLES = sorted((Path(__file__).parents[1] / "examples").glob("*.json"))
 # Spare cards after a scenario's script, so the shoe never runs dry by accident.
 SPARE = " 2D 3C 4S 5H 6D 2H 3S 4C 5S 6C"
 
@@ -338,20 +334,10 @@ def _play_out_standing(t: TableDriver) -> None:
     while t.state not in (State.BETTING, State.SHUFFLING, State.LOADING):
         if t.state is State.PEEKING:
             t.peek()
-        elif _card_due(t.view):
+        elif card_due(t.view):
             t.deal()
         else:
             t.press()  # stand, reveal, settle
-
-
-def _card_due(view: Any) -> bool:
-    """Whether the table waits for a card out of the shoe."""
-    state = view.state
-    return bool(
-        state is State.DEALING
-        or (state is State.DEALER and not view.reveal_due)
-        or (state is State.PLAYERS and view.card_due)
-    )
 
 
 # --- the dealer's hand ------------------------------------------------------------------
@@ -383,100 +369,3 @@ def test_pa_635a_7_m_dealer_does_not_draw_when_nothing_can_change(
     t.settle_all()
     assert [d["outcome"] for d in t.data("settlement")] == ["lose"]
     t.finish()
-
-
-# --- every payout -----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def test_every_payout_matches_the_rules_engine(station: Any, example: Path) -> None:
-    """Each worked example of ``examples/`` (one per payout: blackjack, 5-6-7 card 21s,
-    6-7-8 and 7-7-7, super bonus, Match the Dealer tables A and B, insurance, double,
-    rescue, surrender, splits, pushes) played through the station: the journal's
-    settlement rows agree with the rules engine's replay of the same script."""
-    document = json.loads(example.read_text(), parse_float=Decimal)
-    expected = settlement(parse_script(document), play(parse_script(document)))
-    options = _station_options(document)
-    t = station(document["profile"], document["decks"], options=options)
-    shoe = ["2C"] + document["shoe"]  # the burn card first
-    cover = shoe.index("CUT") if "CUT" in shoe else None
-    cards = " ".join(c for c in shoe if c != "CUT") + SPARE
-    t.ready(cards, cover_at=cover)
-    _play_script(t, document)
-    journal = t.data("settlement", "match_settled", "insurance")
-    assert [_payment_key(d) for d in journal] == [_payment_key(p) for p in expected["payments"]]
-    t.finish()
-
-
-def _station_options(document: dict[str, Any]) -> cfg.Options:
-    decks = document["decks"]
-    table = cfg.PayTable.A if decks == 6 else cfg.PayTable.B
-    extra = document.get("options") or {}
-    return cfg.Options(
-        match_the_dealer=True, match_pay_table=table, hit_soft_17=bool(extra.get("hit_soft_17"))
-    )
-
-
-def _cents(amount: Any) -> int:
-    return int(Decimal(str(amount)) * 100)
-
-
-def _payment_key(p: dict[str, Any]) -> tuple[Any, ...]:
-    """A journal row or a replay payment, in cents, the same shape either way."""
-    net = p["net_cents"] if "net_cents" in p else _cents(p["net"])
-    bonus = p.get("super_bonus")
-    super_bonus = (
-        p.get("super_bonus_cents") if bonus is True else (_cents(bonus) if bonus else None)
-    )
-    return (
-        p["seat"],
-        p.get("hand"),
-        p["wager"],
-        p["outcome"],
-        p.get("odds"),
-        p.get("bonus"),
-        net,
-        super_bonus,
-    )
-
-
-def _play_script(t: TableDriver, document: dict[str, Any]) -> None:
-    """Bet and play the example's decisions through the panel and the shoe."""
-    seats = {s["seat"]: s for s in document["seats"]}
-    decisions = {seat: list(s.get("decisions", [])) for seat, s in seats.items()}
-    for seat, s in sorted(seats.items()):
-        match = _cents(s["match"]) if s.get("match") else False
-        t.bet(seat, _cents(s["wager"]), match=match)
-    t.press()
-    buttons = {
-        "stand": Button.NEXT,
-        "double": Button.DOUBLE,
-        "split": Button.SPLIT,
-        "surrender": Button.SURRENDER,
-        "rescue": Button.RESCUE,
-    }
-    while t.state not in (State.BETTING, State.SHUFFLING, State.LOADING):
-        view = t.view
-        state = t.state
-        if state is State.INSURANCE:
-            for seat, s in seats.items():
-                if s.get("insurance"):
-                    t.insure(seat, _cents(s["insurance"]))
-            t.press()
-        elif state is State.PEEKING:
-            t.peek()
-        elif _card_due(view):
-            t.deal()
-        elif state is State.PLAYERS:
-            assert view.acting_seat is not None
-            queue = decisions[view.acting_seat]
-            if set(view.legal) == {"stand", "rescue"} and (not queue or queue[0] != "rescue"):
-                t.press()  # a doubled hand ends after its card unless rescued
-                continue
-            decision = queue.pop(0)
-            t.deal() if decision == "hit" else t.press(buttons[decision])
-        elif state is State.FAULT:
-            raise AssertionError(f"the example faulted: {view.fault}")
-        else:
-            t.press()
-    assert all(not q for q in decisions.values()), decisions
