@@ -107,7 +107,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "Hardware-in-the-loop throughput",
         "bench/hil_throughput.py",
         ("--rounds", "300"),
-        None,
+        ("--rounds", "5"),
         targets=(
             Target("rounds_per_s", ">=", 100, ">= 100 rounds/s, 7 seats, real transports", "#7"),
         ),
@@ -116,7 +116,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "Daemon start and memory",
         "bench/daemon_start.py",
         ("--rounds", "1000"),
-        None,
+        ("--starts", "1", "--rounds", "20"),
         targets=(
             Target("ready_s", "<", 1.5, "start to READY < 1.5 s", "#8"),
             Target("rss_mib", "<", 60, "RSS < 60 MiB after 1,000 simulated rounds", "#8"),
