@@ -23,6 +23,7 @@ not what this measures).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import socket
@@ -82,6 +83,10 @@ def start_to_ready(config: Path, folder: Path) -> tuple[float, float]:
     return seconds, rss
 
 
+#: Machine-readable figures, printed as one ``FIGURES {json}`` line at the end.
+FIGURES: dict[str, float] = {}
+
+
 def bench_start(folder: Path, starts: int) -> None:
     fresh, rss = [], []
     for n in range(starts):
@@ -96,6 +101,8 @@ def bench_start(folder: Path, starts: int) -> None:
     )
     print(f"start to READY, restart on a journal: median {statistics.median(again):.3f} s")
     print(f"daemon VmRSS once READY (idle): median {statistics.median(rss):.1f} MiB")
+    FIGURES["ready_s"] = round(statistics.median(fresh), 3)
+    FIGURES["idle_rss_mib"] = round(statistics.median(rss), 1)
 
 
 def bench_rounds(folder: Path, rounds: int) -> None:
@@ -130,6 +137,8 @@ def bench_rounds(folder: Path, rounds: int) -> None:
     )
     series = ", ".join(f"{n}: {mib:.1f}" for n, mib in sorted(samples.items()))
     print(f"  process VmRSS (MiB) by round while playing: {series}; VmHWM {peak:.1f} MiB")
+    FIGURES["rss_mib"] = round(samples[max(samples)] if samples else peak, 1)
+    FIGURES["rounds_per_s"] = round(result.rounds / elapsed, 1)
 
 
 def main() -> None:
@@ -143,6 +152,7 @@ def main() -> None:
         folder = Path(name)
         bench_start(folder, args.starts)
         bench_rounds(folder, args.rounds)
+    print("FIGURES " + json.dumps(FIGURES))
 
 
 if __name__ == "__main__":

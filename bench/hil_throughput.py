@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import os
 import pstats
 import resource
@@ -76,6 +77,7 @@ def main() -> int:
         f"python {sys.version.split()[0]}, switch interval {sys.getswitchinterval()} s, "
         f"{os.cpu_count()} CPUs, load average {load:.1f} (other work skews the figures)"
     )
+    figures: dict[str, float] = {}
     places = []
     if Path("/dev/shm").is_dir():
         places.append(("tmpfs (/dev/shm)", Path("/dev/shm")))
@@ -90,6 +92,12 @@ def main() -> int:
                 f"journal on {name}: {rounds} rounds, {rate:.1f} rounds/s (7 seats), "
                 f"{cpu:.1f} ms CPU per round"
             )
+            key = "rounds_per_s" if not figures else "disk_rounds_per_s"
+            figures[key] = round(rate, 1)
+            figures["cpu_ms_per_round" if key == "rounds_per_s" else "disk_cpu_ms_per_round"] = (
+                round(cpu, 1)
+            )
+    print("FIGURES " + json.dumps(figures))
     return 0
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import pstats
 import random
 import time
@@ -96,6 +97,8 @@ def main() -> None:
     )
     print(f"{rounds / seconds:,.0f} rounds/s")
     print(f"{hands / seconds:,.0f} hands/s ({hands / rounds:.2f} player hands per round)")
+    figures = {"rounds_per_s": round(rounds / seconds), "hands_per_s": round(hands / seconds)}
+    print("FIGURES " + json.dumps(figures))
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "bench/rules_bench.py",
         ("--rounds", "30000"),
         ("--rounds", "200"),
+        keys=("rounds_per_s", "hands_per_s"),
         targets=(
             Target("rounds_per_s", ">=", 10_000, ">= 10,000 rounds/s, 7 seats, one core", "#2"),
         ),
@@ -108,6 +109,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "bench/hil_throughput.py",
         ("--rounds", "300"),
         ("--rounds", "5"),
+        keys=("rounds_per_s", "cpu_ms_per_round", "disk_rounds_per_s"),
         targets=(
             Target("rounds_per_s", ">=", 100, ">= 100 rounds/s, 7 seats, real transports", "#7"),
         ),
@@ -117,6 +119,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "bench/daemon_start.py",
         ("--rounds", "1000"),
         ("--starts", "1", "--rounds", "20"),
+        keys=("ready_s", "idle_rss_mib", "rss_mib"),
         targets=(
             Target("ready_s", "<", 1.5, "start to READY < 1.5 s", "#8"),
             Target("rss_mib", "<", 60, "RSS < 60 MiB after 1,000 simulated rounds", "#8"),
