@@ -218,21 +218,17 @@ class Job:
 
 
 def _worker(job: Job, queue: mp.Queue[tuple[str, object]]) -> None:
-    profile, decks, hands, seed, per_round = (
-        job.profile,
-        job.decks,
-        job.hands,
-        job.seed,
-        job.per_round,
-    )
-    tally = simulate(
-        profile,
-        decks,
-        hands,
-        seed,
-        per_round=per_round,
-        progress=lambda n: queue.put(("progress", n)),
-    )
+    try:
+        tally = simulate(
+            job.profile,
+            job.decks,
+            job.hands,
+            job.seed,
+            per_round=job.per_round,
+            progress=lambda n: queue.put(("progress", n)),
+        )
+    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: the parent reports
+        sys.exit(130)
     queue.put(("done", tally))
 
 
@@ -391,7 +387,15 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the simulation and print the figures."""
+    """Run the simulation and print the figures (exit status 130 when interrupted)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("house_edge: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _arguments(argv)
     profile: Profile = args.profile
     started = time.perf_counter()
