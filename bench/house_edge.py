@@ -34,7 +34,7 @@ from queue import Empty
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.rules.cards import ALL_CARDS, Card
+from controller.rules.cards import ALL_CARDS, CARDS_PER_DECK, Card
 from controller.rules.errors import ProfileError
 from controller.rules.hands import hole_card_gives_blackjack
 from controller.rules.profiles import MatchPayTable, Profile, get_profile
@@ -94,7 +94,7 @@ class Shoe:
         self.cards: list[Card] = [c for c in ALL_CARDS for _ in range(decks)]
         self.rng = rng
         self.per_round = per_round
-        self.cover_at = len(self.cards) - int(COVER_DECKS_BEHIND * 48)
+        self.cover_at = len(self.cards) - int(COVER_DECKS_BEHIND * CARDS_PER_DECK)
         self.next = 0
         self.cover_seen = False
         if not per_round:
@@ -319,7 +319,7 @@ def estimate(total: int, total_sq: int, n: int, stake: int) -> Estimate:
 def match_edge_exact(decks: int, table: MatchPayTable) -> float:
     """Match the Dealer house edge in % from the shoe composition (first two cards)."""
     off_suit, same_suit = table.odds
-    n = 48 * decks
+    n = CARDS_PER_DECK * decks
     same = Fraction(decks - 1, n - 1)  # same rank and suit as the up card
     other = Fraction(3 * decks, n - 1)  # same rank, another suit
     win_per_card = same * Fraction(same_suit.numerator, same_suit.denominator) + other * Fraction(
