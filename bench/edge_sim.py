@@ -1,0 +1,260 @@
+"""The Monte Carlo behind ``bench/house_edge.py``: shoes, one round through the engine,
+worker processes with one seed stream each.
+
+Every round is played by :class:`controller.rules.round.Round` (the code the station settles
+with) for one seat following :mod:`controller.strategy`; the simulation plays the shoe and
+the card reader (it answers the peek from the hole card, as the replay command does).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import random
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from queue import Empty
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from controller.rules.cards import ALL_CARDS, CARDS_PER_DECK, Card
+from controller.rules.hands import hole_card_gives_blackjack
+from controller.rules.profiles import MatchPayTable, Profile
+from controller.rules.round import Round
+from controller.rules.settlement import WagerKind, match_the_dealer
+from controller.rules.steps import (
+    NeedCard,
+    NeedDecision,
+    NeedInsurance,
+    NeedPeek,
+    NeedReveal,
+    SeatWager,
+)
+from controller.strategy import choose
+
+WAGER_CENTS = 2_500  # $25: the super bonus is then $5,000 = 200 wagers, as for a $5 wager
+MATCH_CENTS = 500
+SEAT = 1
+COVER_DECKS_BEHIND = 1.5  # decks left behind the cover card in --shuffle shoe
+PROGRESS_EVERY = 5_000
+MAX_WORKERS = 1_000
+
+
+@dataclass(slots=True)
+class Tally:
+    """Running sums of one worker's rounds, in cents (exact integers)."""
+
+    hands: int = 0
+    main: int = 0  # main wager net, super bonus excluded
+    main_sq: int = 0
+    super_bonus: int = 0
+    with_super_sq: int = 0
+    match_a: int = 0
+    match_a_sq: int = 0
+    match_b: int = 0
+    match_b_sq: int = 0
+    match_engine_mismatch: int = 0  # rounds where the round's own Match payment differs
+
+    def add(self, other: Tally) -> None:
+        """Fold another tally into this one."""
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+
+class Shoe:
+    """The cards, dealt either from a fresh shuffle each round or from continuous shoes."""
+
+    def __init__(self, decks: int, rng: random.Random, *, per_round: bool) -> None:
+        self.cards: list[Card] = [c for c in ALL_CARDS for _ in range(decks)]
+        self.rng = rng
+        self.per_round = per_round
+        self.cover_at = len(self.cards) - int(COVER_DECKS_BEHIND * CARDS_PER_DECK)
+        self.next = 0
+        self.cover_seen = False
+        if not per_round:
+            rng.shuffle(self.cards)
+
+    def new_round(self) -> None:
+        """Start a round: a fresh shuffle (per round), or a reshuffle after the cover card."""
+        if self.per_round:
+            self.next = 0
+        elif self.cover_seen:
+            self.rng.shuffle(self.cards)
+            self.next = 0
+            self.cover_seen = False
+
+    def draw(self) -> Card:
+        """The next card. Per round, a partial Fisher-Yates shuffle draws it uniformly."""
+        cards, i = self.cards, self.next
+        if self.per_round:
+            j = i + int(self.rng.random() * (len(cards) - i))
+            cards[i], cards[j] = cards[j], cards[i]
+        elif i == self.cover_at:
+            self.cover_seen = True
+        self.next = i + 1
+        return cards[i]
+
+
+def play_round(
+    profile: Profile, decks: int, shoe: Shoe, tables: Sequence[MatchPayTable], tally: Tally
+) -> None:
+    """Play one round for one seat and add its results to ``tally``."""
+    shoe.new_round()
+    round_ = Round(profile, decks, (SeatWager(SEAT, WAGER_CENTS, MATCH_CENTS),))
+    initial: list[Card] = []
+    decide, deal, hands = round_.decide, round_.deal, round_.hands[SEAT]
+    while True:
+        step = round_.step
+        kind = type(step)
+        if kind is NeedCard:
+            card = shoe.draw()
+            if len(initial) < 3:
+                initial.append(card)
+            if shoe.cover_seen and not round_.reshuffle_due:
+                round_.cover_card()
+            deal(card)
+        elif kind is NeedDecision:
+            assert isinstance(step, NeedDecision)
+            decide(SEAT, choose(hands[step.hand].cards, initial[1], step.legal, profile))
+        elif kind is NeedPeek:
+            assert round_.hole is not None
+            round_.peek(hole_card_gives_blackjack(initial[1], round_.hole.reveal()))
+        elif kind is NeedReveal:
+            round_.reveal_hole()
+        elif kind is NeedInsurance:
+            round_.take_insurance({})  # basic strategy never insures
+        else:
+            break
+    main = extra = match = 0
+    for payment in round_.payments:
+        if payment.wager is WagerKind.MAIN:
+            main += payment.net - payment.super_bonus
+            extra += payment.super_bonus
+        elif payment.wager is WagerKind.MATCH:
+            match += payment.net
+    tally.hands += 1
+    tally.main += main
+    tally.main_sq += main * main
+    tally.super_bonus += extra
+    tally.with_super_sq += (main + extra) * (main + extra)
+    first, up, second = initial
+    results = [match_the_dealer(SEAT, MATCH_CENTS, (first, second), up, t).net for t in tables]
+    a, b = results
+    tally.match_a += a
+    tally.match_a_sq += a * a
+    tally.match_b += b
+    tally.match_b_sq += b * b
+    if match != results[tables.index(round_.match_table)]:
+        tally.match_engine_mismatch += 1
+
+
+def simulate(
+    profile: Profile,
+    decks: int,
+    hands: int,
+    seed: int,
+    *,
+    per_round: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> Tally:
+    """Play ``hands`` rounds with ``random.Random(seed)``; report progress every few rounds."""
+    rng = random.Random(seed)
+    shoe = Shoe(decks, rng, per_round=per_round)
+    tables = (MatchPayTable.A, MatchPayTable.B)
+    tally = Tally()
+    done = 0
+    while done < hands:
+        batch = min(PROGRESS_EVERY, hands - done)
+        for _ in range(batch):
+            play_round(profile, decks, shoe, tables, tally)
+        done += batch
+        if progress is not None:
+            progress(batch)
+    return tally
+
+
+def worker_seed(seed: int, worker: int) -> int:
+    """The seed of one worker's stream: ``seed + worker`` on a grid that keeps runs with
+    different ``--seed`` apart (seeds 1 and 2 with two workers would otherwise share one
+    stream, and two runs dealing from one stream are not independent)."""
+    return seed * MAX_WORKERS + worker
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One worker's share of a run."""
+
+    profile: Profile
+    decks: int
+    hands: int
+    seed: int
+    per_round: bool
+
+
+def _worker(job: Job, queue: mp.Queue[tuple[str, object]]) -> None:
+    try:
+        tally = simulate(
+            job.profile,
+            job.decks,
+            job.hands,
+            job.seed,
+            per_round=job.per_round,
+            progress=lambda n: queue.put(("progress", n)),
+        )
+    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: the parent reports
+        sys.exit(130)
+    queue.put(("done", tally))
+
+
+def run_parallel(
+    profile: Profile,
+    decks: int,
+    hands: int,
+    seed: int,
+    workers: int,
+    *,
+    per_round: bool = True,
+    on_progress: Callable[[int], None] | None = None,
+) -> Tally:
+    """Split ``hands`` over ``workers`` processes, worker ``w`` seeded ``worker_seed(seed, w)``."""
+    workers = max(1, min(workers, hands, MAX_WORKERS))
+    ctx = mp.get_context("fork")
+    queue: mp.Queue[tuple[str, object]] = ctx.Queue()
+    shares = [hands // workers + (1 if w < hands % workers else 0) for w in range(workers)]
+    procs = [
+        ctx.Process(
+            target=_worker,
+            args=(Job(profile, decks, share, worker_seed(seed, w), per_round), queue),
+            daemon=True,
+        )
+        for w, share in enumerate(shares)
+    ]
+    for p in procs:
+        p.start()
+    total = Tally()
+    finished = 0
+    try:
+        while finished < workers:
+            try:
+                kind, payload = queue.get(timeout=1.0)
+            except Empty:
+                dead = [p for p in procs if p.exitcode not in (None, 0)]
+                if dead:
+                    code = dead[0].exitcode
+                    raise RuntimeError(f"a worker failed with exit code {code}") from None
+                continue
+            if kind == "progress":
+                if on_progress is not None:
+                    assert isinstance(payload, int)
+                    on_progress(payload)
+            else:
+                assert isinstance(payload, Tally)
+                total.add(payload)
+                finished += 1
+    finally:
+        for p in procs:
+            p.join(timeout=5.0)
+            if p.is_alive():
+                p.terminate()
+    return total
