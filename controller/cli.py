@@ -41,7 +41,8 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     """The argument parser; only the chosen subcommand's module is imported."""
     parser = argparse.ArgumentParser(prog="dealer-station", description="Spanish 21 dealer station")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    chosen = next((a for a in argv if a in COMMANDS), None)
+    # There are no options before the subcommand (but -h), so it is the first argument.
+    chosen = argv[0] if argv and argv[0] in COMMANDS else None
     for name, (_module, help_text) in COMMANDS.items():
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
         if name == chosen:
