@@ -80,6 +80,16 @@ def settle_all(rig: Rig) -> None:
         press(rig)
 
 
+def play_seat_one_round(rig: Rig) -> None:
+    """No more bets; seat 1 (9 8) stands; the dealer (5, hole Q) turns 15, draws a 3; settle."""
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    press(rig)
+    press(rig)
+    deal(rig, "3D")
+    settle_all(rig)
+
+
 @pytest.fixture(params=["PA", "NY"])
 def hole_rig(request: pytest.FixtureRequest) -> Rig:
     return make_rig(request.param)
@@ -455,12 +465,7 @@ def test_pa_635a_7_d_cover_card_as_first_card_of_round_round_still_played() -> N
     bet(rig, 1)
     rig.table.handle(CoverCardSeen())
     assert rig.table.state is State.BETTING
-    press(rig)
-    deal(rig, "9H", "5C", "8D", "QS")
-    press(rig)
-    press(rig)
-    deal(rig, "3D")
-    settle_all(rig)
+    play_seat_one_round(rig)
     assert rig.table.state is State.SHUFFLING
 
 
@@ -474,12 +479,7 @@ def test_pa_635a_7_d_cover_card_at_a_new_dealers_burn_is_an_ordinary_cover_card(
     assert rig.table.state is State.BETTING
     assert rig.panel.lamps[Led.RESHUFFLE] is LedMode.STEADY
     bet(rig, 1)
-    press(rig)
-    deal(rig, "9H", "5C", "8D", "QS")
-    press(rig)
-    press(rig)
-    deal(rig, "3D")
-    settle_all(rig)
+    play_seat_one_round(rig)
     assert rig.table.state is State.SHUFFLING
 
 
