@@ -106,9 +106,9 @@ def bench_start(folder: Path, starts: int) -> None:
 
 
 def bench_rounds(folder: Path, rounds: int) -> None:
-    from controller.logs import configure_logging
+    from controller.service.logs import configure_logging
     from controller.simulation.runner import SimulatedTable, SimulationSettings
-    from controller.view import TableView
+    from controller.table.view import TableView
 
     configure_logging(level="warning", stream=sys.stderr)
     small = SimulationSettings(rounds=1, seed=2, journal=folder / "warm.sqlite3")

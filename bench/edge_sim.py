@@ -2,8 +2,8 @@
 worker processes with one seed stream each.
 
 Every round is played by :class:`controller.rules.round.Round` (the code the station settles
-with) for one seat following :mod:`controller.strategy`; the simulation plays the shoe and
-the card reader (it answers the peek from the hole card, as the replay command does).
+with) for one seat following :mod:`controller.simulation.strategy`; the simulation plays the
+shoe and the card reader (it answers the peek from the hole card, as the replay command does).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from controller.rules.steps import (
     NeedReveal,
     SeatWager,
 )
-from controller.strategy import choose
+from controller.simulation.strategy import choose
 
 WAGER_CENTS = 2_500  # $25: the super bonus is then $5,000 = 200 wagers, as for a $5 wager
 MATCH_CENTS = 500

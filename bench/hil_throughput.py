@@ -22,7 +22,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from controller.logs import configure_logging
+from controller.service.logs import configure_logging
 from controller.simulation.runner import SimulatedTable, SimulationSettings
 
 

@@ -1,8 +1,8 @@
 """House-edge validation: Monte Carlo of Spanish 21 through the station's own rules engine.
 
 Every round is played by :class:`controller.rules.round.Round` (the code the station settles
-with) for one seat following :mod:`controller.strategy`; the simulation plays the shoe and
-the card reader (it answers the peek from the hole card, as the replay command does).
+with) for one seat following :mod:`controller.simulation.strategy`; the simulation plays the
+shoe and the card reader (it answers the peek from the hole card, as the replay command does).
 
 Printed: the hands played, the house edge of the main wager (expected loss per initial
 wager, in %) with its 95% confidence interval, without and with the 7-7-7 super bonus, and

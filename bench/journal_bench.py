@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from controller.journal import GENESIS_HASH, Journal, JournalReader, canonical_json, row_hash
-from controller.journal_verify import verify
-from controller.recall import recall
+from controller.journal.recall import recall
+from controller.journal.store import GENESIS_HASH, Journal, JournalReader, canonical_json, row_hash
+from controller.journal.verify import verify
 
 RECORD = {"seat": 3, "hand": 0, "role": "hit", "card": "7S"}
 

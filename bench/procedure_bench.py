@@ -18,10 +18,10 @@ from typing import Any
 
 import structlog
 
-from controller.procedure import Table
 from controller.rules.profiles import get_profile
 from controller.simulation.dealer import random_chooser
 from controller.simulation.direct import DirectRig
+from controller.table.procedure import Table
 from drivers.hal import DeviceEvent
 
 

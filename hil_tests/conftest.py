@@ -21,8 +21,8 @@ import pytest
 from rig_layer import RealRig, Rig, SimRig
 from table_driver import RunningStation, TableDriver
 
-from controller import config as cfg
-from controller.prompts import State
+from controller.service import config as cfg
+from controller.table.prompts import State
 
 #: Rounds the soak plays by default: 55-80 s on this 2-core VM (35-45 rounds/s with the
 #: load average at 5-9 from other work); the issue suggested 2,000 (see test_soak.py).

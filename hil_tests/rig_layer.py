@@ -7,7 +7,7 @@ whose hands at the table are the doubles' control methods. ``--rig PATH`` gives 
 drivers built as the daemon builds them, and a person at the table who is told what to do
 on stdout and answers on stdin.
 
-Either way the station under test is the real one (``controller.daemon.build_station``);
+Either way the station under test is the real one (``controller.service.daemon.build_station``);
 only who acts at the table differs.
 """
 
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 import firmware_bridge as fb
-from controller import config as cfg
-from controller.daemon import real_drivers, rig_drivers
 from controller.rules.cards import Card
+from controller.service import config as cfg
+from controller.service.daemon import real_drivers, rig_drivers
 from controller.simulation.runner import SimulationSettings, simulation_config
 from drivers.hal import Button, WagerSpot
 from drivers.simulated.rig import SimulatedRig
@@ -213,7 +213,7 @@ def load_rig_file(path: Path) -> cfg.StationConfig:
     ports and serial numbers (the rest is overridden per test).
 
     Raises:
-        cfg.ConfigError: the file is missing or wrong, with the key to fix.
+        ConfigError: the file is missing or wrong, with the key to fix.
     """
     return cfg.load_config(path)
 

@@ -1,6 +1,6 @@
 """The station under test, run in a thread, and a script-friendly way to act at its table.
 
-:class:`RunningStation` builds the real station with ``controller.daemon.build_station``
+:class:`RunningStation` builds the real station with ``controller.service.daemon.build_station``
 (journal verified and recovered, the rig's drivers) and runs ``Station.run`` in a thread,
 as the daemon does. :meth:`RunningStation.cut_power` ends it between two events without
 the clean shutdown, as a power cut would (every committed row stays; nothing else is
@@ -23,13 +23,13 @@ from typing import Any
 
 from rig_layer import Hands, Rig
 
-from controller import config as cfg
-from controller.daemon import Built, build_station
-from controller.journal import Row, verify
-from controller.prompts import State
+from controller.journal.store import Row, verify
 from controller.rules.cards import Card, parse_card
+from controller.service import config as cfg
+from controller.service.daemon import Built, build_station
 from controller.simulation.pacer import Pacer
-from controller.view import TableView
+from controller.table.prompts import State
+from controller.table.view import TableView
 from drivers.hal import (
     Button,
     ButtonPressed,

@@ -22,10 +22,10 @@ import structlog
 from rich.console import Console
 from table_driver import TableDriver
 
-from controller.logs import configure_logging
-from controller.prompts import State
-from controller.simulate import LiveView
+from controller.cli.simulate import LiveView
+from controller.service.logs import configure_logging
 from controller.simulation.runner import SimulationSettings
+from controller.table.prompts import State
 from drivers.hal import Led, LedMode
 
 pytestmark = pytest.mark.doubles

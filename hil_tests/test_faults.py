@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from table_driver import TableDriver, card_texts
 
-from controller.journal import verify
-from controller.prompts import State
+from controller.journal.store import verify
+from controller.table.prompts import State
 from drivers.hal import (
     Button,
     DeviceConnected,

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from table_driver import TableDriver, card_due
 
-from controller import config as cfg
-from controller.prompts import State
-from controller.replay import parse_script, play, settlement
+from controller.cli.replay import parse_script, play, settlement
+from controller.service import config as cfg
+from controller.table.prompts import State
 from drivers.hal import Button
 
 EXAMPLES = sorted((Path(__file__).parents[1] / "examples").glob("*.json"))

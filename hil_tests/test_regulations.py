@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from table_driver import TableDriver, card_due
 
-from controller import config as cfg
-from controller.prompts import State
+from controller.service import config as cfg
+from controller.table.prompts import State
 from drivers.hal import Button, Led, LedMode
 
 PROFILES = ["PA", "NJ", "NY"]

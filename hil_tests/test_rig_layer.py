@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from rig_layer import PersonHands, RealRig
 
-from controller import config as cfg
 from controller.rules.cards import parse_card
+from controller.service import config as cfg
+from controller.service.config_schema import ConfigError
 from drivers.hal import Button, WagerSpot
 from drivers.shoe import ShoeDriver
 
@@ -34,7 +35,7 @@ def test_a_station_toml_describes_a_real_rig_and_tests_set_the_rest(tmp_path: Pa
 def test_a_bad_rig_file_is_a_one_line_config_error(tmp_path: Path) -> None:
     bad = tmp_path / "rig.toml"
     bad.write_text('table_id = "X"\nprofile = "PA"\ndecks = 6\n[devices.shoe]\nport = "tty"\n')
-    with pytest.raises(cfg.ConfigError, match="port"):
+    with pytest.raises(ConfigError, match="port"):
         RealRig(bad)
 
 

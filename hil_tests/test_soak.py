@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from table_driver import card_texts
 
-from controller.journal import JournalReader, verify
+from controller.journal.store import JournalReader, verify
 from controller.simulation.dealer import LoadShoe
 from controller.simulation.runner import SimulatedTable, SimulationSettings
-from controller.view import TableView
+from controller.table.view import TableView
 
 pytestmark = [pytest.mark.soak, pytest.mark.doubles]
 

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from recovery_support import shoe_after
 
-from controller.journal import JournalReader
-from controller.logs import configure_logging
-from controller.recovery import read_journal
+from controller.journal.store import JournalReader
+from controller.service.logs import configure_logging
 from controller.simulation.runner import COVER_FROM_END, SimulatedTable, SimulationSettings
-from controller.view import TableView
+from controller.table.recovery import read_journal
+from controller.table.view import TableView
 
 DECKS = 6
 

@@ -6,9 +6,9 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from controller.prompts import State
-from controller.recovery import JournalledRow, Recovered
 from controller.rules.cards import ALL_CARDS, Card
+from controller.table.prompts import State
+from controller.table.recovery import JournalledRow, Recovered
 
 
 def expected_state(rec: Recovered) -> State:
@@ -47,7 +47,7 @@ def shoe_after(
 
 
 def state_the_rows_say(rows: Sequence[JournalledRow]) -> State:
-    """:func:`expected_state` without ``controller.recovery``: from the last ``state`` row
+    """:func:`expected_state` without ``controller.table.recovery``: from the last ``state`` row
     and the round numbers alone (for journals cut between two events)."""
     started = [row.data["round"] for row in rows if row.kind == "round_started"]
     ended = {row.round_no for row in rows if row.kind in ("round_completed", "round_voided")}

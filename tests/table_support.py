@@ -1,6 +1,6 @@
 """Recording stand-ins for the hal interfaces and an in-memory journal.
 
-The procedure's unit tests drive a :class:`~controller.procedure.Table` with events directly
+The procedure's unit tests drive a :class:`~controller.table.procedure.Table` with events directly
 (no hardware, no threads, no sleeps); the HIL suite runs the real drivers and doubles.
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.procedure import Table, TableDevices, TableSettings
 from controller.rules.profiles import get_profile
+from controller.table.procedure import Table, TableDevices, TableSettings
 from drivers.hal import Led, LedMode, PeekTarget
 
 

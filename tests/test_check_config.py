@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"
 

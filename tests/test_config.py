@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from controller.config import (
-    ConfigError,
+from controller.service.config import (
     PayTable,
     Profile,
     StationConfig,
     load_config,
     parse_config,
 )
+from controller.service.config_schema import ConfigError
 from drivers.hal import Button, Led, WagerSpot
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"

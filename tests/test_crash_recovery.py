@@ -23,11 +23,11 @@ import pytest
 from daemon_support import journal_dir
 from recovery_support import expected_state, state_the_rows_say
 
-from controller.faults import FaultCode
-from controller.journal import JournalReader, Row
-from controller.journal_verify import GOOD_CASES, verify
-from controller.prompts import State
-from controller.recovery import read_journal
+from controller.journal.store import JournalReader, Row
+from controller.journal.verify import GOOD_CASES, verify
+from controller.table.faults import FaultCode
+from controller.table.prompts import State
+from controller.table.recovery import read_journal
 
 STATION = Path(__file__).resolve().parent / "crash_table.py"
 KILLS = 12

@@ -34,14 +34,14 @@ from daemon_support import (
 )
 from table_support import RecordingPanel, RecordingReader, RecordingShuffler
 
-from controller.journal import Journal, JournalReader
-from controller.journal_verify import VerifyCase, verify
-from controller.machine import TableDevices, TableSettings
-from controller.procedure import Table
+from controller.journal.store import Journal, JournalReader
+from controller.journal.verify import VerifyCase, verify
 from controller.rules.profiles import get_profile
-from controller.sdnotify import Notifier
-from controller.station import Station
-from controller.view import TableView
+from controller.service.sdnotify import Notifier
+from controller.service.station import Station
+from controller.table.machine import TableDevices, TableSettings
+from controller.table.procedure import Table
+from controller.table.view import TableView
 from drivers.hal import DeviceEvent, SupervisorKey
 
 START_TIMEOUT = 20.0  # generous for a loaded CI machine; READY normally comes in ~1 s
@@ -292,7 +292,7 @@ def test_sigterm_during_the_start_is_kept_and_ends_in_a_clean_shutdown(
     """systemd may stop the service while it starts: the signal, arriving while the
     journal is checked and the table restored, is not fatal; the station stops as soon as
     it exists, without READY and with a clean shutdown in the journal."""
-    from controller import daemon
+    from controller.service import daemon
 
     journal = journals / "journal.sqlite3"
     real_build = daemon.build_station

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.diagram import BEGIN, DOCS, END, generated, mermaid
-from controller.prompts import PROMPTS, State
+from controller.cli.diagram import BEGIN, DOCS, END, generated, mermaid
+from controller.cli.main import main
+from controller.table.prompts import PROMPTS, State
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from controller.holecard import check_commitment, commit_hole_card
 from controller.rules.cards import ALL_CARDS, parse_card
+from controller.table.holecard import check_commitment, commit_hole_card
 
 
 def test_commitment_checks_against_its_card_and_nonce() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import (
+from controller.journal.store import (
     GENESIS_HASH,
     Journal,
     JournalClosedError,
@@ -24,7 +24,7 @@ from controller.journal import (
     parse_head,
     row_hash,
 )
-from controller.journal_verify import VerifyCase, verify
+from controller.journal.verify import VerifyCase, verify
 
 
 def fixed_clock() -> datetime:
@@ -205,7 +205,7 @@ def test_a_failing_head_record_is_reported(
         def failing(fd: int, data: bytes, offset: int) -> int:
             raise OSError(5, "Input/output error")
 
-        monkeypatch.setattr("controller.journal.os.pwrite", failing)
+        monkeypatch.setattr("controller.journal.store.os.pwrite", failing)
         with pytest.raises(JournalWriteError, match="row 1 is committed"):
             journal.append("station_started", {})
         monkeypatch.undo()
@@ -229,7 +229,7 @@ def test_an_append_broken_off_by_an_exception_leaves_a_usable_journal(
         assert journal.append("clean_shutdown", {}) == 3
         # Broken off inside the transaction: rolled back, not left open.
         with monkeypatch.context() as patch:
-            patch.setattr("controller.journal.row_hash", interrupt)
+            patch.setattr("controller.journal.store.row_hash", interrupt)
             with pytest.raises(KeyboardInterrupt):
                 journal.append("event", {"type": "y"})
         assert not journal._conn.in_transaction

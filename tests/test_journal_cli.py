@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.journal import Journal
+from controller.cli.main import main
+from controller.journal.store import Journal
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.holecard import commit_hole_card
-from controller.journal import Journal, canonical_json, head_path, row_hash
-from controller.journal_verify import VerifyCase, read_wal_state, verify
+from controller.journal.store import Journal, canonical_json, head_path, row_hash
+from controller.journal.verify import VerifyCase, read_wal_state, verify
 from controller.rules.cards import parse_card
+from controller.table.holecard import commit_hole_card
 
 
 @pytest.fixture
@@ -232,7 +232,7 @@ def test_corrupt_bytes_inside_a_row_name_the_row(closed_journal: Path) -> None:
 
 WRITER = """
 import sys
-from controller.journal import Journal
+from controller.journal.store import Journal
 journal = Journal.open(sys.argv[1])
 mode = sys.argv[2]
 if mode == "uncommitted":

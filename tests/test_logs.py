@@ -10,8 +10,14 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from controller.logs import bind_round, bind_state, bind_table, configure_logging, get_logger
 from controller.rules.cards import SealedCard, parse_card
+from controller.service.logs import (
+    bind_round,
+    bind_state,
+    bind_table,
+    configure_logging,
+    get_logger,
+)
 
 
 class TtyStream(io.StringIO):

@@ -6,10 +6,10 @@ import threading
 
 import pytest
 
-from controller.prompts import State
 from controller.rules.cards import parse_card
 from controller.simulation.pacer import Pacer, SimulationStuckError
-from controller.view import TableView
+from controller.table.prompts import State
+from controller.table.view import TableView
 from drivers.hal import Button, ButtonPressed, CardDrawn, CoverCardSeen, ShoeEmpty
 
 

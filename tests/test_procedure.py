@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from table_support import Rig, make_rig
 
-from controller.faults import FaultCode
-from controller.holecard import check_commitment
-from controller.prompts import State
 from controller.rules.cards import Rank, parse_card
+from controller.table.faults import FaultCode
+from controller.table.holecard import check_commitment
+from controller.table.prompts import State
 from drivers.hal import (
     Button,
     ButtonPressed,

@@ -12,15 +12,15 @@ import structlog
 from table_support import ListJournal, make_rig
 from test_procedure import full_batch
 
-from controller.holecard import check_commitment
-from controller.machine import ROUND_STATES
-from controller.procedure import Table
-from controller.prompts import State
 from controller.rules.cards import parse_card
 from controller.rules.profiles import get_profile
 from controller.simulation.dealer import random_chooser
 from controller.simulation.direct import DirectRig
-from controller.view import table_view
+from controller.table.holecard import check_commitment
+from controller.table.machine import ROUND_STATES
+from controller.table.procedure import Table
+from controller.table.prompts import State
+from controller.table.view import table_view
 from drivers.hal import (
     Button,
     ButtonPressed,

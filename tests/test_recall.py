@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from controller.holecard import commit_hole_card
-from controller.journal import Journal, JournalReader
-from controller.recall import money, recall, render_text
+from controller.journal.recall import money, recall, render_text
+from controller.journal.store import Journal, JournalReader
 from controller.rules.cards import parse_card
+from controller.table.holecard import commit_hole_card
 
 
 def card(

@@ -1,4 +1,4 @@
-"""Crash recovery from the journal alone (``controller.recovery`` and ``Table.restore``).
+"""Crash recovery from the journal alone (``controller.table.recovery`` and ``Table.restore``).
 
 A seeded table plays a few rounds (with injected faults) into an in-memory journal; the
 journal is then cut after every row, as a crash could leave it. From each prefix a new
@@ -19,16 +19,16 @@ from daemon_support import journal_dir
 from recovery_support import expected_state, shoe_after, state_the_rows_say
 from table_support import JournalRow, ListJournal
 
-from controller.faults import FaultCode
-from controller.journal import Journal, JournalReader
-from controller.machine import ROUND_STATES
-from controller.prompts import State
-from controller.recovery import Recovered, read_journal
+from controller.journal.store import Journal, JournalReader
 from controller.rules.cards import Card
 from controller.rules.profiles import get_profile
 from controller.simulation.dealer import Action, Press, SimulatedDealer, TurnKey, random_chooser
 from controller.simulation.direct import DirectRig
-from controller.view import TableView
+from controller.table.faults import FaultCode
+from controller.table.machine import ROUND_STATES
+from controller.table.prompts import State
+from controller.table.recovery import Recovered, read_journal
+from controller.table.view import TableView
 from drivers.hal import Button, DeviceEvent, SeatWagerChanged, WagerSpot
 
 DECKS = 6
@@ -192,7 +192,7 @@ def test_an_empty_journal_starts_from_scratch() -> None:
         rig.close()
 
 
-# --- read_journal over a real journal file (the cases controller/resume.py covered) -------
+# --- read_journal over a real journal file ----------------------------------------------
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from controller.cli import main
-from controller.replay import ReplayError, money, parse_script, play, settlement, to_cents
+from controller.cli.main import main
+from controller.cli.replay import ReplayError, money, parse_script, play, settlement, to_cents
 from controller.rules.cards import ALL_CARDS, shoe_composition
 from controller.rules.hands import is_blackjack_pair
 from controller.rules.profiles import Profile

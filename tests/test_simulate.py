@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from controller.cli import main
-from controller.journal_reader import JournalReader
-from controller.journal_verify import verify
-from controller.recall import recall
+from controller.cli.main import main
+from controller.journal.reader import JournalReader
+from controller.journal.recall import recall
+from controller.journal.verify import verify
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from controller.rules.cards import ALL_CARDS, Card, parse_card
 from controller.rules.profiles import PENNSYLVANIA
 from controller.rules.steps import Decision
-from controller.strategy import H17, S17, UP_CARDS, Chart, choose, preferred
+from controller.simulation.strategy import H17, S17, UP_CARDS, Chart, choose, preferred
 
 D = Decision
 FULL = frozenset({D.HIT, D.STAND, D.DOUBLE, D.SURRENDER})

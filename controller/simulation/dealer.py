@@ -1,6 +1,6 @@
 """A simulated dealer (with the players and the supervisor) who follows the panel's prompts.
 
-It reads only the public :class:`~controller.view.TableView` (lamps, prompt, the cards
+It reads only the public :class:`~controller.table.view.TableView` (lamps, prompt, the cards
 face up on the layout) and answers with :data:`Action` values: draw a card, press a
 button, load the shoe, slide the hole card into the reader, turn the supervisor key,
 place or take back a wager. Whoever runs the simulation turns the actions into events:
@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from random import Random
 
-from controller.prompts import State
 from controller.rules.steps import Decision
-from controller.view import HandView, TableView
+from controller.table.prompts import State
+from controller.table.view import HandView, TableView
 from drivers.hal import Button, WagerSpot
 
 

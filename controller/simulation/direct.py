@@ -12,9 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from random import Random
 
-from controller.machine import Recorder, TableDevices, TableSettings
-from controller.procedure import Table
-from controller.prompts import State
 from controller.rules.cards import Card, Rank, parse_card, shuffled_batch
 from controller.rules.hands import hole_card_gives_blackjack
 from controller.rules.profiles import Profile
@@ -29,7 +26,10 @@ from controller.simulation.dealer import (
     SimulatedDealer,
     TurnKey,
 )
-from controller.view import table_view
+from controller.table.machine import Recorder, TableDevices, TableSettings
+from controller.table.procedure import Table
+from controller.table.prompts import State
+from controller.table.view import table_view
 from drivers.hal import (
     ButtonPressed,
     CardDrawn,

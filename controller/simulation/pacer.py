@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from controller.view import TableView
+from controller.table.view import TableView
 from drivers.hal import DeviceEvent
 
 #: How long to wait for the station before calling it stuck (a bug, not a pace).

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller import config as cfg
-from controller.daemon import build_station, simulated_drivers
-from controller.prompts import State
 from controller.rules.cards import Card, parse_card
 from controller.rules.profiles import DealerSecondCard
 from controller.rules.steps import Decision
+from controller.service import config as cfg
+from controller.service.config_panel import PanelConfig
+from controller.service.daemon import build_station, simulated_drivers
 from controller.simulation.dealer import (
     Action,
     Draw,
@@ -35,8 +35,9 @@ from controller.simulation.dealer import (
     TurnKey,
 )
 from controller.simulation.pacer import STUCK_SECONDS, Pacer, SimulationStuckError
-from controller.strategy import choose
-from controller.view import HandView, TableView
+from controller.simulation.strategy import choose
+from controller.table.prompts import State
+from controller.table.view import HandView, TableView
 from drivers.hal import (
     Button,
     ButtonPressed,
@@ -89,7 +90,7 @@ def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
         options=cfg.Options(match_the_dealer=True, match_pay_table=table),
         devices=cfg.Devices(
             shoe=cfg.SerialDevice(Path("/dev/null"), "simulated"),
-            panel=cfg.PanelConfig({}, {}, 0, {}),
+            panel=PanelConfig({}, {}, 0, {}),
         ),
         journal=cfg.JournalSettings(s.journal),
         logging=cfg.LoggingSettings(),
@@ -97,7 +98,7 @@ def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
 
 
 def strategy_players(profile: Any) -> Callable[[HandView, str, frozenset[Decision]], Decision]:
-    """Players who follow Spanish 21 basic strategy (``controller.strategy``)."""
+    """Players who follow Spanish 21 basic strategy (``controller.simulation.strategy``)."""
 
     def chooser(hand: HandView, up: str, legal: frozenset[Decision]) -> Decision:
         cards = [parse_card(c) for c in hand.cards]

@@ -18,14 +18,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from controller.prompts import State
 from controller.simulation.runner import (
     SimulatedTable,
     SimulationResult,
     SimulationSettings,
     SimulationStuckError,
 )
-from controller.view import TableView
+from controller.table.prompts import State
+from controller.table.view import TableView
 from drivers.hal import LedMode
 
 LAMP_STYLE = {LedMode.STEADY: "bold green", LedMode.BLINK: "bold yellow blink"}
@@ -71,7 +71,7 @@ class Tally:
 
 def tally_journal(path: Path) -> Tally:
     """Read the simulation's journal back and total it."""
-    from controller.journal_reader import JournalReader
+    from controller.journal.reader import JournalReader
 
     tally = Tally()
     with JournalReader.open(path) as reader:
@@ -205,8 +205,8 @@ class LiveView:
         )
 
     def _journal_tail(self) -> list[str]:
-        from controller.journal import JournalError
-        from controller.journal_reader import JournalReader
+        from controller.journal.reader import JournalReader
+        from controller.journal.store import JournalError
 
         try:  # only the rows added since the last refresh
             with JournalReader.open(self.settings.journal) as reader:
@@ -297,7 +297,7 @@ def _plain_progress(settings: SimulationSettings) -> Any:
 
 
 def _quiet_logs() -> None:
-    from controller.logs import configure_logging
+    from controller.service.logs import configure_logging
 
     # The live view is the output; only errors go to stderr.
     configure_logging(level="error", form="console", stream=sys.stderr)

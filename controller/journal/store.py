@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
-from controller.journal_format import (
+from controller.journal.format import (
     APPEND_ONLY_TRIGGERS,
     COLUMNS,
     DEFAULT_PATH,
@@ -47,8 +47,8 @@ from controller.journal_format import (
     row_hash,
     utc_now,
 )
-from controller.journal_reader import JournalReader, open_readonly, select_rows
-from controller.journal_verify import VerifyCase, VerifyReport, verify
+from controller.journal.reader import JournalReader, open_readonly, select_rows
+from controller.journal.verify import VerifyCase, VerifyReport, verify
 
 # The journal's public names, importable from here as one module.
 __all__ = [

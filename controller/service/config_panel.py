@@ -15,10 +15,12 @@ number, so the same line named two ways is caught as used twice.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final, TypeVar
 
-from controller.config import SEATS, PanelConfig, Section
+from controller.service.config_schema import SEATS, Section
 from drivers.hal import Button, Led, WagerSpot
 
 E = TypeVar("E", bound=Enum)
@@ -31,6 +33,17 @@ BOARD_TO_BCM: Final = {
     33: 13, 35: 19, 36: 16, 37: 26, 38: 20, 40: 21,
 }  # fmt: skip
 PIN_NAME: Final = re.compile(r"(GPIO|BCM|BOARD|J8:)(\d{1,2})")
+
+
+@dataclass(frozen=True, slots=True)
+class PanelConfig:
+    """The dealer panel's pin map, BCM numbers; lamps and wager sensors left out are not
+    wired. Field names follow ``drivers.panel.PanelPins``."""
+
+    leds: Mapping[Led, int]
+    buttons: Mapping[Button, int]
+    supervisor_key: int
+    wagers: Mapping[tuple[int, WagerSpot], int]
 
 
 class _PinRegistry:

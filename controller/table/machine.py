@@ -1,6 +1,6 @@
 """The procedure's state machine: states, transitions and the table's collaborators.
 
-Built once (``shared_machine``) and shared by every :class:`~controller.procedure.Table`;
+Built once (``shared_machine``) and shared by every :class:`~controller.table.procedure.Table`;
 ``dealer-station diagram`` draws it from :data:`TRANSITIONS`.
 """
 
@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 from transitions import Machine
 
-from controller.prompts import State
 from controller.rules.profiles import Profile
+from controller.table.prompts import State
 from drivers.hal import CardReader, DealerPanel, Shuffler
 
 

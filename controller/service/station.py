@@ -19,11 +19,11 @@ from typing import Any, Protocol
 
 import structlog
 
-from controller.logs import bind_round, bind_state
-from controller.machine import TableDevices
-from controller.procedure import Table
-from controller.sdnotify import Notifier
-from controller.view import TableView, table_view
+from controller.service.logs import bind_round, bind_state
+from controller.service.sdnotify import Notifier
+from controller.table.machine import TableDevices
+from controller.table.procedure import Table
+from controller.table.view import TableView, table_view
 from drivers.hal import (
     CardReader,
     DealerPanel,

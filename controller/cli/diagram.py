@@ -11,8 +11,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from controller.machine import TRANSITIONS
-from controller.prompts import State, panel_table_markdown
+from controller.table.machine import TRANSITIONS
+from controller.table.prompts import State, panel_table_markdown
 
 BEGIN = "<!-- generated: begin -->"
 END = "<!-- generated: end -->"

@@ -13,26 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
-from controller.journal_format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
-from drivers.hal import Button, Led, WagerSpot
+from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
+from controller.service.config_panel import PanelConfig, parse_panel
+from controller.service.config_schema import ConfigError, Section
 
 DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")
 DECK_COUNTS: Final = (6, 8)
-SEATS: Final = range(1, 8)
 BAUD_RATES: Final = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
 TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
-
-T = TypeVar("T")
-
-
-class ConfigError(ValueError):
-    """A bad configuration; ``str()`` is the one line to show: ``FILE: key.path: problem``."""
-
-    def __init__(self, file: Path | str, key: str, problem: str) -> None:
-        super().__init__(f"{file}: {key}: {problem}")
-        self.file, self.key, self.problem = str(file), key, problem
 
 
 class Profile(Enum):
@@ -95,17 +85,6 @@ class UsbDevice:
 
 
 @dataclass(frozen=True, slots=True)
-class PanelConfig:
-    """The dealer panel's pin map, BCM numbers; lamps and wager sensors left out are not
-    wired. Field names follow ``drivers.panel.PanelPins``."""
-
-    leds: Mapping[Led, int]
-    buttons: Mapping[Button, int]
-    supervisor_key: int
-    wagers: Mapping[tuple[int, WagerSpot], int]
-
-
-@dataclass(frozen=True, slots=True)
 class Devices:
     """The table's devices; a missing shuffler or card reader is ``None``."""
 
@@ -144,68 +123,6 @@ class StationConfig:
     logging: LoggingSettings
 
 
-_TYPE_NAMES: Final = {str: "a string", int: "an integer", bool: "true or false", dict: "a table"}
-
-
-def _describe(value: object) -> str:
-    if isinstance(value, bool):
-        return "true or false"
-    for kind, name in _TYPE_NAMES.items():
-        if type(value) is kind:
-            return f"{name} ({value!r})" if kind is not dict else name
-    return {list: "an array", float: "a float"}.get(type(value), type(value).__name__)
-
-
-class Section:
-    """One TOML table being read: typed access by key; :meth:`done` refuses unknown keys."""
-
-    def __init__(self, file: Path, data: Mapping[str, Any], path: str = "") -> None:
-        self.file, self.data, self.path = file, data, path
-        self.seen: set[str] = set()
-
-    def key(self, name: str) -> str:
-        return f"{self.path}.{name}" if self.path else name
-
-    def error(self, name: str, problem: str) -> ConfigError:
-        return ConfigError(self.file, self.key(name), problem)
-
-    def get(self, name: str, kind: type[T], default: T | None = None) -> T:
-        """The value of ``name``, which must be of ``kind``; ``default`` when absent."""
-        self.seen.add(name)
-        if name not in self.data:
-            if default is None:
-                raise self.error(name, "missing (required)")
-            return default
-        value = self.data[name]
-        if type(value) is not kind:
-            raise self.error(name, f"expected {_TYPE_NAMES[kind]}, got {_describe(value)}")
-        return value
-
-    def choice(self, name: str, kind: type[Enum], default: Enum | None = None) -> Any:
-        allowed = [str(m.value) for m in kind]
-        raw = self.get(name, type(allowed[0]), None if default is None else default.value)
-        try:
-            return kind(raw)
-        except ValueError:
-            raise self.error(name, f"{raw!r} is not one of {', '.join(allowed)}") from None
-
-    def section(self, name: str, *, required: bool) -> Section | None:
-        self.seen.add(name)
-        if name not in self.data:
-            if required:
-                raise self.error(name, "missing (required table)")
-            return None
-        value = self.data[name]
-        if not isinstance(value, dict):
-            raise self.error(name, f"expected a table, got {_describe(value)}")
-        return Section(self.file, value, self.key(name))
-
-    def done(self) -> None:
-        for name in self.data:
-            if name not in self.seen:
-                raise self.error(name, "unknown key")
-
-
 def load_config(path: Path | str) -> StationConfig:
     """Read and check ``path``.
 
@@ -227,7 +144,6 @@ def load_config(path: Path | str) -> StationConfig:
 
 def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
     """Check an already parsed TOML document (see :func:`load_config`)."""
-    from controller.config_panel import parse_panel
 
     top = Section(source, data)
     table_id = top.get("table_id", str)

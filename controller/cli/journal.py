@@ -14,7 +14,7 @@ import sys
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from controller.journal import (
+from controller.journal.store import (
     DEFAULT_PATH,
     JournalCorruptError,
     JournalReader,
@@ -92,12 +92,12 @@ def journal_path(args: argparse.Namespace) -> Path:
     """Where the journal is, from ``--journal``, ``--config`` or the default.
 
     Raises:
-        controller.config.ConfigError: when ``--config`` names a bad file.
+        controller.service.config.ConfigError: when ``--config`` names a bad file.
     """
     if args.journal is not None:
         return Path(args.journal)
     if args.config is not None:
-        from controller.config import load_config
+        from controller.service.config import load_config
 
         return load_config(args.config).journal.path
     return DEFAULT_PATH
@@ -105,7 +105,7 @@ def journal_path(args: argparse.Namespace) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Run the chosen action; one line on stderr for any error."""
-    from controller.config import ConfigError
+    from controller.service.config_schema import ConfigError
 
     try:
         path = journal_path(args)
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         print(err, file=sys.stderr)
         return EXIT_USAGE
     if args.journal_command == "verify":
-        from controller.journal_verify import verify
+        from controller.journal.verify import verify
 
         report = verify(path, tail=args.tail)
         print(report.message, file=sys.stdout if report.ok else sys.stderr)
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _recall(reader: JournalReader, args: argparse.Namespace) -> int:
-    from controller.recall import recall, render_text
+    from controller.journal.recall import recall, render_text
 
     recalled = recall(reader, args.rounds)
     if args.json:

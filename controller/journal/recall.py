@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
-from controller.journal import JournalReader, Row
+from controller.journal.store import JournalReader, Row
 
 Record = dict[str, Any]
 

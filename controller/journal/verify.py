@@ -16,8 +16,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Final
 
-from controller.holecard import check_commitment
-from controller.journal_format import (
+from controller.journal.format import (
     APPEND_ONLY_TRIGGERS,
     GENESIS_HASH,
     HEAD_RECORD_SIZE,
@@ -29,7 +28,8 @@ from controller.journal_format import (
     parse_head,
     row_hash,
 )
-from controller.journal_reader import open_readonly, select_rows
+from controller.journal.reader import open_readonly, select_rows
+from controller.table.holecard import check_commitment
 
 WAL_MAGIC: Final = (0x377F0682, 0x377F0683)
 WAL_HEADER: Final = struct.Struct(">IIIIIIII")

@@ -19,14 +19,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.betting import ClosedBets
-from controller.faults import Fault, FaultCode
-from controller.play import RoundPlay
-from controller.prompts import State
 from controller.rules.cards import parse_card
 from controller.rules.errors import RulesError
 from controller.rules.profiles import Profile
 from controller.rules.steps import Decision, NeedInsurance, NeedReveal, SeatWager
+from controller.table.betting import ClosedBets
+from controller.table.faults import Fault, FaultCode
+from controller.table.play import RoundPlay
+from controller.table.prompts import State
 from drivers.hal import SeatWagerChanged, WagerSpot
 
 

@@ -1,6 +1,6 @@
 """The journal's format: its errors, canonical JSON, the chain hash, rows and the head record.
 
-Shared by the writer (``controller.journal``), the reader (``controller.journal_reader``)
+Shared by the writer (``controller.journal.store``), the reader (``controller.journal.reader``)
 and ``journal verify``; ``docs/journal.md`` describes the format.
 """
 

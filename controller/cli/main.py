@@ -16,12 +16,12 @@ from typing import Protocol, cast
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "check-config": ("controller.check_config", "check a station.toml without starting"),
-    "diagram": ("controller.diagram", "print the procedure state machine as a Mermaid diagram"),
-    "journal": ("controller.journal_cli", "recall rounds, verify or export the audit journal"),
-    "run": ("controller.daemon", "run the station daemon (under systemd)"),
-    "simulate": ("controller.simulate", "run the whole station against simulated devices"),
-    "replay": ("controller.replay", "replay one round from a script and print its settlement"),
+    "check-config": ("controller.cli.check_config", "check a station.toml without starting"),
+    "diagram": ("controller.cli.diagram", "print the procedure state machine as a Mermaid diagram"),
+    "journal": ("controller.cli.journal", "recall rounds, verify or export the audit journal"),
+    "run": ("controller.service.daemon", "run the station daemon (under systemd)"),
+    "simulate": ("controller.cli.simulate", "run the whole station against simulated devices"),
+    "replay": ("controller.cli.replay", "replay one round from a script and print its settlement"),
 }
 
 

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from controller.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
+from controller.service.config import DEFAULT_CONFIG_PATH, load_config
+from controller.service.config_schema import ConfigError
 
 EXIT_BAD_CONFIG = 2
 

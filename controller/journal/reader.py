@@ -8,7 +8,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from controller.journal_format import COLUMNS, JournalCorruptError, Row
+from controller.journal.format import COLUMNS, JournalCorruptError, Row
 
 
 def select_rows(
@@ -24,7 +24,7 @@ def select_rows(
     limit: int | None = None,
 ) -> Iterator[Row]:
     """Rows in id order (or newest first), filtered; ``ts_from`` inclusive, ``ts_to``
-    exclusive, both as stored text (:func:`controller.journal_format.format_ts`)."""
+    exclusive, both as stored text (:func:`controller.journal.format.format_ts`)."""
     clauses: list[str] = ["id > ?"]
     params: list[int | str] = [after_id]
     if until_id is not None:

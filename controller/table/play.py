@@ -13,9 +13,6 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from controller.betting import UNKNOWN_AMOUNT_STAKE, ClosedBets
-from controller.holecard import commit_hole_card, fresh_nonce
-from controller.prompts import State
 from controller.rules.cards import Card, SealedCard
 from controller.rules.errors import HoleCardMismatchError, RulesError
 from controller.rules.profiles import Profile
@@ -31,6 +28,9 @@ from controller.rules.steps import (
     NeedReveal,
     describe,
 )
+from controller.table.betting import UNKNOWN_AMOUNT_STAKE, ClosedBets
+from controller.table.holecard import commit_hole_card, fresh_nonce
+from controller.table.prompts import State
 from drivers.hal import Button, PeekAnswer, PeekTarget
 
 RecordFn = Callable[[str, Mapping[str, Any]], None]

@@ -1,8 +1,8 @@
 """The supervised side of the table: faults, the supervisor's resolutions, device status,
 recovery from the journal, and what the panel shows.
 
-:class:`Supervised` is the base of :class:`~controller.procedure.Table`; it holds the state
-both share. The procedure's flow (cards, buttons, the round) is in ``controller.procedure``.
+:class:`Supervised` is the base of :class:`~controller.table.procedure.Table`; it holds the state
+both share. The procedure's flow (cards, buttons, the round) is in ``controller.table.procedure``.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from typing import Any, cast
 
 import structlog
 
-from controller.betting import BettingBook
-from controller.faults import Fault, FaultCode, Resolution
-from controller.machine import Recorder, TableDevices, TableSettings, shared_machine
-from controller.play import RoundPlay
-from controller.prompts import PROMPTS, SETTLE_LAMPS, State
-from controller.recovery import Recovered, rebuild_round
 from controller.rules.cards import Card, parse_card
 from controller.rules.settlement import Payment
+from controller.table.betting import BettingBook
+from controller.table.faults import Fault, FaultCode, Resolution
+from controller.table.machine import Recorder, TableDevices, TableSettings, shared_machine
+from controller.table.play import RoundPlay
+from controller.table.prompts import PROMPTS, SETTLE_LAMPS, State
+from controller.table.recovery import Recovered, rebuild_round
 from drivers.hal import (
     Button,
     DeviceConnected,
@@ -51,7 +51,7 @@ class Supervised:
         self.profile = settings.profile
         self.devices = devices
         self.journal = journal
-        self.nonces = nonces  # hole-card commitment nonces (controller.holecard)
+        self.nonces = nonces  # hole-card commitment nonces (controller.table.holecard)
         self.book = BettingBook(no_mid_shoe_entry=self.profile.no_mid_shoe_entry)
         self.play: RoundPlay | None = None
         # A round found open at a restart that cannot be rebuilt (its hole card was sealed):
@@ -71,7 +71,7 @@ class Supervised:
         self.lamps: dict[Led, LedMode] = {}
 
     def begin(self) -> None:
-        """Start the procedure (``controller.procedure.Table`` commands the shuffle)."""
+        """Start the procedure (``controller.table.procedure.Table`` commands the shuffle)."""
         raise NotImplementedError
 
     def _entered(self) -> None:
@@ -81,7 +81,7 @@ class Supervised:
         self.journal.append(kind, data, self.round_no)
 
     def restore(self, rec: Recovered) -> None:
-        """Take the state the journal tells (see ``controller.recovery``); no device is
+        """Take the state the journal tells (see ``controller.table.recovery``); no device is
         commanded until :meth:`resume_output`."""
         self.round_no = rec.round_no
         self.last_burn = parse_card(rec.last_burn) if rec.last_burn else None

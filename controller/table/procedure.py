@@ -10,7 +10,7 @@ device lost or faulty, a reader/shoe disagreement) stops play in the ``fault`` s
 distinct prompt; only the supervisor key with a chosen resolution clears it.
 
 The hole card is sealed the moment the shoe reports it: the journal gets a commitment, and
-nothing shows the card until the reveal (see ``controller.holecard``).
+nothing shows the card until the reveal (see ``controller.table.holecard``).
 """
 
 from __future__ import annotations
@@ -20,13 +20,19 @@ from typing import Any
 
 import structlog
 
-from controller.faults import FaultCode
-from controller.holecard import fresh_nonce
-from controller.machine import ROUND_STATES, Recorder, TableDevices, TableSettings, shared_machine
-from controller.play import RoundPlay
-from controller.prompts import PROMPTS, SUPERVISOR_BUTTONS, State
 from controller.rules.cards import Card, composition_problems
-from controller.supervision import RESOLUTIONS, Supervised
+from controller.table.faults import FaultCode
+from controller.table.holecard import fresh_nonce
+from controller.table.machine import (
+    ROUND_STATES,
+    Recorder,
+    TableDevices,
+    TableSettings,
+    shared_machine,
+)
+from controller.table.play import RoundPlay
+from controller.table.prompts import PROMPTS, SUPERVISOR_BUTTONS, State
+from controller.table.supervision import RESOLUTIONS, Supervised
 from drivers.hal import (
     Button,
     ButtonPressed,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.procedure import Table
-from controller.prompts import PROMPTS, State
 from controller.rules.steps import NeedCard, NeedDecision, NeedReveal
+from controller.table.procedure import Table
+from controller.table.prompts import PROMPTS, State
 from drivers.hal import Led, LedMode
 
 

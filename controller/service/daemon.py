@@ -22,17 +22,18 @@ from typing import Any
 
 import structlog
 
-from controller import config as cfg
-from controller.holecard import fresh_nonce
-from controller.journal import Journal, JournalError, JournalReader
-from controller.journal_verify import verify
-from controller.logs import bind_table, configure_logging
-from controller.machine import TableDevices, TableSettings
-from controller.procedure import Table
-from controller.recovery import read_journal
+from controller.journal.store import Journal, JournalError, JournalReader
+from controller.journal.verify import verify
 from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile, get_profile
-from controller.sdnotify import Notifier
-from controller.station import CommandBuffer, Observer, Station, deferred
+from controller.service import config as cfg
+from controller.service.config_schema import ConfigError
+from controller.service.logs import bind_table, configure_logging
+from controller.service.sdnotify import Notifier
+from controller.service.station import CommandBuffer, Observer, Station, deferred
+from controller.table.holecard import fresh_nonce
+from controller.table.machine import TableDevices, TableSettings
+from controller.table.procedure import Table
+from controller.table.recovery import read_journal
 from drivers.hal import Device, DeviceEvent
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
@@ -260,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
                 serve(build_station(config, drivers_for, notifier=notifier), stopping)
         else:
             serve(build_station(config, real_drivers(config), notifier=notifier), stopping)
-    except (cfg.ConfigError, StartError) as err:
+    except (ConfigError, StartError) as err:
         print(f"dealer-station run: {err}", file=sys.stderr)
         return 2
     except JournalError as err:
