@@ -203,6 +203,13 @@ class DeviceLost:
     reason: str
 
 
+class DeviceFaultKind(Enum):
+    """What sort of device fault: the procedure gives the tampering kinds their own code."""
+
+    GENERAL = "general"  # jam, door open, misread, refused identity, lost reports...
+    AUTHENTICATION = "authentication"  # forged frames, or a device without the pairing key
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceFault:
     """A device reported a fault or was refused (jam, door open, misread, wrong identity...)."""
@@ -210,6 +217,7 @@ class DeviceFault:
     device: DeviceKind
     reason: str
     details: Mapping[str, str] = field(default_factory=dict)
+    kind: DeviceFaultKind = DeviceFaultKind.GENERAL
 
 
 DeviceEvent = (
