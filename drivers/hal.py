@@ -156,6 +156,25 @@ class ShuffleDone:
 
 
 @dataclass(frozen=True, slots=True)
+class HoleCardDealt:
+    """The shoe withheld the hole card: only its commitment (SHA-256 hex of "CARD|NONCE",
+    ``controller.rules.commitment``) is known until the reveal."""
+
+    commitment: str
+
+
+@dataclass(frozen=True, slots=True)
+class HoleCardRevealed:
+    """The shoe's answer at the reveal: the hole card of ``commitment`` with its nonce (hex),
+    or ``card`` None when the shoe no longer holds it (``problem`` says why)."""
+
+    commitment: str
+    card: Card | None
+    nonce: str | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class PeekResult:
     """The card reader's answer to a blackjack check."""
 
@@ -226,6 +245,8 @@ DeviceEvent = (
     | CoverCardSeen
     | ShoeLoaded
     | ShoeEmpty
+    | HoleCardDealt
+    | HoleCardRevealed
     | ShuffleDone
     | PeekResult
     | ButtonPressed
@@ -261,7 +282,15 @@ class Shuffler(Device, Protocol):
 
 
 class ShoeSensor(Device, Protocol):
-    """The smart shoe: reports cards, the cover card, loaded and empty."""
+    """The smart shoe: reports cards, the cover card, loaded and empty; withholds the hole
+    card (``HoleCardDealt``) until asked for it at the reveal."""
+
+    def expect_hole_card(self) -> None:
+        """The next card out of the shoe is the hole card: the shoe must withhold it."""
+
+    def reveal_hole_card(self, commitment: str) -> None:
+        """Ask for the hole card committed as ``commitment`` (hex); ``HoleCardRevealed``
+        follows. Also after a restart, for a round journaled between deal and reveal."""
 
 
 class CardReader(Device, Protocol):

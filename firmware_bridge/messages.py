@@ -274,8 +274,11 @@ class HoleCardDealtReport(Message):
 @message(0x25, sender=Role.STATION, device=DeviceKind.SHOE)
 @dataclass(frozen=True, slots=True)
 class HoleCardNext(Message):
-    """Station -> shoe: the next card out of the shoe is the dealer's hole card: withhold
-    it (the shoe's hole-card slot does the same without being told)."""
+    """Station -> shoe: the first card with draw number ``draw`` or later is the dealer's
+    hole card: withhold it (the shoe's hole-card slot does the same without being told).
+    The number makes a late command harmless: it never withholds a card already past."""
+
+    draw: Annotated[int, _DRAW]
 
 
 @message(0x26, sender=Role.STATION, device=DeviceKind.SHOE)

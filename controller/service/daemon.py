@@ -192,7 +192,7 @@ def real_drivers(config: cfg.StationConfig) -> Any:
                 settings, sink, expected=expected("card_reader", usb.serial_number, usb.firmware)
             )
             drivers.insert(-1, reader)
-        return drivers, TableDevices(shuffler, panel, reader)
+        return drivers, TableDevices(shuffler, panel, reader, shoe)
 
     return build
 
@@ -209,7 +209,9 @@ def rig_drivers(rig: Any) -> Any:
             drivers.card_reader,
             drivers.panel,
         ]
-        table_devices = TableDevices(drivers.shuffler, drivers.panel, drivers.card_reader)
+        table_devices = TableDevices(
+            drivers.shuffler, drivers.panel, drivers.card_reader, drivers.shoe
+        )
         return devices, table_devices
 
     build.rig = rig  # type: ignore[attr-defined]
