@@ -13,11 +13,11 @@ card reported twice (a double read: the same number), plus every switch of
 The hole card is withheld, as docs/protocol.md ("The hole card") asks of a real shoe: the
 card drawn with :meth:`ShoeDouble.deal_hole_card` (the shoe's hole-card slot), or the first
 card from the draw number the station's ``HoleCardNext`` names, is reported only as
-``HoleCardDealtReport`` with a commitment made with a nonce from ``secrets`` (even in a seeded simulation); the shoe keeps
-card and nonce (``withheld``, across power cycles: its flash) until the next load, and
-answers every ``HoleCardRevealRequest`` for it the same way (a station that crashed between
-asking and hearing asks again). ``lie_at_reveal`` makes it reveal another card (a tampered
-shoe).
+``HoleCardDealtReport`` with a commitment made with a nonce from ``secrets`` (even in a
+seeded simulation). The shoe keeps card and nonce (``withheld``, across power cycles: its
+flash) until the next load, and answers every ``HoleCardRevealRequest`` for it the same
+way (a station that crashed between asking and hearing asks again). ``lie_at_reveal``
+makes it reveal another card (a tampered shoe).
 """
 
 from __future__ import annotations
