@@ -18,8 +18,9 @@ Fault switches (thread-safe, for tests and the simulator):
 * ``pairing_button``: the device's pairing button is held (physical consent to pair);
   ``secret`` is the pairing secret it holds (set by pairing, or given at construction).
 
-``wire_log``: set it to a list and every chunk of bytes the station sends is kept there (the
-HIL suite searches it for the hole card).
+``wire_log``: set it to a list and every chunk of bytes the station sends is kept there;
+``sent_log``: set it to a list and every message this device sends is kept there, before it
+is sealed (the HIL suite searches both for the hole card).
 
 Subclasses implement ``_on_command`` and their control API; the port (pty or USB) calls
 ``receive`` with bytes and ``tick`` periodically, and ``transmit`` is wired to the port.
@@ -80,6 +81,7 @@ class DeviceFirmware(ABC):
         self._rx_partial = b""
         self.commands: list[fb.Message] = []
         self.wire_log: list[bytes] | None = None
+        self.sent_log: list[fb.Message] | None = None
         self.sessions = 0
         self.refusals: list[str] = []
         self._endpoint = self._new_endpoint()
@@ -213,6 +215,8 @@ class DeviceFirmware(ABC):
         return endpoint
 
     def _send_now(self, message: fb.Message, now: float) -> None:
+        if self.sent_log is not None:
+            self.sent_log.append(message)
         if self._endpoint.connected and not self._backlog:
             try:
                 self._endpoint.send(message, now)
