@@ -216,7 +216,7 @@ def test_attack_delete_the_last_round_fails_with_an_anchor_and_at_the_next_start
 ) -> None:
     path, state_path, key = sealed
     with JournalReader.open(path) as reader:
-        anchor = latest_anchor(reader._conn)
+        anchor = reader.query(latest_anchor)
     assert anchor == Anchor(TABLE, 25, 4, read_hash(path, 25))
     rewrite(path, lambda rows: rows[:20])
     assert verify(path, key=key).ok  # a shorter, well-sealed journal: only an anchor tells
@@ -240,7 +240,7 @@ def test_attack_restore_an_older_copy_fails_with_an_anchor(
         write_round(journal, 6, net=-500)
         write_round(journal, 7)
     with JournalReader.open(path) as reader:
-        anchor = latest_anchor(reader._conn)
+        anchor = reader.query(latest_anchor)
     assert anchor is not None and anchor.row == 35
     shutil.copy(old, path)
     shutil.copy(head_path(old), head_path(path))
@@ -263,7 +263,7 @@ def test_an_anchor_of_the_journal_itself_matches(
 ) -> None:
     path, _, key = sealed
     with JournalReader.open(path) as reader:
-        anchor = latest_anchor(reader._conn)
+        anchor = reader.query(latest_anchor)
     assert anchor is not None
     assert Anchor.parse(str(anchor)) == anchor
     report = verify(path, key=key, anchor=anchor)
@@ -449,3 +449,49 @@ def test_the_known_answer_vector_in_the_doc() -> None:
     key = VerificationKey("T1", k0)
     assert key.epoch_key(1) == k1
     assert values["verification_key"] == key.to_text()
+
+
+# --- the daemon ------------------------------------------------------------------------------
+
+
+def test_the_daemon_seals_its_start_and_refuses_a_journal_behind_its_key(tmp_path: Path) -> None:
+    from controller.service import config as cfg
+    from controller.service.daemon import StartError, open_journal
+
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    for _ in range(2):
+        journal = open_journal(path, state_path)
+        journal.append("station_started", {"table_id": TABLE})
+        journal.close()
+    kinds = [row[2] for row in read_rows(path)]
+    assert kinds == ["verified", "station_started", "seal"] * 2
+    report = verify(path, key=key)
+    assert report.ok and "2 seals good" in report.message, report.message
+    rewrite(path, lambda rows: rows[:3])  # the second start cut away
+    with pytest.raises(StartError, match="behind its sealing key"):
+        open_journal(path, state_path)
+    assert cfg.JournalSettings().sealing_key == Path("/var/lib/dealer-station/sealing-key")
+
+
+def test_the_start_check_hashes_only_rows_after_the_checkpoint(tmp_path: Path) -> None:
+    """Row 2 is changed in place after a start verified it: the next start's check walks
+    only from the checkpoint (the key proves the rest), a change after it is caught."""
+    from controller.service.daemon import StartError, open_journal
+
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        write_round(journal, 1)
+    open_journal(path).close()  # row 5: verified through row 4
+    with Journal.open(path) as journal:
+        write_round(journal, 2)
+    report = verify(path, since_checkpoint=True)
+    assert report.ok and report.message.startswith("intact: rows 5..9"), report.message
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("DROP TRIGGER journal_no_update")
+    conn.execute("UPDATE journal SET data = replace(data, '500', '900') WHERE id = 8")
+    conn.close()
+    with pytest.raises(StartError, match="row 8"):
+        open_journal(path)

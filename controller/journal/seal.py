@@ -41,6 +41,8 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 from controller.journal.format import JournalError, Row, canonical_json, row_hash
 
 SEAL_KIND: Final = "seal"
+#: Where the station keeps its sealing state (``journal.sealing_key`` in station.toml).
+DEFAULT_STATE_PATH: Final = Path("/var/lib/dealer-station/sealing-key")
 KEY_BYTES: Final = 32
 MAC_DOMAIN: Final = "dealer-station seal v1"
 KEY_TEXT_PREFIX: Final = "ds1"

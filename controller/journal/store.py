@@ -84,7 +84,7 @@ __all__ = [
 #: Kinds after which the journal seals at once: a round's end, the start (after the check)
 #: and the stop. Between them the station seals after :data:`SEAL_IDLE_SECONDS`.
 SEAL_AFTER: Final = frozenset(
-    {"round_completed", "round_voided", "station_started", "verified", "clean_shutdown"}
+    {"round_completed", "round_voided", "station_started", "clean_shutdown"}
 )
 #: Rows wait at most this long unsealed while the table is idle or between rounds (a
 #: shuffle, a burn, a fault): what a thief of the station could still alter unseen is at
@@ -224,6 +224,11 @@ class Journal:
             if self._in_batch or now - self._last_seal_at < SEAL_IDLE_SECONDS:
                 return False
             return self.seal()
+
+    @property
+    def last_hash(self) -> str:
+        """The hash of the last committed row (the genesis hash for an empty journal)."""
+        return self._last_hash
 
     @property
     def sealed_through(self) -> int:
