@@ -155,6 +155,7 @@ def real_drivers(config: cfg.StationConfig) -> Any:
     from drivers.card_reader import CardReaderDriver
     from drivers.device_link import ExpectedDevice
     from drivers.panel import GpioPanel, PanelPins
+    from drivers.panel_link import SerialPanelDriver
     from drivers.serial_transport import SerialSettings
     from drivers.shoe import ShoeDriver
     from drivers.shuffler import ShufflerDriver
@@ -170,10 +171,20 @@ def real_drivers(config: cfg.StationConfig) -> Any:
             decks=config.decks,
         )
         pins = dev.panel
-        panel = GpioPanel(
-            PanelPins(dict(pins.leds), dict(pins.buttons), pins.supervisor_key, dict(pins.wagers)),
-            sink,
-        )
+        panel: GpioPanel | SerialPanelDriver
+        if isinstance(pins, cfg.SerialDevice):
+            panel = SerialPanelDriver(
+                SerialSettings(str(pins.port), pins.baudrate, rtscts=pins.rtscts),
+                sink,
+                ExpectedDevice(pins.serial_number),
+            )
+        else:
+            panel = GpioPanel(
+                PanelPins(
+                    dict(pins.leds), dict(pins.buttons), pins.supervisor_key, dict(pins.wagers)
+                ),
+                sink,
+            )
         drivers: list[Device] = [shoe, panel]
         shuffler = reader = None
         if dev.shuffler is not None:
