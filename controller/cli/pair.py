@@ -130,10 +130,20 @@ def _check_user() -> None:
 def _check_supervisor_key(config: StationConfig) -> None:
     """The supervisor key must be on: read from the GPIO panel's key line (a physical
     line, never a frame from a device)."""
+    from controller.service.config_panel import PanelConfig
     from drivers.panel import read_supervisor_key
 
+    panel = config.devices.panel
+    if not isinstance(panel, PanelConfig):
+        # A panel board's key reaches the station only in the board's authenticated frames,
+        # which a station that is not running does not read.
+        raise PairError(
+            "pairing reads the supervisor key from the GPIO panel's key line; this table's panel"
+            " is a serial panel board: pair from a station with the GPIO key wired",
+            EXIT_REFUSED,
+        )
     try:
-        on = read_supervisor_key(config.devices.panel.supervisor_key)
+        on = read_supervisor_key(panel.supervisor_key)
     except Exception as err:  # gpiozero raises its own errors where there is no GPIO
         raise PairError(f"cannot read the supervisor key switch: {err}") from err
     if not on:
