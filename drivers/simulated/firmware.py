@@ -201,6 +201,10 @@ class DeviceFirmware(ABC):
 
     # --- internals ------------------------------------------------------------------------
 
+    def _pairing_consent(self) -> bool:
+        """Whether a pairing request may be answered now: the pairing button is held."""
+        return self.pairing_button
+
     def _new_endpoint(self) -> fb.Endpoint:
         identity = fb.Identity(self.KIND, self.firmware, self.hello_serial)
         endpoint = fb.Endpoint(
@@ -209,7 +213,7 @@ class DeviceFirmware(ABC):
             timing=self._timing,
             rng=random.Random(self._rng.getrandbits(32)),
             secret=self.secret,
-            pairing_consent=lambda: self.pairing_button,
+            pairing_consent=self._pairing_consent,
         )
         endpoint.start(self._clock())
         return endpoint
