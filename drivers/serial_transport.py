@@ -3,10 +3,10 @@
 The port is opened exclusively at the kernel level: ``TIOCEXCL`` makes any further
 ``open()`` of the tty fail with EBUSY while the station holds it (for every process but
 root's), so another process in the ``dialout`` group can neither read the device's bytes
-nor write to it; pyserial's advisory ``flock`` is kept too. Reads wait at most one tick, writes give up after a
-timeout instead of blocking the caller, and an unplugged adapter is reported and reopened
-with backoff. Configure the port by its stable udev path (``/dev/serial/by-id/...``), not
-``/dev/ttyUSB0``, whose number changes on replug.
+nor write to it; pyserial's advisory ``flock`` is kept too. Reads wait at most one tick,
+writes give up after a timeout instead of blocking the caller, and an unplugged adapter is
+reported and reopened with backoff. Configure the port by its stable udev path
+(``/dev/serial/by-id/...``), not ``/dev/ttyUSB0``, whose number changes on replug.
 """
 
 from __future__ import annotations
