@@ -1,4 +1,5 @@
-"""The shoe withholds the hole card (issue 14): the real driver against the shoe double.
+"""The shoe withholds the hole card (issue 14): the real driver against the shoe double; and
+the shoe's reader thread, which may not end without the shoe being reported lost.
 
 The commitment is checked here with ``hashlib`` straight from its definition in
 docs/protocol.md (SHA-256 of ``"CARD|NONCE"``, nonce as 32 lowercase hex digits), not with
@@ -20,10 +21,12 @@ from drivers.hal import (
     CardDrawn,
     DeviceConnected,
     DeviceFault,
+    DeviceLost,
     HoleCardDealt,
     HoleCardRevealed,
     ShoeLoaded,
 )
+from drivers.serial_transport import SerialSettings
 from drivers.shoe import ShoeDriver
 from drivers.simulated.recorder import EventRecorder
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
@@ -152,5 +155,36 @@ def test_the_shoe_forgets_withheld_cards_at_the_next_load(shoe: ShoeDouble) -> N
         events.expect(ShoeLoaded)
         driver.reveal_hole_card(dealt.commitment)
         assert events.expect(HoleCardRevealed).card is None
+    finally:
+        driver.close()
+
+
+def test_a_reader_thread_that_dies_reports_the_shoe_lost(shoe: ShoeDouble) -> None:
+    # Issue 14: a NUL byte in the port path killed the shoe's thread and the shoe was never
+    # journaled as lost. Any end of the reader thread but close() is now DeviceLost, which
+    # the procedure journals and faults on (device_lost).
+    driver, events = station(shoe)
+    transport = driver.transport
+
+    def broken(timeout: float) -> bytes:
+        raise RuntimeError("a bug in a port call")
+
+    transport._read_port = broken  # type: ignore[method-assign]
+    try:
+        lost = events.expect(DeviceLost)
+        assert lost.reason == "shoe: reader thread ended: RuntimeError: a bug in a port call"
+        assert not transport._thread.is_alive()  # type: ignore[union-attr]
+    finally:
+        driver.close()
+
+
+def test_a_port_path_with_a_nul_byte_is_a_lost_shoe_not_a_dead_thread(tmp_path: Path) -> None:
+    events = EventRecorder()
+    settings = SerialSettings(str(tmp_path / "sh\0oe"))
+    driver = ShoeDriver(settings, events, ExpectedDevice(SERIAL, secret=SECRET))
+    driver.start()
+    try:
+        assert "not a usable port path" in events.expect(DeviceLost).reason
+        assert driver.transport._thread.is_alive()  # type: ignore[union-attr]
     finally:
         driver.close()
