@@ -23,6 +23,7 @@ from controller.simulation.runner import (
     SimulationResult,
     SimulationSettings,
     SimulationStuckError,
+    verification_key_path,
 )
 from controller.table.prompts import State
 from controller.table.view import TableView
@@ -127,6 +128,8 @@ def summary_lines(
         f"{tally.resolved} resolved by the supervisor",
         f"reshuffles: {tally.reshuffles}",
         f"journal: {settings.journal} (dealer-station journal recall --journal {settings.journal})",
+        f"sealed: dealer-station journal verify --key @{verification_key_path(settings.journal)}"
+        f" --journal {settings.journal}",
     ]
     return lines
 

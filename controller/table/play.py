@@ -227,6 +227,20 @@ class RoundPlay:
             self.record("hole_card_revealed", {"card": hole.reveal().text, "nonce": self.__nonce})
         self.record("round_voided", {"reason": reason})
 
+    def finish(self) -> None:
+        """Journal each seat's result for the round: the sum of its settled wagers (main,
+        Match the Dealer, insurance, super bonus shares), in cents where the amounts are
+        known, else in wagers."""
+        for wager in self.bets.wagers:
+            net = sum(p.net for p in self.round.payments if p.seat == wager.seat)
+            data: dict[str, Any] = {"seat": wager.seat}
+            if wager.seat in self.bets.amounts_known:
+                data["net_cents"] = net
+            else:
+                data["net_cents"] = None
+                data["net_stakes"] = str(Decimal(net) / UNKNOWN_AMOUNT_STAKE)
+            self.record("seat_result", data)
+
     def _decide(self, step: NeedDecision, decision: Decision) -> None:
         self.record(
             "decision",
@@ -262,6 +276,8 @@ class RoundPlay:
             data["super_bonus_cents"] = payment.super_bonus if known else None
         if payment.note:
             data["note"] = payment.note
+        if payment.wager is WagerKind.MATCH:
+            data["matches"] = payment.matches  # recall: "2 match(es) at 4:1" (PA 635a.7(f))
         return data
 
 
