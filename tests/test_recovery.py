@@ -152,6 +152,41 @@ def check_accounts(rows: Sequence[JournalRow]) -> None:
     assert not [
         r for r in rows if r.kind == "fault" and r.data["code"] == FaultCode.DUPLICATE_CARD.value
     ]
+    check_one_money_record(rows)
+
+
+PAYMENT_KINDS = ("settlement", "match_settled", "insurance")
+
+
+def check_one_money_record(rows: Sequence[JournalRow]) -> None:
+    """Issue 13: no payment (round, kind, seat, hand, wager) is journaled twice, whatever
+    was rebuilt; a void lists exactly the round's payments as standing and returns every
+    other wager, none of them both."""
+    payments = Counter(
+        (r.round_no, r.kind, r.data["seat"], r.data.get("hand"), r.data["wager"])
+        for r in rows
+        if r.kind in PAYMENT_KINDS
+    )
+    assert all(n == 1 for n in payments.values()), [k for k, n in payments.items() if n > 1]
+    for void in (r for r in rows if r.kind == "round_voided"):
+        paid = [
+            (r.data["seat"], r.data["wager"], r.data.get("hand"), r.data["net_cents"])
+            for r in rows
+            if r.kind in PAYMENT_KINDS and r.round_no == void.round_no
+        ]
+        stand = [(s["seat"], s["wager"], s["hand"], s["net_cents"]) for s in void.data["stand"]]
+        assert sorted(stand, key=repr) == sorted(paid, key=repr)
+        settled = {(seat, wager, hand) for seat, wager, hand, _ in stand}
+        for back in void.data["returned"]:
+            assert (back["seat"], back["wager"], back["hand"]) not in settled
+            if back["hand"] is None:  # a whole seat's wager: none of its hands was settled
+                assert not any(s[:2] == (back["seat"], back["wager"]) for s in settled)
+        started = next(r for r in rows if r.kind == "round_started" and r.round_no == void.round_no)
+        for seat in started.data["seats"]:  # every main wager is settled or returned
+            number = seat["seat"]
+            assert any(s[:2] == (number, "main") for s in settled) or any(
+                (b["seat"], b["wager"]) == (number, "main") for b in void.data["returned"]
+            )
 
 
 @pytest.mark.parametrize(("profile", "seed"), [("PA", 4), ("NY", 6), ("NJ", 4)])
