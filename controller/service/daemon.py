@@ -27,7 +27,7 @@ from controller.journal.verify import verify
 from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile, get_profile
 from controller.service import config as cfg
 from controller.service.config_schema import ConfigError
-from controller.service.logs import bind_table, configure_logging
+from controller.service.logs import bind_round, bind_state, bind_table, configure_logging
 from controller.service.sdnotify import Notifier
 from controller.service.station import CommandBuffer, Observer, Station, deferred
 from controller.table.holecard import fresh_nonce
@@ -115,6 +115,10 @@ def build_station(
 ) -> Built:
     """Journal, recovered table and drivers. ``drivers_for(sink) -> (devices, TableDevices)``
     builds the drivers (real ones from configuration, or the simulated rig's)."""
+    # A new station has no round and no state yet (a station built earlier in the same
+    # process, as in the HIL suite, must not lend its own to these lines).
+    bind_round(None)
+    bind_state(None)
     journal = open_journal(config.journal.path, config.journal.sealing_key)
     try:
         events: queue.Queue[DeviceEvent] = queue.Queue()
