@@ -10,6 +10,7 @@ round. A summary ends the run; ``dealer-station journal recall`` works on its jo
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from collections import deque
@@ -18,6 +19,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from controller.journal.format import JournalError
+from controller.service.daemon import StartError
 from controller.simulation.runner import (
     SimulatedTable,
     SimulationResult,
@@ -282,9 +285,22 @@ def run(args: argparse.Namespace) -> int:
     except SimulationStuckError as err:
         print(f"dealer-station simulate: the station stopped answering: {err}", file=sys.stderr)
         return 1
+    except (JournalError, StartError, OSError) as err:
+        print(f"dealer-station simulate: {_disk_trouble(settings.journal, err)}", file=sys.stderr)
+        return 1
     for line in summary_lines(tally_journal(settings.journal), result, settings):
         print(line)
     return 0
+
+
+def _disk_trouble(journal: Path, err: BaseException) -> str:
+    """One line on a journal that could not be written, with the room left on its disk."""
+    text = f"the journal {journal} could not be written: {err}"
+    try:
+        free = shutil.disk_usage(journal.resolve().parent).free
+    except OSError:
+        return text
+    return f"{text} ({free:,} bytes free on its disk)"
 
 
 def _plain_progress(settings: SimulationSettings) -> Any:

@@ -22,7 +22,8 @@ from typing import Any
 
 import structlog
 
-from controller.journal.store import Journal, JournalError, JournalReader
+from controller.journal.opening import is_half_made
+from controller.journal.store import Journal, JournalError, JournalReader, head_path
 from controller.journal.verify import verify
 from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile, get_profile
 from controller.service import config as cfg
@@ -86,7 +87,7 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
         StartError: when the chain is broken, the sealing state does not fit the journal,
             or the file cannot be opened.
     """
-    if path.exists():
+    if path.exists() and not is_half_made(path, head_path(path)):
         report = verify(path, since_checkpoint=True)
         if not report.ok:
             raise StartError(f"journal {path} failed verification: {report.message}")
@@ -97,6 +98,8 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
         journal = Journal.open(path, sealing=sealing)
     except JournalError as err:
         raise StartError(f"journal {path}: {err}") from err
+    if journal.replaced_half_made:
+        _log.warning("journal: a half-made empty journal was made again", journal=str(path))
     try:
         journal.append("verified", {"through": journal.last_id, "hash": journal.last_hash})
     except BaseException:

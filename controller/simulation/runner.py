@@ -171,6 +171,7 @@ class SimulatedTable:
                     station.run()
                 except BaseException as err:  # handed to the main thread
                     errors.put(err)
+                    self.pacer.fail(err)
                 finally:
                     built.journal.close()
 
