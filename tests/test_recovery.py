@@ -22,6 +22,7 @@ from table_support import JournalRow, ListJournal
 from controller.journal.store import Journal, JournalReader
 from controller.rules.cards import Card
 from controller.rules.profiles import get_profile
+from controller.rules.steps import describe
 from controller.simulation.dealer import Action, Press, SimulatedDealer, TurnKey, random_chooser
 from controller.simulation.direct import DirectRig
 from controller.table.faults import FaultCode
@@ -51,9 +52,13 @@ class ResumingDealer(SimulatedDealer):
         return super()._supervise(view)
 
 
+STEPS: dict[tuple[str, int], dict[int, str]] = {}  # (profile, seed) -> cut -> step
+
+
 def played(profile: str, rounds: int, seed: int) -> tuple[list[JournalRow], set[int]]:
     """The journal of a seeded run, and the cuts that fall between two events (the station
-    commits each event's rows in one transaction, so a crash can only cut there)."""
+    commits each event's rows in one transaction, so a crash can only cut there). The step
+    the round in play waited for at each such cut goes to :data:`STEPS`."""
     rng = random.Random(seed)
     journal = ListJournal()
     rig = DirectRig(
@@ -62,9 +67,14 @@ def played(profile: str, rounds: int, seed: int) -> tuple[list[JournalRow], set[
     boundaries = {0}
     handle = rig.table.handle
 
+    steps = STEPS.setdefault((profile, seed), {})
+
     def handle_and_mark(event: DeviceEvent) -> None:
         handle(event)
         boundaries.add(len(journal.rows))
+        play = rig.table.play
+        if play is not None:
+            steps[len(journal.rows)] = describe(play.round.step)
 
     rig.table.handle = handle_and_mark  # type: ignore[method-assign]
     rig.table.begin()
@@ -194,11 +204,19 @@ def test_restore_from_every_prefix_then_play_on(profile: str, seed: int) -> None
     rows, boundaries = played(profile, rounds=4, seed=seed)
     assert any(r.kind == "fault" for r in rows), "the run must include faults"
     resumed = voided = 0
+    rebuilt = 0
     for cut in range(len(rows) + 1):
         prefix = rows[:cut]
         rig, journal, rec = restored_rig(profile, prefix, seed * 1000 + cut)
         try:
             check_restored(rig, journal, rec, cut, strict=cut in boundaries)
+            if rec.open_round and not hole_card_sealed(rec.open_round):
+                # Outside the deal->reveal window the round is rebuilt at the step it had
+                # reached: the resume goes on from the next expected card or decision.
+                assert rig.table.play is not None, f"cut at row {cut}"
+                rebuilt += 1
+                if cut in boundaries and cut in STEPS[profile, seed]:
+                    assert describe(rig.table.play.round.step) == STEPS[profile, seed][cut]
             resume(rig, prefix, rec, seed + cut)
             rig.play(rec.round_no + 2)
         finally:
@@ -211,7 +229,13 @@ def test_restore_from_every_prefix_then_play_on(profile: str, seed: int) -> None
             resolved = next(r for r in after if r.kind == "fault_resolved")
             resumed += resolved.data["resolution"] == "resume"
             voided += resolved.data["resolution"] == "void"
-    assert resumed and voided, (resumed, voided)
+    assert resumed and voided and rebuilt, (resumed, voided, rebuilt)
+
+
+def hole_card_sealed(rows: Sequence[JournalRow]) -> bool:
+    """True inside the deal->reveal window: a hole card dealt and not yet revealed."""
+    kinds = [r.kind for r in rows]
+    return kinds.count("hole_card_dealt") > kinds.count("hole_card_revealed")
 
 
 def test_an_empty_journal_starts_from_scratch() -> None:
