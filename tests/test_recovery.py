@@ -363,3 +363,32 @@ def test_only_the_last_report_of_each_wager_spot_is_kept() -> None:
     ]
     rec = read_journal(rows)
     assert list(rec.wagers.values()) == [SeatWagerChanged(2, WagerSpot.MAIN, True, None)]
+
+
+def test_the_restore_reads_from_the_last_shuffle_and_finds_the_same_state(tmp_path: Path) -> None:
+    """A start reads only the rows from the last shuffle on (and the last report of each
+    wager spot, the last round and burn before it): what it restores is what the whole
+    journal says, after a cut at every row of a run with several shoes."""
+    from controller.service.daemon import WAGER_SPOTS
+
+    rng = random.Random(11)
+    journal = ListJournal()
+    rig = DirectRig(get_profile("PA"), DECKS, journal, random_chooser(rng), rng, SEATS)
+    rig.cover_at = 250  # a reshuffle every few rounds
+    rig.table.begin()
+    try:
+        rig.play(12)
+    finally:
+        rig.close()
+    assert sum(r.kind == "shuffle_commanded" for r in journal.rows) >= 3
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as stored:
+        for row in journal.rows:
+            stored.append(row.kind, row.data, row.round_no)
+    with JournalReader.open(path) as reader:
+        every = list(reader.rows())
+        for cut in range(len(every) + 1):
+            window = list(reader.rows_for_restore(WAGER_SPOTS, until_id=cut))
+            assert read_journal(window) == read_journal(every[:cut]), f"cut at row {cut}"
+            if cut == len(every):
+                assert len(window) < len(every) / 2

@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS journal (
 CREATE INDEX IF NOT EXISTS journal_round ON journal (round);
 CREATE INDEX IF NOT EXISTS journal_ts ON journal (ts);
 CREATE INDEX IF NOT EXISTS journal_kind ON journal (kind);
+-- The last report of each wager spot, found without reading the whole journal at a start.
+CREATE INDEX IF NOT EXISTS journal_wager_spot ON journal
+    (json_extract(data, '$.seat'), json_extract(data, '$.spot'), id) WHERE kind = 'event';
 CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal

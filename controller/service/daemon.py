@@ -25,6 +25,7 @@ import structlog
 from controller.journal.opening import is_half_made
 from controller.journal.store import Journal, JournalError, JournalReader, head_path
 from controller.journal.verify import verify
+from controller.rules.legality import SEATS
 from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile, get_profile
 from controller.service import config as cfg
 from controller.service.config_schema import ConfigError
@@ -35,10 +36,12 @@ from controller.table.holecard import fresh_nonce
 from controller.table.machine import TableDevices, TableSettings
 from controller.table.procedure import Table
 from controller.table.recovery import read_journal
-from drivers.hal import Device, DeviceEvent
+from drivers.hal import Device, DeviceEvent, WagerSpot
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+#: Every wager spot a sensor can report (seat, spot), for the restore's last reports.
+WAGER_SPOTS = tuple((seat, spot.value) for seat in SEATS for spot in WagerSpot)
 VERSION = "0.1.0"
 
 _log = structlog.get_logger("dealer_station.daemon")
@@ -136,7 +139,7 @@ def build_station(
         )
         # Streamed from a read-only connection: a long journal is not held in memory.
         with JournalReader.open(journal.path) as reader:
-            recovered = read_journal(reader.rows())
+            recovered = read_journal(reader.rows_for_restore(WAGER_SPOTS))
         journal.append(
             "station_started",
             {
