@@ -34,6 +34,7 @@ NOT_SIMULATED = {
     "resolution_refused": "the simulated supervisor picks a resolution that fits",
     "round_voided": "the simulated supervisor resumes",
     "button_ignored": "the simulated dealer presses buttons only when they mean something",
+    "hole_card_rejected": "the simulated shoe reports the hole card only when it is due",
 }
 
 

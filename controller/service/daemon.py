@@ -164,6 +164,8 @@ def real_drivers(config: cfg.StationConfig) -> Any:
     """A ``drivers_for`` that builds the drivers for the real devices in ``config``."""
     from drivers.card_reader import CardReaderDriver
     from drivers.device_link import ExpectedDevice
+    from drivers.errors import DriverError
+    from drivers.pairing import PairingStore
     from drivers.panel import GpioPanel, PanelPins
     from drivers.panel_link import SerialPanelDriver
     from drivers.serial_transport import SerialSettings
@@ -172,12 +174,23 @@ def real_drivers(config: cfg.StationConfig) -> Any:
     from drivers.usb_transport import UsbSettings
 
     dev = config.devices
+    store = PairingStore(config.pairing.directory)
+
+    def expected(kind: str, serial_number: str, firmware: frozenset[str]) -> ExpectedDevice:
+        # An unpaired device gets no secret: its handshake is refused with a fault that
+        # says to pair it (docs/operations.md), and the rest of the table still starts.
+        try:
+            paired = store.load(kind)
+        except DriverError as err:
+            raise StartError(str(err)) from err
+        secret = paired.secret if paired is not None else None
+        return ExpectedDevice(serial_number, firmware=firmware, secret=secret)
 
     def build(sink: Any) -> tuple[Sequence[Device], TableDevices]:
         shoe = ShoeDriver(
             SerialSettings(str(dev.shoe.port), dev.shoe.baudrate, rtscts=dev.shoe.rtscts),
             sink,
-            ExpectedDevice(dev.shoe.serial_number),
+            expected("shoe", dev.shoe.serial_number, dev.shoe.firmware),
             decks=config.decks,
         )
         pins = dev.panel
@@ -202,15 +215,17 @@ def real_drivers(config: cfg.StationConfig) -> Any:
             shuffler = ShufflerDriver(
                 SerialSettings(str(port.port), port.baudrate, rtscts=port.rtscts),
                 sink,
-                ExpectedDevice(port.serial_number),
+                expected("shuffler", port.serial_number, port.firmware),
             )
             drivers.insert(0, shuffler)
         if dev.card_reader is not None:
             usb = dev.card_reader
             settings = UsbSettings(usb.vendor_id, usb.product_id, usb.serial_number, usb.interface)
-            reader = CardReaderDriver(settings, sink)
+            reader = CardReaderDriver(
+                settings, sink, expected=expected("card_reader", usb.serial_number, usb.firmware)
+            )
             drivers.insert(-1, reader)
-        return drivers, TableDevices(shuffler, panel, reader)
+        return drivers, TableDevices(shuffler, panel, reader, shoe)
 
     return build
 
@@ -227,7 +242,9 @@ def rig_drivers(rig: Any) -> Any:
             drivers.card_reader,
             drivers.panel,
         ]
-        table_devices = TableDevices(drivers.shuffler, drivers.panel, drivers.card_reader)
+        table_devices = TableDevices(
+            drivers.shuffler, drivers.panel, drivers.card_reader, drivers.shoe
+        )
         return devices, table_devices
 
     build.rig = rig  # type: ignore[attr-defined]
