@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from collections import deque
@@ -19,12 +20,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from controller.journal.format import JournalError
 from controller.service.daemon import StartError
 from controller.simulation.runner import (
     SimulatedTable,
     SimulationResult,
     SimulationSettings,
     SimulationStuckError,
+    verification_key_path,
 )
 from controller.table.prompts import State
 from controller.table.view import TableView
@@ -129,6 +132,8 @@ def summary_lines(
         f"{tally.resolved} resolved by the supervisor",
         f"reshuffles: {tally.reshuffles}",
         f"journal: {settings.journal} (dealer-station journal recall --journal {settings.journal})",
+        f"sealed: dealer-station journal verify --key @{verification_key_path(settings.journal)}"
+        f" --journal {settings.journal}",
     ]
     return lines
 
@@ -282,6 +287,9 @@ def run(args: argparse.Namespace) -> int:
     except StartError as err:
         print(f"dealer-station simulate: {err}", file=sys.stderr)
         return 2
+    except (JournalError, OSError) as err:
+        print(f"dealer-station simulate: {_disk_trouble(settings.journal, err)}", file=sys.stderr)
+        return 1
     for line in summary_lines(tally_journal(settings.journal), result, settings):
         print(line)
     return 0
@@ -303,6 +311,16 @@ def _journal_problem(path: Path) -> str | None:
     except OSError as err:  # a name too long, a loop of links...
         return f"--journal {path}: {err.strerror or err}"
     return None
+
+
+def _disk_trouble(journal: Path, err: BaseException) -> str:
+    """One line on a journal that could not be written, with the room left on its disk."""
+    text = f"the journal {journal} could not be written: {err}"
+    try:
+        free = shutil.disk_usage(journal.resolve().parent).free
+    except OSError:
+        return text
+    return f"{text} ({free:,} bytes free on its disk)"
 
 
 def _plain_progress(settings: SimulationSettings) -> Any:

@@ -140,6 +140,7 @@ class Payment:
     super_bonus: int = 0
     super_bonus_hand: bool = False  # NY 5324.12(b)(7): the hand earns the super bonus
     note: str = ""
+    matches: int = 0  # Match the Dealer: how many of the two cards matched the up card
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +315,7 @@ def match_the_dealer(
     if not matches:
         return Payment(seat, WagerKind.MATCH, Outcome.LOSE, -cents)
     note = f"{matches} matching card{'s' if matches > 1 else ''}"
-    return Payment(seat, WagerKind.MATCH, Outcome.WIN, won, odds=odds, note=note)
+    return Payment(seat, WagerKind.MATCH, Outcome.WIN, won, odds=odds, note=note, matches=matches)
 
 
 def settle_insurance(seat: int, cents: int, dealer_blackjack: bool) -> Payment:

@@ -22,8 +22,10 @@ from typing import Any
 
 import structlog
 
-from controller.journal.store import Journal, JournalError, JournalReader
+from controller.journal.opening import is_half_made
+from controller.journal.store import Journal, JournalError, JournalReader, head_path
 from controller.journal.verify import verify
+from controller.rules.legality import SEATS
 from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile, get_profile
 from controller.service import config as cfg
 from controller.service.config_schema import ConfigError
@@ -34,10 +36,12 @@ from controller.table.holecard import fresh_nonce
 from controller.table.machine import TableDevices, TableSettings
 from controller.table.procedure import Table
 from controller.table.recovery import read_journal
-from drivers.hal import Device, DeviceEvent
+from drivers.hal import Device, DeviceEvent, WagerSpot
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+#: Every wager spot a sensor can report (seat, spot), for the restore's last reports.
+WAGER_SPOTS = tuple((seat, spot.value) for seat in SEATS for spot in WagerSpot)
 VERSION = "0.1.0"
 
 _log = structlog.get_logger("dealer_station.daemon")
@@ -86,7 +90,7 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
         StartError: when the chain is broken, the sealing state does not fit the journal,
             or the file cannot be opened.
     """
-    if path.exists():
+    if path.exists() and not is_half_made(path, head_path(path)):
         report = verify(path, since_checkpoint=True)
         if not report.ok:
             raise StartError(f"journal {path} failed verification: {report.message}")
@@ -97,6 +101,8 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
         journal = Journal.open(path, sealing=sealing)
     except JournalError as err:
         raise StartError(f"journal {path}: {err}") from err
+    if journal.replaced_half_made:
+        _log.warning("journal: a half-made empty journal was made again", journal=str(path))
     try:
         journal.append("verified", {"through": journal.last_id, "hash": journal.last_hash})
     except BaseException:
@@ -133,7 +139,7 @@ def build_station(
         )
         # Streamed from a read-only connection: a long journal is not held in memory.
         with JournalReader.open(journal.path) as reader:
-            recovered = read_journal(reader.rows())
+            recovered = read_journal(reader.rows_for_restore(WAGER_SPOTS))
         journal.append(
             "station_started",
             {

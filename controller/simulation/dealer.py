@@ -98,6 +98,7 @@ class SimulatedDealer:
     hole_inserted: bool = False
     _rounds_bet: int = field(default=0, repr=False)
     _changed: bool = field(default=False, repr=False)
+    _voided: str | None = field(default=None, repr=False)  # a void the table refused
 
     def act(self, view: TableView) -> list[Action]:
         """The actions a person would take now; empty while waiting for a device."""
@@ -170,4 +171,9 @@ class SimulatedDealer:
             resolution = Button.SUPERVISOR_RESUME
         else:
             resolution = Button.SUPERVISOR_VOID
+        if resolution is Button.SUPERVISOR_VOID and fault == self._voided:
+            # Still the same fault after a void: the table refused it (a fully settled
+            # round cannot be voided), so the supervisor resumes instead.
+            resolution = Button.SUPERVISOR_RESUME
+        self._voided = fault if resolution is Button.SUPERVISOR_VOID else None
         return [TurnKey(True), Press(resolution), TurnKey(False)]

@@ -242,24 +242,84 @@ class RoundPlay:
             error = str(err)
             card = self.round.dealer_cards[1]
         self.record("hole_card_revealed", {"card": card.text, "nonce": self.__nonce})
-        self._flush()
+        if error is None:
+            # On a mismatch nothing is settled: the round can only be voided, and the
+            # void returns the wagers (one money record, issue 13).
+            self._flush()
         return error
 
-    def adopt_journalled(self) -> None:
-        """After a rebuild from the journal: everything so far is journalled already."""
-        self._journaled = len(self.round.payments)
+    def adopt_journalled(self, payments: int) -> None:
+        """After a rebuild from the journal, whose rows held the first ``payments`` of the
+        round's payments: journal the rest now (a crash cut the event that settled them
+        short), so that each payment is journaled exactly once."""
+        self._journaled = min(payments, len(self.round.payments))
+        self._flush()
+
+    @property
+    def fully_settled(self) -> bool:
+        """True once every wager of the round is settled and journaled: a void would take
+        back payments already made, so only a resume (which finishes paying) fits."""
+        return self.round.over and self._journaled == len(self.round.payments)
+
+    def void_accounts(self) -> dict[str, list[dict[str, Any]]]:
+        """What a void leaves, per seat: the settlements journaled so far stand (Match the
+        Dealer, insurance, a surrender, a blackjack paid at once...), every other wager on
+        the layout is returned (``cents``: the stake, doubles and splits included)."""
+        journaled = self.round.payments[: self._journaled]
+        stand = [
+            {
+                "seat": p.seat,
+                "wager": p.wager.value,
+                "hand": _hand_no(p.hand),
+                "net_cents": p.net if p.seat in self.bets.amounts_known else None,
+            }
+            for p in journaled
+        ]
+        returned: list[dict[str, Any]] = []
+        for wager in self.bets.wagers:
+            seat = wager.seat
+            known = seat in self.bets.amounts_known
+            paid = {(p.wager, p.hand) for p in journaled if p.seat == seat}
+            for hand in self.round.hands[seat]:
+                if (WagerKind.MAIN, hand.index) not in paid:
+                    stake = hand.wager + hand.double_cents
+                    returned.append(_returned(seat, "main", hand.index + 1, stake, known))
+            if wager.match and (WagerKind.MATCH, None) not in paid:
+                returned.append(_returned(seat, "match", None, wager.match, known))
+            insured = self.round.insurance.get(seat)
+            if insured and (WagerKind.INSURANCE, None) not in paid:
+                returned.append(_returned(seat, "insurance", None, insured, known=True))
+        return {"stand": stand, "returned": returned}
 
     def void(self, reason: str) -> None:
-        """Void the round: every wager stands returned; a sealed hole card is turned over
-        so that the journal accounts for it."""
+        """Void the round: the settlements journaled so far stand and every other wager is
+        returned (:meth:`void_accounts`, journaled with the void); a hole card the table
+        sealed is turned over so that the journal accounts for it (one the shoe withholds
+        stays in the shoe)."""
         hole = self.round.hole
         data: dict[str, Any] = {"reason": reason}
         if hole is not None and self.hole_in_shoe() is None:
             self.record("hole_card_revealed", {"card": hole.reveal().text, "nonce": self.__nonce})
         elif hole is not None:
             # Never known to the station: the shoe keeps it (and its nonce) until asked.
-            data["hole_card"] = "withheld by the shoe: asked for at the void"
-        self.record("round_voided", data)
+            data["hole_card"] = "withheld by the shoe"
+        self.finish()
+        self.record("round_voided", {**data, **self.void_accounts()})
+
+    def finish(self) -> None:
+        """Journal each seat's result for the round: the sum of its journaled settlements
+        (main, Match the Dealer, insurance, super bonus shares; after a void, those that
+        stand), in cents where the amounts are known, else in wagers."""
+        journaled = self.round.payments[: self._journaled]
+        for wager in self.bets.wagers:
+            net = sum(p.net for p in journaled if p.seat == wager.seat)
+            data: dict[str, Any] = {"seat": wager.seat}
+            if wager.seat in self.bets.amounts_known:
+                data["net_cents"] = net
+            else:
+                data["net_cents"] = None
+                data["net_stakes"] = str(Decimal(net) / UNKNOWN_AMOUNT_STAKE)
+            self.record("seat_result", data)
 
     def _decide(self, step: NeedDecision, decision: Decision) -> None:
         self.record(
@@ -296,7 +356,13 @@ class RoundPlay:
             data["super_bonus_cents"] = payment.super_bonus if known else None
         if payment.note:
             data["note"] = payment.note
+        if payment.wager is WagerKind.MATCH:
+            data["matches"] = payment.matches  # recall: "2 match(es) at 4:1" (PA 635a.7(f))
         return data
+
+
+def _returned(seat: int, wager: str, hand: int | None, cents: int, known: bool) -> dict[str, Any]:
+    return {"seat": seat, "wager": wager, "hand": hand, "cents": cents if known else None}
 
 
 def _hand_no(index: int | None) -> int | None:

@@ -447,6 +447,7 @@ class Table(Supervised):
     def _finish_round(self) -> None:
         assert self.play is not None
         reshuffle = self.reshuffle_pending or self.play.round.reshuffle_due
+        self.play.finish()
         self._record("round_completed", reshuffle=reshuffle)
         self.play = None
         self._fire("reshuffle_due" if reshuffle else "round_done")

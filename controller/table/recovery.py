@@ -118,6 +118,48 @@ def _is_card(text: Any) -> bool:
     return True
 
 
+_PAYMENT_KINDS = frozenset({"settlement", "match_settled", "insurance"})
+
+
+def void_accounts_from_rows(rows: list[JournalledRow]) -> dict[str, list[dict[str, Any]]]:
+    """What voiding a round that cannot be rebuilt leaves, from its journal rows alone: the
+    settlements journaled stand, each other wager of ``round_started`` (and insurance
+    taken) is returned. The layout's splits and doubles are unknown here: a seat's main
+    wager is returned as one (``hand`` null) when none of its hands was settled."""
+    stand: list[dict[str, Any]] = []
+    paid: set[tuple[int, str]] = set()
+    insurance: dict[int, int] = {}
+    for row in rows:
+        data = row.data
+        if row.kind in _PAYMENT_KINDS:
+            seat, wager = int(data["seat"]), str(data["wager"])
+            stand.append(
+                {
+                    "seat": seat,
+                    "wager": wager,
+                    "hand": data.get("hand"),
+                    "net_cents": data.get("net_cents"),
+                }
+            )
+            paid.add((seat, wager))
+        elif row.kind == "insurance_taken":
+            insurance[int(data["seat"])] = int(data["cents"])
+    returned: list[dict[str, Any]] = []
+    for entry in rows[0].data["seats"]:
+        seat = int(entry["seat"])
+        for wager, cents in (
+            ("main", entry.get("wager_cents")),
+            ("match", entry.get("match_cents")),
+        ):
+            if (seat, wager) not in paid and cents != 0:
+                returned.append({"seat": seat, "wager": wager, "hand": None, "cents": cents})
+        if insurance.get(seat) and (seat, "insurance") not in paid:
+            returned.append(
+                {"seat": seat, "wager": "insurance", "hand": None, "cents": insurance[seat]}
+            )
+    return {"stand": stand, "returned": returned}
+
+
 def rebuild_round(
     profile: Profile, decks: int, rows: list[JournalledRow], record: Any
 ) -> RoundPlay | None:
@@ -161,5 +203,5 @@ def rebuild_round(
     except (RulesError, KeyError, ValueError):
         return None
     play.record = record
-    play.adopt_journalled()
+    play.adopt_journalled(sum(r.kind in _PAYMENT_KINDS for r in rows))
     return play

@@ -20,7 +20,12 @@ from controller.table.faults import Fault, FaultCode, Resolution
 from controller.table.machine import Recorder, TableDevices, TableSettings, shared_machine
 from controller.table.play import RoundPlay
 from controller.table.prompts import PROMPTS, SETTLE_LAMPS, State
-from controller.table.recovery import Recovered, rebuild_round
+from controller.table.recovery import (
+    JournalledRow,
+    Recovered,
+    rebuild_round,
+    void_accounts_from_rows,
+)
 from drivers.hal import (
     Button,
     DeviceConnected,
@@ -58,6 +63,7 @@ class Supervised:
         # A round found open at a restart that cannot be rebuilt (its hole card was sealed):
         # it can only be voided, and its rows keep its number until then.
         self.unbuilt_round: int | None = None
+        self.unbuilt_rows: list[JournalledRow] = []
         self.round_no = 0
         self.fault: Fault | None = None
         self.resume_to: State | None = None
@@ -106,6 +112,7 @@ class Supervised:
             self.resume_to = at if at is not None else State.DEALING
             if self.play is None:
                 self.unbuilt_round = self.round_no
+                self.unbuilt_rows = list(rec.open_round)
             self.fault = Fault(
                 FaultCode.RECOVERED_MID_ROUND,
                 f"restarted during round {self.round_no}"
@@ -207,8 +214,15 @@ class Supervised:
             self._ask_voided_hole(self.play.hole_in_shoe())
             self.play = None
         elif self.unbuilt_round is not None:
-            self._record("round_voided", reason=f"{fault.code.value}: {fault.message}")
-            self.unbuilt_round = None
+            accounts = void_accounts_from_rows(self.unbuilt_rows)
+            for seat in self.unbuilt_rows[0].data["seats"]:
+                nets = [a["net_cents"] for a in accounts["stand"] if a["seat"] == seat["seat"]]
+                known = None not in nets and seat.get("wager_cents") is not None
+                self._record(
+                    "seat_result", seat=seat["seat"], net_cents=sum(nets) if known else None
+                )
+            self._record("round_voided", reason=f"{fault.code.value}: {fault.message}", **accounts)
+            self.unbuilt_round, self.unbuilt_rows = None, []
         if (
             resolution is Resolution.RESHUFFLE
             or self.reshuffle_pending
@@ -226,6 +240,10 @@ class Supervised:
 
     def _refuse_resolution(self, fault: Fault, resolution: Resolution) -> str:
         if resolution is not Resolution.RESUME:
+            if self.play is not None and self.play.fully_settled:
+                # Every wager is settled and journaled: a void would return wagers already
+                # paid or collected (one money record); resume finishes paying.
+                return f"round {self.round_no} is fully settled: resume to finish paying"
             return ""
         if self.lost:
             return "still lost: " + ", ".join(sorted(d.value for d in self.lost))
