@@ -63,6 +63,10 @@ _MATCH_ODDS: Final = {
     MatchPayTable.B: (Odds(3, 1), Odds(12, 1)),
 }
 
+#: The most hands a seat may split into: no published Spanish 21 rule goes past four, and
+#: a number beyond eight is a typing error, not a house rule.
+MAX_SPLIT_HANDS: Final = 8
+
 #: The pay table NY 5324.12(d)(5) pairs with each deck count.
 MATCH_TABLE_FOR_DECKS: Final = {6: MatchPayTable.A, 8: MatchPayTable.B}
 
@@ -165,8 +169,11 @@ class Profile:
                     f"{basis.clause} fixes {name} = {_shown(getattr(self, name))}"
                 )
         profile = replace(self, **options)  # type: ignore[arg-type]
-        if profile.max_split_hands < 1:
-            raise ProfileError(f"profile {self.code}: max_split_hands must be at least 1")
+        if not 1 <= profile.max_split_hands <= MAX_SPLIT_HANDS:
+            raise ProfileError(
+                f"profile {self.code}: max_split_hands must be 1 to {MAX_SPLIT_HANDS}, "
+                f"not {profile.max_split_hands}"
+            )
         if profile.peek and profile.dealer_second_card is DealerSecondCard.AFTER_PLAYERS:
             raise ProfileError(
                 f"profile {self.code}: peek needs a hole card, but the dealer's second card "
