@@ -408,7 +408,12 @@ BAD_SCRIPTS: list[tuple[str, object, str]] = [
     (
         "no split hands",
         base(options={"max_split_hands": 0}),
-        "max_split_hands must be at least 1",
+        "max_split_hands must be 1 to 8, not 0",
+    ),
+    (
+        "too many split hands",
+        base(options={"max_split_hands": 9}),
+        "max_split_hands must be 1 to 8, not 9",
     ),
     ("malformed JSON", '{"profile": "PA",', "malformed JSON at line 1 column 18"),
     ("NaN", base(seats=[{"seat": 1, "wager": float("nan")}]), "amount must be a number, not NaN"),
