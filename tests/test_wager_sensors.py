@@ -17,6 +17,7 @@ import pytest
 from table_support import ListJournal, Rig, make_rig
 from test_procedure import bet, deal, press, ready, rows
 
+from controller.rules.legality import MAX_WAGER_CENTS
 from controller.rules.profiles import get_profile
 from controller.simulation.dealer import random_chooser
 from controller.simulation.direct import DirectRig
@@ -253,3 +254,30 @@ def test_simulated_dealer_with_sensors_plays_rounds_without_a_fault(profile: str
     assert {"wager_collected", "wager_paid", "wager_taken", "wager_added"} <= set(seen)
     states = {r.data["state"] for r in journal.of("state")}
     assert "settle_now" in states
+
+
+@pytest.mark.parametrize(
+    ("cents", "refused"),
+    [
+        (0, "must be positive"),
+        (MAX_WAGER_CENTS + 1, "over the"),
+        (1, ""),
+        (MAX_WAGER_CENTS, ""),
+    ],
+)
+def test_a_sensor_reading_out_of_range_is_refused_at_no_more_bets(cents: int, refused: str) -> None:
+    """Both sides of the range: a reading the rules take no wager of (a faulty or forged
+    sensor) is refused for that seat with the reason; the other seats play."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, cents)
+    bet(rig, 2, 1000)
+    press(rig)
+    assert rig.table.state is State.DEALING
+    reasons = [r["reason"] for r in rows(rig, "wager_refused")]
+    if refused:
+        assert len(reasons) == 1 and reasons[0].startswith("seat 1: the Spanish 21 wager")
+        assert refused in reasons[0]
+        assert [s["seat"] for s in rows(rig, "round_started")[0]["seats"]] == [2]
+    else:
+        assert reasons == []

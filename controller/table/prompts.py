@@ -111,7 +111,8 @@ PROMPTS: Final[Mapping[State, Prompt]] = {
 #: players (NJ 19.7(g): no hole card; the dealer announces "Dealer's Card" first).
 NO_HOLE_CARD_PROMPTS: Final[Mapping[State, Prompt]] = {
     State.DEALER: Prompt(
-        "dealer's turn: announce \"Dealer's Card\", deal it face up, and draw",
+        "dealer's turn: deal the dealer's second card face up (NJ 19.7(g): say"
+        ' "Dealer\'s Card" first), then draw',
         {Led.DEALER: BLINK},
         frozenset(),
     ),
