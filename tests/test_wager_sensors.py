@@ -14,6 +14,8 @@ import random
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from table_support import ListJournal, Rig, make_rig
 from test_procedure import bet, deal, press, ready, rows
 
@@ -281,3 +283,32 @@ def test_a_sensor_reading_out_of_range_is_refused_at_no_more_bets(cents: int, re
         assert [s["seat"] for s in rows(rig, "round_started")[0]["seats"]] == [2]
     else:
         assert reasons == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 7),
+            st.sampled_from(list(WagerSpot)),
+            st.booleans(),
+            st.one_of(st.none(), st.integers(0, 2**32 - 2)),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_any_sensor_report_mid_round_is_journalled_or_faults_never_raises(
+    reports: list[tuple[int, WagerSpot, bool, int | None]],
+) -> None:
+    """Hostile or random sensor reports during a round (NY 5324.12(b)(8)): each is
+    accepted as a settlement's change or faults the table; nothing raises."""
+    rig = match_round()
+    try:
+        for seat, spot, present, cents in reports:
+            rig.table.handle(SeatWagerChanged(seat, spot, present, cents))
+            assert rig.table.state in (State.MATCH, State.FAULT)
+        fault = rig.table.fault
+        assert fault is None or fault.code is FaultCode.WAGER_CHANGED
+    finally:
+        rig.table.close()

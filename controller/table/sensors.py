@@ -70,12 +70,19 @@ def classify(play: RoundPlay, event: SeatWagerChanged, previous: int | None = No
     """Judge one sensor change during a round (see the module docstring); ``previous`` is
     the spot's last reading in cents, if known."""
     seat, spot = event.seat, event.spot
-    parts, added = _parts(play, seat, spot)
+    where = f"seat {seat} {spot.value}"
+    parts: list[_Part] = []
+    added = 0
+    if seat in play.round.wagers:
+        parts, added = _parts(play, seat, spot)
+    if not parts:  # nothing of this round lies on the spot
+        if event.present and event.cents != 0:
+            return Reading("", f"{where} wager placed during the round")
+        return Reading("")
     known = seat in play.bets.amounts_known and event.cents is not None
     settled = [p for p in parts if p.net is not None]
-    sums = {sum(c) for c in product(*(p.readings for p in parts))} if parts else {0}
+    sums = {sum(c) for c in product(*(p.readings for p in parts))}
     reading = event.cents if event.present and known else None
-    where = f"seat {seat} {spot.value}"
     if not event.present or reading == 0:
         if 0 in sums:
             won = any((p.net or 0) >= 0 for p in settled)
