@@ -49,6 +49,8 @@ class TableView:
     fault: str | None
     settling_seat: int | None
     settling: SettlementView | None = None
+    #: The next card out of the shoe is the dealer's hole card (the deal order is public).
+    hole_card_due: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +75,7 @@ def table_view(table: Table) -> TableView:
     hole_down = False
     acting_seat = acting_hand = None
     legal: tuple[str, ...] = ()
-    card_due = reveal_due = False
+    card_due = reveal_due = hole_due = False
     if play is not None:
         round_ = play.round
         seats = round_.seats
@@ -94,6 +96,7 @@ def table_view(table: Table) -> TableView:
         step = round_.step
         card_due = isinstance(step, NeedCard)
         reveal_due = isinstance(step, NeedReveal)
+        hole_due = play.hole_card_due()
         if isinstance(step, NeedDecision):
             acting_seat, acting_hand = step.seat, step.hand + 1
             legal = tuple(sorted(d.value for d in step.legal))
@@ -129,4 +132,5 @@ def table_view(table: Table) -> TableView:
         fault=f"{fault.code.value}: {fault.message}" if fault else None,
         settling_seat=queue[0].seat if queue else None,
         settling=settling,
+        hole_card_due=hole_due,
     )
