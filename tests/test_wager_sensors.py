@@ -312,3 +312,18 @@ def test_any_sensor_report_mid_round_is_journalled_or_faults_never_raises(
         assert fault is None or fault.code is FaultCode.WAGER_CHANGED
     finally:
         rig.table.close()
+
+
+def test_simulated_dealer_with_sensors_and_injected_faults_raises_only_those() -> None:
+    """With device faults injected, the faults raised are the injected kinds: never a
+    wager_changed from the dealer's own chip moves (NY 5324.12(b)(8))."""
+    rng = random.Random("sensors-injected")
+    journal = ListJournal()
+    rig = DirectRig(get_profile("PA"), 6, journal, random_chooser(rng), rng, fault_rate=0.02)
+    try:
+        rig.play(60)
+    finally:
+        rig.close()
+    assert rig.injected
+    codes = {r.data["code"] for r in journal.of("fault")}
+    assert codes and FaultCode.WAGER_CHANGED.value not in codes
