@@ -199,7 +199,7 @@ def check_one_money_record(rows: Sequence[JournalRow]) -> None:
             )
 
 
-@pytest.mark.parametrize(("profile", "seed"), [("PA", 4), ("NY", 6), ("NJ", 4)])
+@pytest.mark.parametrize(("profile", "seed"), [("PA", 4), ("NY", 1), ("NJ", 4)])
 def test_restore_from_every_prefix_then_play_on(profile: str, seed: int) -> None:
     rows, boundaries = played(profile, rounds=4, seed=seed)
     assert any(r.kind == "fault" for r in rows), "the run must include faults"

@@ -29,8 +29,8 @@ from controller.rules.hands import (
     hole_card_gives_blackjack,
     is_blackjack_pair,
 )
-from controller.rules.legality import SEATS, check_wager, why_illegal
-from controller.rules.profiles import DealerSecondCard, Profile, SplitTwentyOne
+from controller.rules.legality import SEATS, check_cents, check_wager, why_illegal
+from controller.rules.profiles import DealerSecondCard, Profile
 from controller.rules.settlement import (
     SUPER_BONUS_SHARE_CENTS,
     DealerResult,
@@ -175,7 +175,8 @@ class Round:
         for seat, cents in amounts.items():
             if seat not in self.wagers:
                 raise WagerError(f"seat {seat}: insurance but no wager in this round")
-            if cents < 0 or cents * 2 > self.wagers[seat].wager:
+            check_cents(cents, f"seat {seat}: insurance", allow_zero=True)
+            if cents * 2 > self.wagers[seat].wager:
                 raise WagerError(
                     f"seat {seat}: insurance {cents / 100:.2f} is more than half the wager "
                     f"{self.wagers[seat].wager / 100:.2f}"
@@ -298,8 +299,9 @@ class Round:
 
     def _pay_blackjacks_now(self) -> None:
         # PA 635a.7(h)(1)(i): against a 2-9 up card a blackjack is paid at once; against
-        # A/K/Q/J it is announced and paid after the reveal ((h)(1)(ii)).
-        if self.dealer_cards[0].rank in PEEK_RANKS:
+        # A/K/Q/J it is announced and paid after the reveal ((h)(1)(ii)). NY 5324.12(b)(5):
+        # paid with the rest after the round (profile.blackjack_paid_at_once false).
+        if not self.profile.blackjack_paid_at_once or self.dealer_cards[0].rank in PEEK_RANKS:
             return
         for seat in self.seats:
             hand = self.hands[seat][0]
@@ -427,19 +429,17 @@ class Round:
 
     def _outcome_can_change(self) -> bool:
         # PA 635a.7(m): the dealer holds two cards and no blackjack here, so a player
-        # blackjack and a player 21 of three or more cards win whatever the dealer draws.
-        split_21_wins = self.profile.split_21_vs_dealer_21 is SplitTwentyOne.WIN
+        # blackjack and a player 21 of three or more cards win the same whatever the dealer
+        # draws. A split two-card 21 does not: a dealer 21 makes it a push (PA reading) or a
+        # 3:2 winner (NY 5324.12(b)(1)(iii), (b)(5)) instead of a 1:1 winner.
         for hands in self.hands.values():
             for hand in hands:
-                if hand.status in (HandStatus.STOOD, HandStatus.DOUBLED):
+                status = hand.status
+                if status in (HandStatus.STOOD, HandStatus.DOUBLED, HandStatus.TWENTY_ONE):
                     if hand.total < BLACKJACK_TOTAL:
                         return True
-                    if hand.from_split and len(hand.cards) == 2 and not split_21_wins:
+                    if hand.from_split and len(hand.cards) == 2:
                         return True
-                elif hand.status is HandStatus.TWENTY_ONE and (
-                    hand.from_split and len(hand.cards) == 2 and not split_21_wins
-                ):
-                    return True
         return False
 
     # --- settlement -----------------------------------------------------------------------

@@ -160,7 +160,9 @@ class DealerResult:
 
 def _split_reading(reading: SplitTwentyOne, stake: int) -> tuple[Outcome, int, Odds | None]:
     if reading is SplitTwentyOne.WIN:
-        return Outcome.WIN, EVEN.pay(stake), EVEN
+        # NY 5324.12(b)(5): a (b)(1)(iii) winner, "21 in two cards" against a dealer 21, is
+        # paid no less than 3:2; it is not a blackjack (the outcome stays WIN).
+        return Outcome.WIN, THREE_TO_TWO.pay(stake), THREE_TO_TWO
     if reading is SplitTwentyOne.PUSH:
         return Outcome.PUSH, 0, None
     return Outcome.LOSE, -stake, None
@@ -283,11 +285,10 @@ def apply_original_only(
 
 
 def settle_surrender(hand: PlayerHand) -> Payment:
-    """Late surrender: half the wager is returned (ASSUMPTION, PA 635a.9: an odd cent
-    goes to the house)."""
-    return Payment(
-        hand.seat, WagerKind.MAIN, Outcome.SURRENDER, -(hand.wager - hand.wager // 2), hand.index
-    )
+    """Late surrender: half the wager is returned (ASSUMPTION, PA 635a.9). As with every
+    payment (``Odds.pay``), a fractional cent goes to the player: the house keeps the
+    half rounded down."""
+    return Payment(hand.seat, WagerKind.MAIN, Outcome.SURRENDER, -(hand.wager // 2), hand.index)
 
 
 def settle_rescue(hand: PlayerHand) -> Payment:

@@ -18,6 +18,7 @@ from typing import Any, Final
 from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
 from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
 from controller.service.config_panel import PanelConfig, parse_panel
+from controller.service.config_rules import read_rule_options, rules_profile
 from controller.service.config_schema import ConfigError, Section
 
 DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")
@@ -58,6 +59,8 @@ class Options:
     nj_card_reader: bool = False  # NJ 13:69F-19.7(i): hole card and reader instead of (g)
     ny_determinate_cards: bool = False  # NY 5324.12(c)(4): determinate cards before the 2nd
     ny_no_mid_shoe_entry: bool = False  # NY 5324.12(b)(10): no entry until a reshuffle
+    # The other profile options, under their profile names (controller.service.config_rules).
+    rules: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +332,7 @@ def _options(section: Section, profile: Profile, decks: int, devices: Devices) -
             )
     elif flags["match_the_dealer"]:
         pay_table = PAY_TABLE_FOR_DECKS[decks]
+    rules = read_rule_options(section)
     section.done()
     for name, only in (
         ("nj_card_reader", Profile.NJ),
@@ -359,14 +363,21 @@ def _options(section: Section, profile: Profile, decks: int, devices: Devices) -
                 "NY 5324.12(d)(1) offers Match the Dealer only with a six- or eight-deck"
                 f" multi-shuffle device (devices.shuffler: {what})",
             )
-    return Options(
+    options = Options(
         match_the_dealer=flags["match_the_dealer"],
         match_pay_table=pay_table,
         hit_soft_17=flags["hit_soft_17"],
         nj_card_reader=flags["nj_card_reader"],
         ny_determinate_cards=flags["ny_determinate_cards"],
         ny_no_mid_shoe_entry=flags["ny_no_mid_shoe_entry"],
+        rules=rules,
     )
+    # The profile must take every option: one the regulation fixes is refused with its
+    # clause (PA 635a.7(l) and hit_soft_17, ...).
+    rules_profile(
+        profile.value, decks, options, card_reader=devices.card_reader is not None, source=file
+    )
+    return options
 
 
 def _logging(section: Section | None) -> LoggingSettings:

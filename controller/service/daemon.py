@@ -26,8 +26,9 @@ from controller.journal.opening import is_half_made
 from controller.journal.store import Journal, JournalError, JournalReader, head_path
 from controller.journal.verify import verify
 from controller.rules.legality import SEATS
-from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile, get_profile
+from controller.rules.profiles import Profile
 from controller.service import config as cfg
+from controller.service.config_rules import rules_profile
 from controller.service.config_schema import ConfigError
 from controller.service.logs import bind_round, bind_state, bind_table, configure_logging
 from controller.service.sdnotify import Notifier
@@ -52,21 +53,15 @@ class StartError(Exception):
 
 
 def station_profile(config: cfg.StationConfig) -> Profile:
-    """The rules profile of a configured table: the jurisdiction plus its options."""
-    options = config.options
-    changes: dict[str, Any] = {
-        "hit_soft_17": options.hit_soft_17,
-        "match_the_dealer": options.match_the_dealer,
-        "no_mid_shoe_entry": options.ny_no_mid_shoe_entry,
-    }
-    if options.match_pay_table is not None:
-        table = MatchPayTable(options.match_pay_table.value)
-        changes["match_tables"] = {config.decks: table}
-    if options.nj_card_reader:
-        changes.update(dealer_second_card=DealerSecondCard.HOLE, peek=True)
-    if options.ny_determinate_cards:
-        changes.update(dealer_second_card=DealerSecondCard.AFTER_PLAYERS, peek=False)
-    return get_profile(config.profile.value).with_options(**changes)
+    """The rules profile of a configured table: the jurisdiction plus its options (a NY
+    table without a card reader does not peek: ``config_rules.rules_profile``)."""
+    return rules_profile(
+        config.profile.value,
+        config.decks,
+        config.options,
+        card_reader=config.devices.card_reader is not None,
+        source=config.source,
+    )
 
 
 @dataclass

@@ -91,9 +91,13 @@ def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
         profile=cfg.Profile(s.profile),
         decks=s.decks,
         options=cfg.Options(match_the_dealer=True, match_pay_table=table),
+        # The rig has every device: a card reader too, so PA and NY peek (a NY table
+        # without one would not: controller.service.config_rules).
         devices=cfg.Devices(
             shoe=cfg.SerialDevice(Path("/dev/null"), "simulated"),
             panel=PanelConfig({}, {}, 0, {}),
+            shuffler=cfg.ShufflerDevice(Path("/dev/null"), "simulated"),
+            card_reader=cfg.UsbDevice(0, 0, "simulated"),
         ),
         journal=cfg.JournalSettings(s.journal, sealing_path(s.journal)),
         logging=cfg.LoggingSettings(),

@@ -14,12 +14,13 @@ from typing import Any, cast
 import structlog
 
 from controller.rules.cards import Card, parse_card
+from controller.rules.profiles import DealerSecondCard
 from controller.rules.settlement import Payment
 from controller.table.betting import BettingBook
 from controller.table.faults import Fault, FaultCode, Resolution
 from controller.table.machine import Recorder, TableDevices, TableSettings, shared_machine
 from controller.table.play import RoundPlay
-from controller.table.prompts import PROMPTS, SETTLE_LAMPS, State
+from controller.table.prompts import SETTLE_LAMPS, SETTLE_STATES, Prompt, State, prompt_for
 from controller.table.recovery import (
     JournalledRow,
     Recovered,
@@ -267,14 +268,14 @@ class Supervised:
         shoe.reveal_hole_card(commitment)
 
     def _show(self) -> None:
-        lamps = dict(PROMPTS[self.state].lamps)
+        lamps = dict(self.prompt.lamps)
         if self.reshuffle_pending or (self.play is not None and self.play.round.reshuffle_due):
             lamps[Led.RESHUFFLE] = LedMode.STEADY
         if self.state is State.FAULT and self.fault is not None:
             device_lamp = _DEVICE_LAMPS.get(self.fault.device or "")
             if device_lamp is not None:
                 lamps[device_lamp] = LedMode.BLINK
-        elif self.state in (State.MATCH, State.SETTLING) and self.settle_queue:
+        elif self.state in SETTLE_STATES and self.settle_queue:
             payment = self.settle_queue[0]
             lamps[Led.seat(payment.seat)] = LedMode.STEADY
             word = "bonus" if payment.bonus or payment.super_bonus else payment.outcome.prompt
@@ -291,6 +292,11 @@ class Supervised:
                 lamps={led.value: mode.value for led, mode in lamps.items()},
             )
             self.devices.panel.show(lamps)
+
+    @property
+    def prompt(self) -> Prompt:
+        """What the panel prompts now, for this table's procedure (NJ 19.7(g): no hole card)."""
+        return prompt_for(self.state, self.profile.dealer_second_card is DealerSecondCard.HOLE)
 
     def _record(self, kind: str, **data: Any) -> None:
         in_round = self.play is not None or self.unbuilt_round is not None
