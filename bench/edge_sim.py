@@ -39,6 +39,8 @@ SEAT = 1
 COVER_DECKS_BEHIND = 1.5  # decks left behind the cover card in --shuffle shoe
 PROGRESS_EVERY = 5_000
 MAX_WORKERS = 1_000
+_WAGERS = (SeatWager(SEAT, WAGER_CENTS, MATCH_CENTS),)
+_MAIN, _MATCH = WagerKind.MAIN, WagerKind.MATCH
 
 
 @dataclass(slots=True)
@@ -101,25 +103,30 @@ def play_round(
 ) -> None:
     """Play one round for one seat and add its results to ``tally``."""
     shoe.new_round()
-    round_ = Round(profile, decks, (SeatWager(SEAT, WAGER_CENTS, MATCH_CENTS),))
-    initial: list[Card] = []
-    decide, deal, hands = round_.decide, round_.deal, round_.hands[SEAT]
+    round_ = Round(profile, decks, _WAGERS)
+    draw = shoe.draw
+    # The initial deal in one call, in shoe order: the seat, the up card, the seat, the
+    # hole card where the profile deals one (NJ deals three cards here).
+    initial = [draw() for _ in range(round_.initial_cards_due)]
+    first, up, second = initial[0], initial[1], initial[2]
+    if shoe.cover_seen and not round_.reshuffle_due:
+        round_.cover_card()
+    round_.deal_initial(initial)
+    hands = round_.hands[SEAT]
     while True:
         step = round_.step
         kind = type(step)
-        if kind is NeedCard:
-            card = shoe.draw()
-            if len(initial) < 3:
-                initial.append(card)
+        if kind is NeedDecision:
+            assert isinstance(step, NeedDecision)
+            round_.decide(SEAT, choose(hands[step.hand].cards, up, step.legal, profile))
+        elif kind is NeedCard:
+            card = draw()
             if shoe.cover_seen and not round_.reshuffle_due:
                 round_.cover_card()
-            deal(card)
-        elif kind is NeedDecision:
-            assert isinstance(step, NeedDecision)
-            decide(SEAT, choose(hands[step.hand].cards, initial[1], step.legal, profile))
+            round_.deal(card)
         elif kind is NeedPeek:
             assert round_.hole is not None
-            round_.peek(hole_card_gives_blackjack(initial[1], round_.hole.reveal()))
+            round_.peek(hole_card_gives_blackjack(up, round_.hole.reveal()))
         elif kind is NeedReveal:
             round_.reveal_hole()
         elif kind is NeedInsurance:
@@ -128,24 +135,22 @@ def play_round(
             break
     main = extra = match = 0
     for payment in round_.payments:
-        if payment.wager is WagerKind.MAIN:
+        if payment.wager is _MAIN:
             main += payment.net - payment.super_bonus
             extra += payment.super_bonus
-        elif payment.wager is WagerKind.MATCH:
+        elif payment.wager is _MATCH:
             match += payment.net
     tally.hands += 1
     tally.main += main
     tally.main_sq += main * main
     tally.super_bonus += extra
     tally.with_super_sq += (main + extra) * (main + extra)
-    first, up, second = initial
-    results = [match_the_dealer(SEAT, MATCH_CENTS, (first, second), up, t).net for t in tables]
-    a, b = results
+    a, b = (match_the_dealer(SEAT, MATCH_CENTS, (first, second), up, t).net for t in tables)
     tally.match_a += a
     tally.match_a_sq += a * a
     tally.match_b += b
     tally.match_b_sq += b * b
-    if match != results[tables.index(round_.match_table)]:
+    if match != (a if round_.match_table is tables[0] else b):
         tally.match_engine_mismatch += 1
 
 

@@ -20,6 +20,7 @@ and payments are named tuples.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 
 from controller.rules.cards import Card, Rank, SealedCard
 from controller.rules.errors import (
@@ -103,6 +104,7 @@ class Round:
         "_dealer_bj",
         "_dealer_hard",
         "_hand_index",
+        "_has_match",
         "_insurance_open",
         "_pending_role",
         "_plan",
@@ -129,15 +131,17 @@ class Round:
         self.decks = decks
         self.match_table = profile.match_table(decks)
         self.wagers: dict[int, SeatWager] = {}
-        for w in sorted(wagers, key=_by_seat):
+        self.hands: dict[int, list[PlayerHand]] = {}
+        self._has_match = False  # no Match wager: no Match settlement to walk the seats for
+        for w in sorted(wagers, key=_SEAT_OF):
             check_wager(w, profile, self.wagers)
             self.wagers[w.seat] = w
+            self.hands[w.seat] = [PlayerHand(w.seat, 0, w.wager)]
+            if w.match:
+                self._has_match = True
         if not self.wagers:
             raise WagerError("a round needs at least one seat with a wager")
         self.seats: tuple[int, ...] = tuple(self.wagers)
-        self.hands: dict[int, list[PlayerHand]] = {
-            s: [PlayerHand(s, 0, w.wager)] for s, w in self.wagers.items()
-        }
         self.dealer_cards: list[Card] = []  # face-up cards; the hole card joins at the reveal
         self.hole: SealedCard | None = None
         self.payments: list[Payment] = []
@@ -156,7 +160,7 @@ class Round:
         self._cursor = 0  # the next place of the initial deal
         self._seat_index = 0  # the players' turn: a cursor, never a re-walk of the seats
         self._hand_index = 0
-        self._pending_role = CardRole.HIT
+        self._pending_role = _HIT_ROLE
         self.step: Step = self._plan[0]
 
     # --- what the round shows -------------------------------------------------------------
@@ -361,7 +365,8 @@ class Round:
             hand = hands[seat][0]
             if hand.is_blackjack:
                 hand.status = _BLACKJACK
-        self._settle_match()
+        if self._has_match:
+            self._settle_match()
         if self.dealer_cards[0].points == 1:  # an ace up
             self.step = _insurance_step(self.seats)
         else:
@@ -391,10 +396,10 @@ class Round:
                 )
 
     def _after_insurance(self) -> Step:
-        up = self.dealer_cards[0]
-        if up.rank in PEEK_RANKS:
+        points = self.dealer_cards[0].points
+        if points in {1, 10}:  # PEEK_RANKS: the only 1- and 10-point cards
             if self._ace_peeks:
-                return _PEEK_FOR_ACE if up.points == 10 else _PEEK_FOR_TEN
+                return _PEEK_FOR_ACE if points == 10 else _PEEK_FOR_TEN
         else:
             # PA 635a.7(h)(1)(i): against a 2-9 up card a blackjack is paid at once;
             # against A/K/Q/J it is announced and paid after the reveal ((h)(1)(ii)).
@@ -597,10 +602,7 @@ class Round:
         self.payments.extend(in_settlement_order(final, profile) if len(final) > 1 else final)
 
 
-def _by_seat(w: SeatWager) -> int:
-    return w.seat
-
-
+_SEAT_OF = attrgetter("seat")  # a C getter: a lambda sort key costs a Python call per seat
 # The steps a round asks for are immutable and shared: built once (the initial deal's) or
 # on first use (players'), looked up in a dict after that. Building a frozen dataclass per
 # step (0.8 us, ~16 a round) was a tenth of the engine's time.
@@ -620,21 +622,25 @@ _HIT_BIT, _DOUBLE_BIT, _SPLIT_BIT, _SURRENDER_BIT = (
     _SPLIT.bit,
     _SURRENDER.bit,
 )
-_PLANS: dict[tuple[tuple[int, ...], DealerSecondCard], tuple[NeedCard, ...]] = {}
+# Keys hold no Enum member: an Enum's __hash__ is a Python-level call (0.15 us).
+_PLANS: dict[tuple[tuple[int, ...], bool], tuple[NeedCard, ...]] = {}
 _INSURANCE_STEPS: dict[tuple[int, ...], NeedInsurance] = {}
 _DECISION_STEPS: dict[tuple[int, int, int], NeedDecision] = {}
-_CARD_STEPS: dict[tuple[CardRole, int, int], NeedCard] = {}
+_HIT_STEPS: dict[tuple[int, int], NeedCard] = {}
+_DOUBLE_STEPS: dict[tuple[int, int], NeedCard] = {}
+_SPLIT_STEPS: dict[tuple[int, int], NeedCard] = {}
 
 
 def _initial_plan(seats: tuple[int, ...], second: DealerSecondCard) -> tuple[NeedCard, ...]:
     # PA 635a.7(e), NY 5324.12(c)(4), NJ 19.7(d): from the dealer's left, one card to
     # each box, the dealer's up card, a second card to each box, then the hole card
     # where the profile deals one.
-    plan = _PLANS.get((seats, second))
+    with_hole = second is DealerSecondCard.HOLE
+    plan = _PLANS.get((seats, with_hole))
     if plan is None:
         boxes = [_INITIAL_CARD[s] for s in seats]
-        hole = [_HOLE_CARD] if second is DealerSecondCard.HOLE else []
-        plan = _PLANS[seats, second] = (*boxes, _UP_CARD, *boxes, *hole)
+        hole = [_HOLE_CARD] if with_hole else []
+        plan = _PLANS[seats, with_hole] = (*boxes, _UP_CARD, *boxes, *hole)
     return plan
 
 
@@ -653,7 +659,10 @@ def _decision_step(seat: int, hand: int, mask: int) -> NeedDecision:
 
 
 def _card_step(role: CardRole, seat: int, hand: int) -> NeedCard:
-    step = _CARD_STEPS.get((role, seat, hand))
+    steps = (
+        _HIT_STEPS if role is _HIT_ROLE else _DOUBLE_STEPS if role is _DOUBLE_ROLE else _SPLIT_STEPS
+    )
+    step = steps.get((seat, hand))
     if step is None:
-        step = _CARD_STEPS[role, seat, hand] = NeedCard(role, seat, hand)
+        step = steps[seat, hand] = NeedCard(role, seat, hand)
     return step

@@ -65,19 +65,19 @@ class Bonus(Enum):
     @property
     def odds(self) -> Odds:
         """The bonus odds (paid only on a hand that was not doubled)."""
-        return _BONUS_ODDS[self]
+        return _BONUS_ODDS[self._value_]  # by value: an Enum's own hash is a Python call
 
 
 _BONUS_ODDS: Final = {
-    Bonus.FIVE_CARD_21: THREE_TO_TWO,
-    Bonus.SIX_CARD_21: TWO_TO_ONE,
-    Bonus.SEVEN_PLUS_CARD_21: THREE_TO_ONE,
-    Bonus.SIX_SEVEN_EIGHT_MIXED: THREE_TO_TWO,
-    Bonus.SIX_SEVEN_EIGHT_SUITED: TWO_TO_ONE,
-    Bonus.SIX_SEVEN_EIGHT_SPADES: THREE_TO_ONE,
-    Bonus.SEVEN_SEVEN_SEVEN_MIXED: THREE_TO_TWO,
-    Bonus.SEVEN_SEVEN_SEVEN_SUITED: TWO_TO_ONE,
-    Bonus.SEVEN_SEVEN_SEVEN_SPADES: THREE_TO_ONE,
+    Bonus.FIVE_CARD_21.value: THREE_TO_TWO,
+    Bonus.SIX_CARD_21.value: TWO_TO_ONE,
+    Bonus.SEVEN_PLUS_CARD_21.value: THREE_TO_ONE,
+    Bonus.SIX_SEVEN_EIGHT_MIXED.value: THREE_TO_TWO,
+    Bonus.SIX_SEVEN_EIGHT_SUITED.value: TWO_TO_ONE,
+    Bonus.SIX_SEVEN_EIGHT_SPADES.value: THREE_TO_ONE,
+    Bonus.SEVEN_SEVEN_SEVEN_MIXED.value: THREE_TO_TWO,
+    Bonus.SEVEN_SEVEN_SEVEN_SUITED.value: TWO_TO_ONE,
+    Bonus.SEVEN_SEVEN_SEVEN_SPADES.value: THREE_TO_ONE,
 }
 
 _SIX_SEVEN_EIGHT: Final = (Rank.SIX, Rank.SEVEN, Rank.EIGHT)
@@ -192,9 +192,10 @@ def settle_hand(hand: PlayerHand, dealer: DealerResult, profile: Profile) -> Pay
             return Payment(seat, WagerKind.MAIN, outcome, net, index, odds, note="split 21")
         # PA 635a.7(o), NY (b)(2): 21 in more than two cards loses to a dealer blackjack.
         return Payment(seat, WagerKind.MAIN, Outcome.LOSE, -stake, index)
-    if not dealer.bust and total < dealer.total:
+    dealer_total = dealer.total
+    if dealer_total <= BLACKJACK_TOTAL and total < dealer_total:
         return Payment(seat, WagerKind.MAIN, Outcome.LOSE, -stake, index)
-    if not dealer.bust and total == dealer.total:
+    if dealer_total <= BLACKJACK_TOTAL and total == dealer_total:
         if total != BLACKJACK_TOTAL:
             return Payment(seat, WagerKind.MAIN, Outcome.PUSH, 0, index)  # PA 635a.7(o)
         if split_two_card_21:
