@@ -226,6 +226,8 @@ def main() -> None:
         "hands_per_s": round(rounds_per_s * table_hands),
         "lfl_hands_per_s": round(lfl),
         "python": sys.version.split()[0],
+        "peer_hands_per_s": None,  # None: cardsharp not measured in this run
+        "lfl_vs_peer": None,
     }
     if peer:
         peer_rate = statistics.median(peer)
