@@ -2,7 +2,11 @@
 and recall speed, and the daemon's start on a journal of a million rows.
 
 Run: .venv/bin/python bench/journal_bench.py [--rows N] [--verify-rows N]
-     [--start-rows N] [--dir DIR]
+     [--start-rows N] [--rounds N] [--dir DIR]
+
+0. The table's side (``bench/journal_table.py``): one device event's rows in one commit; the
+   simulated table's rows and commits per round and card-to-prompt p50/p99, journal on disk
+   (``--dir`` must not be a tmpfs: a RAM disk would hide the fsync).
 
 1. Appends, each committed (``synchronous=FULL``); then the same with a sealing state, where
    every 40th row is a ``round_completed`` followed by its seal row and the key file's
@@ -24,12 +28,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from daemon_start import start_to_ready, station_toml
+from journal_table import bench_event_commit, bench_table, filesystem
 
 from controller.journal.recall import recall
 from controller.journal.seal import VerificationKey, new_sealing, save_state
@@ -227,11 +234,19 @@ def main() -> None:
     parser.add_argument(
         "--start-rows", type=int, default=1_000_000, help="journal size for the start-up"
     )
-    parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument("--rounds", type=int, default=200, help="simulated table rounds")
+    parser.add_argument("--dir", type=Path, default=Path.cwd(), help="a directory on disk")
     args = parser.parse_args()
+    kind = filesystem(args.dir)
+    if kind in ("tmpfs", "ramfs"):
+        parser.error(f"{args.dir} is on {kind}: the journal's figures need a disk (fsync)")
+    configure_logging(level="error", form="console", stream=sys.stderr)
+    print(f"journal on disk: {args.dir} ({kind}), load average {os.getloadavg()[0]:.1f}")
     figures: dict[str, float] = {"rows": args.rows, "verify_rows": args.verify_rows}
-    with tempfile.TemporaryDirectory(dir=args.dir) as folder:
+    with tempfile.TemporaryDirectory(prefix="journal-bench-", dir=args.dir) as folder:
         bench_appends(Path(folder), args.rows, figures)
+        bench_event_commit(Path(folder), max(args.rows // 3, 1), figures)
+        bench_table(Path(folder), args.rounds, figures)
         bench_sealing(Path(folder), args.rows, figures)
         bench_reading(Path(folder), args.verify_rows, figures)
         bench_start(Path(folder), args.start_rows, figures)

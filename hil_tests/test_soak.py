@@ -2,7 +2,7 @@
 
 The simulated table of ``dealer-station simulate`` (real daemon, drivers, transports; a
 dealer who follows the panel) plays ``--soak-rounds`` rounds (default in ``conftest.py``:
-2,500, 55-80 s on this busy 2-core VM, 35-45 rounds/s with 7 seats and faults) with device
+300, a short soak for the test command; ``bench/soak_bench.py`` runs the long one) with device
 faults injected (foreign cards, shoe and reader cables pulled, reader misreads) and a noisy
 shoe line. Every card the shoe double dealt, across every load, must be in the journal
 exactly once, and the chain must verify.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from controller.rules.cards import RANK_POINTS, Card, Rank
+from controller.rules.cards import Card, Rank
 
 BLACKJACK_TOTAL = 21
 _ACE = Rank.ACE
@@ -17,9 +17,9 @@ def hand_total(cards: Sequence[Card]) -> tuple[int, bool]:
     hard = 0
     ace = False
     for card in cards:
-        rank = card.rank
-        hard += RANK_POINTS[rank]
-        if rank is _ACE:
+        points = card.points
+        hard += points
+        if points == 1:
             ace = True
     if ace and hard + 10 <= BLACKJACK_TOTAL:
         return hard + 10, True
@@ -70,6 +70,7 @@ class PlayerHand:
         "has_ace",
         "index",
         "seat",
+        "settled",
         "status",
         "wager",
     )
@@ -84,13 +85,14 @@ class PlayerHand:
         self.double_cents = 0
         self.from_split = from_split
         self.status = HandStatus.PLAYING
+        self.settled = False  # its main wager has a payment (set by the round engine)
 
     def add(self, card: Card) -> None:
         """Add a card and update the running totals."""
         self.cards.append(card)
-        rank = card.rank
-        self.hard += RANK_POINTS[rank]
-        if rank is _ACE:
+        points = card.points
+        self.hard += points
+        if points == 1:
             self.has_ace = True
 
     @property
@@ -113,7 +115,9 @@ class PlayerHand:
     @property
     def is_blackjack(self) -> bool:
         """Blackjack: ace + J/Q/K as the first two cards of an unsplit hand."""
-        return not self.from_split and len(self.cards) == 2 and is_blackjack_pair(*self.cards)
+        # The only 10-point cards of a Spanish deck are J, Q and K: two cards with an ace
+        # and a hard total of 11 are an ace and a J/Q/K. Read from the running totals.
+        return self.hard == 11 and self.has_ace and not self.from_split and len(self.cards) == 2
 
     @property
     def is_split_aces(self) -> bool:
