@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
+from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_panel import PanelConfig, parse_panel
 from controller.service.config_schema import ConfigError, Section
 
@@ -121,6 +122,7 @@ class StationConfig:
     devices: Devices
     journal: JournalSettings
     logging: LoggingSettings
+    floor: FloorSettings | None = None  # no [floor] section: the station ships nothing
 
 
 def load_config(path: Path | str) -> StationConfig:
@@ -182,6 +184,8 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
         journal_section.done()
         journal = JournalSettings(source.parent / journal_path)  # relative: beside the file
     logging = _logging(top.section("logging", required=False))
+    floor_section = top.section("floor", required=False)
+    floor = parse_floor(floor_section, source.parent) if floor_section is not None else None
     top.done()
     if shuffler is not None and shuffler.max_decks < decks:
         raise ConfigError(
@@ -189,7 +193,9 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
             "devices.shuffler.max_decks",
             f"the shuffler takes {shuffler.max_decks} decks, the table uses {decks} (decks)",
         )
-    return StationConfig(source, table_id, profile, decks, options, devices, journal, logging)
+    return StationConfig(
+        source, table_id, profile, decks, options, devices, journal, logging, floor
+    )
 
 
 def _serial_device(section: Section | None) -> SerialDevice:
