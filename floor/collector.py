@@ -76,7 +76,7 @@ class Collector:
         with psycopg.connect(self.config.conninfo) as conn:
             migrate(conn)
         self._writer.start()
-        properties = Properties(PacketTypes.CONNECT)
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = SESSION_SECONDS
         broker = self.config.broker
         self._client.connect_async(
@@ -89,6 +89,7 @@ class Collector:
         self.stopping.set()
         self._client.disconnect()
         self._client.loop_stop()
+        self._client.reinitialise()  # closes the wake-up socket pair loop_start() opened
         if self._writer.is_alive():
             self._writer.join(10)
 
@@ -157,14 +158,3 @@ class Collector:
             except queue.Empty:
                 break
         return batch
-
-
-def run_until(collector: Collector, stop: threading.Event) -> None:
-    """Run ``collector`` until ``stop`` is set."""
-    collector.start()
-    try:
-        while not stop.wait(1.0):
-            pass
-    finally:
-        collector.stop()
-

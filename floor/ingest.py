@@ -190,8 +190,7 @@ class Ingest:
                 state,
                 done,
                 "rollback",
-                f"{what}: the station's last row is {head_id}, the floor holds"
-                f" {state.anchor_row}",
+                f"{what}: the station's last row is {head_id}, the floor holds {state.anchor_row}",
             )
         old_fault = (state.status or {}).get("fault")
         if status.fault != old_fault:
@@ -228,8 +227,7 @@ class Ingest:
 
     def _stored_hashes(self, table: str, first: int, last: int) -> dict[int, str]:
         rows = self.conn.execute(
-            "SELECT row_id, hash FROM journal_row WHERE table_id = %s"
-            " AND row_id BETWEEN %s AND %s",
+            "SELECT row_id, hash FROM journal_row WHERE table_id = %s AND row_id BETWEEN %s AND %s",
             (table, first, last),
         ).fetchall()
         return {row_id: digest for row_id, digest in rows}
@@ -241,21 +239,14 @@ class Ingest:
             with cur.copy(f"COPY journal_row ({_COLUMNS}) FROM STDIN") as copy:
                 for state in tables:
                     for r in state.new_rows:
-                        copy.write_row(
-                            (state.table, r.id, r.ts, r.kind, r.round_no, r.data_text)
-                            + (r.prev_hash, r.hash)
-                        )
+                        copy.write_row(_values(state.table, r))
                         done.stored += 1
             for state in tables:
                 if state.quarantine:
                     cur.executemany(
                         f"INSERT INTO quarantine_row ({_COLUMNS}) VALUES"
                         " (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                        [
-                            (state.table, r.id, r.ts, r.kind, r.round_no, r.data_text)
-                            + (r.prev_hash, r.hash)
-                            for r in state.quarantine
-                        ],
+                        [_values(state.table, r) for r in state.quarantine],
                     )
                 ended = [r for r in state.new_rows if r.kind in ROUND_ENDS]
                 for row in ended:
@@ -295,3 +286,7 @@ class Ingest:
                 row.round_no,
             ),
         )
+
+
+def _values(table: str, r: Row) -> tuple[Any, ...]:
+    return (table, r.id, r.ts, r.kind, r.round_no, r.data_text, r.prev_hash, r.hash)

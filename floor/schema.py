@@ -44,7 +44,9 @@ def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
             "CREATE TABLE IF NOT EXISTS schema_migration (version integer PRIMARY KEY,"
             " name text NOT NULL, applied timestamptz NOT NULL DEFAULT now())"
         )
-        done = {v for (v,) in conn.execute("SELECT version FROM schema_migration")}
+        done: set[int] = {
+            int(str(v)) for (v,) in conn.execute("SELECT version FROM schema_migration")
+        }
         known = migrations()
         unknown = done - {v for v, _, _ in known}
         if unknown:

@@ -4,11 +4,12 @@ The station (``controller.service.shipper``) publishes; the floor's collector
 (``floor.collector``) reads and acknowledges. Both sides use this one codec, so the format
 has one definition. Every message is one JSON object with ``"v": 1``:
 
-| topic | from | payload |
-|---|---|---|
-| ``floor/TABLE/rows`` | station | ``{"v", "table", "rows": [[id, ts, kind, round, data, prev_hash, hash], ...]}``: consecutive committed rows, ``data`` the stored canonical JSON text |
-| ``floor/TABLE/status`` | station | ``{"v", "table", "ts", "state", "round", "fault", "devices", "head", "acked"}``: no card, ever |
-| ``floor/TABLE/ack`` | collector | ``{"v", "row", "hash", "rewind"}``: the collector holds every row up to ``row``; with ``rewind`` it asks for the rows after ``row`` again |
+- ``floor/TABLE/rows`` (station): ``{"v", "table", "rows": [[id, ts, kind, round, data,
+  prev_hash, hash], ...]}``, consecutive committed rows, ``data`` the stored canonical JSON.
+- ``floor/TABLE/status`` (station): ``{"v", "table", "ts", "state", "round", "fault",
+  "devices", "head", "acked"}``; never a card.
+- ``floor/TABLE/ack`` (collector): ``{"v", "row", "hash", "rewind"}``: the collector holds
+  every row up to ``row``; with ``rewind`` it asks for the rows after ``row`` again.
 
 ``head`` is the station's last committed row ``[id, hash]``: the collector compares it with
 the anchor it keeps to see a station that came back behind its own history. The decoder

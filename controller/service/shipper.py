@@ -124,33 +124,46 @@ class Shipper:
         client.connect_async(self.settings.host, self.settings.port, keepalive=15)
         client.loop_start()
         last_status: Status | None = None
-        status_sent = 0.0
+        self._status_sent = 0.0
         try:
             while not self._stopping.is_set():
-                if conn is None:
-                    conn = self._open()
-                self._handle_inbox(conn)
-                if conn is not None:
-                    self._scan(conn)
-                    now = time.monotonic()
-                    if self._connected:
-                        self._send_rows(client, conn, now)
-                        status = self.outbox.status()
-                        if (
-                            last_status is None
-                            or _changed(status, last_status)
-                            or now - status_sent >= self.settings.status_interval
-                        ):
-                            client.publish(
-                                topic(self.table, "status"), encode_status(status), qos=1
-                            )
-                            last_status, status_sent = status, now
+                try:
+                    if conn is None:
+                        conn = self._open()
+                    self._handle_inbox(conn)
+                    if conn is not None:
+                        self._scan(conn)
+                        if self._connected:
+                            last_status = self._publish(client, conn, last_status)
+                except sqlite3.Error as err:
+                    # The journal is being created or replaced: open it again, later.
+                    _log.warning("floor shipper cannot read the journal", error=str(err))
+                    if conn is not None:
+                        conn.close()
+                    conn = None
                 self._wait()
         finally:
             client.disconnect()
             client.loop_stop()
+            client.reinitialise()  # closes the wake-up socket pair loop_start() opened
             if conn is not None:
                 conn.close()
+
+    def _publish(
+        self, client: mqtt.Client, conn: sqlite3.Connection, last: Status | None
+    ) -> Status | None:
+        now = time.monotonic()
+        self._send_rows(client, conn, now)
+        status = self.outbox.status()
+        if (
+            last is None
+            or _changed(status, last)
+            or now - self._status_sent >= self.settings.status_interval
+        ):
+            client.publish(topic(self.table, "status"), encode_status(status), qos=1)
+            self._status_sent = now
+            return status
+        return last
 
     def _wait(self) -> None:
         # The journal has no notification: it is polled (a cheap indexed read); an
@@ -164,7 +177,11 @@ class Shipper:
         except (FileNotFoundError, ValueError):
             return None  # no journal yet: the station creates it at start
         acked, digest = load_ack(ack_path(self.journal))
-        stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (acked,)).fetchone()
+        try:
+            stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (acked,)).fetchone()
+        except sqlite3.Error:
+            conn.close()
+            return None  # the station is creating the journal's tables
         if acked and (stored is None or stored[0] != digest):
             _log.warning("floor acknowledgement does not match the journal: sending all again")
             acked, digest = 0, GENESIS_HASH
