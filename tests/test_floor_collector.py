@@ -229,7 +229,11 @@ def test_a_station_behind_its_anchor_then_forking_is_quarantined_not_merged(
         with Journal.open(restored) as station:
             station.append("dealer_change", {})
         assert wait_for(
-            lambda: query(floor_database, "SELECT 1 FROM quarantine_row WHERE table_id = 'T08'"),
+            lambda: query(
+                floor_database,
+                "SELECT 1 FROM quarantine_row WHERE table_id = 'T08' AND row_id = %s",
+                keep + 1,
+            ),
             15,
         )
     finally:
