@@ -146,7 +146,10 @@ class Ingest:
                 return
             state.new_rows.append(row)
             state.anchor_row, state.anchor_hash, state.anchor_ts = row.id, row.hash, row.ts
-        state.ack = Ack(state.anchor_row, state.anchor_hash)
+        # The message's last row, now held: the anchor itself when the rows reached past
+        # it, else a row the station certainly has (a copy sent again after a lost ack).
+        if rows:
+            state.ack = Ack(rows[-1].id, rows[-1].hash)
 
     def _check(self, state: _Table, row: Row) -> tuple[str, str] | None:
         if row.prev_hash != state.anchor_hash:
