@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Any, Final
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import psycopg
 import structlog
 from paho.mqtt.enums import CallbackAPIVersion
-from paho.mqtt.packettypes import PacketTypes
-from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.journal.wire import (
@@ -38,7 +36,6 @@ from floor.schema import migrate
 from floor.seals import SealCheck, no_seals
 
 _log = structlog.get_logger("dealer_station.floor.collector")
-SESSION_SECONDS: Final = 3600  # the broker keeps the collector's session this long
 
 
 class Collector:
@@ -76,12 +73,11 @@ class Collector:
         with psycopg.connect(self.config.conninfo) as conn:
             migrate(conn)
         self._writer.start()
-        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
-        properties.SessionExpiryInterval = SESSION_SECONDS
+        # A clean session that ends with the connection: a collector that dies must not
+        # keep a share of the stations' messages queued for it on the broker. Nothing is
+        # lost by it: a row counts as delivered only once a collector has acknowledged it.
         broker = self.config.broker
-        self._client.connect_async(
-            broker.host, broker.port, keepalive=15, clean_start=False, properties=properties
-        )
+        self._client.connect_async(broker.host, broker.port, keepalive=15, clean_start=True)
         self._client.loop_start()
 
     def stop(self) -> None:
