@@ -128,3 +128,37 @@ def station_settings(broker: Broker, table: str, **changes: Any) -> Any:
     }
     values.update(changes)
     return FloorSettings(**values)
+
+
+def write_floor_toml(broker: Broker, database: Database, path: Path, client_id: str) -> Path:
+    """A ``floor.toml`` file for ``dealer-station floor collect`` on these servers."""
+    path.write_text(
+        f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "collector"\n'
+        f'password_file = "{broker.password_file("collector")}"\n'
+        f'ca_file = "{broker.ca_file}"\nclient_id = "{client_id}"\n'
+        f'[database]\nconninfo = "{database.conninfo}"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def start_collector_process(config: Path) -> subprocess.Popen[bytes]:
+    """``dealer-station floor collect --config FILE`` as a child process."""
+    with config.with_suffix(".log").open("wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "controller.cli.main", "floor", "collect", "--config",
+             str(config)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+
+def row_count(journal: Path) -> int:
+    """How many rows the journal holds now (0 before it exists)."""
+    try:
+        with sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True) as conn:
+            (count,) = conn.execute("SELECT count(*) FROM journal").fetchone()
+        conn.close()
+    except sqlite3.Error:
+        return 0
+    return int(count)
