@@ -99,7 +99,7 @@ class Outbox:
             self.open_round = (number, row.id)
         if kind in ROUND_ENDS and number is not None:
             self.last_closed_round = max(self.last_closed_round, number)
-            if self.open_round is not None and self.open_round[0] <= number:
+            if self.open_round is not None and self.open_round[0] == number:
                 self.open_round = None
         # Status: only these kinds, and only their non-card fields.
         if kind == "prompt":
