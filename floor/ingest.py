@@ -270,6 +270,8 @@ class Ingest:
                 )
                 if state.ack is not None:
                     done.acks[state.table] = state.ack
+            # The monitors listening show the change at once (delivered at the commit).
+            cur.execute("NOTIFY floor_changed")
 
     def _round_result(self, cur: psycopg.Cursor[tuple[Any, ...]], table: str, row: Row) -> None:
         # The house result is minus the players' net over the round's settled wagers
