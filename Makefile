@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test system-deps lint typecheck unit bench systemd-check clean
+.PHONY: run test system-deps lint typecheck unit bench systemd-check clean deb vm-test
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,14 +18,28 @@ SIM_JOURNAL ?= simulation-$(shell date +%Y%m%d-%H%M%S).sqlite3
 run: $(STAMP)
 	$(BIN)/dealer-station simulate --rounds 200 --seed 1 --journal $(SIM_JOURNAL)
 
-## The whole test suite: lint, format, types, unit and HIL tests.
-## Debian packages the tests need: systemd-analyze, -sysusers and -tmpfiles check the units.
+## The whole test suite: lint, format, types, unit and HIL tests, and the boot test.
+## Debian packages the tests need: systemd-analyze, -sysusers and -tmpfiles check the units;
+## debhelper, dh-virtualenv, a C compiler and python3.11-dev build the .deb (make deb),
+## lintian checks it; mmdebstrap, mkfs.ext4 and QEMU boot it (make vm-test).
+SYSTEM_COMMANDS := systemd-analyze dpkg-buildpackage dh_virtualenv gcc lintian mmdebstrap \
+    mkfs.ext4 qemu-system-x86_64
 system-deps:
-	@command -v systemd-analyze >/dev/null || { \
+	@missing=; for c in $(SYSTEM_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
+	[ -f /usr/include/python3.11/Python.h ] || missing="$$missing Python.h"; \
+	[ -z "$$missing" ] || { echo "system-deps: installing for$$missing"; \
 	    if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd; }
+	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86; }
 
-test: system-deps lint typecheck unit
+test: system-deps lint typecheck unit vm-test
+
+## The Debian package, build/deb/dealer-station_<version>_<arch>.deb (debian/, dh-virtualenv).
+deb: system-deps
+	$(PYTHON) vm_tests/debbuild.py
+
+## The package booted in a Debian 12 VM under QEMU with the devices on USB (vm_tests/).
+vm-test: system-deps $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider vm_tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -12,6 +12,7 @@ import pytest
 from controller.service.config import (
     PayTable,
     Profile,
+    SerialDevice,
     StationConfig,
     load_config,
     parse_config,
@@ -272,3 +273,27 @@ def test_files_that_cannot_be_read(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ConfigError, match="not UTF-8"):
         load_config(binary)
+
+
+def _with_panel_board(data: dict[str, Any]) -> dict[str, Any]:
+    data["devices"]["panel_board"] = {"port": "/dev/dealer-panel", "serial": "PNL-1"}
+    return data
+
+
+def test_a_panel_board_on_serial_instead_of_gpio_pins() -> None:
+    data = _with_panel_board(example())
+    del data["devices"]["panel"]
+    panel = parse(data).devices.panel
+    assert panel == SerialDevice(Path("/dev/dealer-panel"), "PNL-1")
+
+
+def test_the_panel_is_pins_or_a_board_not_both_and_not_neither() -> None:
+    both = _with_panel_board(example())
+    assert "devices.panel_board: set beside devices.panel" in error_of(both)
+    neither = example()
+    del neither["devices"]["panel"]
+    assert "devices.panel: missing" in error_of(neither)
+    bad = _with_panel_board(example())
+    del bad["devices"]["panel"]
+    bad["devices"]["panel_board"]["port"] = "COM3"
+    assert "devices.panel_board.port: 'COM3' is not a device path" in error_of(bad)

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("controller.service.daemon", "run the station daemon (under systemd)"),
     "simulate": ("controller.cli.simulate", "run the whole station against simulated devices"),
     "replay": ("controller.cli.replay", "replay one round from a script and print its settlement"),
+    "doubles": ("drivers.simulated.serve", "serve device doubles on ptys or unix sockets"),
 }
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
+from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
 from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_panel import PanelConfig, parse_panel
 from controller.service.config_schema import ConfigError, Section
@@ -87,19 +88,22 @@ class UsbDevice:
 
 @dataclass(frozen=True, slots=True)
 class Devices:
-    """The table's devices; a missing shuffler or card reader is ``None``."""
+    """The table's devices; a missing shuffler or card reader is ``None``. The panel is
+    wired to GPIO (``[devices.panel]``, a :class:`PanelConfig`) or is a panel board on a
+    serial port (``[devices.panel_board]``, a :class:`SerialDevice`)."""
 
     shoe: SerialDevice
-    panel: PanelConfig
+    panel: PanelConfig | SerialDevice
     shuffler: ShufflerDevice | None = None
     card_reader: UsbDevice | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class JournalSettings:
-    """Where the audit journal lives."""
+    """Where the audit journal and its sealing state (``journal setup-keys``) live."""
 
     path: Path = DEFAULT_JOURNAL_PATH
+    sealing_key: Path = DEFAULT_SEALING_PATH
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,9 +175,21 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
         )
     reader_section = devices_section.section("card_reader", required=False)
     card_reader = _usb_device(reader_section) if reader_section is not None else None
-    panel_section = devices_section.section("panel", required=True)
-    assert panel_section is not None
-    panel = parse_panel(panel_section)
+    panel_section = devices_section.section("panel", required=False)
+    board_section = devices_section.section("panel_board", required=False)
+    panel: PanelConfig | SerialDevice
+    if panel_section is not None and board_section is not None:
+        raise devices_section.error(
+            "panel_board", "set beside devices.panel: the panel is GPIO pins or a board, not both"
+        )
+    if board_section is not None:
+        panel = _serial_device(board_section)
+    elif panel_section is not None:
+        panel = parse_panel(panel_section)
+    else:
+        raise devices_section.error(
+            "panel", "missing: the GPIO pin map, or [devices.panel_board] for a panel board"
+        )
     devices_section.done()
     devices = Devices(shoe=shoe, panel=panel, shuffler=shuffler, card_reader=card_reader)
     options = _options(options_section, profile, decks, devices)
@@ -181,8 +197,10 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
     journal = JournalSettings()
     if journal_section is not None:
         journal_path = Path(journal_section.get("path", str, str(DEFAULT_JOURNAL_PATH)))
+        sealing = Path(journal_section.get("sealing_key", str, str(DEFAULT_SEALING_PATH)))
         journal_section.done()
-        journal = JournalSettings(source.parent / journal_path)  # relative: beside the file
+        # Relative paths: beside the file.
+        journal = JournalSettings(source.parent / journal_path, source.parent / sealing)
     logging = _logging(top.section("logging", required=False))
     floor_section = top.section("floor", required=False)
     floor = parse_floor(floor_section, source.parent) if floor_section is not None else None

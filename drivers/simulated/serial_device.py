@@ -1,22 +1,74 @@
-"""A device double on a simulated serial cable: ``DeviceFirmware`` behind a ``PtyPort``."""
+"""A device double on a simulated serial cable: ``DeviceFirmware`` behind a byte port.
+
+The port is a :class:`PtyPort` by default (the station opens the pty's path with pyserial);
+``port_factory`` puts the same double on another byte stream, such as the unix socket of
+a QEMU ``usb-serial`` chardev (:class:`drivers.simulated.socket_port.SocketPort`).
+"""
 
 from __future__ import annotations
 
 from abc import ABC
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from drivers.serial_transport import SerialSettings
 from drivers.simulated.firmware import DeviceFirmware
+from drivers.simulated.line_noise import Manipulator
 from drivers.simulated.pty_port import PtyPort
 
 
-class SerialDeviceDouble(DeviceFirmware, ABC):
-    """A double whose station side opens ``path`` with pyserial. Plugged in at creation."""
+class BytePort(Protocol):
+    """What a double needs of its cable (``PtyPort`` and ``SocketPort`` provide it)."""
 
-    def __init__(self, path: Path, serial_number: str, **kwargs: Any) -> None:
+    path: Path
+    manipulator: Manipulator | None
+
+    @property
+    def plugged(self) -> bool:
+        """Whether the cable is plugged in."""
+        ...
+
+    def plug(self) -> None:
+        """Plug the cable in."""
+
+    def unplug(self) -> None:
+        """Pull the cable."""
+
+    def close(self) -> None:
+        """Unplug for good."""
+
+    def stall(self, stalled: bool) -> None:
+        """Stop (or resume) draining what the station writes."""
+
+    def write(self, data: bytes) -> bool:
+        """Send bytes to the station; False when unplugged."""
+        ...
+
+
+#: Builds a port at ``path`` that hands bytes to ``on_data`` and ticks ``on_tick``.
+PortFactory = Callable[[Path, Callable[[bytes], None], Callable[[], None]], BytePort]
+
+
+def pty_port(path: Path, on_data: Callable[[bytes], None], on_tick: Callable[[], None]) -> PtyPort:
+    """The default port: a pseudo-terminal published at ``path``."""
+    return PtyPort(path, on_data, on_tick=on_tick)
+
+
+class SerialDeviceDouble(DeviceFirmware, ABC):
+    """A double whose station side opens ``path`` with pyserial (or, with another
+    ``port_factory``, reaches it over another byte stream). Plugged in at creation."""
+
+    def __init__(
+        self,
+        path: Path,
+        serial_number: str,
+        *,
+        port_factory: PortFactory = pty_port,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(serial_number, **kwargs)
-        self.port = PtyPort(path, self.receive, on_tick=self.tick)
+        self.port: BytePort = port_factory(path, self.receive, self.tick)
         self.transmit = self.port.write
         self.port.plug()
 

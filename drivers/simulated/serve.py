@@ -1,0 +1,435 @@
+"""Device doubles in their own process: ``dealer-station doubles`` (or
+``python -m drivers.simulated.serve``).
+
+The shoe, shuffler and panel-board doubles (the same classes the in-process rig uses) each
+speak the real wire protocol over a byte stream given on the command line:
+
+* ``pty:PATH``: a pseudo-terminal the process creates, published as a symlink at ``PATH``
+  (the station opens ``PATH`` with pyserial);
+* ``unix:PATH``: a unix socket the double *serves* (binds ``PATH``; QEMU connects as the
+  client with ``-chardev socket,id=ID,path=PATH,reconnect=1``);
+* ``unix-connect:PATH``: a unix socket the double *connects to* (QEMU serves it with
+  ``-chardev socket,id=ID,path=PATH,server=on,wait=off``); retried until it exists.
+
+A control socket (``--control PATH``) takes one JSON object per line and answers one per
+line: ``{"device": "shoe", "call": "deal"}`` -> ``{"ok": true, "result": "7S"}``. Calls
+are the doubles' own control methods (the table below), ``get``/``set`` of a listed
+attribute and ``wait`` (until an attribute or a lamp has a value, with a deadline, so a
+test waits on a condition instead of sleeping). A malformed or unknown request gets
+``{"ok": false, "error": "one line"}`` and the connection stays up.
+:mod:`drivers.simulated.serve_client` is the client.
+
+When every port and the control socket are up, the process prints one JSON line on stdout
+(``{"ready": true, "control": ..., "devices": {"shoe": {"endpoint": ..., "serial": ...,
+"tty": ...}}}``; ``tty`` is the pty's own /dev/pts path), then serves until SIGTERM or
+SIGINT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import socketserver
+import struct
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from enum import Enum
+from functools import partial
+from pathlib import Path
+from typing import Any, Final
+
+import firmware_bridge as fb
+from controller.rules.cards import Card, parse_card
+from drivers.hal import Button, Led, LedMode, WagerSpot
+from drivers.simulated.firmware import DeviceFirmware
+from drivers.simulated.panel import PanelDouble
+from drivers.simulated.pty_port import PtyPort
+from drivers.simulated.rig import FAST_TIMING
+from drivers.simulated.serial_device import BytePort, PortFactory, SerialDeviceDouble
+from drivers.simulated.shoe import ShoeDouble
+from drivers.simulated.shuffler import ShufflerDouble
+from drivers.simulated.socket_port import SocketPort
+
+KINDS: Final = ("shoe", "shuffler", "panel")
+DEFAULT_SERIALS: Final = {"shoe": "SHOE-0001", "shuffler": "SHUF-0001", "panel": "PANEL-0001"}
+_DOUBLES: Final[dict[str, type[SerialDeviceDouble]]] = {
+    "shoe": ShoeDouble,
+    "shuffler": ShufflerDouble,
+    "panel": PanelDouble,
+}
+MAX_LINE: Final = 64 * 1024  # a control request longer than this is refused
+
+
+class RequestError(Exception):
+    """A control request that cannot be carried out; the text is one line."""
+
+
+# --- endpoints ----------------------------------------------------------------------------
+
+
+def port_factory(spec: str) -> tuple[Path, PortFactory]:
+    """The path and port factory of an endpoint ``pty:PATH``, ``unix:PATH`` or
+    ``unix-connect:PATH``.
+
+    Raises:
+        ValueError: for any other form (one line).
+    """
+    scheme, sep, path = spec.partition(":")
+    if not sep or not path:
+        raise ValueError(f"{spec!r}: expected pty:PATH, unix:PATH or unix-connect:PATH")
+
+    def pty(p: Path, on_data: Callable[[bytes], None], on_tick: Callable[[], None]) -> BytePort:
+        return PtyPort(p, on_data, on_tick=on_tick)
+
+    def sock(
+        listen: bool, p: Path, on_data: Callable[[bytes], None], on_tick: Callable[[], None]
+    ) -> BytePort:
+        return SocketPort(p, on_data, on_tick=on_tick, listen=listen)
+
+    factories: dict[str, PortFactory] = {
+        "pty": pty,
+        "unix": partial(sock, True),
+        "unix-connect": partial(sock, False),
+    }
+    if scheme not in factories:
+        raise ValueError(f"{spec!r}: unknown endpoint kind {scheme!r} (pty, unix, unix-connect)")
+    return Path(path), factories[scheme]
+
+
+# --- what the control socket may ask ------------------------------------------------------
+
+
+def _enum(kind: type[Enum], value: Any) -> Any:
+    try:
+        return kind(value)
+    except ValueError:
+        names = ", ".join(str(m.value) for m in kind)
+        raise RequestError(f"{value!r} is not a {kind.__name__} ({names})") from None
+
+
+def _cards(values: Any) -> list[Card]:
+    if not isinstance(values, list):
+        raise RequestError('cards: expected a list such as ["7S", "KH"]')
+    return [parse_card(v) for v in values]
+
+
+def _rank_counts(values: Any) -> dict[int, int]:
+    if not isinstance(values, dict):
+        raise RequestError('per_rank: expected an object such as {"1": 24, "10": 1}')
+    return {int(rank): int(count) for rank, count in values.items()}
+
+
+Call = Callable[..., Any]
+_COMMON: Final[dict[str, Call]] = {
+    "unplug": lambda d: d.unplug(),
+    "plug": lambda d: d.plug(),
+    "power_cycle": lambda d: d.power_cycle(),
+    "drop_acks": lambda d, count: d.drop_acks(int(count)),
+    "duplicate_acks": lambda d, count: d.duplicate_acks(int(count)),
+    "wait_idle": lambda d, timeout=5.0: d.wait_idle(float(timeout)),
+}
+CALLS: Final[dict[str, dict[str, Call]]] = {
+    "shoe": {
+        "load_shuffled": lambda d, decks=6, seed=0, cover_at=None: d.load_shuffled(
+            int(decks), int(seed), cover_at
+        ),
+        "load": lambda d, cards, cover_at=None: d.load(_cards(cards), cover_at),
+        "restock": lambda d, cards, cover_at=None: d.restock(_cards(cards), cover_at),
+        "deal": lambda d: d.deal(),
+        "deal_ten": lambda d, suit="S": d.deal_ten(str(suit)),
+        "deal_code": lambda d, rank, suit: d.deal_code(int(rank), str(suit)),
+        "repeat_last": lambda d: d.repeat_last(),
+    },
+    "shuffler": {
+        "jam": lambda d: d.jam(),
+        "clear_jam": lambda d: d.clear_jam(),
+        "open_door": lambda d: d.open_door(),
+        "close_door": lambda d: d.close_door(),
+        "report_error": lambda d, code, text: d.report_error(int(code), str(text)),
+        "set_result": lambda d, per_rank: d.set_result(_rank_counts(per_rank)),
+    },
+    "panel": {
+        "press": lambda d, button: d.press(_enum(Button, button)),
+        "press_code": lambda d, code: d.press_code(int(code)),
+        "turn_key": lambda d, on: d.turn_key(bool(on)),
+        "place_wager": lambda d, seat, spot, present=True, cents=None: d.place_wager(
+            int(seat), _enum(WagerSpot, spot), bool(present), None if cents is None else int(cents)
+        ),
+        "lamp": lambda d, led: d.lamp(_enum(Led, led)),
+    },
+}
+READABLE: Final = {
+    "shoe": {"remaining", "draws", "dealt"},
+    "shuffler": {"batches", "state", "jammed", "door_open"},
+    "panel": {"lamps", "unknown_lamps"},
+}
+COMMON_READABLE: Final = {"connected", "unconfirmed", "sessions", "serial_number", "refusals"}
+SETTABLE: Final = {"silent": bool, "reply_delay": float, "hello_serial": str, "wire_version": int}
+
+
+def plain(value: Any) -> Any:
+    """``value`` as JSON: cards and enums as their text, mappings and sequences inside."""
+    if isinstance(value, Card):
+        return value.text
+    if isinstance(value, Enum):
+        return value.value if isinstance(value.value, str | int) else value.name
+    if isinstance(value, Mapping):
+        return {str(plain(k)): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+class Doubles:
+    """The doubles one process serves, by kind."""
+
+    def __init__(self, doubles: Mapping[str, SerialDeviceDouble]) -> None:
+        self.doubles = dict(doubles)
+
+    def close(self) -> None:
+        """Unplug every double for good."""
+        for double in self.doubles.values():
+            double.close()
+
+    def handle(self, request: Any) -> Any:
+        """Carry out one decoded request; returns the plain result.
+
+        Raises:
+            RequestError: for anything the request gets wrong.
+        """
+        if not isinstance(request, dict):
+            raise RequestError("a request is a JSON object")
+        kind = request.get("device")
+        double = self.doubles.get(kind) if isinstance(kind, str) else None
+        if double is None:
+            raise RequestError(f"no device {kind!r} here (have {', '.join(self.doubles)})")
+        assert isinstance(kind, str)
+        call = request.get("call")
+        args = request.get("args", [])
+        kwargs = request.get("kwargs", {})
+        if not isinstance(args, list) or not isinstance(kwargs, dict):
+            raise RequestError("args is a list and kwargs an object")
+        if call == "get":
+            return plain(getattr(double, self._readable(kind, args)))
+        if call == "set":
+            return self._set(double, args)
+        if call == "wait":
+            return self._wait(kind, double, args, kwargs)
+        table = {**_COMMON, **CALLS[kind]}
+        function = table.get(call) if isinstance(call, str) else None
+        if function is None:
+            raise RequestError(f"{kind} has no call {call!r} ({', '.join(sorted(table))})")
+        try:
+            return plain(function(double, *args, **kwargs))
+        except RequestError:
+            raise
+        except (
+            TypeError,
+            ValueError,
+            KeyError,
+            AttributeError,
+            ArithmeticError,
+            struct.error,
+        ) as err:
+            raise RequestError(f"{kind}.{call}: {err}") from err
+
+    @staticmethod
+    def _readable(kind: str, args: list[Any]) -> str:
+        name = args[0] if len(args) == 1 else None
+        if not isinstance(name, str) or name not in READABLE[kind] | COMMON_READABLE:
+            raise RequestError(f"get: {kind} has no readable attribute {name!r}")
+        return str(name)
+
+    @staticmethod
+    def _set(double: DeviceFirmware, args: list[Any]) -> None:
+        if len(args) != 2 or not isinstance(args[0], str) or args[0] not in SETTABLE:
+            raise RequestError(f"set: expected [name, value], name one of {', '.join(SETTABLE)}")
+        name, value = args
+        try:
+            converted = SETTABLE[name](value)
+            if name == "wire_version" and not 0 <= converted <= 0xFF:
+                raise ValueError(f"{converted} is not a protocol version byte")
+            if name == "reply_delay" and not 0 <= converted <= 60:
+                raise ValueError(f"{converted} is not a delay of 0..60 s")
+            setattr(double, name, converted)
+        except (TypeError, ValueError, OverflowError) as err:
+            raise RequestError(f"set {name}: {err}") from err
+
+    def _wait(self, kind: str, double: DeviceFirmware, args: list[Any], kw: dict[str, Any]) -> bool:
+        """``wait [name, value]`` (or ``[lamp, LED, MODE]`` on the panel), ``timeout`` in kw."""
+        try:
+            timeout = min(float(kw.get("timeout", 5.0)), 600.0)
+        except (TypeError, ValueError):
+            raise RequestError("wait: timeout is a number of seconds") from None
+        if kind == "panel" and len(args) == 3 and args[0] == "lamp":
+            led, mode = _enum(Led, args[1]), _enum(LedMode, args[2])
+            assert isinstance(double, PanelDouble)
+            panel = double
+            return double.wait_for(lambda: panel.lamp(led) is mode, timeout)
+        if len(args) != 2:
+            raise RequestError('wait: expected [name, value] or ["lamp", LED, MODE]')
+        name = self._readable(kind, args[:1])
+        wanted = args[1]
+        return double.wait_for(lambda: plain(getattr(double, name)) == wanted, timeout)
+
+
+def answer(doubles: Doubles, line: bytes) -> dict[str, Any]:
+    """The answer to one request line (never raises for bad input)."""
+    try:
+        request = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as err:
+        return {"ok": False, "error": f"not a JSON line: {err}"}
+    try:
+        return {"ok": True, "result": doubles.handle(request)}
+    except RequestError as err:
+        return {"ok": False, "error": str(err)}
+    except fb.ProtocolError as err:
+        return {"ok": False, "error": f"protocol: {err}"}
+    except Exception as err:  # a hostile call reached a double's own checks
+        if type(err).__module__.startswith(("controller.rules", "drivers")):
+            return {"ok": False, "error": f"{type(err).__name__}: {err}"}
+        raise
+
+
+class ControlServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    """The control socket: one thread per client, one JSON line per request."""
+
+    daemon_threads = True
+
+    def __init__(self, path: Path, doubles: Doubles) -> None:
+        self.doubles = doubles
+        path.unlink(missing_ok=True)
+        super().__init__(str(path), _ControlHandler)
+
+
+class _ControlHandler(socketserver.StreamRequestHandler):
+    server: ControlServer
+
+    def handle(self) -> None:
+        while True:
+            line = self.rfile.readline(MAX_LINE + 1)
+            if not line:
+                return
+            if len(line) > MAX_LINE:
+                reply: dict[str, Any] = {"ok": False, "error": f"request over {MAX_LINE} bytes"}
+                self.wfile.write(json.dumps(reply).encode() + b"\n")
+                return
+            reply = answer(self.server.doubles, line)
+            self.wfile.write(json.dumps(reply).encode() + b"\n")
+
+
+# --- the process --------------------------------------------------------------------------
+
+
+def start_doubles(
+    endpoints: Mapping[str, str],
+    serials: Mapping[str, str] | None = None,
+    *,
+    timing: fb.Timing | None = None,
+    seed: int = 0,
+) -> Doubles:
+    """Start a double of each kind in ``endpoints`` (kind -> endpoint spec).
+
+    Raises:
+        ValueError: for an unknown kind or a malformed endpoint (one line).
+    """
+    started: dict[str, SerialDeviceDouble] = {}
+    try:
+        for offset, (kind, spec) in enumerate(endpoints.items()):
+            if kind not in _DOUBLES:
+                raise ValueError(f"unknown device {kind!r} ({', '.join(KINDS)})")
+            path, factory = port_factory(spec)
+            serial = (serials or {}).get(kind, DEFAULT_SERIALS[kind])
+            started[kind] = _DOUBLES[kind](
+                path, serial, port_factory=factory, timing=timing, seed=seed + offset
+            )
+    except BaseException:
+        Doubles(started).close()
+        raise
+    return Doubles(started)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``dealer-station doubles``."""
+    for kind in KINDS:
+        parser.add_argument(
+            f"--{kind}", metavar="ENDPOINT", help="pty:PATH, unix:PATH or unix-connect:PATH"
+        )
+        parser.add_argument(
+            f"--{kind}-serial",
+            metavar="SERIAL",
+            default=DEFAULT_SERIALS[kind],
+            help="the serial number its HELLO reports",
+        )
+    parser.add_argument(
+        "--control", type=Path, required=True, metavar="PATH", help="control socket (JSON lines)"
+    )
+    parser.add_argument(
+        "--timing",
+        choices=("standard", "fast"),
+        default="standard",
+        help="protocol timers: the station's defaults, or the simulated rig's fast ones",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve the doubles until SIGTERM or SIGINT; 2 with one line for bad arguments."""
+    endpoints = {k: getattr(args, k) for k in KINDS if getattr(args, k)}
+    if not endpoints:
+        print("dealer-station doubles: name at least one of --shoe, --shuffler, --panel",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    serials = {k: getattr(args, f"{k}_serial") for k in KINDS}
+    timing = FAST_TIMING if args.timing == "fast" else None
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        doubles = start_doubles(endpoints, serials, timing=timing, seed=args.seed)
+    except (ValueError, OSError) as err:
+        print(f"dealer-station doubles: {err}", file=sys.stderr)
+        return 2
+    try:
+        server = ControlServer(args.control, doubles)
+    except OSError as err:
+        doubles.close()
+        print(f"dealer-station doubles: {args.control}: {err.strerror}", file=sys.stderr)
+        return 2
+    thread = threading.Thread(target=server.serve_forever, name="control", daemon=True)
+    thread.start()
+    print(json.dumps(ready_line(doubles, endpoints, args.control)), flush=True)
+    try:
+        stop.wait()
+    finally:
+        server.shutdown()
+        server.server_close()
+        args.control.unlink(missing_ok=True)
+        doubles.close()
+    return 0
+
+
+def ready_line(doubles: Doubles, endpoints: Mapping[str, str], control: Path) -> dict[str, Any]:
+    """What the process prints once it serves."""
+    devices: dict[str, Any] = {}
+    for kind, double in doubles.doubles.items():
+        entry: dict[str, Any] = {"endpoint": endpoints[kind], "serial": double.serial_number}
+        port = double.port
+        if isinstance(port, PtyPort):
+            entry["tty"] = str(port.path.resolve())
+        devices[kind] = entry
+    return {"ready": True, "control": str(control), "devices": devices}
+
+
+def main() -> int:
+    """``python -m drivers.simulated.serve``."""
+    parser = argparse.ArgumentParser(prog="python -m drivers.simulated.serve",
+                                     description=__doc__.splitlines()[0])  # fmt: skip
+    add_arguments(parser)
+    return run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

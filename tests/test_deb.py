@@ -1,0 +1,167 @@
+"""``make deb``: the Debian package's metadata, contents, maintainer scripts and lintian.
+
+The package is built once per state of the sources (``vm_tests/debbuild.py`` reuses a .deb
+whose source hash matches; a fresh checkout builds it, about 30 s). Installing, starting
+and purging it on a real Debian system is the boot test's part (``vm_tests/``).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from debbuild import ROOT, built_deb
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("dpkg-buildpackage") is None or shutil.which("dh_virtualenv") is None,
+    reason="make system-deps installs debhelper and dh-virtualenv",
+)
+
+
+@pytest.fixture(scope="module")
+def deb() -> Path:
+    return built_deb()
+
+
+@pytest.fixture(scope="module")
+def unpacked(deb: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = tmp_path_factory.mktemp("deb")
+    subprocess.run(["dpkg-deb", "-R", str(deb), str(root)], check=True)
+    yield root
+
+
+def field(deb: Path, name: str) -> str:
+    return subprocess.run(
+        ["dpkg-deb", "-f", str(deb), name], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def listing(deb: Path) -> dict[str, str]:
+    """``dpkg-deb -c``: path -> the line (mode, owner, size, link target)."""
+    out = subprocess.run(["dpkg-deb", "-c", str(deb)], capture_output=True, text=True, check=True)
+    entries = {}
+    for line in out.stdout.splitlines():
+        path = line.split(None, 5)[5].split(" -> ")[0]
+        entries[path.removeprefix(".")] = line
+    return entries
+
+
+def test_name_version_and_architecture(deb: Path) -> None:
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    arch = subprocess.run(
+        ["dpkg", "--print-architecture"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert deb.name == f"dealer-station_{version}_{arch}.deb"
+    assert field(deb, "Package") == "dealer-station"
+    assert field(deb, "Version") == version
+    assert field(deb, "Architecture") == arch
+    depends = {d.strip().split(" ")[0] for d in field(deb, "Depends").split(",")}
+    # The venv's interpreter is Debian's python3.11; pyusb needs libusb.
+    assert {"python3.11", "libusb-1.0-0", "systemd"} <= depends
+    info = subprocess.run(
+        ["dpkg-deb", "-I", str(deb)], capture_output=True, text=True, check=True
+    ).stdout
+    for script in ("postinst", "postrm", "prerm"):
+        assert re.search(rf"\b{script}\b", info)
+
+
+def test_contents(deb: Path) -> None:
+    files = listing(deb)
+    assert "/usr/bin/dealer-station" in files
+    assert files["/usr/bin/dealer-station"].endswith(
+        "-> /opt/dealer-station/bin/dealer-station"
+    ) or files["/usr/bin/dealer-station"].endswith("-> ../../opt/dealer-station/bin/dealer-station")
+    for path in (
+        "/lib/systemd/system/dealer-station.service",
+        "/lib/udev/rules.d/99-dealer-station.rules",
+        "/usr/lib/sysusers.d/dealer-station.conf",
+        "/usr/lib/tmpfiles.d/dealer-station.conf",
+        "/usr/share/doc/dealer-station/operations.md",  # the unit's Documentation=
+        "/usr/share/doc/dealer-station/examples/station.toml",
+        "/opt/dealer-station/bin/dealer-station",
+        "/opt/dealer-station/pyvenv.cfg",
+    ):
+        assert path in files, path
+    site = "/opt/dealer-station/lib/python3.11/site-packages/"
+    for package in ("controller/", "drivers/", "firmware_bridge/", "serial/", "usb/"):
+        assert site + package in files, package
+    # No configuration: the service stays stopped until the operator writes one.
+    assert not [p for p in files if p.startswith("/etc/dealer-station")]
+    # An appliance's venv: no installer, no bytecode from the build machine.
+    assert not [p for p in files if "__pycache__" in p or p.startswith(site + "pip/")]
+    assert not [p for p in files if "/tests/" in p and "site-packages/controller" in p]
+
+
+def test_installed_files_are_the_sources(unpacked: Path) -> None:
+    pairs = {
+        "lib/systemd/system/dealer-station.service": "systemd/dealer-station.service",
+        "lib/udev/rules.d/99-dealer-station.rules": "systemd/99-dealer-station.rules",
+        "usr/lib/sysusers.d/dealer-station.conf": "systemd/dealer-station.sysusers",
+        "usr/lib/tmpfiles.d/dealer-station.conf": "systemd/dealer-station.tmpfiles",
+        "usr/share/doc/dealer-station/examples/station.toml": "examples/station.toml",
+    }
+    for installed, source in pairs.items():
+        assert (unpacked / installed).read_bytes() == (ROOT / source).read_bytes(), installed
+
+
+def test_the_venv_points_at_its_installed_path(unpacked: Path) -> None:
+    venv = unpacked / "opt/dealer-station"
+    shebang = (venv / "bin/dealer-station").read_text().splitlines()[0]
+    assert shebang == "#!/opt/dealer-station/bin/python"
+    assert (venv / "bin/python3.11").readlink() == Path("/usr/bin/python3.11")
+    # No path of the build tree survives anywhere in the package's text files.
+    leaks = subprocess.run(
+        ["grep", "-rlI", "build/deb/src", str(unpacked)],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    assert leaks == []
+
+
+def test_the_packaged_program_runs(unpacked: Path) -> None:
+    """The packaged code, on this machine's python3.11, checks the example configuration."""
+    site = unpacked / "opt/dealer-station/lib/python3.11/site-packages"
+    run = subprocess.run(
+        ["python3.11", "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]);"
+         " from controller.cli.main import main; sys.exit(main(sys.argv[2:]))",
+         str(site), "check-config", str(ROOT / "examples/station.toml")],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert ": ok: table PA-S21-07" in run.stdout
+
+
+def test_maintainer_scripts(unpacked: Path) -> None:
+    control = unpacked / "DEBIAN"
+    for script in ("postinst", "postrm", "prerm", "preinst"):
+        subprocess.run(["sh", "-n", str(control / script)], check=True)
+    postinst = (control / "postinst").read_text()
+    # The user exists before tmpfiles makes directories it owns.
+    assert postinst.index("systemd-sysusers") < postinst.index("systemd-tmpfiles")
+    # Installed, never enabled or started by dpkg.
+    assert "deb-systemd-invoke" not in postinst
+    assert (
+        "deb-systemd-helper enable 'dealer-station.service'"
+        not in postinst.replace("was-enabled", "").split("if deb-systemd-helper --quiet")[0]
+    )
+    postrm = (control / "postrm").read_text()
+    assert "! -name 'journal.sqlite3*'" in postrm  # purge keeps the journal
+
+
+def test_lintian_has_no_error_or_warning(deb: Path) -> None:
+    if shutil.which("lintian") is None:
+        pytest.skip("make system-deps installs lintian")
+    run = subprocess.run(
+        ["lintian", "--fail-on", "error,warning", str(deb)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

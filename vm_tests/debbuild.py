@@ -1,0 +1,131 @@
+"""Build ``dealer-station_<version>_<arch>.deb`` with Debian's tooling (``make deb``).
+
+The source tree (tracked files plus new, not ignored ones: what ``git ls-files -co
+--exclude-standard`` lists) is copied to ``build/deb/src/`` and built there with
+``dpkg-buildpackage -b`` (debhelper and dh-virtualenv: ``debian/rules``), so nothing lands
+beside the repository. The .deb goes to ``build/deb/`` with a stamp holding the hash of the
+sources it came from; ``built_deb()`` reuses it while the sources are unchanged.
+
+    python3 vm_tests/debbuild.py           # build unless up to date; prints the path
+    python3 vm_tests/debbuild.py --force   # build anyway
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "deb"
+
+
+def source_files(root: Path = ROOT) -> list[Path]:
+    """The files of the source tree, relative to ``root``, sorted."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    files = [Path(os.fsdecode(name)) for name in listed if name]
+    return sorted(f for f in files if (root / f).is_file() or (root / f).is_symlink())
+
+
+def source_hash(root: Path = ROOT) -> str:
+    """sha256 over every source file's name and content (symlinks by their target)."""
+    digest = hashlib.sha256()
+    for rel in source_files(root):
+        path = root / rel
+        digest.update(os.fsencode(rel) + b"\0")
+        if path.is_symlink():
+            digest.update(b"link:" + os.fsencode(os.readlink(path)))
+        else:
+            digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def changelog_version(root: Path = ROOT) -> str:
+    """The package version from debian/changelog."""
+    return subprocess.run(
+        ["dpkg-parsechangelog", "-l", str(root / "debian" / "changelog"), "-S", "Version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+def deb_path(arch: str | None = None) -> Path:
+    """Where the .deb for ``arch`` (default: this machine's) lands."""
+    if arch is None:
+        arch = subprocess.run(
+            ["dpkg", "--print-architecture"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    return OUT / f"dealer-station_{changelog_version()}_{arch}.deb"
+
+
+def build(arch: str | None = None) -> Path:
+    """Build the .deb from a copy of the sources; returns its path."""
+    wanted = deb_path(arch)
+    digest = source_hash()
+    src = OUT / "src" / f"dealer-station-{changelog_version()}"
+    if src.parent.exists():
+        shutil.rmtree(src.parent)
+    src.mkdir(parents=True)
+    for rel in source_files():
+        target = src / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        origin = ROOT / rel
+        if origin.is_symlink():
+            target.symlink_to(os.readlink(origin))
+        else:
+            shutil.copy2(origin, target)
+    command = ["nice", "dpkg-buildpackage", "-b", "-us", "-uc"]
+    if arch is not None:
+        command.append(f"--host-arch={arch}")
+    with (OUT / "build.log").open("wb") as log:
+        done = subprocess.run(command, cwd=src, stdout=log, stderr=subprocess.STDOUT, check=False)
+    if done.returncode != 0:
+        tail = (OUT / "build.log").read_text(errors="replace").splitlines()[-25:]
+        raise RuntimeError("dpkg-buildpackage failed:\n" + "\n".join(tail))
+    built = src.parent / wanted.name
+    shutil.move(built, wanted)
+    wanted.with_suffix(".source-hash").write_text(digest + "\n")
+    shutil.rmtree(src.parent)
+    return wanted
+
+
+def built_deb(arch: str | None = None) -> Path:
+    """The .deb of the current sources: the one built before if they did not change."""
+    wanted = deb_path(arch)
+    stamp = wanted.with_suffix(".source-hash")
+    if wanted.exists() and stamp.exists() and stamp.read_text().strip() == source_hash():
+        return wanted
+    return build(arch)
+
+
+def main() -> int:
+    """``make deb``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--force", action="store_true", help="build even when up to date")
+    parser.add_argument("--arch", help="Debian architecture to build for (default: this one)")
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    try:
+        path = build(args.arch) if args.force else built_deb(args.arch)
+    except (RuntimeError, subprocess.CalledProcessError) as err:
+        print(f"make deb: {err}", file=sys.stderr)
+        return 1
+    print(f"{path} ({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
