@@ -33,7 +33,7 @@ from controller.journal.wire import (
 from floor.config import FloorConfig
 from floor.ingest import Ingest, Message, Rows
 from floor.schema import migrate
-from floor.seals import SealCheck, no_seals
+from floor.seals import SealCheck, TableSeals
 
 _log = structlog.get_logger("dealer_station.floor.collector")
 
@@ -41,9 +41,9 @@ _log = structlog.get_logger("dealer_station.floor.collector")
 class Collector:
     """One collector process's broker client and database writer."""
 
-    def __init__(self, config: FloorConfig, seals: SealCheck = no_seals) -> None:
+    def __init__(self, config: FloorConfig, seals: SealCheck | None = None) -> None:
         self.config = config
-        self.seals = seals
+        self.seals = seals or TableSeals.from_text(config.verify_keys)
         self.messages: queue.Queue[Message] = queue.Queue()
         self.stopping = threading.Event()
         self.stored = 0

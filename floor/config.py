@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from controller.journal.seal import SealError, VerificationKey
 from controller.service.config_schema import ConfigError, Section
 
 ROLES: Final = ("pit_supervisor", "surveillance")
@@ -108,7 +109,14 @@ def parse_floor_config(data: Mapping[str, Any], source: Path) -> FloorConfig:
     if tables is not None:
         for name in tables.data:
             table = _required(tables, name)
-            keys[name] = table.get("verify_key", str)
+            text = table.get("verify_key", str)
+            try:
+                key = VerificationKey.from_text(text)
+            except SealError as err:
+                raise table.error("verify_key", str(err)) from None
+            if key.table != name:
+                raise table.error("verify_key", f"the key is for table {key.table!r}")
+            keys[name] = text
             table.done()
     top.done()
     return FloorConfig(source, broker, conninfo, batch, monitor, keys)

@@ -28,6 +28,7 @@ from typing import Any
 import psycopg
 
 from controller.journal.format import GENESIS_HASH, Row, row_hash
+from controller.journal.seal import SEAL_KIND, seal_fields
 from controller.journal.wire import Ack, Status
 from floor.seals import SealCheck, no_seals
 
@@ -56,6 +57,9 @@ class _Table:
     quarantined: str | None
     status_ts: str | None
     status: dict[str, Any] | None
+    seal_epoch: int
+    sealed_row: int
+    sealed_hash: str | None
     new_rows: list[Row] = field(default_factory=list)
     quarantine: list[Row] = field(default_factory=list)
     ack: Ack | None = None
@@ -110,7 +114,8 @@ class Ingest:
             )
             cur.execute(
                 "SELECT table_id, anchor_row, anchor_hash, anchor_ts, quarantined, status_ts,"
-                " status FROM floor_table WHERE table_id = ANY(%s) ORDER BY table_id FOR UPDATE",
+                " status, seal_epoch, sealed_row, sealed_hash FROM floor_table"
+                " WHERE table_id = ANY(%s) ORDER BY table_id FOR UPDATE",
                 (ordered,),
             )
             return {r[0]: _Table(*r) for r in cur.fetchall()}
@@ -164,9 +169,14 @@ class Ingest:
         )
         if digest != row.hash:
             return "chain", f"chain broken: row {row.id} does not match its hash"
-        seal_problem = self.seals(state.table, row)
-        if seal_problem is not None:
-            return "seal", f"seal: row {row.id}: {seal_problem}"
+        if row.kind == SEAL_KIND:
+            seal_problem = self.seals(state.table, row, state.seal_epoch)
+            if seal_problem is not None:
+                return "seal", f"seal: row {row.id}: {seal_problem}"
+            fields = seal_fields(row)
+            if isinstance(fields, dict):
+                state.seal_epoch = fields["epoch"] + 1
+                state.sealed_row, state.sealed_hash = row.id, row.hash
         return None
 
     def _quarantine(self, state: _Table, rows: Sequence[Row]) -> None:
@@ -256,8 +266,8 @@ class Ingest:
                     self._round_result(cur, state.table, row)
                 cur.execute(
                     "UPDATE floor_table SET anchor_row = %s, anchor_hash = %s, anchor_ts = %s,"
-                    " quarantined = %s, status = %s, status_ts = %s, last_seen = now()"
-                    " WHERE table_id = %s",
+                    " quarantined = %s, status = %s, status_ts = %s, last_seen = now(),"
+                    " seal_epoch = %s, sealed_row = %s, sealed_hash = %s WHERE table_id = %s",
                     (
                         state.anchor_row,
                         state.anchor_hash,
@@ -265,6 +275,9 @@ class Ingest:
                         state.quarantined,
                         json.dumps(state.status) if state.status is not None else None,
                         state.status_ts,
+                        state.seal_epoch,
+                        state.sealed_row,
+                        state.sealed_hash,
                         state.table,
                     ),
                 )

@@ -1,4 +1,5 @@
-"""Versioned schema migrations: ``floor/migrations/NNNN_name.sql``, applied in order, once.
+"""Versioned schema migrations: the files ``NNNN_name.sql`` in ``floor/migrations``,
+applied in order, each once.
 
 ``schema_migration`` records each applied version. :func:`migrate` takes an advisory lock,
 so collectors and monitors started together do not race; a database newer than this code

@@ -3,7 +3,7 @@ and ``make floor-demo``: Debian's ``mosquitto`` and PostgreSQL 15, started and s
 
 The broker runs as it would on a floor: TLS only (a CA and a server certificate made with
 ``openssl``), no anonymous clients, a password per station, and an ACL that lets each
-station publish and read only under its own ``floor/TABLE/`` topics (the collectors may use
+station publish and read only under its own ``floor/<table>/`` topics (the collectors may use
 all of ``floor/``). PostgreSQL listens on a unix socket only. Both run as their own users
 (``mosquitto``, ``postgres``): as root, the directories are handed to them first
 (LIBRARY-NOTES, "The floor stack").

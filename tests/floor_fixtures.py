@@ -94,12 +94,19 @@ def query(database: Database, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         return conn.execute(sql.encode(), params).fetchall()
 
 
-def collector_config(broker: Broker, database: Database, client_id: str = "collector-1") -> Any:
-    """A checked ``floor.toml`` for a collector on these servers."""
+def collector_config(
+    broker: Broker,
+    database: Database,
+    client_id: str = "collector-1",
+    keys: dict[str, str] | None = None,
+) -> Any:
+    """A checked ``floor.toml`` for a collector on these servers (``keys``: the tables'
+    verification keys as text)."""
     from floor.config import parse_floor_config
 
     return parse_floor_config(
         {
+            "tables": {t: {"verify_key": k} for t, k in (keys or {}).items()},
             "broker": {
                 "host": "127.0.0.1",
                 "port": broker.port,

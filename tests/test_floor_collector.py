@@ -28,6 +28,7 @@ from floor_fixtures import (
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.journal.format import Row, canonical_json
+from controller.journal.seal import VerificationKey, new_sealing, save_state
 from controller.journal.store import Journal
 from controller.journal.wire import encode_rows
 from controller.service.outbox import ack_path
@@ -283,3 +284,61 @@ def test_a_forged_row_breaks_the_chain_and_quarantines_the_table(
         client.reinitialise()
     assert query(floor_database, "SELECT kind FROM alert WHERE table_id = 'T09'") == [("chain",)]
     assert database_rows(floor_database, "T09") == journal_rows(journal)[:5]
+
+
+def _sealed_journal(directory: Path, table: str) -> tuple[Path, VerificationKey]:
+    """A journal sealed as a station seals it (``journal setup-keys``), three rounds."""
+    state, key = new_sealing(table)
+    save_state(directory / "sealing-key", state)
+    journal = directory / f"{table}.sqlite3"
+    with Journal.open(journal, sealing=directory / "sealing-key") as station:
+        station.append("station_started", {"table_id": table})
+        for number in (1, 2, 3):
+            station.append("round_started", {"round": number, "seats": []}, number)
+            station.append("round_completed", {"reshuffle": False}, number)
+    return journal, key
+
+
+@pytest.mark.parametrize("right_key", [True, False], ids=["its-key", "another-key"])
+def test_seals_are_checked_with_the_tables_verification_key(
+    tmp_path: Path, floor_broker: Broker, floor_database: Database, right_key: bool
+) -> None:
+    table = "T10" if right_key else "T11"
+    journal, key = _sealed_journal(tmp_path, table)
+    floor_key = key if right_key else new_sealing(table)[1]
+    collector = Collector(
+        collector_config(floor_broker, floor_database, keys={table: floor_key.to_text()})
+    )
+    collector.start()
+    shipper = Shipper(journal, table, station_settings(floor_broker, table))
+    shipper.start()
+    rows = journal_rows(journal)
+    seals = [r for r in rows if r[2] == "seal"]
+    assert len(seals) == 4  # after the start and after each round
+    try:
+        if right_key:
+            assert shipped(shipper, journal)
+        else:
+            assert wait_for(
+                lambda: query(floor_database, "SELECT 1 FROM alert WHERE table_id = %s", table),
+                15,
+            )
+    finally:
+        shipper.stop()
+        collector.stop()
+    (sealed,) = query(
+        floor_database,
+        "SELECT sealed_row, seal_epoch, quarantined FROM floor_table WHERE table_id = %s",
+        table,
+    )
+    if right_key:
+        assert database_rows(floor_database, table) == rows
+        assert sealed == (seals[-1][0], 4, None)
+    else:
+        # The first seal fails: only the row before it is merged; the table is quarantined.
+        assert database_rows(floor_database, table) == rows[: seals[0][0] - 1]
+        assert sealed[0] == 0 and sealed[2] is not None
+        (alert,) = query(
+            floor_database, "SELECT kind, message FROM alert WHERE table_id = %s", table
+        )
+        assert alert[0] == "seal" and "MAC of epoch 0 does not match" in alert[1]

@@ -4,11 +4,11 @@ The station (``controller.service.shipper``) publishes; the floor's collector
 (``floor.collector``) reads and acknowledges. Both sides use this one codec, so the format
 has one definition. Every message is one JSON object with ``"v": 1``:
 
-- ``floor/TABLE/rows`` (station): ``{"v", "table", "rows": [[id, ts, kind, round, data,
+- ``floor/<table>/rows`` (station): ``{"v", "table", "rows": [[id, ts, kind, round, data,
   prev_hash, hash], ...]}``, consecutive committed rows, ``data`` the stored canonical JSON.
-- ``floor/TABLE/status`` (station): ``{"v", "table", "ts", "state", "round", "fault",
+- ``floor/<table>/status`` (station): ``{"v", "table", "ts", "state", "round", "fault",
   "devices", "head", "acked"}``; never a card.
-- ``floor/TABLE/ack`` (collector): ``{"v", "row", "hash", "rewind"}``: the collector holds
+- ``floor/<table>/ack`` (collector): ``{"v", "row", "hash", "rewind"}``: the collector holds
   every row up to ``row``; with ``rewind`` it asks for the rows after ``row`` again.
 
 ``head`` is the station's last committed row ``[id, hash]``: the collector compares it with
@@ -38,7 +38,7 @@ class WireError(ValueError):
 
 
 def topic(table: str, kind: str) -> str:
-    """``floor/TABLE/KIND`` for one of :data:`TOPIC_KINDS`."""
+    """``floor/<table>/<kind>`` for one of :data:`TOPIC_KINDS`."""
     if kind not in TOPIC_KINDS or not TABLE_NAME.fullmatch(table):
         raise WireError(f"no topic for table {table!r}, kind {kind!r}")
     return f"{PREFIX}/{table}/{kind}"
@@ -48,7 +48,7 @@ def parse_topic(name: str) -> tuple[str, str]:
     """``(table, kind)`` from a topic name.
 
     Raises:
-        WireError: when the name is not ``floor/TABLE/KIND``.
+        WireError: when the name is not ``floor/<table>/<kind>``.
     """
     parts = name.split("/")
     if (
