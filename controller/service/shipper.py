@@ -79,6 +79,11 @@ class Shipper:
             self._thread.join(timeout)
 
     @property
+    def connected(self) -> bool:
+        """Is the shipper connected to the broker now?"""
+        return self._connected
+
+    @property
     def acked(self) -> int:
         """The last row the collector acknowledged."""
         return self.outbox.acked
