@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pwd
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -37,11 +39,24 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS_PER_ROUND_DAY = 60 * 16  # a busy table: a round a minute, 16 hours a day
+_POSTGRES_UID = pwd.getpwnam("postgres").pw_uid
 
 
 def _clock_ticks(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _postgres_ticks() -> float:
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if proc.stat().st_uid == _POSTGRES_UID:
+                    total += _clock_ticks(int(proc.name))
+            except (OSError, ValueError, IndexError):
+                continue  # the process ended meanwhile
+    return total
 
 
 def _simulate(journal: Path, rounds: int) -> None:
@@ -221,6 +236,9 @@ def main() -> None:
         src.close()
         expected = per_station * len(catch_up)
         cpu_before = sum(_clock_ticks(c.pid) for c in collectors)
+        pg_before = _postgres_ticks()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        stations_before = children.ru_utime + children.ru_stime
         started = time.monotonic()
         workers = _start_workers(dict(spec, live=False, journals=journals), catch_up, args.workers)
         with psycopg.connect(database.conninfo, autocommit=True) as conn:
@@ -228,8 +246,11 @@ def main() -> None:
                 time.sleep(0.05)
         elapsed = time.monotonic() - started
         cpu = sum(_clock_ticks(c.pid) for c in collectors) - cpu_before
+        pg_cpu = _postgres_ticks() - pg_before
         for each in workers:
             each.wait()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        stations_cpu = children.ru_utime + children.ru_stime - stations_before
         with psycopg.connect(database.conninfo) as conn:
             (table_bytes,) = conn.execute(
                 "SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits"
@@ -275,6 +296,8 @@ def main() -> None:
         "rows": expected,
         "rows_per_s": round(expected / elapsed),
         "collector_cpu_ms_per_1000_rows": round(cpu * 1000 / (expected / 1000), 1),
+        "postgres_cpu_ms_per_1000_rows": round(pg_cpu * 1000 / (expected / 1000), 1),
+        "stations_cpu_ms_per_1000_rows": round(stations_cpu * 1000 / (expected / 1000), 1),
         "db_bytes_per_row": round(bytes_per_row),
         "db_mb_per_table_day": round(bytes_per_row * rows_per_round * ROWS_PER_ROUND_DAY / 1e6, 1),
         "live_stations": len(live),
@@ -286,6 +309,12 @@ def main() -> None:
     print(
         f"catch-up: {expected} rows from {len(catch_up)} stations in {elapsed:.1f} s"
         f" ({figures['rows_per_s']} rows/s), {args.collectors} collector(s)"
+    )
+    print(
+        "CPU per 1,000 rows: collector {collector_cpu_ms_per_1000_rows} ms, PostgreSQL"
+        " {postgres_cpu_ms_per_1000_rows} ms, stations {stations_cpu_ms_per_1000_rows} ms".format(
+            **figures
+        )
     )
     print(
         f"live: {len(live)} stations, a round every {args.round_seconds} s each"
