@@ -122,8 +122,12 @@ def main() -> int:
             station.terminate()
         for station in stations:
             station.wait(10)
-        for shipper in shippers:
-            shipper.stop()
+        # In parallel: a shipper whose broker is already gone may wait out a reconnect.
+        stopping = [threading.Thread(target=s.stop) for s in shippers]
+        for thread in stopping:
+            thread.start()
+        for thread in stopping:
+            thread.join()
         monitor.stop()
         collector.stop()
         broker.kill()
