@@ -8,7 +8,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +19,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+from daemon_support import station_toml
 from floor_fixtures import (
     collector_config,
     database_rows,
@@ -342,3 +346,53 @@ def test_seals_are_checked_with_the_tables_verification_key(
             floor_database, "SELECT kind, message FROM alert WHERE table_id = %s", table
         )
         assert alert[0] == "seal" and "MAC of epoch 0 does not match" in alert[1]
+
+
+def test_the_daemon_ships_its_journal_when_floor_is_configured(
+    tmp_path: Path, floor_broker: Broker, floor_database: Database, collector: Collector
+) -> None:
+    """``dealer-station run`` with ``[floor]``: its shipper thread sends the journal while
+    the station runs; SIGTERM still ends in a clean shutdown."""
+    journal = tmp_path / "t12.sqlite3"
+    config = station_toml(tmp_path, journal)
+    with config.open("a") as text:
+        text.write(
+            f'\n[floor]\nbroker = "127.0.0.1"\nport = {floor_broker.port}\n'
+            f'ca_file = "{floor_broker.ca_file}"\nusername = "T12"\n'
+            f'password_file = "{floor_broker.password_file("T12")}"\nack_timeout_seconds = 1\n'
+        )
+    config.write_text(config.read_text().replace('table_id = "PA-S21-07"', 'table_id = "T12"'))
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "run", "--simulated-devices",
+         "--config", str(config)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        # Rows before the first round leave at once: the start, the devices, the shuffle.
+        assert wait_for(lambda: len(database_rows(floor_database, "T12")) >= 5, 30)
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(30) == 0
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+    stored = database_rows(floor_database, "T12")
+    assert stored == journal_rows(journal)[: len(stored)]
+    assert [r[2] for r in stored][:2] == ["verified", "station_started"]
+
+
+def test_a_floor_password_file_that_cannot_be_read_refuses_the_start(tmp_path: Path) -> None:
+    config = station_toml(tmp_path, tmp_path / "journal.sqlite3")
+    with config.open("a") as text:
+        text.write(
+            '\n[floor]\nbroker = "127.0.0.1"\ntls = false\nusername = "T13"\n'
+            f'password_file = "{tmp_path / "missing"}"\n'
+        )
+    result = subprocess.run(
+        [sys.executable, "-m", "controller.cli.main", "run", "--simulated-devices",
+         "--config", str(config)],
+        check=False, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("dealer-station run: floor.password_file: ") and "missing" in line
