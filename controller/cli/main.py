@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # The floor side (off the table): named here, imported only when it runs.
     "floor": ("floor.cli", "the casino floor: collect journals into PostgreSQL, serve the monitor"),
     "journal": ("controller.cli.journal", "recall rounds, verify or export the audit journal"),
+    "pair": ("controller.cli.pair", "pair a device with this station (supervisor key on)"),
     "run": ("controller.service.daemon", "run the station daemon (under systemd)"),
     "simulate": ("controller.cli.simulate", "run the whole station against simulated devices"),
     "replay": ("controller.cli.replay", "replay one round from a script and print its settlement"),
