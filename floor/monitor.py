@@ -37,15 +37,14 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from floor import page, queries
-from floor.auth import check_password, may
+from floor.auth import N, check_password, may
 from floor.config import FloorConfig, config_error
 
 CHANNEL: Final = "floor_changed"
 SESSION_SECONDS: Final = 8 * 3600
 MAX_FORM_BYTES: Final = 4096
-_DUMMY_HASH: Final = (
-    "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
-)
+# Checked for an unknown user, so that a wrong name costs the same as a wrong password.
+_DUMMY_HASH: Final = f"scrypt${N}$8$1${'A' * 22}==${'A' * 43}="
 
 
 def session_key(config: FloorConfig) -> str:

@@ -179,7 +179,10 @@ class Shipper:
     def _wait(self) -> None:
         # The journal has no notification: it is polled (a cheap indexed read); an
         # acknowledgement or a connection change wakes the thread at once.
-        self._wake.wait(self.settings.poll_interval)
+        # With a batch in flight no row can go before its acknowledgement (which wakes the
+        # thread): the journal is then polled less often, for the status only.
+        interval = self.settings.poll_interval * (4 if self.outbox.inflight else 1)
+        self._wake.wait(interval)
         self._wake.clear()
 
     def _open(self) -> sqlite3.Connection | None:
