@@ -38,7 +38,7 @@ from controller.journal.wire import encode_rows
 from controller.service.outbox import ack_path
 from controller.service.shipper import Shipper
 from floor.collector import Collector
-from floor.servers import Broker, Database, wait_for
+from floor.servers import Broker, Database, free_port, wait_for
 
 
 @pytest.fixture
@@ -396,3 +396,38 @@ def test_a_floor_password_file_that_cannot_be_read_refuses_the_start(tmp_path: P
     assert result.returncode == 2
     (line,) = result.stderr.splitlines()
     assert line.startswith("dealer-station run: floor.password_file: ") and "missing" in line
+
+
+def test_a_station_whose_broker_is_gone_deals_and_stops_as_without_one(tmp_path: Path) -> None:
+    """The broker's port is closed: the daemon starts, journals, and stops on SIGTERM as
+    usual; the shipper keeps trying in its own thread and holds nothing up."""
+    journal = tmp_path / "t14.sqlite3"
+    config = station_toml(tmp_path, journal)
+    (tmp_path / "password").write_text("secret\n")
+    with config.open("a") as text:
+        text.write(
+            f'\n[floor]\nbroker = "127.0.0.1"\nport = {free_port()}\ntls = false\n'
+            f'username = "T14"\npassword_file = "{tmp_path / "password"}"\n'
+        )
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "run", "--simulated-devices",
+         "--config", str(config)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert wait_for(lambda: "shuffle_done" in [r[2] for r in _rows_or_none(journal)], 30)
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(30) == 0
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+    assert journal_rows(journal)[-1][2] == "clean_shutdown"
+    assert not ack_path(journal).exists()  # nothing was acknowledged: all of it goes later
+
+
+def _rows_or_none(journal: Path) -> list[tuple[Any, ...]]:
+    try:
+        return journal_rows(journal)
+    except sqlite3.Error:
+        return []

@@ -104,3 +104,18 @@ def test_passwords_are_scrypt_hashed_and_roles_limit_recall() -> None:
     assert hash_password("same", n=2**10) != hash_password("same", n=2**10)  # salted
     assert may("surveillance", "recall") and not may("pit_supervisor", "recall")
     assert may("pit_supervisor", "grid") and not may(None, "grid")
+
+
+def test_the_floor_commands_refuse_a_bad_file_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.cli.main import main
+
+    bad = tmp_path / "floor.toml"
+    bad.write_text("[broker]\nhost = 'x'\n")
+    for action in ("collect", "serve", "migrate"):
+        assert main(["floor", action, "--config", str(bad)]) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith(f"dealer-station floor: {bad}: broker.")
+    assert main(["floor", "collect", "--config", str(tmp_path / "missing.toml")]) == 2
+    assert "cannot read" in capsys.readouterr().err

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 from floor_fixtures import collector_config, journal_rows, simulated, station_settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -245,3 +247,23 @@ def test_no_route_writes(monitor: MonitorServer) -> None:
     app = monitor.server.config.app
     posts = {r.path for r in app.routes if isinstance(r, Route) and "POST" in (r.methods or ())}
     assert posts == {"/login", "/logout"}
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=6000))
+def test_any_login_body_is_refused_in_an_answer_never_a_crash(
+    monitor: MonitorServer, body: bytes
+) -> None:
+    request = urllib.request.Request(
+        monitor.url + "login",
+        data=body,
+        method="POST",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            code = answer.status
+    except urllib.error.HTTPError as err:
+        code = err.code
+        err.close()
+    assert code == (413 if len(body) > 4096 else 401)
