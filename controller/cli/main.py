@@ -18,6 +18,8 @@ from typing import Protocol, cast
 COMMANDS: dict[str, tuple[str, str]] = {
     "check-config": ("controller.cli.check_config", "check a station.toml without starting"),
     "diagram": ("controller.cli.diagram", "print the procedure state machine as a Mermaid diagram"),
+    # The floor side (off the table): named here, imported only when it runs.
+    "floor": ("floor.cli", "the casino floor: collect journals into PostgreSQL, serve the monitor"),
     "journal": ("controller.cli.journal", "recall rounds, verify or export the audit journal"),
     "pair": ("controller.cli.pair", "pair a device with this station (supervisor key on)"),
     "run": ("controller.service.daemon", "run the station daemon (under systemd)"),

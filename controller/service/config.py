@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
 from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
+from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_panel import PanelConfig, parse_panel
 from controller.service.config_rules import read_rule_options, rules_profile
 from controller.service.config_schema import ConfigError, Section
@@ -145,6 +146,7 @@ class StationConfig:
     journal: JournalSettings
     logging: LoggingSettings
     pairing: PairingSettings = PairingSettings()
+    floor: FloorSettings | None = None  # no [floor] section: the station ships nothing
 
 
 def load_config(path: Path | str) -> StationConfig:
@@ -237,6 +239,8 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
         pairing_section.done()
         pairing = PairingSettings(source.parent / pairing_dir)
     logging = _logging(top.section("logging", required=False))
+    floor_section = top.section("floor", required=False)
+    floor = parse_floor(floor_section, source.parent) if floor_section is not None else None
     top.done()
     if shuffler is not None and shuffler.max_decks < decks:
         raise ConfigError(
@@ -245,7 +249,7 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
             f"the shuffler takes {shuffler.max_decks} decks, the table uses {decks} (decks)",
         )
     return StationConfig(
-        source, table_id, profile, decks, options, devices, journal, logging, pairing
+        source, table_id, profile, decks, options, devices, journal, logging, pairing, floor
     )
 
 

@@ -277,6 +277,35 @@ def serve(built: Built, stopping: threading.Event | None = None) -> None:
         built.journal.close()
 
 
+def serve_table(
+    config: cfg.StationConfig, built: Built, stopping: threading.Event | None = None
+) -> None:
+    """:func:`serve`, with the journal shipped to the floor meanwhile when ``[floor]`` is
+    configured. The shipper is a thread of its own with its own read-only connection: the
+    station thread never waits for it (``controller.service.shipper``).
+
+    Raises:
+        StartError: the floor password file cannot be read.
+    """
+    if config.floor is None:
+        serve(built, stopping)
+        return
+    from controller.service.shipper import Shipper
+
+    shipper = Shipper(config.journal.path, config.table_id, config.floor)
+    try:
+        shipper.start()
+    except OSError as err:
+        built.journal.close()
+        raise StartError(f"floor.password_file: {err}") from err
+    try:
+        serve(built, stopping)
+    finally:
+        # Not waited for long: a shipper still reaching for a lost broker holds nothing
+        # (what it had not delivered goes after the next start).
+        shipper.stop(timeout=2.0)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dealer-station run``."""
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE")
@@ -303,9 +332,10 @@ def run(args: argparse.Namespace) -> int:
         bind_table(config.table_id)
         if args.simulated_devices:
             with simulated_drivers(config) as drivers_for:
-                serve(build_station(config, drivers_for, notifier=notifier), stopping)
+                serve_table(config, build_station(config, drivers_for, notifier=notifier), stopping)
         else:
-            serve(build_station(config, real_drivers(config), notifier=notifier), stopping)
+            built = build_station(config, real_drivers(config), notifier=notifier)
+            serve_table(config, built, stopping)
     except (ConfigError, StartError) as err:
         print(f"dealer-station run: {err}", file=sys.stderr)
         return 2
