@@ -125,7 +125,7 @@ def test_start_ready_watchdog_sigterm_clean_shutdown(
     with JournalReader.open(journal) as reader:
         rows = list(reader.rows())
     kinds = [r.kind for r in rows]
-    assert kinds[0] == "station_started" and kinds[-1] == "clean_shutdown"
+    assert kinds[:2] == ["verified", "station_started"] and kinds[-1] == "clean_shutdown"
     assert "recovered" in kinds and "shuffle_commanded" in kinds and "shuffle_done" in kinds
     # Write-ahead: nothing is commanded before the journal check and the restore are done.
     assert kinds.index("recovered") < kinds.index("shuffle_commanded")
@@ -324,5 +324,5 @@ def test_sigterm_during_the_start_is_kept_and_ends_in_a_clean_shutdown(
     assert verify(journal).ok
     with JournalReader.open(journal) as reader:
         kinds = [r.kind for r in reader.rows()]
-    assert kinds[0] == "station_started" and kinds[-1] == "clean_shutdown"
+    assert kinds[:2] == ["verified", "station_started"] and kinds[-1] == "clean_shutdown"
     assert "shuffle_commanded" not in kinds  # the table was never commanded

@@ -1,8 +1,9 @@
-"""``dealer-station journal recall|verify|export``: read the audit journal.
+"""``dealer-station journal recall|verify|export|anchor|setup-keys``: the audit journal.
 
-All three open the journal read-only, so they are safe while the station runs. The journal
-is found by ``--journal PATH``, else by ``--config FILE`` (its ``journal.path``), else at
-the default path. Exit status: 0 good, 1 the journal is damaged (or verify found a
+All but ``setup-keys`` open the journal read-only, so they are safe while the station runs.
+The journal is found by ``--journal PATH``, else by ``--config FILE`` (its ``journal.path``),
+else at the default path. ``setup-keys`` makes a table's sealing state and prints its
+verification key once. Exit status: 0 good, 1 the journal is damaged (or verify found a
 problem), 2 a usage error.
 """
 
@@ -13,6 +14,7 @@ import json
 import sys
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.journal.store import (
     DEFAULT_PATH,
@@ -21,6 +23,10 @@ from controller.journal.store import (
     canonical_json,
     format_ts,
 )
+
+if TYPE_CHECKING:
+    from controller.journal.anchor import Anchor
+    from controller.journal.seal import VerificationKey
 
 EXIT_DAMAGED = 1
 EXIT_USAGE = 2
@@ -71,14 +77,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     recall.add_argument("rounds", nargs="?", type=_count, default=10, metavar="N")
     recall.add_argument("--json", action="store_true", help="JSON instead of text")
     _add_location(recall)
-    verify = sub.add_parser("verify", help="check the hash chain, the file and the hole cards")
+    verify = sub.add_parser(
+        "verify", help="check the hash chain, the file, the hole cards and (with --key) the seals"
+    )
     verify.add_argument(
         "--tail",
         type=_count,
         metavar="N",
-        help="check only about the last N rows, with SQLite's quick check (fast at start)",
+        help="check only about the last N rows, with SQLite's quick check (ignored with --key)",
+    )
+    verify.add_argument(
+        "--key",
+        type=_verification_key,
+        metavar="KEY",
+        help="the table's verification key (ds1:...), or @FILE holding it: prove every seal",
+    )
+    verify.add_argument(
+        "--anchor",
+        type=_anchor,
+        metavar="A",
+        help="an anchor taken earlier (TABLE:ROW:EPOCH:HASH): fail if behind or forked",
     )
     _add_location(verify)
+    anchor = sub.add_parser("anchor", help="print the latest sealed head (TABLE:ROW:EPOCH:HASH)")
+    _add_location(anchor)
+    keys = sub.add_parser(
+        "setup-keys", help="make the table's sealing state; print its verification key once"
+    )
+    keys.add_argument("--table", help="the table id (default: table_id of --config)")
+    keys.add_argument("--key-file", type=Path, help="where the sealing state goes")
+    keys.add_argument("--config", type=Path, help="station.toml naming the table and key file")
+    keys.add_argument(
+        "--force", action="store_true", help="replace an existing sealing state (new key)"
+    )
     export = sub.add_parser("export", help="write rows as JSON lines for a date range (UTC)")
     export.add_argument("--from", dest="ts_from", type=parse_moment, metavar="DATE")
     export.add_argument(
@@ -86,6 +117,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     export.add_argument("--output", type=Path, help="file to write (default stdout)")
     _add_location(export)
+
+
+def _verification_key(text: str) -> VerificationKey:
+    from controller.journal.seal import SealError, VerificationKey
+
+    if text.startswith("@"):
+        try:
+            text = Path(text[1:]).read_text(encoding="ascii", errors="replace")
+        except OSError as err:
+            raise argparse.ArgumentTypeError(f"{text[1:]}: {err.strerror}") from None
+    try:
+        return VerificationKey.from_text(text)
+    except SealError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _anchor(text: str) -> Anchor:
+    from controller.journal.anchor import Anchor
+
+    try:
+        return Anchor.parse(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def journal_path(args: argparse.Namespace) -> Path:
@@ -108,6 +162,10 @@ def run(args: argparse.Namespace) -> int:
     from controller.service.config_schema import ConfigError
 
     try:
+        if args.journal_command == "setup-keys":
+            from controller.cli.journal_keys import setup_keys
+
+            return setup_keys(args)
         path = journal_path(args)
     except ConfigError as err:
         print(err, file=sys.stderr)
@@ -115,13 +173,15 @@ def run(args: argparse.Namespace) -> int:
     if args.journal_command == "verify":
         from controller.journal.verify import verify
 
-        report = verify(path, tail=args.tail)
+        report = verify(path, tail=args.tail, key=args.key, anchor=args.anchor)
         print(report.message, file=sys.stdout if report.ok else sys.stderr)
         return 0 if report.ok else EXIT_DAMAGED
     try:
         with JournalReader.open(path) as reader:
             if args.journal_command == "recall":
                 return _recall(reader, args)
+            if args.journal_command == "anchor":
+                return _print_anchor(reader)
             return _export(reader, args)
     except FileNotFoundError as err:
         print(f"dealer-station journal: {err}", file=sys.stderr)
@@ -142,6 +202,17 @@ def _recall(reader: JournalReader, args: argparse.Namespace) -> int:
         print(json.dumps(recalled, indent=2))
     else:
         print(render_text(recalled))
+    return 0
+
+
+def _print_anchor(reader: JournalReader) -> int:
+    from controller.journal.anchor import latest_anchor
+
+    found = reader.query(latest_anchor)
+    if found is None:
+        print("dealer-station journal anchor: no seal in the journal", file=sys.stderr)
+        return EXIT_DAMAGED
+    print(found)
     return 0
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from controller.journal.format import COLUMNS, JournalCorruptError, Row
+
+T = TypeVar("T")
 
 
 def select_rows(
@@ -106,6 +108,17 @@ class JournalReader:
         """
         found = list(self.rows(kinds=kinds or None, newest_first=True, limit=1))
         return found[0] if found else None
+
+    def query(self, read: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``read`` on the read-only connection (e.g. ``anchor.latest_anchor``).
+
+        Raises:
+            JournalCorruptError: when SQLite finds the file damaged.
+        """
+        try:
+            return read(self._conn)
+        except sqlite3.DatabaseError as err:
+            raise JournalCorruptError(f"{self.path}: {err}") from err
 
     def last_rounds_start(self, count: int) -> int:
         """The id after which the last ``count`` rounds (and what led up to them) begin."""

@@ -17,7 +17,8 @@ import fcntl
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -30,7 +31,6 @@ from controller.journal.format import (
     GENESIS_HASH,
     HEAD_RECORD_SIZE,
     KIND_PATTERN,
-    SCHEMA_VERSION,
     Clock,
     JournalClosedError,
     JournalCorruptError,
@@ -47,7 +47,9 @@ from controller.journal.format import (
     row_hash,
     utc_now,
 )
+from controller.journal.opening import JournalSealError, check_sealing, open_database
 from controller.journal.reader import JournalReader, open_readonly, select_rows
+from controller.journal.seal import SEAL_KIND, SealingState, save_state
 from controller.journal.verify import VerifyCase, VerifyReport, verify
 
 # The journal's public names, importable from here as one module.
@@ -63,6 +65,7 @@ __all__ = [
     "JournalLockedError",
     "JournalReader",
     "JournalRecordError",
+    "JournalSealError",
     "JournalTruncatedError",
     "JournalWriteError",
     "Row",
@@ -78,30 +81,18 @@ __all__ = [
     "verify",
 ]
 
-SCHEMA: Final = f"""
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');
-CREATE TABLE IF NOT EXISTS journal (
-    id INTEGER PRIMARY KEY,
-    ts TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    round INTEGER,
-    data TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL
-) STRICT;
-CREATE INDEX IF NOT EXISTS journal_round ON journal (round);
-CREATE INDEX IF NOT EXISTS journal_ts ON journal (ts);
-CREATE INDEX IF NOT EXISTS journal_kind ON journal (kind);
-CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
-BEGIN SELECT RAISE(ABORT, 'the journal is append-only: UPDATE refused'); END;
-CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
-BEGIN SELECT RAISE(ABORT, 'the journal is append-only: DELETE refused'); END;
-CREATE TRIGGER IF NOT EXISTS meta_no_update BEFORE UPDATE ON meta
-BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: UPDATE refused'); END;
-CREATE TRIGGER IF NOT EXISTS meta_no_delete BEFORE DELETE ON meta
-BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: DELETE refused'); END;
-"""
+#: Kinds after which the journal seals at once: a round's end, the start (after the check)
+#: and the stop. Between them the station seals after :data:`SEAL_IDLE_SECONDS`.
+SEAL_AFTER: Final = frozenset(
+    {"round_completed", "round_voided", "station_started", "clean_shutdown"}
+)
+#: Rows wait at most this long unsealed while the table is idle or between rounds (a
+#: shuffle, a burn, a fault): what a thief of the station could still alter unseen is at
+#: most half a minute of such rows; it costs one seal row and one key-file write (a 4 KiB
+#: flash write) per 30 s of activity, nothing when nothing happens.
+SEAL_IDLE_SECONDS: Final = 30.0
+
+DataMaker = Callable[[int, str, str], str]  # (row id, ts, prev_hash) -> data text
 
 
 class Journal:
@@ -114,6 +105,8 @@ class Journal:
         head_fd: int,
         last: tuple[int, str],
         clock: Clock,
+        *,
+        sealing: tuple[Path, SealingState, int] | None = None,
     ) -> None:
         self._conn = conn
         self._head_fd = head_fd
@@ -123,12 +116,23 @@ class Journal:
         self._closed = False
         self._in_batch = False
         self.path = path
+        self._sealing_path = sealing[0] if sealing else None
+        self._sealing = sealing[1] if sealing else None
+        self._sealed_through = sealing[2] if sealing else 0
+        self._pending_epoch: SealingState | None = None
+        self._pending_through = 0
+        self._last_seal_at = time.monotonic()
 
     @classmethod
-    def open(cls, path: Path | str, *, clock: Clock = utc_now) -> Journal:
-        """Open (or create) the journal at ``path`` for appending.
+    def open(
+        cls, path: Path | str, *, clock: Clock = utc_now, sealing: Path | None = None
+    ) -> Journal:
+        """Open (or create) the journal at ``path`` for appending; with ``sealing`` (the
+        sealing state file made by ``journal setup-keys``) it seals as it goes.
 
         Raises:
+            JournalSealError: the sealing state does not fit the journal (seals missing at
+                the end: truncated or rolled back; or a state older than the journal).
             JournalLockedError: another process writes this journal.
             JournalTruncatedError: the head record is ahead of the database (rows lost).
             JournalCorruptError: the file is not a journal or is damaged.
@@ -153,11 +157,17 @@ class Journal:
             os.close(head_fd)
             raise JournalLockedError(f"{path} is open for writing by another process") from err
         try:
-            conn, last = _open_database(path)
+            conn, last = open_database(path)
         except BaseException:
             os.close(head_fd)
             raise
-        journal = cls(conn, path, head_fd, last, clock)
+        try:
+            sealed = check_sealing(conn, sealing) if sealing is not None else None
+        except BaseException:
+            conn.close()
+            os.close(head_fd)
+            raise
+        journal = cls(conn, path, head_fd, last, clock, sealing=sealed)
         try:
             journal._check_head()
             journal._write_head(sync=True)
@@ -172,7 +182,9 @@ class Journal:
         return self._last_id
 
     def append(self, kind: str, data: Mapping[str, Any], round_no: int | None = None) -> int:
-        """Append one record and commit it to disk before returning its id.
+        """Append one record and commit it to disk before returning its id. With a sealing
+        state, a record of a kind in :data:`SEAL_AFTER` is followed by a seal row in the
+        same transaction (``controller.journal.seal``).
 
         Raises:
             JournalRecordError: bad ``kind``, ``round_no`` or data that is not plain JSON.
@@ -183,50 +195,119 @@ class Journal:
         """
         if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
             raise JournalRecordError(f"bad record kind {kind!r}")
+        if kind == SEAL_KIND:
+            raise JournalRecordError("seal rows are written by the journal itself")
         if round_no is not None and (type(round_no) is not int or round_no < 0):
             raise JournalRecordError(f"bad round number {round_no!r}")
         if not isinstance(data, Mapping):
             raise JournalRecordError(f"record data must be a mapping, not {type(data).__name__}")
         data_text = canonical_json(dict(data))
         with self._lock:
-            if self._closed:
-                raise JournalClosedError("the journal is closed")
-            ts = format_ts(self._clock())
-            try:
-                # The chain's tail is read inside the write transaction, not trusted from
-                # memory: an exception that broke off an earlier append (a signal handler
-                # raising between COMMIT and the bookkeeping) cannot fork the chain.
-                if not self._in_batch:
-                    self._conn.execute("BEGIN IMMEDIATE")
-                last = self._conn.execute(
-                    "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
-                ).fetchone()
-                prev_id, prev_hash = last if last else (0, GENESIS_HASH)
-                row_id = prev_id + 1
-                digest = row_hash(
-                    prev_hash,
-                    row_id=row_id,
-                    ts=ts,
-                    kind=kind,
-                    round_no=round_no,
-                    data_text=data_text,
-                )
-                self._conn.execute(
-                    f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (row_id, ts, kind, round_no, data_text, prev_hash, digest),
-                )
-                if not self._in_batch:
-                    self._conn.execute("COMMIT")
-            except BaseException as err:
-                if self._conn.in_transaction and not self._in_batch:
-                    self._conn.execute("ROLLBACK")
-                if isinstance(err, sqlite3.Error):
-                    raise JournalWriteError(f"journal write failed: {err}") from err
-                raise
-            self._last_id, self._last_hash = row_id, digest
-            if not self._in_batch:
-                self._write_head()
+            row_id = self._write(kind, round_no, lambda *_: data_text)
+            if kind in SEAL_AFTER and self._sealing is not None:
+                self._write(SEAL_KIND, None, self._seal_data)
         return row_id
+
+    def seal(self) -> bool:
+        """Seal the rows not sealed yet, now; False when there is nothing to seal (or no
+        sealing state). Inside a batch the seal is committed with the batch."""
+        with self._lock:
+            if self._sealing is None or self._last_id == self._sealed_through:
+                return False
+            self._write(SEAL_KIND, None, self._seal_data)
+            return True
+
+    def seal_if_due(self, now: float | None = None) -> bool:
+        """Seal when rows have waited :data:`SEAL_IDLE_SECONDS` (monotonic ``now``) unsealed."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            if self._in_batch or now - self._last_seal_at < SEAL_IDLE_SECONDS:
+                return False
+            return self.seal()
+
+    @property
+    def last_hash(self) -> str:
+        """The hash of the last committed row (the genesis hash for an empty journal)."""
+        return self._last_hash
+
+    @property
+    def sealed_through(self) -> int:
+        """The id of the last row covered by a committed seal (0: none)."""
+        return self._sealed_through
+
+    @property
+    def epoch(self) -> int | None:
+        """The sealing epoch whose key the station holds now (None: not sealing)."""
+        return None if self._sealing is None else self._sealing.epoch
+
+    def _seal_data(self, row_id: int, ts: str, prev_hash: str) -> str:
+        assert self._sealing is not None
+        state = self._sealing
+        if self._pending_epoch is not None:  # a second seal in one transaction
+            state = self._pending_epoch
+        data = state.seal(row_id - 1, prev_hash, ts)
+        self._pending_epoch = state.evolved()
+        return canonical_json(data)
+
+    def _write(self, kind: str, round_no: int | None, make_data: DataMaker) -> int:
+        """Insert one row (in its own transaction unless a batch is open); call with the lock."""
+        if self._closed:
+            raise JournalClosedError("the journal is closed")
+        ts = format_ts(self._clock())
+        try:
+            # The chain's tail is read inside the write transaction, not trusted from
+            # memory: an exception that broke off an earlier append (a signal handler
+            # raising between COMMIT and the bookkeeping) cannot fork the chain.
+            if not self._in_batch:
+                self._conn.execute("BEGIN IMMEDIATE")
+            last = self._conn.execute(
+                "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+            prev_id, prev_hash = last if last else (0, GENESIS_HASH)
+            row_id = prev_id + 1
+            data_text = make_data(row_id, ts, prev_hash)
+            digest = row_hash(
+                prev_hash, row_id=row_id, ts=ts, kind=kind, round_no=round_no, data_text=data_text
+            )
+            self._conn.execute(
+                f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (row_id, ts, kind, round_no, data_text, prev_hash, digest),
+            )
+            if not self._in_batch:
+                self._conn.execute("COMMIT")
+        except BaseException as err:
+            if self._conn.in_transaction and not self._in_batch:
+                self._conn.execute("ROLLBACK")
+            if not self._in_batch:
+                self._pending_epoch = None
+            if isinstance(err, sqlite3.Error):
+                raise JournalWriteError(f"journal write failed: {err}") from err
+            raise
+        self._last_id, self._last_hash = row_id, digest
+        if kind == SEAL_KIND:
+            self._pending_through = row_id
+        if not self._in_batch:
+            self._committed()
+        return row_id
+
+    def _committed(self) -> None:
+        """After a commit: the head record, and the sealing key moved on past a new seal."""
+        self._write_head()
+        if self._pending_epoch is None:
+            return
+        state, self._pending_epoch = self._pending_epoch, None
+        self._sealed_through = self._pending_through
+        self._last_seal_at = time.monotonic()
+        assert self._sealing_path is not None
+        try:
+            save_state(self._sealing_path, state)
+        except OSError as err:
+            # The seal is committed; its key stays until the next start evolves it.
+            raise JournalWriteError(
+                f"row {self._sealed_through} sealed, but the sealing key could not be"
+                f" evolved: {err.strerror}"
+            ) from err
+        self._sealing = state
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -257,12 +338,13 @@ class Journal:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 self._last_id, self._last_hash = before
+                self._pending_epoch = None
                 if isinstance(err, sqlite3.Error):
                     raise JournalWriteError(f"journal commit failed: {err}") from err
                 raise
             finally:
                 self._in_batch = False
-            self._write_head()
+            self._committed()
 
     def rows(self, **filters: Any) -> Iterator[Row]:
         """Committed rows in id order; keyword filters as :func:`select_rows`."""
@@ -319,33 +401,3 @@ class Journal:
                 f"row {self._last_id} is committed, but the head record could not be"
                 f" written: {err.strerror}"
             ) from err
-
-
-def _open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
-    try:
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as err:
-        raise JournalWriteError(f"cannot open {path}: {err}") from err
-    try:
-        (mode,) = conn.execute("PRAGMA journal_mode=WAL").fetchone()
-        if mode != "wal":
-            raise JournalWriteError(f"{path}: SQLite refused WAL mode ({mode})")
-        conn.execute("PRAGMA synchronous=FULL")
-        # After each checkpoint the WAL shrinks back to this size instead of staying large.
-        conn.execute("PRAGMA journal_size_limit=8388608")
-        conn.execute("BEGIN IMMEDIATE")
-        for statement in SCHEMA.split(";\n"):
-            if statement.strip():
-                conn.execute(statement)
-        conn.execute("COMMIT")
-        (version,) = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if version != str(SCHEMA_VERSION):
-            raise JournalCorruptError(f"{path}: journal schema version {version} is not supported")
-        last = conn.execute("SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1").fetchone()
-    except sqlite3.DatabaseError as err:
-        conn.close()
-        raise JournalCorruptError(f"{path}: {err}") from err
-    except JournalError:
-        conn.close()
-        raise
-    return conn, (last[0], last[1]) if last else (0, GENESIS_HASH)

@@ -3,19 +3,22 @@
 The check never changes the journal: it reads the ``-wal`` file's frame headers itself (to see a
 transaction that a crash interrupted: harmless, SQLite discards it), runs SQLite's
 ``integrity_check`` on a read-only connection, walks the hash chain, compares the last row
-with the head record and checks every hole-card commitment against its reveal.
+with the head record and checks every hole-card commitment against its reveal. With the
+table's verification key it proves every seal (``controller.journal.seal``); with an anchor
+taken earlier it refuses a journal that is behind it or forked from it.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
-import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
-from typing import Final
+from typing import Final, cast
 
+from controller.journal.anchor import Anchor, check_anchor
 from controller.journal.format import (
     APPEND_ONLY_TRIGGERS,
     GENESIS_HASH,
@@ -29,11 +32,9 @@ from controller.journal.format import (
     row_hash,
 )
 from controller.journal.reader import open_readonly, select_rows
+from controller.journal.seal import SEAL_KIND, VerificationKey, check_seal
+from controller.journal.wal import WalState, read_wal_state
 from controller.table.holecard import check_commitment
-
-WAL_MAGIC: Final = (0x377F0682, 0x377F0683)
-WAL_HEADER: Final = struct.Struct(">IIIIIIII")
-WAL_FRAME_HEADER: Final = struct.Struct(">IIIIII")
 
 
 class VerifyCase(Enum):
@@ -43,6 +44,10 @@ class VerifyCase(Enum):
     INTERRUPTED = "interrupted"  # intact; an uncommitted transaction was discarded
     HEAD_MISSING = "head_missing"  # rows cannot be checked for loss at the end
     COMMITMENT = "commitment"  # a hole-card reveal does not match its commitment
+    UNSEALED = "unsealed"  # a key was given but no seal proves any row
+    BEHIND = "behind"  # the journal ends before the anchor's seal: rows removed or rolled back
+    FORKED = "forked"  # the anchor's row differs: rewritten or replaced
+    SEAL = "seal"  # a seal does not check out with the key
     SCHEMA = "schema"  # the append-only triggers were removed
     TRUNCATED = "truncated"  # committed rows missing at the end
     REMOVED = "removed"  # rows missing in the middle
@@ -72,51 +77,22 @@ class VerifyReport:
         return self.case in GOOD_CASES
 
 
-@dataclass(frozen=True, slots=True)
-class WalState:
-    """What the ``-wal`` file holds beyond the last committed transaction."""
-
-    uncommitted_frames: int
-    torn_frame: bool
-
-    @property
-    def interrupted(self) -> bool:
-        """True when a transaction was written in part and never committed."""
-        return self.uncommitted_frames > 0 or self.torn_frame
-
-
-def read_wal_state(wal: Path) -> WalState:
-    """Scan the WAL's frame headers (salts only; SQLite checks the checksums itself)."""
-    try:
-        raw = wal.read_bytes()
-    except FileNotFoundError:
-        return WalState(0, torn_frame=False)
-    if len(raw) < WAL_HEADER.size:
-        return WalState(0, torn_frame=False)
-    magic, _version, page_size, _seq, salt1, salt2, _c1, _c2 = WAL_HEADER.unpack_from(raw)
-    if magic not in WAL_MAGIC or page_size < 512:
-        return WalState(0, torn_frame=False)
-    frame_size = WAL_FRAME_HEADER.size + page_size
-    offset, pending = WAL_HEADER.size, 0
-    while offset + WAL_FRAME_HEADER.size <= len(raw):
-        _page, commit_size, f_salt1, f_salt2, _c1, _c2 = WAL_FRAME_HEADER.unpack_from(raw, offset)
-        if (f_salt1, f_salt2) != (salt1, salt2):
-            break  # frames of an earlier WAL generation: not part of this log
-        if offset + frame_size > len(raw):
-            return WalState(pending, torn_frame=True)
-        pending = 0 if commit_size else pending + 1
-        offset += frame_size
-    return WalState(pending, torn_frame=False)
-
-
 def verify(
-    path: Path | str, *, head: Path | str | None = None, tail: int | None = None
+    path: Path | str,
+    *,
+    head: Path | str | None = None,
+    tail: int | None = None,
+    key: VerificationKey | None = None,
+    anchor: Anchor | None = None,
+    since_checkpoint: bool = False,
 ) -> VerifyReport:
     """Check the journal at ``path``; never raises for a damaged file, reports it instead.
 
     ``tail``: walk only about the last ``tail`` rows (from the start of the round they begin
-    in) and run SQLite's faster ``quick_check``, for a check at every start that stays
-    quick on a year-long journal; the full check belongs in a nightly job.
+    in) and run SQLite's faster ``quick_check``. ``since_checkpoint``: walk only from the
+    last ``verified`` row's checkpoint (the station's start check: it hashes only what is
+    new and skips SQLite's page check, which reads the whole file). ``key``: prove every
+    seal (the whole chain is walked). ``anchor``: fail on a journal behind or forked from it.
     """
     path = Path(path)
     head_file = Path(head) if head is not None else head_path(path)
@@ -127,40 +103,71 @@ def verify(
         conn = open_readonly(path)
     except JournalCorruptError as err:
         return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {err}")
+    mode = _Mode(None if key else tail, since_checkpoint and key is None, key, anchor)
     try:
-        return _verify_open(conn, path, head_file, wal, tail)
+        return _verify_open(conn, path, head_file, wal, mode)
     except sqlite3.DatabaseError as err:
         return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {err}")
     finally:
         conn.close()
 
 
-def _window(conn: sqlite3.Connection, tail: int) -> tuple[int, str | None]:
-    """The id after which a tail check starts, and that row's hash (None: row missing)."""
-    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
-    start = max(0, (last or 0) - tail)
-    if start == 0:
-        return 0, GENESIS_HASH
+@dataclass(frozen=True, slots=True)
+class _Mode:
+    tail: int | None
+    checkpoint: bool
+    key: VerificationKey | None
+    anchor: Anchor | None
+
+
+def _round_start(conn: sqlite3.Connection, start: int) -> tuple[int, str | None]:
+    """Move a walk's start back to the first row of the round it falls in (so each reveal
+    meets its commitment), and that row's hash (None: the row is missing)."""
     first = conn.execute("SELECT round FROM journal WHERE id = ?", (start + 1,)).fetchone()
-    if first is not None and first[0] is not None:
-        # Start at the round's first row, so each reveal meets its commitment.
+    if start > 0 and first is not None and first[0] is not None:
         (round_start,) = conn.execute(
             "SELECT min(id) FROM journal WHERE round = ?", (first[0],)
         ).fetchone()
-        start = round_start - 1
-    if start == 0:
+        start = min(start, round_start - 1)
+    if start <= 0:
         return 0, GENESIS_HASH
     found = conn.execute("SELECT hash FROM journal WHERE id = ?", (start,)).fetchone()
     return start, found[0] if found else None
 
 
+def _checkpoint(conn: sqlite3.Connection) -> tuple[int, str | None] | VerifyReport:
+    """Where the last ``verified`` checkpoint lets a walk start (see :func:`verify`)."""
+    found = conn.execute(
+        "SELECT id, data FROM journal WHERE kind = 'verified' ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    if found is None:
+        return 0, GENESIS_HASH
+    try:
+        data = json.loads(found[1])
+        through, digest = int(data["through"]), str(data["hash"])
+    except (ValueError, KeyError, TypeError):
+        return VerifyReport(
+            VerifyCase.ALTERED, f"altered: row {found[0]}: unreadable checkpoint", 0, found[0]
+        )
+    stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (through,)).fetchone()
+    if through > 0 and (stored is None or stored[0] != digest):
+        return VerifyReport(
+            VerifyCase.ALTERED,
+            f"altered: row {through} differs from the checkpoint in row {found[0]}",
+            0,
+            through,
+        )
+    return _round_start(conn, through)
+
+
 def _verify_open(
-    conn: sqlite3.Connection, path: Path, head_file: Path, wal: WalState, tail: int | None
+    conn: sqlite3.Connection, path: Path, head_file: Path, wal: WalState, mode: _Mode
 ) -> VerifyReport:
-    check = "quick_check" if tail is not None else "integrity_check"
-    problems = [row[0] for row in conn.execute(f"PRAGMA {check}")]
-    if problems != ["ok"]:
-        return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {problems[0]}")
+    if not mode.checkpoint:
+        check = "quick_check" if mode.tail is not None else "integrity_check"
+        problems = [row[0] for row in conn.execute(f"PRAGMA {check}")]
+        if problems != ["ok"]:
+            return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {problems[0]}")
     head_raw = head_file.read_bytes()[:HEAD_RECORD_SIZE] if head_file.is_file() else None
     head = parse_head(head_raw) if head_raw else None
     tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
@@ -174,12 +181,20 @@ def _verify_open(
                 1,
             )
         return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path} holds no journal table")
-    start, start_hash = _window(conn, tail) if tail is not None else (0, GENESIS_HASH)
+    start, start_hash = 0, cast(str | None, GENESIS_HASH)
+    if mode.tail is not None:
+        (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
+        start, start_hash = _round_start(conn, max(0, (last or 0) - mode.tail))
+    elif mode.checkpoint:
+        found = _checkpoint(conn)
+        if isinstance(found, VerifyReport):
+            return found
+        start, start_hash = found
     if start_hash is None:
         return VerifyReport(
             VerifyCase.REMOVED, f"removed: row {start}: missing", first_bad_row=start
         )
-    chain = _walk(select_rows(conn, after_id=start), start, start_hash)
+    chain = _walk(select_rows(conn, after_id=start), start, start_hash, mode.key)
     if chain.failure is not None:
         return chain.failure
     notes: list[str] = []
@@ -205,6 +220,11 @@ def _verify_open(
                 chain.rows,
                 head_id,
             )
+    if mode.anchor is not None:
+        failure = check_anchor(conn, mode.anchor, chain.last_id)
+        if failure is not None:
+            found_case, message, first = failure
+            return VerifyReport(VerifyCase(found_case), message, chain.rows, first)
     triggers = {
         name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
     }
@@ -224,11 +244,30 @@ def _verify_open(
             f"head_missing: no head record at {head_file}: rows lost at the end would go unseen",
             chain.rows,
         )
+    if mode.key is not None and chain.rows and chain.seals == 0:
+        return VerifyReport(
+            VerifyCase.UNSEALED,
+            f"unsealed: no seal in {chain.rows} rows: the key proves nothing",
+            chain.rows,
+            1,
+        )
     case = VerifyCase.INTERRUPTED if wal.interrupted else VerifyCase.INTACT
     summary = f"{case.value}: {count}, chain and {chain.commitments} hole-card commitments good"
+    summary += "; " + _seal_summary(chain, mode.key)
+    if mode.anchor is not None:
+        summary += f"; anchor row {mode.anchor.row} (epoch {mode.anchor.epoch}) matches"
     if wal.interrupted:
         summary += "; " + notes[0]
     return VerifyReport(case, summary, chain.rows, None, chain.commitments, tuple(notes))
+
+
+def _seal_summary(chain: _Chain, key: VerificationKey | None) -> str:
+    if key is None:
+        return "seals not checked (no --key)"
+    text = f"{chain.seals} seals good (epochs 0..{chain.seals - 1}, rows 1..{chain.sealed_through})"
+    if chain.last_id > chain.sealed_through:
+        text += f"; rows {chain.sealed_through + 1}..{chain.last_id} not sealed yet"
+    return text
 
 
 @dataclass
@@ -236,11 +275,15 @@ class _Chain:
     rows: int = 0
     last_id: int = 0
     commitments: int = 0
+    seals: int = 0
+    sealed_through: int = 0
     failure: VerifyReport | None = None
     commitment_failure: VerifyReport | None = None
 
 
-def _walk(rows: Iterable[Row], start: int, prev_hash: str) -> _Chain:
+def _walk(
+    rows: Iterable[Row], start: int, prev_hash: str, key: VerificationKey | None = None
+) -> _Chain:
     chain = _Chain(last_id=start)
     pending: dict[int | None, tuple[int, str]] = {}  # round -> (row id, commitment)
 
@@ -274,6 +317,15 @@ def _walk(rows: Iterable[Row], start: int, prev_hash: str) -> _Chain:
             return fail(VerifyCase.ALTERED, row.id, "data is not a JSON object")
         if canonical_json(data) != row.data_text or not KIND_PATTERN.fullmatch(row.kind):
             return fail(VerifyCase.ALTERED, row.id, "not written by the station (not canonical)")
+        if key is not None and row.kind == SEAL_KIND:
+            reason = check_seal(row, key, expected_epoch=chain.seals)
+            if reason:
+                first = chain.sealed_through + 1
+                return fail(
+                    VerifyCase.SEAL, row.id, f"{reason} (it seals rows {first}..{row.id - 1})"
+                )
+            chain.seals += 1
+            chain.sealed_through = row.id
         chain.rows += 1
         chain.last_id = row.id
         prev_hash = row.hash

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
+from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
 from controller.service.config_panel import PanelConfig, parse_panel
 from controller.service.config_schema import ConfigError, Section
 
@@ -98,9 +99,10 @@ class Devices:
 
 @dataclass(frozen=True, slots=True)
 class JournalSettings:
-    """Where the audit journal lives."""
+    """Where the audit journal and its sealing state (``journal setup-keys``) live."""
 
     path: Path = DEFAULT_JOURNAL_PATH
+    sealing_key: Path = DEFAULT_SEALING_PATH
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,8 +195,10 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
     journal = JournalSettings()
     if journal_section is not None:
         journal_path = Path(journal_section.get("path", str, str(DEFAULT_JOURNAL_PATH)))
+        sealing = Path(journal_section.get("sealing_key", str, str(DEFAULT_SEALING_PATH)))
         journal_section.done()
-        journal = JournalSettings(source.parent / journal_path)  # relative: beside the file
+        # Relative paths: beside the file.
+        journal = JournalSettings(source.parent / journal_path, source.parent / sealing)
     logging = _logging(top.section("logging", required=False))
     top.done()
     if shuffler is not None and shuffler.max_decks < decks:

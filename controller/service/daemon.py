@@ -38,7 +38,6 @@ from controller.table.view import TableView, view_record
 from drivers.hal import Device, DeviceEvent
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
-START_CHECK_ROWS = 20_000  # about the last 200 rounds: verified at every start
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 VERSION = "0.1.0"
 
@@ -76,23 +75,35 @@ class Built:
     table: Table
 
 
-def open_journal(path: Path) -> Journal:
-    """Verify the journal, then open it for appending.
+def open_journal(path: Path, sealing: Path | None = None) -> Journal:
+    """Check the journal, then open it for appending, sealing with the state at ``sealing``
+    when that file exists; then journal a ``verified`` checkpoint (sealed with the start).
+
+    The check hashes only the rows after the last checkpoint (``verify(...,
+    since_checkpoint=True)``), so a start costs the same on a year-long journal; the full
+    check with the verification key runs off the station (docs/journal.md).
 
     Raises:
-        StartError: when the chain is broken or the file cannot be opened.
+        StartError: when the chain is broken, the sealing state does not fit the journal,
+            or the file cannot be opened.
     """
     if path.exists():
-        # The last rounds are checked at every start; the whole chain is checked by
-        # `dealer-station journal verify` (nightly, docs/operations.md), so that starting
-        # does not grow with the journal.
-        report = verify(path, tail=START_CHECK_ROWS)
+        report = verify(path, since_checkpoint=True)
         if not report.ok:
             raise StartError(f"journal {path} failed verification: {report.message}")
+    if sealing is not None and not sealing.exists():
+        _log.warning("journal not sealed: no sealing state", sealing_key=str(sealing))
+        sealing = None
     try:
-        return Journal.open(path)
+        journal = Journal.open(path, sealing=sealing)
     except JournalError as err:
         raise StartError(f"journal {path}: {err}") from err
+    try:
+        journal.append("verified", {"through": journal.last_id, "hash": journal.last_hash})
+    except BaseException:
+        journal.close()
+        raise
+    return journal
 
 
 def build_station(
@@ -105,7 +116,7 @@ def build_station(
 ) -> Built:
     """Journal, recovered table and drivers. ``drivers_for(sink) -> (devices, TableDevices)``
     builds the drivers (real ones from configuration, or the simulated rig's)."""
-    journal = open_journal(config.journal.path)
+    journal = open_journal(config.journal.path, config.journal.sealing_key)
     try:
         events: queue.Queue[DeviceEvent] = queue.Queue()
         devices, table_devices = drivers_for(events.put)
@@ -127,6 +138,7 @@ def build_station(
                 "table_id": config.table_id,
                 "profile": profile.code,
                 "decks": config.decks,
+                "sealed": journal.epoch is not None,
             },
         )
         table.restore(recovered)

@@ -120,6 +120,10 @@ class BatchingJournal(Protocol):
         """Group the appends inside into one transaction."""
         ...
 
+    def seal_if_due(self) -> bool:
+        """Seal rows that have waited long enough unsealed (``controller.journal.seal``)."""
+        ...
+
 
 #: Called from the loop after each event: the event, the view after it, and whether the
 #: queue was empty (nothing else is in flight in the station). The view is None while more
@@ -226,6 +230,7 @@ class Station:
         events, notifier = self.events, self.notifier
         while not self._stop.is_set():
             notifier.feed_watchdog()
+            self.journal.seal_if_due()  # between events: never inside an event's batch
             try:
                 event = events.get(timeout=self.poll_seconds)
             except queue.Empty:

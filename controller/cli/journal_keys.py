@@ -1,0 +1,75 @@
+"""``dealer-station journal setup-keys``: make a table's sealing state, print its key once.
+
+The sealing state (table, epoch 0, the secret ``k0``) goes to the configured
+``journal.sealing_key`` file (mode 0600); the verification key, which re-derives every
+epoch's key, is printed once on stdout as text with a checksum and as a terminal QR code,
+for the operator to keep off the station (docs/operations.md). An existing state is never
+replaced without ``--force``: a new key starts a new epoch sequence, which ``journal verify``
+then reports against every seal made before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from controller.journal.seal import DEFAULT_STATE_PATH, new_sealing, save_state
+from controller.service.config import TABLE_ID, load_config
+
+EXIT_USAGE = 2
+
+
+def setup_keys(args: argparse.Namespace) -> int:
+    """Make the sealing state and print the verification key; 2 with one line on error.
+
+    Raises:
+        controller.service.config_schema.ConfigError: ``--config`` names a bad file.
+    """
+    table, key_file = args.table, args.key_file
+    if args.config is not None:
+        config = load_config(args.config)
+        table = table or config.table_id
+        key_file = key_file or config.journal.sealing_key
+    key_file = Path(key_file or DEFAULT_STATE_PATH)
+    if table is None:
+        print(
+            "dealer-station journal setup-keys: name the table (--table or --config)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if not TABLE_ID.fullmatch(table):
+        print(
+            f"dealer-station journal setup-keys: bad table id {table!r}"
+            " (1-32 letters, digits, '.', '_', '-')",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if key_file.exists() and not args.force:
+        print(
+            f"dealer-station journal setup-keys: {key_file} exists (the station's current key);"
+            " --force replaces it and starts a new key",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    state, key = new_sealing(table)
+    try:
+        save_state(key_file, state)
+    except OSError as err:
+        print(f"dealer-station journal setup-keys: {key_file}: {err.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    text = key.to_text()
+    print(f"Sealing state for table {table} written to {key_file}.")
+    print("Verification key (shown once: keep it off the station; `journal verify --key`):")
+    print()
+    print(f"  {text}")
+    print()
+    _print_qr(text)
+    return 0
+
+
+def _print_qr(text: str) -> None:
+    """The key as a QR code drawn with block characters (segno), for a phone to read."""
+    import segno
+
+    segno.make(text, error="m").terminal(out=sys.stdout, compact=True)

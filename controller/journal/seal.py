@@ -1,0 +1,303 @@
+"""Forward-secure sealing of the journal (Bellare-Yee / Schneier-Kelsey evolving MAC keys).
+
+A table's sealing state starts from a random 32-byte secret ``k0`` (the *verification key*,
+printed once by ``dealer-station journal setup-keys`` and kept off the station). Epoch ``e``
+has the key ``k_e``; ``k_{e+1} = HKDF-Expand(k_e, "evolve")``, a one-way step. Epoch ``e``
+is used for exactly one seal row, whose MAC is ``HMAC-SHA256(HKDF-Expand(k_e, "seal"),
+message)``; right after the seal row is committed the station replaces its state file with
+``k_{e+1}`` (atomic rename and fsync), so ``k_e`` exists nowhere on the station any more.
+Whoever takes the station at epoch ``E`` holds ``k_E`` only and cannot make the MAC of any
+earlier epoch: every seal before ``E`` proves the rows it covers.
+
+A seal row (kind ``seal``, round NULL) covers every row before it through the chain hash:
+
+* ``data = {"epoch": e, "head": H, "mac": M, "row": N, "table": T}`` where ``N`` is the
+  row just before the seal row and ``H`` its ``hash``;
+* ``M = HMAC(seal_key(k_e), canonical_json(["dealer-station seal v1", T, e, N, H, ts]))``,
+  ``ts`` being the seal row's own ``ts`` column.
+
+Epochs run 0, 1, 2 ... with no gap, in row order: a seal that is missing, moved or
+re-made without its key breaks the sequence or its MAC. This module is the one place that
+makes and checks seals; it needs only :mod:`controller.journal.format` and
+``cryptography``, so the floor collector imports it to check a table's rows.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac as std_hmac
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives import hmac as crypto_hmac
+from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
+
+from controller.journal.format import JournalError, Row, canonical_json, row_hash
+
+SEAL_KIND: Final = "seal"
+#: Where the station keeps its sealing state (``journal.sealing_key`` in station.toml).
+DEFAULT_STATE_PATH: Final = Path("/var/lib/dealer-station/sealing-key")
+KEY_BYTES: Final = 32
+MAC_DOMAIN: Final = "dealer-station seal v1"
+KEY_TEXT_PREFIX: Final = "ds1"
+STATE_VERSION: Final = 1
+_EVOLVE_INFO: Final = b"dealer-station seal evolve v1"
+_MAC_INFO: Final = b"dealer-station seal mac v1"
+_CHECK_CHARS: Final = 4
+
+
+class SealError(JournalError, ValueError):
+    """A verification key, sealing state or seal that cannot be used or does not check out."""
+
+
+def _expand(key: bytes, info: bytes) -> bytes:
+    return HKDFExpand(algorithm=hashes.SHA256(), length=KEY_BYTES, info=info).derive(key)
+
+
+def evolve(key: bytes) -> bytes:
+    """The next epoch's key from this one (one-way: the old key cannot be recovered)."""
+    return _expand(key, _EVOLVE_INFO)
+
+
+def seal_message(table: str, epoch: int, row: int, head: str, ts: str) -> bytes:
+    """The bytes a seal's MAC covers (see the module docstring)."""
+    return canonical_json([MAC_DOMAIN, table, epoch, row, head, ts]).encode()
+
+
+def seal_mac(epoch_key: bytes, message: bytes) -> str:
+    """``HMAC-SHA256`` of ``message`` under the seal key derived from an epoch key, in hex."""
+    mac = crypto_hmac.HMAC(_expand(epoch_key, _MAC_INFO), hashes.SHA256())
+    mac.update(message)
+    return mac.finalize().hex()
+
+
+def _checksum(table: str, secret: bytes) -> str:
+    digest = hashlib.sha256(table.encode() + b"\0" + secret).digest()
+    return base64.b32encode(digest).decode()[:_CHECK_CHARS]
+
+
+class VerificationKey:
+    """A table's initial secret ``k0``: re-derives the key of every epoch, to check seals.
+
+    Keeps the last epoch key it derived, so checking seals in order costs one derivation
+    per epoch (the floor collector checks a table's seals as they arrive).
+    """
+
+    def __init__(self, table: str, secret: bytes) -> None:
+        if len(secret) != KEY_BYTES:
+            raise SealError(f"a verification key holds {KEY_BYTES} bytes, not {len(secret)}")
+        self.table = table
+        self._secret = secret
+        self._cached: tuple[int, bytes] = (0, secret)
+
+    def epoch_key(self, epoch: int) -> bytes:
+        """The key of ``epoch`` (0 is the secret itself)."""
+        if type(epoch) is not int or epoch < 0:
+            raise SealError(f"bad epoch {epoch!r}")
+        at, key = self._cached
+        if epoch < at:
+            at, key = 0, self._secret
+        while at < epoch:
+            key, at = evolve(key), at + 1
+        self._cached = (at, key)
+        return key
+
+    def to_text(self) -> str:
+        """``ds1:TABLE:XXXX-XXXX-...:CHCK``: base32 of the secret and a checksum."""
+        body = base64.b32encode(self._secret).decode().rstrip("=")
+        groups = "-".join(body[i : i + 4] for i in range(0, len(body), 4))
+        return f"{KEY_TEXT_PREFIX}:{self.table}:{groups}:{_checksum(self.table, self._secret)}"
+
+    @classmethod
+    def from_text(cls, text: str) -> VerificationKey:
+        """Parse :meth:`to_text` (case, spaces and dashes in the key part do not matter).
+
+        Raises:
+            SealError: not a verification key, or its checksum does not match (a typo).
+        """
+        parts = text.strip().split(":")
+        if len(parts) != 4 or parts[0].lower() != KEY_TEXT_PREFIX:
+            raise SealError("not a verification key (expected ds1:TABLE:KEY:CHECK)")
+        _, table, body, check = parts
+        body = "".join(body.split()).replace("-", "").upper()
+        try:
+            secret = base64.b32decode(body + "=" * (-len(body) % 8))
+        except ValueError:
+            raise SealError("verification key: the key part is not base32") from None
+        if len(secret) != KEY_BYTES:
+            raise SealError("verification key: the key part has the wrong length")
+        if not std_hmac.compare_digest(check.strip().upper(), _checksum(table, secret)):
+            raise SealError("verification key: checksum mismatch (mistyped?)")
+        return cls(table, secret)
+
+
+@dataclass(frozen=True, slots=True)
+class SealFailure:
+    """Why a seal row does not prove what it claims."""
+
+    row: int
+    reason: str
+
+
+def seal_fields(row: Row) -> dict[str, Any] | str:
+    """A seal row's fields, or the reason they are malformed."""
+    try:
+        data = row.data
+    except JournalError:
+        return "data is not a JSON object"
+    fields = {"epoch": int, "head": str, "mac": str, "row": int, "table": str}
+    if set(data) != set(fields):
+        return "fields are not epoch, head, mac, row, table"
+    for name, kind in fields.items():
+        if type(data[name]) is not kind:
+            return f"{name} is not {kind.__name__}"
+    return data
+
+
+def check_row_hash(row: Row) -> bool:
+    """True when ``row.hash`` is the chain hash of its columns (``prev_hash`` included)."""
+    expected = row_hash(
+        row.prev_hash,
+        row_id=row.id,
+        ts=row.ts,
+        kind=row.kind,
+        round_no=row.round_no,
+        data_text=row.data_text,
+    )
+    return std_hmac.compare_digest(expected, row.hash)
+
+
+def check_seal(row: Row, key: VerificationKey, *, expected_epoch: int | None = None) -> str:
+    """Check one seal row with a table's verification key; ``""`` when it is good, else why.
+
+    Checks the row's own hash, that it seals the row just before it (``row`` and ``head``
+    agree with its id and ``prev_hash``), the table, the epoch (when the caller knows which
+    comes next) and the MAC.
+    """
+    if row.kind != SEAL_KIND:
+        return f"kind {row.kind!r} is not a seal"
+    if not check_row_hash(row):
+        return "content does not match its hash"
+    fields = seal_fields(row)
+    if isinstance(fields, str):
+        return fields
+    if row.round_no is not None:
+        return "a seal belongs to no round"
+    if fields["row"] != row.id - 1 or fields["head"] != row.prev_hash:
+        return "does not seal the row before it"
+    if fields["table"] != key.table:
+        return f"sealed for table {fields['table']!r}, the key is table {key.table!r}"
+    epoch = fields["epoch"]
+    if expected_epoch is not None and epoch != expected_epoch:
+        return f"epoch {epoch} where epoch {expected_epoch} was due"
+    message = seal_message(fields["table"], epoch, fields["row"], fields["head"], row.ts)
+    if not std_hmac.compare_digest(seal_mac(key.epoch_key(epoch), message), fields["mac"]):
+        return f"MAC of epoch {epoch} does not match"
+    return ""
+
+
+# --- the station's sealing state ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SealingState:
+    """What the station holds: its table, the current epoch and that epoch's key only."""
+
+    table: str
+    epoch: int
+    key: bytes
+
+    def to_json(self) -> str:
+        """The state file's text."""
+        return canonical_json(
+            {
+                "version": STATE_VERSION,
+                "table": self.table,
+                "epoch": self.epoch,
+                "key": self.key.hex(),
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> SealingState:
+        """Parse :meth:`to_json`.
+
+        Raises:
+            SealError: not a sealing state of this version.
+        """
+        try:
+            value = json.loads(text)
+            table, epoch, key = value["table"], value["epoch"], bytes.fromhex(value["key"])
+            version = value["version"]
+        except (ValueError, KeyError, TypeError):
+            raise SealError("the sealing state is unreadable") from None
+        if version != STATE_VERSION or type(epoch) is not int or epoch < 0:
+            raise SealError("the sealing state is not of a supported version")
+        if not isinstance(table, str) or len(key) != KEY_BYTES:
+            raise SealError("the sealing state is unreadable")
+        return cls(table, epoch, key)
+
+    def seal(self, row: int, head: str, ts: str) -> dict[str, Any]:
+        """The data of the seal row that seals ``row`` (hash ``head``) at ``ts``."""
+        message = seal_message(self.table, self.epoch, row, head, ts)
+        return {
+            "epoch": self.epoch,
+            "head": head,
+            "mac": seal_mac(self.key, message),
+            "row": row,
+            "table": self.table,
+        }
+
+    def evolved(self) -> SealingState:
+        """The next epoch's state (its key derived one-way from this one)."""
+        return SealingState(self.table, self.epoch + 1, evolve(self.key))
+
+
+def new_sealing(table: str) -> tuple[SealingState, VerificationKey]:
+    """A fresh sealing state at epoch 0 and its verification key (``secrets``)."""
+    secret = secrets.token_bytes(KEY_BYTES)
+    return SealingState(table, 0, secret), VerificationKey(table, secret)
+
+
+def load_state(path: Path) -> SealingState:
+    """Read the sealing state file.
+
+    Raises:
+        FileNotFoundError: no state at ``path``.
+        SealError: the file is not a sealing state.
+    """
+    return SealingState.from_json(path.read_text(encoding="ascii", errors="replace"))
+
+
+def save_state(path: Path, state: SealingState) -> None:
+    """Replace the state file atomically (write a temporary file, fsync, rename, fsync the
+    directory), so that at every moment the file holds one whole state, and the previous
+    epoch's key is unlinked. On flash storage the old blocks may survive until the flash
+    translation layer erases them (docs/operations.md).
+
+    Raises:
+        OSError: the state could not be written (the previous state is left in place).
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            os.write(fd, state.to_json().encode() + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)

@@ -1,0 +1,497 @@
+"""Forward-secure sealing (``controller.journal.seal``) and the insider's attacks of issue 13.
+
+The attacker has the station: the SQLite file, its head record, the sealing state (the
+current epoch's key) and the formula in docs/journal.md. Each attack below is carried out
+in full (chain recomputed, head rewritten, triggers recreated) and must fail ``verify``
+with the table's verification key, and with an anchor taken before it for the rollbacks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from controller.journal.anchor import Anchor, latest_anchor
+from controller.journal.format import GENESIS_HASH, canonical_json, head_path, row_hash
+from controller.journal.opening import JournalSealError
+from controller.journal.reader import JournalReader
+from controller.journal.seal import (
+    SealError,
+    VerificationKey,
+    check_row_hash,
+    check_seal,
+    load_state,
+    new_sealing,
+    save_state,
+)
+from controller.journal.store import Journal
+from controller.journal.verify import VerifyCase, verify
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "journal.md"
+TABLE = "T1"
+
+Rows = list[tuple[int, str, str, int | None, str]]  # id, ts, kind, round, data
+
+
+def write_round(journal: Journal, round_no: int, net: int = 500) -> None:
+    journal.append("round_started", {"round": round_no, "seats": []}, round_no)
+    journal.append("card", {"seat": 1, "hand": 1, "role": "initial", "card": "7S"}, round_no)
+    journal.append(
+        "settlement", {"seat": 1, "hand": 1, "outcome": "win", "net_cents": net}, round_no
+    )
+    journal.append("round_completed", {"reshuffle": False}, round_no)  # sealed after
+
+
+@pytest.fixture
+def sealed(tmp_path: Path) -> tuple[Path, Path, VerificationKey]:
+    """A journal of 5 sealed rounds (4 rows and a seal each), its state file and its key."""
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=state_path) as journal:
+        for round_no in range(1, 6):
+            write_round(journal, round_no)
+    return path, state_path, key
+
+
+def read_rows(path: Path) -> Rows:
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT id, ts, kind, round, data FROM journal ORDER BY id").fetchall()
+    conn.close()
+    return rows
+
+
+def rewrite(path: Path, change: Callable[[Rows], Rows]) -> None:
+    """The insider's rewrite: change rows, renumber them, recompute every hash, replace
+    the table, recreate the triggers and write a matching head record."""
+    rows = change(read_rows(path))
+    conn = sqlite3.connect(path, isolation_level=None)
+    triggers = [
+        sql
+        for (sql,) in conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'journal'"
+        )
+    ]
+    conn.execute("DROP TRIGGER journal_no_delete")
+    conn.execute("DROP TRIGGER journal_no_update")
+    conn.execute("DELETE FROM journal")
+    prev = GENESIS_HASH
+    for new_id, (_, ts, kind, round_no, data) in enumerate(rows, start=1):
+        digest = row_hash(prev, row_id=new_id, ts=ts, kind=kind, round_no=round_no, data_text=data)
+        conn.execute(
+            "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (new_id, ts, kind, round_no, data, prev, digest),
+        )
+        prev = digest
+    for sql in triggers:
+        conn.execute(sql)
+    conn.close()
+    record = canonical_json({"id": len(rows), "hash": prev})
+    head_path(path).write_bytes(record.ljust(127).encode() + b"\n")
+
+
+def test_a_sealed_journal_verifies_with_its_key(sealed: tuple[Path, Path, VerificationKey]) -> None:
+    path, state_path, key = sealed
+    report = verify(path, key=key)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert "5 seals good (epochs 0..4, rows 1..25)" in report.message
+    assert load_state(state_path).epoch == 5  # each seal used its epoch and moved on
+    kinds = [row[2] for row in read_rows(path)]
+    assert kinds[4::5] == ["seal"] * 5
+
+
+def test_without_a_key_the_seal_is_not_checked(sealed: tuple[Path, Path, VerificationKey]) -> None:
+    report = verify(sealed[0])
+    assert report.ok
+    assert "seals not checked (no --key)" in report.message
+
+
+def test_a_wrong_key_fails_at_the_first_seal(sealed: tuple[Path, Path, VerificationKey]) -> None:
+    _, other = new_sealing(TABLE)
+    report = verify(sealed[0], key=other)
+    assert report.case is VerifyCase.SEAL
+    assert report.first_bad_row == 5
+    assert "MAC of epoch 0" in report.message
+
+
+def test_unsealed_rows_after_the_last_seal_are_named(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    path, state_path, key = sealed
+    with Journal.open(path, sealing=state_path) as journal:
+        journal.append("shuffle_commanded", {"decks": 6})
+    report = verify(path, key=key)
+    assert report.ok
+    assert "rows 26..26 not sealed yet" in report.message
+
+
+def test_a_key_on_a_journal_with_no_seal_proves_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path) as journal:
+        write_round(journal, 1)
+    _, key = new_sealing(TABLE)
+    assert verify(path, key=key).case is VerifyCase.UNSEALED
+
+
+# --- the issue's attacks ---------------------------------------------------------------------
+
+
+def test_attack_change_an_amount_and_recompute_the_chain_fails_with_the_key(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    """Issue 13: one settled amount changed, chain, head and triggers recomputed."""
+    path, _, key = sealed
+
+    def pay_more(rows: Rows) -> Rows:
+        out = list(rows)
+        row = out[12]  # round 3's settlement (rows 11..15 are round 3 and its seal)
+        assert row[2] == "settlement"
+        out[12] = (*row[:4], row[4].replace('"net_cents":500', '"net_cents":50000'))
+        return out
+
+    rewrite(path, pay_more)
+    assert verify(path).ok  # what the old check said: intact
+    report = verify(path, key=key)
+    assert report.case is VerifyCase.SEAL
+    assert report.first_bad_row == 15  # the seal of round 3 names the rows it proves
+    assert "rows 11..14" in report.message
+
+
+def test_attack_cut_a_middle_round_and_renumber_fails_with_the_key(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    path, _, key = sealed
+    rewrite(path, lambda rows: rows[:10] + rows[15:])  # round 3 and its seal gone
+    assert verify(path).ok
+    report = verify(path, key=key)
+    assert report.case is VerifyCase.SEAL
+    # Round 4's seal, now row 15, sealed row 19 under the hash row 19 had.
+    assert report.first_bad_row == 15
+    assert "does not seal the row before it" in report.message
+
+
+def test_attack_cut_a_round_and_reseal_with_the_stolen_key_fails(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    """Forward security: the key the station holds (epoch 5) cannot make an earlier seal."""
+    path, state_path, key = sealed
+    stolen = load_state(state_path)
+
+    def reseal(rows: Rows) -> Rows:
+        kept = [r for r in rows[:10] + rows[15:] if r[2] != "seal"]
+        out: Rows = []
+        prev, state = GENESIS_HASH, stolen
+        for row in kept:
+            new_id = len(out) + 1
+            out.append((new_id, *row[1:]))
+            prev = row_hash(
+                prev, row_id=new_id, ts=row[1], kind=row[2], round_no=row[3], data_text=row[4]
+            )
+            if row[2] == "round_completed":
+                ts = row[1]
+                seal = canonical_json(state.seal(new_id, prev, ts))
+                out.append((new_id + 1, ts, "seal", None, seal))
+                prev = row_hash(
+                    prev, row_id=new_id + 1, ts=ts, kind="seal", round_no=None, data_text=seal
+                )
+                state = state.evolved()
+        return out
+
+    rewrite(path, reseal)
+    report = verify(path, key=key)
+    assert report.case is VerifyCase.SEAL
+    assert report.first_bad_row == 5  # the very first seal: epoch 5 where 0 was due
+
+
+def test_attack_delete_the_last_round_fails_with_an_anchor_and_at_the_next_start(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    path, state_path, key = sealed
+    with JournalReader.open(path) as reader:
+        anchor = reader.query(latest_anchor)
+    assert anchor == Anchor(TABLE, 25, 4, read_hash(path, 25))
+    rewrite(path, lambda rows: rows[:20])
+    assert verify(path, key=key).ok  # a shorter, well-sealed journal: only an anchor tells
+    report = verify(path, key=key, anchor=anchor)
+    assert report.case is VerifyCase.BEHIND
+    assert "row 25 (epoch 4)" in report.message
+    # The station itself holds epoch 5: the journal's last seal (epoch 3) is behind it.
+    with pytest.raises(JournalSealError, match=r"seals of epochs 4\.\.4 are missing"):
+        Journal.open(path, sealing=state_path)
+
+
+def test_attack_restore_an_older_copy_fails_with_an_anchor(
+    tmp_path: Path, sealed: tuple[Path, Path, VerificationKey]
+) -> None:
+    path, state_path, key = sealed
+    old = tmp_path / "old.sqlite3"
+    shutil.copy(path, old)
+    shutil.copy(head_path(path), head_path(old))
+    old_state = load_state(state_path)
+    with Journal.open(path, sealing=state_path) as journal:
+        write_round(journal, 6, net=-500)
+        write_round(journal, 7)
+    with JournalReader.open(path) as reader:
+        anchor = reader.query(latest_anchor)
+    assert anchor is not None and anchor.row == 35
+    shutil.copy(old, path)
+    shutil.copy(head_path(old), head_path(path))
+    assert verify(path, key=key).ok
+    assert verify(path, key=key, anchor=anchor).case is VerifyCase.BEHIND
+    with pytest.raises(JournalSealError, match="behind its sealing key"):
+        Journal.open(path, sealing=state_path)
+    # The old key file put back too: the station seals on, but the anchor sees the fork.
+    save_state(state_path, old_state)
+    with Journal.open(path, sealing=state_path) as journal:
+        for round_no in (6, 7, 8):
+            write_round(journal, round_no, net=0)
+    report = verify(path, key=key, anchor=anchor)
+    assert report.case is VerifyCase.FORKED
+    assert report.first_bad_row == 35
+
+
+def test_an_anchor_of_the_journal_itself_matches(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    path, _, key = sealed
+    with JournalReader.open(path) as reader:
+        anchor = reader.query(latest_anchor)
+    assert anchor is not None
+    assert Anchor.parse(str(anchor)) == anchor
+    report = verify(path, key=key, anchor=anchor)
+    assert report.ok and "anchor row 25 (epoch 4) matches" in report.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "T1:25:4", "T1:x:4:" + "0" * 64, "T1:25:4:" + "0" * 63, "T1:25:4:" + "G" * 64],
+)
+def test_a_malformed_anchor_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="anchor"):
+        Anchor.parse(text)
+
+
+# --- every column is covered -----------------------------------------------------------------
+
+COLUMN_CHANGES = {
+    "id": lambda r: (r[0] + 1, *r[1:]),
+    "ts": lambda r: (r[0], r[1].replace("T", "T0")[:-8] + "00.000000Z", *r[2:]),
+    "kind": lambda r: (r[0], r[1], "insurance", *r[3:]),
+    "round": lambda r: (*r[:3], (r[3] or 0) + 1, r[4]),
+    "data": lambda r: (*r[:4], r[4].replace("500", "501")),
+}
+
+
+@pytest.mark.parametrize("column", [*COLUMN_CHANGES, "prev_hash", "hash"])
+def test_each_column_is_covered_by_the_hash(
+    column: str, sealed: tuple[Path, Path, VerificationKey]
+) -> None:
+    """Change one column of row 13 in place (no recomputation): the chain check fails."""
+    path, _, _ = sealed
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("DROP TRIGGER journal_no_update")
+    values = {
+        "id": "id = 1000",
+        "ts": "ts = '2026-01-01T00:00:00.000000Z'",
+        "kind": "kind = 'insurance'",
+        "round": "round = 99",
+        "data": "data = replace(data, '500', '501')",
+        "prev_hash": "prev_hash = '" + "1" * 64 + "'",
+        "hash": "hash = '" + "2" * 64 + "'",
+    }
+    conn.execute(f"UPDATE journal SET {values[column]} WHERE id = 13")
+    conn.close()
+    report = verify(path)
+    assert not report.ok, column
+    assert report.case in (VerifyCase.ALTERED, VerifyCase.REMOVED)
+
+
+@pytest.mark.parametrize("column", list(COLUMN_CHANGES))
+def test_each_column_is_covered_by_the_seal(
+    column: str, sealed: tuple[Path, Path, VerificationKey]
+) -> None:
+    """Change one column of row 13 and recompute the chain: only the seal still tells."""
+    path, _, key = sealed
+
+    def change(rows: Rows) -> Rows:
+        out = list(rows)
+        out[12] = COLUMN_CHANGES[column](out[12])
+        if column == "id":  # renumbering puts ids back in order: swap two rows instead
+            out[11], out[12] = out[12], out[11]
+        return out
+
+    rewrite(path, change)
+    report = verify(path, key=key)
+    assert report.case is VerifyCase.SEAL, column
+    assert report.first_bad_row == 15
+
+
+def test_check_seal_api_checks_one_row_at_a_time(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    """The floor collector's use: each row's hash, each seal with the table's key."""
+    path, _, key = sealed
+    with JournalReader.open(path) as reader:
+        rows = list(reader.rows())
+    assert all(check_row_hash(row) for row in rows)
+    seals = [row for row in rows if row.kind == "seal"]
+    assert [check_seal(row, key, expected_epoch=n) for n, row in enumerate(seals)] == [""] * 5
+    assert "epoch 1 where epoch 0 was due" in check_seal(seals[1], key, expected_epoch=0)
+    other = VerificationKey("T2", key.epoch_key(0))
+    assert "sealed for table 'T1'" in check_seal(seals[0], other)
+
+
+# --- keys ------------------------------------------------------------------------------------
+
+
+def test_the_verification_key_text_round_trips_and_catches_a_typo() -> None:
+    _, key = new_sealing(TABLE)
+    text = key.to_text()
+    assert re.fullmatch(r"ds1:T1:([A-Z2-7]{4}-){12}[A-Z2-7]{4}:[A-Z2-7]{4}", text), text
+    body = text.split(":")[2]
+    again = VerificationKey.from_text(text.replace(body, body.lower().replace("-", " ")))
+    assert again.epoch_key(3) == key.epoch_key(3)
+    typo = text.replace(body, ("B" if body[0] == "A" else "A") + body[1:])
+    with pytest.raises(SealError, match="checksum"):
+        VerificationKey.from_text(typo)
+    with pytest.raises(SealError):
+        VerificationKey.from_text("ds1:T1:AAAA:AAAA")
+
+
+def test_a_crash_between_the_seal_and_the_new_key_is_finished_at_open(tmp_path: Path) -> None:
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path, sealing=state_path) as journal:
+        write_round(journal, 1)
+    save_state(state_path, state)  # as if the station died before replacing the key file
+    with Journal.open(path, sealing=state_path) as journal:
+        assert journal.epoch == 1
+        write_round(journal, 2)
+    assert verify(path, key=key).ok
+
+
+def test_a_key_file_older_than_the_journal_is_refused(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    path, state_path, _ = sealed
+    state = load_state(state_path)
+    save_state(state_path, type(state)(state.table, 2, state.key))
+    with pytest.raises(JournalSealError, match=r"behind its sealing key|older than"):
+        Journal.open(path, sealing=state_path)
+
+
+def test_idle_rows_are_sealed_after_the_idle_time(tmp_path: Path) -> None:
+    state, _key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    with Journal.open(tmp_path / "j.sqlite3", sealing=state_path) as journal:
+        journal.append("shuffle_commanded", {"decks": 6})
+        start = journal.sealed_through
+        assert not journal.seal_if_due(now=0.0)  # monotonic 0 is long before the open
+        from time import monotonic
+
+        assert journal.seal_if_due(now=monotonic() + 30.0)
+        assert journal.sealed_through == start + 2
+        assert not journal.seal_if_due(now=monotonic() + 60.0)  # nothing new to seal
+
+
+def read_hash(path: Path, row_id: int) -> str:
+    conn = sqlite3.connect(path)
+    (digest,) = conn.execute("SELECT hash FROM journal WHERE id = ?", (row_id,)).fetchone()
+    conn.close()
+    return str(digest)
+
+
+# --- the known-answer vector of docs/journal.md ----------------------------------------------
+
+
+def _hkdf_expand_32(key: bytes, info: bytes) -> bytes:
+    # RFC 5869 HKDF-Expand, one block: T(1) = HMAC(PRK, info || 0x01), written out here from
+    # the RFC rather than taken from the code under test.
+    return hmac.new(key, info + b"\x01", hashlib.sha256).digest()
+
+
+def test_the_known_answer_vector_in_the_doc() -> None:
+    doc = DOC.read_text()
+    values = dict(re.findall(r"^\| `(\w+)` \| `([^`]*)` \|$", doc, flags=re.MULTILINE))
+    k0 = bytes.fromhex(values["k0"])
+    header = canonical_json([1, values["ts"], "card", 1])
+    row1 = hashlib.sha256((GENESIS_HASH + header + values["data"]).encode()).hexdigest()
+    assert values["row1_hash"] == row1
+    assert (
+        row_hash(
+            GENESIS_HASH,
+            row_id=1,
+            ts=values["ts"],
+            kind="card",
+            round_no=1,
+            data_text=values["data"],
+        )
+        == row1
+    )
+    mac_key = _hkdf_expand_32(k0, b"dealer-station seal mac v1")
+    message = canonical_json(["dealer-station seal v1", "T1", 0, 1, row1, values["ts"]])
+    assert values["seal_message"] == message
+    mac = hmac.new(mac_key, message.encode(), hashlib.sha256).hexdigest()
+    assert values["seal0_mac"] == mac
+    k1 = _hkdf_expand_32(k0, b"dealer-station seal evolve v1")
+    assert values["k1"] == k1.hex()
+    key = VerificationKey("T1", k0)
+    assert key.epoch_key(1) == k1
+    assert values["verification_key"] == key.to_text()
+
+
+# --- the daemon ------------------------------------------------------------------------------
+
+
+def test_the_daemon_seals_its_start_and_refuses_a_journal_behind_its_key(tmp_path: Path) -> None:
+    from controller.service import config as cfg
+    from controller.service.daemon import StartError, open_journal
+
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    for _ in range(2):
+        journal = open_journal(path, state_path)
+        journal.append("station_started", {"table_id": TABLE})
+        journal.close()
+    kinds = [row[2] for row in read_rows(path)]
+    assert kinds == ["verified", "station_started", "seal"] * 2
+    report = verify(path, key=key)
+    assert report.ok and "2 seals good" in report.message, report.message
+    rewrite(path, lambda rows: rows[:3])  # the second start cut away
+    with pytest.raises(StartError, match="behind its sealing key"):
+        open_journal(path, state_path)
+    assert cfg.JournalSettings().sealing_key == Path("/var/lib/dealer-station/sealing-key")
+
+
+def test_the_start_check_hashes_only_rows_after_the_checkpoint(tmp_path: Path) -> None:
+    """Row 2 is changed in place after a start verified it: the next start's check walks
+    only from the checkpoint (the key proves the rest), a change after it is caught."""
+    from controller.service.daemon import StartError, open_journal
+
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        write_round(journal, 1)
+    open_journal(path).close()  # row 5: verified through row 4
+    with Journal.open(path) as journal:
+        write_round(journal, 2)
+    report = verify(path, since_checkpoint=True)
+    assert report.ok and report.message.startswith("intact: rows 5..9"), report.message
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("DROP TRIGGER journal_no_update")
+    conn.execute("UPDATE journal SET data = replace(data, '500', '900') WHERE id = 8")
+    conn.close()
+    with pytest.raises(StartError, match="row 8"):
+        open_journal(path)
