@@ -89,6 +89,7 @@ class LogFeed:
         self.observe = observe
         self.entries: list[dict[str, Any]] = []
         self.error: BaseException | None = None
+        self._cond = threading.Condition()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="log-feed", daemon=True)
         self._thread.start()
@@ -97,7 +98,6 @@ class LogFeed:
         try:
             while not self._stop.is_set():
                 reply = self.vm.call("log_batch", timeout=5.0, since=self.next)
-                self.next = int(reply["next"])
                 for entry in reply["entries"]:
                     self.entries.append(entry)
                     line = entry.get("station")
@@ -105,8 +105,21 @@ class LogFeed:
                         record = line.get("view")
                         view = view_from_record(record) if record else None
                         self.observe(_event_of(line["kind"]), view, view is not None)
+                with self._cond:
+                    self.next = int(reply["next"])
+                    self._cond.notify_all()
         except (GuestError, OSError) as err:
             self.error = err
+
+    def wait_past(self, index: int, timeout: float = 60.0) -> None:
+        """Wait until every entry up to ``index`` has reached the pacer.
+
+        Raises:
+            TimeoutError: not within ``timeout`` seconds.
+        """
+        with self._cond:
+            if not self._cond.wait_for(lambda: self.next > index, timeout):
+                raise TimeoutError(f"log entry {index} not fed within {timeout} s")
 
     def stop(self) -> None:
         """Stop feeding (the thread ends after its current request)."""
