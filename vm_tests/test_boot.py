@@ -167,8 +167,10 @@ def test_install_leaves_the_service_stopped_until_configured(rig: Rig) -> None:
     assert vm.sh("stat -c '%U:%G %a' /var/lib/dealer-station /etc/dealer-station").split() == [
         "dealer-station:dealer-station", "750", "root:dealer-station", "750"
     ]  # fmt: skip
-    assert vm.sh("readlink /usr/bin/dealer-station").strip().endswith(
-        "/opt/dealer-station/bin/dealer-station"
+    assert (
+        vm.sh("readlink /usr/bin/dealer-station")
+        .strip()
+        .endswith("/opt/dealer-station/bin/dealer-station")
     )
     assert vm.sh("systemctl is-enabled dealer-station", check=False).strip() == "disabled"
     # Without station.toml a start is skipped, not failed (ConditionPathExists=).
@@ -193,13 +195,17 @@ def test_udev_names_the_devices_and_the_reader_gadget_enumerates(rig: Rig) -> No
         f" --serial {READER['serial']} --control /run/reader.sock"
     )
     vm.sh("timeout 60 sh -c 'until [ -S /run/reader.sock ]; do sleep 0.1; done'")
+    # The gadget enumerates on dummy_hcd's bus once bound: wait for it, then for udev.
+    find = (
+        "grep -lx 1209 /sys/bus/usb/devices/*/idVendor 2>/dev/null | while read f; do"
+        " d=${f%/idVendor}; echo $(cat $d/serial) /dev/bus/usb/$(printf %03d $(cat $d/busnum))/"
+        "$(printf %03d $(cat $d/devnum)); done"
+    )
+    vm.sh(f"timeout 60 sh -c 'until [ -n \"$({find})\" ]; do sleep 0.1; done'")
     vm.sh("udevadm settle --timeout=60")
-    owner = vm.sh(
-        "for d in /sys/bus/usb/devices/*; do [ \"$(cat $d/idVendor 2>/dev/null)\" = 1209 ] &&"
-        " stat -c %U:%G:%a /dev/bus/usb/$(printf %03d $(cat $d/busnum))/"
-        "$(printf %03d $(cat $d/devnum)); done; true"
-    ).split()
-    assert owner == ["root:dealer-station:660"]
+    serial, node = vm.sh(find).split()
+    assert serial == READER["serial"]
+    assert vm.sh(f"stat -c %U:%G:%a {node}").strip() == "root:dealer-station:660"
 
 
 def test_configured_and_enabled_it_reaches_ready(rig: Rig) -> None:
@@ -251,8 +257,8 @@ def test_stop_journals_clean_shutdown(rig: Rig) -> None:
     assert rig.show("Result") == "success"
     last = vm.sh(
         "runuser -u dealer-station -- /opt/dealer-station/bin/python -c 'import sqlite3;"
-        " print(sqlite3.connect(\"file:/var/lib/dealer-station/journal.sqlite3?mode=ro\","
-        " uri=True).execute(\"select kind from journal order by id desc limit 1\").fetchone()[0])'"
+        ' print(sqlite3.connect("file:/var/lib/dealer-station/journal.sqlite3?mode=ro",'
+        ' uri=True).execute("select kind from journal order by id desc limit 1").fetchone()[0])\''
     ).strip()
     assert last == "clean_shutdown"
     mark = vm.log_mark()
@@ -336,8 +342,8 @@ def test_without_device_allow_usb_the_reader_cannot_be_opened(rig: Rig) -> None:
         _, entry = vm.log_wait(mark, STEP, contains=READER["serial"])
         message = str(entry["MESSAGE"])
         assert "Access denied" in message or "not permitted" in message, message
-        connected = vm.call("log_wait", since=mark, timeout=0.0,
-                            fields={"event": "device connected", "device": "card_reader"})  # fmt: skip
+        wanted = {"event": "device connected", "device": "card_reader"}
+        connected = vm.call("log_wait", since=mark, timeout=0.0, fields=wanted)
         assert connected["index"] is None
     finally:
         vm.sh(f"rm -rf {dropin} && systemctl daemon-reload")
