@@ -24,7 +24,7 @@ from vm import GuestError, Vm
 
 from controller.rules.cards import Card, parse_card
 from controller.rules.profiles import get_profile
-from controller.simulation.dealer import SimulatedDealer
+from controller.simulation.dealer import Action, LoadShoe, SimulatedDealer
 from controller.simulation.runner import SimulatedTable, SimulationSettings, strategy_players
 from controller.table.prompts import State
 from controller.table.view import TableView, view_from_record
@@ -134,8 +134,11 @@ class Reached(Exception):  # noqa: N818 (a signal, not an error)
 class RemoteTable(SimulatedTable):
     """The runner's dealing loop against the station in the guest (module docstring)."""
 
-    def __init__(self, vm: Vm, doubles: DoublesClient, settings: SimulationSettings) -> None:
+    def __init__(
+        self, vm: Vm, doubles: DoublesClient, settings: SimulationSettings, cover_at: int
+    ) -> None:
         super().__init__(settings, on_view=self._watch)
+        self.cover_at = cover_at
         self.rig = RemoteRig(doubles, vm)  # type: ignore[assignment]
         self.table_profile = get_profile(settings.profile)
         self.views: list[TableView] = []
@@ -145,6 +148,16 @@ class RemoteTable(SimulatedTable):
     def shoe_dealt(self, view: TableView) -> bool:
         """The cover card came out and its round ended: the table shuffles again."""
         return self.cover_seen and view.state in (State.SHUFFLING, State.LOADING)
+
+    def _perform(self, action: Action, view: TableView) -> None:
+        """As the runner, with the cover card ``cover_at`` cards into the shoe (where the
+        dealer cuts decides how many rounds a shoe lasts)."""
+        if isinstance(action, LoadShoe):
+            self.pacer.expect(hal.ShoeLoaded)
+            seed = self.rng.randrange(1 << 30)
+            self.rig.shoe.load_shuffled(self.settings.decks, seed=seed, cover_at=self.cover_at)
+            return
+        super()._perform(action, view)
 
     def _watch(self, view: TableView) -> None:
         self.views.append(view)

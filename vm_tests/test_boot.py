@@ -44,6 +44,10 @@ STEP = 120.0  # one systemctl or dpkg step in the TCG guest
 SERIALS = {"shuffler": "SHF-VM-1", "shoe": "SHO-VM-1", "panel": "PNL-VM-1"}
 READER = {"vid": 0x1209, "pid": 0x5321, "serial": "RDR-VM-1"}
 TIMES: dict[str, float] = {}
+#: Where the dealer cuts the shoe: 100 cards (about eight rounds at three seats) keep the
+#: test near a minute on TCG; the runner's default (60 from the end, 228 cards) takes
+#: about three minutes here.
+COVER_AT = 100
 
 CONFIG = f"""\
 table_id = "VM-PA-1"
@@ -141,7 +145,7 @@ def rig() -> Iterator[Rig]:
     try:
         TIMES["boot to agent"] = vm.wait_for_agent(BOOT_TIMEOUT)
         settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=16)
-        table = RemoteTable(vm, doubles.client, settings)
+        table = RemoteTable(vm, doubles.client, settings, COVER_AT)
         feed = LogFeed(vm, vm.log_mark(), table.pacer.observe)
         yield Rig(vm, doubles, table, feed)
     finally:
@@ -236,8 +240,8 @@ def test_a_full_shoe_through_the_kernel_drivers_and_the_journal_verifies(rig: Ri
     assert rig.feed.error is None
     assert view.state in (State.SHUFFLING, State.LOADING)
     dealt = rig.doubles.client.get("shoe", "draws")
-    assert dealt >= 6 * 48 - 60, dealt  # the cover card sits 60 cards from the end
-    assert view.round_no >= 10
+    assert dealt > COVER_AT, dealt  # every card before the cover card, the cover, its round
+    assert view.round_no >= 4
     verified = rig.vm.call("sh", cmd="runuser -u dealer-station -- dealer-station journal verify")
     assert verified["rc"] == 0, verified
     assert "intact" in verified["out"], verified
@@ -255,12 +259,13 @@ def test_stop_journals_clean_shutdown(rig: Rig) -> None:
     vm.sh("systemctl stop dealer-station", timeout=STEP)
     assert rig.show("ActiveState") == "inactive"
     assert rig.show("Result") == "success"
+    query = "select kind from journal where kind != 'seal' order by id desc limit 1"
     last = vm.sh(
-        "runuser -u dealer-station -- /opt/dealer-station/bin/python -c 'import sqlite3;"
+        "runuser -u dealer-station -- /opt/dealer-station/bin/python -c 'import sqlite3, sys;"
         ' print(sqlite3.connect("file:/var/lib/dealer-station/journal.sqlite3?mode=ro",'
-        ' uri=True).execute("select kind from journal order by id desc limit 1").fetchone()[0])\''
+        f' uri=True).execute(sys.argv[1]).fetchone()[0])\' "{query}"'
     ).strip()
-    assert last == "clean_shutdown"
+    assert last == "clean_shutdown"  # the seal over it follows
     mark = vm.log_mark()
     vm.sh("systemctl start dealer-station", timeout=STEP)
     rig.wait_ready(mark)
