@@ -30,7 +30,12 @@ from firmware_bridge import (
     encode_frame,
     encode_message,
 )
-from firmware_bridge.frame import FLAG_RELIABLE
+from firmware_bridge.auth import Opener, Sealer, SessionKeys
+from firmware_bridge.frame import FLAG_RELIABLE, FLAG_SEALED
+
+#: A pairing secret and handshake nonces for the sealed figures (values do not matter).
+SECRET = bytes(range(32))
+KEYS = SessionKeys(SECRET, bytes(16), bytes(range(16)), DeviceKind.SHOE)
 
 
 def best_rate(count: int, run: Callable[[], object], repeats: int = 5) -> float:
@@ -54,8 +59,15 @@ def card_frame(i: int) -> Frame:
 
 def end_to_end(count: int) -> float:
     """Reliable messages per second through a station and a shoe endpoint, in memory."""
-    station = Endpoint(Role.STATION, Identity(DeviceKind.SHOE, "bench", "T1"), rng=random.Random(1))
-    shoe = Endpoint(Role.DEVICE, Identity(DeviceKind.SHOE, "bench", "S1"), rng=random.Random(2))
+    station = Endpoint(
+        Role.STATION,
+        Identity(DeviceKind.SHOE, "bench", "T1"),
+        rng=random.Random(1),
+        secret=SECRET,
+    )
+    shoe = Endpoint(
+        Role.DEVICE, Identity(DeviceKind.SHOE, "bench", "S1"), rng=random.Random(2), secret=SECRET
+    )
     shoe.start(0.0)
     station.start(0.0)
     shoe.receive_data(station.data_to_send(), 0.0)
@@ -90,6 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     wires = [encode_frame(f) for f in frames]
     runs = [w[:-1] for w in wires]
     stream = b"".join(wires)
+    # The same card frames as a shoe sends them in a session: sealed (counter, tag).
+    sealer = Sealer(KEYS.device_to_station)
+    sealed_wires = []
+    for plain in frames:
+        f = plain._replace(flags=plain.flags | FLAG_SEALED)
+        sealed_wires.append(encode_frame(f._replace(payload=sealer.seal(f.header(), f.payload))))
+    sealed_stream = b"".join(sealed_wires)
+    sealed_card_wire = sealed_wires[0]
 
     print(
         f"python {platform.python_version()} on {platform.machine()}, {n} frames per figure, "
@@ -98,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"per-frame overhead: {len(empty_wire)} bytes (5 header + 2 CRC + COBS + delimiter)")
     print(f"card-drawn frame on the wire: {len(card_wire)} bytes ({card_wire.hex(' ')})")
     print(f"shuffle-done frame (13 rank counts) on the wire: {len(done_wire)} bytes")
+    print(
+        f"sealed card-drawn frame on the wire: {len(sealed_card_wire)} bytes (+4 counter +16 tag)"
+    )
 
     def encode_all() -> None:
         for f in frames:
@@ -121,12 +144,24 @@ def main(argv: list[str] | None = None) -> int:
             assert isinstance(item, Frame)
             decode_message(item.type_id, item.payload)
 
+    def decode_authenticated() -> None:
+        # What a station's endpoint does per frame of a session: deframe, check the seal
+        # (ChaCha20-Poly1305, counter above the last), decode the message.
+        opener = Opener(KEYS.device_to_station)
+        for item in FrameDecoder().feed(sealed_stream):
+            assert isinstance(item, Frame)
+            decode_message(item.type_id, opener.open(item.header(), item.payload))
+
     labels = {
         "encode_frames_per_s": ("encode_frame:", encode_all),
         "encode_message_frames_per_s": ("encode_message + encode_frame:", encode_messages),
         "decode_frame_per_s": ("decode_frame (one run at a time):", decode_all),
         "decoder_feed_frames_per_s": ("FrameDecoder.feed (one stream):", decode_stream),
         "decoder_message_frames_per_s": ("FrameDecoder + decode_message:", decode_with_messages),
+        "authenticated_frames_per_s": (
+            "FrameDecoder + seal + decode_message:",
+            decode_authenticated,
+        ),
     }
     rates: dict[str, float] = {}
     for key, (label, run) in labels.items():
@@ -140,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         "frame_overhead_bytes": len(empty_wire),
         "card_frame_bytes": len(card_wire),
         "shuffle_done_frame_bytes": len(done_wire),
+        "sealed_card_frame_bytes": len(sealed_card_wire),
         **{key: round(value) for key, value in rates.items()},
         "endpoint_messages_per_s": round(e2e),
     }

@@ -15,6 +15,7 @@ import structlog
 
 import firmware_bridge as fb
 from drivers.device_link import ExpectedDevice, LinkedDevice
+from drivers.errors import DriverConfigError
 from drivers.hal import (
     DeviceEvent,
     DeviceFault,
@@ -52,6 +53,7 @@ class CardReaderDriver(LinkedDevice):
         sink: EventSink,
         *,
         protocol_version: int | None = None,
+        expected: ExpectedDevice | None = None,
         backend: Any = None,
         timing: fb.Timing | None = None,
         backoff: Backoff | None = None,
@@ -59,7 +61,13 @@ class CardReaderDriver(LinkedDevice):
         refusal_retry: float = 1.0,
     ) -> None:
         # The USB serial number found the device; the HELLO must say the same.
-        expected = ExpectedDevice(settings.serial_number, protocol_version)
+        if expected is None:
+            expected = ExpectedDevice(settings.serial_number, protocol_version)
+        elif expected.serial_number != settings.serial_number:
+            raise DriverConfigError(
+                f"USB serial {settings.serial_number!r} and HELLO serial "
+                f"{expected.serial_number!r} differ"
+            )
         super().__init__(
             sink, expected, station_id=station_id, timing=timing, refusal_retry=refusal_retry
         )

@@ -8,13 +8,18 @@ into ``drivers.hal`` events:
 * handshake done and identity accepted -> ``DeviceConnected``;
 * port lost, peer silent, tries exhausted -> one ``DeviceLost`` per outage (the endpoint
   starts a new session at once and the transport reopens the port with backoff);
-* identity refused (kind, serial number, protocol version) -> ``DeviceFault`` naming what
-  was expected and what was found; retried every ``refusal_retry`` seconds in case the
-  right device is plugged in;
+* identity refused (kind, serial number, firmware version not on the allow-list, protocol
+  version) -> ``DeviceFault`` naming what was expected and what was found, once per
+  outage (one journal row); retried every ``refusal_retry`` seconds in case the right
+  device is plugged in;
+* a device that cannot prove it holds the pairing secret, or :data:`AUTH_FAILURE_LIMIT`
+  frames that fail their seal in one session -> ``DeviceFault`` of kind
+  ``AUTHENTICATION`` (its own fault code and prompt); the session is then renewed;
 * device messages -> the subclass's ``_on_message``.
 
 Frames dropped for a bad CRC or framing are recovered by retransmission and only counted
 (``stats``): line noise must not stop play, a link that stays bad ends in ``DeviceLost``.
+Noise fails the CRC; a frame with a good CRC and a bad seal was written by someone.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import ClassVar
 
@@ -31,7 +36,15 @@ import structlog
 
 import firmware_bridge as fb
 from drivers.errors import TransportError, WrongDeviceError
-from drivers.hal import DeviceConnected, DeviceEvent, DeviceFault, DeviceKind, DeviceLost, EventSink
+from drivers.hal import (
+    DeviceConnected,
+    DeviceEvent,
+    DeviceFault,
+    DeviceFaultKind,
+    DeviceKind,
+    DeviceLost,
+    EventSink,
+)
 from drivers.transport import ThreadedTransport
 
 log = structlog.get_logger(__name__)
@@ -43,11 +56,15 @@ STATION_FIRMWARE = "dealer-station 0.1.0"
 class ExpectedDevice:
     """What configuration says is at the other end of a link.
 
-    ``protocol_version`` None accepts any version this station speaks.
+    ``firmware``: the allow-list of firmware versions (None accepts any: tests only; the
+    configuration always names them). ``protocol_version`` None accepts any version this
+    station speaks. ``secret``: the pairing secret (None: not paired, always refused).
     """
 
     serial_number: str
     protocol_version: int | None = None
+    firmware: frozenset[str] | None = None
+    secret: bytes | None = field(default=None, repr=False)
 
 
 class _Status(Enum):
@@ -87,7 +104,9 @@ class LinkedDevice(ABC):
             fb.Identity(bridge_kind(self.KIND), STATION_FIRMWARE, station_id),
             check_peer=self._check_peer,
             timing=timing,
+            secret=expected.secret,
         )
+        self._auth_failures = 0
         self._status = _Status.STARTING
         self._last_fault: str | None = None
         self._port_open = False
@@ -205,6 +224,9 @@ class LinkedDevice(ABC):
             return f"serial number {peer.serial_number!r}, configured {wanted.serial_number!r}"
         if wanted.protocol_version is not None and peer.protocol_version != wanted.protocol_version:
             return f"protocol version {peer.protocol_version}, configured {wanted.protocol_version}"
+        if wanted.firmware is not None and peer.firmware not in wanted.firmware:
+            allowed = ", ".join(sorted(wanted.firmware)) or "none"
+            return f"firmware {peer.firmware!r} is not on the allow-list ({allowed})"
         return None
 
     def _flush(self) -> None:
@@ -221,6 +243,7 @@ class LinkedDevice(ABC):
             if isinstance(event, fb.Connected):
                 self._status = _Status.CONNECTED
                 self._last_fault = None
+                self._auth_failures = 0
                 peer = event.peer
                 log.info("device connected", device=self.KIND.value, serial=peer.serial_number)
                 self._emit(DeviceConnected(self.KIND, peer.serial_number, peer.firmware))
@@ -236,11 +259,18 @@ class LinkedDevice(ABC):
                         self._emit(hal_event)
                 self._restart_at = self._clock()
             elif isinstance(event, fb.HandshakeRefused):
-                self._refused(event.reason, self._identity_details(event.peer))
+                kind = (
+                    DeviceFaultKind.AUTHENTICATION
+                    if event.authentication
+                    else DeviceFaultKind.GENERAL
+                )
+                self._refused(event.reason, self._identity_details(event.peer), kind)
                 self._restart_at = self._clock() + self._refusal_retry
+            elif isinstance(event, fb.FrameDropped) and event.error == "AuthenticationError":
+                self._forged(event.reason)
             elif isinstance(event, fb.MessageRejected):
                 self._emit(self._on_rejected(event.reason, event.type_id))
-            else:
+            elif isinstance(event, fb.FrameDropped):
                 log.debug("frame dropped", device=self.KIND.value, reason=event.reason)
 
     def _identity_details(self, peer: fb.Identity | None) -> dict[str, str]:
@@ -253,6 +283,8 @@ class LinkedDevice(ABC):
                 else " or ".join(str(v) for v in sorted(fb.SUPPORTED_VERSIONS))
             ),
         }
+        if self.expected.firmware is not None:
+            details["expected_firmware"] = ", ".join(sorted(self.expected.firmware))
         if peer is not None:
             details |= {
                 "found_kind": peer.kind.name_text,
@@ -270,10 +302,31 @@ class LinkedDevice(ABC):
         log.warning("device lost", device=self.KIND.value, reason=reason)
         self._emit(DeviceLost(self.KIND, reason))
 
-    def _refused(self, reason: str, details: dict[str, str]) -> None:
+    def _refused(
+        self,
+        reason: str,
+        details: dict[str, str],
+        kind: DeviceFaultKind = DeviceFaultKind.GENERAL,
+    ) -> None:
         self._status = _Status.REFUSED
         if reason == self._last_fault:
             return
         self._last_fault = reason
         log.error("device refused", device=self.KIND.value, reason=reason, **details)
-        self._emit(DeviceFault(self.KIND, f"{self.KIND.value} refused: {reason}", details))
+        self._emit(DeviceFault(self.KIND, f"{self.KIND.value} refused: {reason}", details, kind))
+
+    def _forged(self, reason: str) -> None:
+        """A frame failed its seal: counted; the limit in one session faults the device."""
+        if self._status is not _Status.CONNECTED:
+            return  # frames of a session that ended (or never began): nothing acts on them
+        self._auth_failures += 1
+        log.warning("frame failed authentication", device=self.KIND.value, reason=reason)
+        if self._auth_failures == fb.AUTH_FAILURE_LIMIT:
+            self._emit(
+                DeviceFault(
+                    self.KIND,
+                    f"{fb.AUTH_FAILURE_LIMIT} frames failed authentication (forged or altered)",
+                    {"auth_failures": str(self.stats.auth_failures)},
+                    DeviceFaultKind.AUTHENTICATION,
+                )
+            )

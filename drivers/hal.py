@@ -156,6 +156,25 @@ class ShuffleDone:
 
 
 @dataclass(frozen=True, slots=True)
+class HoleCardDealt:
+    """The shoe withheld the hole card: only its commitment (SHA-256 hex of "CARD|NONCE",
+    ``controller.rules.commitment``) is known until the reveal."""
+
+    commitment: str
+
+
+@dataclass(frozen=True, slots=True)
+class HoleCardRevealed:
+    """The shoe's answer at the reveal: the hole card of ``commitment`` with its nonce (hex),
+    or ``card`` None when the shoe no longer holds it (``problem`` says why)."""
+
+    commitment: str
+    card: Card | None
+    nonce: str | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class PeekResult:
     """The card reader's answer to a blackjack check."""
 
@@ -203,6 +222,13 @@ class DeviceLost:
     reason: str
 
 
+class DeviceFaultKind(Enum):
+    """What sort of device fault: the procedure gives the tampering kinds their own code."""
+
+    GENERAL = "general"  # jam, door open, misread, refused identity, lost reports...
+    AUTHENTICATION = "authentication"  # forged frames, or a device without the pairing key
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceFault:
     """A device reported a fault or was refused (jam, door open, misread, wrong identity...)."""
@@ -210,6 +236,7 @@ class DeviceFault:
     device: DeviceKind
     reason: str
     details: Mapping[str, str] = field(default_factory=dict)
+    kind: DeviceFaultKind = DeviceFaultKind.GENERAL
 
 
 DeviceEvent = (
@@ -218,6 +245,8 @@ DeviceEvent = (
     | CoverCardSeen
     | ShoeLoaded
     | ShoeEmpty
+    | HoleCardDealt
+    | HoleCardRevealed
     | ShuffleDone
     | PeekResult
     | ButtonPressed
@@ -253,7 +282,15 @@ class Shuffler(Device, Protocol):
 
 
 class ShoeSensor(Device, Protocol):
-    """The smart shoe: reports cards, the cover card, loaded and empty."""
+    """The smart shoe: reports cards, the cover card, loaded and empty; withholds the hole
+    card (``HoleCardDealt``) until asked for it at the reveal."""
+
+    def expect_hole_card(self) -> None:
+        """The next card out of the shoe is the hole card: the shoe must withhold it."""
+
+    def reveal_hole_card(self, commitment: str) -> None:
+        """Ask for the hole card committed as ``commitment`` (hex); ``HoleCardRevealed``
+        follows. Also after a restart, for a round journaled between deal and reveal."""
 
 
 class CardReader(Device, Protocol):

@@ -289,3 +289,17 @@ class GpioPanel:
     def _wager(self, spot: tuple[int, WagerSpot], present: bool) -> None:
         if self._edge(spot):
             self._sink(SeatWagerChanged(spot[0], spot[1], present=present))
+
+
+def read_supervisor_key(pin: PinName, pin_factory: Any = None) -> bool:
+    """Whether the supervisor key switch on GPIO ``pin`` is turned on, read once (the
+    switch closes the line to ground; an internal pull-up holds it high when off).
+
+    ``dealer-station pair`` asks this while the station is stopped. Raises whatever
+    gpiozero raises where there is no GPIO (``BadPinFactory``) or the pin is taken.
+    """
+    key = gpiozero.DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
+    try:
+        return bool(key.is_active)
+    finally:
+        key.close()

@@ -14,6 +14,12 @@ a ``DeviceFault`` naming the expected and found numbers, then the draw itself; s
 repeated number that carries another card. Neither log nor fault names the card (it may
 be the hole card). Before any load (a station started mid-shoe) the first number heard is
 the start.
+
+The hole card never reaches the station before the reveal: the shoe withholds it and
+reports ``HoleCardDealtReport`` (its draw number and commitment) -> ``HoleCardDealt``;
+:meth:`ShoeDriver.expect_hole_card` tells the shoe the next card is the hole card, and
+:meth:`ShoeDriver.reveal_hole_card` asks for it at the reveal -> ``HoleCardRevealed`` (the
+procedure checks the commitment). A reveal nobody asked for is a ``DeviceFault``.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from drivers.hal import (
     DeviceKind,
     EventSink,
     ForeignCardDrawn,
+    HoleCardDealt,
+    HoleCardRevealed,
     ShoeEmpty,
     ShoeLoaded,
 )
@@ -81,6 +89,8 @@ class ShoeDriver(LinkedDevice):
         # Card reports rejected as unreadable since the last delivered draw: their numbers
         # could not be read, so a gap of that many is already reported as a foreign card.
         self._unreadable = 0
+        # Commitments asked for at the reveal and not answered yet.
+        self._reveals_asked: set[bytes] = set()
         #: Repeated reports dropped since the driver started.
         self.repeats = 0
         self._serial = SerialTransport(settings, self, name="shoe", backoff=backoff)
@@ -88,6 +98,32 @@ class ShoeDriver(LinkedDevice):
     @property
     def transport(self) -> SerialTransport:
         return self._serial
+
+    def expect_hole_card(self) -> None:
+        """Tell the shoe the next card out is the dealer's hole card (it withholds it):
+        the next draw number after the last one heard, so that a card already drawn (its
+        report still on the way) is never mistaken for it; nothing when the last draw heard
+        is a hole card (the dealer was quicker than the table)."""
+        with self._lock:
+            last = self._last_draw or 0
+            if self._draws.get(last, "").startswith("hole "):
+                return  # the hole card came out already (its report was ahead of the table)
+            self._send(fb.HoleCardNext(last + 1))
+
+    def reveal_hole_card(self, commitment: str) -> None:
+        """Ask the shoe for the hole card committed as ``commitment`` (64 hex digits);
+        ``HoleCardRevealed`` follows (or a ``DeviceFault`` if it cannot be asked)."""
+        try:
+            raw = bytes.fromhex(commitment)
+        except ValueError:
+            raw = b""
+        if len(raw) != 32:
+            self._emit(DeviceFault(self.KIND, f"not a hole-card commitment: {commitment!r}"))
+            return
+        with self._lock:
+            self._reveals_asked.add(raw)
+            if not self._send(fb.HoleCardRevealRequest(raw)):
+                self._reveals_asked.discard(raw)
 
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
         if isinstance(message, fb.CardDrawnReport):
@@ -114,8 +150,32 @@ class ShoeDriver(LinkedDevice):
             yield ShoeLoaded()
         elif isinstance(message, fb.ShoeEmptyReport):
             yield from self._empty(message.draws)
+        elif isinstance(message, fb.HoleCardDealtReport):
+            fresh, fault = self._check_draw(message.draw, "hole " + message.commitment.hex())
+            yield from fault
+            if fresh:
+                yield HoleCardDealt(message.commitment.hex())
+        elif isinstance(message, fb.HoleCardRevealReport):
+            yield from self._revealed(message)
         else:
             yield DeviceFault(self.KIND, f"unexpected {type(message).__name__} from the shoe")
+
+    def _revealed(self, message: fb.HoleCardRevealReport) -> Iterable[DeviceEvent]:
+        commitment = message.commitment
+        if commitment not in self._reveals_asked:
+            yield DeviceFault(self.KIND, "the shoe revealed a hole card nobody asked for")
+            return
+        self._reveals_asked.discard(commitment)
+        if message.rank == 0:
+            problem = "the shoe does not hold that hole card"
+            yield HoleCardRevealed(commitment.hex(), None, None, problem)
+            return
+        try:
+            card = card_from_codes(message.rank, message.suit)
+        except ForeignCardError as err:
+            yield HoleCardRevealed(commitment.hex(), None, None, f"the shoe revealed {err}")
+            return
+        yield HoleCardRevealed(commitment.hex(), card, message.nonce.hex())
 
     def _on_rejected(self, reason: str, type_id: int) -> DeviceEvent:
         if type_id == fb.CardDrawnReport.TYPE_ID:

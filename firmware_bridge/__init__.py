@@ -5,6 +5,7 @@ Bytes and a clock go in, frames and events come out; nothing here opens a port. 
 reference for firmware authors). See ``docs/protocol.md`` for the byte layout.
 """
 
+from firmware_bridge.auth import AUTH_FAILURE_LIMIT, SECRET_BYTES, TAG_BYTES
 from firmware_bridge.codec import (
     DeviceKind,
     Message,
@@ -14,11 +15,13 @@ from firmware_bridge.codec import (
     encode_message,
 )
 from firmware_bridge.errors import (
+    AuthenticationError,
     CobsError,
     CrcError,
     FrameError,
     FrameLengthError,
     NotConnectedError,
+    PairingError,
     PayloadError,
     ProtocolError,
     SendQueueFullError,
@@ -35,6 +38,7 @@ from firmware_bridge.events import (
     LinkStats,
     MessageReceived,
     MessageRejected,
+    Paired,
 )
 from firmware_bridge.frame import (
     MAX_PAYLOAD,
@@ -55,6 +59,10 @@ from firmware_bridge.messages import (
     DoorOpenReport,
     EchoReply,
     EchoRequest,
+    HoleCardDealtReport,
+    HoleCardNext,
+    HoleCardRevealReport,
+    HoleCardRevealRequest,
     JamReport,
     LedCommand,
     LedModeCode,
@@ -73,6 +81,7 @@ from firmware_bridge.messages import (
     WagerSensorReport,
     WagerSpotCode,
 )
+from firmware_bridge.pairing import PairingResult, StationPairing
 from firmware_bridge.reliable import (
     HEARTBEAT_INTERVAL,
     HELLO_INTERVAL,
@@ -86,6 +95,7 @@ from firmware_bridge.reliable import (
 )
 
 __all__ = [
+    "AUTH_FAILURE_LIMIT",
     "HEARTBEAT_INTERVAL",
     "HELLO_INTERVAL",
     "HELLO_TRIES",
@@ -94,9 +104,12 @@ __all__ = [
     "MAX_TRIES",
     "PROTOCOL_VERSION",
     "RETRANSMIT_TIMEOUT",
+    "SECRET_BYTES",
     "SILENCE_TIMEOUT",
     "SUPPORTED_VERSIONS",
+    "TAG_BYTES",
     "WINDOW",
+    "AuthenticationError",
     "ButtonReport",
     "CardDrawnReport",
     "CobsError",
@@ -114,6 +127,10 @@ __all__ = [
     "FrameError",
     "FrameLengthError",
     "HandshakeRefused",
+    "HoleCardDealtReport",
+    "HoleCardNext",
+    "HoleCardRevealReport",
+    "HoleCardRevealRequest",
     "Identity",
     "JamReport",
     "LedCommand",
@@ -126,6 +143,9 @@ __all__ = [
     "MessageReceived",
     "MessageRejected",
     "NotConnectedError",
+    "Paired",
+    "PairingError",
+    "PairingResult",
     "PayloadError",
     "PeekAnswerCode",
     "PeekReply",
@@ -142,6 +162,7 @@ __all__ = [
     "ShufflerErrorReport",
     "ShufflerState",
     "ShufflerStatus",
+    "StationPairing",
     "StatusQuery",
     "Timing",
     "UnknownMessageError",

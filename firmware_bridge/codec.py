@@ -258,6 +258,22 @@ class Blob(WireType):
         return data[pos + 1 : end], end
 
 
+class FixedBytes(WireType):
+    """Exactly ``size`` raw bytes (a nonce, a key, a commitment)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.fmt = f"{size}s"
+
+    def to_wire(self, value: Any) -> Any:
+        if not isinstance(value, bytes) or len(value) != self.size:
+            raise PayloadError(f"expected {self.size} bytes, got {value!r}")
+        return value
+
+    def from_wire(self, raw: Any) -> Any:
+        return raw
+
+
 class _Layout:
     """The compiled layout of one message class."""
 

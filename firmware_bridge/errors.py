@@ -44,3 +44,13 @@ class NotConnectedError(ProtocolError, ConnectionError):
 
 class SendQueueFullError(ProtocolError, BufferError):
     """Too many reliable messages wait for the peer's acks; the caller must slow down."""
+
+
+class AuthenticationError(ProtocolError, ValueError):
+    """A sealed frame whose tag does not verify, a replayed counter, a frame that should
+    have been sealed and was not, or a HELLO_REPLY without a valid proof of the pairing
+    secret. Noise fails the CRC first, so this is tampering (or the wrong key)."""
+
+
+class PairingError(ProtocolError, ConnectionRefusedError):
+    """Pairing was refused (no consent on the device) or could not complete."""

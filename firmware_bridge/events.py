@@ -62,6 +62,17 @@ class HandshakeRefused:
     by_peer: bool
     peer: Identity | None = None
     unconfirmed: tuple[Message, ...] = ()
+    #: The peer could not prove it holds the pairing secret (an impostor, or unpaired).
+    authentication: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Paired:
+    """Device side: a station paired with this device (its pairing button was held);
+    ``secret`` keys every later session, ``station`` is the station's id."""
+
+    secret: bytes = field(repr=False)
+    station: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +95,13 @@ class MessageRejected:
 
 
 LinkEvent = (
-    Connected | MessageReceived | LinkDown | HandshakeRefused | FrameDropped | MessageRejected
+    Connected
+    | MessageReceived
+    | LinkDown
+    | HandshakeRefused
+    | FrameDropped
+    | MessageRejected
+    | Paired
 )
 
 
@@ -99,6 +116,8 @@ class LinkStats:
     duplicates: int = 0
     out_of_order: int = 0
     dropped: int = 0
+    #: Frames dropped because their seal failed (forged, replayed, altered, not sealed).
+    auth_failures: int = 0
     rejected: int = 0
     drops_by_reason: dict[str, int] = field(default_factory=dict)
 
@@ -113,5 +132,6 @@ __all__ = [
     "LinkStats",
     "MessageReceived",
     "MessageRejected",
+    "Paired",
     "Role",
 ]

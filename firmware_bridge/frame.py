@@ -6,8 +6,10 @@ Layout of a frame before COBS (all integers big-endian)::
     offset 1  type      message type number (see firmware_bridge.messages)
     offset 2  seq       sequence number of a reliable frame, 0 otherwise
     offset 3  flags     bit 0 RELIABLE: the receiver must ack and suppress duplicates
+                        bit 1 SEALED: the payload is sealed (firmware_bridge.auth):
+                        counter (4) | ciphertext | tag (16), the header as associated data
     offset 4  ack       next sequence number the sender expects from its peer (cumulative)
-    offset 5  payload   0..MAX_PAYLOAD bytes, laid out by the message type
+    offset 5  payload   0..MAX_PAYLOAD bytes, laid out by the message type (or sealed)
     end - 2   crc       CRC-16/CCITT-FALSE over offsets 0 .. end-3
 
 The frame is then COBS-encoded (no 0x00 left inside) and a single 0x00 delimiter follows it,
@@ -29,7 +31,8 @@ from firmware_bridge.errors import CobsError, CrcError, FrameLengthError, Protoc
 _cobs_encode: Callable[[bytes], bytes] = cobs.encode
 _cobs_decode: Callable[[bytes], bytes] = cobs.decode
 
-PROTOCOL_VERSION: Final = 1
+#: Version 2 seals every frame of a session (version 1 had no authentication).
+PROTOCOL_VERSION: Final = 2
 #: Versions this implementation speaks.
 SUPPORTED_VERSIONS: Final = frozenset({PROTOCOL_VERSION})
 
@@ -45,6 +48,7 @@ MAX_FRAME: Final = MIN_FRAME + MAX_PAYLOAD
 MAX_ENCODED: Final = MAX_FRAME + (MAX_FRAME + 253) // 254
 
 FLAG_RELIABLE: Final = 0x01
+FLAG_SEALED: Final = 0x02
 SEQ_MODULO: Final = 256
 
 
@@ -63,6 +67,15 @@ class Frame(NamedTuple):
     def reliable(self) -> bool:
         """Whether the receiver must ack this frame and suppress duplicates."""
         return bool(self.flags & FLAG_RELIABLE)
+
+    @property
+    def sealed(self) -> bool:
+        """Whether the payload is sealed (counter, ciphertext, tag)."""
+        return bool(self.flags & FLAG_SEALED)
+
+    def header(self) -> bytes:
+        """The five header bytes: the associated data a sealed payload is bound to."""
+        return HEADER.pack(self.version, self.type_id, self.seq, self.flags, self.ack)
 
 
 def crc16(data: bytes) -> int:

@@ -12,11 +12,23 @@ the link goes down and the unacked messages are reported in :class:`LinkDown`.
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from collections.abc import Callable
 from enum import Enum
 
+from firmware_bridge.auth import (
+    TAG_BYTES,
+    Opener,
+    PairingKey,
+    Sealer,
+    SessionKeys,
+    new_nonce,
+    pairing_info,
+)
 from firmware_bridge.codec import Message, Role, decode_message, encode_message, may_send
 from firmware_bridge.errors import (
+    AuthenticationError,
     NotConnectedError,
     PayloadError,
     ProtocolError,
@@ -32,22 +44,46 @@ from firmware_bridge.events import (
     LinkStats,
     MessageReceived,
     MessageRejected,
+    Paired,
 )
 from firmware_bridge.frame import (
     DELIMITER,
     FLAG_RELIABLE,
+    FLAG_SEALED,
     SUPPORTED_VERSIONS,
     Frame,
     FrameDecoder,
     encode_frame,
 )
 from firmware_bridge.handshake import PeerCheck, refusal_reason
-from firmware_bridge.messages import Ack, Heartbeat, Hello, HelloReply, NoSession, Refused
+from firmware_bridge.messages import (
+    Ack,
+    Heartbeat,
+    Hello,
+    HelloReply,
+    NoSession,
+    PairReply,
+    PairRequest,
+    Refused,
+)
 from firmware_bridge.reliable import (
     Arrival,
     ReceiveSequence,
     SendWindow,
     Timing,
+)
+
+#: Frames never sealed: the handshake and pairing (no session keys exist yet) and NoSession
+#: (sent by a device that has none).
+_PLAIN = frozenset(
+    {
+        Hello.TYPE_ID,
+        HelloReply.TYPE_ID,
+        Refused.TYPE_ID,
+        NoSession.TYPE_ID,
+        PairRequest.TYPE_ID,
+        PairReply.TYPE_ID,
+    }
 )
 
 
@@ -71,7 +107,17 @@ class Endpoint:
             version...); returns a refusal reason or None to accept. Protocol version and
             device kind are always checked. It must not raise.
         timing: timeouts and limits (:class:`Timing`).
-        rng: source of session numbers; pass a seeded ``random.Random`` in tests.
+        rng: source of session numbers; pass a seeded ``random.Random`` in tests. Handshake
+            nonces always come from ``secrets`` (they key the session).
+        secret: the pairing secret shared with the peer (``firmware_bridge.auth``); None:
+            not paired, every handshake is refused. Settable: a device that pairs keeps
+            the new secret for its next session.
+        pairing_consent: device side: whether the device's pairing button is held now
+            (physical consent); a ``PairRequest`` without it is refused.
+
+    Every frame of a session is sealed with the session's keys; a frame that fails its tag
+    (or is not sealed) is dropped, counted in ``stats.auth_failures`` and reported as a
+    :class:`FrameDropped` naming ``AuthenticationError``.
 
     Raises:
         PayloadError: ``identity`` does not fit in a HELLO (texts over 32 bytes).
@@ -104,9 +150,13 @@ class Endpoint:
         check_peer: PeerCheck | None = None,
         timing: Timing | None = None,
         rng: random.Random | None = None,
+        secret: bytes | None,
+        pairing_consent: Callable[[], bool] | None = None,
     ) -> None:
         self.role = role
         self.identity = identity
+        self.secret = secret
+        self._pairing_consent = pairing_consent
         self.timing = timing or Timing()
         self.stats = LinkStats()
         self._check_peer = check_peer
@@ -115,7 +165,9 @@ class Endpoint:
         # Frames carry the identity's version: a test double can pose as a newer device.
         self._version = identity.protocol_version
         # An identity that does not fit in a HELLO fails here, not at start().
-        encode_message(Hello(identity.kind, 1, identity.firmware, identity.serial_number))
+        encode_message(
+            Hello(identity.kind, 1, bytes(16), identity.firmware, identity.serial_number)
+        )
         self._events: list[LinkEvent] = []
         self._begin(0.0, session=0)
         self._state = LinkState.IDLE  # no session until start()
@@ -196,7 +248,12 @@ class Endpoint:
         if self._ack_due and not self._outbox and self._state is LinkState.CONNECTED:
             self._queue_frame(Ack.TYPE_ID, 0, 0, b"", self._now)
         self._ack_due = False
-        out = b"".join(encode_frame(f._replace(ack=self._rx.expected)) for f in self._outbox)
+        ack = self._rx.expected
+        sealer = self._sealer
+        if sealer is None:
+            out = b"".join(encode_frame(f._replace(ack=ack)) for f in self._outbox)
+        else:
+            out = b"".join(self._sealed(sealer, f, ack) for f in self._outbox)
         self.stats.frames_sent += len(self._outbox)
         self._outbox.clear()
         if out and self._leading_delimiter:
@@ -248,6 +305,17 @@ class Endpoint:
         out, self._events = self._events, []
         return out
 
+    def _sealed(self, sealer: Sealer, frame: Frame, ack: int) -> bytes:
+        if frame.type_id in _PLAIN:
+            return encode_frame(frame._replace(ack=ack))
+        frame = frame._replace(ack=ack, flags=frame.flags | FLAG_SEALED)
+        try:
+            body = sealer.seal(frame.header(), frame.payload)
+        except AuthenticationError as err:
+            self._link_down(str(err))  # counter exhausted: a new session renews the keys
+            return b""
+        return encode_frame(frame._replace(payload=body))
+
     # --- session --------------------------------------------------------------------------
 
     def _begin(self, now: float, session: int | None = None) -> None:
@@ -267,11 +335,14 @@ class Endpoint:
         self._refused_session = 0
         self._refusal = ""
         self._now = now
+        self._nonce = new_nonce()
+        self._sealer: Sealer | None = None
+        self._opener: Opener | None = None
+        self._reply: HelloReply | None = None
 
     def _send_hello(self, now: float) -> None:
-        hello = Hello(
-            self.identity.kind, self._session, self.identity.firmware, self.identity.serial_number
-        )
+        me = self.identity
+        hello = Hello(me.kind, self._session, self._nonce, me.firmware, me.serial_number)
         self._queue_message(hello, now)
         self._hello_at = now
         self._hello_tries += 1
@@ -286,20 +357,34 @@ class Endpoint:
     def _link_down(self, reason: str) -> None:
         unconfirmed = self._window.take_unconfirmed()
         self._outbox.clear()
+        self._sealer = self._opener = None  # the session's keys die with it
         self._state = LinkState.DOWN
         self._events.append(LinkDown(reason, unconfirmed))
 
-    def _refuse(self, reason: str, echo: int, peer: Identity | None, now: float) -> None:
+    def _refuse(
+        self,
+        reason: str,
+        echo: int,
+        peer: Identity | None,
+        now: float,
+        *,
+        authentication: bool = False,
+    ) -> None:
         self._queue_message(Refused(echo, reason.encode()[:200].decode(errors="ignore")), now)
         if self._state is not LinkState.REFUSED:
             self._refusal = reason
             self._state = LinkState.REFUSED
-            self._events.append(HandshakeRefused(reason, by_peer=False, peer=peer))
+            self._sealer = self._opener = None
+            self._events.append(
+                HandshakeRefused(reason, by_peer=False, peer=peer, authentication=authentication)
+            )
 
     # --- receiving ------------------------------------------------------------------------
 
     def _drop(self, err: ProtocolError) -> None:
         name = type(err).__name__
+        if isinstance(err, AuthenticationError):
+            self.stats.auth_failures += 1
         self.stats.dropped += 1
         self.stats.drops_by_reason[name] = self.stats.drops_by_reason.get(name, 0) + 1
         self._events.append(FrameDropped(str(err), name))
@@ -312,19 +397,37 @@ class Endpoint:
         if frame.version not in SUPPORTED_VERSIONS:
             self._drop(VersionError(f"frame of protocol version {frame.version} dropped"))
             return
+        if frame.type_id == PairRequest.TYPE_ID:
+            if self.role is Role.DEVICE:
+                self._on_pair_request(frame, now)
+            return
+        if frame.type_id == PairReply.TYPE_ID:
+            return  # for the station's pairing exchange (firmware_bridge.pairing)
         if self._state is not LinkState.CONNECTED:
             if self.role is Role.DEVICE and self._state in (LinkState.HANDSHAKING, LinkState.DOWN):
                 # Tell the station at once rather than let it wait for its retransmits.
                 self._queue_message(NoSession(), now)
             self._drop(NotConnectedError(f"frame type 0x{frame.type_id:02X} outside a session"))
             return
-        if frame.type_id == NoSession.TYPE_ID and self.role is Role.STATION:
-            self._link_down("device has no session (it restarted or ended the session)")
+        if frame.type_id == NoSession.TYPE_ID:
+            # Unsealed (a device without a session has no keys): a forged one can only end
+            # the session, as cutting the cable would.
+            if self.role is Role.STATION:
+                self._link_down("device has no session (it restarted or ended the session)")
+            return
+        opener = self._opener
+        if opener is None or not frame.sealed:
+            self._drop(AuthenticationError(f"frame type 0x{frame.type_id:02X} is not sealed"))
+            return
+        try:
+            frame = frame._replace(payload=opener.open(frame.header(), frame.payload))
+        except AuthenticationError as err:
+            self._drop(err)
             return
         self._last_rx = now
         for out in self._window.on_ack(frame.ack, now):
             self._queue_frame(out.type_id, out.seq, FLAG_RELIABLE, out.payload, now)
-        if frame.type_id in (Heartbeat.TYPE_ID, Ack.TYPE_ID, NoSession.TYPE_ID):
+        if frame.type_id in (Heartbeat.TYPE_ID, Ack.TYPE_ID):
             return
         if frame.reliable:
             self._ack_due = True
@@ -391,31 +494,100 @@ class Endpoint:
             self._begin(now)
         if self._state is LinkState.HANDSHAKING:
             reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
+            if reason is None and self.secret is None:
+                reason = "the device is not paired with a station (dealer-station pair)"
             if reason is not None:
                 self._refused_session = hello.session
                 self._refuse(reason, hello.session, peer, now)
                 return
+            assert self.secret is not None
+            keys = SessionKeys(self.secret, hello.nonce, self._nonce, self.identity.kind)
+            self._sealer = Sealer(keys.device_to_station)
+            self._opener = Opener(keys.station_to_device)
+            me = self.identity
+            reply = HelloReply(
+                me.kind,
+                self._session,
+                hello.session,
+                self._nonce,
+                bytes(TAG_BYTES),
+                me.firmware,
+                me.serial_number,
+            )
+            self._reply = dataclasses.replace(
+                reply, proof=self._sealer.proof(encode_message(reply)[1])
+            )
             self._connect(peer, hello.session, now)
         if self._state is LinkState.REFUSED:
             if self._refusal:  # we refused it: say so again; if the station refused us, hush
                 self._refuse(self._refusal, hello.session, peer, now)
             return
         # Connected: (re)send the reply; a lost reply shows as a resent HELLO.
-        me = self.identity
-        self._queue_message(
-            HelloReply(me.kind, self._session, hello.session, me.firmware, me.serial_number), now
-        )
+        if self._reply is not None:
+            self._queue_message(self._reply, now)
 
     def _on_hello_reply(self, reply: HelloReply, version: int, now: float) -> None:
         if self._state is not LinkState.HANDSHAKING or reply.echo != self._session:
             return  # a late duplicate, or an answer to an older HELLO
         peer = Identity(reply.kind, reply.firmware, reply.serial_number, version)
+        self._peer = peer
+        # Nothing in the reply is believed before its proof: an impostor's serial number
+        # and firmware version are only what it claims.
+        failure = self._verify_reply(reply)
+        if failure is not None:
+            self._refuse(failure, reply.session, peer, now, authentication=True)
+            return
         reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
         if reason is not None:
-            self._peer = peer
             self._refuse(reason, reply.session, peer, now)
             return
         self._connect(peer, reply.session, now)
+
+    def _verify_reply(self, reply: HelloReply) -> str | None:
+        """Check the reply's proof of the pairing secret and set the session keys; the
+        reason it fails, or None."""
+        if self.secret is None:
+            return "the station is not paired with this device (dealer-station pair)"
+        try:
+            keys = SessionKeys(self.secret, self._nonce, reply.nonce, self.identity.kind)
+        except AuthenticationError as err:
+            return f"device failed authentication: {err}"
+        opener = Opener(keys.device_to_station)
+        unproved = dataclasses.replace(reply, proof=bytes(TAG_BYTES))
+        if not opener.check_proof(encode_message(unproved)[1], reply.proof):
+            return "device failed authentication: not paired with this station (wrong key)"
+        self._opener = opener
+        self._sealer = Sealer(keys.station_to_device)
+        return None
+
+    def _on_pair_request(self, frame: Frame, now: float) -> None:
+        """Device side of pairing: answer only with the pairing button held (consent)."""
+        try:
+            request = decode_message(frame.type_id, frame.payload)
+        except ProtocolError as err:
+            self._drop(err)
+            return
+        assert isinstance(request, PairRequest)
+        me = self.identity
+        consent = self._pairing_consent
+        if request.kind is not me.kind:
+            reason = f"pairing refused: this device is a {me.kind.name_text}"
+        elif consent is None or not consent():
+            reason = "pairing refused: hold the device's pairing button"
+        else:
+            key = PairingKey()
+            info = pairing_info(me.kind, me.serial_number)
+            try:
+                secret = key.secret(request.public_key, request.public_key, key.public, info)
+            except AuthenticationError as err:
+                self._drop(err)
+                return
+            self._begin(now)  # a new secret ends any session of the old one
+            self.secret = secret
+            self._events.append(Paired(secret, request.station))
+            self._queue_message(PairReply(me.kind, key.public, me.firmware, me.serial_number), now)
+            return
+        self._queue_message(Refused(0, reason), now)
 
     # --- sending --------------------------------------------------------------------------
 

@@ -5,8 +5,11 @@ Type numbers: 0x01-0x0F link layer, 0x10 shuffler, 0x20 shoe, 0x30 card reader,
 letter); a 10 is representable because a real shoe can read a foreign 10 and the station
 must see it to fault. Converting to ``controller.rules.cards.Card`` is the driver's job.
 
-No message carries the hole card's rank: the card reader answers only blackjack /
-no blackjack / no card / read error (PA 635a.7(g), NJ 13:69F-19.7(i)).
+No message carries the hole card before the reveal: the card reader answers only blackjack /
+no blackjack / no card / read error (PA 635a.7(g), NJ 13:69F-19.7(i)), and the shoe
+withholds the hole card (``HoleCardDealtReport`` carries its commitment) until the station
+asks for it at the reveal (``HoleCardRevealRequest``). Every frame of a session is sealed
+(``firmware_bridge.auth``), so no payload crosses the line in clear anyway.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from firmware_bridge.codec import (
     Code,
     Counts,
     DeviceKind,
+    FixedBytes,
     Flag,
     Letter,
     Message,
@@ -39,6 +43,10 @@ RANK_COUNT: Final = 13
 _SUIT = Letter(SUITS)
 _RANK = UInt8(1, RANK_COUNT)
 _KIND = Code(DeviceKind)
+_NONCE = FixedBytes(16)
+_TAG = FixedBytes(16)
+_PUBLIC_KEY = FixedBytes(32)
+_COMMITMENT = FixedBytes(32)
 
 # --- link layer (handled by firmware_bridge.link.Endpoint, never delivered) ----------------
 
@@ -48,12 +56,14 @@ _KIND = Code(DeviceKind)
 class Hello(Message):
     """Station -> device: open a session. ``kind`` is the device the station expects.
 
-    Its layout never changes between protocol versions, so that a peer of another version
-    can still read it and refuse with a clear reason.
+    ``nonce`` (16 random bytes) is the station's half of the session keys. Its layout is
+    kept from protocol version 2 on, so that a peer of another version can still read it
+    and refuse with a clear reason. HELLO is never sealed: no session keys exist yet.
     """
 
     kind: Annotated[DeviceKind, _KIND]
     session: Annotated[int, U32]
+    nonce: Annotated[bytes, _NONCE]
     firmware: Annotated[str, Text(32)]
     serial_number: Annotated[str, Text(32)]
 
@@ -61,11 +71,19 @@ class Hello(Message):
 @message(0x02, sender=Role.DEVICE, device=None, control=True)
 @dataclass(frozen=True, slots=True)
 class HelloReply(Message):
-    """Device -> station: accept the session ``echo`` (the station's HELLO session)."""
+    """Device -> station: accept the session ``echo`` (the station's HELLO session).
+
+    ``nonce`` is the device's half of the session keys; ``proof`` is the Poly1305 tag, under
+    the device-to-station session key with counter 0, over this message with ``proof`` set
+    to 16 zero bytes: it proves the device holds the pairing secret and binds its kind,
+    serial number and firmware version to the session.
+    """
 
     kind: Annotated[DeviceKind, _KIND]
     session: Annotated[int, U32]
     echo: Annotated[int, U32]
+    nonce: Annotated[bytes, _NONCE]
+    proof: Annotated[bytes, _TAG]
     firmware: Annotated[str, Text(32)]
     serial_number: Annotated[str, Text(32)]
 
@@ -95,6 +113,32 @@ class Ack(Message):
 @dataclass(frozen=True, slots=True)
 class NoSession(Message):
     """Device -> station: a frame arrived but the device has no session (it restarted)."""
+
+
+@message(0x07, sender=Role.STATION, device=None, control=True)
+@dataclass(frozen=True, slots=True)
+class PairRequest(Message):
+    """Station -> device, outside a session: pair with this station (X25519 public key).
+
+    A device answers only while its pairing button is held (physical consent); otherwise
+    it refuses (``Refused`` with echo 0). Never sealed: it creates the secret.
+    """
+
+    kind: Annotated[DeviceKind, _KIND]
+    public_key: Annotated[bytes, _PUBLIC_KEY]
+    station: Annotated[str, Text(32)]
+
+
+@message(0x08, sender=Role.DEVICE, device=None, control=True)
+@dataclass(frozen=True, slots=True)
+class PairReply(Message):
+    """Device -> station: paired; its X25519 public key and identity (bound into the
+    secret by the key derivation, so a changed serial number gives another secret)."""
+
+    kind: Annotated[DeviceKind, _KIND]
+    public_key: Annotated[bytes, _PUBLIC_KEY]
+    firmware: Annotated[str, Text(32)]
+    serial_number: Annotated[str, Text(32)]
 
 
 # --- shuffler -----------------------------------------------------------------------------
@@ -214,6 +258,47 @@ class ShoeEmptyReport(Message):
     """Shoe -> station: the shoe holds no more cards; ``draws`` is the last draw number."""
 
     draws: Annotated[int, U16]
+
+
+@message(0x24, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@dataclass(frozen=True, slots=True)
+class HoleCardDealtReport(Message):
+    """Shoe -> station: draw ``draw`` was the dealer's hole card, withheld: only the shoe's
+    ``commitment`` (SHA-256 of ``"CARD|NONCE"``, see ``controller.rules.cards``) crosses
+    the link. The shoe keeps the card and nonce until asked (across station restarts)."""
+
+    draw: Annotated[int, _DRAW]
+    commitment: Annotated[bytes, _COMMITMENT]
+
+
+@message(0x25, sender=Role.STATION, device=DeviceKind.SHOE)
+@dataclass(frozen=True, slots=True)
+class HoleCardNext(Message):
+    """Station -> shoe: the first card with draw number ``draw`` or later is the dealer's
+    hole card: withhold it (the shoe's hole-card slot does the same without being told).
+    The number makes a late command harmless: it never withholds a card already past."""
+
+    draw: Annotated[int, _DRAW]
+
+
+@message(0x26, sender=Role.STATION, device=DeviceKind.SHOE)
+@dataclass(frozen=True, slots=True)
+class HoleCardRevealRequest(Message):
+    """Station -> shoe: the dealer turns the hole card committed as ``commitment``."""
+
+    commitment: Annotated[bytes, _COMMITMENT]
+
+
+@message(0x27, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@dataclass(frozen=True, slots=True)
+class HoleCardRevealReport(Message):
+    """Shoe -> station: the hole card of ``commitment``, with its nonce; ``rank`` 0 and an
+    all-zero nonce when the shoe holds no such card (the station faults)."""
+
+    commitment: Annotated[bytes, _COMMITMENT]
+    rank: Annotated[int, UInt8(0, RANK_COUNT)]
+    suit: Annotated[str, _SUIT]
+    nonce: Annotated[bytes, _NONCE]
 
 
 # --- card reader --------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from firmware_bridge.frame import MAX_ENCODED, MAX_PAYLOAD, PROTOCOL_VERSION
 from firmware_bridge.messages import Hello, HelloReply
 
 INPUTS = 100_000
+SECRET = bytes(range(32))
 T = TypeVar("T")
 
 
@@ -52,8 +53,8 @@ SEEDS = [
     ShuffleDoneReport(288, (24,) * 9 + (0,) + (24,) * 3),
     WagerSensorReport(3, WagerSpotCode.MATCH, True, 2500),
     EchoRequest(bytes(range(40))),
-    Hello(DeviceKind.SHOE, 0x12345678, "fw", "SN"),
-    HelloReply(DeviceKind.SHOE, 1, 2, "fw-1.0", "SHOE-1"),
+    Hello(DeviceKind.SHOE, 0x12345678, bytes(range(16)), "fw", "SN"),
+    HelloReply(DeviceKind.SHOE, 1, 2, bytes(16), bytes(range(16)), "fw-1.0", "SHOE-1"),
 ]
 
 
@@ -131,9 +132,13 @@ def inputs(rng: random.Random, count: int) -> list[bytes]:
 def test_hundred_thousand_inputs_raise_only_protocol_errors() -> None:
     rng = random.Random(0xB21D6E)
     decoder = FrameDecoder()
-    station = Endpoint(Role.STATION, Identity(DeviceKind.SHOE, "st", "T1"), rng=random.Random(1))
+    station = Endpoint(
+        Role.STATION, Identity(DeviceKind.SHOE, "st", "T1"), rng=random.Random(1), secret=SECRET
+    )
     station.start(0.0)
-    device = Endpoint(Role.DEVICE, Identity(DeviceKind.SHOE, "fw", "S1"), rng=random.Random(2))
+    device = Endpoint(
+        Role.DEVICE, Identity(DeviceKind.SHOE, "fw", "S1"), rng=random.Random(2), secret=SECRET
+    )
     device.start(0.0)
     delivered = 0
     outcomes = {"frame": 0, "message": 0, "error": 0}
@@ -162,8 +167,10 @@ def test_hundred_thousand_inputs_raise_only_protocol_errors() -> None:
         assert len(decoder._buffer) <= MAX_ENCODED
     # The mutations kept some inputs valid, so the message decoders were reached too.
     assert outcomes["frame"] > INPUTS // 4 and outcomes["message"] > INPUTS // 20
-    # The device accepted fuzzed HELLOs, so sequence checks and delivery were reached.
-    assert delivered > 100
+    # The device accepted fuzzed HELLOs, so the seal check was reached: and not one fuzzed
+    # frame got past it (none carries a tag made with the session's key).
+    assert device.stats.auth_failures > 100
+    assert delivered == 0
 
 
 @settings(max_examples=1000)
@@ -189,7 +196,9 @@ def test_any_payload_decodes_to_a_message_or_a_protocol_error(type_id: int, payl
 @settings(max_examples=300)
 @given(st.lists(st.binary(max_size=80), max_size=20))
 def test_endpoint_never_raises_on_any_stream(chunks: list[bytes]) -> None:
-    device = Endpoint(Role.DEVICE, Identity(DeviceKind.PANEL, "p", "P1"), rng=random.Random(2))
+    device = Endpoint(
+        Role.DEVICE, Identity(DeviceKind.PANEL, "p", "P1"), rng=random.Random(2), secret=SECRET
+    )
     device.start(0.0)
     for i, chunk in enumerate(chunks):
         device.receive_data(chunk, i * 0.01)

@@ -49,7 +49,7 @@ from firmware_bridge import (
     decode_frame,
     encode_frame,
 )
-from firmware_bridge.frame import FLAG_RELIABLE
+from firmware_bridge.frame import FLAG_RELIABLE, FLAG_SEALED
 from firmware_bridge.messages import Heartbeat, HelloReply
 
 T = TypeVar("T")
@@ -104,6 +104,8 @@ class Pipe:
 
 
 STATION_ID = Identity(DeviceKind.SHOE, "station-1.0", "TABLE-7")
+#: The pairing secret both ends of these links share.
+SECRET = bytes(range(32))
 SHOE_ID = Identity(DeviceKind.SHOE, "shoe-2.3.1", "SHOE-0042")
 
 
@@ -128,9 +130,10 @@ class Link:
             timing=timing,
             rng=random.Random(rng.random()),
             check_peer=check_peer,
+            secret=SECRET,
         )
         self.device = Endpoint(
-            Role.DEVICE, device_id, timing=timing, rng=random.Random(rng.random())
+            Role.DEVICE, device_id, timing=timing, rng=random.Random(rng.random()), secret=SECRET
         )
         self.to_device = Pipe(rng, replace(faults or Faults()))
         self.to_station = Pipe(rng, replace(faults or Faults()))
@@ -248,12 +251,12 @@ def test_station_refuses_a_device_of_another_kind() -> None:
 
 
 def test_station_refuses_an_unsupported_protocol_version() -> None:
-    future = replace(SHOE_ID, protocol_version=2)
+    future = replace(SHOE_ID, protocol_version=3)
     link = Link(device_id=future)
     link.start()
     link.advance(0.5)
     refused = of_type(link.station_events, HandshakeRefused)
-    reason = "protocol version 2 of the device is not supported (the station speaks version 1)"
+    reason = "protocol version 3 of the device is not supported (the station speaks version 2)"
     assert refused == [HandshakeRefused(reason, by_peer=False, peer=future)]
     assert of_type(link.device_events, HandshakeRefused)[0].reason == reason
     assert link.device.state is LinkState.REFUSED
@@ -422,12 +425,22 @@ def raw_frame(type_id: int, payload: bytes, seq: int = 0) -> bytes:
     return encode_frame(Frame(PROTOCOL_VERSION, type_id, seq, FLAG_RELIABLE, 0, payload))
 
 
+def sealed_frame(sender: Endpoint, type_id: int, payload: bytes, seq: int = 0) -> bytes:
+    """A frame sealed with ``sender``'s session key: what that peer's firmware would send."""
+    frame = Frame(PROTOCOL_VERSION, type_id, seq, FLAG_RELIABLE | FLAG_SEALED, 0, payload)
+    sealer = sender._sealer
+    assert sealer is not None
+    return encode_frame(frame._replace(payload=sealer.seal(frame.header(), payload)))
+
+
 def test_intact_but_unacceptable_messages_are_acked_and_reported() -> None:
     link = connected_link()
     station = link.station
-    station.receive_data(raw_frame(ShuffleCommand.TYPE_ID, b"\x06", seq=0), link.now)
-    station.receive_data(raw_frame(CardDrawnReport.TYPE_ID, b"\x00S\x00\x01", seq=1), link.now)
-    station.receive_data(raw_frame(0xEE, b"", seq=2), link.now)
+    device = link.device
+    station.receive_data(sealed_frame(device, ShuffleCommand.TYPE_ID, b"\x06", 0), link.now)
+    card = sealed_frame(device, CardDrawnReport.TYPE_ID, b"\x00S\x00\x01", 1)
+    station.receive_data(card, link.now)
+    station.receive_data(sealed_frame(device, 0xEE, b"", seq=2), link.now)
     events = station.events()
     assert [type(e) for e in events] == [MessageRejected] * 3
     assert "ShuffleCommand is not a message this peer may send" in events[0].reason  # type: ignore[union-attr]
@@ -450,7 +463,7 @@ def test_bad_bytes_are_dropped_and_counted() -> None:
 
 
 def test_frames_outside_a_session_are_dropped() -> None:
-    station = Endpoint(Role.STATION, STATION_ID, rng=random.Random(3))
+    station = Endpoint(Role.STATION, STATION_ID, rng=random.Random(3), secret=SECRET)
     station.start(0.0)
     station.receive_data(raw_frame(CoverCardReport.TYPE_ID, b""), 0.0)
     assert [e.error for e in of_type(station.events(), FrameDropped)] == ["NotConnectedError"]
@@ -458,7 +471,7 @@ def test_frames_outside_a_session_are_dropped() -> None:
 
 
 def test_first_bytes_of_a_session_flush_the_peer_decoder() -> None:
-    station = Endpoint(Role.STATION, STATION_ID, rng=random.Random(3))
+    station = Endpoint(Role.STATION, STATION_ID, rng=random.Random(3), secret=SECRET)
     station.start(0.0)
     assert station.data_to_send()[:1] == b"\x00"
     station.tick(0.2)
@@ -467,7 +480,7 @@ def test_first_bytes_of_a_session_flush_the_peer_decoder() -> None:
 
 def test_identity_must_fit_in_a_hello() -> None:
     with pytest.raises(PayloadError):
-        Endpoint(Role.DEVICE, Identity(DeviceKind.SHOE, "v" * 40, "S1"))
+        Endpoint(Role.DEVICE, Identity(DeviceKind.SHOE, "v" * 40, "S1"), secret=SECRET)
     with pytest.raises(ValueError, match="window"):
         Timing(window=200)
 
@@ -584,9 +597,13 @@ def test_station_learns_at_once_that_the_device_ended_the_session() -> None:
 
 def test_a_refused_device_gets_back_what_it_sent_too_early() -> None:
     station = Endpoint(
-        Role.STATION, STATION_ID, check_peer=lambda peer: "not this shoe", rng=random.Random(5)
+        Role.STATION,
+        STATION_ID,
+        check_peer=lambda peer: "not this shoe",
+        rng=random.Random(5),
+        secret=SECRET,
     )
-    device = Endpoint(Role.DEVICE, SHOE_ID, rng=random.Random(6))
+    device = Endpoint(Role.DEVICE, SHOE_ID, rng=random.Random(6), secret=SECRET)
     device.start(0.0)
     station.start(0.0)
     hello = station.data_to_send()

@@ -32,6 +32,7 @@ from firmware_bridge.codec import (
     Blob,
     Code,
     Counts,
+    FixedBytes,
     Flag,
     Letter,
     OptionalU32,
@@ -61,6 +62,8 @@ def strategy_for(wt: WireType) -> st.SearchStrategy[Any]:
         return st.text(max_size=wt.max_len).filter(lambda t: len(t.encode()) <= wt.max_len)
     if isinstance(wt, Blob):
         return st.binary(max_size=wt.max_len)
+    if isinstance(wt, FixedBytes):
+        return st.binary(min_size=wt.size, max_size=wt.size)
     raise AssertionError(f"no strategy for {wt!r}")
 
 
@@ -148,7 +151,7 @@ def test_shoe_reports_carry_the_draw_number() -> None:
         WagerSensorReport(1, 1, True, None),  # type: ignore[arg-type]
         ShuffleDoneReport(384, (32,) * 12),
         PeekRequest(70000, PeekTargetCode.LOOKING_FOR_ACE),
-        Hello(DeviceKind.SHOE, 1, "x" * 33, "serial"),
+        Hello(DeviceKind.SHOE, 1, bytes(16), "x" * 33, "serial"),
     ],
     ids=repr,
 )

@@ -3,6 +3,7 @@ example and the CRC check value must match what the code does."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from pathlib import Path
@@ -10,14 +11,19 @@ from typing import Any
 
 import pytest
 from cobs import cobs
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 import firmware_bridge
+import firmware_bridge.link
 import firmware_bridge.messages
 from firmware_bridge import (
     CardDrawnReport,
     DeviceKind,
     Endpoint,
     Frame,
+    FrameDropped,
     Identity,
     MessageReceived,
     Role,
@@ -28,6 +34,7 @@ from firmware_bridge import (
     encode_frame,
     encode_message,
 )
+from firmware_bridge.auth import session_key_material
 from firmware_bridge.frame import CRC, HEADER, MAX_ENCODED
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
@@ -103,17 +110,29 @@ class FixedSessions(random.Random):
         return self.sessions.pop(0)
 
 
-def test_session_trace_is_what_two_endpoints_exchange() -> None:
+SECRET = bytes(range(32))
+STATION_NONCE = bytes(range(16))
+DEVICE_NONCE = bytes(range(16, 32))
+
+
+def test_session_trace_is_what_two_endpoints_exchange(monkeypatch: pytest.MonkeyPatch) -> None:
     section = TEXT[TEXT.index("## 6b.") : TEXT.index("## 7.")]
-    wires = [hexbytes(m["wire"]) for m in EXAMPLE.finditer(section)]
-    assert len(wires) == 7
+    wires = [hexbytes(w) for w in re.findall(r"^wire:    ([0-9A-F ]+)$", section, re.MULTILINE)]
+    assert len(wires) == 9
+    # Nonces as the document gives them (in the order the endpoints below draw them).
+    nonces = iter([bytes(16), bytes(16), DEVICE_NONCE, STATION_NONCE])
+    monkeypatch.setattr(firmware_bridge.link, "new_nonce", lambda: next(nonces))
     station = Endpoint(
         Role.STATION,
         Identity(DeviceKind.SHOE, "st-1.0", "T7"),
         rng=FixedSessions(0x1234ABCD),
+        secret=SECRET,
     )
     shoe = Endpoint(
-        Role.DEVICE, Identity(DeviceKind.SHOE, "2.3.1", "SH42"), rng=FixedSessions(0x0BADCAFE)
+        Role.DEVICE,
+        Identity(DeviceKind.SHOE, "2.3.1", "SH42"),
+        rng=FixedSessions(0x0BADCAFE),
+        secret=SECRET,
     )
     shoe.start(0.0)
     station.start(0.0)
@@ -132,11 +151,64 @@ def test_session_trace_is_what_two_endpoints_exchange() -> None:
     station.receive_data(wires[4], 0.02)
     assert station.data_to_send() == wires[5]  # lost on the way
     shoe.tick(0.125)
-    assert shoe.data_to_send() == wires[4]  # resent, same bytes
-    station.receive_data(wires[4], 0.125)
-    assert station.data_to_send() == wires[5]
+    assert shoe.data_to_send() == wires[6]  # resent: sealed again, counter 3
+    station.receive_data(wires[6], 0.125)
+    assert station.data_to_send() == wires[7]
     delivered = [e.message for e in station.events() if isinstance(e, MessageReceived)]
     assert delivered == [CardDrawnReport(7, "H", 1), CardDrawnReport(10, "C", 2)]
     assert station.next_deadline() == pytest.approx(1.125)
     station.tick(1.125)
-    assert station.data_to_send() == wires[6]
+    assert station.data_to_send() == wires[8]
+    # The document's closing sentence: a replay of frame 5 is dropped, delivered nothing.
+    station.receive_data(wires[4], 1.2)
+    events = station.events()
+    assert [e.error for e in events if isinstance(e, FrameDropped)] == ["AuthenticationError"]
+    assert not [e for e in events if isinstance(e, MessageReceived)]
+
+
+def test_key_example_is_hkdf_sha256_of_the_secret_and_both_nonces() -> None:
+    # Computed here with cryptography's HKDF from the document's own description, not
+    # with firmware_bridge: the document and the code must both follow the spec.
+    shown = re.search(
+        r"station-to-device key: ([0-9A-F ]+)\ndevice-to-station key: ([0-9A-F ]+)\n", TEXT
+    )
+    assert shown is not None
+    okm = HKDF(
+        algorithm=hashes.SHA256(),
+        length=64,
+        salt=STATION_NONCE + DEVICE_NONCE,
+        info=b"dealer-station link v2 " + bytes((2,)),
+    ).derive(SECRET)
+    assert hexbytes(shown[1]) == okm[:32] and hexbytes(shown[2]) == okm[32:]
+    assert session_key_material(SECRET, STATION_NONCE, DEVICE_NONCE, 2) == okm
+
+
+def test_sealed_frames_of_the_trace_open_with_the_documented_keys() -> None:
+    section = TEXT[TEXT.index("## 6b.") : TEXT.index("## 7.")]
+    shown = re.search(
+        r"station-to-device key: ([0-9A-F ]+)\ndevice-to-station key: ([0-9A-F ]+)\n", TEXT
+    )
+    assert shown is not None
+    to_device, to_station = (ChaCha20Poly1305(hexbytes(shown[i])) for i in (1, 2))
+    blocks = re.findall(
+        r"sealed:  (.+)\nheader:  ([0-9A-F ]+)\ncounter: ([0-9A-F ]+)\nbody:    ([0-9A-F ]+)\n",
+        section,
+    )
+    assert len(blocks) == 7
+    for message_text, header, counter, body in blocks:
+        message = eval(message_text, dict(NAMESPACE))
+        head = hexbytes(header)
+        aead = to_station if message.SENDER is Role.DEVICE else to_device
+        if message.SENDER is None:  # Ack, Heartbeat: the trace's are the station's
+            aead = to_device
+        nonce = bytes(8) + hexbytes(counter)
+        assert aead.decrypt(nonce, hexbytes(body), head) == encode_message(message)[1]
+
+
+def test_hole_card_commitment_example_opens_with_the_revealed_card() -> None:
+    reveal = next(m for m in EXAMPLES if m["message"].startswith("HoleCardRevealReport"))
+    message = eval(reveal["message"], dict(NAMESPACE))
+    text = f"KD|{message.nonce.hex()}"
+    assert message.commitment == hashlib.sha256(text.encode()).digest()
+    dealt = next(m for m in EXAMPLES if m["message"].startswith("HoleCardDealtReport"))
+    assert eval(dealt["message"], dict(NAMESPACE)).commitment == message.commitment

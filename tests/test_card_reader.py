@@ -10,6 +10,7 @@ import pytest
 import firmware_bridge as fb
 from controller.rules.cards import Card, parse_card
 from drivers.card_reader import CardReaderDriver
+from drivers.device_link import ExpectedDevice
 from drivers.hal import (
     DeviceConnected,
     DeviceFault,
@@ -25,6 +26,8 @@ from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from drivers.simulated.usb_backend import SimulatedUsbBackend
 
 SERIAL = "READ-0001"
+#: The pairing secret the doubles and the drivers share in these tests.
+SECRET = bytes(range(32))
 
 
 class Rig:
@@ -32,11 +35,17 @@ class Rig:
         self.events = EventRecorder()
         self.backend = SimulatedUsbBackend()
         self.double = CardReaderDouble(
-            self.backend, SERIAL, usb_serial=usb_serial, timing=FAST_TIMING, seed=5
+            self.backend,
+            SERIAL,
+            usb_serial=usb_serial,
+            timing=FAST_TIMING,
+            seed=5,
+            secret=SECRET,
         )
         self.driver = CardReaderDriver(
             self.double.settings,
             self.events,
+            expected=ExpectedDevice(self.double.settings.serial_number, secret=SECRET),
             backend=self.backend,
             timing=FAST_TIMING,
             backoff=FAST_BACKOFF,
@@ -153,7 +162,7 @@ def test_wrong_hello_serial_and_old_version_are_refused() -> None:
         rig.double.wire_version = 0
         fault = rig.events.expect(DeviceFault)
         assert "protocol version 0" in fault.reason
-        rig.double.wire_version = 1
+        rig.double.wire_version = 2
         rig.events.expect(DeviceConnected)
     finally:
         rig.close()

@@ -18,12 +18,18 @@ from drivers.hal import (
     DeviceConnected,
     DeviceEvent,
     DeviceFault,
+    DeviceFaultKind,
     DeviceKind,
     DeviceLost,
 )
 from drivers.transport import ThreadedTransport
+from firmware_bridge.auth import Sealer, SessionKeys
+from firmware_bridge.frame import FLAG_RELIABLE, FLAG_SEALED, encode_frame
 
 TIMING = fb.Timing(retransmit_timeout=0.1, heartbeat_interval=0.5, silence_timeout=1.5)
+
+
+SECRET = bytes(range(1, 33))
 
 
 class StubTransport(ThreadedTransport):
@@ -56,7 +62,7 @@ class Shoe(LinkedDevice):
         self.events: list[DeviceEvent] = []
         super().__init__(
             self.events.append,
-            ExpectedDevice("S-1"),
+            ExpectedDevice("S-1", firmware=frozenset({"fw-2"}), secret=SECRET),
             timing=TIMING,
             refusal_retry=2.0,
             clock=lambda: clock[0],
@@ -75,14 +81,17 @@ class Shoe(LinkedDevice):
 class Link:
     """The driver and a device endpoint, with bytes moved by ``pump``."""
 
-    def __init__(self, serial: str = "S-1") -> None:
+    def __init__(
+        self, serial: str = "S-1", firmware: str = "fw-2", secret: bytes | None = None
+    ) -> None:
         self.clock = [100.0]
         self.driver = Shoe(self.clock)
         self.device = fb.Endpoint(
             fb.Role.DEVICE,
-            fb.Identity(fb.DeviceKind.SHOE, "fw-2", serial),
+            fb.Identity(fb.DeviceKind.SHOE, firmware, serial),
             timing=TIMING,
             rng=random.Random(1),
+            secret=SECRET if secret is None else secret,
         )
         self.device.start(self.clock[0])
 
@@ -116,7 +125,7 @@ def test_handshake_then_messages_then_silence_is_one_loss() -> None:
     assert link.driver.events[-1] == CoverCardSeen()
     # The device dies: the driver reports it once, however long it stays away.
     link.device = fb.Endpoint(
-        fb.Role.DEVICE, fb.Identity(fb.DeviceKind.SHOE, "fw-2", "S-1"), timing=TIMING
+        fb.Role.DEVICE, fb.Identity(fb.DeviceKind.SHOE, "fw-2", "S-1"), timing=TIMING, secret=SECRET
     )
     for _ in range(40):
         link.clock[0] += 0.25
@@ -162,3 +171,83 @@ def test_a_command_while_down_is_a_fault_not_an_exception() -> None:
     assert link.driver._send(fb.StatusQuery()) is False
     (fault,) = link.driver.events
     assert isinstance(fault, DeviceFault) and "StatusQuery not sent" in fault.reason
+
+
+# --- attacks on the link (issue 14): each one now fails to do harm -------------------------
+
+
+def forged(type_id: int, payload: bytes, seq: int, *, sealed_with: bytes | None = None) -> bytes:
+    """A frame an attacker writes on the line: a valid CRC and header, the right sequence
+    number, and (optionally) a seal made with a key of its own."""
+    flags = FLAG_RELIABLE
+    if sealed_with is None:
+        return encode_frame(fb.Frame(fb.PROTOCOL_VERSION, type_id, seq, flags, 0, payload))
+    frame = fb.Frame(fb.PROTOCOL_VERSION, type_id, seq, flags | FLAG_SEALED, 0, payload)
+    sealer = Sealer(SessionKeys(sealed_with, bytes(16), bytes(16), 2).device_to_station)
+    return encode_frame(frame._replace(payload=sealer.seal(frame.header(), payload)))
+
+
+def test_forged_card_report_is_dropped_and_repeated_forgeries_fault_the_device() -> None:
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    # The next reliable sequence number and draw 1: what the real shoe would send next.
+    card = fb.encode_message(fb.CoverCardReport(1))[1]
+    link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+    link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0, sealed_with=bytes(32)))
+    assert link.driver.events == [DeviceConnected(DeviceKind.SHOE, "S-1", "fw-2")]
+    assert link.driver.stats.auth_failures == 2
+    link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+    faults = [e for e in link.driver.events if isinstance(e, DeviceFault)]
+    assert len(faults) == 1 and faults[0].kind is DeviceFaultKind.AUTHENTICATION
+    assert "3 frames failed authentication" in faults[0].reason
+    # The genuine shoe's own report still gets through, once.
+    link.device.send(fb.CoverCardReport(1), link.clock[0])
+    link.pump()
+    assert [e for e in link.driver.events if isinstance(e, CoverCardSeen)] == [CoverCardSeen()]
+
+
+def test_a_frame_recorded_in_an_earlier_session_is_refused() -> None:
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    link.device.send(fb.CoverCardReport(1), link.clock[0])
+    recorded = link.device.data_to_send()
+    link.driver.link_data(recorded)
+    assert link.driver.events[-1] == CoverCardSeen()
+    # A new session (the station restarted its link): new nonces, new keys.
+    link.driver.link_down(TransportError("unplugged"))
+    link.driver.link_up("stub")
+    link.pump()
+    assert link.driver.connected
+    before = len(link.driver.events)
+    link.driver.link_data(recorded)  # replayed from the tap
+    assert link.driver.events[before:] == []
+    assert link.driver.stats.auth_failures == 1
+
+
+def test_impostor_without_the_pairing_key_is_refused_as_unauthenticated() -> None:
+    # The right serial number, an allowed firmware version, but not the paired board.
+    link = Link(secret=bytes(32))
+    link.driver.link_up("stub")
+    link.pump()
+    faults = [e for e in link.driver.events if isinstance(e, DeviceFault)]
+    assert len(faults) == 1 and faults[0].kind is DeviceFaultKind.AUTHENTICATION
+    assert "failed authentication" in faults[0].reason
+    assert not link.driver.connected
+
+
+def test_firmware_not_on_the_allow_list_is_refused_with_one_fault() -> None:
+    # Issue 14: "EVIL-9.9" with the right serial number passed the handshake. Even with the
+    # pairing key (a genuine board reflashed), the allow-list refuses it, once per outage.
+    link = Link(firmware="EVIL-9.9")
+    link.driver.link_up("stub")
+    link.pump()
+    for _ in range(3):  # the driver retries every refusal_retry seconds
+        link.advance(2.5)
+    faults = [e for e in link.driver.events if isinstance(e, DeviceFault)]
+    assert len(faults) == 1
+    assert faults[0].kind is DeviceFaultKind.GENERAL
+    assert "firmware 'EVIL-9.9' is not on the allow-list (fw-2)" in faults[0].reason
+    assert faults[0].details["found_firmware"] == "EVIL-9.9"
+    assert not link.driver.connected

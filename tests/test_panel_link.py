@@ -27,16 +27,18 @@ from drivers.simulated.recorder import EventRecorder
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 
 SERIAL = "PANEL-0001"
+#: The pairing secret the doubles and the drivers share in these tests.
+SECRET = bytes(range(32))
 
 
 class Board:
     def __init__(self, path: Path) -> None:
         self.events = EventRecorder()
-        self.double = PanelDouble(path, SERIAL, timing=FAST_TIMING, seed=8)
+        self.double = PanelDouble(path, SERIAL, timing=FAST_TIMING, seed=8, secret=SECRET)
         self.driver = SerialPanelDriver(
             self.double.settings,
             self.events,
-            ExpectedDevice(SERIAL),
+            ExpectedDevice(SERIAL, secret=SECRET),
             timing=FAST_TIMING,
             backoff=FAST_BACKOFF,
         )

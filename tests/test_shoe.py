@@ -30,6 +30,8 @@ from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from drivers.simulated.shoe import COVER, ShoeDouble
 
 SERIAL = "SHOE-0001"
+#: The pairing secret the doubles and the drivers share in these tests.
+SECRET = bytes(range(32))
 
 
 class Table:
@@ -37,11 +39,11 @@ class Table:
 
     def __init__(self, path: Path, *, connect: bool = True) -> None:
         self.events = EventRecorder()
-        self.double = ShoeDouble(path, SERIAL, timing=FAST_TIMING, seed=11)
+        self.double = ShoeDouble(path, SERIAL, timing=FAST_TIMING, seed=11, secret=SECRET)
         self.driver = ShoeDriver(
             self.double.settings,
             self.events,
-            ExpectedDevice(SERIAL),
+            ExpectedDevice(SERIAL, secret=SECRET),
             decks=6,
             timing=FAST_TIMING,
             backoff=FAST_BACKOFF,
@@ -233,7 +235,8 @@ def feed(driver: ShoeDriver, *messages: fb.Message | str) -> list[object]:
 
 
 def offline_driver() -> ShoeDriver:
-    return ShoeDriver(SerialSettings("/dev/null"), EventRecorder(), ExpectedDevice(SERIAL))
+    expected = ExpectedDevice(SERIAL, secret=SECRET)
+    return ShoeDriver(SerialSettings("/dev/null"), EventRecorder(), expected)
 
 
 def test_a_station_started_mid_shoe_takes_the_first_number_it_hears() -> None:
@@ -388,14 +391,15 @@ def test_wrong_serial_number_is_refused_then_accepted_when_fixed(tmp_path: Path)
 def test_old_protocol_version_is_refused(tmp_path: Path) -> None:
     table = Table(tmp_path / "shoe", connect=False)
     try:
-        table.double.wire_version = 0
+        # Version 1 had no authentication: a device speaking it is refused outright.
+        table.double.wire_version = 1
         table.driver.start()
         fault = table.events.expect(DeviceFault)
-        assert "protocol version 0" in fault.reason
-        assert fault.details["found_protocol_version"] == "0"
-        assert fault.details["expected_protocol_version"] == "1"
+        assert "protocol version 1" in fault.reason
+        assert fault.details["found_protocol_version"] == "1"
+        assert fault.details["expected_protocol_version"] == "2"
         assert not table.driver.connected
-        table.double.wire_version = 1
+        table.double.wire_version = 2
         table.events.expect(DeviceConnected)
     finally:
         table.close()
@@ -406,7 +410,7 @@ def test_missing_shoe_is_lost_until_it_appears(tmp_path: Path) -> None:
     driver = ShoeDriver(
         SerialSettings(str(tmp_path / "shoe")),
         events,
-        ExpectedDevice(SERIAL),
+        ExpectedDevice(SERIAL, secret=SECRET),
         timing=FAST_TIMING,
         backoff=FAST_BACKOFF,
     )
@@ -414,7 +418,7 @@ def test_missing_shoe_is_lost_until_it_appears(tmp_path: Path) -> None:
     double = None
     try:
         assert "no such serial port" in events.expect(DeviceLost).reason
-        double = ShoeDouble(tmp_path / "shoe", SERIAL, timing=FAST_TIMING)
+        double = ShoeDouble(tmp_path / "shoe", SERIAL, timing=FAST_TIMING, secret=SECRET)
         events.expect(DeviceConnected)
     finally:
         driver.close()
@@ -424,7 +428,8 @@ def test_missing_shoe_is_lost_until_it_appears(tmp_path: Path) -> None:
 
 def test_shoe_size_is_checked() -> None:
     with pytest.raises(DriverConfigError):
-        ShoeDriver(SerialSettings("/dev/null"), EventRecorder(), ExpectedDevice(SERIAL), decks=7)
+        expected = ExpectedDevice(SERIAL, secret=SECRET)
+        ShoeDriver(SerialSettings("/dev/null"), EventRecorder(), expected, decks=7)
 
 
 def test_a_whole_shoe_through_seeded_faults_arrives_exactly_once(table: Table) -> None:

@@ -17,16 +17,18 @@ from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from drivers.simulated.shuffler import ShufflerDouble, exact_batch
 
 SERIAL = "SHUF-0001"
+#: The pairing secret the doubles and the drivers share in these tests.
+SECRET = bytes(range(32))
 
 
 class Rig:
     def __init__(self, path: Path) -> None:
         self.events = EventRecorder()
-        self.double = ShufflerDouble(path, SERIAL, timing=FAST_TIMING, seed=4)
+        self.double = ShufflerDouble(path, SERIAL, timing=FAST_TIMING, seed=4, secret=SECRET)
         self.driver = ShufflerDriver(
             self.double.settings,
             self.events,
-            ExpectedDevice(SERIAL),
+            ExpectedDevice(SERIAL, secret=SECRET),
             timing=FAST_TIMING,
             backoff=FAST_BACKOFF,
         )

@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check-config": ("controller.cli.check_config", "check a station.toml without starting"),
     "diagram": ("controller.cli.diagram", "print the procedure state machine as a Mermaid diagram"),
     "journal": ("controller.cli.journal", "recall rounds, verify or export the audit journal"),
+    "pair": ("controller.cli.pair", "pair a device with this station (supervisor key on)"),
     "run": ("controller.service.daemon", "run the station daemon (under systemd)"),
     "simulate": ("controller.cli.simulate", "run the whole station against simulated devices"),
     "replay": ("controller.cli.replay", "replay one round from a script and print its settlement"),

@@ -24,6 +24,9 @@ DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")
 DECK_COUNTS: Final = (6, 8)
 BAUD_RATES: Final = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
 TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
+MAX_CONFIG_BYTES: Final = 1 << 20
+#: A firmware version on the allow-list: what a device's HELLO says (at most 32 bytes).
+FIRMWARE: Final = re.compile(r"[\x21-\x7E]([\x20-\x7E]{0,30}[\x21-\x7E])?")
 
 
 class Profile(Enum):
@@ -59,13 +62,15 @@ class Options:
 
 @dataclass(frozen=True, slots=True)
 class SerialDevice:
-    """A device on a serial port, known by the serial number its HELLO must report.
-    Field names follow ``drivers.serial_transport.SerialSettings`` and ``ExpectedDevice``."""
+    """A device on a serial port, known by the serial number its HELLO must report and the
+    firmware versions it may run (the allow-list). Field names follow
+    ``drivers.serial_transport.SerialSettings`` and ``ExpectedDevice``."""
 
     port: Path
     serial_number: str
     baudrate: int = 115200
     rtscts: bool = False
+    firmware: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +88,7 @@ class UsbDevice:
     product_id: int
     serial_number: str
     interface: int = 0
+    firmware: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +111,16 @@ class JournalSettings:
     sealing_key: Path = DEFAULT_SEALING_PATH
 
 
+DEFAULT_PAIRING_DIR: Final = Path("/var/lib/dealer-station/pairing")
+
+
+@dataclass(frozen=True, slots=True)
+class PairingSettings:
+    """Where the devices' pairing secrets are kept (``drivers.pairing.PairingStore``)."""
+
+    directory: Path = DEFAULT_PAIRING_DIR
+
+
 @dataclass(frozen=True, slots=True)
 class LoggingSettings:
     """Log level and format (``auto``: JSON unless stdout is a terminal)."""
@@ -125,6 +141,7 @@ class StationConfig:
     devices: Devices
     journal: JournalSettings
     logging: LoggingSettings
+    pairing: PairingSettings = PairingSettings()
 
 
 def load_config(path: Path | str) -> StationConfig:
@@ -136,13 +153,24 @@ def load_config(path: Path | str) -> StationConfig:
     """
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            # A configuration is a few kB: a larger "file" (/dev/zero) is refused unread.
+            raw = file.read(MAX_CONFIG_BYTES + 1)
+        too_large = len(raw) > MAX_CONFIG_BYTES
+        data = {} if too_large else tomllib.loads(raw.decode("utf-8"))
     except OSError as err:
-        raise ConfigError(path, "(file)", f"cannot read: {err.strerror}") from err
+        raise ConfigError(path, "(file)", f"cannot read: {err.strerror or err}") from err
     except UnicodeDecodeError as err:
         raise ConfigError(path, "(file)", "not UTF-8 text") from err
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(path, "(syntax)", f"not valid TOML: {err}") from err
+    except ValueError as err:  # a NUL byte in the path
+        raise ConfigError(path, "(file)", f"cannot read: {err}") from err
+    except RecursionError:
+        # tomllib recurses per nesting level: thousands of nested arrays or tables.
+        raise ConfigError(path, "(syntax)", "nested too deeply") from None
+    if too_large:
+        raise ConfigError(path, "(file)", f"larger than {MAX_CONFIG_BYTES} bytes")
     return parse_config(data, path)
 
 
@@ -169,7 +197,7 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
             raise shuffler_section.error("max_decks", f"{max_decks} is not a batch size (1-16)")
         base = _serial_device(shuffler_section)
         shuffler = ShufflerDevice(
-            base.port, base.serial_number, base.baudrate, base.rtscts, max_decks
+            base.port, base.serial_number, base.baudrate, base.rtscts, base.firmware, max_decks
         )
     reader_section = devices_section.section("card_reader", required=False)
     card_reader = _usb_device(reader_section) if reader_section is not None else None
@@ -194,11 +222,17 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
     journal_section = top.section("journal", required=False)
     journal = JournalSettings()
     if journal_section is not None:
-        journal_path = Path(journal_section.get("path", str, str(DEFAULT_JOURNAL_PATH)))
-        sealing = Path(journal_section.get("sealing_key", str, str(DEFAULT_SEALING_PATH)))
+        journal_path = _path(journal_section, "path", str(DEFAULT_JOURNAL_PATH))
+        sealing = _path(journal_section, "sealing_key", str(DEFAULT_SEALING_PATH))
         journal_section.done()
         # Relative paths: beside the file.
         journal = JournalSettings(source.parent / journal_path, source.parent / sealing)
+    pairing_section = top.section("pairing", required=False)
+    pairing = PairingSettings()
+    if pairing_section is not None:
+        pairing_dir = _path(pairing_section, "directory", str(DEFAULT_PAIRING_DIR))
+        pairing_section.done()
+        pairing = PairingSettings(source.parent / pairing_dir)
     logging = _logging(top.section("logging", required=False))
     top.done()
     if shuffler is not None and shuffler.max_decks < decks:
@@ -207,13 +241,39 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
             "devices.shuffler.max_decks",
             f"the shuffler takes {shuffler.max_decks} decks, the table uses {decks} (decks)",
         )
-    return StationConfig(source, table_id, profile, decks, options, devices, journal, logging)
+    return StationConfig(
+        source, table_id, profile, decks, options, devices, journal, logging, pairing
+    )
+
+
+def _path(section: Section, name: str, default: str) -> Path:
+    """A file path: not empty, no NUL byte (the kernel cannot take one)."""
+    text = section.get(name, str, default)
+    if not text.strip() or "\0" in text:
+        raise section.error(name, f"{text!r} is not a usable path")
+    return Path(text)
+
+
+def _firmware(section: Section) -> frozenset[str]:
+    """The allow-list: the firmware versions this device may report in its HELLO."""
+    section.seen.add("firmware")
+    if "firmware" not in section.data:
+        raise section.error("firmware", "missing (required): the allowed firmware versions")
+    versions = section.data["firmware"]
+    if not isinstance(versions, list) or not versions:
+        raise section.error("firmware", "expected a non-empty array of firmware versions")
+    for version in versions:
+        if not isinstance(version, str) or not FIRMWARE.fullmatch(version):
+            raise section.error(
+                "firmware", f"{version!r} is not a firmware version (1-32 printable characters)"
+            )
+    return frozenset(versions)
 
 
 def _serial_device(section: Section | None) -> SerialDevice:
     assert section is not None
     port = section.get("port", str)
-    if not port.startswith("/dev/"):
+    if not port.startswith("/dev/") or "\0" in port:
         raise section.error("port", f"{port!r} is not a device path under /dev/")
     serial = section.get("serial", str)
     if not serial.strip():
@@ -222,8 +282,9 @@ def _serial_device(section: Section | None) -> SerialDevice:
     if baudrate not in BAUD_RATES:
         raise section.error("baudrate", f"{baudrate} is not a standard rate")
     rtscts = section.get("rtscts", bool, False)
+    firmware = _firmware(section)
     section.done()
-    return SerialDevice(Path(port), serial, baudrate, rtscts)
+    return SerialDevice(Path(port), serial, baudrate, rtscts, firmware)
 
 
 def _usb_device(section: Section) -> UsbDevice:
@@ -239,8 +300,9 @@ def _usb_device(section: Section) -> UsbDevice:
     interface = section.get("interface", int, 0)
     if not 0 <= interface <= 31:
         raise section.error("interface", f"{interface} is not a USB interface number")
+    firmware = _firmware(section)
     section.done()
-    return UsbDevice(ids["vid"], ids["pid"], serial, interface)
+    return UsbDevice(ids["vid"], ids["pid"], serial, interface, firmware)
 
 
 def _options(section: Section, profile: Profile, decks: int, devices: Devices) -> Options:

@@ -24,6 +24,7 @@ from controller.service.config_schema import SEATS, Section
 from drivers.hal import Button, Led, WagerSpot
 
 E = TypeVar("E", bound=Enum)
+_SEAT_NAMES: Final = {str(seat) for seat in SEATS}
 
 BCM_LINES: Final = range(28)
 #: Header pin (BOARD / J8 numbering) -> BCM number, for the 40-pin header.
@@ -115,7 +116,8 @@ def parse_panel(section: Section) -> PanelConfig:
         spots = {spot.value: spot for spot in WagerSpot}
         for name in list(wagers_section.data):
             seat, _, spot = name.partition(".")
-            if not (seat.isdigit() and int(seat) in SEATS and spot in spots):
+            # Not str.isdigit(): it takes "²", which int() refuses.
+            if not (seat in _SEAT_NAMES and spot in spots):
                 raise wagers_section.error(
                     name, f'unknown key ("SEAT.SPOT": seat 1-7, spot {", ".join(spots)})'
                 )

@@ -27,7 +27,7 @@ from controller.journal.verify import verify
 from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile, get_profile
 from controller.service import config as cfg
 from controller.service.config_schema import ConfigError
-from controller.service.logs import bind_table, configure_logging
+from controller.service.logs import bind_round, bind_state, bind_table, configure_logging
 from controller.service.sdnotify import Notifier
 from controller.service.station import CommandBuffer, Observer, Station, deferred
 from controller.table.holecard import fresh_nonce
@@ -116,6 +116,10 @@ def build_station(
 ) -> Built:
     """Journal, recovered table and drivers. ``drivers_for(sink) -> (devices, TableDevices)``
     builds the drivers (real ones from configuration, or the simulated rig's)."""
+    # A new station has no round and no state yet (a station built earlier in the same
+    # process, as in the HIL suite, must not lend its own to these lines).
+    bind_round(None)
+    bind_state(None)
     journal = open_journal(config.journal.path, config.journal.sealing_key)
     try:
         events: queue.Queue[DeviceEvent] = queue.Queue()
@@ -155,6 +159,8 @@ def real_drivers(config: cfg.StationConfig) -> Any:
     """A ``drivers_for`` that builds the drivers for the real devices in ``config``."""
     from drivers.card_reader import CardReaderDriver
     from drivers.device_link import ExpectedDevice
+    from drivers.errors import DriverError
+    from drivers.pairing import PairingStore
     from drivers.panel import GpioPanel, PanelPins
     from drivers.panel_link import SerialPanelDriver
     from drivers.serial_transport import SerialSettings
@@ -163,12 +169,23 @@ def real_drivers(config: cfg.StationConfig) -> Any:
     from drivers.usb_transport import UsbSettings
 
     dev = config.devices
+    store = PairingStore(config.pairing.directory)
+
+    def expected(kind: str, serial_number: str, firmware: frozenset[str]) -> ExpectedDevice:
+        # An unpaired device gets no secret: its handshake is refused with a fault that
+        # says to pair it (docs/operations.md), and the rest of the table still starts.
+        try:
+            paired = store.load(kind)
+        except DriverError as err:
+            raise StartError(str(err)) from err
+        secret = paired.secret if paired is not None else None
+        return ExpectedDevice(serial_number, firmware=firmware, secret=secret)
 
     def build(sink: Any) -> tuple[Sequence[Device], TableDevices]:
         shoe = ShoeDriver(
             SerialSettings(str(dev.shoe.port), dev.shoe.baudrate, rtscts=dev.shoe.rtscts),
             sink,
-            ExpectedDevice(dev.shoe.serial_number),
+            expected("shoe", dev.shoe.serial_number, dev.shoe.firmware),
             decks=config.decks,
         )
         pins = dev.panel
@@ -193,15 +210,17 @@ def real_drivers(config: cfg.StationConfig) -> Any:
             shuffler = ShufflerDriver(
                 SerialSettings(str(port.port), port.baudrate, rtscts=port.rtscts),
                 sink,
-                ExpectedDevice(port.serial_number),
+                expected("shuffler", port.serial_number, port.firmware),
             )
             drivers.insert(0, shuffler)
         if dev.card_reader is not None:
             usb = dev.card_reader
             settings = UsbSettings(usb.vendor_id, usb.product_id, usb.serial_number, usb.interface)
-            reader = CardReaderDriver(settings, sink)
+            reader = CardReaderDriver(
+                settings, sink, expected=expected("card_reader", usb.serial_number, usb.firmware)
+            )
             drivers.insert(-1, reader)
-        return drivers, TableDevices(shuffler, panel, reader)
+        return drivers, TableDevices(shuffler, panel, reader, shoe)
 
     return build
 
@@ -218,7 +237,9 @@ def rig_drivers(rig: Any) -> Any:
             drivers.card_reader,
             drivers.panel,
         ]
-        table_devices = TableDevices(drivers.shuffler, drivers.panel, drivers.card_reader)
+        table_devices = TableDevices(
+            drivers.shuffler, drivers.panel, drivers.card_reader, drivers.shoe
+        )
         return devices, table_devices
 
     build.rig = rig  # type: ignore[attr-defined]

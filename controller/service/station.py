@@ -34,6 +34,7 @@ from drivers.hal import (
     Led,
     LedMode,
     PeekTarget,
+    ShoeSensor,
     Shuffler,
 )
 
@@ -100,12 +101,30 @@ class _DeferredPanel:
         self._buffer.defer(lambda: self._device.show(lamps))
 
 
+class _DeferredShoe:
+    def __init__(self, device: ShoeSensor, buffer: CommandBuffer) -> None:
+        self._device, self._buffer = device, buffer
+
+    def start(self) -> None:
+        self._device.start()
+
+    def close(self) -> None:
+        self._device.close()
+
+    def expect_hole_card(self) -> None:
+        self._buffer.defer(self._device.expect_hole_card)
+
+    def reveal_hole_card(self, commitment: str) -> None:
+        self._buffer.defer(lambda: self._device.reveal_hole_card(commitment))
+
+
 def deferred(devices: TableDevices, buffer: CommandBuffer) -> TableDevices:
     """The same devices, with every command held in ``buffer`` until it is flushed."""
     return TableDevices(
         _DeferredShuffler(devices.shuffler, buffer) if devices.shuffler else None,
         _DeferredPanel(devices.panel, buffer),
         _DeferredReader(devices.reader, buffer) if devices.reader else None,
+        _DeferredShoe(devices.shoe, buffer) if devices.shoe else None,
     )
 
 

@@ -46,6 +46,8 @@ from drivers.hal import (
     DeviceConnected,
     DeviceLost,
     ForeignCardDrawn,
+    HoleCardDealt,
+    HoleCardRevealed,
     PeekResult,
     SeatWagerChanged,
     ShoeLoaded,
@@ -127,15 +129,10 @@ class SimulatedTable:
         started = time.perf_counter()
         with simulated_drivers(config, seed=s.seed) as drivers_for:
             self.rig = drivers_for.rig
-            # Seeded nonces so that a seed repeats the journal byte for byte (apart from
-            # timestamps); a real table always takes them from the secure source.
-            nonce_rng = random.Random(f"nonces-{s.seed}")
-            built = build_station(
-                config,
-                drivers_for,
-                observer=self.pacer.observe,
-                nonces=lambda: f"{nonce_rng.getrandbits(128):032x}",
-            )
+            # A seed repeats the journal byte for byte apart from timestamps and the hole
+            # cards' commitments and nonces: the shoe draws those from `secrets` (issue 14),
+            # or anyone with the seed could open each commitment before the reveal.
+            built = build_station(config, drivers_for, observer=self.pacer.observe)
             self.table_profile = built.table.profile
             dealer = SimulatedDealer(
                 tuple(range(1, s.seats + 1)),
@@ -180,12 +177,22 @@ class SimulatedTable:
             if faulty and self._inject(view):
                 continue
             actions = dealer.act(view)
-            if view.state is State.DEALING and actions == [Draw()] and not self.settings.delay:
-                # A dealer deals the initial cards in one go, without looking up between
-                # them: the station takes them in order off its queue.
-                actions = actions * self._initial_cards_due(view)
-            for action in actions:
-                self._perform(action, view)
+            hole_at = None
+            if view.state is State.DEALING and actions == [Draw()]:
+                due = self._initial_cards_due(view)
+                if not self.settings.delay:
+                    # A dealer deals the initial cards in one go, without looking up between
+                    # them: the station takes them in order off its queue.
+                    actions = actions * due
+                if self.table_profile.dealer_second_card is DealerSecondCard.HOLE:
+                    # The last card of the initial deal is the hole card: through the
+                    # shoe's hole-card slot, so the shoe withholds it.
+                    hole_at = len(actions) - 1 if len(actions) == due else None
+            for i, action in enumerate(actions):
+                if i == hole_at:
+                    self._draw(view, hole=True)
+                else:
+                    self._perform(action, view)
             if self.settings.delay:
                 time.sleep(self.settings.delay)  # pacing for a person watching
 
@@ -194,7 +201,9 @@ class SimulatedTable:
         if isinstance(action, Draw):
             self._draw(view)
         elif isinstance(action, Press):
-            extra = [PeekResult] if view.state is State.PEEKING else []
+            extra: list[type] = [PeekResult] if view.state is State.PEEKING else []
+            if view.state is State.DEALER and view.reveal_due:
+                extra = [HoleCardRevealed]  # the station asks the shoe, the shoe answers
             self.pacer.expect(ButtonPressed, *extra)
             rig.press(action.button)
         elif isinstance(action, TurnKey):
@@ -219,15 +228,16 @@ class SimulatedTable:
         on_layout = sum(len(h.cards) for h in view.hands) + len(view.dealer_cards)
         return max(1, 2 * len(view.seats) + dealer - on_layout - view.hole_face_down)
 
-    def _draw(self, view: TableView) -> None:
-        self.pacer.expect(CardDrawn)
-        item = self.rig.shoe.deal()
+    def _draw(self, view: TableView, *, hole: bool = False) -> None:
+        reported = HoleCardDealt if hole else CardDrawn
+        self.pacer.expect(reported)
+        item = self.rig.shoe.deal(hole=hole)
         while isinstance(item, str):  # the cover card came out first
             self.pacer.expect(CoverCardSeen)
-            item = self.rig.shoe.deal()
+            item = self.rig.shoe.deal(hole=hole)
         if item is None:
             # Nothing came out: the shoe reported itself empty and the table faults.
-            self.pacer.withdraw(CardDrawn)
+            self.pacer.withdraw(reported)
             return
         if view.state is State.DEALING:
             self._hole = item  # the last card of the initial deal is the hole card

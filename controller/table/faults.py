@@ -15,8 +15,13 @@ class FaultCode(Enum):
     BAD_BATCH = "bad_batch"  # the shuffler's count does not match 6 or 8 Spanish decks
     DEVICE_LOST = "device_lost"
     DEVICE_FAULT = "device_fault"
+    # Frames that failed their seal, or a device that could not prove the pairing key:
+    # someone is on the line or a board was swapped.
+    DEVICE_AUTHENTICATION = "device_authentication"
     READER_FAILED = "reader_failed"  # no answer after the allowed tries
     HOLE_CARD_MISMATCH = "hole_card_mismatch"  # the reveal disagrees with the reader
+    # The shoe's revealed hole card and nonce do not open the commitment it made at the deal.
+    HOLE_CARD_COMMITMENT = "hole_card_commitment"
     SHOE_EMPTY = "shoe_empty"
     WAGER_CHANGED = "wager_changed"  # NY 5324.12(b)(4),(8): no change after the first card
     UNEXPECTED_COVER_CARD = "unexpected_cover_card"

@@ -14,7 +14,7 @@ from transitions import Machine
 
 from controller.rules.profiles import Profile
 from controller.table.prompts import State
-from drivers.hal import CardReader, DealerPanel, Shuffler
+from drivers.hal import CardReader, DealerPanel, ShoeSensor, Shuffler
 
 
 class Recorder(Protocol):
@@ -32,6 +32,9 @@ class TableDevices:
     shuffler: Shuffler | None  # None: the dealer shuffles by hand and presses NEXT
     panel: DealerPanel
     reader: CardReader | None = None
+    #: The shoe, for the withheld hole card; None: a shoe that reports it like any card
+    #: (the table then seals it itself, as in unit tests and the direct simulation).
+    shoe: ShoeSensor | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from controller.rules.steps import (
     describe,
 )
 from controller.table.betting import UNKNOWN_AMOUNT_STAKE, ClosedBets
-from controller.table.holecard import commit_hole_card, fresh_nonce
+from controller.table.holecard import WithheldCard, commit_hole_card, fresh_nonce
 from controller.table.prompts import State
 from drivers.hal import Button, PeekAnswer, PeekTarget
 
@@ -70,6 +70,9 @@ class RoundPlay:
         self.match_done = False
         self._journaled = 0
         self.__nonce: str | None = None
+        self.withheld: WithheldCard | None = None
+        #: The shoe was told that the next card is the hole card.
+        self.hole_announced = False
 
     def start(self, round_no: int) -> None:
         """Journal the round's start with its seats and wagers."""
@@ -136,6 +139,16 @@ class RoundPlay:
         """True when the dealer should turn the hole card now."""
         return isinstance(self.round.step, NeedReveal)
 
+    def hole_card_due(self) -> bool:
+        """True when the next card out of the shoe is the dealer's hole card."""
+        step = self.round.step
+        return isinstance(step, NeedCard) and step.role is CardRole.HOLE
+
+    def hole_in_shoe(self) -> str | None:
+        """The commitment of a hole card the shoe still withholds, if any."""
+        held = self.withheld
+        return held.commitment if held is not None and not held.filled else None
+
     # --- inputs ---------------------------------------------------------------------------
 
     def card(self, card: Card) -> str | None:
@@ -167,6 +180,23 @@ class RoundPlay:
             )
         self._flush()
         return None
+
+    def hole_withheld(self, commitment: str) -> str | None:
+        """The shoe withheld the hole card under ``commitment``; error text when no hole
+        card was due."""
+        if not self.hole_card_due():
+            return f"a hole card was reported while waiting for {describe(self.round.step)}"
+        self.withheld = WithheldCard(commitment)
+        self.round.deal(self.withheld)
+        self.record("hole_card_dealt", {"commitment": commitment})
+        self._flush()
+        return None
+
+    def fill_hole(self, card: Card, nonce: str) -> None:
+        """The shoe revealed the withheld hole card and ``nonce`` opens its commitment."""
+        assert self.withheld is not None
+        self.withheld.fill(card)
+        self.__nonce = nonce
 
     def insurance(self, amounts: Mapping[int, int]) -> str | None:
         """Close insurance with these wagers (cents by seat)."""
@@ -223,9 +253,13 @@ class RoundPlay:
         """Void the round: every wager stands returned; a sealed hole card is turned over
         so that the journal accounts for it."""
         hole = self.round.hole
-        if hole is not None:
+        data: dict[str, Any] = {"reason": reason}
+        if hole is not None and self.hole_in_shoe() is None:
             self.record("hole_card_revealed", {"card": hole.reveal().text, "nonce": self.__nonce})
-        self.record("round_voided", {"reason": reason})
+        elif hole is not None:
+            # Never known to the station: the shoe keeps it (and its nonce) until asked.
+            data["hole_card"] = "withheld by the shoe"
+        self.record("round_voided", data)
 
     def _decide(self, step: NeedDecision, decision: Decision) -> None:
         self.record(

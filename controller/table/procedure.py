@@ -9,8 +9,12 @@ Anything the procedure did not expect (a card out of order, a 10, a duplicate ca
 device lost or faulty, a reader/shoe disagreement) stops play in the ``fault`` state with a
 distinct prompt; only the supervisor key with a chosen resolution clears it.
 
-The hole card is sealed the moment the shoe reports it: the journal gets a commitment, and
-nothing shows the card until the reveal (see ``controller.table.holecard``).
+The hole card never reaches the station before the reveal: the shoe withholds it and
+reports its own commitment (``HoleCardDealt``), which the journal keeps; at the reveal the
+table asks the shoe for card and nonce (``HoleCardRevealed``) and checks them against the
+commitment (a mismatch is the fault ``hole_card_commitment``). A shoe that reports the hole
+card like any card (unit tests, the direct simulation) has it sealed by the table at once.
+See ``controller.table.holecard``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import structlog
 
 from controller.rules.cards import Card, composition_problems
 from controller.table.faults import FaultCode
-from controller.table.holecard import fresh_nonce
+from controller.table.holecard import check_commitment, fresh_nonce
 from controller.table.machine import (
     ROUND_STATES,
     Recorder,
@@ -43,6 +47,8 @@ from drivers.hal import (
     DeviceFault,
     DeviceLost,
     ForeignCardDrawn,
+    HoleCardDealt,
+    HoleCardRevealed,
     PeekResult,
     SeatWagerChanged,
     ShoeEmpty,
@@ -151,6 +157,50 @@ class Table(Supervised):
             self._reject(card, error)
             return
         self._follow_round()
+
+    def _on_hole_dealt(self, event: HoleCardDealt) -> None:
+        play = self.play
+        if play is None or self.state is not State.DEALING:
+            self._record("hole_card_rejected", commitment=event.commitment)
+            self.raise_fault(
+                FaultCode.UNEXPECTED_CARD,
+                f"a hole card was dealt while {PROMPTS[self.state].text}",
+            )
+            return
+        error = play.hole_withheld(event.commitment)
+        if error:
+            self._record("hole_card_rejected", commitment=event.commitment)
+            self.raise_fault(FaultCode.UNEXPECTED_CARD, error)
+            return
+        self._follow_round()
+
+    def _on_hole_revealed(self, event: HoleCardRevealed) -> None:
+        play = self.play
+        waiting = play.hole_in_shoe() if play is not None else None
+        card, nonce = event.card, event.nonce
+        self._record(
+            "hole_card_reveal_answer",
+            commitment=event.commitment,
+            answered=card is not None,
+            problem=event.problem,
+        )
+        if play is None or waiting is None or event.commitment != waiting:
+            return  # a reveal for a round already voided or resolved: nothing to act on
+        if card is None or nonce is None:
+            problem = event.problem or "no card"
+            self.raise_fault(FaultCode.HOLE_CARD_COMMITMENT, problem, device="shoe")
+            return
+        if not check_commitment(waiting, card.text, nonce):
+            self.raise_fault(
+                FaultCode.HOLE_CARD_COMMITMENT,
+                f"the shoe revealed {card} with a nonce that does not open its commitment",
+                device="shoe",
+            )
+            return
+        self.drawn[card] += 1
+        play.fill_hole(card, nonce)
+        if self.state is State.DEALER:
+            self._reveal()
 
     def _burn(self, card: Card) -> None:
         # PA 635a.7(c), NJ 19.7(c), NY 5324.12(c)(3): the first card after each full batch,
@@ -269,6 +319,7 @@ class Table(Supervised):
         play = self.play
         assert play is not None
         target = play.state_for_step()
+        self._announce_hole_card()
         if target is State.MATCH and self.state is State.DEALING:
             self.settle_queue = play.pending_match()
         if target is self.state:
@@ -276,6 +327,14 @@ class Table(Supervised):
             return
         trigger = _TRIGGER_FOR[target]
         self._fire(trigger)
+
+    def _announce_hole_card(self) -> None:
+        """Tell the shoe, once, that the next card is the hole card (it withholds it)."""
+        play, shoe = self.play, self.devices.shoe
+        if play is None or shoe is None or play.hole_announced or not play.hole_card_due():
+            return
+        play.hole_announced = True
+        shoe.expect_hole_card()
 
     def _close_insurance(self) -> None:
         assert self.play is not None
@@ -332,6 +391,18 @@ class Table(Supervised):
         assert self.play is not None
         if not self.play.reveal_due():
             self._record("button_ignored", button="next", state="dealer", reason="draw a card")
+            return
+        commitment = self.play.hole_in_shoe()
+        if commitment is not None:
+            # PA 635a.7(k): the dealer turns the hole card; only now does the shoe give it.
+            shoe = self.devices.shoe
+            if shoe is None:  # pragma: no cover - a withheld card came from a shoe
+                self.raise_fault(FaultCode.DEVICE_LOST, "no shoe to reveal the hole card")
+                return
+            # Asked again on every press until it comes: the shoe answers a repeated
+            # request the same way, and an answer for a card already turned is ignored.
+            self._record("hole_card_reveal_requested", commitment=commitment)
+            shoe.reveal_hole_card(commitment)
             return
         error = self.play.reveal()
         if error:
@@ -395,6 +466,8 @@ class Table(Supervised):
 
 _HANDLERS: dict[type, Callable[[Table, Any], None]] = {
     CardDrawn: Table._on_card,
+    HoleCardDealt: Table._on_hole_dealt,
+    HoleCardRevealed: Table._on_hole_revealed,
     ForeignCardDrawn: Table._on_foreign,
     CoverCardSeen: Table._on_cover,
     ShoeLoaded: Table._on_shoe_loaded,

@@ -25,6 +25,7 @@ from drivers.hal import (
     Button,
     DeviceConnected,
     DeviceFault,
+    DeviceFaultKind,
     DeviceKind,
     DeviceLost,
     Led,
@@ -161,11 +162,10 @@ class Supervised:
             reason=event.reason,
             **dict(event.details),
         )
-        self.raise_fault(
-            FaultCode.DEVICE_FAULT,
-            f"{event.device.value}: {event.reason}",
-            device=event.device.value,
-        )
+        code = FaultCode.DEVICE_FAULT
+        if event.kind is DeviceFaultKind.AUTHENTICATION:
+            code = FaultCode.DEVICE_AUTHENTICATION
+        self.raise_fault(code, f"{event.device.value}: {event.reason}", device=event.device.value)
 
     def _on_key(self, event: SupervisorKey) -> None:
         self.supervisor_key = event.on
@@ -225,7 +225,11 @@ class Supervised:
             return ""
         if self.lost:
             return "still lost: " + ", ".join(sorted(d.value for d in self.lost))
-        if fault.code in (FaultCode.BAD_BATCH, FaultCode.HOLE_CARD_MISMATCH):
+        if fault.code in (
+            FaultCode.BAD_BATCH,
+            FaultCode.HOLE_CARD_MISMATCH,
+            FaultCode.HOLE_CARD_COMMITMENT,
+        ):
             return f"{fault.code.value} cannot be resumed: void or reshuffle"
         if self.unbuilt_round is not None:
             return f"round {self.unbuilt_round} cannot be rebuilt: void it"

@@ -15,6 +15,8 @@ Fault switches (thread-safe, for tests and the simulator):
 * ``duplicate_acks(n)``: send each of the next n ACK frames twice.
 * ``wire_version``: the protocol version the device writes in its frames (an old firmware).
 * ``hello_serial``: the serial number the device claims in its HELLO.
+* ``pairing_button``: the device's pairing button is held (physical consent to pair);
+  ``secret`` is the pairing secret it holds (set by pairing, or given at construction).
 
 ``wire_log``: set it to a list and every chunk of bytes the station sends is kept there (the
 HIL suite searches it for the hole card).
@@ -54,8 +56,12 @@ class DeviceFirmware(ABC):
         timing: fb.Timing | None = None,
         seed: int = 0,
         clock: Callable[[], float] = time.monotonic,
+        secret: bytes | None = None,
     ) -> None:
         self.serial_number = serial_number
+        self.secret = secret
+        self.pairing_button = False
+        self.paired_station: str | None = None
         self.firmware = firmware
         self.hello_serial = serial_number
         self.wire_version = PROTOCOL_VERSION
@@ -136,7 +142,10 @@ class DeviceFirmware(ABC):
             if self.silent:
                 return
             # A new HELLO identity takes effect at the next HELLO (firmware reconfigured).
-            if self._endpoint.identity.serial_number != self.hello_serial:
+            if (
+                self._endpoint.identity.serial_number != self.hello_serial
+                or self._endpoint.identity.firmware != self.firmware
+            ):
                 self._endpoint.identity = fb.Identity(self.KIND, self.firmware, self.hello_serial)
             now = self._clock()
             parts = (self._rx_partial + data).split(DELIMITER)
@@ -197,6 +206,8 @@ class DeviceFirmware(ABC):
             identity,
             timing=self._timing,
             rng=random.Random(self._rng.getrandbits(32)),
+            secret=self.secret,
+            pairing_consent=lambda: self.pairing_button,
         )
         endpoint.start(self._clock())
         return endpoint
@@ -212,7 +223,11 @@ class DeviceFirmware(ABC):
 
     def _drain(self, now: float) -> None:
         for event in self._endpoint.events():
-            if isinstance(event, fb.Connected):
+            if isinstance(event, fb.Paired):
+                # Kept in the device's flash: it survives power cycles.
+                self.secret = event.secret
+                self.paired_station = event.station
+            elif isinstance(event, fb.Connected):
                 self.sessions += 1
                 self._send_backlog(now)
             elif isinstance(event, fb.MessageReceived):

@@ -29,18 +29,20 @@ import firmware_bridge as fb
 from drivers.card_reader import CardReaderDriver
 from drivers.device_link import ExpectedDevice
 from drivers.hal import Button, EventSink, SeatWagerChanged, WagerSpot
+from drivers.pairing import pair_over
 from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
 from drivers.panel_link import SerialPanelDriver
-from drivers.serial_transport import SerialSettings
+from drivers.serial_transport import SerialSettings, SerialTransport
 from drivers.shoe import ShoeDriver
 from drivers.shuffler import ShufflerDriver
 from drivers.simulated.card_reader import CardReaderDouble
+from drivers.simulated.firmware import DEFAULT_FIRMWARE, DeviceFirmware
 from drivers.simulated.panel import PanelDouble
 from drivers.simulated.shoe import ShoeDouble
 from drivers.simulated.shuffler import ShufflerDouble
 from drivers.simulated.usb_backend import SimulatedUsbBackend
 from drivers.transport import Backoff
-from drivers.usb_transport import UsbSettings
+from drivers.usb_transport import UsbSettings, UsbTransport
 
 #: Protocol timers scaled down for tests and the simulator: a silent device is noticed in
 #: 1 s, not 3 s, while a CPU-starved test machine (a stall of a few hundred ms) does not
@@ -127,6 +129,55 @@ class SimulatedRig:
         self.panel_board = (
             PanelDouble(directory / "panel", timing=timing, seed=seed + 3) if panel_board else None
         )
+        #: The firmware versions the station's allow-list takes.
+        self.firmware_allowed = frozenset({DEFAULT_FIRMWARE})
+        try:
+            self.pair_all()
+        except BaseException:
+            self.close()
+            raise
+
+    # --- pairing --------------------------------------------------------------------------
+
+    def pair_all(self) -> None:
+        """Pair every double with the station over its own link, exactly as
+        ``dealer-station pair`` does (pairing button held for the exchange)."""
+        for double in self._doubles():
+            self.pair(double)
+
+    def pair(self, double: DeviceFirmware) -> None:
+        """Pair one double (its pairing button held while the station asks)."""
+        double.pairing_button = True
+        try:
+            if isinstance(double, CardReaderDouble):
+                backend = self.usb_backend
+                settings = double.settings
+
+                def usb(listener: Any) -> UsbTransport:
+                    return UsbTransport(settings, listener, backend=backend, backoff=FAST_BACKOFF)
+
+                pair_over(usb, double.KIND, "rig", timeout=10.0, interval=0.05)
+            else:
+                serial_settings = double.settings  # type: ignore[attr-defined]
+
+                def serial(listener: Any) -> SerialTransport:
+                    return SerialTransport(serial_settings, listener, backoff=FAST_BACKOFF)
+
+                pair_over(serial, double.KIND, "rig", timeout=10.0, interval=0.05)
+        finally:
+            double.pairing_button = False
+
+    def _doubles(self) -> list[DeviceFirmware]:
+        doubles: list[DeviceFirmware] = [self.shuffler, self.shoe, self.card_reader]
+        if self.panel_board is not None:
+            doubles.append(self.panel_board)
+        return doubles
+
+    def expected(self, double: DeviceFirmware) -> ExpectedDevice:
+        """What the station's configuration says of ``double``: serial, allow-list, key."""
+        return ExpectedDevice(
+            double.serial_number, firmware=self.firmware_allowed, secret=double.secret
+        )
 
     # --- what the real drivers are configured with ----------------------------------------
 
@@ -152,20 +203,17 @@ class SimulatedRig:
         options.update(driver_options)
         return RigDrivers(
             shuffler=ShufflerDriver(
-                self.shuffler_settings,
-                sink,
-                ExpectedDevice(self.shuffler.serial_number),
-                **options,
+                self.shuffler_settings, sink, self.expected(self.shuffler), **options
             ),
             shoe=ShoeDriver(
-                self.shoe_settings,
-                sink,
-                ExpectedDevice(self.shoe.serial_number),
-                decks=self.decks,
-                **options,
+                self.shoe_settings, sink, self.expected(self.shoe), decks=self.decks, **options
             ),
             card_reader=CardReaderDriver(
-                self.card_reader_settings, sink, backend=self.usb_backend, **options
+                self.card_reader_settings,
+                sink,
+                backend=self.usb_backend,
+                expected=self.expected(self.card_reader),
+                **options,
             ),
             panel=self._panel_driver(sink, options),
         )
@@ -175,8 +223,7 @@ class SimulatedRig:
     ) -> GpioPanel | SerialPanelDriver:
         board = self.panel_board
         if board is not None:
-            expected = ExpectedDevice(board.serial_number)
-            return SerialPanelDriver(board.settings, sink, expected, **options)
+            return SerialPanelDriver(board.settings, sink, self.expected(board), **options)
         # Mock pins do not bounce, and a simulated dealer presses faster than 30 ms.
         return GpioPanel(self.panel_pins, sink, pin_factory=self.pin_factory, debounce=0.0)
 

@@ -9,11 +9,21 @@ loads are numbered the same way.
 Faults: a foreign 10 or an arbitrary raw code (a real card: the next number), the last
 card reported twice (a double read: the same number), plus every switch of
 :class:`DeviceFirmware` and the cable's ``unplug`` / ``plug``.
+
+The hole card is withheld, as docs/protocol.md ("The hole card") asks of a real shoe: the
+card drawn with :meth:`ShoeDouble.deal_hole_card` (the shoe's hole-card slot), or the first
+card from the draw number the station's ``HoleCardNext`` names, is reported only as
+``HoleCardDealtReport`` with a commitment made with a nonce from ``secrets`` (even in a
+seeded simulation). The shoe keeps card and nonce (``withheld``, across power cycles: its
+flash) until the next load, and answers every ``HoleCardRevealRequest`` for it the same
+way (a station that crashed between asking and hearing asks again). ``lie_at_reveal``
+makes it reveal another card (a tampered shoe).
 """
 
 from __future__ import annotations
 
 import random
+import secrets
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +31,7 @@ from typing import Any, ClassVar, Final
 
 import firmware_bridge as fb
 from controller.rules.cards import ALL_CARDS, DECK_COUNTS, Card
+from controller.rules.commitment import NONCE_BYTES, hole_card_commitment
 from drivers.simulated.serial_device import SerialDeviceDouble
 
 #: What ``deal`` returns when the cover card comes out.
@@ -40,6 +51,11 @@ class ShoeDouble(SerialDeviceDouble):
         self._loads = 0
         self._last_card: fb.CardDrawnReport | None = None
         self.dealt: list[Card] = []
+        #: Hole cards withheld, by commitment: (card, nonce). Kept until revealed.
+        self.withheld: dict[bytes, tuple[Card, bytes]] = {}
+        self._hole_from: int | None = None
+        #: Reveal this card instead of the one withheld (a tampered shoe).
+        self.lie_at_reveal: Card | None = None
 
     @property
     def remaining(self) -> int:
@@ -53,6 +69,8 @@ class ShoeDouble(SerialDeviceDouble):
         with self._shoe_lock:
             self._loads = (self._loads + 1) & 0xFFFF
             load = self._loads
+        with self._cond:
+            self.withheld = {}  # a new batch: the last one's hole cards are gone
         self._report(fb.ShoeLoadedReport(load))
 
     def restock(self, cards: Sequence[Card], cover_at: int | None = None) -> None:
@@ -83,8 +101,13 @@ class ShoeDouble(SerialDeviceDouble):
         """The number of the last draw since the load (cards, foreign ones and the cover)."""
         return self._draws
 
-    def deal(self) -> Card | str | None:
-        """Draw the next card: returns the card, ``COVER``, or None if the shoe is empty."""
+    def deal_hole_card(self) -> Card | str | None:
+        """Draw the next card through the hole-card slot: withheld if it is a card."""
+        return self.deal(hole=True)
+
+    def deal(self, *, hole: bool = False) -> Card | str | None:
+        """Draw the next card: returns the card, ``COVER``, or None if the shoe is empty.
+        The card is withheld as the hole card when ``hole`` or when the station said so."""
         with self._shoe_lock:
             if not self._shoe:
                 return None
@@ -95,7 +118,15 @@ class ShoeDouble(SerialDeviceDouble):
             if isinstance(item, Card):
                 self.dealt.append(item)
         if isinstance(item, Card):
-            self._report_card(fb.CardDrawnReport(int(item.rank), item.suit.value, draw))
+            with self._cond:
+                armed = self._hole_from is not None and draw >= self._hole_from
+                hole = hole or armed
+                if hole:
+                    self._hole_from = None
+            if hole:
+                self._withhold(item, draw)
+            else:
+                self._report_card(fb.CardDrawnReport(int(item.rank), item.suit.value, draw))
         else:
             self._report(fb.CoverCardReport(draw))
         if empty:
@@ -128,5 +159,25 @@ class ShoeDouble(SerialDeviceDouble):
             self._last_card = report
         self._report(report)
 
+    def _withhold(self, card: Card, draw: int) -> None:
+        nonce = secrets.token_bytes(NONCE_BYTES)
+        commitment = bytes.fromhex(hole_card_commitment(card.text, nonce.hex()))
+        with self._cond:
+            self.withheld[commitment] = (card, nonce)
+        self._report(fb.HoleCardDealtReport(draw, commitment))
+
     def _on_command(self, message: fb.Message) -> None:
-        return  # the shoe takes no commands
+        if isinstance(message, fb.HoleCardNext):
+            if message.draw > self._draws:  # not a draw already past
+                self._hole_from = message.draw
+        elif isinstance(message, fb.HoleCardRevealRequest):
+            held = self.withheld.get(message.commitment)
+            if held is None:
+                self._reply(fb.HoleCardRevealReport(message.commitment, 0, "S", bytes(16)))
+                return
+            card, nonce = held
+            if self.lie_at_reveal is not None:
+                card = self.lie_at_reveal
+            self._reply(
+                fb.HoleCardRevealReport(message.commitment, int(card.rank), card.suit.value, nonce)
+            )

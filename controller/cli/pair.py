@@ -1,0 +1,168 @@
+"""``dealer-station pair DEVICE``: pair a device with this station (its link's secret).
+
+Run it with the station stopped (the device's port must be free), as root or the service
+user, with the supervisor key turned on (read from the panel's key line) and the device's
+pairing button held (the device refuses otherwise): three things a wire under the table
+does not have. The device and the station agree on a secret by X25519 over the device's
+own link (``firmware_bridge.pairing``); the station writes it 0600 in the pairing
+directory (``[pairing] directory``, docs/operations.md). The command waits ``--timeout``
+seconds for the device's consent and needs nothing on stdin, so scripts can run it.
+
+Exit status: 0 paired; 2 a usage or configuration problem (one line on stderr); 3 the
+device refused or did not answer, or the supervisor key is off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pwd
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.service.config import DEFAULT_CONFIG_PATH, StationConfig, load_config
+from controller.service.config_schema import ConfigError
+
+EXIT_USAGE = 2
+EXIT_REFUSED = 3
+SERVICE_USER = "dealer-station"
+DEVICES = ("shoe", "shuffler", "card_reader")
+
+
+class PairError(Exception):
+    """Pairing cannot go ahead; the message is one line, ``code`` the exit status."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """DEVICE, the configuration, the wait for the device's consent."""
+    parser.add_argument("device", metavar="DEVICE", help=f"one of {', '.join(DEVICES)}")
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG_PATH, metavar="FILE")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long to wait for the device's pairing button (default 60)",
+    )
+    parser.add_argument(
+        "--without-key-switch",
+        action="store_true",
+        help="a station with no GPIO key line (a test rig): skip the supervisor key check",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Pair, store the secret; see the module docstring for the exit status."""
+    try:
+        path = pair(args)
+    except ConfigError as err:
+        print(f"dealer-station pair: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except PairError as err:
+        print(f"dealer-station pair: {err}", file=sys.stderr)
+        return err.code
+    print(f"dealer-station pair: {args.device} paired; secret written to {path}")
+    return 0
+
+
+def pair(args: argparse.Namespace) -> Path:
+    """Do the pairing of ``args.device``; return where the secret was written.
+
+    Raises:
+        ConfigError: the configuration is bad.
+        PairError: anything else that stops the pairing (one line, with its exit status).
+    """
+    import firmware_bridge as fb
+    from drivers.errors import DriverError
+    from drivers.pairing import PairedDevice, PairingStore, pair_over
+
+    if args.device not in DEVICES:
+        raise PairError(f"unknown device {args.device!r}: one of {', '.join(DEVICES)}")
+    if not 0 < args.timeout <= 3600:
+        raise PairError(f"--timeout {args.timeout}: between 0 and 3600 seconds")
+    config = load_config(args.config)
+    _check_user()
+    if not args.without_key_switch:
+        _check_supervisor_key(config)
+    kind = fb.DeviceKind[args.device.upper()]
+    make_transport, serial_number = _transport_for(config, args.device)
+    print(
+        f"dealer-station pair: hold the pairing button on the {args.device} "
+        f"(waiting {args.timeout:g} s)",
+        file=sys.stderr,
+    )
+    try:
+        result = pair_over(make_transport, kind, config.table_id, timeout=args.timeout)
+    except fb.PairingError as err:
+        raise PairError(f"the {args.device} refused: {err}", EXIT_REFUSED) from err
+    except TimeoutError as err:
+        raise PairError(str(err), EXIT_REFUSED) from err
+    if result.device.serial_number != serial_number:
+        raise PairError(
+            f"the {args.device} reports serial {result.device.serial_number!r}, "
+            f"configured {serial_number!r}: nothing written",
+            EXIT_REFUSED,
+        )
+    store = PairingStore(config.pairing.directory)
+    try:
+        return store.save(args.device, PairedDevice(serial_number, result.secret))
+    except DriverError as err:
+        raise PairError(str(err)) from err
+
+
+def _check_user() -> None:
+    euid = os.geteuid()
+    if euid == 0:
+        return
+    try:
+        name = pwd.getpwuid(euid).pw_name
+    except KeyError:
+        name = str(euid)
+    if name != SERVICE_USER:
+        raise PairError(f"run as root or {SERVICE_USER}, not {name}")
+
+
+def _check_supervisor_key(config: StationConfig) -> None:
+    """The supervisor key must be on: read from the GPIO panel's key line (a physical
+    line, never a frame from a device)."""
+    from controller.service.config_panel import PanelConfig
+    from drivers.panel import read_supervisor_key
+
+    panel = config.devices.panel
+    if not isinstance(panel, PanelConfig):
+        # A panel board's key reaches the station only in the board's authenticated frames,
+        # which a station that is not running does not read.
+        raise PairError(
+            "pairing reads the supervisor key from the GPIO panel's key line; this table's panel"
+            " is a serial panel board: pair from a station with the GPIO key wired",
+            EXIT_REFUSED,
+        )
+    try:
+        on = read_supervisor_key(panel.supervisor_key)
+    except Exception as err:  # gpiozero raises its own errors where there is no GPIO
+        raise PairError(f"cannot read the supervisor key switch: {err}") from err
+    if not on:
+        raise PairError("turn the supervisor key on to pair a device", EXIT_REFUSED)
+
+
+def _transport_for(config: StationConfig, device: str) -> tuple[Any, str]:
+    from drivers.serial_transport import SerialSettings, SerialTransport
+    from drivers.usb_transport import UsbSettings, UsbTransport
+
+    devices = config.devices
+    if device == "card_reader":
+        usb = devices.card_reader
+        if usb is None:
+            raise PairError("no [devices.card_reader] in the configuration")
+        settings = UsbSettings(usb.vendor_id, usb.product_id, usb.serial_number, usb.interface)
+        return (lambda listener: UsbTransport(settings, listener)), usb.serial_number
+    port = devices.shoe if device == "shoe" else devices.shuffler
+    if port is None:
+        raise PairError(f"no [devices.{device}] in the configuration")
+    serial_settings = SerialSettings(str(port.port), port.baudrate, rtscts=port.rtscts)
+    return (lambda listener: SerialTransport(serial_settings, listener)), port.serial_number

@@ -1,0 +1,150 @@
+"""``dealer-station pair``: the supervisor key, the device's consent, the 0600 secret file,
+and a link that then authenticates with it (issue 14)."""
+
+from __future__ import annotations
+
+import queue
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import gpiozero
+import pytest
+from gpiozero.pins.mock import MockFactory, MockPin
+
+from controller.cli.main import main
+from drivers.device_link import ExpectedDevice
+from drivers.hal import DeviceConnected, DeviceEvent, DeviceKind
+from drivers.pairing import PairingStore
+from drivers.shoe import ShoeDriver
+from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
+from drivers.simulated.shoe import ShoeDouble
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"
+SERIAL = "SHO-0000042"  # the example's shoe
+FIRMWARE = "sho-2.3.1"  # on the example's allow-list
+KEY_PIN = 26  # the example's supervisor key
+
+
+class KeyTurnedOn(MockPin):
+    """The key switch closed: the line reads low whatever the pull-up says."""
+
+    def _set_pull(self, value: str) -> None:
+        super()._set_pull(value)
+        self.drive_low()
+
+
+@pytest.fixture
+def shoe() -> Iterator[ShoeDouble]:
+    # Under /dev (tmpfs /dev/shm), as check-config wants a device path there.
+    with tempfile.TemporaryDirectory(dir="/dev/shm", prefix="dealer-pair-") as tmp:
+        double = ShoeDouble(Path(tmp) / "shoe", SERIAL, firmware=FIRMWARE, timing=FAST_TIMING)
+        try:
+            yield double
+        finally:
+            double.close()
+
+
+def config_for(tmp_path: Path, shoe: ShoeDouble) -> Path:
+    text = EXAMPLE.read_text()
+    text = text.replace('port = "/dev/dealer-shoe"', f'port = "{shoe.port.path}"')
+    text = text.replace('"/var/lib/dealer-station/pairing"', f'"{tmp_path / "pairing"}"')
+    config = tmp_path / "station.toml"
+    config.write_text(text)
+    return config
+
+
+def key(on: bool) -> None:
+    gpiozero.Device.pin_factory = MockFactory(pin_class=KeyTurnedOn if on else MockPin)
+
+
+@pytest.fixture(autouse=True)
+def _reset_pins() -> Iterator[None]:
+    yield
+    factory: Any = gpiozero.Device.pin_factory
+    if factory is not None:
+        factory.reset()
+    gpiozero.Device.pin_factory = None
+
+
+def pair(config: Path, *extra: str) -> int:
+    return main(["pair", "shoe", "--config", str(config), "--timeout", "5", *extra])
+
+
+def test_pairing_writes_a_0600_secret_the_link_then_authenticates_with(
+    tmp_path: Path, shoe: ShoeDouble, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key(on=True)
+    shoe.pairing_button = True  # the device's consent, held while the station asks
+    assert pair(config_for(tmp_path, shoe)) == 0
+    shoe.pairing_button = False
+    path = tmp_path / "pairing" / "shoe.key"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    paired = PairingStore(tmp_path / "pairing").load("shoe")
+    assert paired is not None and paired.serial_number == SERIAL
+    assert paired.secret == shoe.secret and len(paired.secret) == 32
+    assert "shoe paired" in capsys.readouterr().out
+    # The station's driver, with that secret, completes an authenticated handshake.
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    driver = ShoeDriver(
+        shoe.settings,
+        events.put,
+        ExpectedDevice(SERIAL, firmware=frozenset({FIRMWARE}), secret=paired.secret),
+        timing=FAST_TIMING,
+        backoff=FAST_BACKOFF,
+    )
+    driver.start()
+    try:
+        assert events.get(timeout=5) == DeviceConnected(DeviceKind.SHOE, SERIAL, FIRMWARE)
+    finally:
+        driver.close()
+
+
+def test_without_the_device_consent_nothing_is_written(
+    tmp_path: Path, shoe: ShoeDouble, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key(on=True)
+    assert pair(config_for(tmp_path, shoe)) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (
+        "dealer-station pair: the shoe refused: pairing refused: hold the device's pairing button"
+    )
+    assert not (tmp_path / "pairing" / "shoe.key").exists()
+    assert shoe.secret is None
+
+
+def test_with_the_supervisor_key_off_the_device_is_not_even_asked(
+    tmp_path: Path, shoe: ShoeDouble, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key(on=False)
+    shoe.pairing_button = True
+    assert pair(config_for(tmp_path, shoe)) == 3
+    assert capsys.readouterr().err.strip() == (
+        "dealer-station pair: turn the supervisor key on to pair a device"
+    )
+    assert shoe.secret is None and shoe.commands == []
+
+
+def test_only_root_or_the_service_user_may_pair(
+    tmp_path: Path,
+    shoe: ShoeDouble,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key(on=True)
+    monkeypatch.setattr("os.geteuid", lambda: 65534)
+    assert pair(config_for(tmp_path, shoe)) == 2
+    assert "run as root or dealer-station, not nobody" in capsys.readouterr().err
+
+
+def test_an_unknown_device_is_a_usage_error(
+    tmp_path: Path, shoe: ShoeDouble, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = config_for(tmp_path, shoe)
+    assert main(["pair", "dice", "--config", str(config)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "dealer-station pair: unknown device 'dice': one of shoe, shuffler, card_reader"
+    )
