@@ -67,19 +67,23 @@ format = "json"
 [devices.shuffler]
 port = "/dev/dealer-shuffler"
 serial = "{SERIALS["shuffler"]}"
+firmware = ["sim-1.0"]
 
 [devices.shoe]
 port = "/dev/dealer-shoe"
 serial = "{SERIALS["shoe"]}"
+firmware = ["sim-1.0"]
 
 [devices.card_reader]
 vid = {READER["vid"]:#06x}
 pid = {READER["pid"]:#06x}
 serial = "{READER["serial"]}"
+firmware = ["sim-1.0"]
 
 [devices.panel_board]
 port = "/dev/dealer-panel"
 serial = "{SERIALS["panel"]}"
+firmware = ["sim-1.0"]
 """
 
 
@@ -220,6 +224,23 @@ def test_configured_and_enabled_it_reaches_ready(rig: Rig) -> None:
     )
     vm.sh("runuser -u dealer-station -- dealer-station journal setup-keys"
           " --config /etc/dealer-station/station.toml >/dev/null")  # fmt: skip
+    # Pair every device, its pairing button held (docs/operations.md, step 3); a panel-board
+    # table has no GPIO key line for pairing to read (--without-key-switch).
+    for kind in ("shuffler", "shoe", "panel", "card_reader"):
+        if kind == "card_reader":
+            vm.reader("set", "pairing_button", True)
+        else:
+            rig.doubles.client.set(kind, "pairing_button", True)
+        out = vm.sh(
+            f"runuser -u dealer-station -G dialout -- dealer-station pair {kind}"
+            " --config /etc/dealer-station/station.toml --without-key-switch --timeout 60"
+        )
+        assert f"{kind} paired" in out
+        if kind == "card_reader":
+            vm.reader("set", "pairing_button", False)
+        else:
+            rig.doubles.client.set(kind, "pairing_button", False)
+    assert vm.sh("stat -c %U:%a /var/lib/dealer-station/pairing").strip() == "dealer-station:700"
     started = time.monotonic()
     vm.sh("systemctl enable --now dealer-station", timeout=STEP)  # Type=notify: READY=1
     TIMES["enable --now to READY"] = time.monotonic() - started

@@ -172,8 +172,13 @@ READABLE: Final = {
     "panel": {"lamps", "unknown_lamps"},
     "reader": {"checks"},
 }
-COMMON_READABLE: Final = {"connected", "unconfirmed", "sessions", "serial_number", "refusals"}
-SETTABLE: Final = {"silent": bool, "reply_delay": float, "hello_serial": str, "wire_version": int}
+COMMON_READABLE: Final = {
+    "connected", "unconfirmed", "sessions", "serial_number", "refusals", "paired_station",
+}  # fmt: skip
+SETTABLE: Final = {
+    "silent": bool, "reply_delay": float, "hello_serial": str, "wire_version": int,
+    "pairing_button": bool,  # the device's pairing button held (consent to pair)
+}  # fmt: skip
 
 
 def plain(value: Any) -> Any:
