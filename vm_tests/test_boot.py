@@ -37,7 +37,12 @@ from controller.simulation.runner import SimulationSettings
 from controller.table.prompts import State
 from drivers.simulated.serve_client import ServedDoubles
 
-pytestmark = pytest.mark.skipif(not have_tools(), reason="make system-deps installs QEMU")
+pytestmark = [
+    pytest.mark.skipif(not have_tools(), reason="make system-deps installs QEMU"),
+    # The first test also builds the .deb (and, on a fresh machine, the image) and boots;
+    # every step inside has its own deadline.
+    pytest.mark.timeout(900),
+]
 
 BOOT_TIMEOUT = 240.0
 STEP = 120.0  # one systemctl or dpkg step in the TCG guest
@@ -166,6 +171,15 @@ def rig() -> Iterator[Rig]:
         vm.close()
         doubles.close()
         shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def unit_log_after_each_test(rig: Rig) -> Iterator[None]:
+    """The unit's last log lines after each test (shown with -s; kept short)."""
+    yield
+    print(f"\nfeed error: {rig.feed.error}; pacer seq {rig.table.pacer.seq}")
+    print(rig.vm.sh("journalctl --no-pager -n 12 -o cat -u dealer-station | cut -c1-250",
+                    check=False, timeout=30))  # fmt: skip
 
 
 def test_install_leaves_the_service_stopped_until_configured(rig: Rig) -> None:
@@ -310,11 +324,13 @@ def test_sigkill_restarts_it_and_the_round_goes_on(rig: Rig) -> None:
     restarts = int(rig.show("NRestarts"))
     mark = rig.vm.log_mark()
     rig.vm.sh("systemctl kill --signal=SIGKILL --kill-whom=main dealer-station")
-    ready = _restarted(rig, mark)  # Restart=on-failure
+    _restarted(rig, mark)  # Restart=on-failure
     assert rig.show("MainPID") != old_pid
     assert int(rig.show("NRestarts")) == restarts + 1
-    assert ready["round"] == round_no, ready
-    TIMES["state after SIGKILL mid-round"] = 0.0 if ready["state"] == "players" else 1.0
+    restored = table.pacer.view
+    assert restored is not None
+    assert restored.round_no == round_no, restored
+    print(f"after SIGKILL in round {round_no}: {restored.state.value} {restored.fault or ''}")
     # The same round is completed (resumed, or voided by the supervisor where the station
     # holds it in the fault state), then the next one opens.
     view = table.play_until(lambda v: v.state is State.BETTING and v.round_no >= round_no)
@@ -367,7 +383,9 @@ def test_without_device_allow_usb_the_reader_cannot_be_opened(rig: Rig) -> None:
         vm.sh("systemctl restart dealer-station", timeout=STEP)
         _, entry = vm.log_wait(mark, STEP, contains=READER["serial"])
         message = str(entry["MESSAGE"])
-        assert "Access denied" in message or "not permitted" in message, message
+        # libusb cannot open the node (EPERM from the device cgroup), so pyusb cannot read
+        # the string descriptors: "no langid (permission issue ...)".
+        assert "permission" in message, message
         wanted = {"event": "device connected", "device": "card_reader"}
         connected = vm.call("log_wait", since=mark, timeout=0.0, fields=wanted)
         assert connected["index"] is None
