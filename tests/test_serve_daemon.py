@@ -1,12 +1,15 @@
 """The real daemon (``dealer-station run``, configured devices, no ``--simulated-devices``)
 against doubles in their own process (``dealer-station doubles``) on ptys: the shuffler,
 the shoe and a panel board (``[devices.panel_board]``). NJ without the card reader, so
-every device of the table is on a serial line.
+every device of the table is on a serial line. Each device is paired first with
+``dealer-station pair`` (the double's pairing button held through the control socket), as
+docs/operations.md installs a table.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -27,17 +30,23 @@ decks = 6
 [journal]
 path = "{journal}"
 
+[pairing]
+directory = "{tmp}/pairing"
+
 [devices.shuffler]
 port = "{tmp}/shuffler"
 serial = "SHF-9"
+firmware = ["sim-1.0"]
 
 [devices.shoe]
 port = "{tmp}/shoe"
 serial = "SHO-9"
+firmware = ["sim-1.0"]
 
 [devices.panel_board]
 port = "{tmp}/panel"
 serial = "PNL-9"
+firmware = ["sim-1.0"]
 """
 
 
@@ -54,6 +63,16 @@ def test_daemon_runs_on_doubles_served_by_another_process(tmp_path: Path) -> Non
         endpoints = {k: f"pty:{short}/{k}" for k in ("shuffler", "shoe", "panel")}
         serials = {"shuffler": "SHF-9", "shoe": "SHO-9", "panel": "PNL-9"}
         with ServedDoubles(endpoints, short / "control.sock", serials=serials) as served:
+            for kind in ("shuffler", "shoe", "panel"):
+                served.client.set(kind, "pairing_button", True)
+                paired = subprocess.run(
+                    [str(DEALER_STATION), "pair", kind, "--config", str(config),
+                     "--timeout", "20", "--without-key-switch"],
+                    capture_output=True, text=True, timeout=60, check=False,
+                )  # fmt: skip
+                served.client.set(kind, "pairing_button", False)
+                assert paired.returncode == 0, paired.stderr
+                assert served.client.get(kind, "paired_station") == "NJ-SERVE-1"
             env = dict(os.environ, NOTIFY_SOCKET=listener.address, WATCHDOG_USEC="2000000")
             with (tmp_path / "daemon.log").open("ab") as log:
                 child = subprocess.Popen(
@@ -81,6 +100,4 @@ def test_daemon_runs_on_doubles_served_by_another_process(tmp_path: Path) -> Non
         assert kinds[-1] == "clean_shutdown"
         assert "shoe_loaded" in kinds
     listener.close()
-    for child_path in short.iterdir():
-        child_path.unlink()
-    short.rmdir()
+    shutil.rmtree(short)

@@ -23,10 +23,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "deb"
+#: What the package is built from; the tests, benchmarks and the boot test are not in it, so
+#: changing them does not rebuild it.
+PACKAGED = ("controller/", "drivers/", "firmware_bridge/", "debian/", "systemd/", "docs/",
+            "examples/", "README.md", "pyproject.toml")  # fmt: skip
 
 
 def source_files(root: Path = ROOT) -> list[Path]:
-    """The files of the source tree, relative to ``root``, sorted."""
+    """The files the package is built from, relative to ``root``, sorted."""
     listed = subprocess.run(
         ["git", "ls-files", "-co", "--exclude-standard", "-z"],
         cwd=root,
@@ -34,7 +38,11 @@ def source_files(root: Path = ROOT) -> list[Path]:
         check=True,
     ).stdout.split(b"\0")
     files = [Path(os.fsdecode(name)) for name in listed if name]
-    return sorted(f for f in files if (root / f).is_file() or (root / f).is_symlink())
+    return sorted(
+        f
+        for f in files
+        if f.as_posix().startswith(PACKAGED) and ((root / f).is_file() or (root / f).is_symlink())
+    )
 
 
 def source_hash(root: Path = ROOT) -> str:

@@ -37,6 +37,7 @@ from controller.table.holecard import fresh_nonce
 from controller.table.machine import TableDevices, TableSettings
 from controller.table.procedure import Table
 from controller.table.recovery import read_journal
+from controller.table.view import TableView, view_record
 from drivers.hal import Device, DeviceEvent, WagerSpot
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
@@ -256,6 +257,13 @@ def simulated_drivers(config: cfg.StationConfig, seed: int = 0) -> Iterator[Any]
         yield rig_drivers(rig)
 
 
+def log_view(event: DeviceEvent, view: TableView | None, idle: bool) -> None:
+    """The debug log's observer: each event handled, by kind, and the public table view
+    once the station has caught up with its queue (never a card's identity from the
+    event itself: the view is what anyone at the table may see)."""
+    _log.debug("event handled", kind=type(event).__name__, view=view_record(view) if view else None)
+
+
 def serve(built: Built, stopping: threading.Event | None = None) -> None:
     """Run the station until SIGTERM or SIGINT (or at once when ``stopping`` is set: a
     signal came during the start); always close the journal."""
@@ -330,11 +338,14 @@ def run(args: argparse.Namespace) -> int:
             config = _with_journal(config, args.journal)
         configure_logging(level=config.logging.level, form=config.logging.format)
         bind_table(config.table_id)
+        observer = log_view if config.logging.level == "debug" else None
         if args.simulated_devices:
             with simulated_drivers(config) as drivers_for:
-                serve_table(config, build_station(config, drivers_for, notifier=notifier), stopping)
+                built = build_station(config, drivers_for, notifier=notifier, observer=observer)
+                serve_table(config, built, stopping)
         else:
-            built = build_station(config, real_drivers(config), notifier=notifier)
+            drivers_for = real_drivers(config)
+            built = build_station(config, drivers_for, notifier=notifier, observer=observer)
             serve_table(config, built, stopping)
     except (ConfigError, StartError) as err:
         print(f"dealer-station run: {err}", file=sys.stderr)

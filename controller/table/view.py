@@ -8,6 +8,7 @@ hole card before the reveal: the view has no field that could carry it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from controller.rules.steps import NeedCard, NeedDecision, NeedReveal
 from controller.table.procedure import Table
@@ -64,6 +65,32 @@ class SettlementView:
     word: str
     net_cents: int | None
     index: int  # the payment's place in the round: one settlement, however often shown
+
+
+def view_record(view: TableView) -> dict[str, Any]:
+    """``view`` as plain JSON data (the daemon's debug log carries it; a remote dealer such
+    as the boot test's reads it back with :func:`view_from_record`). Public by
+    construction: a view has no field that could carry the hole card."""
+    record: dict[str, Any] = {name: getattr(view, name) for name in TableView.__slots__}
+    record["state"] = view.state.value
+    record["lamps"] = [[led.value, mode.value] for led, mode in view.lamps]
+    record["hands"] = [{n: getattr(h, n) for n in HandView.__slots__} for h in view.hands]
+    return record
+
+
+def view_from_record(record: dict[str, Any]) -> TableView:
+    """The :class:`TableView` that :func:`view_record` wrote.
+
+    Raises:
+        KeyError, TypeError, ValueError: for a record that is not one.
+    """
+    fields = dict(record)
+    fields["state"] = State(record["state"])
+    fields["lamps"] = tuple((Led(led), LedMode(mode)) for led, mode in record["lamps"])
+    fields["hands"] = tuple(HandView(**{**h, "cards": tuple(h["cards"])}) for h in record["hands"])
+    for name in ("seats", "dealer_cards", "legal"):
+        fields[name] = tuple(record[name])
+    return TableView(**fields)
 
 
 def table_view(table: Table) -> TableView:

@@ -1,4 +1,6 @@
-"""The hole-card reader double: a USB device on the simulated pyusb bus.
+"""The hole-card reader double: a USB device on the simulated pyusb bus (or, with no
+backend, on a real USB stack: :mod:`drivers.simulated.ffs_gadget` wires ``transmit`` and
+``receive`` to a FunctionFS gadget's bulk endpoints).
 
 The test (or the simulated dealer) puts a card in the reader with ``set_hole_card``; the
 double answers the station's checks from it: blackjack or not, never the rank. Faults:
@@ -32,7 +34,7 @@ class CardReaderDouble(DeviceFirmware):
 
     def __init__(
         self,
-        backend: SimulatedUsbBackend,
+        backend: SimulatedUsbBackend | None,
         serial_number: str = "READ-0001",
         *,
         usb_serial: str | None = None,
@@ -40,15 +42,17 @@ class CardReaderDouble(DeviceFirmware):
     ) -> None:
         super().__init__(serial_number, **kwargs)
         self.backend = backend
-        self.usb = SimulatedUsbDevice(
-            UsbIdentity(VENDOR_ID, PRODUCT_ID, usb_serial or serial_number), self.receive
-        )
-        self.transmit = self.usb.send_to_host
+        self.usb: SimulatedUsbDevice | None = None
+        if backend is not None:
+            self.usb = SimulatedUsbDevice(
+                UsbIdentity(VENDOR_ID, PRODUCT_ID, usb_serial or serial_number), self.receive
+            )
+            self.transmit = self.usb.send_to_host
+            backend.add(self.usb)
         self._hole_card: Card | None = None
         self._misreads = 0
         self._misnumbered = 0
         self.checks = 0
-        backend.add(self.usb)
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick_loop, name="reader-double", daemon=True)
         self._ticker.start()
@@ -75,11 +79,15 @@ class CardReaderDouble(DeviceFirmware):
             self._misnumbered += count
 
     def unplug(self) -> None:
-        """Pull the reader's USB cable."""
+        """Pull the reader's USB cable (on the simulated bus)."""
+        if self.usb is None:
+            raise ValueError("this reader is not on the simulated bus")
         self.usb.unplug()
 
     def plug(self) -> None:
         """Plug it back in (it re-enumerates at a new address)."""
+        if self.usb is None:
+            raise ValueError("this reader is not on the simulated bus")
         self.usb.plug()
 
     def close(self) -> None:
@@ -87,7 +95,8 @@ class CardReaderDouble(DeviceFirmware):
         self._stop.set()
         if self._ticker.is_alive() and self._ticker is not threading.current_thread():
             self._ticker.join(5.0)
-        self.backend.remove(self.usb)
+        if self.backend is not None and self.usb is not None:
+            self.backend.remove(self.usb)
 
     def _tick_loop(self) -> None:
         while not self._stop.wait(_TICK):

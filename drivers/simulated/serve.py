@@ -150,6 +150,12 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
         "report_error": lambda d, code, text: d.report_error(int(code), str(text)),
         "set_result": lambda d, per_rank: d.set_result(_rank_counts(per_rank)),
     },
+    "reader": {
+        "set_hole_card": lambda d, card=None: d.set_hole_card(
+            None if card is None else parse_card(card)
+        ),
+        "misread": lambda d, count=1: d.misread(int(count)),
+    },
     "panel": {
         "press": lambda d, button: d.press(_enum(Button, button)),
         "press_code": lambda d, code: d.press_code(int(code)),
@@ -164,9 +170,15 @@ READABLE: Final = {
     "shoe": {"remaining", "draws", "dealt"},
     "shuffler": {"batches", "state", "jammed", "door_open"},
     "panel": {"lamps", "unknown_lamps"},
+    "reader": {"checks"},
 }
-COMMON_READABLE: Final = {"connected", "unconfirmed", "sessions", "serial_number", "refusals"}
-SETTABLE: Final = {"silent": bool, "reply_delay": float, "hello_serial": str, "wire_version": int}
+COMMON_READABLE: Final = {
+    "connected", "unconfirmed", "sessions", "serial_number", "refusals", "paired_station",
+}  # fmt: skip
+SETTABLE: Final = {
+    "silent": bool, "reply_delay": float, "hello_serial": str, "wire_version": int,
+    "pairing_button": bool,  # the device's pairing button held (consent to pair)
+}  # fmt: skip
 
 
 def plain(value: Any) -> Any:
@@ -185,13 +197,14 @@ def plain(value: Any) -> Any:
 class Doubles:
     """The doubles one process serves, by kind."""
 
-    def __init__(self, doubles: Mapping[str, SerialDeviceDouble]) -> None:
+    def __init__(self, doubles: Mapping[str, DeviceFirmware]) -> None:
         self.doubles = dict(doubles)
 
     def close(self) -> None:
         """Unplug every double for good."""
         for double in self.doubles.values():
-            double.close()
+            if isinstance(double, SerialDeviceDouble):
+                double.close()
 
     def handle(self, request: Any) -> Any:
         """Carry out one decoded request; returns the plain result.
@@ -416,7 +429,7 @@ def ready_line(doubles: Doubles, endpoints: Mapping[str, str], control: Path) ->
     devices: dict[str, Any] = {}
     for kind, double in doubles.doubles.items():
         entry: dict[str, Any] = {"endpoint": endpoints[kind], "serial": double.serial_number}
-        port = double.port
+        port = double.port if isinstance(double, SerialDeviceDouble) else None
         if isinstance(port, PtyPort):
             entry["tty"] = str(port.path.resolve())
         devices[kind] = entry

@@ -1,0 +1,410 @@
+"""The package installed and run in a real Debian 12 guest: systemd, udev, kernel USB drivers.
+
+One guest boots for the whole module (QEMU TCG, the cached image of ``image.py``); the tests
+run in file order against it, each leaving the station running for the next:
+
+* the shoe, shuffler and panel board are QEMU ``usb-serial`` devices (guest: ftdi_sio,
+  /dev/ttyUSB*, 0403:6001, named by the project's udev rules) whose chardevs are unix
+  sockets served by the device doubles in their own process on the host
+  (``dealer-station doubles``);
+* the card reader is a FunctionFS gadget on ``dummy_hcd`` inside the guest
+  (``drivers.simulated.ffs_gadget``, the reader double from the installed package);
+* the station is the installed .deb's unit, as its service user, under its hardening;
+* the dealer is the project's simulated dealer (``remote_table.py``), paced by the
+  daemon's debug log.
+
+Every wait has a deadline and waits on a condition (an agent reply, a journald line, a QMP
+event, a lamp on the panel board); nothing sleeps in place of an event.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from debbuild import ROOT, built_deb
+from image import cached_image
+from remote_table import LogFeed, RemoteTable
+from vm import UsbSerial, Vm, have_tools
+
+from controller.simulation.runner import SimulationSettings
+from controller.table.prompts import State
+from drivers.simulated.serve_client import ServedDoubles
+
+pytestmark = [
+    pytest.mark.skipif(not have_tools(), reason="make system-deps installs QEMU"),
+    # The first test also builds the .deb (and, on a fresh machine, the image) and boots;
+    # every step inside has its own deadline.
+    pytest.mark.timeout(900),
+]
+
+BOOT_TIMEOUT = 240.0
+STEP = 120.0  # one systemctl or dpkg step in the TCG guest
+SERIALS = {"shuffler": "SHF-VM-1", "shoe": "SHO-VM-1", "panel": "PNL-VM-1"}
+READER = {"vid": 0x1209, "pid": 0x5321, "serial": "RDR-VM-1"}
+TIMES: dict[str, float] = {}
+#: Where the dealer cuts the shoe: 100 cards (about eight rounds at three seats) keep the
+#: test near a minute on TCG; the runner's default (60 from the end, 228 cards) takes
+#: about three minutes here.
+COVER_AT = 100
+
+CONFIG = f"""\
+table_id = "VM-PA-1"
+profile = "PA"
+decks = 6
+
+[options]
+match_the_dealer = true
+
+[journal]
+path = "/var/lib/dealer-station/journal.sqlite3"
+
+[logging]
+level = "debug"
+format = "json"
+
+[devices.shuffler]
+port = "/dev/dealer-shuffler"
+serial = "{SERIALS["shuffler"]}"
+firmware = ["sim-1.0"]
+
+[devices.shoe]
+port = "/dev/dealer-shoe"
+serial = "{SERIALS["shoe"]}"
+firmware = ["sim-1.0"]
+
+[devices.card_reader]
+vid = {READER["vid"]:#06x}
+pid = {READER["pid"]:#06x}
+serial = "{READER["serial"]}"
+firmware = ["sim-1.0"]
+
+[devices.panel_board]
+port = "/dev/dealer-panel"
+serial = "{SERIALS["panel"]}"
+firmware = ["sim-1.0"]
+"""
+
+
+def udev_rules() -> str:
+    """The package's rules with this rig's ids and serial numbers, as docs/operations.md
+    tells the operator to write them (/etc/udev/rules.d/ overrides the package's file)."""
+    text = (ROOT / "systemd/99-dealer-station.rules").read_text()
+    for old, new in (
+        ('ATTRS{serial}=="SHF0001234"', f'ATTRS{{serial}}=="{SERIALS["shuffler"]}"'),
+        (
+            'ATTRS{idVendor}=="1209", ATTRS{idProduct}=="5320", ATTRS{serial}=="SHO0000042"',
+            f'ATTRS{{idVendor}}=="0403", ATTRS{{idProduct}}=="6001", '
+            f'ATTRS{{serial}}=="{SERIALS["shoe"]}"',
+        ),
+        ('ATTRS{serial}=="PNL0000007"', f'ATTRS{{serial}}=="{SERIALS["panel"]}"'),
+        ('ATTR{serial}=="RDR-0007"', f'ATTR{{serial}}=="{READER["serial"]}"'),
+    ):
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+@dataclass
+class Rig:
+    """The guest, the doubles serving its USB-serial devices, and the dealer."""
+
+    vm: Vm
+    doubles: ServedDoubles
+    table: RemoteTable
+    feed: LogFeed
+
+    def show(self, prop: str) -> str:
+        return self.vm.sh(f"systemctl show -P {prop} dealer-station").strip()
+
+    def wait_ready(self, since: int, timeout: float = STEP) -> dict[str, object]:
+        """The station's "ready" log line from ``since`` on."""
+        _, entry = self.vm.log_wait(since, timeout, fields={"event": "ready"})
+        station = entry["station"]
+        assert isinstance(station, dict)
+        return station
+
+
+@pytest.fixture(scope="module")
+def rig() -> Iterator[Rig]:
+    started = time.monotonic()
+    deb = built_deb()
+    TIMES["deb (built or reused)"] = time.monotonic() - started
+    started = time.monotonic()
+    image = cached_image()
+    TIMES["image (built or cached)"] = time.monotonic() - started
+    work = Path(f"/tmp/dsvm-{os.getpid()}")  # unix socket paths must stay short
+    shutil.rmtree(work, ignore_errors=True)
+    payload = work / "payload"
+    payload.mkdir(parents=True)
+    shutil.copy2(deb, payload / "dealer-station.deb")
+    shutil.copy2(ROOT / "vm_tests/guest/agent.py", payload / "agent.py")
+    (payload / "station.toml").write_text(CONFIG)
+    (payload / "99-dealer-station.rules").write_text(udev_rules())
+    endpoints = {kind: f"unix:{work}/{kind}.sock" for kind in SERIALS}
+    doubles = ServedDoubles(endpoints, work / "control.sock", serials=SERIALS, seed=16)
+    usb = [UsbSerial(kind, work / f"{kind}.sock", serial) for kind, serial in SERIALS.items()]
+    vm = Vm(work, image, payload, usb)
+    try:
+        TIMES["boot to agent"] = vm.wait_for_agent(BOOT_TIMEOUT)
+        settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=16)
+        table = RemoteTable(vm, doubles.client, settings, COVER_AT)
+        feed = LogFeed(vm, vm.log_mark(), table.pacer.observe)
+        yield Rig(vm, doubles, table, feed)
+    finally:
+        feed_ = locals().get("feed")
+        if feed_ is not None:
+            feed_.stop()
+        print(f"\nconsole:\n{vm.console_tail(20)}")
+        try:
+            print(vm.sh("journalctl --no-pager -n 60 -u dealer-station -u reader-gadget"
+                        " | cut -c1-400", check=False, timeout=30))  # fmt: skip
+        except Exception as err:  # diagnostics only
+            print(f"no journal: {err}")
+        print("timings: " + json.dumps({k: round(v, 1) for k, v in TIMES.items()}))
+        vm.close()
+        doubles.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def unit_log_after_each_test(rig: Rig) -> Iterator[None]:
+    """The unit's last log lines after each test (shown with -s; kept short)."""
+    yield
+    print(f"\nfeed error: {rig.feed.error}; pacer seq {rig.table.pacer.seq}")
+    print(rig.vm.sh("journalctl --no-pager -n 12 -o cat -u dealer-station | cut -c1-250",
+                    check=False, timeout=30))  # fmt: skip
+
+
+def test_install_leaves_the_service_stopped_until_configured(rig: Rig) -> None:
+    vm = rig.vm
+    vm.sh("dpkg -i /mnt/payload/dealer-station.deb", timeout=STEP)
+    assert vm.sh("id -nG dealer-station").split() == ["dealer-station"]
+    assert vm.sh("stat -c '%U:%G %a' /var/lib/dealer-station /etc/dealer-station").split() == [
+        "dealer-station:dealer-station", "750", "root:dealer-station", "750"
+    ]  # fmt: skip
+    assert (
+        vm.sh("readlink /usr/bin/dealer-station")
+        .strip()
+        .endswith("/opt/dealer-station/bin/dealer-station")
+    )
+    assert vm.sh("systemctl is-enabled dealer-station", check=False).strip() == "disabled"
+    # Without station.toml a start is skipped, not failed (ConditionPathExists=).
+    vm.sh("systemctl start dealer-station")
+    assert rig.show("ActiveState") == "inactive"
+    assert rig.show("ConditionResult") == "no"
+
+
+def test_udev_names_the_devices_and_the_reader_gadget_enumerates(rig: Rig) -> None:
+    vm = rig.vm
+    vm.sh("install -m 0644 /mnt/payload/99-dealer-station.rules /etc/udev/rules.d/")
+    vm.sh("udevadm control --reload && udevadm trigger --action=add --subsystem-match=tty"
+          " && udevadm settle --timeout=60")  # fmt: skip
+    for name in ("shuffler", "shoe", "panel"):
+        target = vm.sh(f"readlink -f /dev/dealer-{name}").strip()
+        assert target.startswith("/dev/ttyUSB"), (name, target)
+        assert vm.sh(f"stat -L -c %G:%a /dev/dealer-{name}").strip() == "dialout:660"
+    vm.sh("modprobe -a dummy_hcd libcomposite usb_f_fs")
+    vm.sh(
+        "systemd-run --unit=reader-gadget /opt/dealer-station/bin/python -m"
+        f" drivers.simulated.ffs_gadget --vid {READER['vid']:#x} --pid {READER['pid']:#x}"
+        f" --serial {READER['serial']} --control /run/reader.sock"
+    )
+    vm.sh("timeout 60 sh -c 'until [ -S /run/reader.sock ]; do sleep 0.1; done'")
+    # The gadget enumerates on dummy_hcd's bus once bound: wait for it, then for udev.
+    find = (
+        "grep -lx 1209 /sys/bus/usb/devices/*/idVendor 2>/dev/null | while read f; do"
+        " d=${f%/idVendor}; echo $(cat $d/serial) /dev/bus/usb/$(printf %03d $(cat $d/busnum))/"
+        "$(printf %03d $(cat $d/devnum)); done"
+    )
+    vm.sh(f"timeout 60 sh -c 'until [ -n \"$({find})\" ]; do sleep 0.1; done'")
+    vm.sh("udevadm settle --timeout=60")
+    serial, node = vm.sh(find).split()
+    assert serial == READER["serial"]
+    assert vm.sh(f"stat -c %U:%G:%a {node}").strip() == "root:dealer-station:660"
+
+
+def test_configured_and_enabled_it_reaches_ready(rig: Rig) -> None:
+    vm = rig.vm
+    vm.sh("install -m 0640 -g dealer-station /mnt/payload/station.toml /etc/dealer-station/")
+    assert "ok: table VM-PA-1" in vm.sh(
+        "dealer-station check-config /etc/dealer-station/station.toml"
+    )
+    vm.sh("runuser -u dealer-station -- dealer-station journal setup-keys"
+          " --config /etc/dealer-station/station.toml >/dev/null")  # fmt: skip
+    # Pair every device, its pairing button held (docs/operations.md, step 3); a panel-board
+    # table has no GPIO key line for pairing to read (--without-key-switch).
+    for kind in ("shuffler", "shoe", "panel", "card_reader"):
+        if kind == "card_reader":
+            vm.reader("set", "pairing_button", True)
+        else:
+            rig.doubles.client.set(kind, "pairing_button", True)
+        out = vm.sh(
+            f"runuser -u dealer-station -G dialout -- dealer-station pair {kind}"
+            " --config /etc/dealer-station/station.toml --without-key-switch --timeout 60"
+        )
+        assert f"{kind} paired" in out
+        if kind == "card_reader":
+            vm.reader("set", "pairing_button", False)
+        else:
+            rig.doubles.client.set(kind, "pairing_button", False)
+    assert vm.sh("stat -c %U:%a /var/lib/dealer-station/pairing").strip() == "dealer-station:700"
+    started = time.monotonic()
+    vm.sh("systemctl enable --now dealer-station", timeout=STEP)  # Type=notify: READY=1
+    TIMES["enable --now to READY"] = time.monotonic() - started
+    TIMES["QEMU start to READY"] = time.monotonic() - vm.started
+    assert rig.show("ActiveState") == "active"
+    assert rig.show("SubState") == "running"
+    status = rig.show("StatusText")
+    assert status.startswith(("shuffling, round 0", "loading, round 0")), status
+    assert vm.sh("ps -o user= -p $(systemctl show -P MainPID dealer-station)").strip() == (
+        "dealer-station"
+    )
+
+
+def test_a_full_shoe_through_the_kernel_drivers_and_the_journal_verifies(rig: Rig) -> None:
+    started = time.monotonic()
+    view = rig.table.play_until()  # the cover card, its round, the reshuffle
+    TIMES["full shoe"] = time.monotonic() - started
+    assert rig.feed.error is None
+    assert view.state in (State.SHUFFLING, State.LOADING)
+    dealt = rig.doubles.client.get("shoe", "draws")
+    assert dealt > COVER_AT, dealt  # every card before the cover card, the cover, its round
+    assert view.round_no >= 4
+    verified = rig.vm.call("sh", cmd="runuser -u dealer-station -- dealer-station journal verify")
+    assert verified["rc"] == 0, verified
+    assert "intact" in verified["out"], verified
+
+
+def test_journald_holds_json_lines_with_the_table_id(rig: Rig) -> None:
+    lines = [e["station"] for e in rig.feed.entries if isinstance(e.get("station"), dict)]
+    assert len(lines) > 100
+    assert {line["table_id"] for line in lines} == {"VM-PA-1"}
+    assert {"ready", "state", "event handled"} <= {line["event"] for line in lines}
+
+
+def test_stop_journals_clean_shutdown(rig: Rig) -> None:
+    vm = rig.vm
+    vm.sh("systemctl stop dealer-station", timeout=STEP)
+    assert rig.show("ActiveState") == "inactive"
+    assert rig.show("Result") == "success"
+    query = "select kind from journal where kind != 'seal' order by id desc limit 1"
+    last = vm.sh(
+        "runuser -u dealer-station -- /opt/dealer-station/bin/python -c 'import sqlite3, sys;"
+        ' print(sqlite3.connect("file:/var/lib/dealer-station/journal.sqlite3?mode=ro",'
+        f' uri=True).execute(sys.argv[1]).fetchone()[0])\' "{query}"'
+    ).strip()
+    assert last == "clean_shutdown"  # the seal over it follows
+    mark = vm.log_mark()
+    vm.sh("systemctl start dealer-station", timeout=STEP)
+    rig.wait_ready(mark)
+
+
+def _restarted(rig: Rig, mark: int) -> dict[str, object]:
+    """Wait for the station's "ready" after ``mark`` and until the dealer's pacer has seen
+    everything up to it (the table as the restarted station restored it)."""
+    index, entry = rig.vm.log_wait(mark, STEP, fields={"event": "ready"})
+    rig.feed.wait_past(index)
+    station = entry["station"]
+    assert isinstance(station, dict)
+    return station
+
+
+def test_sigkill_restarts_it_and_the_round_goes_on(rig: Rig) -> None:
+    table = rig.table
+    view = table.play_until(lambda v: v.state is State.PLAYERS)
+    round_no = view.round_no
+    old_pid = rig.show("MainPID")
+    restarts = int(rig.show("NRestarts"))
+    mark = rig.vm.log_mark()
+    rig.vm.sh("systemctl kill --signal=SIGKILL --kill-whom=main dealer-station")
+    _restarted(rig, mark)  # Restart=on-failure
+    assert rig.show("MainPID") != old_pid
+    assert int(rig.show("NRestarts")) == restarts + 1
+    restored = table.pacer.view
+    assert restored is not None
+    assert restored.round_no == round_no, restored
+    print(f"after SIGKILL in round {round_no}: {restored.state.value} {restored.fault or ''}")
+    # The same round is completed (resumed, or voided by the supervisor where the station
+    # holds it in the fault state), then the next one opens.
+    view = table.play_until(lambda v: v.state is State.BETTING and v.round_no >= round_no)
+    assert view.fault is None
+
+
+def test_sigstop_the_watchdog_restarts_it_within_watchdogsec(rig: Rig) -> None:
+    vm = rig.vm
+    watchdog = int(rig.show("WatchdogUSec").removesuffix("s") or 0)
+    assert watchdog == 10
+    mark = vm.log_mark()
+    stopped_at = int(vm.sh("date +%s%6N; systemctl kill --signal=SIGSTOP --kill-whom=main"
+                           " dealer-station").split()[0])  # fmt: skip
+    _, timeout_entry = vm.log_wait(mark, STEP, contains="Watchdog timeout")
+    fired = (int(timeout_entry["__REALTIME_TIMESTAMP"]) - stopped_at) / 1e6
+    TIMES["SIGSTOP to watchdog timeout"] = fired
+    # The last ping came at most WatchdogSec/2 before the stop (the loop pings every half).
+    assert watchdog / 2 - 1.0 <= fired <= watchdog + 2.0, fired
+    _restarted(rig, mark)
+    assert rig.show("ActiveState") == "active"
+
+
+def test_unplugged_shoe_raises_the_fault_prompt_and_replugging_recovers(rig: Rig) -> None:
+    vm, table = rig.vm, rig.table
+    view = table.play_until(lambda v: v.state is State.BETTING)
+    round_no = view.round_no
+    mark = vm.log_mark()
+    vm.unplug("shoe")
+    assert rig.doubles.client.wait_lamp("fault", "blink", timeout=STEP)
+    assert "fault" in rig.show("StatusText")
+    vm.replug("shoe")
+    index, _ = vm.log_wait(mark, STEP, fields={"event": "device connected", "device": "shoe"})
+    rig.feed.wait_past(index)
+    # The simulated supervisor turns the key and resumes; the table goes on.
+    view = table.play_until(lambda v: v.state is State.BETTING and v.round_no > round_no)
+    assert view.fault is None
+    assert rig.doubles.client.call("panel", "lamp", "fault") == "off"
+
+
+def test_without_device_allow_usb_the_reader_cannot_be_opened(rig: Rig) -> None:
+    vm = rig.vm
+    dropin = "/run/systemd/system/dealer-station.service.d"
+    vm.sh(
+        f"mkdir -p {dropin} && printf '[Service]\\nDeviceAllow=\\nDeviceAllow=char-ttyUSB rw\\n"
+        f"DeviceAllow=char-ttyACM rw\\nDeviceAllow=char-gpiochip rw\\n' > {dropin}/no-usb.conf"
+        " && systemctl daemon-reload"
+    )
+    try:
+        mark = vm.log_mark()
+        vm.sh("systemctl restart dealer-station", timeout=STEP)
+        _, entry = vm.log_wait(mark, STEP, contains=READER["serial"])
+        message = str(entry["MESSAGE"])
+        # libusb cannot open the node (EPERM from the device cgroup), so pyusb cannot read
+        # the string descriptors: "no langid (permission issue ...)".
+        assert "permission" in message, message
+        wanted = {"event": "device connected", "device": "card_reader"}
+        connected = vm.call("log_wait", since=mark, timeout=0.0, fields=wanted)
+        assert connected["index"] is None
+    finally:
+        vm.sh(f"rm -rf {dropin} && systemctl daemon-reload")
+    mark = vm.log_mark()
+    vm.sh("systemctl restart dealer-station", timeout=STEP)
+    vm.log_wait(mark, STEP, fields={"event": "device connected", "device": "card_reader"})
+
+
+def test_purge_removes_what_it_made_but_the_journal(rig: Rig) -> None:
+    vm = rig.vm
+    vm.sh("systemctl disable --now dealer-station && dpkg --purge dealer-station", timeout=STEP)
+    gone = vm.sh(
+        "for p in /etc/dealer-station /opt/dealer-station /usr/bin/dealer-station"
+        " /lib/systemd/system/dealer-station.service /lib/udev/rules.d/99-dealer-station.rules"
+        " /var/lib/dealer-station/sealing-key; do [ -e $p ] && echo $p; done; true"
+    ).split()
+    assert gone == []
+    kept = vm.sh("ls /var/lib/dealer-station").split()
+    assert "journal.sqlite3" in kept
+    assert all(name.startswith("journal.sqlite3") for name in kept), kept

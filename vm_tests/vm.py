@@ -1,0 +1,264 @@
+"""A Debian 12 guest under QEMU for the boot test: disks, USB devices, agent and monitor.
+
+The guest boots the cached image (``image.py``) through a qcow2 overlay, so the image stays
+clean; a second, read-only disk carries the payload (the .deb, the agent, configuration).
+Serial devices are QEMU ``usb-serial`` devices on an xHCI controller: the guest's
+``ftdi_sio`` makes them /dev/ttyUSB* with USB ids 0403:6001 and the serial number given;
+their chardevs are unix sockets that the host's device doubles serve (QEMU connects as
+the client and reconnects). The agent (``guest/agent.py``) answers on a virtio-serial port;
+QMP drives the machine (``device_del`` / ``device_add`` unplug and replug a device).
+
+TCG, not KVM: /dev/kvm here is a nested PVM on which a stock Debian kernel hangs after
+SeaBIOS (LIBRARY-NOTES.md).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+KERNEL_ARGS = (
+    "root=/dev/vda rw console=ttyS0 systemd.mask=serial-getty@ttyS0.service"
+    " systemd.show_status=false loglevel=4 panic=-1"
+)
+
+
+class GuestError(Exception):
+    """The guest did not do what was asked; one line."""
+
+
+@dataclass(frozen=True)
+class UsbSerial:
+    """A usb-serial device: QEMU id, host socket, USB serial number."""
+
+    id: str
+    socket: Path
+    serial: str
+
+    def device(self) -> str:
+        """The ``-device`` / ``device_add`` argument."""
+        return (
+            f"usb-serial,bus=xhci.0,chardev={self.id},serial={self.serial},"
+            f"always-plugged=on,id={self.id}"
+        )
+
+
+class Vm:
+    """One guest (see the module docstring); ``close`` kills QEMU."""
+
+    def __init__(
+        self, workdir: Path, image: Path, payload: Path, usb: list[UsbSerial], memory: int = 1536
+    ) -> None:
+        self.workdir = workdir
+        self.usb = {u.id: u for u in usb}
+        overlay = workdir / "root.qcow2"
+        subprocess.run(
+            ["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
+             "-b", str(image / "root.img"), str(overlay)],
+            check=True,
+        )  # fmt: skip
+        disk = workdir / "payload.img"
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-d", str(payload), str(disk), "128M"], check=True)
+        self.agent_path = workdir / "agent.sock"
+        self.qmp_path = workdir / "qmp.sock"
+        self.console = workdir / "console.log"
+        command = [
+            "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2",
+            "-m", str(memory), "-display", "none", "-no-reboot", "-nic", "none",
+            "-kernel", str(image / "vmlinuz"), "-initrd", str(image / "initrd.img"),
+            "-append", KERNEL_ARGS,
+            "-drive", f"file={overlay},format=qcow2,if=virtio",
+            "-drive", f"file={disk},format=raw,if=virtio,readonly=on",
+            "-serial", f"file:{self.console}",
+            "-device", "virtio-serial-pci",
+            "-chardev", f"socket,id=agent,path={self.agent_path},server=on,wait=off",
+            "-device", "virtserialport,chardev=agent,name=agent",
+            "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
+            "-device", "qemu-xhci,id=xhci",
+        ]  # fmt: skip
+        for device in usb:
+            command += ["-chardev", f"socket,id={device.id},path={device.socket},reconnect=1"]
+            command += ["-device", device.device()]
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=(workdir / "qemu.log").open("wb")
+        )
+        self._agent: socket.socket | None = None
+        self._qmp: socket.socket | None = None
+        self._qmp_reader: Any = None
+        self._ids = 0
+        self._lock = threading.Lock()
+        self._waiting: dict[int, queue.Queue[dict[str, Any]]] = {}
+        self.events: list[dict[str, Any]] = []
+
+    # --- the agent ------------------------------------------------------------------------
+
+    def wait_for_agent(self, timeout: float) -> float:
+        """Wait until the guest's agent answers; returns seconds since QEMU started."""
+        deadline = time.monotonic() + timeout
+        while self._agent is None:
+            if self.process.poll() is not None:
+                raise GuestError(f"QEMU exited with {self.process.returncode}: {self._qemu_log()}")
+            try:
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.connect(str(self.agent_path))
+            except OSError:
+                sock.close()
+                if time.monotonic() > deadline:
+                    raise GuestError("QEMU never opened the agent socket") from None
+                time.sleep(0.05)  # the socket appears once QEMU has parsed its arguments
+                continue
+            self._agent = sock
+            threading.Thread(target=self._dispatch, args=(sock,), daemon=True).start()
+        self.call("ping", timeout=max(deadline - time.monotonic(), 1.0))
+        return time.monotonic() - self.started
+
+    def _dispatch(self, sock: socket.socket) -> None:
+        """Hand each agent reply to the caller waiting for its id."""
+        for line in sock.makefile("rb"):
+            reply = json.loads(line)
+            with self._lock:
+                waiter = self._waiting.pop(reply.get("id"), None)
+            if waiter is not None:
+                waiter.put(reply)
+        with self._lock:
+            for waiter in self._waiting.values():
+                waiter.put({"error": "agent connection closed"})
+
+    def call(self, op: str, timeout: float = 60.0, **fields: Any) -> dict[str, Any]:
+        """One agent request (thread-safe; requests run concurrently in the guest); waits
+        for its reply up to ``timeout`` plus slack."""
+        assert self._agent is not None
+        answer: queue.Queue[dict[str, Any]] = queue.Queue(1)
+        with self._lock:
+            self._ids += 1
+            ident = self._ids
+            self._waiting[ident] = answer
+            request = {"id": ident, "op": op, "timeout": timeout, **fields}
+            self._agent.sendall(json.dumps(request).encode() + b"\n")
+        try:
+            reply = answer.get(timeout=timeout + 60)
+        except queue.Empty:
+            raise GuestError(f"agent: no answer to {op} in {timeout + 60} s") from None
+        if "error" in reply:
+            raise GuestError(f"agent: {reply['error']}; console: {self.console_tail(5)}")
+        return reply
+
+    def sh(self, cmd: str, timeout: float = 120.0, check: bool = True) -> str:
+        """Run a shell command in the guest; its stdout (GuestError when it fails)."""
+        reply = self.call("sh", timeout=timeout, cmd=cmd)
+        if check and reply["rc"] != 0:
+            raise GuestError(f"{cmd!r} -> {reply['rc']}: {reply['err'].strip()[-2000:]}")
+        return str(reply["out"])
+
+    def log_mark(self) -> int:
+        """The number of the unit's journald entries so far."""
+        return int(self.call("log_mark")["index"])
+
+    def log_wait(
+        self,
+        since: int,
+        timeout: float,
+        fields: dict[str, Any] | None = None,
+        contains: str = "",
+    ) -> tuple[int, dict[str, Any]]:
+        """The first unit journald entry from ``since`` on that matches; GuestError at the
+        deadline."""
+        reply = self.call(
+            "log_wait", timeout=timeout, since=since, fields=fields, contains=contains
+        )
+        if reply["index"] is None:
+            raise GuestError(
+                f"no log entry {fields or ''} {contains!r} within {timeout} s "
+                f"(entries seen: {reply.get('seen')})"
+            )
+        return int(reply["index"]), reply["entry"]
+
+    def reader(self, call: str, *args: Any) -> Any:
+        """A request to the reader gadget's control socket in the guest."""
+        reply = self.call("reader", request={"device": "reader", "call": call, "args": args})
+        if not reply.get("ok"):
+            raise GuestError(f"reader {call}: {reply.get('error')}")
+        return reply.get("result")
+
+    # --- the monitor ----------------------------------------------------------------------
+
+    def qmp(self, command: str, **arguments: Any) -> dict[str, Any]:
+        """A QMP command; returns its ``return`` (GuestError on ``error``)."""
+        if self._qmp is None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(30)
+            sock.connect(str(self.qmp_path))
+            self._qmp, self._qmp_reader = sock, sock.makefile("rb")
+            self._qmp_reader.readline()  # greeting
+            self.qmp("qmp_capabilities")
+        assert self._qmp is not None
+        self._qmp.sendall(json.dumps({"execute": command, "arguments": arguments}).encode())
+        while True:
+            reply = json.loads(self._qmp_reader.readline())
+            if "error" in reply:
+                raise GuestError(f"qmp {command}: {reply['error']}")
+            if "return" in reply:
+                return dict(reply) if isinstance(reply["return"], dict) else {}
+            self.events.append(reply)
+
+    def wait_qmp_event(self, name: str, timeout: float) -> dict[str, Any]:
+        """Wait for a QMP event (``DEVICE_DELETED``...)."""
+        assert self._qmp is not None
+        for event in self.events:
+            if event.get("event") == name:
+                self.events.remove(event)
+                return event
+        self._qmp.settimeout(timeout)
+        while True:
+            event = json.loads(self._qmp_reader.readline())
+            if event.get("event") == name:
+                return dict(event)
+
+    def unplug(self, device_id: str, timeout: float = 60.0) -> None:
+        """Pull a USB device out of the guest (``device_del``; waits until it is gone)."""
+        self.qmp("device_del", id=device_id)
+        self.wait_qmp_event("DEVICE_DELETED", timeout)
+
+    def replug(self, device_id: str) -> None:
+        """Plug the same USB device (same chardev, same serial) back in."""
+        spec = self.usb[device_id].device().split(",")
+        arguments = dict(part.split("=", 1) for part in spec[1:])
+        self.qmp("device_add", driver=spec[0], **arguments)
+
+    # --- the end --------------------------------------------------------------------------
+
+    def console_tail(self, lines: int = 30) -> str:
+        """The end of the guest's serial console."""
+        try:
+            return "\n".join(self.console.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def _qemu_log(self) -> str:
+        return (self.workdir / "qemu.log").read_text(errors="replace")[-2000:]
+
+    def close(self) -> None:
+        """Kill QEMU and drop the overlay; idempotent."""
+        for sock in (self._agent, self._qmp):
+            if sock is not None:
+                sock.close()
+        self._agent = self._qmp = None
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(30)
+        for name in ("root.qcow2", "payload.img"):
+            (self.workdir / name).unlink(missing_ok=True)
+
+
+def have_tools() -> bool:
+    """Whether this machine can run the boot test (``make system-deps`` installs them)."""
+    return all(shutil.which(t) for t in ("qemu-system-x86_64", "qemu-img", "mmdebstrap"))
