@@ -160,10 +160,9 @@ class ThreadedTransport(ABC):
             self._serve()
         except BaseException as err:  # a bug, or a port call that raised the unexpected
             log.exception("link reader thread failed", link=self.name)
-            with contextlib.suppress(Exception):
-                with self._lock:
-                    self._is_open = False
-                    self._close_port()
+            with contextlib.suppress(Exception), self._lock:
+                self._is_open = False
+                self._close_port()
             reason = f"{self.name}: reader thread ended: {type(err).__name__}: {err}"
             self._notify_down(TransportError(reason))
             return
