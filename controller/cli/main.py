@@ -12,7 +12,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Protocol, cast
+from typing import NoReturn, Protocol, cast
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -29,6 +29,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr (status 2), as every
+    other error of the command line is; ``--help`` still prints the full usage."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: MESSAGE`` on one line and exit with status 2."""
+        self.exit(2, f"{self.prog}: {' '.join(message.split())} (see --help)\n")
+
+
 class CommandModule(Protocol):
     """What a subcommand module provides."""
 
@@ -43,7 +52,7 @@ def _load(name: str) -> CommandModule:
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     """The argument parser; only the chosen subcommand's module is imported."""
-    parser = argparse.ArgumentParser(prog="dealer-station", description="Spanish 21 dealer station")
+    parser = OneLineParser(prog="dealer-station", description="Spanish 21 dealer station")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     # There are no options before the subcommand (but -h), so it is the first argument.
     chosen = argv[0] if argv and argv[0] in COMMANDS else None

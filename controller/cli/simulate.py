@@ -298,18 +298,20 @@ def run(args: argparse.Namespace) -> int:
 def _journal_problem(path: Path) -> str | None:
     """Why ``--journal`` cannot be a new journal, or None."""
     text = str(path)
+    # Shown as typed where it is printable, quoted and escaped where not (one line).
+    shown = text if text.isprintable() else repr(text)
     if not text.strip() or "\0" in text:
         return f"--journal {text!r} is not a usable path"
     try:
         if path.exists() or path.is_symlink():
-            return f"{path} exists; choose a new --journal"
+            return f"{shown} exists; choose a new --journal"
         parent = path.parent
         if not parent.is_dir():
-            return f"--journal {path}: no directory {parent}"
+            return f"--journal {shown}: no such directory"
         if not os.access(parent, os.W_OK):
-            return f"--journal {path}: the directory {parent} is not writable"
+            return f"--journal {shown}: its directory is not writable"
     except OSError as err:  # a name too long, a loop of links...
-        return f"--journal {path}: {err.strerror or err}"
+        return f"--journal {shown}: {err.strerror or err}"
     return None
 
 
