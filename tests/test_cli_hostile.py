@@ -119,7 +119,9 @@ def test_check_config_answers_any_file_in_one_line(content: bytes) -> None:
         (root / "station.toml").write_bytes(content)
         status, out, err = invoke(["check-config", str(root / "station.toml")])
         if status == 0:  # a mutation that is still a valid configuration
-            assert len(out) == 1 and err == [] and ": ok: " in out[0]
+            # `ok: ...` and the `procedure: ...` line (docs/operations.md)
+            assert len(out) == 2 and err == [] and ": ok: " in out[0]
+            assert out[1].startswith("procedure: ")
         else:
             assert_refused((status, out, err), {2})
         assert listing(root) == ["station.toml"]

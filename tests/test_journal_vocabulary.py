@@ -27,8 +27,6 @@ NOT_SIMULATED = {
     "shoe_empty": "the simulated dealer reshuffles at the cover card, before the shoe runs out",
     "hand_shuffle_done": "the simulated table has a shuffler",
     "burn_disclosed": "no simulated player asks to see the burn card",
-    "insurance_taken": "basic strategy never takes insurance",
-    "insurance": "basic strategy never takes insurance",
     "wager_refused": "the simulated players wager within the limits",
     "decision_refused": "the simulated dealer presses only legal buttons",
     "resolution_refused": "the simulated supervisor picks a resolution that fits",

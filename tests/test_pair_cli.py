@@ -159,5 +159,5 @@ def test_a_gpio_panel_has_no_link_to_pair(
     config = config_for(tmp_path, shoe)
     assert main(["pair", "panel", "--config", str(config), "--timeout", "5"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "dealer-station pair: a GPIO panel has no link to pair: only [devices.panel_board] has"
+        "dealer-station pair: this table's panel is wired to GPIO: there is no panel board to pair"
     )

@@ -175,15 +175,8 @@ def _transport_for(config: StationConfig, device: str) -> tuple[Any, str]:
             raise PairError("no [devices.card_reader] in the configuration")
         settings = UsbSettings(usb.vendor_id, usb.product_id, usb.serial_number, usb.interface)
         return (lambda listener: UsbTransport(settings, listener)), usb.serial_number
-    if device == "panel":
-        from controller.service.config import SerialDevice
-
-        board = devices.panel
-        if not isinstance(board, SerialDevice):
-            raise PairError("a GPIO panel has no link to pair: only [devices.panel_board] has")
-        port: SerialDevice | None = board
-    else:
-        port = devices.shoe if device == "shoe" else devices.shuffler
+    board = devices.panel if isinstance(devices.panel, SerialDevice) else None
+    port = {"shoe": devices.shoe, "shuffler": devices.shuffler, "panel": board}[device]
     if port is None:
         raise PairError(f"no [devices.{device}] in the configuration")
     serial_settings = SerialSettings(str(port.port), port.baudrate, rtscts=port.rtscts)
