@@ -207,3 +207,18 @@ def test_ny_without_a_card_reader_plays_a_king_up_card_without_a_peek() -> None:
     assert [r.data["net_cents"] for r in journal.of("settlement")] == [-1000]
     assert journal.of("fault") == []
     table.close()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [
+        ("surrender", "yes", "expected true or false"),
+        ("max_split_hands", 2.5, "expected an integer"),
+        ("settlement_order", 2, "expected a string"),
+        ("dealer_blackjack_takes", "some", "'some' is not one of original_only, all"),
+    ],
+)
+def test_a_rule_option_of_the_wrong_kind_is_one_line(key: str, value: object, problem: str) -> None:
+    message = error_of(example(**{key: value}))
+    assert message.startswith(f"{SOURCE}: options.{key}: ")
+    assert problem in message

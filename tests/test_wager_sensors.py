@@ -327,3 +327,29 @@ def test_simulated_dealer_with_sensors_and_injected_faults_raises_only_those() -
     assert rig.injected
     codes = {r.data["code"] for r in journal.of("fault")}
     assert codes and FaultCode.WAGER_CHANGED.value not in codes
+
+
+def test_pa_635a_7_p_final_settlement_moves_are_journalled_and_next_bets_do_not_fault() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    bet(rig, 2, 1000)
+    press(rig)
+    # s1 KS 9H = 19, s2 KD 6C = 16; dealer 9C 8D = 17 stands.
+    deal(rig, "KS", "KD", "9C", "9H", "6C", "8D")
+    press(rig)  # s1 stands
+    press(rig)  # s2 stands
+    press(rig)  # reveal: 17
+    assert rig.table.state is State.SETTLING
+    # (p)(1): collect s2's 10.00 first, then pay s1 10.00 at 1:1: the spot reads 20.00.
+    assert lit(rig, 2, Led.COLLECT)
+    sensor(rig, 2, WagerSpot.MAIN, None)
+    press(rig)
+    assert lit(rig, 1, Led.PAY)
+    sensor(rig, 1, WagerSpot.MAIN, 2000)
+    sensor(rig, 2, WagerSpot.MAIN, 500)  # the next round's bet goes down early
+    assert rows(rig, "wager_collected") == [{"seat": 2, "spot": "main", "cents": 0}]
+    assert rows(rig, "wager_paid") == [{"seat": 1, "spot": "main", "cents": 2000}]
+    assert faults(rig) == []
+    press(rig)
+    assert rig.table.state is State.BETTING

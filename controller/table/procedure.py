@@ -269,12 +269,15 @@ class Table(Supervised):
         if self.state is State.INSURANCE and event.spot is WagerSpot.INSURANCE:
             self.book.update(event)
             return
-        if self.play is not None and not self.play.round.over and self.state in ROUND_STATES:
+        play = self.play
+        in_round = play is not None and not play.round.over and self.state in ROUND_STATES
+        if play is not None and (in_round or self.state is State.SETTLING):
             # NY 5324.12(b)(4),(8): no wager made, increased or withdrawn after the first card
             # until its decision is rendered and implemented; a settled spot changes as its
-            # settlement says (controller.table.sensors).
-            reading = classify(self.play, event, self.book.amount(event.seat, event.spot))
-            if reading.problem:
+            # settlement says (controller.table.sensors). In the final settlement the spots
+            # are free (the next bets may go down): what a settlement explains is journalled.
+            reading = classify(play, event, self.book.amount(event.seat, event.spot))
+            if reading.problem and in_round:
                 self.raise_fault(FaultCode.WAGER_CHANGED, reading.problem)
                 return
             if reading.action:
