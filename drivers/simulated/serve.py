@@ -138,6 +138,7 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
         "load": lambda d, cards, cover_at=None: d.load(_cards(cards), cover_at),
         "restock": lambda d, cards, cover_at=None: d.restock(_cards(cards), cover_at),
         "deal": lambda d: d.deal(),
+        "deal_hole_card": lambda d: d.deal_hole_card(),
         "deal_ten": lambda d, suit="S": d.deal_ten(str(suit)),
         "deal_code": lambda d, rank, suit: d.deal_code(int(rank), str(suit)),
         "repeat_last": lambda d: d.repeat_last(),
@@ -166,7 +167,16 @@ READABLE: Final = {
     "panel": {"lamps", "unknown_lamps"},
 }
 COMMON_READABLE: Final = {"connected", "unconfirmed", "sessions", "serial_number", "refusals"}
-SETTABLE: Final = {"silent": bool, "reply_delay": float, "hello_serial": str, "wire_version": int}
+# pairing_button: the device's consent to `dealer-station pair` (held while it runs).
+SETTABLE: Final = {
+    "silent": bool,
+    "reply_delay": float,
+    "hello_serial": str,
+    "wire_version": int,
+    "pairing_button": bool,
+    "key_on": bool,  # a panel board's own key switch (its consent to pairing needs it)
+    "firmware": str,
+}
 
 
 def plain(value: Any) -> Any:
