@@ -1,7 +1,9 @@
 """The real daemon (``dealer-station run``, configured devices, no ``--simulated-devices``)
 against doubles in their own process (``dealer-station doubles``) on ptys: the shuffler,
 the shoe and a panel board (``[devices.panel_board]``). NJ without the card reader, so
-every device of the table is on a serial line.
+every device of the table is on a serial line. Each device is paired first with
+``dealer-station pair`` in a process of its own, its pairing button held through the
+control socket, as the package's VM test does.
 """
 
 from __future__ import annotations
@@ -27,18 +29,45 @@ decks = 6
 [journal]
 path = "{journal}"
 
+[pairing]
+directory = "{pairing}"
+
 [devices.shuffler]
 port = "{tmp}/shuffler"
 serial = "SHF-9"
+firmware = ["sim-1.0"]
 
 [devices.shoe]
 port = "{tmp}/shoe"
 serial = "SHO-9"
+firmware = ["sim-1.0"]
 
 [devices.panel_board]
 port = "{tmp}/panel"
 serial = "PNL-9"
+firmware = ["sim-1.0"]
 """
+
+
+def pair(served: ServedDoubles, kind: str, config: Path) -> None:
+    """``dealer-station pair KIND`` with the device's pairing button held (and, for the
+    panel board, its own key on); no GPIO key line here: ``--without-key-switch``."""
+    served.client.set(kind, "pairing_button", True)
+    if kind == "panel":
+        served.client.set(kind, "key_on", True)
+    try:
+        command = [str(DEALER_STATION), "pair", kind, "--config", str(config), "--timeout", "20"]
+        if kind != "panel":
+            command.append("--without-key-switch")
+        done = subprocess.run(
+            command, check=False, capture_output=True, text=True, timeout=DEADLINE
+        )
+        assert done.returncode == 0, done.stderr
+        assert f"{kind} paired" in done.stdout
+    finally:
+        served.client.set(kind, "pairing_button", False)
+        if kind == "panel":
+            served.client.set(kind, "key_on", False)
 
 
 def test_daemon_runs_on_doubles_served_by_another_process(tmp_path: Path) -> None:
@@ -50,10 +79,18 @@ def test_daemon_runs_on_doubles_served_by_another_process(tmp_path: Path) -> Non
     with journal_dir(tmp_path) as journals:
         journal = journals / "journal.sqlite3"
         config = tmp_path / "station.toml"
-        config.write_text(CONFIG.format(tmp=short, journal=journal))
+        pairing = tmp_path / "pairing"
+        config.write_text(CONFIG.format(tmp=short, journal=journal, pairing=pairing))
         endpoints = {k: f"pty:{short}/{k}" for k in ("shuffler", "shoe", "panel")}
         serials = {"shuffler": "SHF-9", "shoe": "SHO-9", "panel": "PNL-9"}
         with ServedDoubles(endpoints, short / "control.sock", serials=serials) as served:
+            for kind in ("shuffler", "shoe", "panel"):
+                pair(served, kind, config)
+            assert sorted(p.name for p in pairing.iterdir()) == [
+                "panel.key",
+                "shoe.key",
+                "shuffler.key",
+            ]
             env = dict(os.environ, NOTIFY_SOCKET=listener.address, WATCHDOG_USEC="2000000")
             with (tmp_path / "daemon.log").open("ab") as log:
                 child = subprocess.Popen(
