@@ -26,6 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import firmware_bridge as fb
 from controller.rules.cards import parse_card
 from drivers.device_link import ExpectedDevice
 from drivers.hal import (
@@ -39,8 +40,9 @@ from drivers.hal import (
     LedMode,
     ShoeLoaded,
 )
+from drivers.pairing import pair_over
 from drivers.panel_link import SerialPanelDriver
-from drivers.serial_transport import SerialSettings
+from drivers.serial_transport import SerialSettings, SerialTransport
 from drivers.shoe import ShoeDriver
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from drivers.simulated.serve import Doubles, answer, port_factory, start_doubles
@@ -115,11 +117,34 @@ def events() -> queue.Queue[DeviceEvent]:
     return queue.Queue()
 
 
-def shoe_driver(port: str, events: queue.Queue[DeviceEvent], serial: str) -> ShoeDriver:
+def pair(served: ServedDoubles, kind: str, port: str) -> bytes:
+    """Pair the served double as ``dealer-station pair`` does, over its own link, with its
+    pairing button held (and, for a panel board, its key on) through the control socket."""
+    served.client.set(kind, "pairing_button", True)
+    if kind == "panel":
+        served.client.set(kind, "key_on", True)
+    try:
+        result = pair_over(
+            lambda listener: SerialTransport(SerialSettings(port), listener, backoff=FAST_BACKOFF),
+            fb.DeviceKind[kind.upper()],
+            "test-station",
+            timeout=DEADLINE,
+            interval=0.05,
+        )
+    finally:
+        served.client.set(kind, "pairing_button", False)
+        if kind == "panel":
+            served.client.set(kind, "key_on", False)
+    return result.secret
+
+
+def shoe_driver(
+    port: str, events: queue.Queue[DeviceEvent], serial: str, served: ServedDoubles
+) -> ShoeDriver:
     return ShoeDriver(
         SerialSettings(port),
         events.put,
-        ExpectedDevice(serial),
+        ExpectedDevice(serial, secret=pair(served, "shoe", port)),
         decks=6,
         timing=FAST_TIMING,
         backoff=FAST_BACKOFF,
@@ -140,7 +165,7 @@ def test_shoe_on_a_pty_deals_through_the_real_driver(
         entry = served.ready["devices"]["shoe"]
         assert entry["serial"] == "SHO-77"
         assert entry["tty"].startswith("/dev/pts/")
-        driver = shoe_driver(str(tmp / "shoe"), events, "SHO-77")
+        driver = shoe_driver(str(tmp / "shoe"), events, "SHO-77", served)
         driver.start()
         try:
             connected = next_event(events, DeviceConnected)
@@ -165,7 +190,7 @@ def test_panel_board_served_on_a_unix_socket(tmp: Path, events: queue.Queue[Devi
         driver = SerialPanelDriver(
             SerialSettings(bridge.path),
             events.put,
-            ExpectedDevice("PANEL-0001"),
+            ExpectedDevice("PANEL-0001", secret=pair(s, "panel", bridge.path)),
             timing=FAST_TIMING,
             backoff=FAST_BACKOFF,
         )
@@ -195,7 +220,7 @@ def test_shoe_connects_to_a_served_socket(tmp: Path, events: queue.Queue[DeviceE
         conn, _ = listener.accept()
         listener.close()
         bridge = CableBridge(conn)
-        driver = shoe_driver(bridge.path, events, "SHOE-0001")
+        driver = shoe_driver(bridge.path, events, "SHOE-0001", s)
         driver.start()
         try:
             next_event(events, DeviceConnected)
@@ -214,7 +239,7 @@ def test_unplug_breaks_the_link_and_plug_restores_it(
     """Pulling the served cable: the driver reconnects after ``plug`` and a card dealt
     while unplugged arrives (the shoe buffers what it sees)."""
     with ServedDoubles({"shoe": f"pty:{tmp}/shoe"}, tmp / "c.sock", timing="fast") as s:
-        driver = shoe_driver(str(tmp / "shoe"), events, "SHOE-0001")
+        driver = shoe_driver(str(tmp / "shoe"), events, "SHOE-0001", s)
         driver.start()
         try:
             next_event(events, DeviceConnected)
