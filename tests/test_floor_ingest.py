@@ -74,3 +74,23 @@ def test_any_delivery_order_leaves_a_prefix_and_the_resend_completes_it(
 
 
 FIELDS = ("id", "ts", "kind", "round_no", "data_text", "prev_hash", "hash")
+
+
+def test_migrations_apply_once_and_a_newer_database_is_refused(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    from floor.schema import SchemaError, migrate, migrations
+
+    versions = [v for v, _, _ in migrations()]
+    assert versions == list(range(1, len(versions) + 1))  # 0001, 0002, ... no gap
+    assert migrate(conn) == []  # the fixture applied them all; nothing twice
+    applied = [v for (v,) in conn.execute("SELECT version FROM schema_migration ORDER BY 1")]
+    assert applied == versions
+    with conn.transaction():
+        conn.execute("INSERT INTO schema_migration (version, name) VALUES (99, 'future')")
+    try:
+        with pytest.raises(SchemaError, match="schema version 99"):
+            migrate(conn)
+    finally:
+        with conn.transaction():
+            conn.execute("DELETE FROM schema_migration WHERE version = 99")
