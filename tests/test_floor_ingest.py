@@ -94,3 +94,24 @@ def test_migrations_apply_once_and_a_newer_database_is_refused(
     finally:
         with conn.transaction():
             conn.execute("DELETE FROM schema_migration WHERE version = 99")
+
+
+def test_a_table_not_heard_from_for_the_silent_time_shows_silent(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from floor.queries import alerts, grid
+
+    now = datetime(2026, 11, 30, 21, 0, tzinfo=UTC)
+    with conn.transaction():
+        for table, ago in (("S-29", 29), ("S-31", 31)):
+            conn.execute(
+                "INSERT INTO floor_table (table_id, last_seen) VALUES (%s, %s)",
+                (table, now - timedelta(seconds=ago)),
+            )
+    rows = {g["table"]: g for g in grid(conn, 30.0, now)}
+    assert rows["S-29"]["silent"] is False  # both sides of the 30 s limit
+    assert rows["S-31"]["silent"] is True
+    silent = {a["table"] for a in alerts(conn, 30.0, now) if a["kind"] == "silent"}
+    assert "S-31" in silent and "S-29" not in silent
