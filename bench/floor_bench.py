@@ -85,7 +85,7 @@ def worker(spec: dict[str, Any]) -> None:
     def settings(table: str) -> FloorSettings:
         return FloorSettings(
             "127.0.0.1", spec["port"], table, Path(spec["passwords"]) / f"{table}.password",
-            Path(spec["ca"]), batch_rows=500, ack_timeout=30.0,
+            Path(spec["ca"]), batch_rows=spec["batch_rows"], ack_timeout=30.0,
         )  # fmt: skip
 
     journals = {t: Path(p) for t, p in spec["journals"].items()}
@@ -168,6 +168,7 @@ def main() -> None:
     parser.add_argument("--live-seconds", type=float, default=30.0)
     parser.add_argument("--collectors", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--batch-rows", type=int, default=500, help="the stations' batch_rows")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -223,7 +224,7 @@ def main() -> None:
         spec: dict[str, Any] = {
             "port": broker.port, "ca": str(broker.ca_file), "passwords": str(broker.dir),
             "source": str(source), "round_seconds": args.round_seconds,
-            "live_seconds": args.live_seconds,
+            "live_seconds": args.live_seconds, "batch_rows": args.batch_rows,
         }  # fmt: skip
 
         # 1. catch-up

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Any
+from typing import Any, Final
 
 import paho.mqtt.client as mqtt
 import psycopg
@@ -36,6 +36,7 @@ from floor.schema import migrate
 from floor.seals import SealCheck, TableSeals
 
 _log = structlog.get_logger("dealer_station.floor.collector")
+QUEUE_MESSAGES: Final = 2000  # about 1 million rows at 500 a message
 
 
 class Collector:
@@ -44,7 +45,10 @@ class Collector:
     def __init__(self, config: FloorConfig, seals: SealCheck | None = None) -> None:
         self.config = config
         self.seals = seals or TableSeals.from_text(config.verify_keys)
-        self.messages: queue.Queue[Message] = queue.Queue()
+        # Bounded: while the database is away, stations send their batches again every
+        # ack timeout; what does not fit is dropped (never acknowledged, so sent again).
+        self.messages: queue.Queue[Message] = queue.Queue(maxsize=QUEUE_MESSAGES)
+        self.dropped = 0
         self.stopping = threading.Event()
         self.stored = 0
         self.rejected = 0
@@ -106,9 +110,11 @@ class Collector:
             table, kind = parse_topic(message.topic)
             payload = bytes(message.payload)
             if kind == "rows":
-                self.messages.put(Rows(table, decode_rows(payload, table)))
+                self.messages.put_nowait(Rows(table, decode_rows(payload, table)))
             elif kind == "status":
-                self.messages.put(decode_status(payload, table))
+                self.messages.put_nowait(decode_status(payload, table))
+        except queue.Full:
+            self.dropped += 1
         except WireError as err:
             self.rejected += 1
             _log.warning("message refused", topic=message.topic[:80], error=str(err))

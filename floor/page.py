@@ -41,7 +41,8 @@ function render(data) {
       a.textContent = t.table; name.appendChild(a); } else { name.textContent = t.table; }
     cell(tr, 'state', t.state); cell(tr, 'round', t.round);
     cell(tr, 'rate', t.rounds_per_hour); cell(tr, 'house', money(t.house_today_cents));
-    cell(tr, 'fault', t.fault ? t.fault.code + ' (' + t.fault.state + ')' : '');
+    cell(tr, 'fault', (t.fault ? t.fault.code + ' (' + t.fault.state + ')' : '') +
+      (t.quarantined ? ' quarantined: ' + t.quarantined : ''));
     cell(tr, 'devices', Object.entries(t.devices).filter(([d, s]) => s !== 'connected')
       .map(([d, s]) => d + ' ' + s).join(', ') || 'all connected');
     cell(tr, 'seen', t.last_seen + (t.silent ? ' (silent)' : ''));

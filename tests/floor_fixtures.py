@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -66,12 +67,10 @@ def simulated(journal: Path, rounds: int, seed: int, *extra: str) -> Path:
 
 def journal_rows(journal: Path) -> list[tuple[Any, ...]]:
     """Every row of a journal: (id, ts, kind, round, data, prev_hash, hash)."""
-    with sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True) as conn:
-        rows = conn.execute(
+    with closing(sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+        return conn.execute(
             "SELECT id, ts, kind, round, data, prev_hash, hash FROM journal ORDER BY id"
         ).fetchall()
-    conn.close()
-    return rows
 
 
 def database_rows(database: Database, table: str) -> list[tuple[Any, ...]]:
@@ -163,9 +162,8 @@ def start_collector_process(config: Path) -> subprocess.Popen[bytes]:
 def row_count(journal: Path) -> int:
     """How many rows the journal holds now (0 before it exists)."""
     try:
-        with sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True) as conn:
+        with closing(sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)) as conn:
             (count,) = conn.execute("SELECT count(*) FROM journal").fetchone()
-        conn.close()
     except sqlite3.Error:
         return 0
     return int(count)

@@ -74,3 +74,44 @@ def test_any_delivery_order_leaves_a_prefix_and_the_resend_completes_it(
 
 
 FIELDS = ("id", "ts", "kind", "round_no", "data_text", "prev_hash", "hash")
+
+
+def test_migrations_apply_once_and_a_newer_database_is_refused(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    from floor.schema import SchemaError, migrate, migrations
+
+    versions = [v for v, _, _ in migrations()]
+    assert versions == list(range(1, len(versions) + 1))  # 0001, 0002, ... no gap
+    assert migrate(conn) == []  # the fixture applied them all; nothing twice
+    applied = [v for (v,) in conn.execute("SELECT version FROM schema_migration ORDER BY 1")]
+    assert applied == versions
+    with conn.transaction():
+        conn.execute("INSERT INTO schema_migration (version, name) VALUES (99, 'future')")
+    try:
+        with pytest.raises(SchemaError, match="schema version 99"):
+            migrate(conn)
+    finally:
+        with conn.transaction():
+            conn.execute("DELETE FROM schema_migration WHERE version = 99")
+
+
+def test_a_table_not_heard_from_for_the_silent_time_shows_silent(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from floor.queries import alerts, grid
+
+    now = datetime(2026, 11, 30, 21, 0, tzinfo=UTC)
+    with conn.transaction():
+        for table, ago in (("S-29", 29), ("S-31", 31)):
+            conn.execute(
+                "INSERT INTO floor_table (table_id, last_seen) VALUES (%s, %s)",
+                (table, now - timedelta(seconds=ago)),
+            )
+    rows = {g["table"]: g for g in grid(conn, 30.0, now)}
+    assert rows["S-29"]["silent"] is False  # both sides of the 30 s limit
+    assert rows["S-31"]["silent"] is True
+    silent = {a["table"] for a in alerts(conn, 30.0, now) if a["kind"] == "silent"}
+    assert "S-31" in silent and "S-29" not in silent
