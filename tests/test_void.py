@@ -15,6 +15,8 @@ from drivers.hal import (
     DeviceLost,
     PeekAnswer,
     PeekResult,
+    SeatWagerChanged,
+    WagerSpot,
 )
 
 
@@ -140,3 +142,27 @@ def test_recall_shows_what_the_void_left() -> None:
     text = render_text(recalled)
     assert "void: seat 1 match stands, net +$40.00" in text
     assert "void: seat 1 main hand 1 returned, $10.00" in text
+
+
+def test_recall_shows_the_insurance_wager_and_its_settlement() -> None:
+    """PA 635a.8: insurance pays 2:1 on a dealer blackjack: $5 insured wins $10.00."""
+    from controller.journal.format import Row, canonical_json
+    from controller.journal.recall import rebuild, render_text
+
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, cents=1000)
+    press(rig)
+    deal(rig, "9H", "AS", "8D", "KC")  # up card ace: insurance is offered
+    assert rig.table.state is State.INSURANCE
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    while rig.table.state is State.INSURANCE:
+        press(rig)
+    if rig.table.state is State.PEEKING:
+        rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
+    stored = [
+        Row(n, "2026-11-30T10:00:00.000000Z", r.kind, r.round_no, canonical_json(r.data), "", "")
+        for n, r in enumerate(rig.journal.rows, start=1)
+    ]
+    text = render_text(rebuild(stored))
+    assert "insurance $5.00: win, net +$10.00" in text, text

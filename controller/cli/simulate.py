@@ -285,14 +285,27 @@ def run(args: argparse.Namespace) -> int:
         print(f"dealer-station simulate: the station stopped answering: {err}", file=sys.stderr)
         return 1
     except StartError as err:
-        print(f"dealer-station simulate: {err}", file=sys.stderr)
+        print(f"dealer-station simulate: {_with_room(settings.journal, err)}", file=sys.stderr)
         return 2
     except (JournalError, OSError) as err:
-        print(f"dealer-station simulate: {_disk_trouble(settings.journal, err)}", file=sys.stderr)
+        message = f"the journal {settings.journal} could not be written: {err}"
+        print(f"dealer-station simulate: {_with_room(settings.journal, message)}", file=sys.stderr)
         return 1
     for line in summary_lines(tally_journal(settings.journal), result, settings):
         print(line)
     return 0
+
+
+def _with_room(journal: Path, text: object) -> str:
+    """``text`` on one line, with the room left on the journal's disk when it is full."""
+    line = str(text)
+    if "full" not in line:
+        return line
+    try:
+        free = shutil.disk_usage(journal.resolve().parent).free
+    except OSError:
+        return line
+    return f"{line} ({free:,} bytes free on its disk)"
 
 
 def _journal_problem(path: Path) -> str | None:
@@ -313,16 +326,6 @@ def _journal_problem(path: Path) -> str | None:
     except OSError as err:  # a name too long, a loop of links...
         return f"--journal {shown}: {err.strerror or err}"
     return None
-
-
-def _disk_trouble(journal: Path, err: BaseException) -> str:
-    """One line on a journal that could not be written, with the room left on its disk."""
-    text = f"the journal {journal} could not be written: {err}"
-    try:
-        free = shutil.disk_usage(journal.resolve().parent).free
-    except OSError:
-        return text
-    return f"{text} ({free:,} bytes free on its disk)"
 
 
 def _plain_progress(settings: SimulationSettings) -> Any:

@@ -168,8 +168,11 @@ def _apply(current: Record, row: Row, data: Record, open_faults: list[Record]) -
         current["peeks"].append(_without(data))
     elif kind == "match_settled":
         _seat(current, data.get("seat"))["match"] = _without(data, "seat")
-    elif kind == "insurance":
-        _seat(current, data.get("seat"))["insurance"] = _without(data, "seat")
+    elif kind == "insurance_taken":
+        _seat(current, data.get("seat"))["insurance"] = {"cents": data.get("cents")}
+    elif kind == "insurance":  # the settlement keeps the amount insurance_taken gave
+        seat = _seat(current, data.get("seat"))
+        seat["insurance"] = {**(seat["insurance"] or {}), **_without(data, "seat")}
     elif kind == "decision":
         seat = _seat(current, data.get("seat"))
         hand = _hand(seat, data.get("hand"))

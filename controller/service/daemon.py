@@ -91,14 +91,14 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
         if not report.ok:
             raise StartError(f"journal {path} failed verification: {report.message}")
     if sealing is not None and not sealing.exists():
-        _log.warning("journal not sealed: no sealing state", sealing_key=str(sealing))
+        _log.warning("journal not sealed: no sealing state (dealer-station journal setup-keys)")
         sealing = None
     try:
         journal = Journal.open(path, sealing=sealing)
     except JournalError as err:
         raise StartError(f"journal {path}: {err}") from err
     if journal.replaced_half_made:
-        _log.warning("journal: a half-made empty journal was made again", journal=str(path))
+        _log.warning("journal: a half-made empty journal was made again")
     try:
         journal.append("verified", {"through": journal.last_id, "hash": journal.last_hash})
     except BaseException:

@@ -25,6 +25,7 @@ from controller.rules.profiles import Profile
 from controller.rules.steps import Decision, NeedInsurance, NeedReveal, SeatWager
 from controller.table.betting import ClosedBets
 from controller.table.faults import Fault, FaultCode
+from controller.table.holecard import WithheldCard
 from controller.table.play import RoundPlay
 from controller.table.prompts import State
 from drivers.hal import SeatWagerChanged, WagerSpot
@@ -161,10 +162,18 @@ def void_accounts_from_rows(rows: list[JournalledRow]) -> dict[str, list[dict[st
 
 
 def rebuild_round(
-    profile: Profile, decks: int, rows: list[JournalledRow], record: Any
+    profile: Profile,
+    decks: int,
+    rows: list[JournalledRow],
+    record: Any,
+    *,
+    shoe_withholds: bool = False,
 ) -> RoundPlay | None:
-    """Re-drive a round from its journal rows; None when it cannot be rebuilt (a sealed
-    hole card that was never revealed, or rows the rules refuse)."""
+    """Re-drive a round from its journal rows; None when it cannot be rebuilt (rows the
+    rules refuse, or a hole card the table sealed itself and never revealed: its nonce died
+    with the station). A hole card the shoe withholds (``shoe_withholds``) is rebuilt from
+    its commitment: the shoe keeps card and nonce across the restart and gives them at the
+    reveal, so such a round resumes like any other."""
     start = rows[0].data
     seats = start["seats"]
     known = frozenset(s["seat"] for s in seats if s.get("wager_cents") is not None)
@@ -172,7 +181,7 @@ def rebuild_round(
         SeatWager(s["seat"], s.get("wager_cents") or 100, s.get("match_cents") or 0) for s in seats
     )
     revealed = [r.data["card"] for r in rows if r.kind == "hole_card_revealed"]
-    if sum(r.kind == "hole_card_dealt" for r in rows) > len(revealed):
+    if sum(r.kind == "hole_card_dealt" for r in rows) > len(revealed) and not shoe_withholds:
         return None
     play = RoundPlay(profile, decks, ClosedBets(wagers, known, ()), lambda *_: None)
     round_ = play.round
@@ -190,8 +199,12 @@ def rebuild_round(
                 round_.take_insurance(insurance)
             if kind == "card" and data["role"] != "rejected":
                 round_.deal(parse_card(data["card"]))
-            elif kind == "hole_card_dealt":
+            elif kind == "hole_card_dealt" and revealed:
                 round_.deal(parse_card(revealed[0]))
+            elif kind == "hole_card_dealt":  # still in the shoe, which gives it at the reveal
+                play.withheld = WithheldCard(str(data["commitment"]))
+                play.hole_announced = True
+                round_.deal(play.withheld)
             elif kind == "hole_card_revealed" and isinstance(round_.step, NeedReveal):
                 round_.reveal_hole()
             elif kind == "decision":

@@ -103,7 +103,11 @@ class Supervised:
         machine = shared_machine()
         if rec.open_round:
             self.play = rebuild_round(
-                self.profile, self.settings.decks, rec.open_round, self._record_round
+                self.profile,
+                self.settings.decks,
+                rec.open_round,
+                self._record_round,
+                shoe_withholds=self.devices.shoe is not None,
             )
             at = rec.resume_to if rec.fault is not None else rec.state
             if self.play is not None and rec.fault is None:
