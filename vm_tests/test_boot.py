@@ -246,8 +246,9 @@ def test_configured_and_enabled_it_reaches_ready(rig: Rig) -> None:
         else:
             rig.doubles.client.set(kind, "pairing_button", True)
         out = vm.sh(
-            f"runuser -u dealer-station -G dialout -- dealer-station pair {kind}"
-            " --config /etc/dealer-station/station.toml --without-key-switch --timeout 60"
+            "runuser -u dealer-station -g dealer-station -G dialout --"
+            f" dealer-station pair {kind} --config /etc/dealer-station/station.toml"
+            " --without-key-switch --timeout 60"
         )
         assert f"{kind} paired" in out
         if kind == "card_reader":
@@ -339,8 +340,9 @@ def test_sigkill_restarts_it_and_the_round_goes_on(rig: Rig) -> None:
 
 def test_sigstop_the_watchdog_restarts_it_within_watchdogsec(rig: Rig) -> None:
     vm = rig.vm
-    watchdog = int(rig.show("WatchdogUSec").removesuffix("s") or 0)
-    assert watchdog == 10
+    configured = rig.show("WatchdogUSec")
+    assert configured == "10s", configured
+    watchdog = 10
     mark = vm.log_mark()
     stopped_at = int(vm.sh("date +%s%6N; systemctl kill --signal=SIGSTOP --kill-whom=main"
                            " dealer-station").split()[0])  # fmt: skip
