@@ -163,7 +163,7 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
 READABLE: Final = {
     "shoe": {"remaining", "draws", "dealt"},
     "shuffler": {"batches", "state", "jammed", "door_open"},
-    "panel": {"lamps", "unknown_lamps"},
+    "panel": {"lamps", "unknown_lamps", "lamp_frames", "refused_lamp_frames"},
 }
 COMMON_READABLE: Final = {"connected", "unconfirmed", "sessions", "serial_number", "refusals"}
 SETTABLE: Final = {"silent": bool, "reply_delay": float, "hello_serial": str, "wire_version": int}
