@@ -193,7 +193,7 @@ def real_drivers(config: cfg.StationConfig) -> Any:
             panel = SerialPanelDriver(
                 SerialSettings(str(pins.port), pins.baudrate, rtscts=pins.rtscts),
                 sink,
-                ExpectedDevice(pins.serial_number),
+                expected("panel", pins.serial_number, pins.firmware),
             )
         else:
             panel = GpioPanel(
