@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from enum import Enum
 
 from controller.rules.cards import Card, Rank
+from controller.rules.profiles import Profile, SplitTwentyOne
 
 BLACKJACK_TOTAL = 21
 _ACE = Rank.ACE
@@ -132,3 +133,25 @@ class PlayerHand:
     def __repr__(self) -> str:
         cards = " ".join(c.text for c in self.cards)
         return f"PlayerHand({self.label}: {cards} = {self.total}, {self.status.value})"
+
+
+def outcome_can_change(hands: Iterable[Sequence[PlayerHand]], profile: Profile) -> bool:
+    """Whether some hand's result still depends on the dealer's total (PA 635a.7(m)).
+
+    Called with the dealer on two cards and no blackjack: a player blackjack and a player
+    21 of three or more cards win whatever the dealer draws.
+    """
+    split_21_wins = profile.split_21_vs_dealer_21 is SplitTwentyOne.WIN
+    for seat_hands in hands:
+        for hand in seat_hands:
+            status = hand.status
+            if status is HandStatus.STOOD or status is HandStatus.DOUBLED:
+                if hand.total < BLACKJACK_TOTAL:
+                    return True
+                if hand.from_split and len(hand.cards) == 2 and not split_21_wins:
+                    return True
+            elif status is HandStatus.TWENTY_ONE and (
+                hand.from_split and len(hand.cards) == 2 and not split_21_wins
+            ):
+                return True
+    return False
