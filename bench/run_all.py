@@ -187,6 +187,15 @@ BENCHMARKS: tuple[Benchmark, ...] = (
             "verify_tail_2000_ms",
             "recall_10_rounds_ms",
         ),
+        targets=(
+            Target(
+                "commits_per_round",
+                "<",
+                55,
+                "fewer than the ~55 commits a round of issue 15 (journal on disk, fsync)",
+                "#15",
+            ),
+        ),
     ),
     Benchmark(
         "House edge (short run)",
