@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from enum import Enum
 
 from controller.rules.cards import Card, Rank
+from controller.rules.profiles import Profile
 
 BLACKJACK_TOTAL = 21
 _ACE = Rank.ACE
@@ -132,3 +133,27 @@ class PlayerHand:
     def __repr__(self) -> str:
         cards = " ".join(c.text for c in self.cards)
         return f"PlayerHand({self.label}: {cards} = {self.total}, {self.status.value})"
+
+
+def outcome_can_change(hands: Iterable[Sequence[PlayerHand]], profile: Profile) -> bool:
+    """Whether some hand's result still depends on the dealer's total (PA 635a.7(m)).
+
+    Called with the dealer on two cards and no blackjack: a player blackjack and a player
+    21 of three or more cards win whatever the dealer draws. A split two-card 21 does not:
+    a dealer 21 makes it a push (PA reading) or a 3:2 winner (NY 5324.12(b)(1)(iii), (b)(5))
+    instead of a 1:1 winner, so the dealer draws while one stands (``profile`` is kept for
+    readings that differ by profile).
+    """
+    for seat_hands in hands:
+        for hand in seat_hands:
+            status = hand.status
+            if (
+                status is HandStatus.STOOD
+                or status is HandStatus.DOUBLED
+                or (status is HandStatus.TWENTY_ONE)
+            ):
+                if hand.total < BLACKJACK_TOTAL:
+                    return True
+                if hand.from_split and len(hand.cards) == 2:
+                    return True
+    return False

@@ -34,17 +34,24 @@ from controller.rules.hands import (
     HandStatus,
     PlayerHand,
     hole_card_gives_blackjack,
+    outcome_can_change,
 )
-from controller.rules.legality import SEATS, check_cents, check_wager, why_illegal
-from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile
+from controller.rules.legality import check_cents, check_wager, why_illegal
+from controller.rules.places import (
+    DRAW_CARD,
+    PEEK_FOR_ACE,
+    PEEK_FOR_TEN,
+    SECOND_CARD,
+    card_step,
+    decision_step,
+    insurance_step,
+    table_setup,
+)
+from controller.rules.profiles import Profile
 from controller.rules.settlement import (
-    SUPER_BONUS_SHARE_CENTS,
     DealerResult,
-    Outcome,
     Payment,
-    WagerKind,
-    apply_original_only,
-    in_settlement_order,
+    final_settlement,
     match_the_dealer,
     settle_hand,
     settle_insurance,
@@ -85,6 +92,15 @@ _STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER, _RESCUE = (
 )
 _STAND_BIT = _STAND.bit
 _STAND_OR_RESCUE_BITS = _STAND.bit | _RESCUE.bit
+_HIT_BIT, _DOUBLE_BIT, _SPLIT_BIT, _SURRENDER_BIT = (
+    _HIT.bit,
+    _DOUBLE.bit,
+    _SPLIT.bit,
+    _SURRENDER.bit,
+)
+_INITIAL, _UP, _HOLE = CardRole.INITIAL, CardRole.UP, CardRole.HOLE
+_SECOND, _DRAW = CardRole.SECOND, CardRole.DRAW
+_HIT_ROLE, _DOUBLE_ROLE, _SPLIT_ROLE = CardRole.HIT, CardRole.DOUBLE, CardRole.SPLIT
 
 
 class Round:
@@ -142,7 +158,7 @@ class Round:
             raise WagerError("a round needs at least one seat with a wager")
         self.seats: tuple[int, ...] = tuple(self.wagers)
         # The pay table, the peek rule and the deal plan, cached per table set-up.
-        self.match_table, self._ace_peeks, self._plan = _setup(profile, decks, self.seats)
+        self.match_table, self._ace_peeks, self._plan = table_setup(profile, decks, self.seats)
         self.dealer_cards: list[Card] = []  # face-up cards; the hole card joins at the reveal
         self.hole: SealedCard | None = None
         self.payments: list[Payment] = []
@@ -372,7 +388,7 @@ class Round:
         if self._has_match:
             self._settle_match()
         if self.dealer_cards[0].points == 1:  # an ace up
-            self.step = _insurance_step(self.seats)
+            self.step = insurance_step(self.seats)
         else:
             self.step = self._after_insurance()
 
@@ -405,7 +421,7 @@ class Round:
         points = self.dealer_cards[0].points
         if points in {1, 10}:  # PEEK_RANKS: the only 1- and 10-point cards
             if self._ace_peeks:
-                return _PEEK_FOR_ACE if points == 10 else _PEEK_FOR_TEN
+                return PEEK_FOR_ACE if points == 10 else PEEK_FOR_TEN
         elif self.profile.blackjack_paid_at_once:
             # PA 635a.7(h)(1)(i): against a 2-9 up card a blackjack is paid at once;
             # against A/K/Q/J it is announced and paid after the reveal ((h)(1)(ii)).
@@ -444,18 +460,18 @@ class Round:
                         self._seat_index, self._hand_index = i, j
                         hand.status = _AWAITING_CARD
                         self._pending_role = _SPLIT_ROLE
-                        return _card_step(_SPLIT_ROLE, hand.seat, j)
+                        return card_step(_SPLIT_ROLE, hand.seat, j)
                     mask = self._legal(hand, hand_count)
                     if mask != _STAND_BIT:
                         self._seat_index, self._hand_index = i, j
-                        return _decision_step(hand.seat, j, mask)
+                        return decision_step(hand.seat, j, mask)
                     hand.status = _STOOD  # e.g. a split ace that may not be hit
                 elif status is _AWAITING_CARD:
                     self._seat_index, self._hand_index = i, j
-                    return _card_step(self._pending_role, hand.seat, j)
+                    return card_step(self._pending_role, hand.seat, j)
                 elif status is _DOUBLED:
                     self._seat_index, self._hand_index = i, j
-                    return _decision_step(hand.seat, j, _STAND_OR_RESCUE_BITS)
+                    return decision_step(hand.seat, j, _STAND_OR_RESCUE_BITS)
                 j += 1
             i += 1
             j = 0
@@ -537,7 +553,7 @@ class Round:
         if self.hole is not None:
             return NEED_REVEAL
         if len(self.dealer_cards) == 1:
-            return _SECOND_CARD  # NJ 19.7(g): "Dealer's Card"
+            return SECOND_CARD  # NJ 19.7(g): "Dealer's Card"
         # Without a peek, insurance settles once the dealer's two cards are known.
         if self._insurance_open:
             self._settle_insurance(self._dealer_bj)
@@ -550,26 +566,14 @@ class Round:
         if (
             must_draw
             and not self._dealer_bj
-            and (not self.profile.no_draw_when_decided or self._outcome_can_change())
+            and (
+                not self.profile.no_draw_when_decided
+                or outcome_can_change(self.hands.values(), self.profile)
+            )
         ):
-            return _DRAW_CARD
+            return DRAW_CARD
         self._settle_all()
         return ROUND_OVER
-
-    def _outcome_can_change(self) -> bool:
-        # PA 635a.7(m): the dealer holds two cards and no blackjack here, so a player
-        # blackjack and a player 21 of three or more cards win the same whatever the dealer
-        # draws. A split two-card 21 does not: a dealer 21 makes it a push (PA reading) or a
-        # 3:2 winner (NY 5324.12(b)(1)(iii), (b)(5)) instead of a 1:1 winner.
-        for hands in self.hands.values():
-            for hand in hands:
-                status = hand.status
-                if status is _STOOD or status is _DOUBLED or status is _TWENTY_ONE:
-                    if hand.total < BLACKJACK_TOTAL:
-                        return True
-                    if hand.from_split and len(hand.cards) == 2:
-                        return True
-        return False
 
     # --- settlement -----------------------------------------------------------------------
 
@@ -586,126 +590,11 @@ class Round:
         self.payments.append(payment)
 
     def _settle_all(self) -> None:
-        dealer = self._dealer_result()
-        profile = self.profile
-        final: list[Payment] = []
-        for seat in self.seats:
-            hands = self.hands[seat]
-            seat_payments = [
-                settle_hand(hand, dealer, profile) for hand in hands if not hand.settled
-            ]
-            if dealer.blackjack:
-                busted = frozenset(h.index for h in hands if h.status is _BUST)
-                apply_original_only(seat_payments, self.wagers[seat].wager, profile, busted)
-            final += seat_payments
-        for payment in [p for p in final if p.super_bonus_hand]:
-            # NY 5324.12(b)(7): $50 to every other player who wagered this round.
-            final.extend(
-                Payment(
-                    s,
-                    WagerKind.SUPER_BONUS_SHARE,
-                    Outcome.WIN,
-                    SUPER_BONUS_SHARE_CENTS,
-                    note=f"super bonus at seat {payment.seat}",
-                )
-                for s in self.seats
-                if s != payment.seat
-            )
+        final = final_settlement(
+            self.seats, self.hands, self.wagers, self._dealer_result(), self.profile
+        )
         self.final_from = len(self.payments)
-        # One payment is already in order: the one-seat round skips the sort (0.6 us).
-        self.payments.extend(in_settlement_order(final, profile) if len(final) > 1 else final)
+        self.payments.extend(final)
 
 
 _SEAT_OF = attrgetter("seat")  # a C getter: a lambda sort key costs a Python call per seat
-# The steps a round asks for are immutable and shared: built once (the initial deal's) or
-# on first use (players'), looked up in a dict after that. Building a frozen dataclass per
-# step (0.8 us, ~16 a round) was a tenth of the engine's time.
-_INITIAL, _UP, _HOLE = CardRole.INITIAL, CardRole.UP, CardRole.HOLE
-_SECOND, _DRAW = CardRole.SECOND, CardRole.DRAW
-_HIT_ROLE, _DOUBLE_ROLE, _SPLIT_ROLE = CardRole.HIT, CardRole.DOUBLE, CardRole.SPLIT
-_INITIAL_CARD = {s: NeedCard(CardRole.INITIAL, s, 0) for s in SEATS}
-_UP_CARD = NeedCard(CardRole.UP)
-_HOLE_CARD = NeedCard(CardRole.HOLE)
-_SECOND_CARD = NeedCard(CardRole.SECOND)
-_DRAW_CARD = NeedCard(CardRole.DRAW)
-_PEEK_FOR_ACE = NeedPeek(looking_for_ace=True)
-_PEEK_FOR_TEN = NeedPeek(looking_for_ace=False)
-_HIT_BIT, _DOUBLE_BIT, _SPLIT_BIT, _SURRENDER_BIT = (
-    _HIT.bit,
-    _DOUBLE.bit,
-    _SPLIT.bit,
-    _SURRENDER.bit,
-)
-# Keys hold no Enum member: an Enum's __hash__ is a Python-level call (0.15 us).
-_PLANS: dict[tuple[tuple[int, ...], bool], tuple[NeedCard, ...]] = {}
-_INSURANCE_STEPS: dict[tuple[int, ...], NeedInsurance] = {}
-_DECISION_STEPS: dict[tuple[int, int, int], NeedDecision] = {}
-_HIT_STEPS: dict[tuple[int, int], NeedCard] = {}
-_DOUBLE_STEPS: dict[tuple[int, int], NeedCard] = {}
-_SPLIT_STEPS: dict[tuple[int, int], NeedCard] = {}
-
-
-Setup = tuple[MatchPayTable, bool, tuple[NeedCard, ...]]
-# By the profile's id (a profile holds a dict, so it has no hash), with the profile kept in
-# the entry so that its id cannot be reused while the entry lives. Checking the deck count,
-# reading the peek rule and looking the plan up per round cost 0.4 us of a 2 us set-up.
-_SETUPS: dict[tuple[int, int, tuple[int, ...]], tuple[Profile, Setup]] = {}
-_SETUPS_KEPT = 256
-
-
-def _setup(profile: Profile, decks: int, seats: tuple[int, ...]) -> Setup:
-    """Match pay table, "the reader peeks on A/K/Q/J", and the initial deal's places.
-
-    Raises:
-        ProfileError: for a deck count the profile does not allow.
-    """
-    entry = _SETUPS.get((id(profile), decks, seats))
-    if entry is not None and entry[0] is profile:
-        return entry[1]
-    # PA 635a.7(g): the reader peeks only where the profile deals a hole card.
-    setup = (
-        profile.match_table(decks),
-        profile.uses_hole_card_peek,
-        _initial_plan(seats, profile.dealer_second_card),
-    )
-    if len(_SETUPS) >= _SETUPS_KEPT:
-        _SETUPS.clear()
-    _SETUPS[id(profile), decks, seats] = (profile, setup)
-    return setup
-
-
-def _initial_plan(seats: tuple[int, ...], second: DealerSecondCard) -> tuple[NeedCard, ...]:
-    # PA 635a.7(e), NY 5324.12(c)(4), NJ 19.7(d): from the dealer's left, one card to
-    # each box, the dealer's up card, a second card to each box, then the hole card
-    # where the profile deals one.
-    with_hole = second is DealerSecondCard.HOLE
-    plan = _PLANS.get((seats, with_hole))
-    if plan is None:
-        boxes = [_INITIAL_CARD[s] for s in seats]
-        hole = [_HOLE_CARD] if with_hole else []
-        plan = _PLANS[seats, with_hole] = (*boxes, _UP_CARD, *boxes, *hole)
-    return plan
-
-
-def _insurance_step(seats: tuple[int, ...]) -> NeedInsurance:
-    step = _INSURANCE_STEPS.get(seats)
-    if step is None:
-        step = _INSURANCE_STEPS[seats] = NeedInsurance(seats)
-    return step
-
-
-def _decision_step(seat: int, hand: int, mask: int) -> NeedDecision:
-    step = _DECISION_STEPS.get((seat, hand, mask))
-    if step is None:
-        step = _DECISION_STEPS[seat, hand, mask] = NeedDecision(seat, hand, mask)
-    return step
-
-
-def _card_step(role: CardRole, seat: int, hand: int) -> NeedCard:
-    steps = (
-        _HIT_STEPS if role is _HIT_ROLE else _DOUBLE_STEPS if role is _DOUBLE_ROLE else _SPLIT_STEPS
-    )
-    step = steps.get((seat, hand))
-    if step is None:
-        step = steps[seat, hand] = NeedCard(role, seat, hand)
-    return step

@@ -6,7 +6,7 @@ Clauses: winning conditions PA 635a.7(n)-(o) and NY 5324.12(b)(1)-(2); bonus odd
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Final, NamedTuple
 
@@ -20,6 +20,7 @@ from controller.rules.profiles import (
     SettlementOrder,
     SplitTwentyOne,
 )
+from controller.rules.steps import SeatWager
 
 
 class WagerKind(Enum):
@@ -329,6 +330,40 @@ def settle_insurance(seat: int, cents: int, dealer_blackjack: bool) -> Payment:
             seat, WagerKind.INSURANCE, Outcome.WIN, TWO_TO_ONE.pay(cents), odds=TWO_TO_ONE
         )
     return Payment(seat, WagerKind.INSURANCE, Outcome.LOSE, -cents)
+
+
+def final_settlement(
+    seats: Sequence[int],
+    hands: Mapping[int, Sequence[PlayerHand]],
+    wagers: Mapping[int, SeatWager],
+    dealer: DealerResult,
+    profile: Profile,
+) -> list[Payment]:
+    """The payments of the final settlement, in the profile's order: every hand not settled
+    yet, the no-peek dealer blackjack cap, and the super bonus shares."""
+    final: list[Payment] = []
+    for seat in seats:
+        seat_hands = hands[seat]
+        seat_payments = [settle_hand(h, dealer, profile) for h in seat_hands if not h.settled]
+        if dealer.blackjack:
+            busted = frozenset(h.index for h in seat_hands if h.status is HandStatus.BUST)
+            apply_original_only(seat_payments, wagers[seat].wager, profile, busted)
+        final += seat_payments
+    for payment in [p for p in final if p.super_bonus_hand]:
+        # NY 5324.12(b)(7): $50 to every other player who wagered this round.
+        final.extend(
+            Payment(
+                s,
+                WagerKind.SUPER_BONUS_SHARE,
+                Outcome.WIN,
+                SUPER_BONUS_SHARE_CENTS,
+                note=f"super bonus at seat {payment.seat}",
+            )
+            for s in seats
+            if s != payment.seat
+        )
+    # One payment is already in order: the one-seat round skips the sort (0.6 us).
+    return in_settlement_order(final, profile) if len(final) > 1 else final
 
 
 def in_settlement_order(payments: list[Payment], profile: Profile) -> list[Payment]:

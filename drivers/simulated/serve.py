@@ -170,7 +170,7 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
 READABLE: Final = {
     "shoe": {"remaining", "draws", "dealt"},
     "shuffler": {"batches", "state", "jammed", "door_open"},
-    "panel": {"lamps", "unknown_lamps"},
+    "panel": {"lamps", "unknown_lamps", "lamp_frames", "refused_lamp_frames"},
     "reader": {"checks"},
 }
 COMMON_READABLE: Final = {
