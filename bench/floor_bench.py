@@ -134,6 +134,33 @@ def worker(spec: dict[str, Any]) -> None:
         shipper.stop()
 
 
+# --- the table beside its shipper ------------------------------------------------------------
+
+
+def table_rounds_per_s(work: Path, rounds: int, name: str, port: int | None, ca: Any) -> float:
+    """Rounds/s of the real station (simulated dealer and devices, in this process) with
+    its shipper beside it in the same process: none (``port`` None), or one reaching for
+    the broker at ``port``."""
+    from controller.service.config_floor import FloorSettings
+    from controller.service.shipper import Shipper
+    from controller.simulation.runner import SimulatedTable, SimulationSettings
+
+    journal = work / f"{name}.sqlite3"
+    shipper = None
+    if port is not None:
+        settings = FloorSettings(
+            "127.0.0.1", port, name, work / f"{name}.password", ca if ca else None
+        )
+        shipper = Shipper(journal, name, settings)
+        shipper.start()
+    try:
+        result = SimulatedTable(SimulationSettings(rounds=rounds, seed=7, journal=journal)).run()
+    finally:
+        if shipper is not None:
+            shipper.stop()
+    return result.rounds / result.seconds
+
+
 # --- the bench ------------------------------------------------------------------------------
 
 
@@ -169,23 +196,31 @@ def main() -> None:
     parser.add_argument("--collectors", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch-rows", type=int, default=500, help="the stations' batch_rows")
+    parser.add_argument("--table-rounds", type=int, default=100, help="rounds per table run")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(json.loads(args.worker))
         return
+    import logging
+
+    import structlog
+
+    # The simulated table of phase 0 logs every link (and an unsealed journal); the
+    # figures are what is printed.
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
 
     import psycopg
 
     from floor.schema import migrate
-    from floor.servers import Broker, Database, remove
+    from floor.servers import Broker, Database, free_port, remove
 
     work = Path(tempfile.mkdtemp(prefix="floor-bench-"))
     source = work / "source.sqlite3"
     _simulate(source, args.rounds)
     catch_up = [f"C{n:03d}" for n in range(args.stations)]
     live = [f"L{n:03d}" for n in range(args.live_stations)]
-    broker = Broker([*catch_up, *live])
+    broker = Broker([*catch_up, *live, "D-LIVE"])
     broker.start()
     database = Database(durable=True)
     database.start()
@@ -227,6 +262,19 @@ def main() -> None:
             "live_seconds": args.live_seconds, "batch_rows": args.batch_rows,
         }  # fmt: skip
 
+        # 0. the table's own speed: no floor, broker gone, shipping to a live floor
+        for name in ("D-DOWN", "D-LIVE"):
+            (work / f"{name}.password").write_text(
+                broker.password_file("D-LIVE").read_text() if name == "D-LIVE" else "x\n"
+            )
+        speeds = {
+            "none": table_rounds_per_s(work, args.table_rounds, "D-NONE", None, None),
+            "down": table_rounds_per_s(work, args.table_rounds, "D-DOWN", free_port(), None),
+            "live": table_rounds_per_s(
+                work, args.table_rounds, "D-LIVE", broker.port, broker.ca_file
+            ),
+        }
+
         # 1. catch-up
         journals = {}
         for table in catch_up:
@@ -243,7 +291,12 @@ def main() -> None:
         started = time.monotonic()
         workers = _start_workers(dict(spec, live=False, journals=journals), catch_up, args.workers)
         with psycopg.connect(database.conninfo, autocommit=True) as conn:
-            while conn.execute("SELECT count(*) FROM journal_row").fetchone()[0] < expected:
+            while (
+                conn.execute(
+                    "SELECT count(*) FROM journal_row WHERE table_id LIKE 'C%'"
+                ).fetchone()[0]
+                < expected
+            ):
                 time.sleep(0.05)
         elapsed = time.monotonic() - started
         cpu = sum(_clock_ticks(c.pid) for c in collectors) - cpu_before
@@ -260,7 +313,8 @@ def main() -> None:
             (result_bytes,) = conn.execute(
                 "SELECT pg_total_relation_size('round_result')"
             ).fetchone()
-        bytes_per_row = (int(table_bytes) + int(result_bytes)) / expected
+            (stored,) = conn.execute("SELECT count(*) FROM journal_row").fetchone()
+        bytes_per_row = (int(table_bytes) + int(result_bytes)) / int(stored)
         rows_per_round = per_station / args.rounds
 
         # 2. live
@@ -306,6 +360,9 @@ def main() -> None:
         "lag_rounds": len(lags),
         "lag_p50_ms": pct(0.50),
         "lag_p99_ms": pct(0.99),
+        "table_rounds_per_s_no_floor": round(speeds["none"], 1),
+        "table_rounds_per_s_broker_down": round(speeds["down"], 1),
+        "table_rounds_per_s_shipping": round(speeds["live"], 1),
     }
     print(
         f"catch-up: {expected} rows from {len(catch_up)} stations in {elapsed:.1f} s"
@@ -326,6 +383,11 @@ def main() -> None:
         f"database: {figures['db_bytes_per_row']} bytes/row;"
         f" {rows_per_round:.0f} rows/round x {ROWS_PER_ROUND_DAY} rounds/day ="
         f" {figures['db_mb_per_table_day']} MB per table-day"
+    )
+    print(
+        "the table beside its shipper (rounds/s, simulated dealer, same process): no floor"
+        " {table_rounds_per_s_no_floor}, broker gone {table_rounds_per_s_broker_down},"
+        " shipping {table_rounds_per_s_shipping}".format(**figures)
     )
     print("FIGURES " + json.dumps(figures))
 

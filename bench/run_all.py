@@ -214,6 +214,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
             "1",
             "--live-seconds",
             "3",
+            "--table-rounds",
+            "5",
         ),
         keys=(
             "stations",
@@ -226,6 +228,9 @@ BENCHMARKS: tuple[Benchmark, ...] = (
             "live_rows_per_s",
             "lag_p50_ms",
             "lag_p99_ms",
+            "table_rounds_per_s_no_floor",
+            "table_rounds_per_s_broker_down",
+            "table_rounds_per_s_shipping",
         ),
         targets=(
             Target("rows_per_s", ">=", 20_000, ">= 20,000 rows/s ingested", "#17"),

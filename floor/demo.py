@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -134,6 +135,7 @@ def main() -> int:
         database.stop()
         remove(broker)
         remove(database)
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
