@@ -197,6 +197,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ),
         targets=(
             Target("start_ready_s", "<", 1.5, "start to READY < 1.5 s on a 1M-row journal", "#13"),
+            Target(
+                "commits_per_round",
+                "<",
+                55,
+                "fewer than the ~55 commits a round of issue 15 (journal on disk, fsync)",
+                "#15",
+            ),
         ),
     ),
     Benchmark(
@@ -235,15 +242,6 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         targets=(
             Target("rows_per_s", ">=", 20_000, ">= 20,000 rows/s ingested", "#17"),
             Target("lag_p99_ms", "<", 1000, "commit-to-database lag p99 < 1 s", "#17"),
-        ),
-        targets=(
-            Target(
-                "commits_per_round",
-                "<",
-                55,
-                "fewer than the ~55 commits a round of issue 15 (journal on disk, fsync)",
-                "#15",
-            ),
         ),
     ),
     Benchmark(
