@@ -211,7 +211,14 @@ class Supervised:
         self.fault = None
         if resolution is Resolution.RESUME:
             assert self.resume_to is not None
-            self._fire(f"resume_{self.resume_to.value}")
+            target = self.resume_to
+            if self.play is not None and target in SETTLE_STATES and target is not State.SETTLING:
+                # The settlements still to prompt (a restart rebuilt the round without its
+                # queue); none left: on to where the round stands.
+                self.settle_queue = self.play.due_now()
+                if not self.settle_queue:
+                    target = self.play.state_for_step()
+            self._fire(f"resume_{target.value}")
             return
         if self.play is not None:
             self.reshuffle_pending |= self.play.round.reshuffle_due

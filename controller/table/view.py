@@ -75,6 +75,8 @@ def view_record(view: TableView) -> dict[str, Any]:
     record["state"] = view.state.value
     record["lamps"] = [[led.value, mode.value] for led, mode in view.lamps]
     record["hands"] = [{n: getattr(h, n) for n in HandView.__slots__} for h in view.hands]
+    if view.settling is not None:
+        record["settling"] = {n: getattr(view.settling, n) for n in SettlementView.__slots__}
     return record
 
 
@@ -90,6 +92,8 @@ def view_from_record(record: dict[str, Any]) -> TableView:
     fields["hands"] = tuple(HandView(**{**h, "cards": tuple(h["cards"])}) for h in record["hands"])
     for name in ("seats", "dealer_cards", "legal"):
         fields[name] = tuple(record[name])
+    if record.get("settling") is not None:
+        fields["settling"] = SettlementView(**record["settling"])
     return TableView(**fields)
 
 
