@@ -1,16 +1,20 @@
 """Serial transport on pyserial for the shuffler and the shoe (USB-serial, 115200 8N1).
 
-The port is opened exclusively (an advisory ``flock``: a second station process, or a
-stray ``screen``, cannot share it), reads wait at most one tick, writes give up after a
-timeout instead of blocking the caller, and an unplugged adapter is reported and reopened
-with backoff. Configure the port by its stable udev path (``/dev/serial/by-id/...``), not
-``/dev/ttyUSB0``, whose number changes on replug.
+The port is opened exclusively at the kernel level: ``TIOCEXCL`` makes any further
+``open()`` of the tty fail with EBUSY while the station holds it (for every process but
+root's), so another process in the ``dialout`` group can neither read the device's bytes
+nor write to it; pyserial's advisory ``flock`` is kept too. Reads wait at most one tick,
+writes give up after a timeout instead of blocking the caller, and an unplugged adapter is
+reported and reopened with backoff. Configure the port by its stable udev path
+(``/dev/serial/by-id/...``), not ``/dev/ttyUSB0``, whose number changes on replug.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import termios
 from dataclasses import dataclass
 
 import serial
@@ -87,6 +91,15 @@ class SerialTransport(ThreadedTransport):
             if not os.path.exists(path):
                 raise DeviceNotFoundError(f"{path}: no such serial port") from err
             raise TransportError(f"{path}: cannot open: {err}") from err
+        except ValueError as err:  # a NUL byte in the path: no such port can exist
+            raise DeviceNotFoundError(f"{path!r}: not a usable port path: {err}") from err
+        if self.settings.exclusive:
+            try:
+                fcntl.ioctl(port.fileno(), termios.TIOCEXCL)
+            except OSError as err:
+                with contextlib.suppress(serial.SerialException, OSError):
+                    port.close()
+                raise TransportError(f"{path}: cannot take the port exclusively: {err}") from err
         self._port = port
         return path
 
@@ -122,6 +135,10 @@ class SerialTransport(ThreadedTransport):
     def _close_port(self) -> None:
         port, self._port = self._port, None
         if port is not None:
+            # The exclusive flag outlives our descriptor while another one stays open (a
+            # pty's other end): give it back, so that the next opener is not refused.
+            with contextlib.suppress(serial.SerialException, OSError, ValueError, TypeError):
+                fcntl.ioctl(port.fileno(), termios.TIOCNXCL)
             # Closing a port whose device is gone may fail: it is released either way.
             with contextlib.suppress(serial.SerialException, OSError):
                 port.close()

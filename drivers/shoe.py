@@ -91,6 +91,8 @@ class ShoeDriver(LinkedDevice):
         self._unreadable = 0
         # Commitments asked for at the reveal and not answered yet.
         self._reveals_asked: set[bytes] = set()
+        # Revealed hole cards already counted among the batch's copies (since the load).
+        self._holes_counted: set[bytes] = set()
         #: Repeated reports dropped since the driver started.
         self.repeats = 0
         self._serial = SerialTransport(settings, self, name="shoe", backoff=backoff)
@@ -143,6 +145,7 @@ class ShoeDriver(LinkedDevice):
                 return
             self._load = message.load
             self._seen.clear()
+            self._holes_counted.clear()
             self._draws.clear()
             self._last_draw = 0
             self._empty_delivered = False
@@ -175,6 +178,10 @@ class ShoeDriver(LinkedDevice):
         except ForeignCardError as err:
             yield HoleCardRevealed(commitment.hex(), None, None, f"the shoe revealed {err}")
             return
+        if commitment not in self._holes_counted:
+            # It left the shoe at the deal: it counts among the batch's copies from now.
+            self._holes_counted.add(commitment)
+            self._seen[card] += 1
         yield HoleCardRevealed(commitment.hex(), card, message.nonce.hex())
 
     def _on_rejected(self, reason: str, type_id: int) -> DeviceEvent:

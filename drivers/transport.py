@@ -9,6 +9,7 @@ nothing of frames: the driver behind the ``LinkListener`` feeds the bytes to
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -153,6 +154,22 @@ class ThreadedTransport(ABC):
     # --- reader thread ------------------------------------------------------------------
 
     def _run(self) -> None:
+        # The reader thread is the device's only voice: if it ends for any reason but
+        # close(), the device is lost (the procedure faults) rather than silently quiet.
+        try:
+            self._serve()
+        except BaseException as err:  # a bug, or a port call that raised the unexpected
+            log.exception("link reader thread failed", link=self.name)
+            with contextlib.suppress(Exception), self._lock:
+                self._is_open = False
+                self._close_port()
+            reason = f"{self.name}: reader thread ended: {type(err).__name__}: {err}"
+            self._notify_down(TransportError(reason))
+            return
+        if not self._stop.is_set():  # pragma: no cover - _serve returns only when stopped
+            self._notify_down(TransportError(f"{self.name}: reader thread ended"))
+
+    def _serve(self) -> None:
         delays = self._backoff.delays()
         last_reported: str | None = None
         while not self._stop.is_set():

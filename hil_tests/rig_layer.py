@@ -48,9 +48,10 @@ class Hands(Protocol):
     def load(self, cards: Sequence[Card], cover_at: int | None) -> None:
         """Put exactly ``cards`` in the shoe, the cover card after ``cover_at`` of them."""
 
-    def deal(self, expected: Card | str | None) -> Card | str | None:
-        """Pull the next card past the shoe's sensor; what came out (``COVER`` for the
-        cover card, None for an empty shoe)."""
+    def deal(self, expected: Card | str | None, *, hole: bool = False) -> Card | str | None:
+        """Pull the next card past the shoe's sensor (``hole``: through its hole-card
+        slot, withheld); what came out (``COVER`` for the cover card, None for an empty
+        shoe)."""
 
     def press(self, button: Button) -> None:
         """Press and release a panel button."""
@@ -75,9 +76,9 @@ class DoubleHands:
         """Load the shoe double."""
         self.rig.shoe.load(cards, cover_at=cover_at)
 
-    def deal(self, expected: Card | str | None) -> Card | str | None:
-        """The shoe double deals and reports the card over its pty."""
-        return self.rig.shoe.deal()
+    def deal(self, expected: Card | str | None, *, hole: bool = False) -> Card | str | None:
+        """The shoe double deals and reports the card (or withholds the hole card)."""
+        return self.rig.shoe.deal(hole=hole)
 
     def press(self, button: Button) -> None:
         """Drive the button's mock pin low and high."""
@@ -126,10 +127,11 @@ class PersonHands:
             order.insert(cover_at, "COVER")
         self.ask("Load the shoe, first card out first: " + " ".join(order))
 
-    def deal(self, expected: Card | str | None) -> Card | str | None:
+    def deal(self, expected: Card | str | None, *, hole: bool = False) -> Card | str | None:
         """Ask for the next card out of the shoe (the script knows which it is)."""
         what = "the cover card" if expected == COVER else str(expected)
-        self.ask(f"Pull the next card out of the shoe (it should be {what})")
+        slot = " through the hole-card slot, face down" if hole else ""
+        self.ask(f"Pull the next card out of the shoe{slot} (it should be {what})")
         return expected
 
     def press(self, button: Button) -> None:

@@ -38,6 +38,8 @@ from drivers.hal import (
     DeviceConnected,
     DeviceFault,
     DeviceLost,
+    HoleCardDealt,
+    HoleCardRevealed,
     PeekResult,
     SeatWagerChanged,
     ShoeEmpty,
@@ -270,7 +272,8 @@ class TableDriver:
         assert isinstance(nxt, Card)
         if text is not None:
             assert nxt.text == text, f"the shoe's next card is {nxt.text}, the script says {text}"
-        kinds: list[type] = [CoverCardSeen] * covers + [CardDrawn]
+        hole = self.view.hole_card_due
+        kinds: list[type] = [CoverCardSeen] * covers + [HoleCardDealt if hole else CardDrawn]
         if not self.shoe:
             kinds.append(ShoeEmpty)
         state = self.state
@@ -279,7 +282,7 @@ class TableDriver:
         for _ in range(covers):
             out = self.hands.deal(COVER)
             assert out == COVER, f"the shoe dealt {out}, the script expected the cover card"
-        out = self.hands.deal(nxt)
+        out = self.hands.deal(nxt, hole=hole)
         self.pacer.wait(seq, self.station.wait_seconds)
         assert out == nxt, f"the shoe dealt {out}, the script expected {nxt}"
         self.dealt.append(nxt)
@@ -291,6 +294,12 @@ class TableDriver:
         for _ in range(times):
             peeking = self.state is State.PEEKING and button is Button.NEXT
             kinds: list[type] = [ButtonPressed, PeekResult] if peeking else [ButtonPressed]
+            view = self.view
+            if self.state is State.DEALER and button is Button.NEXT and view.reveal_due:
+                kinds.append(HoleCardRevealed)  # the station asks the shoe for it
+            voiding = button in (Button.SUPERVISOR_VOID, Button.SUPERVISOR_RESHUFFLE)
+            if self.state is State.FAULT and voiding and view.hole_face_down and self._key_on():
+                kinds.append(HoleCardRevealed)  # asked for at the void, to be journaled
             self._act(kinds, self.hands.press, button)
 
     def bet(self, seat: int, cents: int | None = None, *, match: bool | int = False) -> None:
@@ -315,6 +324,9 @@ class TableDriver:
         """Slide the hole card (or ``card``) into the reader and press NEXT."""
         self.hands.insert_hole_card(card or self.hole)
         self.press()
+
+    def _key_on(self) -> bool:
+        return bool(self.station.built.table.supervisor_key)
 
     def supervisor(self, resolution: Button) -> None:
         """Key on, a resolution button, key off."""

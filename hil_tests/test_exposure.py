@@ -7,6 +7,12 @@ command renders it), and every byte written to the devices (the doubles' ``wire_
 the commands they decoded. Two rounds that differ only in the hole card must emit the same
 things up to the reveal (the commitment aside: a hash under a fresh random nonce), and the
 hole card's text appears in none of it.
+
+The devices' side too (issue 14): every byte each double sends and every message before it
+is sealed. The shoe withholds the hole card, so no message it sends carries it before the
+reveal; and every frame of a session is sealed, so no plain frame on any line carries a
+card at all (sealed bytes are random: searching them for two bytes would be a lottery, so
+the plain frames are what is searched).
 """
 
 from __future__ import annotations
@@ -22,11 +28,15 @@ import structlog
 from rich.console import Console
 from table_driver import TableDriver
 
+import firmware_bridge as fb
 from controller.cli.simulate import LiveView
+from controller.rules.cards import parse_card
 from controller.service.logs import configure_logging
 from controller.simulation.runner import SimulationSettings
 from controller.table.prompts import State
 from drivers.hal import Led, LedMode
+from firmware_bridge.frame import Frame, FrameDecoder
+from firmware_bridge.messages import Hello, HelloReply, NoSession, Refused
 
 pytestmark = pytest.mark.doubles
 
@@ -54,8 +64,12 @@ def _round_until_reveal(station: Any, hole: str, logs: io.StringIO) -> tuple[dic
     """Play a round to the reveal prompt; what the station emitted so far, and the table."""
     t: TableDriver = station("PA")
     doubles = t.doubles
+    sent_bytes: list[bytes] = []
     for double in (doubles.shuffler, doubles.shoe, doubles.card_reader):
         double.wire_log = []
+        double.sent_log = []
+        transmit = double.transmit
+        double.transmit = lambda data, send=transmit: (sent_bytes.append(data), send(data))[1]
     panel = next(d for d in t.station.built.station.drivers if type(d).__name__ == "GpioPanel")
     shown: list[dict[Led, LedMode]] = []
     show = panel.show
@@ -109,14 +123,33 @@ def _round_until_reveal(station: Any, hole: str, logs: io.StringIO) -> tuple[dic
             for m in d.commands
             if "Heartbeat" not in type(m).__name__
         ],
+        "device_messages": [
+            m for d in (doubles.shuffler, doubles.shoe, doubles.card_reader) for m in d.sent_log
+        ],
+        "device_wire": b"".join(sent_bytes),
     }
     return emitted, t
+
+
+#: The frames a session never seals (docs/protocol.md, section 4).
+PLAIN_TYPES = {Hello.TYPE_ID, HelloReply.TYPE_ID, Refused.TYPE_ID, NoSession.TYPE_ID}
+
+
+def plain_frames(wire: bytes) -> list[Frame]:
+    """The frames on ``wire`` that are not sealed."""
+    frames = [f for f in FrameDecoder().feed(wire) if isinstance(f, Frame)]
+    assert frames
+    return [f for f in frames if not f.sealed]
 
 
 def _comparable(emitted: dict[str, Any]) -> dict[str, Any]:
     # Raw bytes and free text carry sequence numbers, heartbeats and timings that differ
     # between any two runs: they are searched, not compared.
-    out = {k: v for k, v in emitted.items() if k not in ("wire", "log_text", "console")}
+    out = {
+        k: v
+        for k, v in emitted.items()
+        if k not in ("wire", "log_text", "console", "device_messages", "device_wire")
+    }
     out["logs"] = [
         {k: v for k, v in line.items() if not re.search(r"\d+\.\d+ s|address", str(v))}
         for line in out["logs"]
@@ -138,10 +171,23 @@ def test_nothing_the_station_emits_shows_the_hole_card_before_the_reveal(
     t2.finish()
 
     for hole, out in (("5C", emitted), ("6D", other)):
-        text = repr({k: v for k, v in out.items() if k != "wire"})
+        text = repr({k: v for k, v in out.items() if k not in ("wire", "device_wire")})
         assert hole not in text
-        assert hole.encode() not in out["wire"]
         assert hole not in out["console"]
+        card = parse_card(hole)
+        code = (int(card.rank), card.suit.value)
+        # What the devices said, unsealed: the shoe reported the hole card only by its
+        # commitment, and nothing else any device sent names it.
+        said = out["device_messages"]
+        cards_said = [(m.rank, m.suit) for m in said if isinstance(m, fb.CardDrawnReport)]
+        assert code not in cards_said
+        assert any(isinstance(m, fb.HoleCardDealtReport) for m in said)
+        # On the lines, both ways: every frame but a handshake's is sealed, and no plain
+        # frame carries the card.
+        for wire in (out["wire"], out["device_wire"]):
+            plain = plain_frames(wire)  # the session is up: none but a handshake's
+            assert {f.type_id for f in plain} <= PLAIN_TYPES
+            assert all(hole.encode() not in f.payload for f in plain)
     assert emitted["wire"] and emitted["commands"] and emitted["panel"]
     assert len(emitted["logs"]) > 10 and len(emitted["journal"]) > 30
     assert _comparable(emitted) == _comparable(other)

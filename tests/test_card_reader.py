@@ -204,3 +204,17 @@ def test_answer_repeated_after_a_lost_session_is_not_a_second_result(rig: Rig) -
     assert [e for e in rig.events.history if isinstance(e, PeekResult | DeviceFault)] == [
         PeekResult(PeekAnswer.NO_BLACKJACK)
     ] * 2
+
+
+def test_an_answer_to_another_question_is_a_fault_never_a_result(rig: Rig) -> None:
+    # Issue 14: the driver's docstring promised it; nothing tested it. The reader answers
+    # "request N+1" to request N: a question the station never asked.
+    rig.double.set_hole_card(parse_card("AS"))
+    rig.double.answer_other_request(1)
+    rig.driver.check(PeekTarget.LOOKING_FOR_TEN)
+    fault = rig.events.next()
+    assert isinstance(fault, DeviceFault) and fault.device is DeviceKind.CARD_READER
+    assert fault.reason == "answer to request 2, expected 1"
+    # The question still outstanding is answered properly next time.
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.BLACKJACK
+    assert rig.events.pending() == []

@@ -276,7 +276,11 @@ def test_files_that_cannot_be_read(tmp_path: Path) -> None:
 
 
 def _with_panel_board(data: dict[str, Any]) -> dict[str, Any]:
-    data["devices"]["panel_board"] = {"port": "/dev/dealer-panel", "serial": "PNL-1"}
+    data["devices"]["panel_board"] = {
+        "port": "/dev/dealer-panel",
+        "serial": "PNL-1",
+        "firmware": ["pnl-1.0"],
+    }
     return data
 
 
@@ -284,7 +288,9 @@ def test_a_panel_board_on_serial_instead_of_gpio_pins() -> None:
     data = _with_panel_board(example())
     del data["devices"]["panel"]
     panel = parse(data).devices.panel
-    assert panel == SerialDevice(Path("/dev/dealer-panel"), "PNL-1")
+    assert panel == SerialDevice(
+        Path("/dev/dealer-panel"), "PNL-1", firmware=frozenset({"pnl-1.0"})
+    )
 
 
 def test_the_panel_is_pins_or_a_board_not_both_and_not_neither() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import firmware_bridge as fb
 from drivers.device_link import ExpectedDevice
 from drivers.errors import DriverConfigError
 from drivers.hal import (
@@ -14,6 +15,7 @@ from drivers.hal import (
     ButtonPressed,
     DeviceConnected,
     DeviceFault,
+    DeviceFaultKind,
     DeviceLost,
     Led,
     LedMode,
@@ -25,6 +27,8 @@ from drivers.panel_link import PanelCodes, SerialPanelDriver
 from drivers.simulated.panel import PanelDouble
 from drivers.simulated.recorder import EventRecorder
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
+from firmware_bridge.auth import Sealer, SessionKeys
+from firmware_bridge.frame import FLAG_RELIABLE, FLAG_SEALED
 
 SERIAL = "PANEL-0001"
 #: The pairing secret the doubles and the drivers share in these tests.
@@ -122,3 +126,37 @@ def test_unplugged_board_gets_its_lamps_back_without_a_fault(board: Board) -> No
     board.events.expect(DeviceConnected)
     assert board.lamps_settle({Led.BETS: LedMode.STEADY})
     assert not [e for e in board.events.history if isinstance(e, DeviceFault)]
+
+
+# --- issue 14: the supervisor key never comes from a frame without a valid tag ------------
+
+
+def forged_button(code: int, pressed: bool, seq: int, *, key: bytes | None = None) -> bytes:
+    """A ButtonReport frame written on the panel's line by someone else: the right type,
+    sequence number and CRC, unsealed or sealed with a key of their own."""
+    payload = fb.encode_message(fb.ButtonReport(code, pressed))[1]
+    frame = fb.Frame(fb.PROTOCOL_VERSION, fb.ButtonReport.TYPE_ID, seq, FLAG_RELIABLE, 0, payload)
+    if key is not None:
+        frame = frame._replace(flags=FLAG_RELIABLE | FLAG_SEALED)
+        sealer = Sealer(SessionKeys(key, bytes(16), bytes(16), 4).device_to_station)
+        frame = frame._replace(payload=sealer.seal(frame.header(), payload))
+    return fb.encode_frame(frame)
+
+
+def test_forged_key_and_resume_frames_never_reach_the_station(board: Board) -> None:
+    codes = board.double.codes
+    key, resume = codes.supervisor_key, codes.buttons[Button.SUPERVISOR_RESUME]
+    # Issue 14: two frames (key on, then supervisor resume) cleared a fault. Now: dropped.
+    board.double.transmit(forged_button(key, True, 0))
+    board.double.transmit(forged_button(resume, True, 1, key=bytes(32)))
+    board.double.place_wager(2, WagerSpot.MAIN)  # the genuine board, after them
+    assert isinstance(board.events.next(), SeatWagerChanged)  # nothing came before it
+    assert board.driver.stats.auth_failures == 2
+    assert not board.driver.supervisor_key_on
+    board.double.transmit(forged_button(resume, True, 1))
+    fault = board.events.expect(DeviceFault)
+    assert fault.kind is DeviceFaultKind.AUTHENTICATION
+    assert not any(isinstance(e, SupervisorKey | ButtonPressed) for e in board.events.history)
+    # The board's own key, in sealed frames, still works.
+    board.double.turn_key(True)
+    assert board.events.expect(SupervisorKey) == SupervisorKey(True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import queue
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -230,3 +232,45 @@ def test_a_failing_listener_does_not_kill_the_reader(tmp_path: Path) -> None:
     finally:
         transport.close()
         device.port.close()
+
+
+#: A second process, as an ordinary user (root bypasses TIOCEXCL), opens a tty and prints
+#: the errno name it got, or "opened".
+_SECOND_OPENER = """
+import errno, os, sys
+try:
+    os.close(os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK))
+except OSError as err:
+    print(errno.errorcode[err.errno])
+else:
+    print("opened")
+"""
+
+
+NOBODY = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups")
+
+
+def open_as_nobody(tty: str) -> str:
+    """What ``nobody`` gets when it opens ``tty`` in a process of its own."""
+    result = subprocess.run(
+        [*NOBODY, "/usr/bin/python3", "-c", _SECOND_OPENER, tty],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return result.stdout.strip()
+
+
+def test_a_second_process_cannot_open_the_port_while_the_station_holds_it(
+    link: tuple[SerialTransport, Recorder], device: DeviceEnd
+) -> None:
+    # Issue 14: another dialout user opened the shoe's tty beside the station (the flock
+    # is advisory), read its bytes and stopped play. TIOCEXCL refuses it in the kernel.
+    transport, recorder = link
+    recorder.next("up")
+    tty = os.path.realpath(device.port.path)
+    os.chmod(tty, 0o666)  # as if nobody were in the dialout group: only TIOCEXCL stops it
+    assert open_as_nobody(tty) == "EBUSY"
+    transport.close()  # the station lets go: the same open now succeeds
+    assert open_as_nobody(tty) == "opened"

@@ -47,6 +47,13 @@ from drivers.simulated.serve import Doubles, answer, port_factory, start_doubles
 from drivers.simulated.serve_client import DoublesError, ServedDoubles
 
 DEADLINE = 15.0
+#: The doubles start paired with this secret (pairing itself: tests/test_serve_daemon.py).
+SECRET = bytes(range(32))
+SECRETS = {"shoe": SECRET, "panel": SECRET, "shuffler": SECRET}
+
+
+def expected(serial: str) -> ExpectedDevice:
+    return ExpectedDevice(serial, firmware=frozenset({"sim-1.0"}), secret=SECRET)
 
 
 def next_event(events: queue.Queue[DeviceEvent], kind: type[Any]) -> Any:
@@ -119,7 +126,7 @@ def shoe_driver(port: str, events: queue.Queue[DeviceEvent], serial: str) -> Sho
     return ShoeDriver(
         SerialSettings(port),
         events.put,
-        ExpectedDevice(serial),
+        expected(serial),
         decks=6,
         timing=FAST_TIMING,
         backoff=FAST_BACKOFF,
@@ -136,6 +143,7 @@ def test_shoe_on_a_pty_deals_through_the_real_driver(
         tmp / "control.sock",
         serials={"shoe": "SHO-77"},
         timing="fast",
+        secrets=SECRETS,
     ) as served:
         entry = served.ready["devices"]["shoe"]
         assert entry["serial"] == "SHO-77"
@@ -160,12 +168,14 @@ def test_shoe_on_a_pty_deals_through_the_real_driver(
 def test_panel_board_served_on_a_unix_socket(tmp: Path, events: queue.Queue[DeviceEvent]) -> None:
     """``unix:PATH``: the double serves the socket, the peer connects (QEMU as client).
     Buttons reach the real panel driver; its lamps reach the double."""
-    with ServedDoubles({"panel": f"unix:{tmp}/panel.sock"}, tmp / "c.sock", timing="fast") as s:
+    with ServedDoubles(
+        {"panel": f"unix:{tmp}/panel.sock"}, tmp / "c.sock", timing="fast", secrets=SECRETS
+    ) as s:
         bridge = CableBridge(connect_when_there(tmp / "panel.sock"))
         driver = SerialPanelDriver(
             SerialSettings(bridge.path),
             events.put,
-            ExpectedDevice("PANEL-0001"),
+            expected("PANEL-0001"),
             timing=FAST_TIMING,
             backoff=FAST_BACKOFF,
         )
@@ -187,7 +197,9 @@ def test_shoe_connects_to_a_served_socket(tmp: Path, events: queue.Queue[DeviceE
     """``unix-connect:PATH``: the peer serves (QEMU ``server=on``), the double connects,
     also when the server appears after the double started."""
     path = tmp / "shoe.sock"
-    with ServedDoubles({"shoe": f"unix-connect:{path}"}, tmp / "c.sock", timing="fast") as s:
+    with ServedDoubles(
+        {"shoe": f"unix-connect:{path}"}, tmp / "c.sock", timing="fast", secrets=SECRETS
+    ) as s:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(str(path))
         listener.listen(1)
@@ -213,7 +225,9 @@ def test_unplug_breaks_the_link_and_plug_restores_it(
 ) -> None:
     """Pulling the served cable: the driver reconnects after ``plug`` and a card dealt
     while unplugged arrives (the shoe buffers what it sees)."""
-    with ServedDoubles({"shoe": f"pty:{tmp}/shoe"}, tmp / "c.sock", timing="fast") as s:
+    with ServedDoubles(
+        {"shoe": f"pty:{tmp}/shoe"}, tmp / "c.sock", timing="fast", secrets=SECRETS
+    ) as s:
         driver = shoe_driver(str(tmp / "shoe"), events, "SHOE-0001")
         driver.start()
         try:

@@ -65,12 +65,16 @@ def test_daemon_runs_on_doubles_served_by_another_process(tmp_path: Path) -> Non
         with ServedDoubles(endpoints, short / "control.sock", serials=serials) as served:
             for kind in ("shuffler", "shoe", "panel"):
                 served.client.set(kind, "pairing_button", True)
+                if kind == "panel":  # the board reads its own key switch for pairing
+                    served.client.call("panel", "turn_key", True)
                 paired = subprocess.run(
                     [str(DEALER_STATION), "pair", kind, "--config", str(config),
                      "--timeout", "20", "--without-key-switch"],
                     capture_output=True, text=True, timeout=60, check=False,
                 )  # fmt: skip
                 served.client.set(kind, "pairing_button", False)
+                if kind == "panel":
+                    served.client.call("panel", "turn_key", False)
                 assert paired.returncode == 0, paired.stderr
                 assert served.client.get(kind, "paired_station") == "NJ-SERVE-1"
             env = dict(os.environ, NOTIFY_SOCKET=listener.address, WATCHDOG_USEC="2000000")

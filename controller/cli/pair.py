@@ -8,6 +8,10 @@ own link (``firmware_bridge.pairing``); the station writes it 0600 in the pairin
 directory (``[pairing] directory``, docs/operations.md). The command waits ``--timeout``
 seconds for the device's consent and needs nothing on stdin, so scripts can run it.
 
+A panel board (``[devices.panel_board]``) is paired the same way, except that the board
+itself reads its key switch: it consents only with its pairing button held and its key
+turned on, so the station's GPIO key line is not read (there is none).
+
 Exit status: 0 paired; 2 a usage or configuration problem (one line on stderr); 3 the
 device refused or did not answer, or the supervisor key is off.
 """
@@ -87,7 +91,9 @@ def pair(args: argparse.Namespace) -> Path:
         raise PairError(f"--timeout {args.timeout}: between 0 and 3600 seconds")
     config = load_config(args.config)
     _check_user()
-    if not args.without_key_switch:
+    if args.device == "panel":
+        _check_panel_board(config)  # the board checks its own key switch (docs/panel.md)
+    elif not args.without_key_switch:
         _check_supervisor_key(config)
     kind = fb.DeviceKind[args.device.upper()]
     make_transport, serial_number = _transport_for(config, args.device)
@@ -150,7 +156,15 @@ def _check_supervisor_key(config: StationConfig) -> None:
         raise PairError("turn the supervisor key on to pair a device", EXIT_REFUSED)
 
 
+def _check_panel_board(config: StationConfig) -> None:
+    from controller.service.config import SerialDevice
+
+    if not isinstance(config.devices.panel, SerialDevice):
+        raise PairError("this table's panel is wired to GPIO: there is no panel board to pair")
+
+
 def _transport_for(config: StationConfig, device: str) -> tuple[Any, str]:
+    from controller.service.config import SerialDevice
     from drivers.serial_transport import SerialSettings, SerialTransport
     from drivers.usb_transport import UsbSettings, UsbTransport
 
@@ -161,15 +175,8 @@ def _transport_for(config: StationConfig, device: str) -> tuple[Any, str]:
             raise PairError("no [devices.card_reader] in the configuration")
         settings = UsbSettings(usb.vendor_id, usb.product_id, usb.serial_number, usb.interface)
         return (lambda listener: UsbTransport(settings, listener)), usb.serial_number
-    if device == "panel":
-        from controller.service.config import SerialDevice
-
-        board = devices.panel
-        if not isinstance(board, SerialDevice):
-            raise PairError("a GPIO panel has no link to pair: only [devices.panel_board] has")
-        port: SerialDevice | None = board
-    else:
-        port = devices.shoe if device == "shoe" else devices.shuffler
+    board = devices.panel if isinstance(devices.panel, SerialDevice) else None
+    port = {"shoe": devices.shoe, "shuffler": devices.shuffler, "panel": board}[device]
     if port is None:
         raise PairError(f"no [devices.{device}] in the configuration")
     serial_settings = SerialSettings(str(port.port), port.baudrate, rtscts=port.rtscts)

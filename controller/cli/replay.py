@@ -353,6 +353,10 @@ def _payment_json(payment: Payment) -> dict[str, Any]:
     return data
 
 
+#: The largest script ``replay`` reads (a round's script is a few kilobytes).
+MAX_SCRIPT_BYTES = 1 << 20
+
+
 def replay_file(path: Path) -> dict[str, Any]:
     """Load, play and settle one script file.
 
@@ -360,9 +364,16 @@ def replay_file(path: Path) -> dict[str, Any]:
         ReplayError: for an unreadable file, malformed JSON or any script error.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            # A round's script is a few kB: a larger "file" (/dev/zero) is refused unread.
+            raw = file.read(MAX_SCRIPT_BYTES + 1)
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise ReplayError(f"cannot read the script: {getattr(err, 'strerror', err)}") from err
+    except ValueError as err:  # a NUL byte in the path
+        raise ReplayError(f"cannot read the script: {err}") from err
+    if len(raw) > MAX_SCRIPT_BYTES:
+        raise ReplayError(f"the script is larger than {MAX_SCRIPT_BYTES} bytes")
     try:
         document = json.loads(text, parse_float=Decimal)
     except json.JSONDecodeError as err:

@@ -10,6 +10,7 @@ round. A summary ends the run; ``dealer-station journal recall`` works on its jo
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections import deque
@@ -18,6 +19,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from controller.service.daemon import StartError
 from controller.simulation.runner import (
     SimulatedTable,
     SimulationResult,
@@ -250,11 +252,9 @@ def run(args: argparse.Namespace) -> int:
             "dealer-station simulate: --rounds must be >= 1 and --faults in 0..1", file=sys.stderr
         )
         return 2
-    if args.journal.exists():
-        print(
-            f"dealer-station simulate: {args.journal} exists; choose a new --journal",
-            file=sys.stderr,
-        )
+    problem = _journal_problem(args.journal)
+    if problem is not None:
+        print(f"dealer-station simulate: {problem}", file=sys.stderr)
         return 2
     settings = SimulationSettings(
         profile=args.profile,
@@ -279,9 +279,30 @@ def run(args: argparse.Namespace) -> int:
     except SimulationStuckError as err:
         print(f"dealer-station simulate: the station stopped answering: {err}", file=sys.stderr)
         return 1
+    except StartError as err:
+        print(f"dealer-station simulate: {err}", file=sys.stderr)
+        return 2
     for line in summary_lines(tally_journal(settings.journal), result, settings):
         print(line)
     return 0
+
+
+def _journal_problem(path: Path) -> str | None:
+    """Why ``--journal`` cannot be a new journal, or None."""
+    text = str(path)
+    if not text.strip() or "\0" in text:
+        return f"--journal {text!r} is not a usable path"
+    try:
+        if path.exists() or path.is_symlink():
+            return f"{path} exists; choose a new --journal"
+        parent = path.parent
+        if not parent.is_dir():
+            return f"--journal {path}: no directory {parent}"
+        if not os.access(parent, os.W_OK):
+            return f"--journal {path}: the directory {parent} is not writable"
+    except OSError as err:  # a name too long, a loop of links...
+        return f"--journal {path}: {err.strerror or err}"
+    return None
 
 
 def _plain_progress(settings: SimulationSettings) -> Any:

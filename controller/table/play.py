@@ -258,7 +258,7 @@ class RoundPlay:
             self.record("hole_card_revealed", {"card": hole.reveal().text, "nonce": self.__nonce})
         elif hole is not None:
             # Never known to the station: the shoe keeps it (and its nonce) until asked.
-            data["hole_card"] = "withheld by the shoe"
+            data["hole_card"] = "withheld by the shoe: asked for at the void"
         self.record("round_voided", data)
 
     def _decide(self, step: NeedDecision, decision: Decision) -> None:

@@ -184,8 +184,12 @@ class Table(Supervised):
             answered=card is not None,
             problem=event.problem,
         )
+        voided = self.voided_holes.pop(event.commitment, None)
+        if voided is not None:
+            self._voided_hole_revealed(voided, event)
+            return
         if play is None or waiting is None or event.commitment != waiting:
-            return  # a reveal for a round already voided or resolved: nothing to act on
+            return  # a repeated answer for a card already turned: nothing to act on
         if card is None or nonce is None:
             problem = event.problem or "no card"
             self.raise_fault(FaultCode.HOLE_CARD_COMMITMENT, problem, device="shoe")
@@ -201,6 +205,23 @@ class Table(Supervised):
         play.fill_hole(card, nonce)
         if self.state is State.DEALER:
             self._reveal()
+
+    def _voided_hole_revealed(self, round_no: int, event: HoleCardRevealed) -> None:
+        """A voided round's hole card, journaled under its round once it opens the commitment."""
+        card, nonce = event.card, event.nonce
+        if (
+            card is None
+            or nonce is None
+            or not check_commitment(event.commitment, card.text, nonce)
+        ):
+            self.raise_fault(
+                FaultCode.HOLE_CARD_COMMITMENT,
+                f"round {round_no}: the shoe's hole card does not open its commitment",
+                device="shoe",
+            )
+            return
+        self.drawn[card] += 1
+        self.journal.append("hole_card_revealed", {"card": card.text, "nonce": nonce}, round_no)
 
     def _burn(self, card: Card) -> None:
         # PA 635a.7(c), NJ 19.7(c), NY 5324.12(c)(3): the first card after each full batch,

@@ -70,6 +70,9 @@ class Supervised:
         self.peek_tries = 0
         self.settle_queue: list[Payment] = []
         self.lamps: dict[Led, LedMode] = {}
+        #: Hole cards of voided rounds still in the shoe: commitment -> round number. The
+        #: shoe is asked for them at the void so that the journal accounts for every card.
+        self.voided_holes: dict[str, int] = {}
 
     def begin(self) -> None:
         """Start the procedure (``controller.table.procedure.Table`` commands the shuffle)."""
@@ -201,6 +204,7 @@ class Supervised:
         if self.play is not None:
             self.reshuffle_pending |= self.play.round.reshuffle_due
             self.play.void(f"{fault.code.value}: {fault.message}")
+            self._ask_voided_hole(self.play.hole_in_shoe())
             self.play = None
         elif self.unbuilt_round is not None:
             self._record("round_voided", reason=f"{fault.code.value}: {fault.message}")
@@ -234,6 +238,15 @@ class Supervised:
         if self.unbuilt_round is not None:
             return f"round {self.unbuilt_round} cannot be rebuilt: void it"
         return ""
+
+    def _ask_voided_hole(self, commitment: str | None) -> None:
+        """Ask the shoe for a voided round's withheld hole card (journaled when it comes)."""
+        shoe = self.devices.shoe
+        if commitment is None or shoe is None:
+            return
+        self.voided_holes[commitment] = self.round_no
+        self._record("hole_card_reveal_requested", commitment=commitment, reason="void")
+        shoe.reveal_hole_card(commitment)
 
     def _show(self) -> None:
         lamps = dict(PROMPTS[self.state].lamps)

@@ -48,6 +48,8 @@ class TableView:
     reshuffle_pending: bool
     fault: str | None
     settling_seat: int | None
+    #: The next card out of the shoe is the dealer's hole card (the deal order is public).
+    hole_card_due: bool = False
 
 
 def view_record(view: TableView) -> dict[str, Any]:
@@ -85,7 +87,7 @@ def table_view(table: Table) -> TableView:
     hole_down = False
     acting_seat = acting_hand = None
     legal: tuple[str, ...] = ()
-    card_due = reveal_due = False
+    card_due = reveal_due = hole_due = False
     if play is not None:
         round_ = play.round
         seats = round_.seats
@@ -106,6 +108,7 @@ def table_view(table: Table) -> TableView:
         step = round_.step
         card_due = isinstance(step, NeedCard)
         reveal_due = isinstance(step, NeedReveal)
+        hole_due = play.hole_card_due()
         if isinstance(step, NeedDecision):
             acting_seat, acting_hand = step.seat, step.hand + 1
             legal = tuple(sorted(d.value for d in step.legal))
@@ -131,4 +134,5 @@ def table_view(table: Table) -> TableView:
         or (play is not None and play.round.reshuffle_due),
         fault=f"{fault.code.value}: {fault.message}" if fault else None,
         settling_seat=queue[0].seat if queue else None,
+        hole_card_due=hole_due,
     )

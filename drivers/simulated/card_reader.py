@@ -4,7 +4,9 @@ backend, on a real USB stack: :mod:`drivers.simulated.ffs_gadget` wires ``transm
 
 The test (or the simulated dealer) puts a card in the reader with ``set_hole_card``; the
 double answers the station's checks from it: blackjack or not, never the rank. Faults:
-``misread(n)`` (the next n checks answer READ_ERROR), an empty reader (NO_CARD),
+``misread(n)`` (the next n checks answer READ_ERROR), ``answer_other_request(n)`` (the next
+n answers carry another request's number: an answer to a question not asked), an empty
+reader (NO_CARD),
 ``unplug`` / ``plug``, a wrong USB serial number (``usb_serial``), and every switch of
 :class:`DeviceFirmware`.
 """
@@ -49,6 +51,7 @@ class CardReaderDouble(DeviceFirmware):
             backend.add(self.usb)
         self._hole_card: Card | None = None
         self._misreads = 0
+        self._misnumbered = 0
         self.checks = 0
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick_loop, name="reader-double", daemon=True)
@@ -68,6 +71,12 @@ class CardReaderDouble(DeviceFirmware):
         """The next ``count`` checks cannot read the card."""
         with self._cond:
             self._misreads += count
+
+    def answer_other_request(self, count: int = 1) -> None:
+        """The next ``count`` answers name a request the station did not make (one more
+        than the one asked)."""
+        with self._cond:
+            self._misnumbered += count
 
     def unplug(self) -> None:
         """Pull the reader's USB cable (on the simulated bus)."""
@@ -109,4 +118,8 @@ class CardReaderDouble(DeviceFirmware):
     def _on_command(self, message: fb.Message) -> None:
         if isinstance(message, fb.PeekRequest):
             self.checks += 1
-            self._reply(fb.PeekReply(message.request, self._answer(message.target)))
+            request = message.request
+            if self._misnumbered:
+                self._misnumbered -= 1
+                request = (request + 1) % 0x10000
+            self._reply(fb.PeekReply(request, self._answer(message.target)))

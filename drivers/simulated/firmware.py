@@ -18,8 +18,9 @@ Fault switches (thread-safe, for tests and the simulator):
 * ``pairing_button``: the device's pairing button is held (physical consent to pair);
   ``secret`` is the pairing secret it holds (set by pairing, or given at construction).
 
-``wire_log``: set it to a list and every chunk of bytes the station sends is kept there (the
-HIL suite searches it for the hole card).
+``wire_log``: set it to a list and every chunk of bytes the station sends is kept there;
+``sent_log``: set it to a list and every message this device sends is kept there, before it
+is sealed (the HIL suite searches both for the hole card).
 
 Subclasses implement ``_on_command`` and their control API; the port (pty or USB) calls
 ``receive`` with bytes and ``tick`` periodically, and ``transmit`` is wired to the port.
@@ -80,6 +81,7 @@ class DeviceFirmware(ABC):
         self._rx_partial = b""
         self.commands: list[fb.Message] = []
         self.wire_log: list[bytes] | None = None
+        self.sent_log: list[fb.Message] | None = None
         self.sessions = 0
         self.refusals: list[str] = []
         self._endpoint = self._new_endpoint()
@@ -199,6 +201,10 @@ class DeviceFirmware(ABC):
 
     # --- internals ------------------------------------------------------------------------
 
+    def _pairing_consent(self) -> bool:
+        """Whether a pairing request may be answered now: the pairing button is held."""
+        return self.pairing_button
+
     def _new_endpoint(self) -> fb.Endpoint:
         identity = fb.Identity(self.KIND, self.firmware, self.hello_serial)
         endpoint = fb.Endpoint(
@@ -207,12 +213,14 @@ class DeviceFirmware(ABC):
             timing=self._timing,
             rng=random.Random(self._rng.getrandbits(32)),
             secret=self.secret,
-            pairing_consent=lambda: self.pairing_button,
+            pairing_consent=self._pairing_consent,
         )
         endpoint.start(self._clock())
         return endpoint
 
     def _send_now(self, message: fb.Message, now: float) -> None:
+        if self.sent_log is not None:
+            self.sent_log.append(message)
         if self._endpoint.connected and not self._backlog:
             try:
                 self._endpoint.send(message, now)

@@ -44,6 +44,7 @@ class PanelDouble(SerialDeviceDouble):
         self._leds = {code: led for led, code in self.codes.leds.items()}
         self.lamps: dict[Led, LedMode] = {}
         self.unknown_lamps: list[int] = []
+        self.key_on = False
 
     def lamp(self, led: Led) -> LedMode:
         """How ``led`` is lit on the board."""
@@ -62,7 +63,13 @@ class PanelDouble(SerialDeviceDouble):
 
     def turn_key(self, on: bool) -> None:
         """Turn the supervisor key on or off."""
+        self.key_on = on
         self._report(fb.ButtonReport(self.codes.supervisor_key, on))
+
+    def _pairing_consent(self) -> bool:
+        # The board reads its key switch itself: pairing it needs the key turned as well
+        # as the pairing button held (docs/panel.md).
+        return self.pairing_button and self.key_on
 
     def place_wager(
         self, seat: int, spot: WagerSpot, present: bool = True, cents: int | None = None

@@ -148,6 +148,9 @@ class SimulatedRig:
     def pair(self, double: DeviceFirmware) -> None:
         """Pair one double (its pairing button held while the station asks)."""
         double.pairing_button = True
+        board = double if isinstance(double, PanelDouble) else None
+        if board is not None:
+            board.key_on = True  # the board's own key, turned for its pairing
         try:
             if isinstance(double, CardReaderDouble):
                 backend = self.usb_backend
@@ -166,6 +169,8 @@ class SimulatedRig:
                 pair_over(serial, double.KIND, "rig", timeout=10.0, interval=0.05)
         finally:
             double.pairing_button = False
+            if board is not None:
+                board.key_on = False
 
     def _doubles(self) -> list[DeviceFirmware]:
         doubles: list[DeviceFirmware] = [self.shuffler, self.shoe, self.card_reader]

@@ -1,0 +1,64 @@
+"""The withheld hole card at the table (issue 14): a shoe that lies at the reveal is caught.
+
+The shoe commits to the hole card at the deal and reveals it only when the dealer turns it
+(PA 635a.7(k)); the station checks card and nonce against the commitment it journaled. A
+shoe that reveals another card (tampered, or a board swapped between deal and reveal) is the
+fault ``hole_card_commitment``, which no resume clears.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.table.prompts import State
+from drivers.hal import Button
+
+pytestmark = pytest.mark.doubles
+
+# One seat: seat 1 9H 8D, up KS (a peek), hole 7D.
+ONE_SEAT = "2C 9H KS 8D 7D 3D QC 6H 9C 2D 3C 4D 5S 6C 8H 5H"
+
+
+def test_the_journal_keeps_the_shoes_commitment_and_the_reveal_opens_it(station: Any) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    t.bet(1)
+    t.press()
+    t.deal("9H", "KS", "8D", "7D")
+    (dealt,) = t.data("hole_card_dealt")
+    shoe = t.doubles.shoe
+    assert [c.hex() for c in shoe.withheld] == [dealt["commitment"]]  # the shoe's own
+    t.peek()
+    t.press()  # seat 1 stands
+    assert t.state is State.DEALER and t.view.reveal_due
+    t.press()  # the dealer turns the hole card: the station asks the shoe
+    assert t.data("hole_card_reveal_requested") == [{"commitment": dealt["commitment"]}]
+    assert t.data("hole_card_revealed")[0]["card"] == "7D"
+    t.finish()  # journal verify recomputes the commitment from card and nonce
+
+
+def test_a_shoe_that_reveals_another_card_faults_and_cannot_be_resumed(station: Any) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    t.bet(1)
+    t.press()
+    t.deal("9H", "KS", "8D", "7D")
+    t.peek()
+    t.press()
+    t.doubles.shoe.lie_at_reveal = t.doubles.shoe.dealt[0]  # reveals 9H instead of 7D
+    t.press()
+    assert t.state is State.FAULT and t.fault == "hole_card_commitment"
+    assert "does not open its commitment" in (t.view.fault or "")
+    assert t.data("hole_card_revealed") == []  # nothing unproven reaches the journal
+    t.supervisor(Button.SUPERVISOR_RESUME)
+    assert t.state is State.FAULT
+    assert "cannot be resumed" in t.data("resolution_refused")[-1]["reason"]
+    t.doubles.shoe.lie_at_reveal = None  # the supervisor swaps the shoe's board back
+    t.supervisor(Button.SUPERVISOR_VOID)
+    assert t.state is State.BETTING
+    # Asked for at the void: the true hole card is journaled under its round.
+    assert [r.data["card"] for r in t.rows("hole_card_revealed")] == ["7D"]
+    assert t.rows("hole_card_revealed")[0].round_no == 1
+    t.finish()
