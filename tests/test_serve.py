@@ -26,7 +26,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import firmware_bridge as fb
 from controller.rules.cards import parse_card
 from drivers.device_link import ExpectedDevice
 from drivers.hal import (
@@ -40,15 +39,21 @@ from drivers.hal import (
     LedMode,
     ShoeLoaded,
 )
-from drivers.pairing import pair_over
 from drivers.panel_link import SerialPanelDriver
-from drivers.serial_transport import SerialSettings, SerialTransport
+from drivers.serial_transport import SerialSettings
 from drivers.shoe import ShoeDriver
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from drivers.simulated.serve import Doubles, answer, port_factory, start_doubles
 from drivers.simulated.serve_client import DoublesError, ServedDoubles
 
 DEADLINE = 15.0
+#: The doubles start paired with this secret (pairing itself: tests/test_serve_daemon.py).
+SECRET = bytes(range(32))
+SECRETS = {"shoe": SECRET, "panel": SECRET, "shuffler": SECRET}
+
+
+def expected(serial: str) -> ExpectedDevice:
+    return ExpectedDevice(serial, firmware=frozenset({"sim-1.0"}), secret=SECRET)
 
 
 def next_event(events: queue.Queue[DeviceEvent], kind: type[Any]) -> Any:
@@ -117,34 +122,11 @@ def events() -> queue.Queue[DeviceEvent]:
     return queue.Queue()
 
 
-def pair(served: ServedDoubles, kind: str, port: str) -> bytes:
-    """Pair the served double as ``dealer-station pair`` does, over its own link, with its
-    pairing button held (and, for a panel board, its key on) through the control socket."""
-    served.client.set(kind, "pairing_button", True)
-    if kind == "panel":
-        served.client.set(kind, "key_on", True)
-    try:
-        result = pair_over(
-            lambda listener: SerialTransport(SerialSettings(port), listener, backoff=FAST_BACKOFF),
-            fb.DeviceKind[kind.upper()],
-            "test-station",
-            timeout=DEADLINE,
-            interval=0.05,
-        )
-    finally:
-        served.client.set(kind, "pairing_button", False)
-        if kind == "panel":
-            served.client.set(kind, "key_on", False)
-    return result.secret
-
-
-def shoe_driver(
-    port: str, events: queue.Queue[DeviceEvent], serial: str, served: ServedDoubles
-) -> ShoeDriver:
+def shoe_driver(port: str, events: queue.Queue[DeviceEvent], serial: str) -> ShoeDriver:
     return ShoeDriver(
         SerialSettings(port),
         events.put,
-        ExpectedDevice(serial, secret=pair(served, "shoe", port)),
+        expected(serial),
         decks=6,
         timing=FAST_TIMING,
         backoff=FAST_BACKOFF,
@@ -161,11 +143,12 @@ def test_shoe_on_a_pty_deals_through_the_real_driver(
         tmp / "control.sock",
         serials={"shoe": "SHO-77"},
         timing="fast",
+        secrets=SECRETS,
     ) as served:
         entry = served.ready["devices"]["shoe"]
         assert entry["serial"] == "SHO-77"
         assert entry["tty"].startswith("/dev/pts/")
-        driver = shoe_driver(str(tmp / "shoe"), events, "SHO-77", served)
+        driver = shoe_driver(str(tmp / "shoe"), events, "SHO-77")
         driver.start()
         try:
             connected = next_event(events, DeviceConnected)
@@ -185,12 +168,14 @@ def test_shoe_on_a_pty_deals_through_the_real_driver(
 def test_panel_board_served_on_a_unix_socket(tmp: Path, events: queue.Queue[DeviceEvent]) -> None:
     """``unix:PATH``: the double serves the socket, the peer connects (QEMU as client).
     Buttons reach the real panel driver; its lamps reach the double."""
-    with ServedDoubles({"panel": f"unix:{tmp}/panel.sock"}, tmp / "c.sock", timing="fast") as s:
+    with ServedDoubles(
+        {"panel": f"unix:{tmp}/panel.sock"}, tmp / "c.sock", timing="fast", secrets=SECRETS
+    ) as s:
         bridge = CableBridge(connect_when_there(tmp / "panel.sock"))
         driver = SerialPanelDriver(
             SerialSettings(bridge.path),
             events.put,
-            ExpectedDevice("PANEL-0001", secret=pair(s, "panel", bridge.path)),
+            expected("PANEL-0001"),
             timing=FAST_TIMING,
             backoff=FAST_BACKOFF,
         )
@@ -212,7 +197,9 @@ def test_shoe_connects_to_a_served_socket(tmp: Path, events: queue.Queue[DeviceE
     """``unix-connect:PATH``: the peer serves (QEMU ``server=on``), the double connects,
     also when the server appears after the double started."""
     path = tmp / "shoe.sock"
-    with ServedDoubles({"shoe": f"unix-connect:{path}"}, tmp / "c.sock", timing="fast") as s:
+    with ServedDoubles(
+        {"shoe": f"unix-connect:{path}"}, tmp / "c.sock", timing="fast", secrets=SECRETS
+    ) as s:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(str(path))
         listener.listen(1)
@@ -220,7 +207,7 @@ def test_shoe_connects_to_a_served_socket(tmp: Path, events: queue.Queue[DeviceE
         conn, _ = listener.accept()
         listener.close()
         bridge = CableBridge(conn)
-        driver = shoe_driver(bridge.path, events, "SHOE-0001", s)
+        driver = shoe_driver(bridge.path, events, "SHOE-0001")
         driver.start()
         try:
             next_event(events, DeviceConnected)
@@ -238,8 +225,10 @@ def test_unplug_breaks_the_link_and_plug_restores_it(
 ) -> None:
     """Pulling the served cable: the driver reconnects after ``plug`` and a card dealt
     while unplugged arrives (the shoe buffers what it sees)."""
-    with ServedDoubles({"shoe": f"pty:{tmp}/shoe"}, tmp / "c.sock", timing="fast") as s:
-        driver = shoe_driver(str(tmp / "shoe"), events, "SHOE-0001", s)
+    with ServedDoubles(
+        {"shoe": f"pty:{tmp}/shoe"}, tmp / "c.sock", timing="fast", secrets=SECRETS
+    ) as s:
+        driver = shoe_driver(str(tmp / "shoe"), events, "SHOE-0001")
         driver.start()
         try:
             next_event(events, DeviceConnected)

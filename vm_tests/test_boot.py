@@ -245,6 +245,8 @@ def test_configured_and_enabled_it_reaches_ready(rig: Rig) -> None:
             vm.reader("set", "pairing_button", True)
         else:
             rig.doubles.client.set(kind, "pairing_button", True)
+        if kind == "panel":  # the board reads its own key switch for pairing
+            rig.doubles.client.call("panel", "turn_key", True)
         out = vm.sh(
             "runuser -u dealer-station -g dealer-station -G dialout --"
             f" dealer-station pair {kind} --config /etc/dealer-station/station.toml"
@@ -255,6 +257,8 @@ def test_configured_and_enabled_it_reaches_ready(rig: Rig) -> None:
             vm.reader("set", "pairing_button", False)
         else:
             rig.doubles.client.set(kind, "pairing_button", False)
+        if kind == "panel":
+            rig.doubles.client.call("panel", "turn_key", False)
     assert vm.sh("stat -c %U:%a /var/lib/dealer-station/pairing").strip() == "dealer-station:700"
     started = time.monotonic()
     vm.sh("systemctl enable --now dealer-station", timeout=STEP)  # Type=notify: READY=1

@@ -345,8 +345,11 @@ def start_doubles(
     *,
     timing: fb.Timing | None = None,
     seed: int = 0,
+    secrets: Mapping[str, bytes] | None = None,
 ) -> Doubles:
-    """Start a double of each kind in ``endpoints`` (kind -> endpoint spec).
+    """Start a double of each kind in ``endpoints`` (kind -> endpoint spec); ``secrets``:
+    the pairing secrets of doubles that start already paired (others pair over the link,
+    their pairing button held through the control socket).
 
     Raises:
         ValueError: for an unknown kind or a malformed endpoint (one line).
@@ -359,7 +362,12 @@ def start_doubles(
             path, factory = port_factory(spec)
             serial = (serials or {}).get(kind, DEFAULT_SERIALS[kind])
             started[kind] = _DOUBLES[kind](
-                path, serial, port_factory=factory, timing=timing, seed=seed + offset
+                path,
+                serial,
+                port_factory=factory,
+                timing=timing,
+                seed=seed + offset,
+                secret=(secrets or {}).get(kind),
             )
     except BaseException:
         Doubles(started).close()
@@ -378,6 +386,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             metavar="SERIAL",
             default=DEFAULT_SERIALS[kind],
             help="the serial number its HELLO reports",
+        )
+        parser.add_argument(
+            f"--{kind}-secret",
+            metavar="HEX",
+            type=bytes.fromhex,
+            help="start already paired with this 32-byte secret (hex)",
         )
     parser.add_argument(
         "--control", type=Path, required=True, metavar="PATH", help="control socket (JSON lines)"
@@ -399,12 +413,13 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     serials = {k: getattr(args, f"{k}_serial") for k in KINDS}
+    secrets = {k: getattr(args, f"{k}_secret") for k in KINDS if getattr(args, f"{k}_secret")}
     timing = FAST_TIMING if args.timing == "fast" else None
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     try:
-        doubles = start_doubles(endpoints, serials, timing=timing, seed=args.seed)
+        doubles = start_doubles(endpoints, serials, timing=timing, seed=args.seed, secrets=secrets)
     except (ValueError, OSError) as err:
         print(f"dealer-station doubles: {err}", file=sys.stderr)
         return 2

@@ -88,6 +88,7 @@ class ServedDoubles:
         serials: Mapping[str, str] | None = None,
         timing: str = "standard",
         seed: int = 0,
+        secrets: Mapping[str, bytes] | None = None,
         start_timeout: float = 30.0,
     ) -> None:
         command = [sys.executable, "-m", "drivers.simulated.serve", "--control", str(control)]
@@ -96,6 +97,8 @@ class ServedDoubles:
             command += [f"--{kind}", spec]
         for kind, serial in (serials or {}).items():
             command += [f"--{kind}-serial", serial]
+        for kind, secret in (secrets or {}).items():
+            command += [f"--{kind}-secret", secret.hex()]
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
         )
