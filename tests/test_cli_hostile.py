@@ -171,7 +171,7 @@ def test_run_refuses_any_broken_configuration_in_one_line(content: bytes) -> Non
 
 
 @HYPOTHESIS
-@given(FILES, st.sampled_from(["recall", "verify", "export"]))
+@given(FILES, st.sampled_from(["recall", "verify", "export", "anchor"]))
 @example(DEEP_TOML, "verify")
 def test_journal_commands_answer_any_file_in_one_line(content: bytes, action: str) -> None:
     with sandbox() as root:
@@ -182,6 +182,8 @@ def test_journal_commands_answer_any_file_in_one_line(content: bytes, action: st
             status, out, err = invoke(["journal", action, location, str(root / name)])
             if status == 0:  # an empty file is an empty journal (verify: ok, one line)
                 assert err == [] and len(out) <= 1
+            elif action == "anchor" and status == 1 and out == []:
+                assert len(err) == 1 and "Traceback" not in err[0]  # no sealed head yet
             else:
                 assert_refused((status, out, err), {1, 2})
         assert listing(root) == ["journal.sqlite3", "station.toml"]
@@ -241,3 +243,38 @@ def test_pair_answers_any_device_and_configuration_in_one_line(device: str, cont
         result = invoke(argv)
         assert_refused(result, {2, 3})
         assert listing(root) == ["station.toml"]
+
+
+@HYPOTHESIS
+@given(FILES)
+@example(DEEP_TOML)
+def test_setup_keys_answers_any_configuration_in_one_line(content: bytes) -> None:
+    """``journal setup-keys --config FILE``: a configuration it cannot use is refused in one
+    line and no sealing state is written."""
+    with sandbox() as root:
+        (root / "station.toml").write_bytes(content)
+        key_file = root / "sealing-key"
+        status, out, err = invoke(
+            ["journal", "setup-keys", "--config", str(root / "station.toml"),
+             "--key-file", str(key_file)]
+        )  # fmt: skip
+        if status == 0:  # a mutation that is still a valid configuration
+            assert err == [] and key_file.exists()
+        else:
+            assert_refused((status, out, err), {1, 2})
+            assert listing(root) == ["station.toml"]
+
+
+@HYPOTHESIS
+@given(st.text(max_size=80))
+def test_setup_keys_answers_any_table_name_in_one_line(table: str) -> None:
+    with sandbox() as root:
+        key_file = root / "sealing-key"
+        status, out, err = invoke(
+            ["journal", "setup-keys", "--table", table, "--key-file", str(key_file)]
+        )
+        if status == 0:
+            assert err == [] and key_file.exists() and (key_file.stat().st_mode & 0o077) == 0
+        else:
+            assert_refused((status, out, err), {1, 2})
+            assert listing(root) == []
