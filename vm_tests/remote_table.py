@@ -37,8 +37,8 @@ class _RemoteShoe:
     def __init__(self, doubles: DoublesClient) -> None:
         self.doubles = doubles
 
-    def deal(self) -> Card | str | None:
-        item = self.doubles.call("shoe", "deal")
+    def deal(self, *, hole: bool = False) -> Card | str | None:
+        item = self.doubles.call("shoe", "deal", hole=hole)
         return parse_card(item) if item not in (None, "cover") else item
 
     def load_shuffled(self, decks: int = 6, seed: int = 0, cover_at: int | None = None) -> None:
