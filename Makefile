@@ -5,12 +5,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test system-deps lint typecheck unit bench systemd-check clean deb vm-test
+.PHONY: run test system-deps lint typecheck unit bench systemd-check clean deb vm-test floor-demo
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,floor]'
 	touch $(STAMP)
 
 ## The station's main job on a laptop: the whole station against simulated devices.
@@ -21,15 +21,17 @@ run: $(STAMP)
 ## The whole test suite: lint, format, types, unit and HIL tests, and the boot test.
 ## Debian packages the tests need: systemd-analyze, -sysusers and -tmpfiles check the units;
 ## debhelper, dh-virtualenv, a C compiler and python3.11-dev build the .deb (make deb),
-## lintian checks it; mmdebstrap, mkfs.ext4 and QEMU boot it (make vm-test).
+## lintian checks it; mmdebstrap, mkfs.ext4 and QEMU boot it (make vm-test); the floor tests
+## start mosquitto (TLS certificates from openssl), PostgreSQL 15 and headless Chromium.
 SYSTEM_COMMANDS := systemd-analyze dpkg-buildpackage dh_virtualenv gcc lintian mmdebstrap \
-    mkfs.ext4 qemu-system-x86_64
+    mkfs.ext4 qemu-system-x86_64 mosquitto mosquitto_passwd openssl chromium chromedriver \
+    /usr/lib/postgresql/15/bin/initdb
 system-deps:
 	@missing=; for c in $(SYSTEM_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	[ -f /usr/include/python3.11/Python.h ] || missing="$$missing Python.h"; \
 	[ -z "$$missing" ] || { echo "system-deps: installing for$$missing"; \
 	    if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86; }
+	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 mosquitto postgresql chromium chromium-driver openssl; }
 
 test: system-deps lint typecheck unit vm-test
 
@@ -50,6 +52,11 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest -q
+
+## The casino floor on this machine: broker, database, collector, monitor and eight
+## simulated stations; prints the monitor's URL and logins (docs/floor.md). Ctrl-C stops all.
+floor-demo: system-deps $(STAMP)
+	$(BIN)/python -m floor.demo
 
 ## Every benchmark under bench/ (a few minutes); writes docs/performance.md.
 bench: $(STAMP)

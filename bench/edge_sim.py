@@ -22,7 +22,7 @@ from controller.rules.cards import ALL_CARDS, CARDS_PER_DECK, Card
 from controller.rules.hands import hole_card_gives_blackjack
 from controller.rules.profiles import MatchPayTable, Profile
 from controller.rules.round import Round
-from controller.rules.settlement import WagerKind, match_the_dealer
+from controller.rules.settlement import WagerKind
 from controller.rules.steps import (
     NeedCard,
     NeedDecision,
@@ -39,6 +39,9 @@ SEAT = 1
 COVER_DECKS_BEHIND = 1.5  # decks left behind the cover card in --shuffle shoe
 PROGRESS_EVERY = 5_000
 MAX_WORKERS = 1_000
+_WAGERS = (SeatWager(SEAT, WAGER_CENTS, MATCH_CENTS),)
+_MAIN, _MATCH = WagerKind.MAIN, WagerKind.MATCH
+_TABLE_A = MatchPayTable.A
 
 
 @dataclass(slots=True)
@@ -67,7 +70,9 @@ class Shoe:
 
     def __init__(self, decks: int, rng: random.Random, *, per_round: bool) -> None:
         self.cards: list[Card] = [c for c in ALL_CARDS for _ in range(decks)]
+        self.size = len(self.cards)
         self.rng = rng
+        self.random = rng.random  # bound once: draw() runs ~6 times a round
         self.per_round = per_round
         self.cover_at = len(self.cards) - int(COVER_DECKS_BEHIND * CARDS_PER_DECK)
         self.next = 0
@@ -88,7 +93,7 @@ class Shoe:
         """The next card. Per round, a partial Fisher-Yates shuffle draws it uniformly."""
         cards, i = self.cards, self.next
         if self.per_round:
-            j = i + int(self.rng.random() * (len(cards) - i))
+            j = i + int(self.random() * (self.size - i))
             cards[i], cards[j] = cards[j], cards[i]
         elif i == self.cover_at:
             self.cover_seen = True
@@ -97,29 +102,37 @@ class Shoe:
 
 
 def play_round(
-    profile: Profile, decks: int, shoe: Shoe, tables: Sequence[MatchPayTable], tally: Tally
+    profile: Profile, decks: int, shoe: Shoe, pays: tuple[tuple[int, int], ...], tally: Tally
 ) -> None:
-    """Play one round for one seat and add its results to ``tally``."""
+    """Play one round for one seat and add its results to ``tally``.
+
+    ``pays`` are :func:`match_pays` of Match the Dealer pay tables A and B, in that order.
+    """
     shoe.new_round()
-    round_ = Round(profile, decks, (SeatWager(SEAT, WAGER_CENTS, MATCH_CENTS),))
-    initial: list[Card] = []
-    decide, deal, hands = round_.decide, round_.deal, round_.hands[SEAT]
+    round_ = Round(profile, decks, _WAGERS)
+    draw = shoe.draw
+    # The initial deal in one call, in shoe order: the seat, the up card, the seat, the
+    # hole card where the profile deals one (NJ deals three cards here).
+    initial = [draw() for _ in range(round_.initial_cards_due)]
+    first, up, second = initial[0], initial[1], initial[2]
+    if shoe.cover_seen and not round_.reshuffle_due:
+        round_.cover_card()
+    round_.deal_initial(initial)
+    hands = round_.hands[SEAT]
     while True:
         step = round_.step
         kind = type(step)
-        if kind is NeedCard:
-            card = shoe.draw()
-            if len(initial) < 3:
-                initial.append(card)
+        if kind is NeedDecision:
+            assert isinstance(step, NeedDecision)
+            round_.decide(SEAT, choose(hands[step.hand].cards, up, step.legal, profile))
+        elif kind is NeedCard:
+            card = draw()
             if shoe.cover_seen and not round_.reshuffle_due:
                 round_.cover_card()
-            deal(card)
-        elif kind is NeedDecision:
-            assert isinstance(step, NeedDecision)
-            decide(SEAT, choose(hands[step.hand].cards, initial[1], step.legal, profile))
+            round_.deal(card)
         elif kind is NeedPeek:
             assert round_.hole is not None
-            round_.peek(hole_card_gives_blackjack(initial[1], round_.hole.reveal()))
+            round_.peek(hole_card_gives_blackjack(up, round_.hole.reveal()))
         elif kind is NeedReveal:
             round_.reveal_hole()
         elif kind is NeedInsurance:
@@ -128,25 +141,45 @@ def play_round(
             break
     main = extra = match = 0
     for payment in round_.payments:
-        if payment.wager is WagerKind.MAIN:
+        if payment.wager is _MAIN:
             main += payment.net - payment.super_bonus
             extra += payment.super_bonus
-        elif payment.wager is WagerKind.MATCH:
+        elif payment.wager is _MATCH:
             match += payment.net
     tally.hands += 1
     tally.main += main
     tally.main_sq += main * main
     tally.super_bonus += extra
     tally.with_super_sq += (main + extra) * (main + extra)
-    first, up, second = initial
-    results = [match_the_dealer(SEAT, MATCH_CENTS, (first, second), up, t).net for t in tables]
-    a, b = results
+    # Both pay tables from the same two cards, worked out here from NY 5324.12(d)(5)
+    # (per matching card: same suit or not), and the engine's own Match payment checked
+    # against the shoe's table. Two more engine settlements per round cost 1.5 us.
+    same = off = 0
+    for card in (first, second):
+        if card.rank is up.rank:
+            if card.suit is up.suit:
+                same += 1
+            else:
+                off += 1
+    if same or off:
+        (a_off, a_same), (b_off, b_same) = pays
+        a = same * a_same + off * a_off
+        b = same * b_same + off * b_off
+    else:
+        a = b = -MATCH_CENTS
     tally.match_a += a
     tally.match_a_sq += a * a
     tally.match_b += b
     tally.match_b_sq += b * b
-    if match != results[tables.index(round_.match_table)]:
+    if match != (a if round_.match_table is _TABLE_A else b):
         tally.match_engine_mismatch += 1
+
+
+def match_pays(tables: Sequence[MatchPayTable]) -> tuple[tuple[int, int], ...]:
+    """Winnings per matching card on ``MATCH_CENTS`` (off suit, same suit) of each table."""
+    return tuple(
+        (off.pay(MATCH_CENTS), same.pay(MATCH_CENTS)) for off, same in (t.odds for t in tables)
+    )
 
 
 def simulate(
@@ -161,13 +194,13 @@ def simulate(
     """Play ``hands`` rounds with ``random.Random(seed)``; report progress every few rounds."""
     rng = random.Random(seed)
     shoe = Shoe(decks, rng, per_round=per_round)
-    tables = (MatchPayTable.A, MatchPayTable.B)
+    pays = match_pays((MatchPayTable.A, MatchPayTable.B))
     tally = Tally()
     done = 0
     while done < hands:
         batch = min(PROGRESS_EVERY, hands - done)
         for _ in range(batch):
-            play_round(profile, decks, shoe, tables, tally)
+            play_round(profile, decks, shoe, pays, tally)
         done += batch
         if progress is not None:
             progress(batch)

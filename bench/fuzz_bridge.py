@@ -4,7 +4,8 @@ Run: ``.venv/bin/pip install atheris`` then
 ``.venv/bin/python bench/fuzz_bridge.py -atheris_runs=1000000`` (libFuzzer flags pass
 through). The bounded, seeded fuzz test that runs on every ``make test`` is
 ``tests/test_bridge_fuzz.py``; this harness is for long runs on a developer machine.
-Any exception other than a ``ProtocolError`` is a crash that libFuzzer reports and saves.
+Any exception other than a ``ProtocolError`` is a crash that libFuzzer reports and saves,
+and so is any message the authenticated endpoint delivers: fuzzed bytes carry no valid seal.
 """
 
 from __future__ import annotations
@@ -18,14 +19,24 @@ from firmware_bridge import (
     Endpoint,
     FrameDecoder,
     Identity,
+    MessageReceived,
     ProtocolError,
     Role,
     decode_frame,
     decode_message,
 )
+from firmware_bridge.auth import Opener, SessionKeys
 
 _decoder = FrameDecoder()
-_device = Endpoint(Role.DEVICE, Identity(DeviceKind.SHOE, "fuzz", "F1"), rng=random.Random(0))
+_device = Endpoint(
+    Role.DEVICE,
+    Identity(DeviceKind.SHOE, "fuzz", "F1"),
+    rng=random.Random(0),
+    secret=bytes(range(32)),
+)
+_opener = Opener(
+    SessionKeys(bytes(range(32)), bytes(16), bytes(16), DeviceKind.SHOE).device_to_station
+)
 _device.start(0.0)
 _clock = [0.0]
 
@@ -37,6 +48,9 @@ def test_one_input(data: bytes) -> None:
         decode_message(frame.type_id, frame.payload)
     except ProtocolError:
         pass
+    else:
+        with contextlib.suppress(ProtocolError):  # the seal check: AuthenticationError only
+            _opener.open(frame.header(), frame.payload)
     if data:
         with contextlib.suppress(ProtocolError):
             decode_message(data[0], data[1:])
@@ -45,7 +59,8 @@ def test_one_input(data: bytes) -> None:
     _device.receive_data(data, _clock[0])
     _device.tick(_clock[0])
     _device.data_to_send()
-    _device.events()
+    delivered = [e for e in _device.events() if isinstance(e, MessageReceived)]
+    assert not delivered, f"a fuzzed frame was delivered: {delivered}"
 
 
 def main() -> int:

@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import sys
 import time
 from collections.abc import Sequence
@@ -173,6 +174,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args = _arguments(argv)
     profile: Profile = args.profile
     started = time.perf_counter()
+    cpu_before = _children_cpu()
     if sys.stderr.isatty():
         from rich.progress import (
             BarColumn,
@@ -210,12 +212,20 @@ def _main(argv: Sequence[str] | None) -> int:
             per_round=args.shuffle == "round",
         )
     elapsed = time.perf_counter() - started
-    report(profile, args, tally, elapsed)
+    report(profile, args, tally, elapsed, _children_cpu() - cpu_before)
     return 0
 
 
-def report(profile: Profile, args: argparse.Namespace, tally: Tally, elapsed: float) -> None:
-    """Print the figures of a finished run."""
+def _children_cpu() -> float:
+    """CPU seconds of the finished worker processes (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def report(
+    profile: Profile, args: argparse.Namespace, tally: Tally, elapsed: float, cpu: float = 0.0
+) -> None:
+    """Print the figures of a finished run (``cpu``: the workers' CPU seconds)."""
     n = tally.hands
     main = estimate(tally.main, tally.main_sq, n, WAGER_CENTS)
     with_super = estimate(tally.main + tally.super_bonus, tally.with_super_sq, n, WAGER_CENTS)
@@ -228,6 +238,12 @@ def report(profile: Profile, args: argparse.Namespace, tally: Tally, elapsed: fl
     )
     print(f"hands                     {n:,}")
     print(f"time                      {elapsed:.1f} s ({n / elapsed:,.0f} hands/s)")
+    if cpu > 0:
+        # A shared machine stretches the wall time; CPU-seconds are the fair unit.
+        print(
+            f"CPU time                  {cpu:.1f} s ({n / cpu:,.0f} hands per CPU-second; "
+            f"{cpu / args.workers:.1f} s on {args.workers} idle cores)"
+        )
     print(f"main wager house edge     {main}   (95% CI, super bonus excluded)")
     print(f"  with the super bonus    {with_super}   ($25 wager: $5,000 on suited 7-7-7 vs 7)")
     published = published_edge(profile, args.decks)
@@ -237,6 +253,8 @@ def report(profile: Profile, args: argparse.Namespace, tally: Tally, elapsed: fl
         "hands": n,
         "seconds": round(elapsed, 2),
         "hands_per_s": round(n / elapsed),
+        "cpu_seconds": round(cpu, 2),
+        "hands_per_cpu_s": round(n / cpu) if cpu > 0 else None,
         "main_edge_pct": round(main.edge, 4),
         "main_ci95_half_width_pct": round(main.half_width, 4),
         "with_super_bonus_edge_pct": round(with_super.edge, 4),

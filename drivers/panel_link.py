@@ -4,11 +4,13 @@ A 40-pin Pi has 26 free GPIOs (see ``docs/hardware.md``): enough for the dealer'
 the key and the prompt lamps, not for seven seat lamps and 21 wager sensors. A panel board
 with its own microcontroller carries all of them and reports over the same protocol as the
 shoe (device kind ``panel``). Lamps and buttons travel as numbers "from the panel's wiring
-table" (``LedCommand.led``, ``ButtonReport.button``); :class:`PanelCodes` is that table.
+table" (bit ``n`` of ``PanelLamps``, ``ButtonReport.button``); :class:`PanelCodes` is that
+table.
 
 The driver implements ``drivers.hal.DealerPanel`` exactly as :class:`drivers.panel.GpioPanel`
-does: ``show`` lights exactly the lamps named (only changes go on the wire, and everything is
-sent again when the board reconnects, since it may have rebooted dark), buttons become
+does: ``show`` lights exactly the lamps named (the whole panel state in one ``PanelLamps``
+frame, sent only when it changed, and again when the board reconnects, since it may have
+rebooted dark), buttons become
 ``ButtonPressed``, supervisor buttons count only with the key on, the key is
 ``SupervisorKey`` and the wager sensors ``SeatWagerChanged`` (with the amount when the
 board can tell it). Debounce is the board's job.
@@ -44,11 +46,6 @@ from drivers.transport import Backoff
 
 log = structlog.get_logger(__name__)
 
-_MODES = {
-    LedMode.OFF: fb.LedModeCode.OFF,
-    LedMode.STEADY: fb.LedModeCode.STEADY,
-    LedMode.BLINK: fb.LedModeCode.BLINK,
-}
 _SPOTS = {
     fb.WagerSpotCode.MAIN: WagerSpot.MAIN,
     fb.WagerSpotCode.MATCH: WagerSpot.MATCH,
@@ -62,7 +59,8 @@ DEFAULT_KEY_CODE = 100
 class PanelCodes:
     """The panel board's wiring table: the number of each lamp, button and the key.
 
-    Raises ``DriverConfigError`` for a number outside 0..255 or used twice.
+    Raises ``DriverConfigError`` for a lamp number outside 0..31 (a bit of
+    ``PanelLamps``), an input number outside 0..255, or a number used twice.
     """
 
     leds: Mapping[Led, int]
@@ -70,10 +68,13 @@ class PanelCodes:
     supervisor_key: int
 
     def __post_init__(self) -> None:
-        for label, codes in (("lamp", list(self.leds.values())), ("input", self._inputs())):
+        for label, codes, top in (
+            ("lamp", list(self.leds.values()), fb.PANEL_LAMP_BITS - 1),
+            ("input", self._inputs(), 0xFF),
+        ):
             for code in codes:
-                if not 0 <= code <= 0xFF:
-                    raise DriverConfigError(f"{label} number {code} outside 0..255")
+                if not 0 <= code <= top:
+                    raise DriverConfigError(f"{label} number {code} outside 0..{top}")
             if len(set(codes)) != len(codes):
                 raise DriverConfigError(f"{label} numbers used twice: {sorted(codes)}")
 
@@ -113,7 +114,7 @@ class SerialPanelDriver(LinkedDevice):
         self.codes = codes or PanelCodes.default()
         self._buttons = {code: button for button, code in self.codes.buttons.items()}
         self._wanted: dict[Led, LedMode] = dict.fromkeys(self.codes.leds, LedMode.OFF)
-        self._sent: dict[Led, LedMode] = {}
+        self._sent: tuple[int, int] | None = None  # (steady, blink) masks the board has
         self._key_on = False
         self._serial = SerialTransport(settings, self, name="panel", backoff=backoff)
 
@@ -142,14 +143,19 @@ class SerialPanelDriver(LinkedDevice):
         return self._wanted.get(led, LedMode.OFF)
 
     def _send_lamps(self) -> None:
+        # The whole panel state in one frame (issue 15: one frame per lamp was 46% of the
+        # station's time), and only when it changed.
+        steady = blink = 0
         for led, mode in self._wanted.items():
-            if self._sent.get(led) is not mode:
-                if not self._send(fb.LedCommand(self.codes.leds[led], _MODES[mode])):
-                    return
-                self._sent[led] = mode
+            if mode is LedMode.STEADY:
+                steady |= 1 << self.codes.leds[led]
+            elif mode is LedMode.BLINK:
+                blink |= 1 << self.codes.leds[led]
+        if (steady, blink) != self._sent and self._send(fb.PanelLamps(steady, blink)):
+            self._sent = (steady, blink)
 
     def _on_connected(self) -> None:
-        self._sent.clear()  # the board may have rebooted with every lamp dark
+        self._sent = None  # the board may have rebooted with every lamp dark
         self._send_lamps()
 
     def _on_unconfirmed(self, commands: str) -> Iterable[DeviceEvent]:

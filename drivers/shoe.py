@@ -163,6 +163,12 @@ class ShoeDriver(LinkedDevice):
         else:
             yield DeviceFault(self.KIND, f"unexpected {type(message).__name__} from the shoe")
 
+    def _on_unconfirmed(self, commands: str) -> Iterable[DeviceEvent]:
+        # The shoe's commands are safe to lose: HoleCardNext only backs up the hole-card
+        # slot, and a reveal not answered is asked for again at the dealer's next press
+        # (the shoe answers a repeat the same way). The loss itself is DeviceLost.
+        return ()
+
     def _revealed(self, message: fb.HoleCardRevealReport) -> Iterable[DeviceEvent]:
         commitment = message.commitment
         if commitment not in self._reveals_asked:

@@ -53,6 +53,7 @@ from firmware_bridge.frame import (
 from firmware_bridge.handshake import PeerCheck
 from firmware_bridge.link import Endpoint, LinkState
 from firmware_bridge.messages import (
+    PANEL_LAMP_BITS,
     ButtonReport,
     CardDrawnReport,
     CoverCardReport,
@@ -64,8 +65,7 @@ from firmware_bridge.messages import (
     HoleCardRevealReport,
     HoleCardRevealRequest,
     JamReport,
-    LedCommand,
-    LedModeCode,
+    PanelLamps,
     PeekAnswerCode,
     PeekReply,
     PeekRequest,
@@ -102,6 +102,7 @@ __all__ = [
     "MAX_PAYLOAD",
     "MAX_PENDING",
     "MAX_TRIES",
+    "PANEL_LAMP_BITS",
     "PROTOCOL_VERSION",
     "RETRANSMIT_TIMEOUT",
     "SECRET_BYTES",
@@ -133,8 +134,6 @@ __all__ = [
     "HoleCardRevealRequest",
     "Identity",
     "JamReport",
-    "LedCommand",
-    "LedModeCode",
     "LinkDown",
     "LinkEvent",
     "LinkState",
@@ -146,6 +145,7 @@ __all__ = [
     "Paired",
     "PairingError",
     "PairingResult",
+    "PanelLamps",
     "PayloadError",
     "PeekAnswerCode",
     "PeekReply",

@@ -157,6 +157,7 @@ class Endpoint:
         self.identity = identity
         self.secret = secret
         self._pairing_consent = pairing_consent
+        self._pair_answer: tuple[bytes, PairReply] | None = None
         self.timing = timing or Timing()
         self.stats = LinkStats()
         self._check_peer = check_peer
@@ -570,6 +571,12 @@ class Endpoint:
         assert isinstance(request, PairRequest)
         me = self.identity
         consent = self._pairing_consent
+        answered = self._pair_answer
+        if answered is not None and answered[0] == request.public_key:
+            # The same request again (its answer was slow or lost): the same answer, never
+            # a second secret the station would not know of.
+            self._queue_message(answered[1], now)
+            return
         if request.kind is not me.kind:
             reason = f"pairing refused: this device is a {me.kind.name_text}"
         elif consent is None or not consent():
@@ -585,7 +592,9 @@ class Endpoint:
             self._begin(now)  # a new secret ends any session of the old one
             self.secret = secret
             self._events.append(Paired(secret, request.station))
-            self._queue_message(PairReply(me.kind, key.public, me.firmware, me.serial_number), now)
+            reply = PairReply(me.kind, key.public, me.firmware, me.serial_number)
+            self._pair_answer = (request.public_key, reply)
+            self._queue_message(reply, now)
             return
         self._queue_message(Refused(0, reason), now)
 

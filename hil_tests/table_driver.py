@@ -185,6 +185,8 @@ class TableDriver:
         self.shoe: list[Card | str] = []  # what the script loaded, still in the shoe
         self.dealt: list[Card] = []  # every card the script dealt, across loads
         self.hole: Card | None = None
+        # What lies on each wager spot, in cents, as the sensors read it (docs/panel.md).
+        self.chips: dict[tuple[int, WagerSpot], int] = {}
 
     # --- what the table shows ------------------------------------------------------------
 
@@ -310,11 +312,31 @@ class TableDriver:
             self._wager(seat, WagerSpot.MATCH, None if match is True else int(match))
 
     def _wager(self, seat: int, spot: WagerSpot, cents: int | None) -> None:
+        if cents is not None:
+            self.chips[seat, spot] = cents
         self._act([SeatWagerChanged], self.hands.place_wager, seat, spot, True, cents)
 
     def take_back(self, seat: int, spot: WagerSpot = WagerSpot.MAIN) -> None:
         """Chips off a spot."""
+        self.chips.pop((seat, spot), None)
         self._act([SeatWagerChanged], self.hands.place_wager, seat, spot, False, None)
+
+    def add_wager(self, seat: int, cents: int) -> None:
+        """One more wager on the main spot (a double or a split, NY 5324.12(b)(9))."""
+        self._wager(seat, WagerSpot.MAIN, self.chips.get((seat, WagerSpot.MAIN), 0) + cents)
+
+    def settle(self) -> None:
+        """Move the chips of the settlement the panel prompts, as a dealer does (collect:
+        the spot empties; pay: wager plus win on the spot; docs/panel.md), then NEXT."""
+        settling = self.view.settling
+        if settling is not None and settling.net_cents:
+            seat, spot = settling.seat, WagerSpot(settling.spot)
+            left = self.chips.get((seat, spot), 0) + settling.net_cents
+            if left > 0:
+                self._wager(seat, spot, left)
+            else:
+                self.take_back(seat, spot)
+        self.press()
 
     def insure(self, seat: int, cents: int | None = None) -> None:
         """Chips on the seat's insurance spot."""
@@ -335,9 +357,9 @@ class TableDriver:
         self._act([SupervisorKey], self.hands.turn_key, False)
 
     def settle_all(self) -> None:
-        """NEXT through every settlement prompt (Match the Dealer or final)."""
-        while self.state in (State.SETTLING, State.MATCH):
-            self.press()
+        """Settle every prompted seat (Match the Dealer, at once, or final), chips and NEXT."""
+        while self.state in (State.SETTLING, State.MATCH, State.SETTLE_NOW):
+            self.settle()
 
     def finish(self) -> None:
         """Stop the station cleanly and check the journal's chain."""

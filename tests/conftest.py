@@ -57,3 +57,7 @@ def no_leaks() -> Iterator[None]:
     if leaked_fds:
         problems.append("fds: " + ", ".join(sorted(leaked_fds)))
     pytest.fail("test leaked " + "; ".join(problems))
+
+
+# The floor tests' real servers (mosquitto, PostgreSQL), shared per module.
+from floor_fixtures import floor_broker, floor_database  # noqa: E402, F401

@@ -19,7 +19,13 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 #: (it needs atheris and runs until stopped), the runner and its document module.
 # Not benchmarks: the fuzz harness, the runner and its renderer, the house-edge simulation
 # module that bench/house_edge.py imports.
-NOT_BENCHMARKS = {"fuzz_bridge.py", "run_all.py", "performance_doc.py", "edge_sim.py"}
+NOT_BENCHMARKS = {
+    "fuzz_bridge.py",
+    "run_all.py",
+    "performance_doc.py",
+    "edge_sim.py",
+    "journal_table.py",  # part of journal_bench.py
+}
 
 
 def _load() -> ModuleType:

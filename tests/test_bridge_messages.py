@@ -90,7 +90,7 @@ def test_catalogue_covers_every_device() -> None:
         "ShoeEmptyReport",
         "PeekRequest",
         "PeekReply",
-        "LedCommand",
+        "PanelLamps",
         "ButtonReport",
         "WagerSensorReport",
     } <= names

@@ -23,6 +23,7 @@ import pytest
 from daemon_support import journal_dir
 from recovery_support import expected_state, state_the_rows_say
 
+from controller.journal.seal import VerificationKey
 from controller.journal.store import JournalReader, Row
 from controller.journal.verify import GOOD_CASES, verify
 from controller.table.faults import FaultCode
@@ -177,8 +178,12 @@ def test_killed_at_random_points_and_restarted(tmp_path: Path, journal: Path) ->
         child.stdout.close()
     check_restart(before, committed(journal))
     assert verify(journal).ok
+    # Killed at random points, seals included: every seal still proves its rows.
+    key_text = journal.with_name(journal.name + "-verification-key").read_text()
+    sealed = verify(journal, key=VerificationKey.from_text(key_text))
+    assert sealed.ok, sealed.message
     rows = committed(journal)
-    assert rows[-1].kind == "clean_shutdown"
+    assert [r.kind for r in rows[-2:]] == ["clean_shutdown", "seal"]
     assert read_journal(rows).round_no == rounds_done + 3
     assert sum(r.kind == "round_completed" for r in rows) > KILLS
     # Every round ends exactly once, completed or (found open at a restart) voided.

@@ -245,7 +245,7 @@ if mode == "uncommitted":
         conn.execute(
             "INSERT INTO journal (id, ts, kind, round, data, prev_hash, hash)"
             " VALUES (?, 'ts', 'event', NULL, ?, 'x', 'y')",
-            (1000 + n, "x" * 2000),
+            (1000 + n, '"' + "x" * 2000 + '"'),  # JSON text: the wager-spot index reads it
         )
     print("ready", flush=True)
     sys.stdin.read()

@@ -17,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("rules", "table", "journal", "service", "simulation", "cli")
 PROJECT = ("controller", "drivers", "firmware_bridge", "floor")
+FLOOR_MAY_USE = ("controller.journal", "controller.rules", "controller.service.config_schema")
 
 
 def imports_of(path: Path) -> set[str]:
@@ -47,6 +48,12 @@ def allowed(importer: str, imported: str) -> bool:
         return top in {"drivers", "firmware_bridge"} or imported.startswith("controller.rules")
     if top == "floor":
         return importer.startswith("floor")
+    if importer.startswith("floor"):
+        # The floor reads the journal's format (and its recall, seals, wire format), the
+        # rules and the TOML section reader; never the table, the daemon or the drivers.
+        if importer == "floor.demo" and imported.startswith("controller.service"):
+            return True  # the demo also plays eight stations, with their real shipper
+        return top == "floor" or imported.startswith(FLOOR_MAY_USE)
     layer = LAYERS.index(importer.split(".")[1])
     if top == "controller":
         parts = imported.split(".")
@@ -74,7 +81,7 @@ def modules(package: str) -> list[tuple[str, Path]]:
     return out
 
 
-ALL = [m for p in ("controller", "drivers", "firmware_bridge") for m in modules(p)]
+ALL = [m for p in ("controller", "drivers", "firmware_bridge", "floor") for m in modules(p)]
 
 
 @pytest.mark.parametrize(("name", "path"), ALL, ids=[m for m, _ in ALL])
@@ -104,6 +111,13 @@ def test_the_checker_refuses_a_layer_crossed_the_wrong_way() -> None:
     assert not allowed("firmware_bridge.link", "serial")
     assert not allowed("drivers.shoe", "controller.table.play")
     assert not allowed("controller.service.station", "floor.collector")
+    assert not allowed("controller.service.shipper", "floor.ingest")
+    assert not allowed("drivers.shoe", "floor.monitor")
+    assert not allowed("floor.collector", "controller.service.shipper")
+    assert not allowed("floor.monitor", "controller.table.procedure")
+    assert not allowed("floor.ingest", "drivers.hal")
+    assert allowed("floor.ingest", "controller.journal.format")
+    assert allowed("floor.queries", "controller.journal.recall")
     assert allowed("controller.cli.main", "controller.rules.cards")
     assert allowed("controller.service.daemon", "drivers.shoe")
     assert allowed("controller.table.play", "drivers.hal")
@@ -112,3 +126,25 @@ def test_the_checker_refuses_a_layer_crossed_the_wrong_way() -> None:
 def test_config_and_its_panel_section_do_not_import_each_other() -> None:
     panel = imports_of(ROOT / "controller/service/config_panel.py")
     assert "controller.service.config" not in panel
+
+
+def test_the_station_process_never_loads_the_floor_side() -> None:
+    """The daemon, the shipper and the command line (floor registered by name only) load
+    no module of ``floor`` and none of its libraries (psycopg, starlette, uvicorn)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import controller.service.daemon, controller.service.shipper\n"
+        "from controller.cli.main import build_parser\n"
+        "build_parser(['run', '--help'])\n"
+        "build_parser(['journal', 'recall'])\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in"
+        " ('floor', 'psycopg', 'starlette', 'uvicorn')]\n"
+        "print(loaded)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

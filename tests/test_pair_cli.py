@@ -148,3 +148,16 @@ def test_an_unknown_device_is_a_usage_error(
     assert capsys.readouterr().err.strip() == (
         "dealer-station pair: unknown device 'dice': one of shoe, shuffler, card_reader, panel"
     )
+
+
+def test_a_gpio_panel_has_no_link_to_pair(
+    tmp_path: Path, shoe: ShoeDouble, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``pair panel`` is for a panel board (tests/test_serve_daemon.py pairs one); the
+    example's panel is wired to GPIO."""
+    key(on=True)
+    config = config_for(tmp_path, shoe)
+    assert main(["pair", "panel", "--config", str(config), "--timeout", "5"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "dealer-station pair: this table's panel is wired to GPIO: there is no panel board to pair"
+    )

@@ -114,6 +114,38 @@ def test_wiring_table_is_checked() -> None:
         PanelCodes({Led.DEAL: 1}, {Button.NEXT: 3, Button.SPLIT: 3}, supervisor_key=9)
     with pytest.raises(DriverConfigError, match="outside"):
         PanelCodes({Led.DEAL: 256}, {}, supervisor_key=9)
+    # A lamp is a bit of the 32-bit PanelLamps masks: 0..31, both ends checked.
+    assert PanelCodes({Led.DEAL: 31, Led.PAY: 0}, {}, supervisor_key=255).leds[Led.DEAL] == 31
+    with pytest.raises(DriverConfigError, match=r"lamp number 32 outside 0\.\.31"):
+        PanelCodes({Led.DEAL: 32}, {}, supervisor_key=9)
+    with pytest.raises(DriverConfigError, match="lamp number -1"):
+        PanelCodes({Led.DEAL: -1}, {}, supervisor_key=9)
+
+
+def test_one_frame_per_panel_state(board: Board) -> None:
+    """Issue 15: a panel state goes out as one PanelLamps frame, however many lamps change,
+    and an unchanged state sends nothing."""
+    many = {led: LedMode.STEADY for led in list(Led)[:8]} | {Led.FAULT: LedMode.BLINK}
+    board.driver.show(many)
+    assert board.lamps_settle(many)
+    assert board.double.wait_idle()
+    before = board.double.lamp_frames
+    board.driver.show(many)  # the same state
+    board.driver.show({Led.PAY: LedMode.BLINK})  # ten lamps change, one frame
+    assert board.lamps_settle({Led.PAY: LedMode.BLINK} | dict.fromkeys(many, LedMode.OFF))
+    assert board.double.wait_idle()
+    assert board.double.lamp_frames == before + 1
+    assert board.double.refused_lamp_frames == 0
+
+
+def test_a_lamp_both_steady_and_blinking_is_refused_by_the_board(board: Board) -> None:
+    board.driver.show({Led.DEAL: LedMode.STEADY})
+    assert board.lamps_settle({Led.DEAL: LedMode.STEADY})
+    bit = 1 << board.double.codes.leds[Led.PAY]
+    board.double._on_command(fb.PanelLamps(steady=bit, blink=bit))  # as if it came in
+    assert board.double.refused_lamp_frames == 1
+    assert board.double.lamp(Led.DEAL) is LedMode.STEADY  # the lamps stay as they were
+    assert board.double.lamp(Led.PAY) is LedMode.OFF
 
 
 def test_unplugged_board_gets_its_lamps_back_without_a_fault(board: Board) -> None:

@@ -330,6 +330,11 @@ def test_pa_635a_7_g_dealer_blackjack_ends_the_round_and_insurance_pays() -> Non
     press(rig)
     press(rig)
     rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
+    # PA 635a.7(g): insurance settled at the peek: seat 2's lamp with PAY.
+    assert rig.table.state is State.SETTLE_NOW
+    assert rig.panel.lamps[Led.SEAT_2] is LedMode.STEADY
+    assert rig.panel.lamps[Led.PAY] is LedMode.STEADY
+    press(rig)
     assert rig.table.state is State.DEALER
     press(rig)  # reveal
     assert rig.table.state is State.SETTLING

@@ -22,6 +22,7 @@ from table_support import JournalRow, ListJournal
 from controller.journal.store import Journal, JournalReader
 from controller.rules.cards import Card
 from controller.rules.profiles import get_profile
+from controller.rules.steps import describe
 from controller.simulation.dealer import Action, Press, SimulatedDealer, TurnKey, random_chooser
 from controller.simulation.direct import DirectRig
 from controller.table.faults import FaultCode
@@ -51,20 +52,43 @@ class ResumingDealer(SimulatedDealer):
         return super()._supervise(view)
 
 
-def played(profile: str, rounds: int, seed: int) -> tuple[list[JournalRow], set[int]]:
+STEPS: dict[tuple[str, int], dict[int, str]] = {}  # (profile, seed) -> cut -> step
+
+
+#: Each withholding run's shoe flash: the hole cards it keeps, by commitment.
+FLASH: dict[tuple[str, int], dict[str, tuple[Card, str]]] = {}
+
+
+def played(
+    profile: str, rounds: int, seed: int, *, withholding: bool = False
+) -> tuple[list[JournalRow], set[int]]:
     """The journal of a seeded run, and the cuts that fall between two events (the station
-    commits each event's rows in one transaction, so a crash can only cut there)."""
+    commits each event's rows in one transaction, so a crash can only cut there). The step
+    the round in play waited for at each such cut goes to :data:`STEPS`."""
     rng = random.Random(seed)
     journal = ListJournal()
     rig = DirectRig(
-        get_profile(profile), DECKS, journal, random_chooser(rng), rng, SEATS, fault_rate=0.02
+        get_profile(profile),
+        DECKS,
+        journal,
+        random_chooser(rng),
+        rng,
+        SEATS,
+        fault_rate=0.02,
+        withholding=withholding,
     )
+    FLASH[profile, seed] = rig.devices.withheld
     boundaries = {0}
     handle = rig.table.handle
+
+    steps = STEPS.setdefault((profile, seed), {})
 
     def handle_and_mark(event: DeviceEvent) -> None:
         handle(event)
         boundaries.add(len(journal.rows))
+        play = rig.table.play
+        if play is not None:
+            steps[len(journal.rows)] = describe(play.round.step)
 
     rig.table.handle = handle_and_mark  # type: ignore[method-assign]
     rig.table.begin()
@@ -77,13 +101,32 @@ def played(profile: str, rounds: int, seed: int) -> tuple[list[JournalRow], set[
 
 
 def restored_rig(
-    profile: str, prefix: Sequence[JournalRow], seed: int
+    profile: str,
+    prefix: Sequence[JournalRow],
+    seed: int,
+    *,
+    flash: dict[str, tuple[Card, str]] | None = None,
 ) -> tuple[DirectRig, ListJournal, Recovered]:
+    """A new table restored from ``prefix``; with ``flash``, its shoe withholds hole cards
+    and still holds those of the run before the crash (a real shoe keeps them)."""
     rng = random.Random(seed)
     journal = ListJournal(rows=list(prefix))
-    rig = DirectRig(get_profile(profile), DECKS, journal, random_chooser(rng), rng, SEATS)
+    rig = DirectRig(
+        get_profile(profile),
+        DECKS,
+        journal,
+        random_chooser(rng),
+        rng,
+        SEATS,
+        withholding=flash is not None,
+        shoe_flash=dict(flash or {}),
+    )
     rig.dealer = ResumingDealer(
-        SEATS, random_chooser(rng), rng, dealer_change_every=7, resume_first=rng.random() < 0.5
+        SEATS,
+        random_chooser(rng),
+        rng,
+        dealer_change_every=7,
+        resume_first=flash is not None or rng.random() < 0.5,
     )
     rec = read_journal(prefix)
     rig.table.restore(rec)
@@ -152,18 +195,61 @@ def check_accounts(rows: Sequence[JournalRow]) -> None:
     assert not [
         r for r in rows if r.kind == "fault" and r.data["code"] == FaultCode.DUPLICATE_CARD.value
     ]
+    check_one_money_record(rows)
 
 
-@pytest.mark.parametrize(("profile", "seed"), [("PA", 4), ("NY", 6), ("NJ", 4)])
+PAYMENT_KINDS = ("settlement", "match_settled", "insurance")
+
+
+def check_one_money_record(rows: Sequence[JournalRow]) -> None:
+    """Issue 13: no payment (round, kind, seat, hand, wager) is journaled twice, whatever
+    was rebuilt; a void lists exactly the round's payments as standing and returns every
+    other wager, none of them both."""
+    payments = Counter(
+        (r.round_no, r.kind, r.data["seat"], r.data.get("hand"), r.data["wager"])
+        for r in rows
+        if r.kind in PAYMENT_KINDS
+    )
+    assert all(n == 1 for n in payments.values()), [k for k, n in payments.items() if n > 1]
+    for void in (r for r in rows if r.kind == "round_voided"):
+        paid = [
+            (r.data["seat"], r.data["wager"], r.data.get("hand"), r.data["net_cents"])
+            for r in rows
+            if r.kind in PAYMENT_KINDS and r.round_no == void.round_no
+        ]
+        stand = [(s["seat"], s["wager"], s["hand"], s["net_cents"]) for s in void.data["stand"]]
+        assert sorted(stand, key=repr) == sorted(paid, key=repr)
+        settled = {(seat, wager, hand) for seat, wager, hand, _ in stand}
+        for back in void.data["returned"]:
+            assert (back["seat"], back["wager"], back["hand"]) not in settled
+            if back["hand"] is None:  # a whole seat's wager: none of its hands was settled
+                assert not any(s[:2] == (back["seat"], back["wager"]) for s in settled)
+        started = next(r for r in rows if r.kind == "round_started" and r.round_no == void.round_no)
+        for seat in started.data["seats"]:  # every main wager is settled or returned
+            number = seat["seat"]
+            assert any(s[:2] == (number, "main") for s in settled) or any(
+                (b["seat"], b["wager"]) == (number, "main") for b in void.data["returned"]
+            )
+
+
+@pytest.mark.parametrize(("profile", "seed"), [("PA", 4), ("NY", 1), ("NJ", 4)])
 def test_restore_from_every_prefix_then_play_on(profile: str, seed: int) -> None:
     rows, boundaries = played(profile, rounds=4, seed=seed)
     assert any(r.kind == "fault" for r in rows), "the run must include faults"
     resumed = voided = 0
+    rebuilt = 0
     for cut in range(len(rows) + 1):
         prefix = rows[:cut]
         rig, journal, rec = restored_rig(profile, prefix, seed * 1000 + cut)
         try:
             check_restored(rig, journal, rec, cut, strict=cut in boundaries)
+            if rec.open_round and not hole_card_sealed(rec.open_round):
+                # Outside the deal->reveal window the round is rebuilt at the step it had
+                # reached: the resume goes on from the next expected card or decision.
+                assert rig.table.play is not None, f"cut at row {cut}"
+                rebuilt += 1
+                if cut in boundaries and cut in STEPS[profile, seed]:
+                    assert describe(rig.table.play.round.step) == STEPS[profile, seed][cut]
             resume(rig, prefix, rec, seed + cut)
             rig.play(rec.round_no + 2)
         finally:
@@ -176,7 +262,13 @@ def test_restore_from_every_prefix_then_play_on(profile: str, seed: int) -> None
             resolved = next(r for r in after if r.kind == "fault_resolved")
             resumed += resolved.data["resolution"] == "resume"
             voided += resolved.data["resolution"] == "void"
-    assert resumed and voided, (resumed, voided)
+    assert resumed and voided and rebuilt, (resumed, voided, rebuilt)
+
+
+def hole_card_sealed(rows: Sequence[JournalRow]) -> bool:
+    """True inside the deal->reveal window: a hole card dealt and not yet revealed."""
+    kinds = [r.kind for r in rows]
+    return kinds.count("hole_card_dealt") > kinds.count("hole_card_revealed")
 
 
 def test_an_empty_journal_starts_from_scratch() -> None:
@@ -304,3 +396,68 @@ def test_only_the_last_report_of_each_wager_spot_is_kept() -> None:
     ]
     rec = read_journal(rows)
     assert list(rec.wagers.values()) == [SeatWagerChanged(2, WagerSpot.MAIN, True, None)]
+
+
+def test_the_restore_reads_from_the_last_shuffle_and_finds_the_same_state(tmp_path: Path) -> None:
+    """A start reads only the rows from the last shuffle on (and the last report of each
+    wager spot, the last round and burn before it): what it restores is what the whole
+    journal says, after a cut at every row of a run with several shoes."""
+    from controller.service.daemon import WAGER_SPOTS
+
+    rng = random.Random(11)
+    journal = ListJournal()
+    rig = DirectRig(get_profile("PA"), DECKS, journal, random_chooser(rng), rng, SEATS)
+    rig.cover_at = 250  # a reshuffle every few rounds
+    rig.table.begin()
+    try:
+        rig.play(12)
+    finally:
+        rig.close()
+    assert sum(r.kind == "shuffle_commanded" for r in journal.rows) >= 3
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as stored:
+        for row in journal.rows:
+            stored.append(row.kind, row.data, row.round_no)
+    with JournalReader.open(path) as reader:
+        every = list(reader.rows())
+        for cut in range(len(every) + 1):
+            window = list(reader.rows_for_restore(WAGER_SPOTS, until_id=cut))
+            assert read_journal(window) == read_journal(every[:cut]), f"cut at row {cut}"
+            if cut == len(every):
+                assert len(window) < len(every) / 2
+
+
+@pytest.mark.parametrize(("profile", "seed"), [("PA", 4), ("NY", 5)])
+def test_a_crash_between_the_deal_and_the_reveal_resumes(profile: str, seed: int) -> None:
+    """Issue 13 with the shoe withholding the hole card: a crash at any row between the
+    hole card's deal and its reveal rebuilds the round from the commitment; the supervisor
+    resumes; the shoe (which kept card and nonce) reveals it; the round is completed, never
+    voided, and every payment is journaled once."""
+    rows, boundaries = played(profile, rounds=4, seed=seed, withholding=True)
+    flash = FLASH[profile, seed]
+    assert flash, "the shoe withheld the hole cards"
+    window = 0
+    for cut in range(len(rows) + 1):
+        prefix = rows[:cut]
+        rec = read_journal(prefix)
+        if not (rec.open_round and hole_card_sealed(rec.open_round)):
+            continue
+        window += 1
+        rig, journal, rec = restored_rig(profile, prefix, seed * 1000 + cut, flash=flash)
+        try:
+            assert rig.table.play is not None, f"cut at row {cut}"
+            if cut in boundaries and cut in STEPS[profile, seed]:
+                assert describe(rig.table.play.round.step) == STEPS[profile, seed][cut]
+            resume(rig, prefix, rec, seed + cut)
+            rig.play(rec.round_no + 1)
+        finally:
+            rig.close()
+        check_accounts(journal.rows)
+        after = journal.rows[cut:]
+        ends = [r.kind for r in after if r.round_no == rec.round_no and r.kind.startswith("round_")]
+        resolutions = [r.data["resolution"] for r in after if r.kind == "fault_resolved"]
+        if "void" not in resolutions:  # an injected fault may still end in a void
+            assert ends == ["round_completed"], f"cut at row {cut}: {ends}"
+        revealed = [r for r in after if r.kind == "hole_card_revealed"]
+        assert revealed, f"cut at row {cut}: the shoe revealed the withheld card"
+    assert window > 10, window

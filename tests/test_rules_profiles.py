@@ -12,6 +12,7 @@ from controller.rules.profiles import (
     MATCH_TABLE_FOR_DECKS,
     NEW_JERSEY,
     NEW_YORK,
+    OPTION_BASES,
     PENNSYLVANIA,
     PROFILES,
     DealerBlackjackTakes,
@@ -21,6 +22,7 @@ from controller.rules.profiles import (
     SettlementOrder,
     SplitTwentyOne,
     get_profile,
+    option_basis,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +82,7 @@ def test_peek_without_a_hole_card_is_a_contradiction() -> None:
     with pytest.raises(ProfileError, match="peek needs a hole card"):
         NEW_JERSEY.with_options(peek=True)
     with pytest.raises(ProfileError, match="peek needs a hole card"):
-        PENNSYLVANIA.with_options(dealer_second_card=DealerSecondCard.AFTER_PLAYERS)
+        NEW_YORK.with_options(dealer_second_card=DealerSecondCard.AFTER_PLAYERS)
 
 
 def test_ny_5324_12_c_4_determinate_cards_before_dealer_second_card_option() -> None:
@@ -94,9 +96,9 @@ def test_unknown_option_is_an_error() -> None:
 
 
 def test_with_options_leaves_the_profile_unchanged() -> None:
-    changed = PENNSYLVANIA.with_options(hit_soft_17=True)
+    changed = NEW_JERSEY.with_options(hit_soft_17=True)
     assert changed.hit_soft_17
-    assert not PENNSYLVANIA.hit_soft_17
+    assert not NEW_JERSEY.hit_soft_17
 
 
 def test_pa_635a_7_l_dealer_stands_on_soft_17_by_default() -> None:
@@ -206,3 +208,105 @@ def test_docs_rules_lists_every_profile_field() -> None:
     text = (ROOT / "docs" / "rules.md").read_text()
     for f in fields(Profile):
         assert f"`{f.name}`" in text, f.name
+
+
+# --- what each regulation fixes, leaves to the licensee, or is silent on ----------------------
+
+
+def _docs_option_table() -> dict[str, dict[str, tuple[str, str, str]]]:
+    text = (ROOT / "docs" / "rules.md").read_text()
+    block = text.split("<!-- option bases: begin -->")[1].split("<!-- option bases: end -->")[0]
+    table: dict[str, dict[str, tuple[str, str, str]]] = {}
+    for line in block.strip().splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        name = cells[0].strip("`")
+        table[name] = {}
+        for code, cell in zip(("PA", "NJ", "NY"), cells[1:], strict=True):
+            value, rest = cell[1:].split("` ", 1)
+            kind, clause = rest.split(": ", 1)
+            table[name][code] = (value, kind, clause)
+    return table
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, tuple):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v.value}" for k, v in sorted(value.items()))
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(getattr(value, "value", value))
+
+
+def test_docs_table_matches_every_profiles_options() -> None:
+    """docs/rules.md's per-profile table (fixed / licensee / assumed, with clauses) is the
+    code's: every option field, every profile, value, basis and clause."""
+    table = _docs_option_table()
+    option_fields = {f.name for f in fields(Profile)} - {"code", "name", "citation"}
+    assert set(table) == option_fields == set(OPTION_BASES)
+    for name, row in table.items():
+        for code, (value, kind, clause) in row.items():
+            assert value == _shown(getattr(PROFILES[code], name)), (name, code)
+            basis = option_basis(code, name)
+            assert (kind, clause) == (basis.kind.value, basis.clause), (name, code)
+
+
+# The fixed values each regulation imposes, read from the texts (not from the code).
+FIXED_BY_TEXT = [
+    ("PA", "hit_soft_17", True, "PA 635a.7(l)"),
+    ("PA", "no_draw_when_decided", False, "PA 635a.7(m)"),
+    ("PA", "peek", False, "PA 635a.7(g)"),
+    ("PA", "dealer_second_card", DealerSecondCard.AFTER_PLAYERS, "PA 635a.7(e)(4)"),
+    ("PA", "blackjack_paid_at_once", False, "PA 635a.7(h)(1)(i)"),
+    ("NY", "blackjack_paid_at_once", True, "NY 5324.12(b)(5)"),
+    ("NY", "split_21_vs_dealer_21", SplitTwentyOne.PUSH, "NY 5324.12(b)(1)(iii), (b)(5)"),
+    ("NY", "split_21_vs_dealer_blackjack", SplitTwentyOne.LOSE, "NY 5324.12(b)(1)(iii)"),
+    ("NY", "burn_disclosed_on_request", False, "NY 5324.12(c)(3)"),
+    ("NY", "decks_allowed", (6,), "NY 5324.12(a)"),
+    ("NY", "match_tables", {6: MatchPayTable.B}, "NY 5324.12(d)(5)"),
+    ("NJ", "burn_disclosed_on_request", False, "NJ 19.7(c)"),
+]
+
+
+@pytest.mark.parametrize(("code", "name", "value", "clause"), FIXED_BY_TEXT)
+def test_a_profile_refuses_an_option_its_regulation_fixes(
+    code: str, name: str, value: object, clause: str
+) -> None:
+    """One line naming the clause, e.g. PA 635a.7(l) and hit_soft_17."""
+    with pytest.raises(ProfileError) as caught:
+        get_profile(code).with_options(**{name: value})
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"profile {code}: {name} = ")
+    assert f"is not allowed: {clause} fixes {name} = " in message
+
+
+def test_pa_635a_7_l_hit_soft_17_refused_with_the_clause() -> None:
+    with pytest.raises(ProfileError) as caught:
+        PENNSYLVANIA.with_options(hit_soft_17=True)
+    assert str(caught.value) == (
+        "profile PA: hit_soft_17 = true is not allowed: PA 635a.7(l) fixes hit_soft_17 = false"
+    )
+
+
+LEFT_OPEN = [
+    ("PA", "settlement_order", SettlementOrder.RIGHT_TO_LEFT),  # PA 635a.7(p)(2)
+    ("PA", "hit_soft_17", False),  # the fixed value itself is accepted
+    ("NJ", "hit_soft_17", True),  # NJ 19.12 not included
+    ("NJ", "dealer_second_card", DealerSecondCard.HOLE),  # NJ 19.7(i)
+    ("NY", "no_mid_shoe_entry", True),  # NY 5324.12(b)(10) "may"
+    ("NY", "match_the_dealer", False),  # NY 5324.12(d) "may provide"
+    ("NY", "match_tables", {8: MatchPayTable.B}),  # the (d)(5) table for eight decks
+    ("NY", "peek", False),  # NY orders no peek
+    ("NY", "dealer_second_card", DealerSecondCard.AFTER_PLAYERS),  # NY (c)(4)
+    ("NY", "hit_soft_17", True),  # NY silent
+]
+
+
+@pytest.mark.parametrize(("code", "name", "value"), LEFT_OPEN)
+def test_a_profile_keeps_options_the_text_leaves_open(code: str, name: str, value: object) -> None:
+    options: dict[str, object] = {name: value}
+    if name == "dealer_second_card" and value is DealerSecondCard.AFTER_PLAYERS:
+        options["peek"] = False
+    profile = get_profile(code).with_options(**options)
+    assert getattr(profile, name) == value

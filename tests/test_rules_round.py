@@ -660,7 +660,7 @@ def test_pa_635a_7_l_dealer_soft_hand_turning_hard() -> None:
 
 
 def test_pa_635a_7_l_hit_soft_17_option_draws_on_soft_17_only() -> None:
-    profile = PA.with_options(hit_soft_17=True)
+    profile = NY.with_options(hit_soft_17=True)  # PA 635a.7(l) refuses it; NY is silent
     played = play(profile, {1: 1000}, "KH AC 9S 6D 3S", {1: ["stand"]})
     assert dealer(played) == "AC 6D 3S"
     played = play(profile, {1: 1000}, "KH KC 9S 7D", {1: ["stand"]})
@@ -698,14 +698,19 @@ def test_pa_635a_7_m_dealer_draws_for_a_pa_split_21_that_could_tie() -> None:
     assert played.net(1) == 0
 
 
-def test_pa_635a_7_m_ny_split_21_wins_any_dealer_21_so_no_draw() -> None:
-    played = play(NY, {1: 1000}, "AS 5C AH 6D KD QC", {1: ["split"]})
-    assert dealer(played) == "5C 6D"
-    assert played.net(1) == 2000
+def test_ny_5324_12_b_5_split_21_draws_the_dealer_a_21_would_pay_3_to_2() -> None:
+    # NY: a split two-card 21 wins 1:1 against a dealer 20 ((b)(1)(ii)) but 3:2 against a
+    # dealer 21 ((b)(1)(iii), (b)(5)), so the dealer's draw changes the outcome: it draws.
+    played = play(NY, {1: 1000}, "AS 5C AH 6D KD QC KC", {1: ["split"]})
+    assert dealer(played) == "5C 6D KC"  # 21 of three cards
+    assert played.net(1) == 3000  # two hands of $10 at 3:2: 1500 + 1500
+    played = play(NY, {1: 1000}, "AS 5C AH 6D KD QC 9C", {1: ["split"]})
+    assert dealer(played) == "5C 6D 9C"  # 20
+    assert played.net(1) == 2000  # two hands of $10 at 1:1: 1000 + 1000
 
 
 def test_pa_635a_7_m_option_off_draws_anyway() -> None:
-    profile = PA.with_options(no_draw_when_decided=False)
+    profile = NY.with_options(no_draw_when_decided=False)  # assumed in NY, fixed in PA
     played = play(profile, {1: 1000}, "KH 5C 6D 3C QS 9H", {1: ["hit"]})
     assert dealer(played) == "5C 3C 9H"
 
@@ -841,11 +846,11 @@ def test_pa_635a_7_p_2_settle_from_the_dealers_right_counterclockwise() -> None:
     assert order == [(5, -1000), (4, 1000), (3, 0), (2, -1000), (1, 1000)]
 
 
-def test_ny_5324_12_b_5_money_is_integer_cents_3_to_2_rounded_down() -> None:
+def test_ny_5324_12_b_5_money_is_integer_cents_3_to_2_never_below_the_odds() -> None:
     played = play(PA, {1: 1255, 2: 1005}, "AS 5S 9D KC 6D 8H 3C", {2: ["double", "stand"]})
-    # s1 blackjack 3:2 on 12.55 = 18.825, rounded down to 18.82; s2 doubles 11 to 14 and
-    # loses 10.05 twice against 17.
-    assert played.net(1) == 1882
+    # s1 blackjack 3:2 on 12.55 = 18.825: "no less than" 3:2, so 18.83 (18.82 is below the
+    # odds); s2 doubles 11 to 14 and loses 10.05 twice against 17.
+    assert played.net(1) == 1883
     assert played.net(2) == -2010
     for payment in played.round.payments:
         assert type(payment.net) is int

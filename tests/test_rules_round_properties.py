@@ -69,7 +69,8 @@ PROFILE_VARIANTS: list[tuple[Profile, dict[str, Any]]] = [
     (PENNSYLVANIA, {}),
     (NEW_JERSEY, {}),
     (NEW_YORK, {}),
-    (PENNSYLVANIA, {"hit_soft_17": True, "settlement_order": SettlementOrder.RIGHT_TO_LEFT}),
+    (PENNSYLVANIA, {"settlement_order": SettlementOrder.RIGHT_TO_LEFT}),
+    (NEW_YORK, {"hit_soft_17": True, "settlement_order": SettlementOrder.RIGHT_TO_LEFT}),
     (NEW_JERSEY, {"dealer_second_card": DealerSecondCard.HOLE, "peek": True}),
     (NEW_JERSEY, {"dealer_second_card": DealerSecondCard.HOLE}),
     (NEW_JERSEY, {"dealer_blackjack_takes": DealerBlackjackTakes.ALL}),
@@ -130,8 +131,8 @@ def dealer_may_draw(round_: Round) -> bool:
         for hand in hands:
             if hand.status is HandStatus.STOOD and hand.total < 21:
                 return True
-            if split_21(hand) and round_.profile.split_21_vs_dealer_21 is not SplitTwentyOne.WIN:
-                return True
+            if split_21(hand):
+                return True  # a dealer 21 makes it a push (PA) or a 3:2 win (NY (b)(5))
     return False
 
 
@@ -154,8 +155,19 @@ def bonus_odds(cards: list[Card]) -> tuple[int, int] | None:
     return {5: (3, 2), 6: (2, 1)}.get(n, (3, 1) if n >= 7 else None)
 
 
+def up(cents: int, numerator: int, denominator: int) -> int:
+    """``cents`` at odds numerator:denominator, a fractional cent to the player ("no less
+    than" the odds: PA 635a.7(n), NY 5324.12(b)(5),(6))."""
+    return (cents * numerator + denominator - 1) // denominator
+
+
 def reading(value: SplitTwentyOne, stake: int) -> int:
-    return {SplitTwentyOne.WIN: stake, SplitTwentyOne.PUSH: 0, SplitTwentyOne.LOSE: -stake}[value]
+    # NY 5324.12(b)(5): a (b)(1)(iii) winner is paid 3:2.
+    return {
+        SplitTwentyOne.WIN: up(stake, 3, 2),
+        SplitTwentyOne.PUSH: 0,
+        SplitTwentyOne.LOSE: -stake,
+    }[value]
 
 
 def expected_main(hand: PlayerHand, round_: Round) -> tuple[int, int]:
@@ -168,13 +180,13 @@ def expected_main(hand: PlayerHand, round_: Round) -> tuple[int, int]:
     cards = hand.cards
     total, _ = hand_total(cards)
     if hand.status is HandStatus.SURRENDERED:
-        return -(wager - wager // 2), 0
+        return -(wager // 2), 0  # ASSUMPTION (635a.9): the odd cent to the player
     if hand.status is HandStatus.RESCUED:
         return -wager, 0
     if total > 21:
         return -stake, 0
     if not hand.from_split and len(cards) == 2 and is_blackjack_pair(*cards):
-        return stake * 3 // 2, 0  # PA 635a.7(n)(3): even against a dealer blackjack
+        return up(stake, 3, 2), 0  # PA 635a.7(n)(3): even against a dealer blackjack
     if dealer_bj:
         if split_21(hand):
             return reading(profile.split_21_vs_dealer_blackjack, stake), 0
@@ -195,7 +207,7 @@ def expected_main(hand: PlayerHand, round_: Round) -> tuple[int, int]:
             ) == 1
             if suited_777 and dealer[0].rank is Rank.SEVEN and not hand.from_split:
                 extra = 500_000 if wager >= 2_500 else 100_000 if wager >= 500 else 0
-            return stake * odds[0] // odds[1] + extra, extra
+            return up(stake, *odds) + extra, extra
     return stake, 0
 
 

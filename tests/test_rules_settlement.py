@@ -124,9 +124,12 @@ def test_ny_5324_12_b_5_blackjack_pays_3_to_2() -> None:
     assert payment.odds == THREE_TO_TWO
 
 
-def test_ny_5324_12_b_5_blackjack_3_to_2_odd_cent_rounded_down_assumed() -> None:
+def test_ny_5324_12_b_5_blackjack_3_to_2_odd_cent_rounded_up_never_below_the_odds() -> None:
+    # $12.50 x 3/2 = $18.75 exactly; $10.05 x 3/2 = $15.075: no less than 3:2 is $15.08.
     assert settle(hand("AS KH", 1250), "9C 9H").net == 1875
-    assert settle(hand("AS KH", 1005), "9C 9H").net == 1507
+    assert settle(hand("AS KH", 1005), "9C 9H").net == 1508
+    # The case: $5.01 x 3/2 = $7.515, paid $7.52 (never $7.51).
+    assert settle(hand("AS KH", 501), "9C 9H").net == 752
 
 
 @pytest.mark.parametrize("profile", [PA, NJ, NY])
@@ -172,14 +175,23 @@ def test_pa_635a_7_n_3_split_two_card_21_ties_dealer_21_of_three_cards() -> None
     assert outcome_net(payment) == (Outcome.PUSH, 0)
 
 
-def test_ny_5324_12_b_1_iii_split_two_card_21_beats_dealer_21_paid_1_to_1() -> None:
+def test_ny_5324_12_b_1_iii_b_5_split_two_card_21_beats_dealer_21_paid_3_to_2() -> None:
+    # (b)(1)(iii) "21 in two cards" against a dealer 21; (b)(5): a (iii) winner is paid no
+    # less than 3:2. $10.00 x 3/2 = $15.00.
     payment = settle(hand("AS KH", split=True), "KC 5D 6H", NY)
+    assert outcome_net(payment) == (Outcome.WIN, 1500)
+    assert payment.odds == THREE_TO_TWO
+
+
+def test_ny_5324_12_b_1_iii_b_5_split_two_card_21_beats_dealer_blackjack_paid_3_to_2() -> None:
+    assert outcome_net(settle(hand("AS KH", split=True), "AC QD", NY)) == (Outcome.WIN, 1500)
+
+
+def test_ny_5324_12_b_1_ii_split_two_card_21_beats_dealer_20_paid_1_to_1() -> None:
+    # Against a 20 the split 21 wins under (ii), paid no less than 1:1: $10.00.
+    payment = settle(hand("AS KH", split=True), "KC QD", NY)
     assert outcome_net(payment) == (Outcome.WIN, 1000)
     assert payment.odds == EVEN
-
-
-def test_ny_5324_12_b_1_iii_split_two_card_21_beats_dealer_blackjack_paid_1_to_1() -> None:
-    assert outcome_net(settle(hand("AS KH", split=True), "AC QD", NY)) == (Outcome.WIN, 1000)
 
 
 def test_pa_635a_7_o_split_two_card_21_ties_dealer_blackjack() -> None:
@@ -320,8 +332,9 @@ def test_pa_635a_9_assumed_late_surrender_loses_half_the_wager() -> None:
     assert outcome_net(payment) == (Outcome.SURRENDER, -500)
 
 
-def test_pa_635a_9_assumed_late_surrender_odd_cent_goes_to_the_house() -> None:
-    assert settle_surrender(hand("KS 6H", 1005)).net == -503
+def test_pa_635a_9_assumed_late_surrender_odd_cent_goes_to_the_player() -> None:
+    # $10.05 / 2 = $5.025: the player gets $5.03 back and loses $5.02.
+    assert settle_surrender(hand("KS 6H", 1005)).net == -502
 
 
 def test_pa_635a_10_assumed_rescue_loses_original_wager_returns_double() -> None:
@@ -406,8 +419,11 @@ def test_nj_19_7_g_original_only_not_under_all_option() -> None:
 # --- money ---------------------------------------------------------------------------------
 
 
-def test_ny_5324_12_b_6_odds_pay_integer_cents_rounded_down() -> None:
-    assert THREE_TO_TWO.pay(1001) == 1501
+def test_ny_5324_12_b_6_odds_pay_integer_cents_rounded_up() -> None:
+    # $10.01 x 3/2 = $15.015: no less than the odds is $15.02.
+    assert THREE_TO_TWO.pay(1001) == 1502
+    assert THREE_TO_TWO.pay(1) == 2  # 1.5 cents
+    assert THREE_TO_TWO.pay(2) == 3
     assert Odds(2, 1).pay(333) == 666
     assert isinstance(THREE_TO_TWO.pay(1001), int)
     assert str(Odds(12, 1)) == "12:1"

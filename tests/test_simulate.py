@@ -35,8 +35,12 @@ UNSEEDED = ("commitment", "nonce")
 
 
 def journal_content(path: Path) -> list[tuple[str, int | None, dict[str, Any]]]:
+    """Rows without what depends on the time: a seal's MAC and head cover timestamps."""
     with JournalReader.open(path) as reader:
-        return [(r.kind, r.round_no, r.data) for r in reader.rows()]
+        return [
+            (r.kind, r.round_no, {k: v for k, v in r.data.items() if k not in ("mac", "head")})
+            for r in reader.rows()
+        ]
 
 
 def seeded_part(rows: list[tuple[str, int | None, dict[str, Any]]]) -> list[Any]:

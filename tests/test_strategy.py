@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules.cards import ALL_CARDS, Card, parse_card
-from controller.rules.profiles import PENNSYLVANIA
+from controller.rules.profiles import NEW_YORK, PENNSYLVANIA
 from controller.rules.steps import Decision
 from controller.simulation.strategy import H17, S17, UP_CARDS, Chart, choose, preferred
 
@@ -18,7 +18,7 @@ FULL = frozenset({D.HIT, D.STAND, D.DOUBLE, D.SURRENDER})
 PAIR = FULL | {D.SPLIT}
 NO_SURRENDER = frozenset({D.HIT, D.STAND, D.DOUBLE})
 DOUBLED = frozenset({D.STAND, D.RESCUE})
-H17_PROFILE = PENNSYLVANIA.with_options(hit_soft_17=True)
+H17_PROFILE = NEW_YORK.with_options(hit_soft_17=True)  # PA 635a.7(l) fixes S17
 
 
 def cards(text: str) -> list[Card]:

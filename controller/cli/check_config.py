@@ -6,7 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from controller.rules.profiles import DealerSecondCard, Profile
 from controller.service.config import DEFAULT_CONFIG_PATH, load_config
+from controller.service.config_rules import rules_profile
 from controller.service.config_schema import ConfigError
 
 EXIT_BAD_CONFIG = 2
@@ -32,4 +34,27 @@ def run(args: argparse.Namespace) -> int:
         f"{args.file}: ok: table {config.table_id}, profile {config.profile.value},"
         f" {config.decks} decks, devices {', '.join(present)}, journal {config.journal.path}"
     )
+    profile = rules_profile(
+        config.profile.value,
+        config.decks,
+        config.options,
+        card_reader=devices.card_reader is not None,
+        source=args.file,
+    )
+    print(f"procedure: {procedure_summary(profile)}")
     return 0
+
+
+def procedure_summary(profile: Profile) -> str:
+    """One line: how this table deals, peeks and settles."""
+    if profile.dealer_second_card is DealerSecondCard.AFTER_PLAYERS:
+        deal = "dealer's second card after the players"
+    elif profile.peek:
+        deal = "hole card, card reader peek on A/K/Q/J"
+    else:
+        deal = "hole card turned after the players, no peek"
+    blackjack = "at once against 2-9" if profile.blackjack_paid_at_once else "after the round"
+    return (
+        f"{deal}; dealer {'hits' if profile.hit_soft_17 else 'stands on'} soft 17;"
+        f" blackjack paid {blackjack}; settlement {profile.settlement_order.value}"
+    )

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from controller.journal.seal import VerificationKey
 
 EXIT_DAMAGED = 1
+#: More rounds (or rows) than a table plays in centuries; SQLite's integers end at 2**63.
+#: A larger count asks for all of them.
+MAX_COUNT = 1_000_000_000
 EXIT_USAGE = 2
 
 
@@ -39,7 +42,7 @@ def _count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number of rounds: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"the number of rounds must be at least 1, not {value}")
-    return value
+    return min(value, MAX_COUNT)  # any larger number means "all of them"
 
 
 def parse_moment(text: str, *, end: bool = False) -> datetime:
@@ -55,6 +58,8 @@ def parse_moment(text: str, *, end: bool = False) -> datetime:
         pass
     else:
         moment = datetime.combine(day, time(), tzinfo=UTC)
+        if end and day == date.max:
+            return datetime.max.replace(tzinfo=UTC)  # the end of time: no upper bound
         return moment + timedelta(days=1) if end else moment
     try:
         moment = datetime.fromisoformat(text)
@@ -62,7 +67,11 @@ def parse_moment(text: str, *, end: bool = False) -> datetime:
         raise argparse.ArgumentTypeError(
             f"not a date: {text!r} (use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)"
         ) from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise argparse.ArgumentTypeError(f"out of range in UTC: {text!r}") from None
 
 
 def _add_location(parser: argparse.ArgumentParser) -> None:
@@ -189,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
     except JournalCorruptError as err:
         print(f"dealer-station journal: {err} (run 'journal verify')", file=sys.stderr)
         return EXIT_DAMAGED
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): controller.cli.main ends quietly
     except OSError as err:
         print(f"dealer-station journal: {err}", file=sys.stderr)
         return EXIT_USAGE

@@ -12,12 +12,14 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Protocol, cast
+from typing import NoReturn, Protocol, cast
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "check-config": ("controller.cli.check_config", "check a station.toml without starting"),
     "diagram": ("controller.cli.diagram", "print the procedure state machine as a Mermaid diagram"),
+    # The floor side (off the table): named here, imported only when it runs.
+    "floor": ("floor.cli", "the casino floor: collect journals into PostgreSQL, serve the monitor"),
     "journal": ("controller.cli.journal", "recall rounds, verify or export the audit journal"),
     "pair": ("controller.cli.pair", "pair a device with this station (supervisor key on)"),
     "run": ("controller.service.daemon", "run the station daemon (under systemd)"),
@@ -25,6 +27,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("controller.cli.replay", "replay one round from a script and print its settlement"),
     "doubles": ("drivers.simulated.serve", "serve device doubles on ptys or unix sockets"),
 }
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr (status 2), as every
+    other error of the command line is; ``--help`` still prints the full usage."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: MESSAGE`` on one line and exit with status 2."""
+        self.exit(2, f"{self.prog}: {' '.join(message.split())} (see --help)\n")
 
 
 class CommandModule(Protocol):
@@ -41,7 +52,7 @@ def _load(name: str) -> CommandModule:
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     """The argument parser; only the chosen subcommand's module is imported."""
-    parser = argparse.ArgumentParser(prog="dealer-station", description="Spanish 21 dealer station")
+    parser = OneLineParser(prog="dealer-station", description="Spanish 21 dealer station")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     # There are no options before the subcommand (but -h), so it is the first argument.
     chosen = argv[0] if argv and argv[0] in COMMANDS else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from collections import deque
@@ -19,12 +20,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from controller.journal.format import JournalError
 from controller.service.daemon import StartError
 from controller.simulation.runner import (
     SimulatedTable,
     SimulationResult,
     SimulationSettings,
     SimulationStuckError,
+    verification_key_path,
 )
 from controller.table.prompts import State
 from controller.table.view import TableView
@@ -129,6 +132,8 @@ def summary_lines(
         f"{tally.resolved} resolved by the supervisor",
         f"reshuffles: {tally.reshuffles}",
         f"journal: {settings.journal} (dealer-station journal recall --journal {settings.journal})",
+        f"sealed: dealer-station journal verify --key @{verification_key_path(settings.journal)}"
+        f" --journal {settings.journal}",
     ]
     return lines
 
@@ -280,28 +285,46 @@ def run(args: argparse.Namespace) -> int:
         print(f"dealer-station simulate: the station stopped answering: {err}", file=sys.stderr)
         return 1
     except StartError as err:
-        print(f"dealer-station simulate: {err}", file=sys.stderr)
+        print(f"dealer-station simulate: {_with_room(settings.journal, err)}", file=sys.stderr)
         return 2
+    except (JournalError, OSError) as err:
+        message = f"the journal {settings.journal} could not be written: {err}"
+        print(f"dealer-station simulate: {_with_room(settings.journal, message)}", file=sys.stderr)
+        return 1
     for line in summary_lines(tally_journal(settings.journal), result, settings):
         print(line)
     return 0
 
 
+def _with_room(journal: Path, text: object) -> str:
+    """``text`` on one line, with the room left on the journal's disk when it is full."""
+    line = str(text)
+    if "full" not in line:
+        return line
+    try:
+        free = shutil.disk_usage(journal.resolve().parent).free
+    except OSError:
+        return line
+    return f"{line} ({free:,} bytes free on its disk)"
+
+
 def _journal_problem(path: Path) -> str | None:
     """Why ``--journal`` cannot be a new journal, or None."""
     text = str(path)
+    # Shown as typed where it is printable, quoted and escaped where not (one line).
+    shown = text if text.isprintable() else repr(text)
     if not text.strip() or "\0" in text:
         return f"--journal {text!r} is not a usable path"
     try:
         if path.exists() or path.is_symlink():
-            return f"{path} exists; choose a new --journal"
+            return f"{shown} exists; choose a new --journal"
         parent = path.parent
         if not parent.is_dir():
-            return f"--journal {path}: no directory {parent}"
+            return f"--journal {shown}: no such directory"
         if not os.access(parent, os.W_OK):
-            return f"--journal {path}: the directory {parent} is not writable"
+            return f"--journal {shown}: its directory is not writable"
     except OSError as err:  # a name too long, a loop of links...
-        return f"--journal {path}: {err.strerror or err}"
+        return f"--journal {shown}: {err.strerror or err}"
     return None
 
 

@@ -6,18 +6,26 @@ Used by :class:`controller.journal.store.Journal` only.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Final
 
 from controller.journal.format import (
     GENESIS_HASH,
+    HEAD_RECORD_SIZE,
     SCHEMA_VERSION,
     JournalCorruptError,
     JournalError,
+    JournalLockedError,
     JournalWriteError,
+    head_path,
+    parse_head,
 )
+from controller.journal.reader import open_readonly
 from controller.journal.seal import SEAL_KIND, SealError, SealingState, load_state, save_state
 
 SCHEMA: Final = f"""
@@ -35,6 +43,9 @@ CREATE TABLE IF NOT EXISTS journal (
 CREATE INDEX IF NOT EXISTS journal_round ON journal (round);
 CREATE INDEX IF NOT EXISTS journal_ts ON journal (ts);
 CREATE INDEX IF NOT EXISTS journal_kind ON journal (kind);
+-- The last report of each wager spot, found without reading the whole journal at a start.
+CREATE INDEX IF NOT EXISTS journal_wager_spot ON journal
+    (json_extract(data, '$.seat'), json_extract(data, '$.spot'), id) WHERE kind = 'event';
 CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
@@ -44,6 +55,85 @@ BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS meta_no_delete BEFORE DELETE ON meta
 BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: DELETE refused'); END;
 """
+
+
+def is_half_made(path: Path, head: Path) -> bool:
+    """True for a journal whose creation was cut short (a full disk, a power cut, before
+    creation was atomic): an empty file, or an SQLite file without the journal's tables,
+    beside a head record that names no row. It holds no record and may be made again."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return False
+    raw = head.read_bytes()[:HEAD_RECORD_SIZE] if head.is_file() else b""
+    named = parse_head(raw) if raw.strip() else None
+    if named is not None and named[0] > 0:
+        return False
+    if size == 0:
+        return True
+    try:
+        conn = open_readonly(path)
+    except (JournalCorruptError, FileNotFoundError):
+        return False
+    try:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        conn.close()
+    return not {"journal", "meta"} <= tables
+
+
+def create_database(path: Path) -> None:
+    """Make a new, empty journal at ``path`` atomically: built under a temporary name,
+    synced, then renamed into place (and the directory synced), so that a full disk or a
+    power cut leaves either no journal or a whole one.
+
+    Raises:
+        JournalWriteError: the file system refused (the temporary file is removed).
+    """
+    tmp = path.with_name(f".{path.name}.creating")
+    leftovers = [tmp.with_name(tmp.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+    try:
+        for leftover in leftovers:
+            leftover.unlink(missing_ok=True)
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("BEGIN IMMEDIATE")
+            for statement in SCHEMA.split(";\n"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute("COMMIT")
+        finally:
+            conn.close()  # checkpoints the WAL into the file and removes it
+        fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        sync_directory(path.parent)
+    except (OSError, sqlite3.Error) as err:
+        for leftover in leftovers:
+            with contextlib.suppress(OSError):
+                leftover.unlink(missing_ok=True)
+        raise JournalWriteError(f"cannot create {path}: {err}") from err
+
+
+def remove_half_made(path: Path) -> None:
+    """Remove a half-made journal (:func:`is_half_made`) and its SQLite side files."""
+    for suffix in ("-wal", "-shm", "-journal", ""):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+
+
+def sync_directory(directory: Path) -> None:
+    """fsync a directory, so that a new or renamed entry in it survives a power cut."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
@@ -118,3 +208,49 @@ def check_sealing(conn: sqlite3.Connection, state_path: Path) -> tuple[Path, Sea
             f" (epoch {last_epoch}): a restored key file?"
         )
     return state_path, state, through
+
+
+def open_files(
+    path: Path, sealing: Path | None
+) -> tuple[int, sqlite3.Connection, tuple[int, str], tuple[Path, SealingState, int] | None, bool]:
+    """Open the head record (locked: one writer), then the database (made again when
+    half-made, created atomically when absent), then check the sealing state. Returns the
+    head's file descriptor, the connection, the last row (id, hash), the sealing state and
+    whether a half-made journal was replaced; on error everything opened is closed.
+
+    Raises:
+        JournalLockedError, JournalCorruptError, JournalWriteError, JournalSealError: as
+        :meth:`controller.journal.store.Journal.open` says.
+    """
+    head = head_path(path)
+    try:
+        created = not head.exists()
+        head_fd = os.open(head, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+        if created:  # make the new directory entry itself survive a power cut
+            sync_directory(head.parent)
+    except OSError as err:
+        raise JournalWriteError(f"cannot open {head}: {err.strerror}") from err
+    try:
+        fcntl.flock(head_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as err:
+        os.close(head_fd)
+        raise JournalLockedError(f"{path} is open for writing by another process") from err
+    replaced = False
+    try:
+        # Under the writer's lock: nobody else creates or removes the file meanwhile.
+        if is_half_made(path, head):
+            remove_half_made(path)
+            replaced = True
+        if not path.exists():
+            create_database(path)
+        conn, last = open_database(path)
+    except BaseException:
+        os.close(head_fd)
+        raise
+    try:
+        sealed = check_sealing(conn, sealing) if sealing is not None else None
+    except BaseException:
+        conn.close()
+        os.close(head_fd)
+        raise
+    return head_fd, conn, last, sealed, replaced

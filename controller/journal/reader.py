@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -119,6 +119,47 @@ class JournalReader:
             return read(self._conn)
         except sqlite3.DatabaseError as err:
             raise JournalCorruptError(f"{self.path}: {err}") from err
+
+    def rows_for_restore(
+        self, wager_spots: Iterable[tuple[int, str]], until_id: int | None = None
+    ) -> Iterator[Row]:
+        """The rows a restore needs, in id order (``controller.table.recovery``), without
+        reading a year of rows: every row from the last ``shuffle_commanded`` on, after the
+        few rows before it that still count: the last state, the last round's start and end
+        (its number), the last burn card and the last report of each wager spot in
+        ``wager_spots`` (``(seat, spot)``; chips stay on a spot across a shuffle).
+        ``until_id``: as if the journal ended at that row.
+
+        Raises:
+            JournalCorruptError: when SQLite finds the file damaged.
+        """
+        try:
+            end = (1 << 62) if until_id is None else until_id
+            found = self._conn.execute(
+                "SELECT id FROM journal WHERE kind = 'shuffle_commanded' AND id <= ?"
+                " ORDER BY id DESC LIMIT 1",
+                (end,),
+            ).fetchone()
+            start = found[0] - 1 if found else 0
+            earlier: list[Row] = []
+            if start > 0:
+                for kind in ("state", "round_started", "round_completed", "round_voided", "burn"):
+                    earlier += self.rows(kinds=[kind], until_id=start, newest_first=True, limit=1)
+                for seat, spot in wager_spots:
+                    earlier += [
+                        Row(*values)
+                        for values in self._conn.execute(
+                            f"SELECT {COLUMNS} FROM journal WHERE kind = 'event'"
+                            " AND json_extract(data, '$.seat') = ?"
+                            " AND json_extract(data, '$.spot') = ? AND id <= ?"
+                            " ORDER BY id DESC LIMIT 1",
+                            (seat, spot, start),
+                        )
+                    ]
+        except sqlite3.DatabaseError as err:
+            raise JournalCorruptError(f"{self.path}: {err}") from err
+        yield from sorted(earlier, key=lambda row: row.id)
+        yield from self.rows(after_id=start, until_id=until_id)
 
     def last_rounds_start(self, count: int) -> int:
         """The id after which the last ``count`` rounds (and what led up to them) begin."""

@@ -86,6 +86,7 @@ def _new_round(row: Row, before: list[Record]) -> Record:
         "status": "in_progress",
         "reshuffle": False,
         "voided": None,
+        "void": None,
         "before": before,
         "burns": [],
         "seats": [],
@@ -167,8 +168,11 @@ def _apply(current: Record, row: Row, data: Record, open_faults: list[Record]) -
         current["peeks"].append(_without(data))
     elif kind == "match_settled":
         _seat(current, data.get("seat"))["match"] = _without(data, "seat")
-    elif kind == "insurance":
-        _seat(current, data.get("seat"))["insurance"] = _without(data, "seat")
+    elif kind == "insurance_taken":
+        _seat(current, data.get("seat"))["insurance"] = {"cents": data.get("cents")}
+    elif kind == "insurance":  # the settlement keeps the amount insurance_taken gave
+        seat = _seat(current, data.get("seat"))
+        seat["insurance"] = {**(seat["insurance"] or {}), **_without(data, "seat")}
     elif kind == "decision":
         seat = _seat(current, data.get("seat"))
         hand = _hand(seat, data.get("hand"))
@@ -186,6 +190,7 @@ def _apply(current: Record, row: Row, data: Record, open_faults: list[Record]) -
     elif kind == "round_voided":
         current["status"], current["ended"] = "voided", row.ts
         current["voided"] = data.get("reason")
+        current["void"] = {"stand": data.get("stand"), "returned": data.get("returned")}
     elif kind == "fault":
         fault = {"row": row.id, **_without(data), "resolution": None}
         current["faults"].append(fault)
@@ -256,6 +261,8 @@ def _round_text(r: Record) -> str:
         lines.extend(_seat_text(seat))
     if r["cover_card"]:
         lines.append("  cover card came out")
+    if r.get("void"):
+        lines.extend(_void_text(r["void"]))
     if r.get("rejected"):
         lines.append(f"  cards rejected (out of order or foreign): {', '.join(r['rejected'])}")
     for fault in r["faults"]:
@@ -265,6 +272,24 @@ def _round_text(r: Record) -> str:
             f" -> {resolution}"
         )
     return "\n".join(lines)
+
+
+def _void_text(void: Record) -> list[str]:
+    """What the void left: settlements that stand, wagers returned."""
+    lines = []
+    for entry in void.get("stand") or []:
+        hand = f" hand {entry['hand']}" if entry.get("hand") else ""
+        net = money(entry.get("net_cents"), signed=True)
+        lines.append(
+            f"  void: seat {entry.get('seat')} {entry.get('wager')}{hand} stands, net {net}"
+        )
+    for entry in void.get("returned") or []:
+        hand = f" hand {entry['hand']}" if entry.get("hand") else ""
+        lines.append(
+            f"  void: seat {entry.get('seat')} {entry.get('wager')}{hand} returned,"
+            f" {money(entry.get('cents'))}"
+        )
+    return lines
 
 
 def _seat_text(seat: Record) -> list[str]:

@@ -13,7 +13,6 @@ keeps a second writer out. The record vocabulary is in ``docs/journal.md``.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import sqlite3
 import threading
@@ -47,7 +46,7 @@ from controller.journal.format import (
     row_hash,
     utc_now,
 )
-from controller.journal.opening import JournalSealError, check_sealing, open_database
+from controller.journal.opening import JournalSealError, open_files
 from controller.journal.reader import JournalReader, open_readonly, select_rows
 from controller.journal.seal import SEAL_KIND, SealingState, save_state
 from controller.journal.verify import VerifyCase, VerifyReport, verify
@@ -122,6 +121,8 @@ class Journal:
         self._pending_epoch: SealingState | None = None
         self._pending_through = 0
         self._last_seal_at = time.monotonic()
+        #: True when :meth:`open` found a half-made, empty journal and made it again.
+        self.replaced_half_made = False
 
     @classmethod
     def open(
@@ -139,35 +140,9 @@ class Journal:
             JournalWriteError: the directory or file cannot be written.
         """
         path = Path(path)
-        head = head_path(path)
-        try:
-            created = not head.exists()
-            head_fd = os.open(head, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
-            if created:  # make the new directory entry itself survive a power cut
-                directory = os.open(head.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-                try:
-                    os.fsync(directory)
-                finally:
-                    os.close(directory)
-        except OSError as err:
-            raise JournalWriteError(f"cannot open {head}: {err.strerror}") from err
-        try:
-            fcntl.flock(head_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as err:
-            os.close(head_fd)
-            raise JournalLockedError(f"{path} is open for writing by another process") from err
-        try:
-            conn, last = open_database(path)
-        except BaseException:
-            os.close(head_fd)
-            raise
-        try:
-            sealed = check_sealing(conn, sealing) if sealing is not None else None
-        except BaseException:
-            conn.close()
-            os.close(head_fd)
-            raise
+        head_fd, conn, last, sealed, replaced = open_files(path, sealing)
         journal = cls(conn, path, head_fd, last, clock, sealing=sealed)
+        journal.replaced_half_made = replaced
         try:
             journal._check_head()
             journal._write_head(sync=True)

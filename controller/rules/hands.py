@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from enum import Enum
 
-from controller.rules.cards import RANK_POINTS, Card, Rank
+from controller.rules.cards import Card, Rank
+from controller.rules.profiles import Profile
 
 BLACKJACK_TOTAL = 21
 _ACE = Rank.ACE
@@ -17,9 +18,9 @@ def hand_total(cards: Sequence[Card]) -> tuple[int, bool]:
     hard = 0
     ace = False
     for card in cards:
-        rank = card.rank
-        hard += RANK_POINTS[rank]
-        if rank is _ACE:
+        points = card.points
+        hard += points
+        if points == 1:
             ace = True
     if ace and hard + 10 <= BLACKJACK_TOTAL:
         return hard + 10, True
@@ -70,6 +71,7 @@ class PlayerHand:
         "has_ace",
         "index",
         "seat",
+        "settled",
         "status",
         "wager",
     )
@@ -84,13 +86,14 @@ class PlayerHand:
         self.double_cents = 0
         self.from_split = from_split
         self.status = HandStatus.PLAYING
+        self.settled = False  # its main wager has a payment (set by the round engine)
 
     def add(self, card: Card) -> None:
         """Add a card and update the running totals."""
         self.cards.append(card)
-        rank = card.rank
-        self.hard += RANK_POINTS[rank]
-        if rank is _ACE:
+        points = card.points
+        self.hard += points
+        if points == 1:
             self.has_ace = True
 
     @property
@@ -113,7 +116,9 @@ class PlayerHand:
     @property
     def is_blackjack(self) -> bool:
         """Blackjack: ace + J/Q/K as the first two cards of an unsplit hand."""
-        return not self.from_split and len(self.cards) == 2 and is_blackjack_pair(*self.cards)
+        # The only 10-point cards of a Spanish deck are J, Q and K: two cards with an ace
+        # and a hard total of 11 are an ace and a J/Q/K. Read from the running totals.
+        return self.hard == 11 and self.has_ace and not self.from_split and len(self.cards) == 2
 
     @property
     def is_split_aces(self) -> bool:
@@ -128,3 +133,27 @@ class PlayerHand:
     def __repr__(self) -> str:
         cards = " ".join(c.text for c in self.cards)
         return f"PlayerHand({self.label}: {cards} = {self.total}, {self.status.value})"
+
+
+def outcome_can_change(hands: Iterable[Sequence[PlayerHand]], profile: Profile) -> bool:
+    """Whether some hand's result still depends on the dealer's total (PA 635a.7(m)).
+
+    Called with the dealer on two cards and no blackjack: a player blackjack and a player
+    21 of three or more cards win whatever the dealer draws. A split two-card 21 does not:
+    a dealer 21 makes it a push (PA reading) or a 3:2 winner (NY 5324.12(b)(1)(iii), (b)(5))
+    instead of a 1:1 winner, so the dealer draws while one stands (``profile`` is kept for
+    readings that differ by profile).
+    """
+    for seat_hands in hands:
+        for hand in seat_hands:
+            status = hand.status
+            if (
+                status is HandStatus.STOOD
+                or status is HandStatus.DOUBLED
+                or (status is HandStatus.TWENTY_ONE)
+            ):
+                if hand.total < BLACKJACK_TOTAL:
+                    return True
+                if hand.from_split and len(hand.cards) == 2:
+                    return True
+    return False

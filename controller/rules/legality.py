@@ -11,6 +11,31 @@ from controller.rules.steps import Decision, SeatWager
 
 SEATS = range(1, 8)
 
+#: The largest amount the engine takes for one wager, in cents ($1,000,000). No table takes
+#: a bet that size; a larger number is a sensor or script error, refused before any payout
+#: is computed from it. Table limits (the licensee's) are narrower.
+MAX_WAGER_CENTS = 100_000_000
+
+
+def check_cents(cents: object, what: str, *, allow_zero: bool = False) -> int:
+    """Return ``cents`` if it is a whole number of cents in range, on both sides.
+
+    The low side is 1 cent (0 where ``allow_zero``: an optional wager not made); the
+    high side :data:`MAX_WAGER_CENTS`. A bool or a float is not an amount.
+
+    Raises:
+        WagerError: naming ``what`` and the problem.
+    """
+    if type(cents) is not int:
+        raise WagerError(f"{what} of {cents!r} is not a whole number of cents")
+    if allow_zero and cents < 0:
+        raise WagerError(f"{what} cannot be negative ({cents} cents)")
+    if not allow_zero and cents < 1:
+        raise WagerError(f"{what} must be positive, not {cents} cents")
+    if cents > MAX_WAGER_CENTS:
+        raise WagerError(f"{what} of {cents} cents is over the {MAX_WAGER_CENTS} cent ceiling")
+    return cents
+
 
 def check_wager(w: SeatWager, profile: Profile, seen: Mapping[int, SeatWager]) -> None:
     """Refuse a seat wager the rules do not allow.
@@ -18,14 +43,12 @@ def check_wager(w: SeatWager, profile: Profile, seen: Mapping[int, SeatWager]) -
     Raises:
         WagerError: naming the seat and the problem.
     """
-    if w.seat not in SEATS:
-        raise WagerError(f"seat {w.seat}: seats are numbered 1 to 7")
+    if type(w.seat) is not int or w.seat not in SEATS:
+        raise WagerError(f"seat {w.seat!r}: seats are numbered 1 to 7")
     if w.seat in seen:
         raise WagerError(f"seat {w.seat}: listed twice")
-    if w.wager <= 0:
-        raise WagerError(f"seat {w.seat}: the Spanish 21 wager must be positive")
-    if w.match < 0:
-        raise WagerError(f"seat {w.seat}: a Match the Dealer wager cannot be negative")
+    check_cents(w.wager, f"seat {w.seat}: the Spanish 21 wager")
+    check_cents(w.match, f"seat {w.seat}: the Match the Dealer wager", allow_zero=True)
     if w.match and not profile.match_the_dealer:
         raise WagerError(f"seat {w.seat}: profile {profile.code} offers no Match the Dealer")
 

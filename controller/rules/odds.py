@@ -13,12 +13,13 @@ class Odds:
     denominator: int = 1
 
     def pay(self, cents: int) -> int:
-        """Winnings on ``cents`` at these odds, rounded down to the cent.
+        """Winnings on ``cents`` at these odds, a fractional cent rounded UP.
 
-        ASSUMPTION: the regulations say "no less than" the odds and are silent on odd
-        cents; the station rounds a fractional cent down and shows the exact odds.
+        PA 635a.7(n), NY 5324.12(b)(5),(6): winners are paid "no less than" the odds, so a
+        fractional cent goes to the player ($5.01 at 3:2 pays $7.52, never $7.515 cut to
+        $7.51). ``cents`` must not be negative (a wager is positive).
         """
-        return cents * self.numerator // self.denominator
+        return -(-cents * self.numerator // self.denominator)
 
     def __str__(self) -> str:
         return f"{self.numerator}:{self.denominator}"

@@ -55,13 +55,18 @@ class MatchPayTable(Enum):
     @property
     def odds(self) -> tuple[Odds, Odds]:
         """(different suit, same suit) odds per matching card."""
-        return _MATCH_ODDS[self]
+        # Keyed by the value: an Enum member's own hash is a Python-level call (0.15 us).
+        return _MATCH_ODDS[self._value_]
 
 
 _MATCH_ODDS: Final = {
-    MatchPayTable.A: (Odds(4, 1), Odds(9, 1)),
-    MatchPayTable.B: (Odds(3, 1), Odds(12, 1)),
+    MatchPayTable.A.value: (Odds(4, 1), Odds(9, 1)),
+    MatchPayTable.B.value: (Odds(3, 1), Odds(12, 1)),
 }
+
+#: The most hands a seat may split into: no published Spanish 21 rule goes past four, and
+#: a number beyond eight is a typing error, not a house rule.
+MAX_SPLIT_HANDS: Final = 8
 
 #: The pay table NY 5324.12(d)(5) pairs with each deck count.
 MATCH_TABLE_FOR_DECKS: Final = {6: MatchPayTable.A, 8: MatchPayTable.B}
@@ -99,8 +104,9 @@ class Profile:
     hit_split_aces: bool = False
     double_split_aces: bool = False
     # Two-card 21 on a split hand. PA 635a.7(n)(3) says "Blackjack", which a split hand is
-    # not, so (o) makes it a tie with a dealer 21; NY 5324.12(b)(1)(iii) says "21 in two
-    # cards", which a split hand is, so it wins (paid 1:1: it is not a blackjack).
+    # not (ASSUMPTION: the definition, 635a.1, is not included), so (o) makes it a tie with a
+    # dealer 21; NY 5324.12(b)(1)(iii) says "21 in two cards", which a split hand is, so it
+    # wins, and (b)(5) pays a (iii) winner no less than 3:2: WIN pays 3:2.
     split_21_vs_dealer_21: SplitTwentyOne = SplitTwentyOne.PUSH
     # PA 635a.7(o): a tie returns the wager; the one exception against a dealer Blackjack is
     # "21 in more than two cards", which a split two-card 21 is not, so it ties too.
@@ -109,6 +115,10 @@ class Profile:
     split_21_vs_dealer_blackjack: SplitTwentyOne = SplitTwentyOne.PUSH
     # ASSUMPTION (no-peek procedures): a dealer blackjack takes the original wagers only.
     dealer_blackjack_takes: DealerBlackjackTakes = DealerBlackjackTakes.ORIGINAL_ONLY
+    # PA 635a.7(h)(1)(i): a blackjack against a 2-9 up card is paid at once. NY 5324.12(b)(5):
+    # paid with every other wager "after each round of play is complete". NJ: ASSUMPTION, as
+    # NY (19.7 orders no early payment).
+    blackjack_paid_at_once: bool = True
     # PA 635a.7(p): the licensee designates one of two settlement orders.
     settlement_order: SettlementOrder = SettlementOrder.COLLECT_THEN_PAY
     # NJ 19.7(c), NY (c)(3): the burn card is disclosed if a player asks. PA 635a.7(c): silent.
@@ -152,9 +162,19 @@ class Profile:
         unknown = sorted(set(options) - set(self.__dataclass_fields__) - {"code", "name"})
         if unknown:
             raise ProfileError(f"unknown profile option(s): {', '.join(unknown)}")
+        for name, value in options.items():
+            basis = option_basis(self.code, name)
+            if basis.kind is Basis.FIXED and not _agrees(value, getattr(self, name)):
+                raise ProfileError(
+                    f"profile {self.code}: {name} = {_shown(value)} is not allowed: "
+                    f"{basis.clause} fixes {name} = {_shown(getattr(self, name))}"
+                )
         profile = replace(self, **options)  # type: ignore[arg-type]
-        if profile.max_split_hands < 1:
-            raise ProfileError(f"profile {self.code}: max_split_hands must be at least 1")
+        if not 1 <= profile.max_split_hands <= MAX_SPLIT_HANDS:
+            raise ProfileError(
+                f"profile {self.code}: max_split_hands must be 1 to {MAX_SPLIT_HANDS}, "
+                f"not {profile.max_split_hands}"
+            )
         if profile.peek and profile.dealer_second_card is DealerSecondCard.AFTER_PLAYERS:
             raise ProfileError(
                 f"profile {self.code}: peek needs a hole card, but the dealer's second card "
@@ -177,6 +197,7 @@ NEW_JERSEY: Final = Profile(
     # alternative of 19.7(i) is the option dealer_second_card=HOLE, peek=True.
     dealer_second_card=DealerSecondCard.AFTER_PLAYERS,
     peek=False,
+    blackjack_paid_at_once=False,  # ASSUMPTION: 19.7 orders no early payment
     burn_disclosed_on_request=True,  # NJ 19.7(c)
 )
 
@@ -186,10 +207,146 @@ NEW_YORK: Final = Profile(
     citation="9 NYCRR 5324.12",
     split_21_vs_dealer_21=SplitTwentyOne.WIN,  # NY 5324.12(b)(1)(iii): "21 in two cards"
     split_21_vs_dealer_blackjack=SplitTwentyOne.WIN,  # (b)(1)(iii): "two or more cards"
+    blackjack_paid_at_once=False,  # NY 5324.12(b)(5): after the round, with the rest
     burn_disclosed_on_request=True,  # NY 5324.12(c)(3)
 )
 
 PROFILES: Final = {p.code: p for p in (PENNSYLVANIA, NEW_JERSEY, NEW_YORK)}
+
+
+class Basis(Enum):
+    """Where a profile field's value comes from (the per-profile table of docs/rules.md)."""
+
+    FIXED = "fixed"  # the regulation fixes it: an option that changes it is refused
+    LICENSEE = "licensee"  # the regulation leaves it to the licensee: settable
+    ASSUMED = "assumed"  # the included text is silent: the station's reading, settable
+
+
+@dataclass(frozen=True, slots=True)
+class OptionBasis:
+    """A field's basis in one profile and the clause (or the silence) behind it."""
+
+    kind: Basis
+    clause: str
+
+
+_F, _L, _A = Basis.FIXED, Basis.LICENSEE, Basis.ASSUMED
+_NOT_INCLUDED = "PA 635a.9-635a.11 not included"
+
+#: For each field: its basis and clause in PA, NJ and NY (docs/rules.md carries the same
+#: table; tests/test_rules_profiles.py checks that the two agree).
+OPTION_BASES: Final[dict[str, dict[str, OptionBasis]]] = {
+    name: {
+        code: OptionBasis(kind, clause) for code, (kind, clause) in zip(PROFILES, row, strict=True)
+    }
+    for name, row in {
+        "decks_allowed": (
+            (_A, "PA 635a.7 silent"),
+            (_A, "NJ 19.7 silent"),
+            (_F, "NY 5324.12(a)"),
+        ),
+        "dealer_second_card": (
+            (_F, "PA 635a.7(e)(4)"),
+            (_L, "NJ 19.7(g), (i)"),
+            (_L, "NY 5324.12(c)(4), (c)(7)"),
+        ),
+        "peek": (
+            (_F, "PA 635a.7(g)"),
+            (_L, "NJ 19.7(i)"),
+            (_A, "NY 5324.12 orders no peek; (d)(3) names a card reader"),
+        ),
+        "hit_soft_17": (
+            (_F, "PA 635a.7(l)"),
+            (_A, "NJ 19.12 not included"),
+            (_A, "NY 5324.12 silent"),
+        ),
+        "no_draw_when_decided": (
+            (_F, "PA 635a.7(m)"),
+            (_A, "NJ 19.12 not included"),
+            (_A, "NY 5324.12 silent"),
+        ),
+        **{
+            name: ((_A, _NOT_INCLUDED), (_A, "NJ 19.7 silent"), (_A, "NY 5324.10 not included"))
+            for name in (
+                "surrender",
+                "double_after_split",
+                "rescue",
+                "max_split_hands",
+                "resplit_aces",
+                "hit_split_aces",
+                "double_split_aces",
+            )
+        },
+        "split_21_vs_dealer_21": (
+            (_A, "PA 635a.7(n)(3), (o); 635a.1 not included"),
+            (_A, "NJ 19.5 not included"),
+            (_F, "NY 5324.12(b)(1)(iii), (b)(5)"),
+        ),
+        "split_21_vs_dealer_blackjack": (
+            (_A, "PA 635a.7(o); 635a.1 not included"),
+            (_A, "NJ 19.5 not included"),
+            (_F, "NY 5324.12(b)(1)(iii)"),
+        ),
+        "dealer_blackjack_takes": (
+            (_A, "PA 635a.7(g) peeks; 635a.10-11 not included"),
+            (_A, "NJ 19.5 not included"),
+            (_A, "NY 5324.12 silent"),
+        ),
+        "blackjack_paid_at_once": (
+            (_F, "PA 635a.7(h)(1)(i)"),
+            (_A, "NJ 19.7 silent"),
+            (_F, "NY 5324.12(b)(5)"),
+        ),
+        "settlement_order": (
+            (_L, "PA 635a.7(p)"),
+            (_A, "NJ 19.7 silent"),
+            (_A, "NY 5324.12(b)(5)"),
+        ),
+        "burn_disclosed_on_request": (
+            (_A, "PA 635a.7(c) silent"),
+            (_F, "NJ 19.7(c)"),
+            (_F, "NY 5324.12(c)(3)"),
+        ),
+        "no_mid_shoe_entry": (
+            (_A, "PA 635a.7 silent"),
+            (_A, "NJ 19.7 silent"),
+            (_L, "NY 5324.12(b)(10)"),
+        ),
+        "match_the_dealer": (
+            (_A, "PA 635a.7(f); 635a.3 not included"),
+            (_A, "NJ 19.7 silent"),
+            (_L, "NY 5324.12(d)"),
+        ),
+        "match_tables": (
+            (_A, "PA 635a.12(e) not included"),
+            (_A, "NJ 19.7 silent"),
+            (_F, "NY 5324.12(d)(5)"),
+        ),
+    }.items()
+}
+
+
+def option_basis(code: str, name: str) -> OptionBasis:
+    """The basis of field ``name`` in profile ``code`` (``citation`` and the like: fixed)."""
+    row = OPTION_BASES.get(name)
+    if row is None:
+        return OptionBasis(Basis.FIXED, "the profile's identity")
+    return row[code]
+
+
+def _agrees(value: object, fixed: object) -> bool:
+    # A table of pay tables agrees when every entry it names is the fixed one.
+    if isinstance(value, dict) and isinstance(fixed, dict):
+        return all(fixed.get(k) == v for k, v in value.items())
+    return value == fixed
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_shown(v)}" for k, v in sorted(value.items()))
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def get_profile(code: str) -> Profile:

@@ -6,10 +6,9 @@ Clauses: winning conditions PA 635a.7(n)-(o) and NY 5324.12(b)(1)-(2); bonus odd
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from enum import Enum
-from typing import Final
+from typing import Final, NamedTuple
 
 from controller.rules.cards import Card, Rank, Suit
 from controller.rules.hands import BLACKJACK_TOTAL, HandStatus, PlayerHand
@@ -21,6 +20,7 @@ from controller.rules.profiles import (
     SettlementOrder,
     SplitTwentyOne,
 )
+from controller.rules.steps import SeatWager
 
 
 class WagerKind(Enum):
@@ -66,19 +66,19 @@ class Bonus(Enum):
     @property
     def odds(self) -> Odds:
         """The bonus odds (paid only on a hand that was not doubled)."""
-        return _BONUS_ODDS[self]
+        return _BONUS_ODDS[self._value_]  # by value: an Enum's own hash is a Python call
 
 
 _BONUS_ODDS: Final = {
-    Bonus.FIVE_CARD_21: THREE_TO_TWO,
-    Bonus.SIX_CARD_21: TWO_TO_ONE,
-    Bonus.SEVEN_PLUS_CARD_21: THREE_TO_ONE,
-    Bonus.SIX_SEVEN_EIGHT_MIXED: THREE_TO_TWO,
-    Bonus.SIX_SEVEN_EIGHT_SUITED: TWO_TO_ONE,
-    Bonus.SIX_SEVEN_EIGHT_SPADES: THREE_TO_ONE,
-    Bonus.SEVEN_SEVEN_SEVEN_MIXED: THREE_TO_TWO,
-    Bonus.SEVEN_SEVEN_SEVEN_SUITED: TWO_TO_ONE,
-    Bonus.SEVEN_SEVEN_SEVEN_SPADES: THREE_TO_ONE,
+    Bonus.FIVE_CARD_21.value: THREE_TO_TWO,
+    Bonus.SIX_CARD_21.value: TWO_TO_ONE,
+    Bonus.SEVEN_PLUS_CARD_21.value: THREE_TO_ONE,
+    Bonus.SIX_SEVEN_EIGHT_MIXED.value: THREE_TO_TWO,
+    Bonus.SIX_SEVEN_EIGHT_SUITED.value: TWO_TO_ONE,
+    Bonus.SIX_SEVEN_EIGHT_SPADES.value: THREE_TO_ONE,
+    Bonus.SEVEN_SEVEN_SEVEN_MIXED.value: THREE_TO_TWO,
+    Bonus.SEVEN_SEVEN_SEVEN_SUITED.value: TWO_TO_ONE,
+    Bonus.SEVEN_SEVEN_SEVEN_SPADES.value: THREE_TO_ONE,
 }
 
 _SIX_SEVEN_EIGHT: Final = (Rank.SIX, Rank.SEVEN, Rank.EIGHT)
@@ -126,9 +126,13 @@ def super_bonus_cents(wager: int) -> int:
     return 0
 
 
-@dataclass(frozen=True, slots=True)
-class Payment:
-    """One settled wager: ``net`` is in cents, positive when the player wins."""
+class Payment(NamedTuple):
+    """One settled wager: ``net`` is in cents, positive when the player wins.
+
+    A named tuple, not a frozen dataclass: just as immutable, and built in 0.4 us instead
+    of 2.2 us (a frozen dataclass sets each of its ten fields through object.__setattr__);
+    a round builds two to eleven of them.
+    """
 
     seat: int
     wager: WagerKind
@@ -140,11 +144,11 @@ class Payment:
     super_bonus: int = 0
     super_bonus_hand: bool = False  # NY 5324.12(b)(7): the hand earns the super bonus
     note: str = ""
+    matches: int = 0  # Match the Dealer: how many of the two cards matched the up card
 
 
-@dataclass(frozen=True, slots=True)
-class DealerResult:
-    """The dealer's finished hand as settlement needs it."""
+class DealerResult(NamedTuple):
+    """The dealer's finished hand as settlement needs it (a named tuple: built per round)."""
 
     total: int
     card_count: int
@@ -159,7 +163,9 @@ class DealerResult:
 
 def _split_reading(reading: SplitTwentyOne, stake: int) -> tuple[Outcome, int, Odds | None]:
     if reading is SplitTwentyOne.WIN:
-        return Outcome.WIN, EVEN.pay(stake), EVEN
+        # NY 5324.12(b)(5): a (b)(1)(iii) winner, "21 in two cards" against a dealer 21, is
+        # paid no less than 3:2; it is not a blackjack (the outcome stays WIN).
+        return Outcome.WIN, THREE_TO_TWO.pay(stake), THREE_TO_TWO
     if reading is SplitTwentyOne.PUSH:
         return Outcome.PUSH, 0, None
     return Outcome.LOSE, -stake, None
@@ -190,9 +196,10 @@ def settle_hand(hand: PlayerHand, dealer: DealerResult, profile: Profile) -> Pay
             return Payment(seat, WagerKind.MAIN, outcome, net, index, odds, note="split 21")
         # PA 635a.7(o), NY (b)(2): 21 in more than two cards loses to a dealer blackjack.
         return Payment(seat, WagerKind.MAIN, Outcome.LOSE, -stake, index)
-    if not dealer.bust and total < dealer.total:
+    dealer_total = dealer.total
+    if dealer_total <= BLACKJACK_TOTAL and total < dealer_total:
         return Payment(seat, WagerKind.MAIN, Outcome.LOSE, -stake, index)
-    if not dealer.bust and total == dealer.total:
+    if dealer_total <= BLACKJACK_TOTAL and total == dealer_total:
         if total != BLACKJACK_TOTAL:
             return Payment(seat, WagerKind.MAIN, Outcome.PUSH, 0, index)  # PA 635a.7(o)
         if split_two_card_21:
@@ -282,11 +289,10 @@ def apply_original_only(
 
 
 def settle_surrender(hand: PlayerHand) -> Payment:
-    """Late surrender: half the wager is returned (ASSUMPTION, PA 635a.9: an odd cent
-    goes to the house)."""
-    return Payment(
-        hand.seat, WagerKind.MAIN, Outcome.SURRENDER, -(hand.wager - hand.wager // 2), hand.index
-    )
+    """Late surrender: half the wager is returned (ASSUMPTION, PA 635a.9). As with every
+    payment (``Odds.pay``), a fractional cent goes to the player: the house keeps the
+    half rounded down."""
+    return Payment(hand.seat, WagerKind.MAIN, Outcome.SURRENDER, -(hand.wager // 2), hand.index)
 
 
 def settle_rescue(hand: PlayerHand) -> Payment:
@@ -314,7 +320,7 @@ def match_the_dealer(
     if not matches:
         return Payment(seat, WagerKind.MATCH, Outcome.LOSE, -cents)
     note = f"{matches} matching card{'s' if matches > 1 else ''}"
-    return Payment(seat, WagerKind.MATCH, Outcome.WIN, won, odds=odds, note=note)
+    return Payment(seat, WagerKind.MATCH, Outcome.WIN, won, odds=odds, note=note, matches=matches)
 
 
 def settle_insurance(seat: int, cents: int, dealer_blackjack: bool) -> Payment:
@@ -324,6 +330,40 @@ def settle_insurance(seat: int, cents: int, dealer_blackjack: bool) -> Payment:
             seat, WagerKind.INSURANCE, Outcome.WIN, TWO_TO_ONE.pay(cents), odds=TWO_TO_ONE
         )
     return Payment(seat, WagerKind.INSURANCE, Outcome.LOSE, -cents)
+
+
+def final_settlement(
+    seats: Sequence[int],
+    hands: Mapping[int, Sequence[PlayerHand]],
+    wagers: Mapping[int, SeatWager],
+    dealer: DealerResult,
+    profile: Profile,
+) -> list[Payment]:
+    """The payments of the final settlement, in the profile's order: every hand not settled
+    yet, the no-peek dealer blackjack cap, and the super bonus shares."""
+    final: list[Payment] = []
+    for seat in seats:
+        seat_hands = hands[seat]
+        seat_payments = [settle_hand(h, dealer, profile) for h in seat_hands if not h.settled]
+        if dealer.blackjack:
+            busted = frozenset(h.index for h in seat_hands if h.status is HandStatus.BUST)
+            apply_original_only(seat_payments, wagers[seat].wager, profile, busted)
+        final += seat_payments
+    for payment in [p for p in final if p.super_bonus_hand]:
+        # NY 5324.12(b)(7): $50 to every other player who wagered this round.
+        final.extend(
+            Payment(
+                s,
+                WagerKind.SUPER_BONUS_SHARE,
+                Outcome.WIN,
+                SUPER_BONUS_SHARE_CENTS,
+                note=f"super bonus at seat {payment.seat}",
+            )
+            for s in seats
+            if s != payment.seat
+        )
+    # One payment is already in order: the one-seat round skips the sort (0.6 us).
+    return in_settlement_order(final, profile) if len(final) > 1 else final
 
 
 def in_settlement_order(payments: list[Payment], profile: Profile) -> list[Payment]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
 class Decision(Enum):
-    """A player's decision on a hand."""
+    """A player's decision on a hand; ``bit`` is its bit in a legal-moves mask."""
+
+    bit: int  # set below; not a member
 
     HIT = "hit"
     STAND = "stand"
@@ -15,6 +17,19 @@ class Decision(Enum):
     SPLIT = "split"
     SURRENDER = "surrender"
     RESCUE = "rescue"
+
+
+# A legal-moves set is an int mask in the engine: ``decision in frozenset`` calls Enum's
+# Python-level __hash__ (0.15 us, 278k calls per 20k rounds); ``mask & decision.bit`` is an
+# attribute read and an int AND.
+for _i, _decision in enumerate(Decision):
+    _decision.bit = 1 << _i
+del _i, _decision
+
+#: Every legal set by mask, built once (the step exposes the set, the engine the mask).
+LEGAL_SETS: tuple[frozenset[Decision], ...] = tuple(
+    frozenset(d for d in Decision if mask & d.bit) for mask in range(1 << len(Decision))
+)
 
 
 class CardRole(Enum):
@@ -64,11 +79,18 @@ class NeedPeek:
 
 @dataclass(frozen=True, slots=True)
 class NeedDecision:
-    """A player decision on ``seat``'s hand ``hand`` (0-based), one of ``legal``."""
+    """A player decision on ``seat``'s hand ``hand`` (0-based), one of ``legal``.
+
+    ``mask`` is the same set as bits (:attr:`Decision.bit`); ``legal`` is built from it.
+    """
 
     seat: int
     hand: int
-    legal: frozenset[Decision]
+    mask: int
+    legal: frozenset[Decision] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "legal", LEGAL_SETS[self.mask])
 
 
 @dataclass(frozen=True, slots=True)

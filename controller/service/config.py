@@ -17,7 +17,9 @@ from typing import Any, Final
 
 from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
 from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
+from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_panel import PanelConfig, parse_panel
+from controller.service.config_rules import read_rule_options, rules_profile
 from controller.service.config_schema import ConfigError, Section
 
 DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")
@@ -58,6 +60,8 @@ class Options:
     nj_card_reader: bool = False  # NJ 13:69F-19.7(i): hole card and reader instead of (g)
     ny_determinate_cards: bool = False  # NY 5324.12(c)(4): determinate cards before the 2nd
     ny_no_mid_shoe_entry: bool = False  # NY 5324.12(b)(10): no entry until a reshuffle
+    # The other profile options, under their profile names (controller.service.config_rules).
+    rules: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +146,7 @@ class StationConfig:
     journal: JournalSettings
     logging: LoggingSettings
     pairing: PairingSettings = PairingSettings()
+    floor: FloorSettings | None = None  # no [floor] section: the station ships nothing
 
 
 def load_config(path: Path | str) -> StationConfig:
@@ -234,6 +239,8 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
         pairing_section.done()
         pairing = PairingSettings(source.parent / pairing_dir)
     logging = _logging(top.section("logging", required=False))
+    floor_section = top.section("floor", required=False)
+    floor = parse_floor(floor_section, source.parent) if floor_section is not None else None
     top.done()
     if shuffler is not None and shuffler.max_decks < decks:
         raise ConfigError(
@@ -242,7 +249,7 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
             f"the shuffler takes {shuffler.max_decks} decks, the table uses {decks} (decks)",
         )
     return StationConfig(
-        source, table_id, profile, decks, options, devices, journal, logging, pairing
+        source, table_id, profile, decks, options, devices, journal, logging, pairing, floor
     )
 
 
@@ -329,6 +336,7 @@ def _options(section: Section, profile: Profile, decks: int, devices: Devices) -
             )
     elif flags["match_the_dealer"]:
         pay_table = PAY_TABLE_FOR_DECKS[decks]
+    rules = read_rule_options(section)
     section.done()
     for name, only in (
         ("nj_card_reader", Profile.NJ),
@@ -359,14 +367,21 @@ def _options(section: Section, profile: Profile, decks: int, devices: Devices) -
                 "NY 5324.12(d)(1) offers Match the Dealer only with a six- or eight-deck"
                 f" multi-shuffle device (devices.shuffler: {what})",
             )
-    return Options(
+    options = Options(
         match_the_dealer=flags["match_the_dealer"],
         match_pay_table=pay_table,
         hit_soft_17=flags["hit_soft_17"],
         nj_card_reader=flags["nj_card_reader"],
         ny_determinate_cards=flags["ny_determinate_cards"],
         ny_no_mid_shoe_entry=flags["ny_no_mid_shoe_entry"],
+        rules=rules,
     )
+    # The profile must take every option: one the regulation fixes is refused with its
+    # clause (PA 635a.7(l) and hit_soft_17, ...).
+    rules_profile(
+        profile.value, decks, options, card_reader=devices.card_reader is not None, source=file
+    )
+    return options
 
 
 def _logging(section: Section | None) -> LoggingSettings:

@@ -43,7 +43,9 @@ class Section:
         self.seen: set[str] = set()
 
     def key(self, name: str) -> str:
-        return f"{self.path}.{name}" if self.path else name
+        # A key with a line break or a control character is shown escaped: one line.
+        shown = name if name.isprintable() else repr(name)
+        return f"{self.path}.{shown}" if self.path else shown
 
     def error(self, name: str, problem: str) -> ConfigError:
         return ConfigError(self.file, self.key(name), problem)

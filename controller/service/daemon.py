@@ -22,10 +22,13 @@ from typing import Any
 
 import structlog
 
-from controller.journal.store import Journal, JournalError, JournalReader
+from controller.journal.opening import is_half_made
+from controller.journal.store import Journal, JournalError, JournalReader, head_path
 from controller.journal.verify import verify
-from controller.rules.profiles import DealerSecondCard, MatchPayTable, Profile, get_profile
+from controller.rules.legality import SEATS
+from controller.rules.profiles import Profile
 from controller.service import config as cfg
+from controller.service.config_rules import rules_profile
 from controller.service.config_schema import ConfigError
 from controller.service.logs import bind_round, bind_state, bind_table, configure_logging
 from controller.service.sdnotify import Notifier
@@ -35,10 +38,12 @@ from controller.table.machine import TableDevices, TableSettings
 from controller.table.procedure import Table
 from controller.table.recovery import read_journal
 from controller.table.view import TableView, view_record
-from drivers.hal import Device, DeviceEvent
+from drivers.hal import Device, DeviceEvent, WagerSpot
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+#: Every wager spot a sensor can report (seat, spot), for the restore's last reports.
+WAGER_SPOTS = tuple((seat, spot.value) for seat in SEATS for spot in WagerSpot)
 VERSION = "0.1.0"
 
 _log = structlog.get_logger("dealer_station.daemon")
@@ -49,21 +54,15 @@ class StartError(Exception):
 
 
 def station_profile(config: cfg.StationConfig) -> Profile:
-    """The rules profile of a configured table: the jurisdiction plus its options."""
-    options = config.options
-    changes: dict[str, Any] = {
-        "hit_soft_17": options.hit_soft_17,
-        "match_the_dealer": options.match_the_dealer,
-        "no_mid_shoe_entry": options.ny_no_mid_shoe_entry,
-    }
-    if options.match_pay_table is not None:
-        table = MatchPayTable(options.match_pay_table.value)
-        changes["match_tables"] = {config.decks: table}
-    if options.nj_card_reader:
-        changes.update(dealer_second_card=DealerSecondCard.HOLE, peek=True)
-    if options.ny_determinate_cards:
-        changes.update(dealer_second_card=DealerSecondCard.AFTER_PLAYERS, peek=False)
-    return get_profile(config.profile.value).with_options(**changes)
+    """The rules profile of a configured table: the jurisdiction plus its options (a NY
+    table without a card reader does not peek: ``config_rules.rules_profile``)."""
+    return rules_profile(
+        config.profile.value,
+        config.decks,
+        config.options,
+        card_reader=config.devices.card_reader is not None,
+        source=config.source,
+    )
 
 
 @dataclass
@@ -87,17 +86,19 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
         StartError: when the chain is broken, the sealing state does not fit the journal,
             or the file cannot be opened.
     """
-    if path.exists():
+    if path.exists() and not is_half_made(path, head_path(path)):
         report = verify(path, since_checkpoint=True)
         if not report.ok:
             raise StartError(f"journal {path} failed verification: {report.message}")
     if sealing is not None and not sealing.exists():
-        _log.warning("journal not sealed: no sealing state", sealing_key=str(sealing))
+        _log.warning("journal not sealed: no sealing state (dealer-station journal setup-keys)")
         sealing = None
     try:
         journal = Journal.open(path, sealing=sealing)
     except JournalError as err:
         raise StartError(f"journal {path}: {err}") from err
+    if journal.replaced_half_made:
+        _log.warning("journal: a half-made empty journal was made again")
     try:
         journal.append("verified", {"through": journal.last_id, "hash": journal.last_hash})
     except BaseException:
@@ -134,7 +135,7 @@ def build_station(
         )
         # Streamed from a read-only connection: a long journal is not held in memory.
         with JournalReader.open(journal.path) as reader:
-            recovered = read_journal(reader.rows())
+            recovered = read_journal(reader.rows_for_restore(WAGER_SPOTS))
         journal.append(
             "station_started",
             {
@@ -284,6 +285,35 @@ def serve(built: Built, stopping: threading.Event | None = None) -> None:
         built.journal.close()
 
 
+def serve_table(
+    config: cfg.StationConfig, built: Built, stopping: threading.Event | None = None
+) -> None:
+    """:func:`serve`, with the journal shipped to the floor meanwhile when ``[floor]`` is
+    configured. The shipper is a thread of its own with its own read-only connection: the
+    station thread never waits for it (``controller.service.shipper``).
+
+    Raises:
+        StartError: the floor password file cannot be read.
+    """
+    if config.floor is None:
+        serve(built, stopping)
+        return
+    from controller.service.shipper import Shipper
+
+    shipper = Shipper(config.journal.path, config.table_id, config.floor)
+    try:
+        shipper.start()
+    except OSError as err:
+        built.journal.close()
+        raise StartError(f"floor.password_file: {err}") from err
+    try:
+        serve(built, stopping)
+    finally:
+        # Not waited for long: a shipper still reaching for a lost broker holds nothing
+        # (what it had not delivered goes after the next start).
+        shipper.stop(timeout=2.0)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dealer-station run``."""
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE")
@@ -312,12 +342,11 @@ def run(args: argparse.Namespace) -> int:
         if args.simulated_devices:
             with simulated_drivers(config) as drivers_for:
                 built = build_station(config, drivers_for, notifier=notifier, observer=observer)
-                serve(built, stopping)
+                serve_table(config, built, stopping)
         else:
             drivers_for = real_drivers(config)
-            serve(
-                build_station(config, drivers_for, notifier=notifier, observer=observer), stopping
-            )
+            built = build_station(config, drivers_for, notifier=notifier, observer=observer)
+            serve_table(config, built, stopping)
     except (ConfigError, StartError) as err:
         print(f"dealer-station run: {err}", file=sys.stderr)
         return 2

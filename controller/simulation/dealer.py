@@ -85,7 +85,13 @@ class SimulatedDealer:
     """Decides the next actions at the table from what the panel and layout show.
 
     ``seats`` bet every round (``wager_cents`` each); a Match the Dealer wager is placed
-    with probability ``match_rate``; a new dealer comes every ``dealer_change_every`` rounds.
+    with probability ``match_rate``, insurance (half the wager) with ``insurance_rate``;
+    a new dealer comes every ``dealer_change_every`` rounds.
+
+    The wager sensors see what a dealer does with the chips (docs/panel.md): at each
+    settlement prompt the dealer collects a lost spot (empty), pays a won one (wager plus
+    win on the spot, which the player may take at once), leaves what a surrender or a
+    rescue returns; a player doubling or splitting puts one more wager on the main spot.
     """
 
     seats: tuple[int, ...]
@@ -93,11 +99,17 @@ class SimulatedDealer:
     rng: Random
     wager_cents: int = 2_500
     match_rate: float = 0.3
+    insurance_rate: float = 0.3
     dealer_change_every: int = 0
     wagers_placed: bool = False
     hole_inserted: bool = False
     _rounds_bet: int = field(default=0, repr=False)
     _changed: bool = field(default=False, repr=False)
+    _voided: str | None = field(default=None, repr=False)  # a void the table refused
+    # What the dealer believes lies on each spot, in cents (the sensors read the same).
+    chips: dict[tuple[int, WagerSpot], int] = field(default_factory=dict, repr=False)
+    _insured: bool = field(default=False, repr=False)
+    _settled: set[tuple[int, int]] = field(default_factory=set, repr=False)
 
     def act(self, view: TableView) -> list[Action]:
         """The actions a person would take now; empty while waiting for a device."""
@@ -110,9 +122,13 @@ class SimulatedDealer:
             return [Draw()]
         if state is State.BETTING:
             return self._bet()
-        if state in (State.MATCH, State.INSURANCE, State.SETTLING):
+        if state is State.INSURANCE:
             self.wagers_placed = False
-            return [Press(Button.NEXT)]
+            return [*self._insure(view), Press(Button.NEXT)]
+        if state in (State.MATCH, State.SETTLE_NOW, State.SETTLING):
+            self.wagers_placed = False
+            self._insured = False
+            return [*self._settle(view), Press(Button.NEXT)]
         if state is State.PEEKING:
             self.hole_inserted = True
             return [InsertHoleCard(), Press(Button.NEXT)]
@@ -138,12 +154,13 @@ class SimulatedDealer:
                 return [Press(Button.DEALER_CHANGE)]
             self._changed = False
             self.wagers_placed = True
+            self._settled.clear()
             for seat in self.seats:
-                actions.append(PlaceWager(seat, WagerSpot.MAIN, self.wager_cents))
-                match = self.rng.random() < self.match_rate
-                actions.append(
-                    PlaceWager(seat, WagerSpot.MATCH, self.wager_cents // 5 if match else None)
-                )
+                match = self.wager_cents // 5 if self.rng.random() < self.match_rate else None
+                actions.append(self._put(seat, WagerSpot.MAIN, self.wager_cents))
+                actions.append(self._put(seat, WagerSpot.MATCH, match))
+                if self.chips.get((seat, WagerSpot.INSURANCE)):
+                    actions.append(self._put(seat, WagerSpot.INSURANCE, None))
         actions.append(Press(Button.NEXT))
         return actions
 
@@ -157,7 +174,58 @@ class SimulatedDealer:
         decision = self.choose(hand, view.dealer_cards[0], legal)
         if decision is Decision.HIT:
             return [Draw()]
-        return [Press(_BUTTON_FOR[decision])]
+        actions: list[Action] = [Press(_BUTTON_FOR[decision])]
+        if decision in (Decision.DOUBLE, Decision.SPLIT):
+            # One more wager on the main spot (NY 5324.12(b)(9): made and confirmed).
+            spot = (hand.seat, WagerSpot.MAIN)
+            actions.append(
+                self._put(hand.seat, WagerSpot.MAIN, self.chips.get(spot, 0) + self.wager_cents)
+            )
+        return actions
+
+    def _put(self, seat: int, spot: WagerSpot, cents: int | None) -> PlaceWager:
+        """Chips placed on (``cents`` in all) or taken off (None) a spot."""
+        if cents:
+            self.chips[seat, spot] = cents
+        else:
+            self.chips.pop((seat, spot), None)
+        return PlaceWager(seat, spot, cents or None)
+
+    def _insure(self, view: TableView) -> list[Action]:
+        """Some seats take insurance, half their wager (PA 635a.8 is not included: at most
+        half, the station's reading)."""
+        if self._insured:
+            return []
+        self._insured = True
+        return [
+            self._put(seat, WagerSpot.INSURANCE, self.wager_cents // 2)
+            for seat in view.seats
+            if self.rng.random() < self.insurance_rate
+        ]
+
+    def _settle(self, view: TableView) -> list[Action]:
+        """Move the chips of the settlement the panel prompts (docs/panel.md)."""
+        settling = view.settling
+        if settling is None or (view.round_no, settling.index) in self._settled:
+            return []  # the chips of this settlement have moved already
+        self._settled.add((view.round_no, settling.index))
+        seat, spot = settling.seat, WagerSpot(settling.spot)
+        on_spot = self.chips.get((seat, spot), 0)
+        net = settling.net_cents
+        if net is None:  # the sensors do not weigh this seat's chips: collect or leave
+            return [self._put(seat, spot, None)] if settling.word == "collect" else []
+        actions: list[Action] = [self._put(seat, spot, on_spot + net)] if net else []
+        # A paid Match, insurance or blackjack-at-once spot is taken by its player at once
+        # or later; chips of a hand still in play or still to be settled stay.
+        alone = spot is not WagerSpot.MAIN or net > 0
+        if (
+            view.state is not State.SETTLING
+            and alone
+            and on_spot + net > 0
+            and self.rng.random() < 0.5
+        ):
+            actions.append(self._put(seat, spot, None))
+        return actions
 
     def _supervise(self, view: TableView) -> list[Action]:
         fault = view.fault or ""
@@ -170,4 +238,9 @@ class SimulatedDealer:
             resolution = Button.SUPERVISOR_RESUME
         else:
             resolution = Button.SUPERVISOR_VOID
+        if resolution is Button.SUPERVISOR_VOID and fault == self._voided:
+            # Still the same fault after a void: the table refused it (a fully settled
+            # round cannot be voided), so the supervisor resumes instead.
+            resolution = Button.SUPERVISOR_RESUME
+        self._voided = fault if resolution is Button.SUPERVISOR_VOID else None
         return [TurnKey(True), Press(resolution), TurnKey(False)]

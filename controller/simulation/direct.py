@@ -26,6 +26,7 @@ from controller.simulation.dealer import (
     SimulatedDealer,
     TurnKey,
 )
+from controller.table.holecard import commit_hole_card
 from controller.table.machine import Recorder, TableDevices, TableSettings
 from controller.table.procedure import Table
 from controller.table.prompts import State
@@ -39,6 +40,8 @@ from drivers.hal import (
     DeviceKind,
     DeviceLost,
     ForeignCardDrawn,
+    HoleCardDealt,
+    HoleCardRevealed,
     Led,
     LedMode,
     PeekAnswer,
@@ -57,7 +60,8 @@ FAULT_KINDS = ("foreign_card", "stray_card", "device_lost", "misread", "bad_batc
 
 @dataclass
 class _Devices:
-    """In-process shuffler, reader and panel: commands queue their answers as events."""
+    """In-process shuffler, reader, panel and (withholding) shoe: commands queue their
+    answers as events."""
 
     events: deque[DeviceEvent]
     decks: int
@@ -66,6 +70,22 @@ class _Devices:
     misreads: int = 0
     bad_batches: int = 0
     lamps: dict[Led, LedMode] = field(default_factory=dict)
+    #: The shoe's hole cards by commitment, (card, nonce): its flash, which a test hands to
+    #: the shoe of a restarted station. Filled only by a withholding shoe.
+    withheld: dict[str, tuple[Card, str]] = field(default_factory=dict)
+    hole_next: bool = False
+
+    def expect_hole_card(self) -> None:
+        """The table says the next card is the hole card: the shoe withholds it."""
+        self.hole_next = True
+
+    def reveal_hole_card(self, commitment: str) -> None:
+        """Answer with the card and nonce of ``commitment``, as often as asked."""
+        held = self.withheld.get(commitment)
+        if held is None:
+            self.events.append(HoleCardRevealed(commitment, None, None, "not held by the shoe"))
+        else:
+            self.events.append(HoleCardRevealed(commitment, held[0], held[1]))
 
     def start(self) -> None:
         """Nothing to open."""
@@ -112,15 +132,20 @@ class DirectRig:
     seats: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
     fault_rate: float = 0.0
     cover_at: int = 60  # cards before the end of the batch where the cover card sits
+    #: The shoe withholds the hole card (as real shoes do) instead of reporting it like any
+    #: card; its flash (:attr:`_Devices.withheld`) may be handed over from an earlier rig.
+    withholding: bool = False
+    shoe_flash: dict[str, tuple[Card, str]] = field(default_factory=dict)
     drawn: list[Card] = field(default_factory=list)
     injected: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.events: deque[DeviceEvent] = deque()
-        self.devices = _Devices(self.events, self.decks)
+        self.devices = _Devices(self.events, self.decks, withheld=self.shoe_flash)
+        shoe = self.devices if self.withholding else None
         self.table = Table(
             TableSettings(self.profile, self.decks),
-            TableDevices(self.devices, self.devices, self.devices),
+            TableDevices(self.devices, self.devices, self.devices, shoe),
             self.journal,
         )
         self.dealer = SimulatedDealer(self.seats, self.chooser, self.rng, dealer_change_every=7)
@@ -196,6 +221,12 @@ class DirectRig:
         self.drawn.append(card)
         if self.table.state is State.DEALING:
             self.devices.hole = card  # the last card of the initial deal is the hole card
+        if self.devices.hole_next:
+            self.devices.hole_next = False
+            commitment, nonce = commit_hole_card(card)  # a nonce from secrets
+            self.devices.withheld[commitment] = (card, nonce)
+            self.events.append(HoleCardDealt(commitment))
+            return
         self.events.append(CardDrawn(card))
 
     def _inject(self, state: State) -> None:

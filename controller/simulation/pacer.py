@@ -33,6 +33,7 @@ class Pacer:
         self._view: TableView | None = None
         self._quiet = False
         self._seq = 0
+        self._failure: BaseException | None = None
         self.events: list[DeviceEvent] | None = None  # set to a list to keep every event
 
     @property
@@ -86,6 +87,12 @@ class Pacer:
                 self._expected.remove(kind)
                 self._cond.notify_all()
 
+    def fail(self, error: BaseException) -> None:
+        """The station's loop died of ``error``: every wait raises it from now on."""
+        with self._cond:
+            self._failure = error
+            self._cond.notify_all()
+
     def forget(self) -> None:
         """Drop every expectation and surplus (after a deliberate power loss)."""
         with self._cond:
@@ -111,10 +118,11 @@ class Pacer:
 
         Raises:
             SimulationStuckError: the table did not get there within ``timeout`` seconds.
+            BaseException: what the station's loop died of (:meth:`fail`).
         """
 
         def ready() -> bool:
-            return (
+            return self._failure is not None or (
                 not self._expected
                 and self._quiet
                 and self._seq > after_seq
@@ -124,6 +132,8 @@ class Pacer:
 
         with self._cond:
             if not self._cond.wait_for(ready, timeout) or self._view is None:
+                if self._failure is not None:
+                    raise self._failure
                 waiting = [k.__name__ for k in self._expected]
                 state = self._view.state.value if self._view else "no event yet"
                 raise SimulationStuckError(
@@ -132,6 +142,8 @@ class Pacer:
                     f" station idle: {self._quiet}, unexpected: "
                     + ", ".join(k.__name__ for k in self._surplus[-5:])
                 )
+            if self._failure is not None:
+                raise self._failure
             # What nobody expected before the actor looked is history: it must not stand
             # in for an event the actor's next actions cause.
             self._surplus.clear()

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.journal.seal import new_sealing, save_state
 from controller.rules.cards import Card, parse_card
 from controller.rules.profiles import DealerSecondCard
 from controller.rules.steps import Decision
@@ -90,13 +91,34 @@ def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
         profile=cfg.Profile(s.profile),
         decks=s.decks,
         options=cfg.Options(match_the_dealer=True, match_pay_table=table),
+        # The rig has every device: a card reader too, so PA and NY peek (a NY table
+        # without one would not: controller.service.config_rules).
         devices=cfg.Devices(
             shoe=cfg.SerialDevice(Path("/dev/null"), "simulated"),
             panel=PanelConfig({}, {}, 0, {}),
+            shuffler=cfg.ShufflerDevice(Path("/dev/null"), "simulated"),
+            card_reader=cfg.UsbDevice(0, 0, "simulated"),
         ),
-        journal=cfg.JournalSettings(s.journal),
+        journal=cfg.JournalSettings(s.journal, sealing_path(s.journal)),
         logging=cfg.LoggingSettings(),
     )
+
+
+def sealing_path(journal: Path) -> Path:
+    """The simulation's sealing state, beside its journal (never the station's own key)."""
+    return journal.with_name(journal.name + "-sealing-key")
+
+
+def verification_key_path(journal: Path) -> Path:
+    """Where a simulation leaves its verification key (``journal verify --key @FILE``)."""
+    return journal.with_name(journal.name + "-verification-key")
+
+
+def new_simulation_keys(s: SimulationSettings) -> None:
+    """A fresh sealing state for a new simulation journal, its verification key beside it."""
+    state, key = new_sealing(s.table_id)
+    save_state(sealing_path(s.journal), state)
+    verification_key_path(s.journal).write_text(key.to_text() + "\n", encoding="ascii")
 
 
 def strategy_players(profile: Any) -> Callable[[HandView, str, frozenset[Decision]], Decision]:
@@ -126,6 +148,8 @@ class SimulatedTable:
         """Play the rounds; the journal is closed when this returns."""
         s = self.settings
         config = simulation_config(s)
+        if not s.journal.exists():
+            new_simulation_keys(s)
         started = time.perf_counter()
         with simulated_drivers(config, seed=s.seed) as drivers_for:
             self.rig = drivers_for.rig
@@ -148,6 +172,7 @@ class SimulatedTable:
                     station.run()
                 except BaseException as err:  # handed to the main thread
                     errors.put(err)
+                    self.pacer.fail(err)
                 finally:
                     built.journal.close()
 

@@ -31,28 +31,65 @@ twelve). Pure: no I/O; used by the house-edge benchmark and the simulated player
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
-from controller.rules.cards import Card, Rank, Suit
+from controller.rules.cards import Card, Suit
 from controller.rules.profiles import Profile
-from controller.rules.steps import Decision
+from controller.rules.steps import LEGAL_SETS, Decision
 
 #: Dealer up-card columns of every chart row.
 UP_CARDS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "A")
 
-_STAND_OR_RESCUE: Final = frozenset({Decision.STAND, Decision.RESCUE})
+_HIT, _STAND, _DOUBLE, _SPLIT, _SURRENDER, _RESCUE = (
+    Decision.HIT,
+    Decision.STAND,
+    Decision.DOUBLE,
+    Decision.SPLIT,
+    Decision.SURRENDER,
+    Decision.RESCUE,
+)
+_STAND_OR_RESCUE_MASK: Final = _STAND.bit | _RESCUE.bit
+#: A legal set's mask by the set: the engine's steps share the sets of ``LEGAL_SETS``, whose
+#: hash is cached, so this lookup replaces up to four ``decision in legal`` tests, each of
+#: which calls Enum's Python-level ``__hash__`` (0.15 us).
+_MASK_OF: Final = {legal: mask for mask, legal in enumerate(LEGAL_SETS)}
+#: A chart column by the up card's points (ace 1 -> the "A" column).
+_COLUMN_BY_POINTS: Final = (-1, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8)
+_NO_LIMIT: Final = 99
+
+#: A chart cell compiled once: (decision, card-count limit, 6-7-8 chase suffix).
+Cell = tuple[Decision, int, str]
+
+
+def _compile(cell: str) -> Cell:
+    kind, rest = cell[0], cell[1:]
+    digits = rest.rstrip("aup")
+    limit = int(digits) if digits else _NO_LIMIT
+    decision = {"H": _HIT, "R": _SURRENDER, "D": _DOUBLE}.get(kind, _STAND)
+    return decision, limit, rest[len(digits) :]
 
 
 @dataclass(frozen=True, slots=True)
 class Chart:
-    """One basic-strategy chart: rows by total (or pair rank), one cell per up card."""
+    """One basic-strategy chart: rows by total (or pair rank), one cell per up card.
+
+    The cells are compiled once into ``(decision, limit, suffix)`` tuples: parsing a cell's
+    text for every decision cost 0.6 us, a tenth of a basic-strategy round.
+    """
 
     hard: Mapping[int, tuple[str, ...]]
     soft: Mapping[int, tuple[str, ...]]
     pairs: Mapping[int, tuple[str, ...]]  # by card points: 1 (aces) .. 10 (J/Q/K)
     # Rescue after a double: (lowest total, highest total, up cards) triples.
     rescue: tuple[tuple[int, int, frozenset[int]], ...]
+    hard_cells: dict[int, tuple[Cell, ...]] = field(init=False, compare=False, repr=False)
+    soft_cells: dict[int, tuple[Cell, ...]] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for name, rows in (("hard_cells", self.hard), ("soft_cells", self.soft)):
+            compiled = {total: tuple(_compile(c) for c in row) for total, row in rows.items()}
+            object.__setattr__(self, name, compiled)
 
 
 def _rows(text: str) -> dict[int, tuple[str, ...]]:
@@ -152,12 +189,11 @@ def chart_for(profile: Profile) -> Chart:
 
 
 def _column(up_card: Card) -> int:
-    points = up_card.rank.points
-    return 9 if points == 1 else points - 2
+    return _COLUMN_BY_POINTS[up_card.points]
 
 
 def _up_value(up_card: Card) -> int:
-    points = up_card.rank.points
+    points = up_card.points
     return 11 if points == 1 else points
 
 
@@ -165,8 +201,10 @@ def _totals(cards: Sequence[Card]) -> tuple[int, bool]:
     hard = 0
     ace = False
     for card in cards:
-        hard += card.rank.points
-        ace = ace or card.rank is Rank.ACE
+        points = card.points
+        hard += points
+        if points == 1:
+            ace = True
     if ace and hard <= 11:
         return hard + 10, True
     return hard, False
@@ -187,49 +225,42 @@ def _chases_six_seven_eight(cards: Sequence[Card], suffix: str) -> bool:
     return suffix == "u" or first.suit is Suit.SPADES
 
 
-def _cell_decision(cell: str, cards: Sequence[Card], total: int) -> Decision:
+def _cell_decision(cell: Cell, cards: Sequence[Card]) -> Decision:
     """The chart's wish for ``cell`` (before checking what is legal)."""
-    kind, rest = cell[0], cell[1:]
+    decision, limit, suffix = cell
+    if decision is _HIT or decision is _SURRENDER:
+        return decision
     count = len(cards)
-    if kind == "H":
-        return Decision.HIT
-    if kind == "R":
-        return Decision.SURRENDER
-    digits = rest.rstrip("aup")
-    limit = int(digits) if digits else None
-    if kind == "D":
-        return Decision.DOUBLE if limit is None or count < limit else Decision.HIT
-    # "S"
-    if limit is not None and count >= limit:
-        return Decision.HIT
-    suffix = rest[len(digits) :]
+    if decision is _DOUBLE:
+        return _DOUBLE if count < limit else _HIT
+    if count >= limit:
+        return _HIT
     if suffix and _chases_six_seven_eight(cards, suffix):
-        return Decision.HIT
-    return Decision.STAND
+        return _HIT
+    return _STAND
 
 
 def preferred(cards: Sequence[Card], up_card: Card, chart: Chart) -> Decision:
     """The chart's decision for a playable hand, ignoring what the round allows."""
     total, soft = _totals(cards)
-    column = _column(up_card)
-    if len(cards) == 2 and cards[0].rank.points == cards[1].rank.points:
+    column = _COLUMN_BY_POINTS[up_card.points]
+    if len(cards) == 2 and cards[0].points == cards[1].points:
         # Only identical ranks split at the table; J-Q is played as a hard 20 anyway.
-        cell = chart.pairs[cards[0].rank.points][column]
+        cell = chart.pairs[cards[0].points][column]
         if cell == "PR":
-            return Decision.SURRENDER
-        if cell.startswith("P") and (cell != "Pu" or cards[0].suit is not cards[1].suit):
-            return Decision.SPLIT
+            return _SURRENDER
+        if cell[0] == "P" and (cell != "Pu" or cards[0].suit is not cards[1].suit):
+            return _SPLIT
     if total >= 21:
-        return Decision.STAND
+        return _STAND
     if soft:
-        if total >= 21 or total not in chart.soft:
-            return Decision.STAND
-        return _cell_decision(chart.soft[total][column], cards, total)
+        row = chart.soft_cells.get(total)
+        return _STAND if row is None else _cell_decision(row[column], cards)
     if total <= 8:
-        return Decision.HIT
+        return _HIT
     if total >= 18:
-        return Decision.STAND
-    return _cell_decision(chart.hard[total][column], cards, total)
+        return _STAND
+    return _cell_decision(chart.hard_cells[total][column], cards)
 
 
 def _rescue(cards: Sequence[Card], up_card: Card, chart: Chart) -> Decision:
@@ -258,37 +289,42 @@ def choose(
     Raises:
         ValueError: if ``legal`` is empty.
     """
-    if not legal:
+    mask = _MASK_OF.get(legal)
+    if mask is None:  # a set the engine did not make
+        mask = sum(d.bit for d in legal)
+    if not mask:
         raise ValueError("no legal decision to choose from")
-    chart = chart_for(profile)
-    if legal <= _STAND_OR_RESCUE:
-        wish = _rescue(hand_cards, up_card, chart) if Decision.RESCUE in legal else Decision.STAND
-        return wish if wish in legal else next(iter(legal))
+    chart = H17 if profile.hit_soft_17 else S17
+    if not mask & ~_STAND_OR_RESCUE_MASK:
+        wish = _rescue(hand_cards, up_card, chart) if mask & _RESCUE.bit else _STAND
+        return wish if mask & wish.bit else next(iter(legal))
     wish = preferred(hand_cards, up_card, chart)
-    if wish is Decision.SURRENDER and wish not in legal and Decision.SPLIT in legal:
-        wish = Decision.SPLIT  # "PR": split where surrender is not offered
-    if wish in (Decision.SPLIT, Decision.SURRENDER) and wish not in legal:
+    if mask & wish.bit:
+        return wish
+    if wish is _SURRENDER and mask & _SPLIT.bit:
+        return _SPLIT  # "PR": split where surrender is not offered
+    if wish is _SPLIT or wish is _SURRENDER:
         wish = preferred_without_split(hand_cards, up_card, chart)
-    if wish in legal:
-        return wish
+        if mask & wish.bit:
+            return wish
     total, soft = _totals(hand_cards)
-    if wish is Decision.DOUBLE:
-        wish = Decision.STAND if soft and total >= 18 else Decision.HIT
-    elif wish is Decision.SURRENDER:
-        wish = Decision.HIT  # the charts hit 16 and 17 against an ace without surrender
-    if wish in legal:
+    if wish is _DOUBLE:
+        wish = _STAND if soft and total >= 18 else _HIT
+    elif wish is _SURRENDER:
+        wish = _HIT  # the charts hit 16 and 17 against an ace without surrender
+    if mask & wish.bit:
         return wish
-    return Decision.STAND if Decision.STAND in legal else next(iter(sorted(legal, key=str)))
+    return _STAND if mask & _STAND.bit else next(iter(sorted(legal, key=str)))
 
 
 def preferred_without_split(cards: Sequence[Card], up_card: Card, chart: Chart) -> Decision:
     """The chart's decision for a pair played as its total (no split allowed)."""
     total, soft = _totals(cards)
-    column = _column(up_card)
+    column = _COLUMN_BY_POINTS[up_card.points]
     if soft:
-        return _cell_decision(chart.soft[total][column], cards, total)
+        return _cell_decision(chart.soft_cells[total][column], cards)
     if total <= 8:
-        return Decision.HIT
+        return _HIT
     if total >= 18:
-        return Decision.STAND
-    return _cell_decision(chart.hard[total][column], cards, total)
+        return _STAND
+    return _cell_decision(chart.hard_cells[total][column], cards)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.rules.legality import SEATS
+from controller.rules.errors import WagerError
+from controller.rules.legality import SEATS, check_cents
 from controller.rules.steps import SeatWager
 from drivers.hal import SeatWagerChanged, WagerSpot
 
@@ -86,6 +87,10 @@ class BettingBook:
                 continue
             main_cents = self.amount(seat, WagerSpot.MAIN)
             match_cents = self.amount(seat, WagerSpot.MATCH) if match else 0
+            problem = _out_of_range(seat, main_cents, match_cents)
+            if problem:
+                refused.append(RefusedWager(seat, problem))
+                continue
             if main_cents and (not match or match_cents):
                 known.add(seat)
             wagers.append(
@@ -101,3 +106,16 @@ class BettingBook:
             self.barred.update(s for s in SEATS if s not in playing)
         self.rounds_since_shuffle += 1
         return ClosedBets(tuple(wagers), frozenset(known), tuple(refused))
+
+
+def _out_of_range(seat: int, main: int | None, match: int | None) -> str:
+    """Why a sensor's reading is no wager the rules take (a sensor that cannot weigh the
+    chips reads None, which is fine)."""
+    try:
+        if main is not None:
+            check_cents(main, f"seat {seat}: the Spanish 21 wager")
+        if match is not None:
+            check_cents(match, f"seat {seat}: the Match the Dealer wager", allow_zero=True)
+    except WagerError as err:
+        return str(err)
+    return ""

@@ -52,6 +52,7 @@ ROUND_STATES = [
     State.INSURANCE,
     State.PEEKING,
     State.PLAYERS,
+    State.SETTLE_NOW,
     State.DEALER,
 ]
 _RESUMABLE = [s for s in State if s not in (State.STARTING, State.FAULT)]
@@ -70,9 +71,15 @@ TRANSITIONS: list[dict[str, Any]] = [
         "source": [State.DEALING, State.MATCH, State.INSURANCE],
         "dest": State.PEEKING,
     },
+    # PA 635a.7(g), (h)(1)(i), a surrender or a rescue: settled before play goes on.
+    {
+        "trigger": "settle_now_due",
+        "source": [s for s in ROUND_STATES if s is not State.SETTLE_NOW],
+        "dest": State.SETTLE_NOW,
+    },
     {"trigger": "players_due", "source": ROUND_STATES[:-1], "dest": State.PLAYERS},
     {"trigger": "dealer_due", "source": ROUND_STATES[:-1], "dest": State.DEALER},
-    {"trigger": "settle_due", "source": State.DEALER, "dest": State.SETTLING},
+    {"trigger": "settle_due", "source": [State.DEALER, State.SETTLE_NOW], "dest": State.SETTLING},
     {"trigger": "round_done", "source": State.SETTLING, "dest": State.BETTING},
     {"trigger": "reshuffle_due", "source": State.SETTLING, "dest": State.SHUFFLING},
     {"trigger": "fail", "source": [s for s in State if s is not State.FAULT], "dest": State.FAULT},

@@ -17,7 +17,7 @@ from controller.rules.cards import Card, SealedCard
 from controller.rules.errors import HoleCardMismatchError, RulesError
 from controller.rules.profiles import Profile
 from controller.rules.round import Round
-from controller.rules.settlement import Payment, WagerKind
+from controller.rules.settlement import Outcome, Payment, WagerKind
 from controller.rules.steps import (
     CardRole,
     Decision,
@@ -67,8 +67,10 @@ class RoundPlay:
         self.nonces = nonces
         self.bets = bets
         self.record = record
-        self.match_done = False
         self._journaled = 0
+        # Indices into ``round.payments`` the dealer has been prompted for (PA 635a.7(f),
+        # (g), (h)(1)(i), NY 5324.12(d)(3)): a mid-round settlement is prompted once.
+        self._prompted: set[int] = set()
         self.__nonce: str | None = None
         self.withheld: WithheldCard | None = None
         #: The shoe was told that the next card is the hole card.
@@ -90,17 +92,30 @@ class RoundPlay:
 
     # --- where the round is ---------------------------------------------------------------
 
+    @property
+    def match_done(self) -> bool:
+        """True once every Match the Dealer settlement has been prompted."""
+        return not any(p.wager is WagerKind.MATCH for p in self._unprompted())
+
+    @match_done.setter
+    def match_done(self, done: bool) -> None:
+        if done:
+            for i, payment in enumerate(self.round.payments):
+                if payment.wager is WagerKind.MATCH:
+                    self._prompted.add(i)
+
     def state_for_step(self) -> State:
         """The procedure state the round's next step belongs to."""
         step = self.round.step
+        if isinstance(step, NeedCard) and step.role in _DEAL_ROLES:
+            return State.DEALING
+        due = self.due_now()
+        if due:
+            # PA 635a.7(f), NY 5324.12(d)(3): Match the Dealer before any other card or the
+            # card reader; then any other settlement the regulation orders at once.
+            return State.MATCH if due[0].wager is WagerKind.MATCH else State.SETTLE_NOW
         if isinstance(step, NeedCard):
-            if step.role in _DEAL_ROLES:
-                return State.DEALING
-            if not self.match_done and self.pending_match():
-                return State.MATCH
             return State.DEALER if step.role in _DEALER_ROLES else State.PLAYERS
-        if not self.match_done and self.pending_match():
-            return State.MATCH  # PA 635a.7(f): before any other card or the card reader
         if isinstance(step, NeedInsurance):
             return State.INSURANCE
         if isinstance(step, NeedPeek):
@@ -119,14 +134,51 @@ class RoundPlay:
         return None
 
     def pending_match(self) -> list[Payment]:
-        """Match the Dealer settlements, from the dealer's right (PA 635a.7(f))."""
-        return [p for p in self.round.payments if p.wager is WagerKind.MATCH]
+        """Match the Dealer settlements not yet prompted, from the dealer's right (PA
+        635a.7(f))."""
+        return [p for p in self._unprompted() if p.wager is WagerKind.MATCH]
+
+    def due_now(self) -> list[Payment]:
+        """The settlements the dealer must make now, before play goes on; empty once the
+        round is over (the final settlement takes the rest).
+
+        Match the Dealer first and alone (PA 635a.7(f)); then, in the order they arose:
+        insurance at the peek (PA 635a.7(g)), a surrender or rescue at the decision, and a
+        blackjack against a 2-9 up card when play reaches its seat (PA 635a.7(h)(1)(i):
+        from the dealer's left, so not before the seats on its left have acted).
+        """
+        if self.round.over:
+            return []
+        unprompted = self._unprompted()
+        match = [p for p in unprompted if p.wager is WagerKind.MATCH]
+        if match:
+            return match
+        acting = self.acting_seat()
+        return [
+            p
+            for p in unprompted
+            if not (p.outcome is Outcome.BLACKJACK and acting is not None and p.seat > acting)
+        ]
+
+    def acknowledge(self, payment: Payment) -> None:
+        """The dealer has been prompted for ``payment`` (NEXT pressed on it)."""
+        for i, p in enumerate(self.round.payments):
+            if p is payment:
+                self._prompted.add(i)
 
     def final_payments(self) -> list[Payment]:
-        """The payments of the final settlement, in the profile's order (PA 635a.7(p))."""
+        """The payments of the final settlement: any not yet prompted (e.g. insurance
+        settled by the dealer's second card, which ends the round), then the final ones in
+        the profile's order (PA 635a.7(p)). Each is prompted once."""
         if not self.round.over:
             return []
-        return list(self.round.payments[self.round.final_from :])
+        payments = self._unprompted()
+        self._prompted.update(range(len(self.round.payments)))
+        return payments
+
+    def _unprompted(self) -> list[Payment]:
+        prompted = self._prompted
+        return [p for i, p in enumerate(self.round.payments) if i not in prompted]
 
     def peek_target(self) -> PeekTarget:
         """What the reader looks for, from the up card."""
@@ -242,16 +294,66 @@ class RoundPlay:
             error = str(err)
             card = self.round.dealer_cards[1]
         self.record("hole_card_revealed", {"card": card.text, "nonce": self.__nonce})
-        self._flush()
+        if error is None:
+            # On a mismatch nothing is settled: the round can only be voided, and the
+            # void returns the wagers (one money record, issue 13).
+            self._flush()
         return error
 
-    def adopt_journalled(self) -> None:
-        """After a rebuild from the journal: everything so far is journalled already."""
-        self._journaled = len(self.round.payments)
+    def adopt_journalled(self, payments: int) -> None:
+        """After a rebuild from the journal, whose rows held the first ``payments`` of the
+        round's payments: journal the rest now (a crash cut the event that settled them
+        short), so that each payment is journaled exactly once."""
+        self._journaled = min(payments, len(self.round.payments))
+        # The mid-round settlements journaled so far count as prompted (their rows are
+        # written); the final settlement is prompted when it comes.
+        settled = self._journaled
+        if self.round.over:
+            settled = min(settled, self.round.final_from)
+        self._prompted.update(range(settled))
+        self._flush()
+
+    @property
+    def fully_settled(self) -> bool:
+        """True once every wager of the round is settled and journaled: a void would take
+        back payments already made, so only a resume (which finishes paying) fits."""
+        return self.round.over and self._journaled == len(self.round.payments)
+
+    def void_accounts(self) -> dict[str, list[dict[str, Any]]]:
+        """What a void leaves, per seat: the settlements journaled so far stand (Match the
+        Dealer, insurance, a surrender, a blackjack paid at once...), every other wager on
+        the layout is returned (``cents``: the stake, doubles and splits included)."""
+        journaled = self.round.payments[: self._journaled]
+        stand = [
+            {
+                "seat": p.seat,
+                "wager": p.wager.value,
+                "hand": _hand_no(p.hand),
+                "net_cents": p.net if p.seat in self.bets.amounts_known else None,
+            }
+            for p in journaled
+        ]
+        returned: list[dict[str, Any]] = []
+        for wager in self.bets.wagers:
+            seat = wager.seat
+            known = seat in self.bets.amounts_known
+            paid = {(p.wager, p.hand) for p in journaled if p.seat == seat}
+            for hand in self.round.hands[seat]:
+                if (WagerKind.MAIN, hand.index) not in paid:
+                    stake = hand.wager + hand.double_cents
+                    returned.append(_returned(seat, "main", hand.index + 1, stake, known))
+            if wager.match and (WagerKind.MATCH, None) not in paid:
+                returned.append(_returned(seat, "match", None, wager.match, known))
+            insured = self.round.insurance.get(seat)
+            if insured and (WagerKind.INSURANCE, None) not in paid:
+                returned.append(_returned(seat, "insurance", None, insured, known=True))
+        return {"stand": stand, "returned": returned}
 
     def void(self, reason: str) -> None:
-        """Void the round: every wager stands returned; a sealed hole card is turned over
-        so that the journal accounts for it."""
+        """Void the round: the settlements journaled so far stand and every other wager is
+        returned (:meth:`void_accounts`, journaled with the void); a hole card the table
+        sealed is turned over so that the journal accounts for it (one the shoe withholds
+        stays in the shoe)."""
         hole = self.round.hole
         data: dict[str, Any] = {"reason": reason}
         if hole is not None and self.hole_in_shoe() is None:
@@ -259,7 +361,23 @@ class RoundPlay:
         elif hole is not None:
             # Never known to the station: the shoe keeps it (and its nonce) until asked.
             data["hole_card"] = "withheld by the shoe: asked for at the void"
-        self.record("round_voided", data)
+        self.finish()
+        self.record("round_voided", {**data, **self.void_accounts()})
+
+    def finish(self) -> None:
+        """Journal each seat's result for the round: the sum of its journaled settlements
+        (main, Match the Dealer, insurance, super bonus shares; after a void, those that
+        stand), in cents where the amounts are known, else in wagers."""
+        journaled = self.round.payments[: self._journaled]
+        for wager in self.bets.wagers:
+            net = sum(p.net for p in journaled if p.seat == wager.seat)
+            data: dict[str, Any] = {"seat": wager.seat}
+            if wager.seat in self.bets.amounts_known:
+                data["net_cents"] = net
+            else:
+                data["net_cents"] = None
+                data["net_stakes"] = str(Decimal(net) / UNKNOWN_AMOUNT_STAKE)
+            self.record("seat_result", data)
 
     def _decide(self, step: NeedDecision, decision: Decision) -> None:
         self.record(
@@ -296,7 +414,13 @@ class RoundPlay:
             data["super_bonus_cents"] = payment.super_bonus if known else None
         if payment.note:
             data["note"] = payment.note
+        if payment.wager is WagerKind.MATCH:
+            data["matches"] = payment.matches  # recall: "2 match(es) at 4:1" (PA 635a.7(f))
         return data
+
+
+def _returned(seat: int, wager: str, hand: int | None, cents: int, known: bool) -> dict[str, Any]:
+    return {"seat": seat, "wager": wager, "hand": hand, "cents": cents if known else None}
 
 
 def _hand_no(index: int | None) -> int | None:

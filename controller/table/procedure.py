@@ -35,7 +35,8 @@ from controller.table.machine import (
     shared_machine,
 )
 from controller.table.play import RoundPlay
-from controller.table.prompts import PROMPTS, SUPERVISOR_BUTTONS, State
+from controller.table.prompts import SUPERVISOR_BUTTONS, State
+from controller.table.sensors import classify
 from controller.table.supervision import RESOLUTIONS, Supervised
 from drivers.hal import (
     Button,
@@ -150,7 +151,7 @@ class Table(Supervised):
             return
         play = self.play
         if play is None or self.state not in (State.DEALING, State.PLAYERS, State.DEALER):
-            self._reject(card, f"a card was drawn while {PROMPTS[self.state].text}")
+            self._reject(card, f"a card was drawn while {self.prompt.text}")
             return
         error = play.card(card)
         if error:
@@ -164,7 +165,7 @@ class Table(Supervised):
             self._record("hole_card_rejected", commitment=event.commitment)
             self.raise_fault(
                 FaultCode.UNEXPECTED_CARD,
-                f"a hole card was dealt while {PROMPTS[self.state].text}",
+                f"a hole card was dealt while {self.prompt.text}",
             )
             return
         error = play.hole_withheld(event.commitment)
@@ -268,18 +269,25 @@ class Table(Supervised):
         if self.state is State.INSURANCE and event.spot is WagerSpot.INSURANCE:
             self.book.update(event)
             return
-        if self.play is not None and not self.play.round.over and self.state in ROUND_STATES:
-            # NY 5324.12(b)(4),(8): no wager made, increased or withdrawn after the first card.
-            self.raise_fault(
-                FaultCode.WAGER_CHANGED,
-                f"seat {event.seat} {event.spot.value} wager changed during the round",
-            )
-            return
+        play = self.play
+        in_round = play is not None and not play.round.over and self.state in ROUND_STATES
+        if play is not None and (in_round or self.state is State.SETTLING):
+            # NY 5324.12(b)(4),(8): no wager made, increased or withdrawn after the first card
+            # until its decision is rendered and implemented; a settled spot changes as its
+            # settlement says (controller.table.sensors). In the final settlement the spots
+            # are free (the next bets may go down): what a settlement explains is journalled.
+            reading = classify(play, event, self.book.amount(event.seat, event.spot))
+            if reading.problem and in_round:
+                self.raise_fault(FaultCode.WAGER_CHANGED, reading.problem)
+                return
+            if reading.action:
+                read = event.cents if event.present else 0
+                self._record(reading.action, seat=event.seat, spot=event.spot.value, cents=read)
         self.book.update(event)
 
     def _on_button(self, event: ButtonPressed) -> None:
         button = event.button
-        prompt = PROMPTS[self.state]
+        prompt = self.prompt
         if button not in prompt.buttons or (
             button in SUPERVISOR_BUTTONS and not self.supervisor_key
         ):
@@ -293,8 +301,8 @@ class Table(Supervised):
             self._hand_shuffled()
         elif self.state is State.BETTING:
             self._betting_button(button)
-        elif self.state is State.MATCH:
-            self._next_settlement(then=self._match_settled)
+        elif self.state is State.MATCH or self.state is State.SETTLE_NOW:
+            self._next_settlement(then=self._follow_round)
         elif self.state is State.INSURANCE:
             self._close_insurance()
         elif self.state is State.PEEKING:
@@ -341,8 +349,8 @@ class Table(Supervised):
         assert play is not None
         target = play.state_for_step()
         self._announce_hole_card()
-        if target is State.MATCH and self.state is State.DEALING:
-            self.settle_queue = play.pending_match()
+        if target in (State.MATCH, State.SETTLE_NOW) and target is not self.state:
+            self.settle_queue = play.due_now()
         if target is self.state:
             self._show()
             return
@@ -433,20 +441,18 @@ class Table(Supervised):
 
     def _next_settlement(self, then: Callable[[], None]) -> None:
         if self.settle_queue:
-            self.settle_queue.pop(0)
+            settled = self.settle_queue.pop(0)
+            if self.play is not None:
+                self.play.acknowledge(settled)
         if self.settle_queue:
             self._show()
         else:
             then()
 
-    def _match_settled(self) -> None:
-        assert self.play is not None
-        self.play.match_done = True
-        self._follow_round()
-
     def _finish_round(self) -> None:
         assert self.play is not None
         reshuffle = self.reshuffle_pending or self.play.round.reshuffle_due
+        self.play.finish()
         self._record("round_completed", reshuffle=reshuffle)
         self.play = None
         self._fire("reshuffle_due" if reshuffle else "round_done")
@@ -514,6 +520,7 @@ _TRIGGER_FOR = {
     State.INSURANCE: "insurance_due",
     State.PEEKING: "peek_due",
     State.PLAYERS: "players_due",
+    State.SETTLE_NOW: "settle_now_due",
     State.DEALER: "dealer_due",
     State.SETTLING: "settle_due",
 }

@@ -31,6 +31,7 @@ class State(Enum):
     INSURANCE = "insurance"
     PEEKING = "peeking"
     PLAYERS = "players"
+    SETTLE_NOW = "settle_now"
     DEALER = "dealer"
     SETTLING = "settling"
     FAULT = "fault"
@@ -84,6 +85,11 @@ PROMPTS: Final[Mapping[State, Prompt]] = {
     State.PLAYERS: Prompt(
         "player to act: draw a card to hit, or NEXT to stand", {Led.DEAL: STEADY}, DECISION_BUTTONS
     ),
+    State.SETTLE_NOW: Prompt(
+        "settle the lit seat now (insurance, blackjack, surrender, rescue): NEXT after each",
+        {Led.DEAL: STEADY},
+        frozenset({Button.NEXT}),
+    ),
     State.DEALER: Prompt(
         "dealer's turn: turn the hole card (NEXT) and draw",
         {Led.DEALER: BLINK},
@@ -101,6 +107,30 @@ PROMPTS: Final[Mapping[State, Prompt]] = {
     ),
 }
 
+#: The prompts that differ where the dealer's second card is dealt face up after the
+#: players (NJ 19.7(g): no hole card; the dealer announces "Dealer's Card" first).
+NO_HOLE_CARD_PROMPTS: Final[Mapping[State, Prompt]] = {
+    State.DEALER: Prompt(
+        "dealer's turn: deal the dealer's second card face up (NJ 19.7(g): say"
+        ' "Dealer\'s Card" first), then draw',
+        {Led.DEALER: BLINK},
+        frozenset(),
+    ),
+}
+
+
+def prompt_for(state: State, hole_card: bool) -> Prompt:
+    """The prompt of ``state`` at a table that deals a hole card (``hole_card``) or not."""
+    if not hole_card:
+        variant = NO_HOLE_CARD_PROMPTS.get(state)
+        if variant is not None:
+            return variant
+    return PROMPTS[state]
+
+
+#: The states that prompt one settlement at a time (seat lamp + PAY / COLLECT / PUSH / BONUS).
+SETTLE_STATES: Final = frozenset({State.MATCH, State.SETTLE_NOW, State.SETTLING})
+
 #: Lamp lit with the seat lamp while a seat is settled, by the settle prompt's word.
 SETTLE_LAMPS: Final = {"pay": Led.PAY, "collect": Led.COLLECT, "push": Led.PUSH, "bonus": Led.BONUS}
 
@@ -111,8 +141,13 @@ def panel_table_markdown() -> str:
         "| state | prompt | lamps | live buttons |",
         "|---|---|---|---|",
     ]
-    for state, prompt in PROMPTS.items():
+    rows = [(state.value, prompt) for state, prompt in PROMPTS.items()]
+    rows += [
+        (f"{state.value} (no hole card: NJ 19.7(g))", prompt)
+        for state, prompt in NO_HOLE_CARD_PROMPTS.items()
+    ]
+    for name, prompt in rows:
         lamps = ", ".join(f"{led.value} {mode.value}" for led, mode in prompt.lamps.items())
         buttons = ", ".join(sorted(b.value for b in prompt.buttons)) or "none"
-        lines.append(f"| {state.value} | {prompt.text} | {lamps} | {buttons} |")
+        lines.append(f"| {name} | {prompt.text} | {lamps} | {buttons} |")
     return "\n".join(lines) + "\n"

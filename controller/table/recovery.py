@@ -25,6 +25,7 @@ from controller.rules.profiles import Profile
 from controller.rules.steps import Decision, NeedInsurance, NeedReveal, SeatWager
 from controller.table.betting import ClosedBets
 from controller.table.faults import Fault, FaultCode
+from controller.table.holecard import WithheldCard
 from controller.table.play import RoundPlay
 from controller.table.prompts import State
 from drivers.hal import SeatWagerChanged, WagerSpot
@@ -118,11 +119,61 @@ def _is_card(text: Any) -> bool:
     return True
 
 
+_PAYMENT_KINDS = frozenset({"settlement", "match_settled", "insurance"})
+
+
+def void_accounts_from_rows(rows: list[JournalledRow]) -> dict[str, list[dict[str, Any]]]:
+    """What voiding a round that cannot be rebuilt leaves, from its journal rows alone: the
+    settlements journaled stand, each other wager of ``round_started`` (and insurance
+    taken) is returned. The layout's splits and doubles are unknown here: a seat's main
+    wager is returned as one (``hand`` null) when none of its hands was settled."""
+    stand: list[dict[str, Any]] = []
+    paid: set[tuple[int, str]] = set()
+    insurance: dict[int, int] = {}
+    for row in rows:
+        data = row.data
+        if row.kind in _PAYMENT_KINDS:
+            seat, wager = int(data["seat"]), str(data["wager"])
+            stand.append(
+                {
+                    "seat": seat,
+                    "wager": wager,
+                    "hand": data.get("hand"),
+                    "net_cents": data.get("net_cents"),
+                }
+            )
+            paid.add((seat, wager))
+        elif row.kind == "insurance_taken":
+            insurance[int(data["seat"])] = int(data["cents"])
+    returned: list[dict[str, Any]] = []
+    for entry in rows[0].data["seats"]:
+        seat = int(entry["seat"])
+        for wager, cents in (
+            ("main", entry.get("wager_cents")),
+            ("match", entry.get("match_cents")),
+        ):
+            if (seat, wager) not in paid and cents != 0:
+                returned.append({"seat": seat, "wager": wager, "hand": None, "cents": cents})
+        if insurance.get(seat) and (seat, "insurance") not in paid:
+            returned.append(
+                {"seat": seat, "wager": "insurance", "hand": None, "cents": insurance[seat]}
+            )
+    return {"stand": stand, "returned": returned}
+
+
 def rebuild_round(
-    profile: Profile, decks: int, rows: list[JournalledRow], record: Any
+    profile: Profile,
+    decks: int,
+    rows: list[JournalledRow],
+    record: Any,
+    *,
+    shoe_withholds: bool = False,
 ) -> RoundPlay | None:
-    """Re-drive a round from its journal rows; None when it cannot be rebuilt (a sealed
-    hole card that was never revealed, or rows the rules refuse)."""
+    """Re-drive a round from its journal rows; None when it cannot be rebuilt (rows the
+    rules refuse, or a hole card the table sealed itself and never revealed: its nonce died
+    with the station). A hole card the shoe withholds (``shoe_withholds``) is rebuilt from
+    its commitment: the shoe keeps card and nonce across the restart and gives them at the
+    reveal, so such a round resumes like any other."""
     start = rows[0].data
     seats = start["seats"]
     known = frozenset(s["seat"] for s in seats if s.get("wager_cents") is not None)
@@ -130,7 +181,7 @@ def rebuild_round(
         SeatWager(s["seat"], s.get("wager_cents") or 100, s.get("match_cents") or 0) for s in seats
     )
     revealed = [r.data["card"] for r in rows if r.kind == "hole_card_revealed"]
-    if sum(r.kind == "hole_card_dealt" for r in rows) > len(revealed):
+    if sum(r.kind == "hole_card_dealt" for r in rows) > len(revealed) and not shoe_withholds:
         return None
     play = RoundPlay(profile, decks, ClosedBets(wagers, known, ()), lambda *_: None)
     round_ = play.round
@@ -148,8 +199,12 @@ def rebuild_round(
                 round_.take_insurance(insurance)
             if kind == "card" and data["role"] != "rejected":
                 round_.deal(parse_card(data["card"]))
-            elif kind == "hole_card_dealt":
+            elif kind == "hole_card_dealt" and revealed:
                 round_.deal(parse_card(revealed[0]))
+            elif kind == "hole_card_dealt":  # still in the shoe, which gives it at the reveal
+                play.withheld = WithheldCard(str(data["commitment"]))
+                play.hole_announced = True
+                round_.deal(play.withheld)
             elif kind == "hole_card_revealed" and isinstance(round_.step, NeedReveal):
                 round_.reveal_hole()
             elif kind == "decision":
@@ -161,5 +216,5 @@ def rebuild_round(
     except (RulesError, KeyError, ValueError):
         return None
     play.record = record
-    play.adopt_journalled()
+    play.adopt_journalled(sum(r.kind in _PAYMENT_KINDS for r in rows))
     return play

@@ -14,13 +14,19 @@ from typing import Any, cast
 import structlog
 
 from controller.rules.cards import Card, parse_card
+from controller.rules.profiles import DealerSecondCard
 from controller.rules.settlement import Payment
 from controller.table.betting import BettingBook
 from controller.table.faults import Fault, FaultCode, Resolution
 from controller.table.machine import Recorder, TableDevices, TableSettings, shared_machine
 from controller.table.play import RoundPlay
-from controller.table.prompts import PROMPTS, SETTLE_LAMPS, State
-from controller.table.recovery import Recovered, rebuild_round
+from controller.table.prompts import SETTLE_LAMPS, SETTLE_STATES, Prompt, State, prompt_for
+from controller.table.recovery import (
+    JournalledRow,
+    Recovered,
+    rebuild_round,
+    void_accounts_from_rows,
+)
 from drivers.hal import (
     Button,
     DeviceConnected,
@@ -58,6 +64,7 @@ class Supervised:
         # A round found open at a restart that cannot be rebuilt (its hole card was sealed):
         # it can only be voided, and its rows keep its number until then.
         self.unbuilt_round: int | None = None
+        self.unbuilt_rows: list[JournalledRow] = []
         self.round_no = 0
         self.fault: Fault | None = None
         self.resume_to: State | None = None
@@ -96,7 +103,11 @@ class Supervised:
         machine = shared_machine()
         if rec.open_round:
             self.play = rebuild_round(
-                self.profile, self.settings.decks, rec.open_round, self._record_round
+                self.profile,
+                self.settings.decks,
+                rec.open_round,
+                self._record_round,
+                shoe_withholds=self.devices.shoe is not None,
             )
             at = rec.resume_to if rec.fault is not None else rec.state
             if self.play is not None and rec.fault is None:
@@ -106,6 +117,7 @@ class Supervised:
             self.resume_to = at if at is not None else State.DEALING
             if self.play is None:
                 self.unbuilt_round = self.round_no
+                self.unbuilt_rows = list(rec.open_round)
             self.fault = Fault(
                 FaultCode.RECOVERED_MID_ROUND,
                 f"restarted during round {self.round_no}"
@@ -199,7 +211,14 @@ class Supervised:
         self.fault = None
         if resolution is Resolution.RESUME:
             assert self.resume_to is not None
-            self._fire(f"resume_{self.resume_to.value}")
+            target = self.resume_to
+            if self.play is not None and target in SETTLE_STATES and target is not State.SETTLING:
+                # The settlements still to prompt (a restart rebuilt the round without its
+                # queue); none left: on to where the round stands.
+                self.settle_queue = self.play.due_now()
+                if not self.settle_queue:
+                    target = self.play.state_for_step()
+            self._fire(f"resume_{target.value}")
             return
         if self.play is not None:
             self.reshuffle_pending |= self.play.round.reshuffle_due
@@ -207,8 +226,15 @@ class Supervised:
             self._ask_voided_hole(self.play.hole_in_shoe())
             self.play = None
         elif self.unbuilt_round is not None:
-            self._record("round_voided", reason=f"{fault.code.value}: {fault.message}")
-            self.unbuilt_round = None
+            accounts = void_accounts_from_rows(self.unbuilt_rows)
+            for seat in self.unbuilt_rows[0].data["seats"]:
+                nets = [a["net_cents"] for a in accounts["stand"] if a["seat"] == seat["seat"]]
+                known = None not in nets and seat.get("wager_cents") is not None
+                self._record(
+                    "seat_result", seat=seat["seat"], net_cents=sum(nets) if known else None
+                )
+            self._record("round_voided", reason=f"{fault.code.value}: {fault.message}", **accounts)
+            self.unbuilt_round, self.unbuilt_rows = None, []
         if (
             resolution is Resolution.RESHUFFLE
             or self.reshuffle_pending
@@ -226,6 +252,10 @@ class Supervised:
 
     def _refuse_resolution(self, fault: Fault, resolution: Resolution) -> str:
         if resolution is not Resolution.RESUME:
+            if self.play is not None and self.play.fully_settled:
+                # Every wager is settled and journaled: a void would return wagers already
+                # paid or collected (one money record); resume finishes paying.
+                return f"round {self.round_no} is fully settled: resume to finish paying"
             return ""
         if self.lost:
             return "still lost: " + ", ".join(sorted(d.value for d in self.lost))
@@ -249,14 +279,14 @@ class Supervised:
         shoe.reveal_hole_card(commitment)
 
     def _show(self) -> None:
-        lamps = dict(PROMPTS[self.state].lamps)
+        lamps = dict(self.prompt.lamps)
         if self.reshuffle_pending or (self.play is not None and self.play.round.reshuffle_due):
             lamps[Led.RESHUFFLE] = LedMode.STEADY
         if self.state is State.FAULT and self.fault is not None:
             device_lamp = _DEVICE_LAMPS.get(self.fault.device or "")
             if device_lamp is not None:
                 lamps[device_lamp] = LedMode.BLINK
-        elif self.state in (State.MATCH, State.SETTLING) and self.settle_queue:
+        elif self.state in SETTLE_STATES and self.settle_queue:
             payment = self.settle_queue[0]
             lamps[Led.seat(payment.seat)] = LedMode.STEADY
             word = "bonus" if payment.bonus or payment.super_bonus else payment.outcome.prompt
@@ -273,6 +303,11 @@ class Supervised:
                 lamps={led.value: mode.value for led, mode in lamps.items()},
             )
             self.devices.panel.show(lamps)
+
+    @property
+    def prompt(self) -> Prompt:
+        """What the panel prompts now, for this table's procedure (NJ 19.7(g): no hole card)."""
+        return prompt_for(self.state, self.profile.dealer_second_card is DealerSecondCard.HOLE)
 
     def _record(self, kind: str, **data: Any) -> None:
         in_round = self.play is not None or self.unbuilt_round is not None

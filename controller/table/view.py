@@ -12,7 +12,8 @@ from typing import Any
 
 from controller.rules.steps import NeedCard, NeedDecision, NeedReveal
 from controller.table.procedure import Table
-from controller.table.prompts import PROMPTS, State
+from controller.table.prompts import SETTLE_STATES, State
+from controller.table.sensors import spot_of
 from drivers.hal import Led, LedMode
 
 
@@ -48,8 +49,22 @@ class TableView:
     reshuffle_pending: bool
     fault: str | None
     settling_seat: int | None
+    settling: SettlementView | None = None
     #: The next card out of the shoe is the dealer's hole card (the deal order is public).
     hole_card_due: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementView:
+    """The settlement the panel prompts now: the seat, the spot whose chips it moves, the
+    lamp's word (pay / collect / push / bonus) and the payment in cents (positive: the
+    player wins; None where the sensors saw chips but not their value)."""
+
+    seat: int
+    spot: str
+    word: str
+    net_cents: int | None
+    index: int  # the payment's place in the round: one settlement, however often shown
 
 
 def view_record(view: TableView) -> dict[str, Any]:
@@ -60,6 +75,8 @@ def view_record(view: TableView) -> dict[str, Any]:
     record["state"] = view.state.value
     record["lamps"] = [[led.value, mode.value] for led, mode in view.lamps]
     record["hands"] = [{n: getattr(h, n) for n in HandView.__slots__} for h in view.hands]
+    if view.settling is not None:
+        record["settling"] = {n: getattr(view.settling, n) for n in SettlementView.__slots__}
     return record
 
 
@@ -75,6 +92,8 @@ def view_from_record(record: dict[str, Any]) -> TableView:
     fields["hands"] = tuple(HandView(**{**h, "cards": tuple(h["cards"])}) for h in record["hands"])
     for name in ("seats", "dealer_cards", "legal"):
         fields[name] = tuple(record[name])
+    if record.get("settling") is not None:
+        fields["settling"] = SettlementView(**record["settling"])
     return TableView(**fields)
 
 
@@ -114,11 +133,20 @@ def table_view(table: Table) -> TableView:
             legal = tuple(sorted(d.value for d in step.legal))
         elif isinstance(step, NeedCard) and step.seat is not None:
             acting_seat, acting_hand = step.seat, (step.hand or 0) + 1
-    queue = table.settle_queue if table.state in (State.MATCH, State.SETTLING) else []
+    queue = table.settle_queue if table.state in SETTLE_STATES else []
+    settling = None
+    if queue and play is not None:
+        payment = queue[0]
+        word = "bonus" if payment.bonus or payment.super_bonus else payment.outcome.prompt
+        known = payment.seat in play.bets.amounts_known
+        index = next(i for i, p in enumerate(play.round.payments) if p is payment)
+        settling = SettlementView(
+            payment.seat, spot_of(payment).value, word, payment.net if known else None, index
+        )
     fault = table.fault
     return TableView(
         state=table.state,
-        prompt=PROMPTS[table.state].text,
+        prompt=table.prompt.text,
         round_no=table.round_no,
         lamps=tuple(table.lamps.items()),
         seats=seats,
@@ -134,5 +162,6 @@ def table_view(table: Table) -> TableView:
         or (play is not None and play.round.reshuffle_due),
         fault=f"{fault.code.value}: {fault.message}" if fault else None,
         settling_seat=queue[0].seat if queue else None,
+        settling=settling,
         hole_card_due=hole_due,
     )

@@ -14,11 +14,6 @@ from drivers.hal import Button, Led, LedMode, WagerSpot
 from drivers.panel_link import PanelCodes
 from drivers.simulated.serial_device import SerialDeviceDouble
 
-_MODES = {
-    fb.LedModeCode.OFF: LedMode.OFF,
-    fb.LedModeCode.STEADY: LedMode.STEADY,
-    fb.LedModeCode.BLINK: LedMode.BLINK,
-}
 _SPOTS = {
     WagerSpot.MAIN: fb.WagerSpotCode.MAIN,
     WagerSpot.MATCH: fb.WagerSpotCode.MATCH,
@@ -43,7 +38,9 @@ class PanelDouble(SerialDeviceDouble):
         self.codes = codes or PanelCodes.default()
         self._leds = {code: led for led, code in self.codes.leds.items()}
         self.lamps: dict[Led, LedMode] = {}
-        self.unknown_lamps: list[int] = []
+        self.unknown_lamps: list[int] = []  # lamp numbers lit that the wiring table lacks
+        self.refused_lamp_frames = 0  # frames with a lamp both steady and blinking
+        self.lamp_frames = 0
         self.key_on = False
 
     def lamp(self, led: Led) -> LedMode:
@@ -84,9 +81,20 @@ class PanelDouble(SerialDeviceDouble):
             super().power_cycle()
 
     def _on_command(self, message: fb.Message) -> None:
-        if isinstance(message, fb.LedCommand):
-            led = self._leds.get(message.led)
-            if led is None:
-                self.unknown_lamps.append(message.led)
-            else:
-                self.lamps[led] = _MODES[message.mode]
+        if isinstance(message, fb.PanelLamps):
+            steady, blink = message.steady, message.blink
+            if steady & blink:
+                self.refused_lamp_frames += 1  # malformed: the lamps stay as they were
+                return
+            self.lamp_frames += 1
+            lit = steady | blink
+            self.unknown_lamps.extend(
+                n for n in range(fb.PANEL_LAMP_BITS) if lit >> n & 1 and n not in self._leds
+            )
+            for code, led in self._leds.items():
+                bit = 1 << code
+                mode = LedMode.STEADY if steady & bit else LedMode.BLINK if blink & bit else None
+                if mode is not None:
+                    self.lamps[led] = mode
+                else:
+                    self.lamps.pop(led, None)  # off: as a board just powered up

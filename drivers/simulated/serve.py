@@ -138,6 +138,7 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
         "load": lambda d, cards, cover_at=None: d.load(_cards(cards), cover_at),
         "restock": lambda d, cards, cover_at=None: d.restock(_cards(cards), cover_at),
         "deal": lambda d, hole=False: d.deal(hole=bool(hole)),
+        "deal_hole_card": lambda d: d.deal_hole_card(),
         "deal_ten": lambda d, suit="S": d.deal_ten(str(suit)),
         "deal_code": lambda d, rank, suit: d.deal_code(int(rank), str(suit)),
         "repeat_last": lambda d: d.repeat_last(),
@@ -169,7 +170,7 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
 READABLE: Final = {
     "shoe": {"remaining", "draws", "dealt"},
     "shuffler": {"batches", "state", "jammed", "door_open"},
-    "panel": {"lamps", "unknown_lamps"},
+    "panel": {"lamps", "unknown_lamps", "lamp_frames", "refused_lamp_frames"},
     "reader": {"checks"},
 }
 COMMON_READABLE: Final = {
@@ -178,6 +179,8 @@ COMMON_READABLE: Final = {
 SETTABLE: Final = {
     "silent": bool, "reply_delay": float, "hello_serial": str, "wire_version": int,
     "pairing_button": bool,  # the device's pairing button held (consent to pair)
+    "key_on": bool,  # a panel board's own key switch (its consent to pairing needs it)
+    "firmware": str,
 }  # fmt: skip
 
 

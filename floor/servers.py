@@ -1,0 +1,200 @@
+"""A real broker and a real database in a temporary directory, for the tests, the bench
+and ``make floor-demo``: Debian's ``mosquitto`` and PostgreSQL 15, started and stopped here.
+
+The broker runs as it would on a floor: TLS only (a CA and a server certificate made with
+``openssl``), no anonymous clients, a password per station, and an ACL that lets each
+station publish and read only under its own ``floor/<table>/`` topics (the collectors may use
+all of ``floor/``). PostgreSQL listens on a unix socket only. Both run as their own users
+(``mosquitto``, ``postgres``): as root, the directories are handed to them first
+(LIBRARY-NOTES, "The floor stack").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Final
+
+PG_BIN: Final = Path("/usr/lib/postgresql/15/bin")
+COLLECTOR_USER: Final = "collector"
+
+
+class ServerError(RuntimeError):
+    """A server did not start (the message has the tail of its log)."""
+
+
+def wait_for(condition: Callable[[], object], timeout: float, interval: float = 0.02) -> bool:
+    """Poll ``condition()`` until it is true or ``timeout`` seconds pass; True if it came."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if condition():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _run(*command: str | Path) -> None:
+    subprocess.run([str(c) for c in command], check=True, capture_output=True)
+
+
+def _accepts(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(0.2)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+class Broker:
+    """mosquitto with TLS, per-station passwords and ACL (see the module docstring)."""
+
+    def __init__(self, tables: Iterable[str]) -> None:
+        self.dir = _server_directory("floor-mosquitto-")
+        self.tables = list(tables)
+        self.port = free_port()
+        self.ca_file = self.dir / "ca.pem"
+        self.process: subprocess.Popen[bytes] | None = None
+        self._passwords = {name: secrets.token_hex(12) for name in [*self.tables, COLLECTOR_USER]}
+        self._make_certificates()
+        self._make_accounts()
+        self._write_config()
+
+    def password_file(self, user: str) -> Path:
+        """A file holding ``user``'s password (for a station's or a collector's config)."""
+        path = self.dir / f"{user}.password"
+        if not path.exists():
+            path.write_text(self._passwords[user] + "\n", encoding="utf-8")
+        return path
+
+    def _make_certificates(self) -> None:
+        d = self.dir
+        _run(
+            "openssl", "req", "-x509", "-nodes", "-newkey", "ec",
+            "-pkeyopt", "ec_paramgen_curve:P-256", "-keyout", d / "ca.key", "-out", self.ca_file,
+            "-days", "2", "-subj", "/CN=floor test CA",
+        )  # fmt: skip
+        _run(
+            "openssl", "req", "-nodes", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+            "-keyout", d / "server.key", "-out", d / "server.csr", "-subj", "/CN=127.0.0.1",
+        )  # fmt: skip
+        (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+        _run(
+            "openssl", "x509", "-req", "-in", d / "server.csr", "-CA", self.ca_file,
+            "-CAkey", d / "ca.key", "-CAcreateserial", "-out", d / "server.pem", "-days", "2",
+            "-extfile", d / "san.ext",
+        )  # fmt: skip
+
+    def _make_accounts(self) -> None:
+        passwd = self.dir / "passwd"
+        passwd.write_text("".join(f"{u}:{p}\n" for u, p in self._passwords.items()))
+        _run("mosquitto_passwd", "-U", passwd)  # hashes the file in place
+        acl = [f"user {COLLECTOR_USER}\ntopic readwrite floor/#\n"]
+        acl += [f"user {t}\ntopic readwrite floor/{t}/#\n" for t in self.tables]
+        (self.dir / "acl").write_text("\n".join(acl))
+
+    def _write_config(self) -> None:
+        d = self.dir
+        (d / "mosquitto.conf").write_text(
+            "per_listener_settings false\nallow_anonymous false\n"
+            f"password_file {d / 'passwd'}\nacl_file {d / 'acl'}\n"
+            f"listener {self.port} 127.0.0.1\n"
+            f"cafile {self.ca_file}\ncertfile {d / 'server.pem'}\nkeyfile {d / 'server.key'}\n"
+            "persistence false\nmax_queued_messages 10000\n"
+            f"log_dest file {d / 'mosquitto.log'}\nlog_type error\nlog_type warning\n"
+        )
+        shutil.chown(d, "mosquitto", "mosquitto")
+        for path in d.iterdir():
+            shutil.chown(path, "mosquitto", "mosquitto")
+
+    def start(self) -> None:
+        """Start (or restart) the broker on its port; returns once it accepts connections.
+
+        Raises:
+            ServerError: it exited or did not listen within 10 s.
+        """
+        self.process = subprocess.Popen(
+            ["mosquitto", "-c", str(self.dir / "mosquitto.conf")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        process = self.process
+        if not wait_for(lambda: _accepts(self.port) or process.poll() is not None, 10):
+            self.kill()
+            raise ServerError(f"mosquitto did not start: {self._log_tail()}")
+        if process.poll() is not None:
+            raise ServerError(f"mosquitto exited: {self._log_tail()}")
+
+    def kill(self) -> None:
+        """SIGKILL the broker (its in-flight messages are lost: persistence is off)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+        if self.process is not None:
+            self.process.wait()
+        self.process = None
+
+    def _log_tail(self) -> str:
+        with contextlib.suppress(OSError):
+            return (self.dir / "mosquitto.log").read_text()[-300:].replace("\n", " | ")
+        return "(no log)"
+
+
+class Database:
+    """PostgreSQL 15 in a temporary directory, on a unix socket there."""
+
+    def __init__(self, *, durable: bool = False) -> None:
+        self.dir = _server_directory("floor-postgres-")
+        shutil.chown(self.dir, "postgres", "postgres")
+        self.data = self.dir / "data"
+        self.durable = durable
+        self.conninfo = f"host={self.dir} dbname=postgres user=postgres"
+        self._pg("initdb", "-D", self.data, "-U", "postgres", "-A", "trust", "--no-sync")
+
+    def _pg(self, tool: str, *args: str | Path) -> None:
+        _run("runuser", "-u", "postgres", "--", PG_BIN / tool, *args)
+
+    def start(self) -> None:
+        """Start (or restart) the server; returns once it accepts connections.
+
+        Raises:
+            subprocess.CalledProcessError: pg_ctl failed (the log is in the directory).
+        """
+        # Tests trade durability against a power cut for speed (fsync off: a killed server
+        # still finds its WAL in the page cache); the bench keeps it (durable=True).
+        options = f"-k {self.dir} -h '' -c max_connections=60"
+        if not self.durable:
+            options += " -c fsync=off -c full_page_writes=off"
+        self._pg("pg_ctl", "-D", self.data, "-l", self.dir / "log", "-w", "-o", options, "start")
+
+    def stop(self) -> None:
+        """Stop at once (as a crash would: ``-m immediate``); idempotent."""
+        with contextlib.suppress(subprocess.CalledProcessError):
+            self._pg("pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop")
+
+    def size(self) -> int:
+        """Bytes of the data directory."""
+        return sum(p.stat().st_size for p in self.data.rglob("*") if p.is_file())
+
+
+def _server_directory(prefix: str) -> Path:
+    # Directly under /tmp: the server's own user must reach it, and a test's tmp_path sits
+    # below directories only root may enter.
+    return Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+
+
+def remove(server: Broker | Database) -> None:
+    """Remove a stopped server's directory."""
+    shutil.rmtree(server.dir, ignore_errors=True)

@@ -1,0 +1,169 @@
+"""Real servers for the floor tests: mosquitto (TLS, per-station passwords, ACL) and
+PostgreSQL, one of each per test module, from ``floor.servers``; and the helpers that
+compare a station's journal with the floor database row for row."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from floor.servers import Broker, Database, remove
+
+#: Every table name a floor test may use (the broker's accounts and ACL are made for them).
+TABLES = tuple(f"T{n:02d}" for n in range(1, 31))
+
+
+@pytest.fixture(scope="module")
+def floor_broker() -> Iterator[Broker]:
+    """mosquitto on a loopback port with TLS, a password per table and the ACL."""
+    broker = Broker(TABLES)
+    broker.start()
+    yield broker
+    broker.kill()
+    remove(broker)
+
+
+@pytest.fixture(scope="module")
+def floor_database() -> Iterator[Database]:
+    """PostgreSQL 15 on a unix socket in a temporary directory, schema migrated."""
+    import psycopg
+
+    from floor.schema import migrate
+
+    database = Database()
+    database.start()
+    with psycopg.connect(database.conninfo) as conn:
+        migrate(conn)
+    yield database
+    database.stop()
+    remove(database)
+
+
+def simulate(journal: Path, rounds: int, seed: int, *extra: str) -> subprocess.Popen[bytes]:
+    """Start the real station simulation writing ``journal`` (a child process; its
+    stderr goes to ``JOURNAL.log``)."""
+    with journal.with_suffix(".log").open("wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "controller.cli.main", "simulate", "--plain", "--rounds",
+             str(rounds), "--seed", str(seed), "--journal", str(journal), *extra],
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )  # fmt: skip
+
+
+def simulated(journal: Path, rounds: int, seed: int, *extra: str) -> Path:
+    """Run the simulation to its end; ``journal``."""
+    process = simulate(journal, rounds, seed, *extra)
+    assert process.wait(120) == 0, journal.with_suffix(".log").read_text()
+    return journal
+
+
+def journal_rows(journal: Path) -> list[tuple[Any, ...]]:
+    """Every row of a journal: (id, ts, kind, round, data, prev_hash, hash)."""
+    with closing(sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+        return conn.execute(
+            "SELECT id, ts, kind, round, data, prev_hash, hash FROM journal ORDER BY id"
+        ).fetchall()
+
+
+def database_rows(database: Database, table: str) -> list[tuple[Any, ...]]:
+    """Every row the floor holds for ``table``, in the journal's column order."""
+    import psycopg
+
+    with psycopg.connect(database.conninfo) as conn:
+        return conn.execute(
+            "SELECT row_id, ts, kind, round, data, prev_hash, hash FROM journal_row"
+            " WHERE table_id = %s ORDER BY row_id",
+            (table,),
+        ).fetchall()
+
+
+def query(database: Database, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    """Rows of one query on the floor database."""
+    import psycopg
+
+    with psycopg.connect(database.conninfo) as conn:
+        return conn.execute(sql.encode(), params).fetchall()
+
+
+def collector_config(
+    broker: Broker,
+    database: Database,
+    client_id: str = "collector-1",
+    keys: dict[str, str] | None = None,
+) -> Any:
+    """A checked ``floor.toml`` for a collector on these servers (``keys``: the tables'
+    verification keys as text)."""
+    from floor.config import parse_floor_config
+
+    return parse_floor_config(
+        {
+            "tables": {t: {"verify_key": k} for t, k in (keys or {}).items()},
+            "broker": {
+                "host": "127.0.0.1",
+                "port": broker.port,
+                "username": "collector",
+                "password_file": str(broker.password_file("collector")),
+                "ca_file": str(broker.ca_file),
+                "client_id": client_id,
+            },
+            "database": {"conninfo": database.conninfo},
+        },
+        broker.dir / "floor.toml",
+    )
+
+
+def station_settings(broker: Broker, table: str, **changes: Any) -> Any:
+    """The ``[floor]`` settings of station ``table`` on this broker (TLS, its password)."""
+    from controller.service.config_floor import FloorSettings
+
+    values: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": broker.port,
+        "username": table,
+        "password_file": broker.password_file(table),
+        "ca_file": broker.ca_file,
+        "ack_timeout": 1.0,
+    }
+    values.update(changes)
+    return FloorSettings(**values)
+
+
+def write_floor_toml(broker: Broker, database: Database, path: Path, client_id: str) -> Path:
+    """A ``floor.toml`` file for ``dealer-station floor collect`` on these servers."""
+    path.write_text(
+        f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "collector"\n'
+        f'password_file = "{broker.password_file("collector")}"\n'
+        f'ca_file = "{broker.ca_file}"\nclient_id = "{client_id}"\n'
+        f'[database]\nconninfo = "{database.conninfo}"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def start_collector_process(config: Path) -> subprocess.Popen[bytes]:
+    """``dealer-station floor collect --config FILE`` as a child process."""
+    with config.with_suffix(".log").open("wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "controller.cli.main", "floor", "collect", "--config",
+             str(config)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+
+def row_count(journal: Path) -> int:
+    """How many rows the journal holds now (0 before it exists)."""
+    try:
+        with closing(sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+            (count,) = conn.execute("SELECT count(*) FROM journal").fetchone()
+    except sqlite3.Error:
+        return 0
+    return int(count)

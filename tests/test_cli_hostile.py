@@ -1,0 +1,243 @@
+"""Hostile input at every entry point of the command line (issue 14).
+
+Whatever file or argument arrives, ``replay``, ``check-config``, ``run``, ``simulate``,
+``journal *`` and ``pair`` answer with their documented status and one line on stderr:
+never a traceback, never a file written. Hypothesis feeds them arbitrary bytes, arbitrary
+text, and the example configuration with a line changed to anything; the eleven inputs the
+issue found by hand are pinned as explicit examples.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from controller.cli.main import main
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"
+EXAMPLE_LINES = EXAMPLE.read_text().splitlines()
+DEEP_TOML = ("a = " + "[" * 5000 + "]" * 5000).encode()
+#: Issue 14: a wager key "²" passed isdigit() and failed int().
+SUPERSCRIPT_SEAT = '[devices.panel.wagers]\n"\u00b2.main" = 9\n'
+HYPOTHESIS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "").replace('"', "") + '"'
+
+
+@st.composite
+def mutated_config(draw: st.DrawFn) -> bytes:
+    """The example configuration with one line replaced by anything, or one value changed
+    to an arbitrary TOML value."""
+    lines = list(EXAMPLE_LINES)
+    index = draw(st.integers(0, len(lines) - 1))
+    line = lines[index]
+    if "=" in line and not line.lstrip().startswith("#") and draw(st.booleans()):
+        key = line.split("=", 1)[0]
+        value = draw(
+            st.one_of(
+                st.integers(-(2**70), 2**70).map(str),
+                st.text(max_size=20).map(
+                    lambda t: '"' + t.replace("\\", "").replace('"', "") + '"'
+                ),
+                st.sampled_from(['"²"', '"\\u0000"', '""', "-1", "[]", "[1, 2]", "{}", "true"]),
+            )
+        )
+        lines[index] = f"{key}= {value}"
+    else:
+        lines[index] = draw(st.text(max_size=40))
+    return "\n".join(lines).encode("utf-8", "surrogatepass")
+
+
+FILES = st.one_of(
+    st.binary(max_size=400),
+    st.text(max_size=400).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    mutated_config(),
+)
+
+
+@contextmanager
+def sandbox() -> Iterator[Path]:
+    """A scratch directory that is also the working directory; fails if a command left
+    anything in it beyond what the test put there."""
+    previous = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        os.chdir(root)
+        try:
+            yield root
+        finally:
+            os.chdir(previous)
+
+
+def invoke(argv: Sequence[str]) -> tuple[int, list[str], list[str]]:
+    """Run the command line in-process: status, stdout lines, stderr lines."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            status = main(list(argv))
+        except SystemExit as exit_:  # argparse's usage errors and --help
+            status = int(exit_.code or 0)
+    # Lines end at "\n" (str.splitlines also breaks at \x1c-\x1e, \x85 ... which a
+    # terminal and the journal of systemd show inside one line).
+    return status, _lines(out.getvalue()), _lines(err.getvalue())
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")[:-1] if text else []
+
+
+def assert_refused(result: tuple[int, list[str], list[str]], statuses: set[int]) -> None:
+    status, _out, err = result
+    assert status in statuses, (status, err)
+    assert len(err) == 1, err
+    assert "Traceback" not in err[0]
+
+
+def listing(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+@HYPOTHESIS
+@given(FILES)
+@example(DEEP_TOML)
+@example(
+    EXAMPLE.read_bytes().replace(b'"1.main" = "BOARD7"', b'"\xc2\xb2.main" = 9')[:0]
+    + b'table_id = "T"\nprofile = "PA"\ndecks = 6\n[devices.panel.wagers]\n"\xc2\xb2.main" = 9\n'
+)
+def test_check_config_answers_any_file_in_one_line(content: bytes) -> None:
+    with sandbox() as root:
+        (root / "station.toml").write_bytes(content)
+        status, out, err = invoke(["check-config", str(root / "station.toml")])
+        if status == 0:  # a mutation that is still a valid configuration
+            # `ok: ...` and the `procedure: ...` line (docs/operations.md)
+            assert len(out) == 2 and err == [] and ": ok: " in out[0]
+            assert out[1].startswith("procedure: ")
+        else:
+            assert_refused((status, out, err), {2})
+        assert listing(root) == ["station.toml"]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (('path = "/var/lib/dealer-station/journal.sqlite3"', 'path = ""'), "journal.path"),
+        (
+            ('path = "/var/lib/dealer-station/journal.sqlite3"', 'path = "/var/lib/j\\u0000.db"'),
+            "journal.path",
+        ),
+        (('port = "/dev/dealer-shoe"', 'port = "/dev/dealer\\u0000shoe"'), "devices.shoe.port"),
+        (("vid = 0x1209", "vid = -1"), "devices.card_reader.vid"),
+        (("pid = 0x5321", "pid = -5"), "devices.card_reader.pid"),
+        (("interface = 0", "interface = -1"), "devices.card_reader.interface"),
+        (
+            (
+                "[devices.panel.leds]",
+                '[devices.panel.wagers]\n"\u00b2.main" = 9\n[devices.panel.leds]',
+            ),
+            "wagers",
+        ),
+    ],
+)
+def test_the_values_the_issue_found_are_refused_by_check_config(
+    change: tuple[str, str], problem: str
+) -> None:
+    text = EXAMPLE.read_text()
+    assert change[0] in text
+    with sandbox() as root:
+        (root / "station.toml").write_text(text.replace(change[0], change[1], 1))
+        status, _out, err = invoke(["check-config", str(root / "station.toml")])
+        assert_refused((status, _out, err), {2})
+        assert problem in err[0]
+
+
+@HYPOTHESIS
+@given(st.one_of(st.binary(max_size=300), st.just(DEEP_TOML)))
+def test_run_refuses_any_broken_configuration_in_one_line(content: bytes) -> None:
+    with sandbox() as root:
+        (root / "station.toml").write_bytes(content)
+        result = invoke(["run", "--config", str(root / "station.toml")])
+        assert_refused(result, {2})
+        assert listing(root) == ["station.toml"]
+
+
+@HYPOTHESIS
+@given(FILES, st.sampled_from(["recall", "verify", "export"]))
+@example(DEEP_TOML, "verify")
+def test_journal_commands_answer_any_file_in_one_line(content: bytes, action: str) -> None:
+    with sandbox() as root:
+        (root / "journal.sqlite3").write_bytes(content)
+        (root / "station.toml").write_bytes(content)
+        for location in ("--journal", "--config"):
+            name = "journal.sqlite3" if location == "--journal" else "station.toml"
+            status, out, err = invoke(["journal", action, location, str(root / name)])
+            if status == 0:  # an empty file is an empty journal (verify: ok, one line)
+                assert err == [] and len(out) <= 1
+            else:
+                assert_refused((status, out, err), {1, 2})
+        assert listing(root) == ["journal.sqlite3", "station.toml"]
+
+
+@HYPOTHESIS
+@given(FILES)
+@example(b"[" * 5000)
+def test_replay_answers_any_script_in_one_line(content: bytes) -> None:
+    with sandbox() as root:
+        (root / "round.json").write_bytes(content)
+        result = invoke(["replay", str(root / "round.json")])
+        assert_refused(result, {2})
+        assert listing(root) == ["round.json"]
+
+
+def test_replay_reads_a_bounded_amount() -> None:
+    # Issue 14: `replay /dev/zero` read without limit.
+    result = invoke(["replay", "/dev/zero"])
+    assert_refused(result, {2})
+    assert "larger than 1048576 bytes" in result[2][0]
+
+
+@HYPOTHESIS
+@given(
+    st.text(max_size=60),
+    st.lists(
+        st.sampled_from(["--rounds", "--seats", "--decks", "--seed", "--faults", "--profile"]),
+        max_size=3,
+    ),
+    st.lists(st.text(max_size=8), min_size=3, max_size=3),
+)
+@example("/nonexistent/x.sqlite3", [], ["", "", ""])
+@example("a\0b", [], ["", "", ""])
+@example("x" * 300, [], ["", "", ""])
+def test_simulate_refuses_bad_arguments_before_it_deals(
+    journal: str, options: list[str], values: list[str]
+) -> None:
+    with sandbox() as root:
+        # Never a journal that could be created: the simulation must refuse, not run.
+        path = journal if journal.startswith("/nonexistent") else f"missing/dir/{journal}"
+        argv = ["simulate", "--plain", "--journal", path]
+        for option, value in zip(options, values, strict=False):
+            argv += [option, value]
+        result = invoke(argv)
+        assert_refused(result, {2})
+        assert listing(root) == []
+
+
+@HYPOTHESIS
+@given(st.text(max_size=20), FILES)
+@example("shoe", DEEP_TOML)
+def test_pair_answers_any_device_and_configuration_in_one_line(device: str, content: bytes) -> None:
+    with sandbox() as root:
+        (root / "station.toml").write_bytes(content)
+        argv = ["pair", device, "--config", str(root / "station.toml"), "--timeout", "0.2"]
+        result = invoke(argv)
+        assert_refused(result, {2, 3})
+        assert listing(root) == ["station.toml"]

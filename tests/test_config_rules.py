@@ -1,0 +1,224 @@
+"""station.toml and the rules profile (issue 12): every option the engine and the
+regulation allow is settable; an option the regulation fixes is refused naming the clause;
+a NY table without a card reader runs the no-peek procedure of 5324.12(c)(7)."""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli.main import main
+from controller.rules.profiles import (
+    MAX_SPLIT_HANDS,
+    OPTION_BASES,
+    DealerSecondCard,
+    SettlementOrder,
+    SplitTwentyOne,
+)
+from controller.service.config import parse_config
+from controller.service.config_rules import RULE_OPTIONS
+from controller.service.config_schema import ConfigError
+from controller.service.daemon import station_profile
+from controller.table.machine import TableDevices, TableSettings
+from controller.table.procedure import Table
+from controller.table.prompts import State
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "station.toml"
+SOURCE = Path("/etc/dealer-station/station.toml")
+
+#: Profile fields set through keys of their own rather than under their profile name.
+SPECIAL_KEYS = {
+    "hit_soft_17": "options.hit_soft_17",
+    "match_the_dealer": "options.match_the_dealer",
+    "match_tables": "options.match_pay_table",
+    "no_mid_shoe_entry": "options.ny_no_mid_shoe_entry",
+    "dealer_second_card": "options.nj_card_reader / options.ny_determinate_cards",
+    "peek": "devices.card_reader (NY), options.nj_card_reader",
+    "decks_allowed": "decks",
+}
+
+
+def example(profile: str = "PA", **options: Any) -> dict[str, Any]:
+    data = tomllib.loads(EXAMPLE.read_text())
+    data = copy.deepcopy(data)
+    data["profile"] = profile
+    data["options"] = {"match_the_dealer": True, **options}
+    if profile == "NY":
+        data["table_id"] = "NY-1"
+    return data
+
+
+def error_of(data: dict[str, Any]) -> str:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(data, SOURCE)
+    assert "\n" not in str(caught.value)
+    return str(caught.value)
+
+
+def test_every_profile_option_is_settable_in_station_toml() -> None:
+    assert set(OPTION_BASES) == set(RULE_OPTIONS) | set(SPECIAL_KEYS)
+
+
+def test_every_rule_option_is_documented_in_the_example_with_a_valid_pa_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = EXAMPLE.read_text()
+    for name in RULE_OPTIONS:
+        assert re.search(rf"^# {name} = ", text, re.MULTILINE), name
+    # Uncommented, the example's values are a valid PA configuration.
+    uncommented = tmp_path / "station.toml"
+    names = "|".join(RULE_OPTIONS)
+    uncommented.write_text(re.sub(rf"^# ((?:{names}) = )", r"\1", text, flags=re.MULTILINE))
+    assert set(RULE_OPTIONS) <= set(tomllib.loads(uncommented.read_text())["options"])
+    assert main(["check-config", str(uncommented)]) == 0
+    assert main(["check-config", str(EXAMPLE)]) == 0
+
+
+def test_pa_635a_7_p_2_settlement_order_is_settable() -> None:
+    config = parse_config(example(settlement_order="right_to_left"), SOURCE)
+    assert station_profile(config).settlement_order is SettlementOrder.RIGHT_TO_LEFT
+    message = error_of(example(settlement_order="clockwise"))
+    assert message == (
+        f"{SOURCE}: options.settlement_order: 'clockwise' is not one of"
+        " collect_then_pay, right_to_left"
+    )
+
+
+def test_pa_635a_7_l_hit_soft_17_refused_in_one_line_naming_the_clause(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "station.toml"
+    bad.write_text(EXAMPLE.read_text().replace("hit_soft_17 = false", "hit_soft_17 = true"))
+    assert main(["check-config", str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f"{bad}: options.hit_soft_17: profile PA: hit_soft_17 = true is not allowed:"
+        " PA 635a.7(l) fixes hit_soft_17 = false\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("profile", "key", "value", "clause"),
+    [
+        ("PA", "blackjack_paid_at_once", False, "PA 635a.7(h)(1)(i)"),
+        ("PA", "no_draw_when_decided", False, "PA 635a.7(m)"),
+        ("NY", "blackjack_paid_at_once", True, "NY 5324.12(b)(5)"),
+        ("NY", "split_21_vs_dealer_21", "push", "NY 5324.12(b)(1)(iii), (b)(5)"),
+        ("NY", "burn_disclosed_on_request", False, "NY 5324.12(c)(3)"),
+    ],
+)
+def test_an_option_the_regulation_fixes_is_refused(
+    profile: str, key: str, value: object, clause: str
+) -> None:
+    message = error_of(example(profile, **{key: value}))
+    assert message.startswith(f"{SOURCE}: options.{key}: profile {profile}: {key} = ")
+    assert f"is not allowed: {clause} fixes" in message
+
+
+@pytest.mark.parametrize(
+    ("profile", "key", "value"),
+    [
+        ("NY", "hit_soft_17", True),  # NY is silent
+        ("NJ", "hit_soft_17", True),  # NJ 19.12 is not included
+        ("NJ", "blackjack_paid_at_once", True),  # NJ is silent
+        ("PA", "surrender", False),  # PA 635a.9 is not included
+        ("PA", "split_21_vs_dealer_21", "win"),  # 635a.1 is not included
+        ("NY", "settlement_order", "right_to_left"),
+    ],
+)
+def test_an_option_the_text_leaves_open_is_taken(profile: str, key: str, value: object) -> None:
+    config = parse_config(example(profile, **{key: value}), SOURCE)
+    got = getattr(station_profile(config), key)
+    assert getattr(got, "value", got) == value
+
+
+@pytest.mark.parametrize(
+    ("hands", "ok"), [(0, False), (1, True), (MAX_SPLIT_HANDS, True), (MAX_SPLIT_HANDS + 1, False)]
+)
+def test_max_split_hands_checked_on_both_sides(hands: int, ok: bool) -> None:
+    data = example(max_split_hands=hands)
+    if ok:
+        assert station_profile(parse_config(data, SOURCE)).max_split_hands == hands
+    else:
+        assert error_of(data) == (
+            f"{SOURCE}: options.max_split_hands: {hands} is not 1 to {MAX_SPLIT_HANDS} hands"
+        )
+
+
+def test_ny_split_21_reading_is_the_profiles() -> None:
+    config = parse_config(example("NY", split_21_vs_dealer_21="win"), SOURCE)
+    assert station_profile(config).split_21_vs_dealer_21 is SplitTwentyOne.WIN
+
+
+def _ny_without_reader() -> dict[str, Any]:
+    data = example("NY")
+    del data["devices"]["card_reader"]
+    return data
+
+
+def test_ny_5324_12_c_7_without_a_card_reader_runs_the_no_peek_procedure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = station_profile(parse_config(_ny_without_reader(), SOURCE))
+    assert profile.dealer_second_card is DealerSecondCard.HOLE and not profile.peek
+    # check-config says which procedure the table will run.
+    path = tmp_path / "ny.toml"
+    text = EXAMPLE.read_text().replace('profile = "PA"', 'profile = "NY"')
+    text = text.replace('table_id = "PA-S21-07"', 'table_id = "NY-1"')
+    start = text.index("\n[devices.card_reader]\n") + 1
+    end = text.index("\n[", start) + 1
+    path.write_text(text[:start] + text[end:])
+    assert main(["check-config", str(path)]) == 0
+    assert "procedure: hole card turned after the players, no peek" in capsys.readouterr().out
+
+
+def test_ny_without_a_card_reader_plays_a_king_up_card_without_a_peek() -> None:
+    """The round goes to the players on a K up card instead of faulting for want of a
+    reader (the hole card is turned after the players, 5324.12(c)(7))."""
+    from table_support import ListJournal, RecordingPanel, RecordingShuffler
+    from test_procedure import bet, deal, press, ready
+
+    profile = station_profile(parse_config(_ny_without_reader(), SOURCE))
+    journal = ListJournal()
+    table = Table(
+        TableSettings(profile, 6),
+        TableDevices(RecordingShuffler(), RecordingPanel(), None),
+        journal,
+    )
+
+    class _Rig:
+        pass
+
+    rig: Any = _Rig()
+    rig.table, rig.journal = table, journal
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9D", "KC", "8S", "5H")  # seat 1 17; up KC; hole 5H
+    assert table.state is State.PLAYERS
+    press(rig)  # stand
+    press(rig)  # turn the hole card: K 5 = 15, draws
+    deal(rig, "4C")  # 19
+    assert [r.data["net_cents"] for r in journal.of("settlement")] == [-1000]
+    assert journal.of("fault") == []
+    table.close()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [
+        ("surrender", "yes", "expected true or false"),
+        ("max_split_hands", 2.5, "expected an integer"),
+        ("settlement_order", 2, "expected a string"),
+        ("dealer_blackjack_takes", "some", "'some' is not one of original_only, all"),
+    ],
+)
+def test_a_rule_option_of_the_wrong_kind_is_one_line(key: str, value: object, problem: str) -> None:
+    message = error_of(example(**{key: value}))
+    assert message.startswith(f"{SOURCE}: options.{key}: ")
+    assert problem in message

@@ -1,0 +1,117 @@
+"""The collector's database writer (``floor.ingest``) on a real PostgreSQL: whatever order,
+copies and gaps the rows of a table arrive in, the floor holds a prefix of the station's
+chain, never a row twice or out of place, and asks again for what it lacks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from floor_fixtures import database_rows
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from controller.journal.format import GENESIS_HASH, Row, canonical_json, row_hash
+from floor.ingest import Ingest, Rows
+from floor.servers import Database
+
+
+def chain(length: int) -> list[Row]:
+    """A valid journal chain of ``length`` rows (hashes from the journal's own function)."""
+    rows: list[Row] = []
+    prev = GENESIS_HASH
+    for n in range(1, length + 1):
+        ts, data = f"2026-11-30T20:00:{n % 60:02d}.000000Z", canonical_json({"n": n})
+        digest = row_hash(prev, row_id=n, ts=ts, kind="device", round_no=None, data_text=data)
+        rows.append(Row(n, ts, "device", None, data, prev, digest))
+        prev = digest
+    return rows
+
+
+@pytest.fixture(scope="module")
+def conn(floor_database: Database) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    with psycopg.connect(floor_database.conninfo) as connection:
+        yield connection
+
+
+COUNTER = iter(range(10**6))
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    length=st.integers(1, 30),
+    deliveries=st.lists(st.tuples(st.integers(0, 29), st.integers(1, 10)), max_size=12),
+)
+def test_any_delivery_order_leaves_a_prefix_and_the_resend_completes_it(
+    conn: psycopg.Connection[tuple[object, ...]],
+    floor_database: Database,
+    length: int,
+    deliveries: list[tuple[int, int]],
+) -> None:
+    table = f"H{next(COUNTER)}"
+    rows = chain(length)
+    ingest = Ingest(conn)
+    for start, size in deliveries:
+        batch = rows[start % length : start % length + size]
+        applied = ingest.apply([Rows(table, batch)])
+        stored = database_rows(floor_database, table)
+        held = len(stored)
+        assert stored == [tuple(r.__getattribute__(f) for f in FIELDS) for r in rows[:held]]
+        assert applied.alerts == []
+        ack = applied.acks[table]
+        if batch[0].id > held + 1:
+            assert ack.rewind and ack.row == held  # "send again from after my anchor"
+        else:
+            assert not ack.rewind and ack.row == batch[-1].id
+    # The station's resend from the floor's anchor completes the copy, row for row.
+    held = len(database_rows(floor_database, table))
+    if held < length:
+        ingest.apply([Rows(table, rows[held:])])
+    assert database_rows(floor_database, table) == [
+        tuple(r.__getattribute__(f) for f in FIELDS) for r in rows
+    ]
+
+
+FIELDS = ("id", "ts", "kind", "round_no", "data_text", "prev_hash", "hash")
+
+
+def test_migrations_apply_once_and_a_newer_database_is_refused(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    from floor.schema import SchemaError, migrate, migrations
+
+    versions = [v for v, _, _ in migrations()]
+    assert versions == list(range(1, len(versions) + 1))  # 0001, 0002, ... no gap
+    assert migrate(conn) == []  # the fixture applied them all; nothing twice
+    applied = [v for (v,) in conn.execute("SELECT version FROM schema_migration ORDER BY 1")]
+    assert applied == versions
+    with conn.transaction():
+        conn.execute("INSERT INTO schema_migration (version, name) VALUES (99, 'future')")
+    try:
+        with pytest.raises(SchemaError, match="schema version 99"):
+            migrate(conn)
+    finally:
+        with conn.transaction():
+            conn.execute("DELETE FROM schema_migration WHERE version = 99")
+
+
+def test_a_table_not_heard_from_for_the_silent_time_shows_silent(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from floor.queries import alerts, grid
+
+    now = datetime(2026, 11, 30, 21, 0, tzinfo=UTC)
+    with conn.transaction():
+        for table, ago in (("S-29", 29), ("S-31", 31)):
+            conn.execute(
+                "INSERT INTO floor_table (table_id, last_seen) VALUES (%s, %s)",
+                (table, now - timedelta(seconds=ago)),
+            )
+    rows = {g["table"]: g for g in grid(conn, 30.0, now)}
+    assert rows["S-29"]["silent"] is False  # both sides of the 30 s limit
+    assert rows["S-31"]["silent"] is True
+    silent = {a["table"] for a in alerts(conn, 30.0, now) if a["kind"] == "silent"}
+    assert "S-31" in silent and "S-29" not in silent

@@ -1,0 +1,207 @@
+"""Storage faults (issue 13 part 4): a full disk while a journal is made or written, a
+half-made journal, and the journal CLI's hostile arguments.
+
+A full disk is a real one: a small tmpfs mounted in a private mount namespace
+(``unshare -rm``, no root needed), with the real station code writing to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.cli.main import main
+from controller.journal.format import JournalCorruptError, JournalTruncatedError, head_path
+from controller.journal.store import Journal
+from controller.journal.verify import verify
+from controller.service.daemon import open_journal
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+
+
+def on_small_disk(directory: Path, size: str, script: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` (sh) with a tmpfs of ``size`` mounted at ``directory``."""
+    unshare = shutil.which("unshare")
+    assert unshare is not None, "util-linux's unshare is part of the base system"
+    directory.mkdir(exist_ok=True)
+    return subprocess.run(
+        [
+            unshare,
+            "-rm",
+            "sh",
+            "-c",
+            f"mount -t tmpfs -o size={size} tmpfs {directory} && {script}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+    )
+
+
+def test_simulate_on_a_full_disk_reports_the_disk(tmp_path: Path) -> None:
+    disk = tmp_path / "disk"
+    done = on_small_disk(
+        disk,
+        "400k",
+        f"{PYTHON} -m controller.cli.main simulate --plain --rounds 500 --journal {disk}/j.sqlite3",
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "disk is full" in done.stderr and "bytes free on its disk" in done.stderr
+    assert "stopped answering" not in done.stderr
+
+
+def test_a_journal_made_on_a_full_disk_is_not_left_half_made(tmp_path: Path) -> None:
+    """64 KiB is too small for a new journal (the WAL index alone takes 32 KiB): the creation
+    fails and leaves no database; with room, the next open makes it."""
+    disk = tmp_path / "disk"
+    open_it = (
+        f"{PYTHON} -c 'from controller.journal.store import Journal;"
+        f' Journal.open("{disk}/j.sqlite3").close()\''
+    )
+    done = on_small_disk(
+        disk,
+        "64k",
+        f"{open_it} 2>{tmp_path}/first.err; ls {disk} > {tmp_path}/after-full;"
+        f" mount -o remount,size=1m {disk} && {open_it} && ls {disk} > {tmp_path}/after-room",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "JournalWriteError: cannot create" in (tmp_path / "first.err").read_text()
+    assert "database or disk is full" in (tmp_path / "first.err").read_text()
+    assert (tmp_path / "after-full").read_text().split() == ["j.sqlite3-head"]
+    assert "j.sqlite3" in (tmp_path / "after-room").read_text().split()
+
+
+@pytest.mark.parametrize("half", ["empty file", "no tables", "meta only"])
+def test_a_half_made_journal_is_made_again(tmp_path: Path, half: str) -> None:
+    path = tmp_path / "journal.sqlite3"
+    head_path(path).write_bytes(b"")
+    if half == "empty file":
+        path.write_bytes(b"")
+    else:
+        conn = sqlite3.connect(path)
+        if half == "meta only":
+            conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute("PRAGMA user_version = 1")  # an SQLite file with a header
+        conn.close()
+    journal = open_journal(path)  # the daemon's start: no refusal
+    try:
+        assert journal.replaced_half_made
+        journal.append("station_started", {})
+    finally:
+        journal.close()
+    assert verify(path).ok
+
+
+def test_what_is_not_half_made_is_never_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    path.write_bytes(b"not a database at all, but a damaged journal" * 100)
+    with pytest.raises(JournalCorruptError):
+        Journal.open(path)
+    assert path.read_bytes().startswith(b"not a database")
+    empty = tmp_path / "cut.sqlite3"
+    empty.write_bytes(b"")
+    head_path(empty).write_bytes(b'{"hash":"' + b"a" * 64 + b'","id":7}'.ljust(127) + b"\n")
+    with pytest.raises(JournalTruncatedError):
+        Journal.open(empty)  # the head names rows: they are missing, not never written
+
+
+# --- the journal CLI -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        for round_no in (1, 2, 3):
+            journal.append("round_started", {"round": round_no, "seats": []}, round_no)
+            journal.append("round_completed", {"reshuffle": False}, round_no)
+    return path
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_recall_of_a_huge_count_recalls_everything(small_journal: Path) -> None:
+    code, out, err = run_cli(
+        "journal", "recall", "99999999999999999999", "--journal", str(small_journal)
+    )
+    assert (code, err) == (0, "")
+    assert "Round 1 " in out and "Round 3 " in out
+
+
+def test_export_to_the_last_day_of_the_calendar(small_journal: Path) -> None:
+    code, out, err = run_cli(
+        "journal", "export", "--to", "9999-12-31", "--journal", str(small_journal)
+    )
+    assert (code, err) == (0, "")
+    assert len(out.splitlines()) == 6
+
+
+def test_recall_into_head_ends_quietly(small_journal: Path) -> None:
+    done = subprocess.run(
+        f"{PYTHON} -m controller.cli.main journal recall --journal {small_journal} | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.startswith("Round 1 ") and done.stdout.count("\n") == 1
+    assert done.stderr == ""
+
+
+@pytest.mark.parametrize("damage", ["garbage", "no journal table", "row not JSON"])
+def test_recall_on_a_corrupt_file_exits_non_zero(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "journal.sqlite3"
+    if damage == "garbage":
+        path.write_bytes(bytes(range(256)) * 64)
+    elif damage == "no journal table":
+        sqlite3.connect(path).execute("CREATE TABLE other (x)").connection.close()
+    else:
+        with Journal.open(path) as journal:
+            journal.append("round_started", {"round": 1, "seats": []}, 1)
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("DROP TRIGGER journal_no_update")
+        conn.execute("UPDATE journal SET data = '{not json' WHERE id = 1")
+        conn.close()
+    code, _, err = run_cli("journal", "recall", "--journal", str(path))
+    assert code == 1
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@given(
+    count=st.text(max_size=30),
+    moment=st.one_of(st.text(max_size=40), st.dates().map(str), st.datetimes().map(str)),
+)
+def test_hostile_recall_and_export_arguments(small_journal: Path, count: str, moment: str) -> None:
+    """Any text as N, --from or --to: an answer or argparse's usage error, no traceback."""
+    for args in (
+        ["journal", "recall", "--journal", str(small_journal), "--", count],
+        ["journal", "export", "--journal", str(small_journal), f"--from={moment}"],
+        ["journal", "export", "--journal", str(small_journal), f"--to={moment}"],
+    ):
+        code, _, err = run_cli(*args)
+        assert code in (0, 2), (args, err)
+        assert "Traceback" not in err

@@ -1,0 +1,90 @@
+"""Group commit in the station's loop: events already waiting share one journal transaction,
+and nothing they cause is carried out before their rows are on disk (write-ahead).
+
+The journal is the real SQLite journal; a second connection (``JournalReader``) reads what
+is on disk at the moment each device command runs. The table is a stand-in that journals one
+row per event and asks for one device command per event, as the procedure does.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from controller.journal.store import Journal, JournalReader
+from controller.service.station import GROUP_COMMIT_MAX, CommandBuffer, Station
+from drivers.hal import Button, ButtonPressed, DeviceEvent
+
+
+class JournallingTable:
+    """Journals each event as a row and defers a command that reads the journal on disk."""
+
+    def __init__(self, journal: Journal, commands: CommandBuffer, path: Path) -> None:
+        self.journal, self.commands, self.path = journal, commands, path
+        self.on_disk_when_acted: list[int] = []
+        self.handled = 0
+        self.state = SimpleNamespace(value="betting")
+        self.round_no = 0
+        self.fault = None
+        self.on_state: Any = None
+        self.stop: Any = None
+
+    def resume_output(self) -> None:
+        """Nothing to show again."""
+
+    def handle(self, event: DeviceEvent) -> None:
+        self.handled += 1
+        self.journal.append("button", {"n": self.handled})
+        self.commands.defer(self._act)
+
+    def _act(self) -> None:
+        with JournalReader.open(self.path) as reader:
+            self.on_disk_when_acted.append(sum(1 for r in reader.rows() if r.kind == "button"))
+        if len(self.on_disk_when_acted) == self.expected and self.stop is not None:
+            self.stop()
+
+    expected = 0
+
+
+def test_waiting_events_share_a_commit_and_are_acted_on_only_after_it(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    waiting = GROUP_COMMIT_MAX + 4  # more than one group's worth
+    for _ in range(waiting):
+        events.put(ButtonPressed(Button.NEXT))
+    with Journal.open(path) as journal:
+        commands = CommandBuffer()
+        table = JournallingTable(journal, commands, path)
+        table.expected = waiting
+        commits = []
+        original = journal._committed
+
+        def counted() -> None:
+            commits.append(journal.last_id)
+            original()
+
+        journal._committed = counted  # type: ignore[method-assign]
+        station = Station(
+            table,  # type: ignore[arg-type]
+            journal,
+            [],
+            events,
+            commands=commands,
+            poll_seconds=0.05,
+        )
+        table.stop = station.stop
+        thread = threading.Thread(target=station.run)
+        thread.start()
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+    # Write-ahead: every command ran with its own event's row (and its group's) on disk.
+    acted = table.on_disk_when_acted
+    assert len(acted) == waiting
+    assert all(on_disk >= n for n, on_disk in enumerate(acted, start=1))
+    # The first group is GROUP_COMMIT_MAX events in one commit, the rest in the next.
+    assert acted[0] == GROUP_COMMIT_MAX and acted[-1] == waiting
+    # All were queued before the loop started: two commits, not one per event.
+    assert [c for c in commits if 0 < c <= waiting] == [GROUP_COMMIT_MAX, waiting]
