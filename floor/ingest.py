@@ -27,8 +27,8 @@ from typing import Any
 
 import psycopg
 
-from controller.journal.format import GENESIS_HASH, Row, row_hash
-from controller.journal.seal import SEAL_KIND, seal_fields
+from controller.journal.format import GENESIS_HASH, Row
+from controller.journal.seal import SEAL_KIND, check_row_hash, seal_fields
 from controller.journal.wire import Ack, Status
 from floor.seals import SealCheck, no_seals
 
@@ -159,15 +159,7 @@ class Ingest:
     def _check(self, state: _Table, row: Row) -> tuple[str, str] | None:
         if row.prev_hash != state.anchor_hash:
             return "rollback", f"forked: row {row.id} does not follow the floor's row {row.id - 1}"
-        digest = row_hash(
-            row.prev_hash,
-            row_id=row.id,
-            ts=row.ts,
-            kind=row.kind,
-            round_no=row.round_no,
-            data_text=row.data_text,
-        )
-        if digest != row.hash:
+        if not check_row_hash(row):
             return "chain", f"chain broken: row {row.id} does not match its hash"
         if row.kind == SEAL_KIND:
             seal_problem = self.seals(state.table, row, state.seal_epoch)

@@ -14,6 +14,7 @@ import re
 import shutil
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -495,3 +496,16 @@ def test_the_start_check_hashes_only_rows_after_the_checkpoint(tmp_path: Path) -
     conn.close()
     with pytest.raises(StartError, match="row 8"):
         open_journal(path)
+
+
+@pytest.mark.parametrize("forged", ["", "é" * 64, "0" * 63 + "\u00ff", "\udcff" * 64])
+def test_check_row_hash_refuses_any_forged_hash_without_raising(
+    sealed: tuple[Path, Path, VerificationKey], forged: str
+) -> None:
+    """A row off the wire may carry any text as its hash: the answer is False, never a
+    TypeError (the floor collector calls this on rows from the network)."""
+    path, _, _ = sealed
+    with JournalReader.open(path) as reader:
+        row = next(iter(reader.rows()))
+    assert check_row_hash(row)
+    assert not check_row_hash(replace(row, hash=forged))

@@ -170,7 +170,10 @@ def check_row_hash(row: Row) -> bool:
         round_no=row.round_no,
         data_text=row.data_text,
     )
-    return std_hmac.compare_digest(expected, row.hash)
+    # Bytes: a forged or corrupt hash may hold any character (compare_digest refuses
+    # non-ASCII text).
+    given = str(row.hash).encode("utf-8", "backslashreplace")
+    return std_hmac.compare_digest(expected.encode(), given)
 
 
 def check_seal(row: Row, key: VerificationKey, *, expected_epoch: int | None = None) -> str:

@@ -29,10 +29,9 @@ from controller.journal.format import (
     canonical_json,
     head_path,
     parse_head,
-    row_hash,
 )
 from controller.journal.reader import open_readonly, select_rows
-from controller.journal.seal import SEAL_KIND, VerificationKey, check_seal
+from controller.journal.seal import SEAL_KIND, VerificationKey, check_row_hash, check_seal
 from controller.journal.wal import WalState, read_wal_state
 from controller.table.holecard import check_commitment
 
@@ -295,15 +294,7 @@ def _walk(
         expected = chain.last_id + 1
         if row.id != expected:
             return fail(VerifyCase.REMOVED, expected, f"missing (rows {expected}..{row.id - 1})")
-        recomputed = row_hash(
-            row.prev_hash,
-            row_id=row.id,
-            ts=row.ts,
-            kind=row.kind,
-            round_no=row.round_no,
-            data_text=row.data_text,
-        )
-        if recomputed != row.hash:
+        if not check_row_hash(row):
             return fail(VerifyCase.ALTERED, row.id, "content does not match its hash")
         if row.prev_hash != prev_hash:
             return fail(

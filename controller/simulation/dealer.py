@@ -214,7 +214,9 @@ class SimulatedDealer:
         net = settling.net_cents
         if net is None:  # the sensors do not weigh this seat's chips: collect or leave
             return [self._put(seat, spot, None)] if settling.word == "collect" else []
-        actions: list[Action] = [self._put(seat, spot, on_spot + net)] if net else []
+        # Never below nothing: a dealer restarted with the station (the crash tests) has not
+        # seen every chip put down before, and a sensor cannot read a negative amount.
+        actions: list[Action] = [self._put(seat, spot, max(on_spot + net, 0))] if net else []
         # A paid Match, insurance or blackjack-at-once spot is taken by its player at once
         # or later; chips of a hand still in play or still to be settled stay.
         alone = spot is not WagerSpot.MAIN or net > 0
