@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "deb"
 #: What the package is built from; the tests, benchmarks and the boot test are not in it, so
-#: changing them does not rebuild it.
+#: changing them does not rebuild it. Nor is floor/ (the floor's collector and monitor run
+#: off the table: the station never needs them).
 PACKAGED = ("controller/", "drivers/", "firmware_bridge/", "debian/", "systemd/", "docs/",
             "examples/", "README.md", "pyproject.toml")  # fmt: skip
 

@@ -37,8 +37,8 @@ class _RemoteShoe:
     def __init__(self, doubles: DoublesClient) -> None:
         self.doubles = doubles
 
-    def deal(self) -> Card | str | None:
-        item = self.doubles.call("shoe", "deal")
+    def deal(self, *, hole: bool = False) -> Card | str | None:
+        item = self.doubles.call("shoe", "deal", hole=hole)
         return parse_card(item) if item not in (None, "cover") else item
 
     def load_shuffled(self, decks: int = 6, seed: int = 0, cover_at: int | None = None) -> None:
@@ -144,6 +144,7 @@ class RemoteTable(SimulatedTable):
         self.views: list[TableView] = []
         self.cover_seen = False
         self._until: Callable[[TableView], bool] = self.shoe_dealt
+        self._dealer: SimulatedDealer | None = None
 
     def shoe_dealt(self, view: TableView) -> bool:
         """The cover card came out and its round ended: the table shuffles again."""
@@ -169,15 +170,16 @@ class RemoteTable(SimulatedTable):
     def play_until(self, until: Callable[[TableView], bool] | None = None) -> TableView:
         """Deal from wherever the table stands until ``until(view)`` holds (default: the
         shoe is dealt out); returns that view."""
-        dealer = SimulatedDealer(
-            tuple(range(1, self.settings.seats + 1)),
-            strategy_players(self.table_profile),
-            self.rng,
-            dealer_change_every=25,
-        )
+        if self._dealer is None:  # one dealer for the whole test: it remembers the chips
+            self._dealer = SimulatedDealer(
+                tuple(range(1, self.settings.seats + 1)),
+                strategy_players(self.table_profile),
+                self.rng,
+                dealer_change_every=25,
+            )
         self._until = until or self.shoe_dealt
         try:
-            self._deal(dealer, None)
+            self._deal(self._dealer, None)
         except Reached:
             return self.views[-1]
         raise AssertionError("the dealing loop ended without reaching the view")

@@ -33,8 +33,10 @@ from image import cached_image
 from remote_table import LogFeed, RemoteTable
 from vm import UsbSerial, Vm, have_tools
 
+from controller.simulation.dealer import Press, TurnKey
 from controller.simulation.runner import SimulationSettings
 from controller.table.prompts import State
+from drivers.hal import Button
 from drivers.simulated.serve_client import ServedDoubles
 
 pytestmark = [
@@ -321,9 +323,12 @@ def _restarted(rig: Rig, mark: int) -> dict[str, object]:
     return station
 
 
-def test_sigkill_restarts_it_and_the_round_goes_on(rig: Rig) -> None:
+def test_sigkill_restarts_it_and_the_round_resumes(rig: Rig) -> None:
+    """Killed while settling (after the reveal), the station is restarted by systemd,
+    rebuilds the round from the journal (held in the fault state, recovery.py), and the
+    supervisor's resume settles that same round."""
     table = rig.table
-    view = table.play_until(lambda v: v.state is State.PLAYERS)
+    view = table.play_until(lambda v: v.state is State.SETTLING)
     round_no = view.round_no
     old_pid = rig.show("MainPID")
     restarts = int(rig.show("NRestarts"))
@@ -335,10 +340,15 @@ def test_sigkill_restarts_it_and_the_round_goes_on(rig: Rig) -> None:
     restored = table.pacer.view
     assert restored is not None
     assert restored.round_no == round_no, restored
-    print(f"after SIGKILL in round {round_no}: {restored.state.value} {restored.fault or ''}")
-    # The same round is completed (resumed, or voided by the supervisor where the station
-    # holds it in the fault state), then the next one opens.
-    view = table.play_until(lambda v: v.state is State.BETTING and v.round_no >= round_no)
+    assert restored.state is State.FAULT and (restored.fault or "").startswith(
+        "recovered_mid_round"
+    ), restored
+    # The supervisor resumes (the simulated dealer would void): key on, resume, key off.
+    for action in (TurnKey(True), Press(Button.SUPERVISOR_RESUME), TurnKey(False)):
+        table._perform(action, restored)
+    view = table.play_until(lambda v: v.state is not State.FAULT)
+    assert view.round_no == round_no and view.state is State.SETTLING, view
+    view = table.play_until(lambda v: v.state is State.BETTING and v.round_no > round_no)
     assert view.fault is None
 
 

@@ -137,7 +137,7 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
         ),
         "load": lambda d, cards, cover_at=None: d.load(_cards(cards), cover_at),
         "restock": lambda d, cards, cover_at=None: d.restock(_cards(cards), cover_at),
-        "deal": lambda d: d.deal(),
+        "deal": lambda d, hole=False: d.deal(hole=bool(hole)),
         "deal_hole_card": lambda d: d.deal_hole_card(),
         "deal_ten": lambda d, suit="S": d.deal_ten(str(suit)),
         "deal_code": lambda d, rank, suit: d.deal_code(int(rank), str(suit)),
