@@ -93,7 +93,13 @@ def worker(spec: dict[str, Any]) -> None:
     writers: list[threading.Thread] = []
     if spec["live"]:
         with JournalReader.open(Path(spec["source"])) as reader:
-            rows = [(r.kind, r.data, r.round_no) for r in reader.rows()]
+            # Seal and checkpoint rows are the source journal's own (a simulation seals its
+            # journal); the live journal writes none of its own (it has no sealing state).
+            rows = [
+                (r.kind, r.data, r.round_no)
+                for r in reader.rows()
+                if r.kind not in ("seal", "verified")
+            ]
         rounds: list[list[tuple[str, Any, int | None]]] = [[]]
         for row in rows:
             rounds[-1].append(row)

@@ -81,6 +81,7 @@ def test_contents(deb: Path) -> None:
         "/lib/udev/rules.d/99-dealer-station.rules",
         "/usr/lib/sysusers.d/dealer-station.conf",
         "/usr/lib/tmpfiles.d/dealer-station.conf",
+        "/usr/lib/modules-load.d/dealer-station.conf",  # ttyUSB/ttyACM known at start
         "/usr/share/doc/dealer-station/operations.md",  # the unit's Documentation=
         "/usr/share/doc/dealer-station/examples/station.toml",
         "/opt/dealer-station/bin/dealer-station",
@@ -108,6 +109,7 @@ def test_installed_files_are_the_sources(unpacked: Path) -> None:
         "lib/udev/rules.d/99-dealer-station.rules": "systemd/99-dealer-station.rules",
         "usr/lib/sysusers.d/dealer-station.conf": "systemd/dealer-station.sysusers",
         "usr/lib/tmpfiles.d/dealer-station.conf": "systemd/dealer-station.tmpfiles",
+        "usr/lib/modules-load.d/dealer-station.conf": "systemd/modules-load.d/dealer-station.conf",
         "usr/share/doc/dealer-station/examples/station.toml": "examples/station.toml",
     }
     for installed, source in pairs.items():
