@@ -130,11 +130,15 @@ class SerialPanelDriver(LinkedDevice):
     def show(self, lamps: Mapping[Led, LedMode]) -> None:
         """Light exactly ``lamps``; every numbered lamp not named goes off. While the board
         is away the wanted state is kept and sent when it reconnects."""
+        leds = self.codes.leds
+        wanted: dict[Led, LedMode] = {}
         for led, mode in lamps.items():
             if not isinstance(led, Led) or not isinstance(mode, LedMode):
                 raise TypeError(f"show() takes Led -> LedMode, got {led!r}: {mode!r}")
+            if led in leds and mode is not LedMode.OFF:
+                wanted[led] = mode  # a lamp this board has; any lamp not named is off
         with self._lock:
-            self._wanted = {led: lamps.get(led, LedMode.OFF) for led in self.codes.leds}
+            self._wanted = wanted
             if self.connected:
                 self._send_lamps()
 
@@ -146,11 +150,12 @@ class SerialPanelDriver(LinkedDevice):
         # The whole panel state in one frame (issue 15: one frame per lamp was 46% of the
         # station's time), and only when it changed.
         steady = blink = 0
-        for led, mode in self._wanted.items():
+        leds = self.codes.leds
+        for led, mode in self._wanted.items():  # only the lamps that are lit
             if mode is LedMode.STEADY:
-                steady |= 1 << self.codes.leds[led]
+                steady |= 1 << leds[led]
             elif mode is LedMode.BLINK:
-                blink |= 1 << self.codes.leds[led]
+                blink |= 1 << leds[led]
         if (steady, blink) != self._sent and self._send(fb.PanelLamps(steady, blink)):
             self._sent = (steady, blink)
 
