@@ -106,8 +106,11 @@ _BY_RANK_SUIT: Final = {(c.rank, c.suit): c for c in ALL_CARDS}
 _BY_TEXT: Final = {c.text: c for c in ALL_CARDS}
 
 
-def parse_card(text: str) -> Card:
+def parse_card(text: object) -> Card:
     """Parse a card such as ``7S``, ``KH`` or ``AD`` (case-insensitive).
+
+    ``text`` is typed ``object``: it comes from the outside world, and the compiled build
+    (mypyc) would otherwise refuse a non-string with a TypeError before this check.
 
     Raises:
         ForeignCardError: for a 10 (``10S``, ``TS``) or anything that is not a Spanish card.
@@ -210,7 +213,9 @@ class SealedCard:
     def __repr__(self) -> str:
         return "SealedCard(<face down>)"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        # A method, not ``__str__ = __repr__``: mypyc builds a broken class from the alias.
+        return self.__repr__()
 
     def __format__(self, spec: str) -> str:
         return repr(self)

@@ -283,8 +283,11 @@ class Round:
         follows (PA 635a.7(d), NJ 19.7(j))."""
         self.reshuffle_due = True
 
-    def take_insurance(self, amounts: Mapping[int, int]) -> None:
+    def take_insurance(self, amounts: Mapping[int, object]) -> None:
         """Record insurance wagers (cents by seat; seats not named take none).
+
+        The amounts are typed ``object``: a script or a button may send anything, and each
+        is checked here (the compiled build would otherwise refuse a float with a TypeError).
 
         Raises:
             OutOfTurnError: unless insurance is being offered.
@@ -292,18 +295,20 @@ class Round:
         """
         if not isinstance(self.step, NeedInsurance):
             raise OutOfTurnError(f"insurance is not offered: waiting for {describe(self.step)}")
-        for seat, cents in amounts.items():
+        checked: dict[int, int] = {}
+        for seat, amount in amounts.items():
             if seat not in self.wagers:
                 raise WagerError(f"seat {seat}: insurance but no wager in this round")
-            check_cents(cents, f"seat {seat}: insurance", allow_zero=True)
+            cents = check_cents(amount, f"seat {seat}: insurance", allow_zero=True)
             if cents * 2 > self.wagers[seat].wager:
                 raise WagerError(
                     f"seat {seat}: insurance {cents / 100:.2f} is more than half the wager "
                     f"{self.wagers[seat].wager / 100:.2f}"
                 )
+            checked[seat] = cents
         # By seat, whatever order the caller listed them in: the payments come out the same
         # for the table and for a replay of it.
-        self.insurance = {s: c for s, c in sorted(amounts.items()) if c > 0}
+        self.insurance = {s: c for s, c in sorted(checked.items()) if c > 0}
         self._insurance_open = bool(self.insurance)
         self.step = self._after_insurance()
 
