@@ -8,6 +8,7 @@ shoe and the card reader (it answers the peek from the hole card, as the replay 
 
 from __future__ import annotations
 
+import importlib.machinery
 import multiprocessing as mp
 import random
 import sys
@@ -16,8 +17,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from queue import Empty
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# Appended, not inserted: PYTHONPATH=build/mypyc (the compiled rules engine) must come first.
+sys.path.append(str(Path(__file__).resolve().parent.parent))
 
+from controller.rules import round as round_module
 from controller.rules.cards import ALL_CARDS, CARDS_PER_DECK, Card
 from controller.rules.hands import hole_card_gives_blackjack
 from controller.rules.profiles import MatchPayTable, Profile
@@ -42,6 +45,13 @@ MAX_WORKERS = 1_000
 _WAGERS = (SeatWager(SEAT, WAGER_CENTS, MATCH_CENTS),)
 _MAIN, _MATCH = WagerKind.MAIN, WagerKind.MATCH
 _TABLE_A = MatchPayTable.A
+
+
+def engine_build() -> str:
+    """Which rules engine this process loaded: ``compiled`` (the mypyc build, see
+    ``make compiled``) or ``pure`` (the ``.py`` modules)."""
+    path = round_module.__file__ or ""
+    return "compiled" if path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else "pure"
 
 
 @dataclass(slots=True)
@@ -101,6 +111,34 @@ class Shoe:
         return cards[i]
 
 
+def play_one_seat(round_: Round, seat: int, draw: Callable[[], Card], profile: Profile) -> None:
+    """Play a round whose initial deal is placed to its end for one seat.
+
+    The seat follows basic strategy and never insures; the hole card answers the card
+    reader's peek (as the replay command does). ``bench/rules_bench.py``'s like-for-like
+    mode and the house-edge run both play their rounds here.
+    """
+    up = round_.dealer_cards[0]
+    hands = round_.hands[seat]
+    while True:
+        step = round_.step
+        kind = type(step)
+        if kind is NeedDecision:
+            assert isinstance(step, NeedDecision)
+            round_.decide(seat, choose(hands[step.hand].cards, up, step.legal, profile))
+        elif kind is NeedCard:
+            round_.deal(draw())
+        elif kind is NeedPeek:
+            assert round_.hole is not None
+            round_.peek(hole_card_gives_blackjack(up, round_.hole.reveal()))
+        elif kind is NeedReveal:
+            round_.reveal_hole()
+        elif kind is NeedInsurance:
+            round_.take_insurance({})  # basic strategy never insures
+        else:
+            break
+
+
 def play_round(
     profile: Profile, decks: int, shoe: Shoe, pays: tuple[tuple[int, int], ...], tally: Tally
 ) -> None:
@@ -115,30 +153,12 @@ def play_round(
     # hole card where the profile deals one (NJ deals three cards here).
     initial = [draw() for _ in range(round_.initial_cards_due)]
     first, up, second = initial[0], initial[1], initial[2]
-    if shoe.cover_seen and not round_.reshuffle_due:
-        round_.cover_card()
     round_.deal_initial(initial)
-    hands = round_.hands[SEAT]
-    while True:
-        step = round_.step
-        kind = type(step)
-        if kind is NeedDecision:
-            assert isinstance(step, NeedDecision)
-            round_.decide(SEAT, choose(hands[step.hand].cards, up, step.legal, profile))
-        elif kind is NeedCard:
-            card = draw()
-            if shoe.cover_seen and not round_.reshuffle_due:
-                round_.cover_card()
-            round_.deal(card)
-        elif kind is NeedPeek:
-            assert round_.hole is not None
-            round_.peek(hole_card_gives_blackjack(up, round_.hole.reveal()))
-        elif kind is NeedReveal:
-            round_.reveal_hole()
-        elif kind is NeedInsurance:
-            round_.take_insurance({})  # basic strategy never insures
-        else:
-            break
+    play_one_seat(round_, SEAT, draw, profile)
+    if shoe.cover_seen:
+        # The cover card came out during this round (PA 635a.7(d)): the shoe reshuffles
+        # before the next one. Told once the round is played: nothing in it depends on it.
+        round_.cover_card()
     main = extra = match = 0
     for payment in round_.payments:
         if payment.wager is _MAIN:

@@ -32,7 +32,8 @@ from fractions import Fraction
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# Appended, not inserted: PYTHONPATH=build/mypyc (the compiled rules engine) must come first.
+sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 from edge_sim import (
     MATCH_CENTS,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
+from typing import Final
 
 from controller.rules.cards import Card, Rank, SealedCard
 from controller.rules.errors import (
@@ -72,35 +73,41 @@ from controller.rules.steps import (
     describe,
 )
 
-PEEK_RANKS = frozenset({Rank.ACE, Rank.KING, Rank.QUEEN, Rank.JACK})  # PA 635a.7(g)
-DEALER_STANDS = 17  # PA 635a.7(l)
+PEEK_RANKS: Final = frozenset({Rank.ACE, Rank.KING, Rank.QUEEN, Rank.JACK})  # PA 635a.7(g)
+DEALER_STANDS: Final = 17  # PA 635a.7(l)
 
-_PLAYING = HandStatus.PLAYING
-_AWAITING_CARD = HandStatus.AWAITING_CARD
-_DOUBLED = HandStatus.DOUBLED
-_STOOD = HandStatus.STOOD
-_BLACKJACK = HandStatus.BLACKJACK
-_BUST = HandStatus.BUST
-_TWENTY_ONE = HandStatus.TWENTY_ONE
-_STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER, _RESCUE = (
-    Decision.STAND,
-    Decision.HIT,
-    Decision.DOUBLE,
-    Decision.SPLIT,
-    Decision.SURRENDER,
-    Decision.RESCUE,
-)
-_STAND_BIT = _STAND.bit
-_STAND_OR_RESCUE_BITS = _STAND.bit | _RESCUE.bit
-_HIT_BIT, _DOUBLE_BIT, _SPLIT_BIT, _SURRENDER_BIT = (
-    _HIT.bit,
-    _DOUBLE.bit,
-    _SPLIT.bit,
-    _SURRENDER.bit,
-)
-_INITIAL, _UP, _HOLE = CardRole.INITIAL, CardRole.UP, CardRole.HOLE
-_SECOND, _DRAW = CardRole.SECOND, CardRole.DRAW
-_HIT_ROLE, _DOUBLE_ROLE, _SPLIT_ROLE = CardRole.HIT, CardRole.DOUBLE, CardRole.SPLIT
+# Module constants are Final, one name a line: the compiled build (mypyc) keeps a Final in a
+# C variable, where any other module name is a dict lookup by string on every read (12% of
+# the compiled like-for-like loop was such lookups). Pure Python reads both alike.
+_PLAYING: Final = HandStatus.PLAYING
+_AWAITING_CARD: Final = HandStatus.AWAITING_CARD
+_DOUBLED: Final = HandStatus.DOUBLED
+_STOOD: Final = HandStatus.STOOD
+_BLACKJACK: Final = HandStatus.BLACKJACK
+_BUST: Final = HandStatus.BUST
+_TWENTY_ONE: Final = HandStatus.TWENTY_ONE
+_SURRENDERED: Final = HandStatus.SURRENDERED
+_RESCUED: Final = HandStatus.RESCUED
+_STAND: Final = Decision.STAND
+_HIT: Final = Decision.HIT
+_DOUBLE: Final = Decision.DOUBLE
+_SPLIT: Final = Decision.SPLIT
+_SURRENDER: Final = Decision.SURRENDER
+_RESCUE: Final = Decision.RESCUE
+_STAND_BIT: Final[int] = _STAND.bit
+_STAND_OR_RESCUE_BITS: Final[int] = _STAND.bit | _RESCUE.bit
+_HIT_BIT: Final[int] = _HIT.bit
+_DOUBLE_BIT: Final[int] = _DOUBLE.bit
+_SPLIT_BIT: Final[int] = _SPLIT.bit
+_SURRENDER_BIT: Final[int] = _SURRENDER.bit
+_INITIAL: Final = CardRole.INITIAL
+_UP: Final = CardRole.UP
+_HOLE: Final = CardRole.HOLE
+_SECOND: Final = CardRole.SECOND
+_DRAW: Final = CardRole.DRAW
+_HIT_ROLE: Final = CardRole.HIT
+_DOUBLE_ROLE: Final = CardRole.DOUBLE
+_SPLIT_ROLE: Final = CardRole.SPLIT
 
 
 class Round:
@@ -531,10 +538,10 @@ class Round:
             for i, h in enumerate(hands):
                 h.index = i
         elif decision is _SURRENDER:
-            hand.status = HandStatus.SURRENDERED
+            hand.status = _SURRENDERED
             self._record(hand, settle_surrender(hand))
         else:  # RESCUE
-            hand.status = HandStatus.RESCUED
+            hand.status = _RESCUED
             self._record(hand, settle_rescue(hand))
 
     def _player_card(self, hand: PlayerHand, card: Card) -> None:
@@ -602,4 +609,4 @@ class Round:
         self.payments.extend(final)
 
 
-_SEAT_OF = attrgetter("seat")  # a C getter: a lambda sort key costs a Python call per seat
+_SEAT_OF: Final = attrgetter("seat")  # a C getter: a lambda sort key costs a Python call per seat

@@ -41,14 +41,14 @@ from controller.rules.steps import LEGAL_SETS, Decision
 #: Dealer up-card columns of every chart row.
 UP_CARDS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "A")
 
-_HIT, _STAND, _DOUBLE, _SPLIT, _SURRENDER, _RESCUE = (
-    Decision.HIT,
-    Decision.STAND,
-    Decision.DOUBLE,
-    Decision.SPLIT,
-    Decision.SURRENDER,
-    Decision.RESCUE,
-)
+# Final, one name a line: the compiled build keeps these in C variables (see
+# controller/rules/round.py).
+_HIT: Final = Decision.HIT
+_STAND: Final = Decision.STAND
+_DOUBLE: Final = Decision.DOUBLE
+_SPLIT: Final = Decision.SPLIT
+_SURRENDER: Final = Decision.SURRENDER
+_RESCUE: Final = Decision.RESCUE
 _STAND_OR_RESCUE_MASK: Final = _STAND.bit | _RESCUE.bit
 #: A legal set's mask by the set: the engine's steps share the sets of ``LEGAL_SETS``, whose
 #: hash is cached, so this lookup replaces up to four ``decision in legal`` tests, each of
