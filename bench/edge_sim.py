@@ -22,19 +22,11 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 from controller.rules import round as round_module
 from controller.rules.cards import ALL_CARDS, CARDS_PER_DECK, Card
-from controller.rules.hands import hole_card_gives_blackjack
 from controller.rules.profiles import MatchPayTable, Profile
 from controller.rules.round import Round
 from controller.rules.settlement import WagerKind
-from controller.rules.steps import (
-    NeedCard,
-    NeedDecision,
-    NeedInsurance,
-    NeedPeek,
-    NeedReveal,
-    SeatWager,
-)
-from controller.simulation.strategy import choose
+from controller.rules.steps import SeatWager
+from controller.simulation.strategy import play_seat
 
 WAGER_CENTS = 2_500  # $25: the super bonus is then $5,000 = 200 wagers, as for a $5 wager
 MATCH_CENTS = 500
@@ -111,34 +103,6 @@ class Shoe:
         return cards[i]
 
 
-def play_one_seat(round_: Round, seat: int, draw: Callable[[], Card], profile: Profile) -> None:
-    """Play a round whose initial deal is placed to its end for one seat.
-
-    The seat follows basic strategy and never insures; the hole card answers the card
-    reader's peek (as the replay command does). ``bench/rules_bench.py``'s like-for-like
-    mode and the house-edge run both play their rounds here.
-    """
-    up = round_.dealer_cards[0]
-    hands = round_.hands[seat]
-    while True:
-        step = round_.step
-        kind = type(step)
-        if kind is NeedDecision:
-            assert isinstance(step, NeedDecision)
-            round_.decide(seat, choose(hands[step.hand].cards, up, step.legal, profile))
-        elif kind is NeedCard:
-            round_.deal(draw())
-        elif kind is NeedPeek:
-            assert round_.hole is not None
-            round_.peek(hole_card_gives_blackjack(up, round_.hole.reveal()))
-        elif kind is NeedReveal:
-            round_.reveal_hole()
-        elif kind is NeedInsurance:
-            round_.take_insurance({})  # basic strategy never insures
-        else:
-            break
-
-
 def play_round(
     profile: Profile, decks: int, shoe: Shoe, pays: tuple[tuple[int, int], ...], tally: Tally
 ) -> None:
@@ -154,7 +118,7 @@ def play_round(
     initial = [draw() for _ in range(round_.initial_cards_due)]
     first, up, second = initial[0], initial[1], initial[2]
     round_.deal_initial(initial)
-    play_one_seat(round_, SEAT, draw, profile)
+    play_seat(round_, SEAT, draw, profile)
     if shoe.cover_seen:
         # The cover card came out during this round (PA 635a.7(d)): the shoe reshuffles
         # before the next one. Told once the round is played: nothing in it depends on it.

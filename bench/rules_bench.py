@@ -6,8 +6,8 @@
 - ``like-for-like``: what cardsharp's ``spanish21`` variant plays: one seat, basic strategy
   (:mod:`controller.simulation.strategy`), a new :class:`~controller.rules.round.Round` per
   hand, full settlement with the bonuses, a six-deck shoe reshuffled at 75% penetration
-  (cardsharp's default), no insurance. The round is played by ``edge_sim.play_one_seat``,
-  the loop the house-edge run uses.
+  (cardsharp's default), no insurance. The round is played by
+  :func:`controller.simulation.strategy.play_seat`, as in the house-edge run.
 
 Both figures include this driver (drawing cards, choosing decisions), as the table procedure
 or a simulation pays for it too; so does the peer's. Time is CPU time (``time.process_time``
@@ -46,7 +46,7 @@ from pathlib import Path
 sys.path.append(str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # edge_sim beside this script
 
-from edge_sim import engine_build, play_one_seat
+from edge_sim import engine_build
 
 from controller.rules.cards import Card, shoe_composition
 from controller.rules.hands import is_blackjack_pair
@@ -61,6 +61,7 @@ from controller.rules.steps import (
     NeedReveal,
     SeatWager,
 )
+from controller.simulation.strategy import play_seat
 
 SEATS = 7
 RESHUFFLE_BELOW = 80
@@ -139,7 +140,7 @@ def run_like_for_like(hands: int, profile_code: str, seed: int) -> tuple[int, in
         round_ = Round(profile, decks, wagers)
         pop = shoe.pop
         round_.deal_initial([pop() for _ in range(round_.initial_cards_due)])
-        play_one_seat(round_, 1, pop, profile)
+        play_seat(round_, 1, pop, profile)
         for payment in round_.payments:
             net += payment.net
     return hands, net, time.process_time() - start

@@ -30,13 +30,23 @@ twelve). Pure: no I/O; used by the house-edge benchmark and the simulated player
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 from controller.rules.cards import Card, Suit
+from controller.rules.hands import hole_card_gives_blackjack
 from controller.rules.profiles import Profile
-from controller.rules.steps import LEGAL_SETS, Decision
+from controller.rules.round import Round
+from controller.rules.steps import (
+    LEGAL_SETS,
+    Decision,
+    NeedCard,
+    NeedDecision,
+    NeedInsurance,
+    NeedPeek,
+    NeedReveal,
+)
 
 #: Dealer up-card columns of every chart row.
 UP_CARDS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "A")
@@ -292,8 +302,20 @@ def choose(
     mask = _MASK_OF.get(legal)
     if mask is None:  # a set the engine did not make
         mask = sum(d.bit for d in legal)
-    if not mask:
+    return choose_by_mask(hand_cards, up_card, mask, profile)
+
+
+def choose_by_mask(
+    hand_cards: Sequence[Card], up_card: Card, mask: int, profile: Profile
+) -> Decision:
+    """:func:`choose` with the legal decisions as a mask (:attr:`NeedDecision.mask`).
+
+    Raises:
+        ValueError: if ``mask`` holds no decision.
+    """
+    if not 0 < mask < len(LEGAL_SETS):
         raise ValueError("no legal decision to choose from")
+    legal = LEGAL_SETS[mask]
     chart = H17 if profile.hit_soft_17 else S17
     if not mask & ~_STAND_OR_RESCUE_MASK:
         wish = _rescue(hand_cards, up_card, chart) if mask & _RESCUE.bit else _STAND
@@ -328,3 +350,31 @@ def preferred_without_split(cards: Sequence[Card], up_card: Card, chart: Chart) 
     if total >= 18:
         return _STAND
     return _cell_decision(chart.hard_cells[total][column], cards)
+
+
+def play_seat(round_: Round, seat: int, draw: Callable[[], Card], profile: Profile) -> None:
+    """Play a round, its initial deal placed, to the end for one basic-strategy ``seat``.
+
+    The caller's ``draw`` is the shoe; the hole card answers the card reader's peek (as the
+    replay command does); basic strategy never insures. The house-edge run and the
+    like-for-like benchmark (``bench/``) play every round here, so in the compiled build
+    this loop is C too.
+    """
+    up = round_.dealer_cards[0]
+    hands = round_.hands[seat]
+    while True:
+        step = round_.step
+        if isinstance(step, NeedDecision):
+            round_.decide(seat, choose_by_mask(hands[step.hand].cards, up, step.mask, profile))
+        elif isinstance(step, NeedCard):
+            round_.deal(draw())
+        elif isinstance(step, NeedPeek):
+            hole = round_.hole
+            assert hole is not None  # a peek is due only with the hole card dealt
+            round_.peek(hole_card_gives_blackjack(up, hole.reveal()))
+        elif isinstance(step, NeedReveal):
+            round_.reveal_hole()
+        elif isinstance(step, NeedInsurance):
+            round_.take_insurance({})
+        else:
+            return
