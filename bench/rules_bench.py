@@ -250,10 +250,15 @@ def main() -> None:
     peer_rate = statistics.median(peer) if peer else None
     print(f"rules engine, profile {args.profile}, one core, CPU time, median of {args.repeats}:")
     figures: dict[str, object] = {"python": sys.version.split()[0]}
+    for key in ("compiled_rounds_per_s", "compiled_lfl_hands_per_s", "compiled_lfl_vs_peer"):
+        figures[key] = None  # None: the compiled engine was not measured in this run
+    figures["compiled_vs_pure"] = None
+    lfl_rates: dict[str, float] = {}
     for engine in engines:
         table = [float(r["rounds_per_s"]) for r in runs[engine]]
         lfl = [float(r["lfl_hands_per_s"]) for r in runs[engine]]
         rounds_per_s, lfl_rate = statistics.median(table), statistics.median(lfl)
+        lfl_rates[engine] = lfl_rate
         hands_per_round = float(runs[engine][-1]["hands_per_round"])
         print(
             f"[{engine}] table mode ({SEATS} seats, random decisions, {args.decks} decks): "
@@ -271,7 +276,7 @@ def main() -> None:
         figures[f"{prefix}lfl_hands_per_s"] = round(lfl_rate)
         figures[f"{prefix}lfl_vs_peer"] = round(lfl_rate / peer_rate, 2) if peer_rate else None
     if "compiled" in runs and "pure" in runs:
-        gain = figures["compiled_lfl_hands_per_s"] / figures["lfl_hands_per_s"]  # type: ignore[operator]
+        gain = lfl_rates["compiled"] / lfl_rates["pure"]
         print(f"compiled / pure, like for like: {gain:.2f}x")
         figures["compiled_vs_pure"] = round(gain, 2)
     if peer_rate:
