@@ -91,6 +91,11 @@ SEAL_AFTER: Final = frozenset(
 #: flash write) per 30 s of activity, nothing when nothing happens.
 SEAL_IDLE_SECONDS: Final = 30.0
 
+#: Kinds already checked against :data:`KIND_PATTERN` (the vocabulary is small; the check
+#: ran for each of ~137 rows a round). Bounded, so odd kinds cannot grow it without end.
+_GOOD_KINDS: set[str] = set()
+_GOOD_KINDS_MAX: Final = 1024
+
 DataMaker = Callable[[int, str, str], str]  # (row id, ts, prev_hash) -> data text
 
 
@@ -114,6 +119,7 @@ class Journal:
         self._lock = threading.RLock()
         self._closed = False
         self._in_batch = False
+        self._batch_broken = False
         self.path = path
         self._sealing_path = sealing[0] if sealing else None
         self._sealing = sealing[1] if sealing else None
@@ -168,15 +174,22 @@ class Journal:
                 synced (a failing disk either way: stop play).
             JournalClosedError: after :meth:`close`.
         """
-        if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
-            raise JournalRecordError(f"bad record kind {kind!r}")
-        if kind == SEAL_KIND:
-            raise JournalRecordError("seal rows are written by the journal itself")
+        if kind not in _GOOD_KINDS:
+            if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
+                raise JournalRecordError(f"bad record kind {kind!r}")
+            if kind == SEAL_KIND:
+                raise JournalRecordError("seal rows are written by the journal itself")
+            if len(_GOOD_KINDS) < _GOOD_KINDS_MAX:
+                _GOOD_KINDS.add(kind)
         if round_no is not None and (type(round_no) is not int or round_no < 0):
             raise JournalRecordError(f"bad round number {round_no!r}")
-        if not isinstance(data, Mapping):
-            raise JournalRecordError(f"record data must be a mapping, not {type(data).__name__}")
-        data_text = canonical_json(dict(data))
+        if type(data) is not dict:
+            if not isinstance(data, Mapping):
+                raise JournalRecordError(
+                    f"record data must be a mapping, not {type(data).__name__}"
+                )
+            data = dict(data)
+        data_text = canonical_json(data)
         with self._lock:
             row_id = self._write(kind, round_no, lambda *_: data_text)
             if kind in SEAL_AFTER and self._sealing is not None:
@@ -228,17 +241,22 @@ class Journal:
         """Insert one row (in its own transaction unless a batch is open); call with the lock."""
         if self._closed:
             raise JournalClosedError("the journal is closed")
+        if self._batch_broken:
+            # A row of this batch was broken off: the chain held in memory may be behind
+            # the transaction, so nothing more goes in; the batch rolls back.
+            raise JournalWriteError("an earlier row of this batch failed; it is rolled back")
         ts = format_ts(self._clock())
         try:
             # The chain's tail is read inside the write transaction, not trusted from
             # memory: an exception that broke off an earlier append (a signal handler
             # raising between COMMIT and the bookkeeping) cannot fork the chain.
-            if not self._in_batch:
+            if self._in_batch:
+                # The batch read the tail when it began its transaction (no one else
+                # writes inside it); each row of the batch follows the one before.
+                prev_id, prev_hash = self._last_id, self._last_hash
+            else:
                 self._conn.execute("BEGIN IMMEDIATE")
-            last = self._conn.execute(
-                "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
-            ).fetchone()
-            prev_id, prev_hash = last if last else (0, GENESIS_HASH)
+                prev_id, prev_hash = self._read_tail()
             row_id = prev_id + 1
             data_text = make_data(row_id, ts, prev_hash)
             digest = row_hash(
@@ -253,7 +271,9 @@ class Journal:
         except BaseException as err:
             if self._conn.in_transaction and not self._in_batch:
                 self._conn.execute("ROLLBACK")
-            if not self._in_batch:
+            if self._in_batch:
+                self._batch_broken = True
+            else:
                 self._pending_epoch = None
             if isinstance(err, sqlite3.Error):
                 raise JournalWriteError(f"journal write failed: {err}") from err
@@ -264,6 +284,13 @@ class Journal:
         if not self._in_batch:
             self._committed()
         return row_id
+
+    def _read_tail(self) -> tuple[int, str]:
+        """The last row's id and hash as the database holds them (inside a transaction)."""
+        last = self._conn.execute(
+            "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        return (last[0], last[1]) if last else (0, GENESIS_HASH)
 
     def _committed(self) -> None:
         """After a commit: the head record, and the sealing key moved on past a new seal."""
@@ -303,11 +330,18 @@ class Journal:
             before = self._last_id, self._last_hash
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
+                # Read inside the transaction, once for the whole batch (see _write).
+                self._last_id, self._last_hash = self._read_tail()
             except sqlite3.Error as err:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                self._last_id, self._last_hash = before
                 raise JournalWriteError(f"journal write failed: {err}") from err
             self._in_batch = True
             try:
                 yield
+                if self._batch_broken:
+                    raise JournalWriteError("a row of this batch failed; none of it was kept")
                 self._conn.execute("COMMIT")
             except BaseException as err:
                 if self._conn.in_transaction:
@@ -319,6 +353,7 @@ class Journal:
                 raise
             finally:
                 self._in_batch = False
+                self._batch_broken = False
             self._committed()
 
     def rows(self, **filters: Any) -> Iterator[Row]:

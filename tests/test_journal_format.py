@@ -1,0 +1,136 @@
+"""The journal's row format written fast, byte for byte as docs/journal.md defines it.
+
+The writer formats timestamps with ``isoformat`` and writes a row's header array directly
+(issue 15: the station writes ~137 rows a round). These tests hold those shortcuts to the
+definitions in docs/journal.md ("hash = sha256(prev_hash + canonical JSON of [id, ts, kind,
+round] + data)", timestamps ``%Y-%m-%dT%H:%M:%S.%fZ`` in UTC), computed here with
+``hashlib``/``json``/``strftime`` directly, and check that one failed row fails its whole
+group commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.journal.format import canonical_json, format_ts, row_hash
+from controller.journal.store import Journal, JournalWriteError
+from controller.journal.verify import VerifyCase, verify
+
+
+def reference_hash(prev: str, header: list[object], data_text: str) -> str:
+    """docs/journal.md's recipe, written out with the standard library."""
+    header_text = json.dumps(
+        header,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=True,
+        allow_nan=False,
+    )
+    return hashlib.sha256((prev + header_text + data_text).encode()).hexdigest()
+
+
+def test_a_hand_worked_row_hash() -> None:
+    # The bytes hashed, written out by hand: 64 zeros, then the header array, then data.
+    text = "0" * 64 + '[1,"2026-11-30T09:00:00.123456Z","card",4]' + '{"card":"7S","seat":1}'
+    expected = hashlib.sha256(text.encode()).hexdigest()
+    got = row_hash(
+        "0" * 64,
+        row_id=1,
+        ts="2026-11-30T09:00:00.123456Z",
+        kind="card",
+        round_no=4,
+        data_text='{"card":"7S","seat":1}',
+    )
+    assert got == expected
+    none_round = row_hash(
+        "0" * 64, row_id=7, ts="2026-11-30T09:00:00.123456Z", kind="seal", round_no=None,
+        data_text="{}",
+    )  # fmt: skip
+    by_hand = "0" * 64 + '[7,"2026-11-30T09:00:00.123456Z","seal",null]{}'
+    assert none_round == hashlib.sha256(by_hand.encode()).hexdigest()
+
+
+@given(
+    row_id=st.one_of(st.integers(min_value=0, max_value=2**62), st.booleans()),
+    ts=st.one_of(
+        st.datetimes(timezones=st.just(UTC)).map(format_ts),
+        st.text(max_size=40),
+    ),
+    kind=st.one_of(st.from_regex(r"[a-z][a-z0-9_]{0,63}", fullmatch=True), st.text(max_size=20)),
+    round_no=st.one_of(st.none(), st.integers(min_value=-(2**40), max_value=2**40)),
+    data_text=st.text(max_size=60),
+)
+def test_row_hash_is_the_documented_recipe_for_any_row(
+    row_id: int, ts: str, kind: str, round_no: int | None, data_text: str
+) -> None:
+    """Plain rows (the writer's) and odd ones (a tampered file read by verify) alike."""
+    prev = "a" * 64
+    got = row_hash(prev, row_id=row_id, ts=ts, kind=kind, round_no=round_no, data_text=data_text)
+    assert got == reference_hash(prev, [row_id, ts, kind, round_no], data_text)
+
+
+@given(
+    moment=st.datetimes(
+        min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
+    ),
+    offset_minutes=st.integers(min_value=-23 * 60, max_value=23 * 60),
+)
+def test_timestamps_are_utc_strftime_for_any_moment(moment: datetime, offset_minutes: int) -> None:
+    zone = timezone(timedelta(minutes=offset_minutes))
+    local = moment.astimezone(zone)
+    expected = moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    assert format_ts(moment) == expected
+    assert format_ts(local) == expected  # the same moment seen from another zone
+
+
+def test_canonical_json_is_sorted_compact_ascii() -> None:
+    assert canonical_json({"b": 1, "a": ["é", None, True]}) == '{"a":["\\u00e9",null,true],"b":1}'
+
+
+def test_a_failed_row_fails_its_whole_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One event's rows are one transaction: a row broken off inside it (the caller even
+    catching the error) leaves none of the event's rows and a chain that verifies."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("station_started", {})
+        real = journal._conn
+
+        class Failing:
+            """The connection, refusing the second INSERT of the batch."""
+
+            inserts = 0
+
+            def __getattr__(self, name: str) -> object:
+                return getattr(real, name)
+
+            def execute(self, sql: str, *args: object) -> object:
+                if sql.startswith("INSERT"):
+                    Failing.inserts += 1
+                    if Failing.inserts == 2:
+                        raise KeyboardInterrupt  # broken off after the first row
+                return real.execute(sql, *args)
+
+        monkeypatch.setattr(journal, "_conn", Failing())
+        with pytest.raises(JournalWriteError, match="none of it was kept"), journal.batch():
+            journal.append("event", {"n": 1})
+            with pytest.raises(KeyboardInterrupt):
+                journal.append("event", {"n": 2})
+            # The caller carries on: nothing more is taken into the broken batch.
+            with pytest.raises(JournalWriteError, match="earlier row"):
+                journal.append("event", {"n": 3})
+        monkeypatch.setattr(journal, "_conn", real)
+        assert journal.last_id == 1
+        with journal.batch():
+            assert journal.append("event", {"n": 4}) == 2
+            assert journal.append("event", {"n": 5}) == 3
+        assert [r.id for r in journal.rows()] == [1, 2, 3]
+    assert verify(path).case is VerifyCase.INTACT
