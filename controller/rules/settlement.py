@@ -155,7 +155,6 @@ _LOSE: Final = Outcome.LOSE
 _PUSH: Final = Outcome.PUSH
 _BLACKJACK: Final = Outcome.BLACKJACK
 _BUST: Final = HandStatus.BUST
-_SEVEN: Final = Rank.SEVEN
 _NEW_TUPLE: Final = tuple.__new__
 
 
@@ -171,11 +170,8 @@ def _main_payment(
     super_bonus_hand: bool = False,
     note: str = "",
 ) -> Payment:
-    """A main-wager :class:`Payment`, the fields in their order, built by ``tuple.__new__``.
-
-    The same tuple ``Payment(...)`` builds; but a NamedTuple's ``__new__`` is Python code,
-    which the compiled build cannot call without a Python frame (0.3 us a payment).
-    """
+    """A main-wager :class:`Payment` (the fields in order) without NamedTuple's ``__new__``:
+    that is Python code, a Python frame per payment in the compiled build (0.3 us)."""
     return _NEW_TUPLE(
         _PAYMENT,
         (seat, _MAIN, outcome, net, hand, odds, bonus, super_bonus, super_bonus_hand, note, 0),
@@ -262,7 +258,7 @@ def _winning_hand(hand: PlayerHand, dealer: DealerResult, stake: int) -> Payment
     # amount depends on the wager ($5 or more); the other players' $50 on the hand itself.
     super_hand = (
         bonus in (Bonus.SEVEN_SEVEN_SEVEN_SUITED, Bonus.SEVEN_SEVEN_SEVEN_SPADES)
-        and dealer.up_card.rank is _SEVEN
+        and dealer.up_card.rank is Rank.SEVEN
         and not hand.from_split
     )
     extra = super_bonus_cents(hand.wager) if super_hand else 0
