@@ -12,7 +12,7 @@ The hole card is held as a :class:`SealedCard` until :meth:`Round.reveal_hole`.
 Speed: the house-edge run plays ten million rounds through this class, so its hot path
 is written for CPython (each trick carries the figure that justified it): the steps are
 shared immutable objects looked up in tables, legal moves are an int mask, the players'
-turn is a cursor (seat index, hand index) that never re-walks finished hands, the totals
+turn (:mod:`controller.rules.turn`) is a cursor that never re-walks finished hands, the totals
 are running integers, the initial deal can come in one call (:meth:`Round.deal_initial`),
 and payments are named tuples.
 """
@@ -31,7 +31,6 @@ from controller.rules.errors import (
     WagerError,
 )
 from controller.rules.hands import (
-    BLACKJACK_TOTAL,
     HandStatus,
     PlayerHand,
     hole_card_gives_blackjack,
@@ -43,8 +42,6 @@ from controller.rules.places import (
     PEEK_FOR_ACE,
     PEEK_FOR_TEN,
     SECOND_CARD,
-    card_step,
-    decision_step,
     insurance_step,
     table_setup,
 )
@@ -56,8 +53,6 @@ from controller.rules.settlement import (
     match_the_dealer,
     settle_hand,
     settle_insurance,
-    settle_rescue,
-    settle_surrender,
 )
 from controller.rules.steps import (
     NEED_REVEAL,
@@ -72,6 +67,7 @@ from controller.rules.steps import (
     Step,
     describe,
 )
+from controller.rules.turn import Turn
 
 PEEK_RANKS: Final = frozenset({Rank.ACE, Rank.KING, Rank.QUEEN, Rank.JACK})  # PA 635a.7(g)
 DEALER_STANDS: Final = 17  # PA 635a.7(l)
@@ -79,29 +75,8 @@ DEALER_STANDS: Final = 17  # PA 635a.7(l)
 # Module constants are Final, one name a line: the compiled build (mypyc) keeps a Final in a
 # C variable, where any other module name is a dict lookup by string on every read (12% of
 # the compiled like-for-like loop was such lookups). Pure Python reads both alike.
-_PLAYING: Final = HandStatus.PLAYING
-_AWAITING_CARD: Final = HandStatus.AWAITING_CARD
-_DOUBLED: Final = HandStatus.DOUBLED
-_STOOD: Final = HandStatus.STOOD
 _BLACKJACK: Final = HandStatus.BLACKJACK
-_BUST: Final = HandStatus.BUST
-_TWENTY_ONE: Final = HandStatus.TWENTY_ONE
-_SURRENDERED: Final = HandStatus.SURRENDERED
-_RESCUED: Final = HandStatus.RESCUED
-_STAND: Final = Decision.STAND
-_HIT: Final = Decision.HIT
-_DOUBLE: Final = Decision.DOUBLE
-_SPLIT: Final = Decision.SPLIT
-_SURRENDER: Final = Decision.SURRENDER
-_RESCUE: Final = Decision.RESCUE
-_STAND_BIT: Final[int] = _STAND.bit
-_STAND_OR_RESCUE_BITS: Final[int] = _STAND.bit | _RESCUE.bit
-_HIT_BIT: Final[int] = _HIT.bit
-_DOUBLE_BIT: Final[int] = _DOUBLE.bit
-_SPLIT_BIT: Final[int] = _SPLIT.bit
-_SURRENDER_BIT: Final[int] = _SURRENDER.bit
 _INITIAL: Final = CardRole.INITIAL
-_UP: Final = CardRole.UP
 _HOLE: Final = CardRole.HOLE
 _SECOND: Final = CardRole.SECOND
 _DRAW: Final = CardRole.DRAW
@@ -128,12 +103,10 @@ class Round:
         "_dealer_ace",
         "_dealer_bj",
         "_dealer_hard",
-        "_hand_index",
         "_has_match",
         "_insurance_open",
-        "_pending_role",
         "_plan",
-        "_seat_index",
+        "_turn",
         "dealer_cards",
         "decisions",
         "decks",
@@ -176,9 +149,7 @@ class Round:
         self._dealer_ace = False
         self._dealer_bj = False
         self._cursor = 0  # the next place of the initial deal
-        self._seat_index = 0  # the players' turn: a cursor, never a re-walk of the seats
-        self._hand_index = 0
-        self._pending_role = _HIT_ROLE
+        self._turn = Turn(profile, seats, self.hands)  # the players' turn, a cursor
         self.step: Step = self._plan[0]
 
     # --- what the round shows -------------------------------------------------------------
@@ -229,7 +200,8 @@ class Round:
             raise OutOfTurnError(f"only the hole card is dealt face down, not {describe(step)}")
         # The roles a round meets most often first (a player card, then a dealer draw).
         if role is _HIT_ROLE or role is _DOUBLE_ROLE or role is _SPLIT_ROLE:
-            self._player_card(self.hands[self.seats[self._seat_index]][self._hand_index], card)
+            self._turn.card(card)
+            self.step = self._players_or_dealer()
         elif role is _DRAW:
             self._dealer_add(card)
             self.step = self._dealer_step()
@@ -327,7 +299,7 @@ class Round:
         self.peek_answer = blackjack
         self._settle_insurance(blackjack)
         # PA 635a.7(g): on a blackjack no additional cards; every wager is settled.
-        self.step = NEED_REVEAL if blackjack else self._player_step()
+        self.step = NEED_REVEAL if blackjack else self._players_or_dealer()
 
     def decide(self, seat: int, decision: Decision) -> None:
         """Apply a player's decision to the hand whose turn it is.
@@ -341,7 +313,7 @@ class Round:
             raise OutOfTurnError(
                 f"seat {seat}: {decision.value} out of turn: waiting for {describe(step)}"
             )
-        hand = self.hands[self.seats[self._seat_index]][self._hand_index]
+        hand = self._turn.current()
         if seat != step.seat:
             raise OutOfTurnError(
                 f"seat {seat}: {decision.value} out of turn: it is {hand.label}'s decision"
@@ -353,8 +325,10 @@ class Round:
                 f"{hand.label}: {decision.value} is not allowed on {cards} ({why})"
             )
         self.decisions.append((seat, hand.index, decision))
-        self._apply(hand, decision)
-        self.step = self._player_step()
+        payment = self._turn.apply(hand, decision)
+        if payment is not None:  # a surrender or a rescue is settled at once
+            self._record(hand, payment)
+        self.step = self._players_or_dealer()
 
     def reveal_hole(self) -> Card:
         """Turn the hole card face up and return it (PA 635a.7(k)).
@@ -439,7 +413,7 @@ class Round:
                 hand = self.hands[seat][0]
                 if hand.status is _BLACKJACK:
                     self._record(hand, self._settle(hand))
-        return self._player_step()
+        return self._players_or_dealer()
 
     def _settle_insurance(self, dealer_blackjack: bool) -> None:
         if self._insurance_open:
@@ -447,114 +421,9 @@ class Round:
             for seat, cents in self.insurance.items():
                 self.payments.append(settle_insurance(seat, cents, dealer_blackjack))
 
-    # --- players --------------------------------------------------------------------------
-
-    def _current_hand(self) -> PlayerHand:
-        return self.hands[self.seats[self._seat_index]][self._hand_index]
-
-    def _player_step(self) -> Step:
-        # The cursor lives in locals while it moves: attribute writes per hand skipped and
-        # len() per loop turn cost ~1 us a round (len was called 36 times a round).
-        seats = self.seats
-        seat_count = len(seats)
-        i, j = self._seat_index, self._hand_index
-        while i < seat_count:
-            hands = self.hands[seats[i]]
-            hand_count = len(hands)
-            while j < hand_count:
-                hand = hands[j]
-                status = hand.status
-                if status is _PLAYING:
-                    if len(hand.cards) == 1:  # a split hand waits for its second card
-                        self._seat_index, self._hand_index = i, j
-                        hand.status = _AWAITING_CARD
-                        self._pending_role = _SPLIT_ROLE
-                        return card_step(_SPLIT_ROLE, hand.seat, j)
-                    mask = self._legal(hand, hand_count)
-                    if mask != _STAND_BIT:
-                        self._seat_index, self._hand_index = i, j
-                        return decision_step(hand.seat, j, mask)
-                    hand.status = _STOOD  # e.g. a split ace that may not be hit
-                elif status is _AWAITING_CARD:
-                    self._seat_index, self._hand_index = i, j
-                    return card_step(self._pending_role, hand.seat, j)
-                elif status is _DOUBLED:
-                    self._seat_index, self._hand_index = i, j
-                    return decision_step(hand.seat, j, _STAND_OR_RESCUE_BITS)
-                j += 1
-            i += 1
-            j = 0
-        self._seat_index, self._hand_index = i, j
-        return self._dealer_step()
-
-    def _legal(self, hand: PlayerHand, hands_at_seat: int) -> int:
-        profile = self.profile
-        cards = hand.cards
-        from_split = hand.from_split
-        split_aces = from_split and cards[0].points == 1
-        mask = _STAND_BIT
-        if not split_aces or profile.hit_split_aces:
-            mask |= _HIT_BIT
-        # ASSUMPTION (635a.10): double on any number of cards.
-        if (not from_split or profile.double_after_split) and (
-            not split_aces or profile.double_split_aces
-        ):
-            mask |= _DOUBLE_BIT
-        if len(cards) == 2:
-            first = cards[0]
-            if (
-                first.rank is cards[1].rank
-                and hands_at_seat < profile.max_split_hands
-                and (first.points != 1 or not from_split or profile.resplit_aces)
-            ):
-                mask |= _SPLIT_BIT
-            # ASSUMPTION (635a.9): late surrender on the initial two cards.
-            if profile.surrender and not from_split:
-                mask |= _SURRENDER_BIT
-        return mask
-
-    def _apply(self, hand: PlayerHand, decision: Decision) -> None:
-        if decision is _STAND:
-            hand.status = _STOOD
-        elif decision is _HIT:
-            hand.status = _AWAITING_CARD
-            self._pending_role = _HIT_ROLE
-        elif decision is _DOUBLE:
-            hand.double_cents = hand.wager
-            hand.status = _AWAITING_CARD
-            self._pending_role = _DOUBLE_ROLE
-        elif decision is _SPLIT:
-            hands = self.hands[hand.seat]
-            second = hand.cards.pop()
-            hand.hard -= second.points
-            hand.has_ace = hand.cards[0].points == 1
-            hand.from_split = True
-            new = PlayerHand(hand.seat, hand.index + 1, hand.wager, from_split=True)
-            new.add(second)
-            hands.insert(hand.index + 1, new)
-            for i, h in enumerate(hands):
-                h.index = i
-        elif decision is _SURRENDER:
-            hand.status = _SURRENDERED
-            self._record(hand, settle_surrender(hand))
-        else:  # RESCUE
-            hand.status = _RESCUED
-            self._record(hand, settle_rescue(hand))
-
-    def _player_card(self, hand: PlayerHand, card: Card) -> None:
-        hand.add(card)
-        hard = hand.hard
-        total = hard + 10 if hand.has_ace and hard <= 11 else hard
-        if total > BLACKJACK_TOTAL:
-            hand.status = _BUST
-        elif total == BLACKJACK_TOTAL:
-            hand.status = _TWENTY_ONE  # PA 635a.7(j)(1): no draw on 21
-        elif self._pending_role is _DOUBLE_ROLE:
-            # PA 635a.7(j)(2): one card after a double; rescue may still follow.
-            hand.status = _DOUBLED if self.profile.rescue else _STOOD
-        else:
-            hand.status = _PLAYING
-        self.step = self._player_step()
+    def _players_or_dealer(self) -> Step:
+        step = self._turn.next_step()
+        return self._dealer_step() if step is None else step
 
     # --- dealer ---------------------------------------------------------------------------
 
