@@ -200,8 +200,10 @@ class Round:
             raise OutOfTurnError(f"only the hole card is dealt face down, not {describe(step)}")
         # The roles a round meets most often first (a player card, then a dealer draw).
         if role is _HIT_ROLE or role is _DOUBLE_ROLE or role is _SPLIT_ROLE:
-            self._turn.card(card)
-            self.step = self._players_or_dealer()
+            turn = self._turn
+            turn.card(card)
+            after = turn.next_step()  # inline _players_or_dealer: the commonest card
+            self.step = self._dealer_step() if after is None else after
         elif role is _DRAW:
             self._dealer_add(card)
             self.step = self._dealer_step()

@@ -364,17 +364,19 @@ def play_seat(round_: Round, seat: int, draw: Callable[[], Card], profile: Profi
     hands = round_.hands[seat]
     while True:
         step = round_.step
-        if isinstance(step, NeedDecision):
+        kind = type(step)  # one type() and identity tests: cheaper than an isinstance chain
+        if kind is NeedDecision:
+            assert isinstance(step, NeedDecision)
             round_.decide(seat, choose_by_mask(hands[step.hand].cards, up, step.mask, profile))
-        elif isinstance(step, NeedCard):
+        elif kind is NeedCard:
             round_.deal(draw())
-        elif isinstance(step, NeedPeek):
+        elif kind is NeedPeek:
             hole = round_.hole
             assert hole is not None  # a peek is due only with the hole card dealt
             round_.peek(hole_card_gives_blackjack(up, hole.reveal()))
-        elif isinstance(step, NeedReveal):
+        elif kind is NeedReveal:
             round_.reveal_hole()
-        elif isinstance(step, NeedInsurance):
+        elif kind is NeedInsurance:
             round_.take_insurance({})
         else:
             return
