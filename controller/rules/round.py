@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
 from typing import Final
 
-from controller.rules.cards import Card, Rank, SealedCard
+from controller.rules.cards import Card, Rank
 from controller.rules.errors import (
     HoleCardMismatchError,
     IllegalDecisionError,
@@ -46,6 +46,7 @@ from controller.rules.places import (
     table_setup,
 )
 from controller.rules.profiles import Profile
+from controller.rules.sealed import SealedCard
 from controller.rules.settlement import (
     DealerResult,
     Payment,
