@@ -57,7 +57,7 @@ typecheck: $(STAMP)
 MYPYC := build/mypyc
 MYPYC_STAMP := $(MYPYC)/.built
 $(MYPYC_STAMP): $(STAMP) setup.py pyproject.toml $(wildcard controller/rules/*.py) \
-    controller/simulation/strategy.py
+    controller/simulation/strategy.py controller/simulation/montecarlo.py
 	rm -rf $(MYPYC) build/mypyc-objects
 	DEALER_STATION_MYPYC=1 nice $(BIN)/pip install --quiet --no-deps --no-build-isolation \
 	    --target $(MYPYC) .

@@ -6,8 +6,8 @@
 - ``like-for-like``: what cardsharp's ``spanish21`` variant plays: one seat, basic strategy
   (:mod:`controller.simulation.strategy`), a new :class:`~controller.rules.round.Round` per
   hand, full settlement with the bonuses, a six-deck shoe reshuffled at 75% penetration
-  (cardsharp's default), no insurance. The round is played by
-  :func:`controller.simulation.strategy.play_seat`, as in the house-edge run.
+  (cardsharp's default), no insurance. The shoe and the round are
+  :mod:`controller.simulation.montecarlo`'s, as in the house-edge run.
 
 Both figures include this driver (drawing cards, choosing decisions), as the table procedure
 or a simulation pays for it too; so does the peer's. Time is CPU time (``time.process_time``
@@ -61,11 +61,10 @@ from controller.rules.steps import (
     NeedReveal,
     SeatWager,
 )
-from controller.simulation.strategy import play_seat
+from controller.simulation.montecarlo import Shoe, play_hand
 
 SEATS = 7
 RESHUFFLE_BELOW = 80
-PENETRATION = 0.75  # cardsharp's default: reshuffle once 75% of the shoe is dealt
 COMPILED_BUILD = Path(__file__).resolve().parent.parent / "build" / "mypyc"
 CHILD_PREFIX = "CHILD "
 PEER_ARGS = (
@@ -125,22 +124,14 @@ def run_table(rounds: int, profile_code: str, decks: int, seed: int) -> tuple[in
 def run_like_for_like(hands: int, profile_code: str, seed: int) -> tuple[int, int, float]:
     """Play ``hands`` one-seat basic-strategy rounds; return (hands, net cents, CPU seconds)."""
     profile = get_profile(profile_code)
-    decks = 6
-    rnd = random.Random(seed)
-    batch: list[Card] = list(shoe_composition(decks).elements())
-    reshuffle_below = int(len(batch) * (1 - PENETRATION))
-    shoe: list[Card] = []
+    # Six decks dealt down to the cover card 1.5 decks from the end: 75% penetration, as
+    # cardsharp deals by default.
+    shoe = Shoe(6, random.Random(seed), per_round=False)
     wagers = (SeatWager(1, 1000),)
     net = 0
     start = time.process_time()
     for _ in range(hands):
-        if len(shoe) < reshuffle_below:
-            shoe = batch[:]
-            rnd.shuffle(shoe)
-        round_ = Round(profile, decks, wagers)
-        pop = shoe.pop
-        round_.deal_initial([pop() for _ in range(round_.initial_cards_due)])
-        play_seat(round_, 1, pop, profile)
+        round_, _initial = play_hand(profile, 6, wagers, 1, shoe)
         for payment in round_.payments:
             net += payment.net
     return hands, net, time.process_time() - start

@@ -30,22 +30,15 @@ twelve). Pure: no I/O; used by the house-edge benchmark and the simulated player
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 from controller.rules.cards import Card, Suit
-from controller.rules.hands import hole_card_gives_blackjack
 from controller.rules.profiles import Profile
-from controller.rules.round import Round
 from controller.rules.steps import (
     LEGAL_SETS,
     Decision,
-    NeedCard,
-    NeedDecision,
-    NeedInsurance,
-    NeedPeek,
-    NeedReveal,
 )
 
 #: Dealer up-card columns of every chart row.
@@ -350,33 +343,3 @@ def preferred_without_split(cards: Sequence[Card], up_card: Card, chart: Chart) 
     if total >= 18:
         return _STAND
     return _cell_decision(chart.hard_cells[total][column], cards)
-
-
-def play_seat(round_: Round, seat: int, draw: Callable[[], Card], profile: Profile) -> None:
-    """Play a round, its initial deal placed, to the end for one basic-strategy ``seat``.
-
-    The caller's ``draw`` is the shoe; the hole card answers the card reader's peek (as the
-    replay command does); basic strategy never insures. The house-edge run and the
-    like-for-like benchmark (``bench/``) play every round here, so in the compiled build
-    this loop is C too.
-    """
-    up = round_.dealer_cards[0]
-    hands = round_.hands[seat]
-    while True:
-        step = round_.step
-        kind = type(step)  # one type() and identity tests: cheaper than an isinstance chain
-        if kind is NeedDecision:
-            assert isinstance(step, NeedDecision)
-            round_.decide(seat, choose_by_mask(hands[step.hand].cards, up, step.mask, profile))
-        elif kind is NeedCard:
-            round_.deal(draw())
-        elif kind is NeedPeek:
-            hole = round_.hole
-            assert hole is not None  # a peek is due only with the hole card dealt
-            round_.peek(hole_card_gives_blackjack(up, hole.reveal()))
-        elif kind is NeedReveal:
-            round_.reveal_hole()
-        elif kind is NeedInsurance:
-            round_.take_insurance({})
-        else:
-            return
