@@ -67,7 +67,8 @@ compiled: $(MYPYC_STAMP)
 ## The whole suite on the pure-Python modules, then on the compiled ones the rules tests and
 ## the table tests that drive a Round (procedure, hole card, recovery, replay): ~16 s.
 COMPILED_TESTS := tests/test_rules_*.py tests/test_strategy.py tests/test_house_edge.py \
-    tests/test_procedure.py tests/test_holecard.py tests/test_recovery.py tests/test_replay.py
+    tests/test_montecarlo.py tests/test_procedure.py tests/test_holecard.py tests/test_recovery.py \
+    tests/test_replay.py
 unit: $(STAMP) $(MYPYC_STAMP)
 	$(BIN)/pytest -q
 	DEALER_STATION_EXPECT_COMPILED=1 PYTHONPATH=$(MYPYC) $(BIN)/pytest -q -p no:cacheprovider \
