@@ -82,10 +82,10 @@ _HOLE: Final = CardRole.HOLE
 _SECOND: Final = CardRole.SECOND
 _DRAW: Final = CardRole.DRAW
 _HIT_ROLE: Final = CardRole.HIT
-_DEALER_RESULT: Final = DealerResult
-_NEW_TUPLE: Final = tuple.__new__
 _DOUBLE_ROLE: Final = CardRole.DOUBLE
 _SPLIT_ROLE: Final = CardRole.SPLIT
+_DEALER_RESULT: Final = DealerResult
+_NEW_TUPLE: Final = tuple.__new__
 
 
 class Round:
