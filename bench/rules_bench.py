@@ -16,9 +16,12 @@ the fair unit.
 
 Engines: ``pure`` runs the ``.py`` modules; ``compiled`` the mypyc build in ``build/mypyc``
 (``make compiled``; the child runs with ``PYTHONPATH=build/mypyc``), measured when that build
-exists. The peer: ``--peer-python PATH`` names the Python of a separate environment, outside
-this repository, where cardsharp is installed (docs/performance.md gives the commands). Its
-own command line plays the hands (``--simulate --single_cpu --variant spanish21``), its own
+exists; there the like-for-like shoe and seat loop (``montecarlo``) and the strategy are
+compiled with the engine, and only this file's loop over hands stays Python.
+
+The peer: ``--peer-python PATH`` names the Python of a separate environment, outside this
+repository, where cardsharp is installed (docs/performance.md gives the commands). Its own
+command line plays the hands (``--simulate --single_cpu --variant spanish21``), its own
 strategy and shoe included, as our driver is in ours; its CPU time is taken from the
 child's rusage, less the CPU time of a one-game run (interpreter start and imports). The
 engines and the peer run interleaved, ``--repeats`` times; the median counts.
