@@ -43,11 +43,10 @@ def test_each_listed_module_is_the_build_this_run_asked_for(source: str) -> None
 
 # Modules the compiled build must leave as Python, and why (each broke a test when compiled).
 STAY_PURE = {
-    # SeatWager and check_wager see wagers as they arrive from outside: compiled code
-    # reading an int field turns True into 1 and refuses 12.5 with a TypeError, where the
-    # rules refuse both with a WagerError (tests/test_rules_conformance.py).
+    # SeatWager holds wagers as they arrive from outside: a compiled int field turns True
+    # into 1 and refuses 12.5 with a TypeError, where the rules refuse both with a
+    # WagerError (tests/test_rules_conformance.py; check_wager reads the fields untyped).
     "controller/rules/steps.py",
-    "controller/rules/legality.py",
     # The table's WithheldCard subclasses SealedCard; a compiled class refuses a Python
     # subclass at run time (tests/test_recovery.py).
     "controller/rules/sealed.py",

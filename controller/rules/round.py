@@ -20,7 +20,6 @@ and payments are named tuples.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from operator import attrgetter
 from typing import Final
 
 from controller.rules.cards import Card, Rank
@@ -36,7 +35,7 @@ from controller.rules.hands import (
     hole_card_gives_blackjack,
     outcome_can_change,
 )
-from controller.rules.legality import check_cents, check_wager, why_illegal
+from controller.rules.legality import check_cents, seat_wagers, why_illegal
 from controller.rules.places import (
     DRAW_CARD,
     PEEK_FOR_ACE,
@@ -128,7 +127,7 @@ class Round:
     def __init__(self, profile: Profile, decks: int, wagers: Iterable[SeatWager]) -> None:
         self.profile = profile
         self.decks = decks
-        ordered, seats, has_match = _seated(profile, wagers)
+        ordered, seats, has_match = seat_wagers(profile, wagers)
         self.wagers: dict[int, SeatWager] = {w.seat: w for w in ordered}
         self.hands: dict[int, list[PlayerHand]] = {
             w.seat: [PlayerHand(w.seat, 0, w.wager)] for w in ordered
@@ -478,35 +477,3 @@ class Round:
         )
         self.final_from = len(self.payments)
         self.payments.extend(final)
-
-
-_SEAT_OF: Final = attrgetter("seat")  # a C getter: a lambda sort key costs a Python call per seat
-
-Seated = tuple[tuple[SeatWager, ...], tuple[int, ...], bool]
-# The last wagers checked, kept with the profile they were checked against and compared by
-# identity: a simulation deals thousands of rounds to one tuple of wagers, and sorting and
-# checking it again each round cost 0.7 us of a 7 us round. Only a tuple of SeatWagers (frozen)
-# is kept, so what was checked cannot have changed.
-_LAST_SEATED: Final[list[tuple[object, Profile, Seated]]] = []
-
-
-def _seated(profile: Profile, wagers: Iterable[SeatWager]) -> Seated:
-    """The wagers by seat, checked (see :class:`Round`), their seats, and "a Match wager"."""
-    if _LAST_SEATED:
-        last, last_profile, seated = _LAST_SEATED[0]
-        if last is wagers and last_profile is profile:
-            return seated
-    ordered = tuple(sorted(wagers, key=_SEAT_OF))
-    seen: dict[int, SeatWager] = {}
-    has_match = False
-    for w in ordered:
-        check_wager(w, profile, seen)
-        seen[w.seat] = w
-        if w.match:
-            has_match = True
-    if not ordered:
-        raise WagerError("a round needs at least one seat with a wager")
-    seated = (ordered, tuple(seen), has_match)
-    if type(wagers) is tuple and all(type(w) is SeatWager for w in ordered):
-        _LAST_SEATED[:] = [(wagers, profile, seated)]
-    return seated
