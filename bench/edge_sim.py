@@ -1,13 +1,15 @@
-"""The Monte Carlo behind ``bench/house_edge.py``: shoes, one round through the engine,
-worker processes with one seed stream each.
+"""The Monte Carlo behind ``bench/house_edge.py``: the tally of each round, worker
+processes with one seed stream each.
 
-Every round is played by :class:`controller.rules.round.Round` (the code the station settles
-with) for one seat following :mod:`controller.simulation.strategy`; the simulation plays the
-shoe and the card reader (it answers the peek from the hole card, as the replay command does).
+Every round is dealt and played by :mod:`controller.simulation.montecarlo` (its shoe, one
+seat following :mod:`controller.simulation.strategy`, through
+:class:`controller.rules.round.Round`, the code the station settles with); this module adds
+up the results and runs the workers.
 """
 
 from __future__ import annotations
 
+import importlib.machinery
 import multiprocessing as mp
 import random
 import sys
@@ -16,32 +18,30 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from queue import Empty
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# Appended, not inserted: PYTHONPATH=build/mypyc (the compiled rules engine) must come first.
+sys.path.append(str(Path(__file__).resolve().parent.parent))
 
-from controller.rules.cards import ALL_CARDS, CARDS_PER_DECK, Card
-from controller.rules.hands import hole_card_gives_blackjack
+from controller.rules import round as round_module
 from controller.rules.profiles import MatchPayTable, Profile
-from controller.rules.round import Round
 from controller.rules.settlement import WagerKind
-from controller.rules.steps import (
-    NeedCard,
-    NeedDecision,
-    NeedInsurance,
-    NeedPeek,
-    NeedReveal,
-    SeatWager,
-)
-from controller.simulation.strategy import choose
+from controller.rules.steps import SeatWager
+from controller.simulation.montecarlo import Shoe, play_hand
 
 WAGER_CENTS = 2_500  # $25: the super bonus is then $5,000 = 200 wagers, as for a $5 wager
 MATCH_CENTS = 500
 SEAT = 1
-COVER_DECKS_BEHIND = 1.5  # decks left behind the cover card in --shuffle shoe
 PROGRESS_EVERY = 5_000
 MAX_WORKERS = 1_000
 _WAGERS = (SeatWager(SEAT, WAGER_CENTS, MATCH_CENTS),)
 _MAIN, _MATCH = WagerKind.MAIN, WagerKind.MATCH
 _TABLE_A = MatchPayTable.A
+
+
+def engine_build() -> str:
+    """Which rules engine this process loaded: ``compiled`` (the mypyc build, see
+    ``make compiled``) or ``pure`` (the ``.py`` modules)."""
+    path = round_module.__file__ or ""
+    return "compiled" if path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else "pure"
 
 
 @dataclass(slots=True)
@@ -65,42 +65,6 @@ class Tally:
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
 
-class Shoe:
-    """The cards, dealt either from a fresh shuffle each round or from continuous shoes."""
-
-    def __init__(self, decks: int, rng: random.Random, *, per_round: bool) -> None:
-        self.cards: list[Card] = [c for c in ALL_CARDS for _ in range(decks)]
-        self.size = len(self.cards)
-        self.rng = rng
-        self.random = rng.random  # bound once: draw() runs ~6 times a round
-        self.per_round = per_round
-        self.cover_at = len(self.cards) - int(COVER_DECKS_BEHIND * CARDS_PER_DECK)
-        self.next = 0
-        self.cover_seen = False
-        if not per_round:
-            rng.shuffle(self.cards)
-
-    def new_round(self) -> None:
-        """Start a round: a fresh shuffle (per round), or a reshuffle after the cover card."""
-        if self.per_round:
-            self.next = 0
-        elif self.cover_seen:
-            self.rng.shuffle(self.cards)
-            self.next = 0
-            self.cover_seen = False
-
-    def draw(self) -> Card:
-        """The next card. Per round, a partial Fisher-Yates shuffle draws it uniformly."""
-        cards, i = self.cards, self.next
-        if self.per_round:
-            j = i + int(self.random() * (self.size - i))
-            cards[i], cards[j] = cards[j], cards[i]
-        elif i == self.cover_at:
-            self.cover_seen = True
-        self.next = i + 1
-        return cards[i]
-
-
 def play_round(
     profile: Profile, decks: int, shoe: Shoe, pays: tuple[tuple[int, int], ...], tally: Tally
 ) -> None:
@@ -108,37 +72,8 @@ def play_round(
 
     ``pays`` are :func:`match_pays` of Match the Dealer pay tables A and B, in that order.
     """
-    shoe.new_round()
-    round_ = Round(profile, decks, _WAGERS)
-    draw = shoe.draw
-    # The initial deal in one call, in shoe order: the seat, the up card, the seat, the
-    # hole card where the profile deals one (NJ deals three cards here).
-    initial = [draw() for _ in range(round_.initial_cards_due)]
+    round_, initial = play_hand(profile, decks, _WAGERS, SEAT, shoe)
     first, up, second = initial[0], initial[1], initial[2]
-    if shoe.cover_seen and not round_.reshuffle_due:
-        round_.cover_card()
-    round_.deal_initial(initial)
-    hands = round_.hands[SEAT]
-    while True:
-        step = round_.step
-        kind = type(step)
-        if kind is NeedDecision:
-            assert isinstance(step, NeedDecision)
-            round_.decide(SEAT, choose(hands[step.hand].cards, up, step.legal, profile))
-        elif kind is NeedCard:
-            card = draw()
-            if shoe.cover_seen and not round_.reshuffle_due:
-                round_.cover_card()
-            round_.deal(card)
-        elif kind is NeedPeek:
-            assert round_.hole is not None
-            round_.peek(hole_card_gives_blackjack(up, round_.hole.reveal()))
-        elif kind is NeedReveal:
-            round_.reveal_hole()
-        elif kind is NeedInsurance:
-            round_.take_insurance({})  # basic strategy never insures
-        else:
-            break
     main = extra = match = 0
     for payment in round_.payments:
         if payment.wager is _MAIN:

@@ -14,6 +14,11 @@ round``). The published house edges are full-shoe ("off the top") expectations, 
 estimates exactly the published quantity. ``--shuffle shoe`` deals continuous shoes with a
 cover card 1.5 decks from the end, as at the table, which adds the small cut-card effect.
 
+Workers: ``--workers`` processes (default: one per core), worker ``w`` dealing from its own
+seed ``worker_seed(seed, w)``, so a run with the same seed and workers repeats exactly. The
+compiled rules engine (``make compiled``) is used when ``PYTHONPATH=build/mypyc`` is set;
+the report names the engine it ran.
+
 Usage: ``python bench/house_edge.py --rules PA --decks 6 --hands 10000000``
 """
 
@@ -32,13 +37,15 @@ from fractions import Fraction
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# Appended, not inserted: PYTHONPATH=build/mypyc (the compiled rules engine) must come first.
+sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 from edge_sim import (
     MATCH_CENTS,
     MAX_WORKERS,
     WAGER_CENTS,
     Tally,
+    engine_build,
     run_parallel,
     simulate,
     worker_seed,
@@ -234,7 +241,8 @@ def report(
     print(
         f"dealer {'hits' if profile.hit_soft_17 else 'stands on'} soft 17, "
         f"hit/double split aces {profile.hit_split_aces}/{profile.double_split_aces}, "
-        f"shuffle per {args.shuffle}, seed {args.seed}, workers {args.workers}"
+        f"shuffle per {args.shuffle}, seed {args.seed}, workers {args.workers}, "
+        f"rules engine {engine_build()}"
     )
     print(f"hands                     {n:,}")
     print(f"time                      {elapsed:.1f} s ({n / elapsed:,.0f} hands/s)")
@@ -250,6 +258,7 @@ def report(
     figures: dict[str, object] = {
         "rules": profile.code,
         "decks": args.decks,
+        "engine": engine_build(),
         "hands": n,
         "seconds": round(elapsed, 2),
         "hands_per_s": round(n / elapsed),

@@ -26,7 +26,7 @@ class Target:
 
     key: str
     op: str  # ">=", "<" or "=="
-    value: float | bool
+    value: float | bool | str
     text: str  # the target as the issue states it
     source: str  # where the target comes from
 
@@ -49,7 +49,9 @@ class Benchmark:
 
     ``keys`` are the FIGURES keys the script promises (empty: it prints prose only, so its
     full output goes into the document). ``tiny_args`` run it in well under 10 s for
-    tests/test_bench_scripts.py; None means the arguments are not known here yet.
+    tests/test_bench_scripts.py; None means the arguments are not known here yet. ``env``
+    are environment variables the run sets (e.g. ``PYTHONPATH=build/mypyc``: the compiled
+    rules engine), shown in its command.
     """
 
     name: str
@@ -58,6 +60,7 @@ class Benchmark:
     tiny_args: tuple[str, ...] | None
     keys: tuple[str, ...] = ()
     targets: tuple[Target, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
 
     @property
     def path(self) -> Path:

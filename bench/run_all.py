@@ -51,7 +51,19 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         # (docs/performance.md gives the commands); without it only our figures print.
         ("--rounds", "20000", "--hands", "200000", "--repeats", "3"),
         ("--rounds", "200", "--hands", "500", "--repeats", "1"),
-        keys=("rounds_per_s", "hands_per_s", "lfl_hands_per_s", "peer_hands_per_s", "lfl_vs_peer"),
+        # The compiled engine (build/mypyc, `make compiled`: make bench builds it) is
+        # measured beside the pure-Python one when the build exists.
+        keys=(
+            "rounds_per_s",
+            "hands_per_s",
+            "lfl_hands_per_s",
+            "compiled_rounds_per_s",
+            "compiled_lfl_hands_per_s",
+            "compiled_vs_pure",
+            "peer_hands_per_s",
+            "lfl_vs_peer",
+            "compiled_lfl_vs_peer",
+        ),
         targets=(
             Target("rounds_per_s", ">=", 10_000, ">= 10,000 rounds/s, 7 seats, one core", "#2"),
             Target(
@@ -61,7 +73,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
                 ">= 75,000 hands/s like for like (1 seat, basic strategy), one core",
                 "#15",
             ),
-            Target("lfl_vs_peer", ">=", 5, ">= 5x cardsharp spanish21, same run", "#15"),
+            Target(
+                "compiled_lfl_vs_peer",
+                ">=",
+                5,
+                ">= 5x cardsharp spanish21, same run (compiled engine, mypyc)",
+                "#15",
+            ),
         ),
     ),
     Benchmark(
@@ -274,6 +292,27 @@ BENCHMARKS: tuple[Benchmark, ...] = (
             Target("engine_match_mismatches", "==", 0, "0 Match settlement differences", "#8"),
         ),
     ),
+    Benchmark(
+        "House edge, 10 million hands (compiled engine)",
+        "bench/house_edge.py",
+        ("--rules", "PA", "--decks", "6", "--hands", "10000000", "--seed", "200"),
+        ("--rules", "PA", "--decks", "6", "--hands", "2000", "--workers", "2"),
+        keys=(
+            "engine",
+            "hands",
+            "seconds",
+            "cpu_seconds",
+            "hands_per_cpu_s",
+            "main_edge_pct",
+            "main_ci95_half_width_pct",
+            "published_inside_ci95",
+        ),
+        targets=(
+            Target("seconds", "<", 60, "10M hands < 60 s on two cores, 95% CI unchanged", "#15"),
+            Target("engine", "==", "compiled", "run on the compiled engine", "#15"),
+        ),
+        env=(("PYTHONPATH", "build/mypyc"),),
+    ),
 )
 
 
@@ -297,13 +336,15 @@ def split_figures(stdout: str) -> tuple[str, dict[str, object] | None]:
 
 def command_text(bench: Benchmark, args: Sequence[str]) -> str:
     """The command as a reader would type it from the repository root."""
-    return shlex.join([".venv/bin/python", bench.script, *args])
+    env = [f"{name}={value}" for name, value in bench.env]
+    return shlex.join([*env, ".venv/bin/python", bench.script, *args])
 
 
 def _run_once(bench: Benchmark, args: Sequence[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(bench.path), *args],
         cwd=ROOT,
+        env={**os.environ, **dict(bench.env)},
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,

@@ -890,3 +890,23 @@ def test_pa_635a_7_h_1_ii_no_peek_blackjack_against_face_paid_after_dealers_card
     drive(round_, "8D", {2: ["stand"]})
     assert round_.seat_net(1) == 1500
     assert round_.seat_net(2) == 0  # 18 against K 8
+
+
+def test_wagers_dealt_again_are_checked_against_each_profile() -> None:
+    # Round keeps the last tuple of wagers it checked (a simulation deals thousands of rounds
+    # to one tuple): the same tuple under a profile without Match the Dealer is refused
+    # (PA 635a.7(f) offers it; the option match_the_dealer=False does not), and a refused
+    # tuple stays refused.
+    wagers = (SeatWager(2, 1000, 500), SeatWager(1, 1000))
+    first = Round(PENNSYLVANIA, 6, wagers)
+    assert first.seats == (1, 2)
+    assert Round(PENNSYLVANIA, 6, wagers).wagers == first.wagers
+    no_match = PENNSYLVANIA.with_options(match_the_dealer=False)
+    for _ in range(2):
+        with pytest.raises(WagerError, match="seat 2: profile PA offers no Match the Dealer"):
+            Round(no_match, 6, wagers)
+    assert Round(PENNSYLVANIA, 6, wagers).seats == (1, 2)
+    repeated = (SeatWager(1, 1000), SeatWager(1, 500))
+    for _ in range(2):
+        with pytest.raises(WagerError, match="seat 1: listed twice"):
+            Round(PENNSYLVANIA, 6, repeated)

@@ -145,17 +145,19 @@ def _profile_options(options: Mapping[str, Any]) -> dict[str, object]:
         field = fields.get(key)
         if field is None or key in ("code", "name", "citation", "match_tables"):
             raise ReplayError(f"options: unknown profile option {key!r}")
-        kind = getattr(profiles, str(field.type), None)
+        # The annotation's name: text in pure Python, the type itself in the compiled build.
+        type_name = field.type if isinstance(field.type, str) else field.type.__name__
+        kind = getattr(profiles, type_name, None)
         if isinstance(kind, type) and issubclass(kind, Enum):
             try:
                 parsed[key] = kind(value)
             except ValueError as err:
                 choices = ", ".join(str(m.value) for m in kind)
                 raise ReplayError(f"options: {key} must be one of {choices}") from err
-        elif field.type == _type_name(value):
+        elif type_name == _type_name(value):
             parsed[key] = value
         else:
-            wanted = {"bool": "true or false", "int": "a whole number"}.get(str(field.type))
+            wanted = {"bool": "true or false", "int": "a whole number"}.get(type_name)
             raise ReplayError(f"options: {key} must be {wanted or 'left alone'}")
     return parsed
 

@@ -15,6 +15,11 @@ from typing import Final
 
 from controller.rules.errors import ForeignCardError
 
+# The sealed hole card lives in its own module, which the compiled build leaves as Python
+# (the table's WithheldCard subclasses it; a compiled class takes no Python subclass). Still
+# importable from here, where it was first defined.
+from controller.rules.sealed import SealedCard  # noqa: F401
+
 
 class Rank(IntEnum):
     """Card ranks of a Spanish deck; the value is the rank number (A=1, J=11, Q=12, K=13)."""
@@ -105,8 +110,11 @@ _BY_RANK_SUIT: Final = {(c.rank, c.suit): c for c in ALL_CARDS}
 _BY_TEXT: Final = {c.text: c for c in ALL_CARDS}
 
 
-def parse_card(text: str) -> Card:
+def parse_card(text: object) -> Card:
     """Parse a card such as ``7S``, ``KH`` or ``AD`` (case-insensitive).
+
+    ``text`` is typed ``object``: it comes from the outside world, and the compiled build
+    (mypyc) would otherwise refuse a non-string with a TypeError before this check.
 
     Raises:
         ForeignCardError: for a 10 (``10S``, ``TS``) or anything that is not a Spanish card.
@@ -187,32 +195,3 @@ def composition_problems(decks: int, per_rank: Mapping[int, int], total: int) ->
         if count != 4 * decks:
             problems.append(f"rank {rank.symbol}: {count} cards, expected {4 * decks}")
     return problems
-
-
-class SealedCard:
-    """A face-down card whose identity must not leak before the reveal.
-
-    ``repr``/``str``/formatting never show the card; equality and hashing are by identity
-    so that comparing or putting it in a set cannot reveal it either. Only :meth:`reveal`
-    gives the card, and the procedure calls it at the reveal.
-    """
-
-    __slots__ = ("__card",)
-
-    def __init__(self, card: Card) -> None:
-        self.__card = card
-
-    def reveal(self) -> Card:
-        """Return the card. Call only at the reveal."""
-        return self.__card
-
-    def __repr__(self) -> str:
-        return "SealedCard(<face down>)"
-
-    __str__ = __repr__
-
-    def __format__(self, spec: str) -> str:
-        return repr(self)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        raise TypeError("a sealed card cannot be pickled")

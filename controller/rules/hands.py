@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import Enum
+from typing import Final
 
 from controller.rules.cards import Card, Rank
 from controller.rules.profiles import Profile
 
-BLACKJACK_TOTAL = 21
-_ACE = Rank.ACE
-_JACK = Rank.JACK
+BLACKJACK_TOTAL: Final = 21
+# Final: the compiled build keeps these in C variables (see controller/rules/round.py).
+_ACE: Final = Rank.ACE
+_JACK: Final = Rank.JACK
 
 
 def hand_total(cards: Sequence[Card]) -> tuple[int, bool]:
@@ -57,7 +59,7 @@ class HandStatus(Enum):
         return self not in _OPEN
 
 
-_OPEN = frozenset({HandStatus.PLAYING, HandStatus.AWAITING_CARD, HandStatus.DOUBLED})
+_OPEN: Final = frozenset({HandStatus.PLAYING, HandStatus.AWAITING_CARD, HandStatus.DOUBLED})
 
 
 class PlayerHand:

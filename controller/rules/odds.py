@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +26,7 @@ class Odds:
         return f"{self.numerator}:{self.denominator}"
 
 
-EVEN = Odds(1, 1)
-THREE_TO_TWO = Odds(3, 2)
-TWO_TO_ONE = Odds(2, 1)
-THREE_TO_ONE = Odds(3, 1)
+EVEN: Final = Odds(1, 1)
+THREE_TO_TWO: Final = Odds(3, 2)
+TWO_TO_ONE: Final = Odds(2, 1)
+THREE_TO_ONE: Final = Odds(3, 1)

@@ -349,7 +349,7 @@ def _shown(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def get_profile(code: str) -> Profile:
+def get_profile(code: object) -> Profile:
     """The profile for ``PA``, ``NJ`` or ``NY`` (case-insensitive).
 
     Raises:

@@ -12,7 +12,7 @@ The hole card is held as a :class:`SealedCard` until :meth:`Round.reveal_hole`.
 Speed: the house-edge run plays ten million rounds through this class, so its hot path
 is written for CPython (each trick carries the figure that justified it): the steps are
 shared immutable objects looked up in tables, legal moves are an int mask, the players'
-turn is a cursor (seat index, hand index) that never re-walks finished hands, the totals
+turn (:mod:`controller.rules.turn`) is a cursor that never re-walks finished hands, the totals
 are running integers, the initial deal can come in one call (:meth:`Round.deal_initial`),
 and payments are named tuples.
 """
@@ -20,9 +20,9 @@ and payments are named tuples.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from operator import attrgetter
+from typing import Final
 
-from controller.rules.cards import Card, Rank, SealedCard
+from controller.rules.cards import Card, Rank
 from controller.rules.errors import (
     HoleCardMismatchError,
     IllegalDecisionError,
@@ -30,24 +30,22 @@ from controller.rules.errors import (
     WagerError,
 )
 from controller.rules.hands import (
-    BLACKJACK_TOTAL,
     HandStatus,
     PlayerHand,
     hole_card_gives_blackjack,
     outcome_can_change,
 )
-from controller.rules.legality import check_cents, check_wager, why_illegal
+from controller.rules.legality import check_cents, seat_wagers, why_illegal
 from controller.rules.places import (
     DRAW_CARD,
     PEEK_FOR_ACE,
     PEEK_FOR_TEN,
     SECOND_CARD,
-    card_step,
-    decision_step,
     insurance_step,
     table_setup,
 )
 from controller.rules.profiles import Profile
+from controller.rules.sealed import SealedCard
 from controller.rules.settlement import (
     DealerResult,
     Payment,
@@ -55,8 +53,6 @@ from controller.rules.settlement import (
     match_the_dealer,
     settle_hand,
     settle_insurance,
-    settle_rescue,
-    settle_surrender,
 )
 from controller.rules.steps import (
     NEED_REVEAL,
@@ -71,36 +67,24 @@ from controller.rules.steps import (
     Step,
     describe,
 )
+from controller.rules.turn import Turn
 
-PEEK_RANKS = frozenset({Rank.ACE, Rank.KING, Rank.QUEEN, Rank.JACK})  # PA 635a.7(g)
-DEALER_STANDS = 17  # PA 635a.7(l)
+PEEK_RANKS: Final = frozenset({Rank.ACE, Rank.KING, Rank.QUEEN, Rank.JACK})  # PA 635a.7(g)
+DEALER_STANDS: Final = 17  # PA 635a.7(l)
 
-_PLAYING = HandStatus.PLAYING
-_AWAITING_CARD = HandStatus.AWAITING_CARD
-_DOUBLED = HandStatus.DOUBLED
-_STOOD = HandStatus.STOOD
-_BLACKJACK = HandStatus.BLACKJACK
-_BUST = HandStatus.BUST
-_TWENTY_ONE = HandStatus.TWENTY_ONE
-_STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER, _RESCUE = (
-    Decision.STAND,
-    Decision.HIT,
-    Decision.DOUBLE,
-    Decision.SPLIT,
-    Decision.SURRENDER,
-    Decision.RESCUE,
-)
-_STAND_BIT = _STAND.bit
-_STAND_OR_RESCUE_BITS = _STAND.bit | _RESCUE.bit
-_HIT_BIT, _DOUBLE_BIT, _SPLIT_BIT, _SURRENDER_BIT = (
-    _HIT.bit,
-    _DOUBLE.bit,
-    _SPLIT.bit,
-    _SURRENDER.bit,
-)
-_INITIAL, _UP, _HOLE = CardRole.INITIAL, CardRole.UP, CardRole.HOLE
-_SECOND, _DRAW = CardRole.SECOND, CardRole.DRAW
-_HIT_ROLE, _DOUBLE_ROLE, _SPLIT_ROLE = CardRole.HIT, CardRole.DOUBLE, CardRole.SPLIT
+# Module constants are Final, one name a line: the compiled build (mypyc) keeps a Final in a
+# C variable, where any other module name is a dict lookup by string on every read (12% of
+# the compiled like-for-like loop was such lookups). Pure Python reads both alike.
+_BLACKJACK: Final = HandStatus.BLACKJACK
+_INITIAL: Final = CardRole.INITIAL
+_HOLE: Final = CardRole.HOLE
+_SECOND: Final = CardRole.SECOND
+_DRAW: Final = CardRole.DRAW
+_HIT_ROLE: Final = CardRole.HIT
+_DOUBLE_ROLE: Final = CardRole.DOUBLE
+_SPLIT_ROLE: Final = CardRole.SPLIT
+_DEALER_RESULT: Final = DealerResult
+_NEW_TUPLE: Final = tuple.__new__
 
 
 class Round:
@@ -119,12 +103,10 @@ class Round:
         "_dealer_ace",
         "_dealer_bj",
         "_dealer_hard",
-        "_hand_index",
         "_has_match",
         "_insurance_open",
-        "_pending_role",
         "_plan",
-        "_seat_index",
+        "_turn",
         "dealer_cards",
         "decisions",
         "decks",
@@ -145,18 +127,13 @@ class Round:
     def __init__(self, profile: Profile, decks: int, wagers: Iterable[SeatWager]) -> None:
         self.profile = profile
         self.decks = decks
-        self.wagers: dict[int, SeatWager] = {}
-        self.hands: dict[int, list[PlayerHand]] = {}
-        self._has_match = False  # no Match wager: no Match settlement to walk the seats for
-        for w in sorted(wagers, key=_SEAT_OF):
-            check_wager(w, profile, self.wagers)
-            self.wagers[w.seat] = w
-            self.hands[w.seat] = [PlayerHand(w.seat, 0, w.wager)]
-            if w.match:
-                self._has_match = True
-        if not self.wagers:
-            raise WagerError("a round needs at least one seat with a wager")
-        self.seats: tuple[int, ...] = tuple(self.wagers)
+        ordered, seats, has_match = seat_wagers(profile, wagers)
+        self.wagers: dict[int, SeatWager] = {w.seat: w for w in ordered}
+        self.hands: dict[int, list[PlayerHand]] = {
+            w.seat: [PlayerHand(w.seat, 0, w.wager)] for w in ordered
+        }
+        self.seats: tuple[int, ...] = seats
+        self._has_match = has_match  # no Match wager: no Match settlement to walk the seats for
         # The pay table, the peek rule and the deal plan, cached per table set-up.
         self.match_table, self._ace_peeks, self._plan = table_setup(profile, decks, self.seats)
         self.dealer_cards: list[Card] = []  # face-up cards; the hole card joins at the reveal
@@ -172,9 +149,7 @@ class Round:
         self._dealer_ace = False
         self._dealer_bj = False
         self._cursor = 0  # the next place of the initial deal
-        self._seat_index = 0  # the players' turn: a cursor, never a re-walk of the seats
-        self._hand_index = 0
-        self._pending_role = _HIT_ROLE
+        self._turn = Turn(profile, seats, self.hands)  # the players' turn, a cursor
         self.step: Step = self._plan[0]
 
     # --- what the round shows -------------------------------------------------------------
@@ -225,7 +200,10 @@ class Round:
             raise OutOfTurnError(f"only the hole card is dealt face down, not {describe(step)}")
         # The roles a round meets most often first (a player card, then a dealer draw).
         if role is _HIT_ROLE or role is _DOUBLE_ROLE or role is _SPLIT_ROLE:
-            self._player_card(self.hands[self.seats[self._seat_index]][self._hand_index], card)
+            turn = self._turn
+            turn.card(card)
+            after = turn.next_step()  # inline _players_or_dealer: the commonest card
+            self.step = self._dealer_step() if after is None else after
         elif role is _DRAW:
             self._dealer_add(card)
             self.step = self._dealer_step()
@@ -283,8 +261,11 @@ class Round:
         follows (PA 635a.7(d), NJ 19.7(j))."""
         self.reshuffle_due = True
 
-    def take_insurance(self, amounts: Mapping[int, int]) -> None:
+    def take_insurance(self, amounts: Mapping[int, object]) -> None:
         """Record insurance wagers (cents by seat; seats not named take none).
+
+        The amounts are typed ``object``: a script or a button may send anything, and each
+        is checked here (the compiled build would otherwise refuse a float with a TypeError).
 
         Raises:
             OutOfTurnError: unless insurance is being offered.
@@ -292,18 +273,20 @@ class Round:
         """
         if not isinstance(self.step, NeedInsurance):
             raise OutOfTurnError(f"insurance is not offered: waiting for {describe(self.step)}")
-        for seat, cents in amounts.items():
+        checked: dict[int, int] = {}
+        for seat, amount in amounts.items():
             if seat not in self.wagers:
                 raise WagerError(f"seat {seat}: insurance but no wager in this round")
-            check_cents(cents, f"seat {seat}: insurance", allow_zero=True)
+            cents = check_cents(amount, f"seat {seat}: insurance", allow_zero=True)
             if cents * 2 > self.wagers[seat].wager:
                 raise WagerError(
                     f"seat {seat}: insurance {cents / 100:.2f} is more than half the wager "
                     f"{self.wagers[seat].wager / 100:.2f}"
                 )
+            checked[seat] = cents
         # By seat, whatever order the caller listed them in: the payments come out the same
         # for the table and for a replay of it.
-        self.insurance = {s: c for s, c in sorted(amounts.items()) if c > 0}
+        self.insurance = {s: c for s, c in sorted(checked.items()) if c > 0}
         self._insurance_open = bool(self.insurance)
         self.step = self._after_insurance()
 
@@ -318,7 +301,7 @@ class Round:
         self.peek_answer = blackjack
         self._settle_insurance(blackjack)
         # PA 635a.7(g): on a blackjack no additional cards; every wager is settled.
-        self.step = NEED_REVEAL if blackjack else self._player_step()
+        self.step = NEED_REVEAL if blackjack else self._players_or_dealer()
 
     def decide(self, seat: int, decision: Decision) -> None:
         """Apply a player's decision to the hand whose turn it is.
@@ -332,7 +315,7 @@ class Round:
             raise OutOfTurnError(
                 f"seat {seat}: {decision.value} out of turn: waiting for {describe(step)}"
             )
-        hand = self.hands[self.seats[self._seat_index]][self._hand_index]
+        hand = self._turn.current()
         if seat != step.seat:
             raise OutOfTurnError(
                 f"seat {seat}: {decision.value} out of turn: it is {hand.label}'s decision"
@@ -344,8 +327,10 @@ class Round:
                 f"{hand.label}: {decision.value} is not allowed on {cards} ({why})"
             )
         self.decisions.append((seat, hand.index, decision))
-        self._apply(hand, decision)
-        self.step = self._player_step()
+        payment = self._turn.apply(hand, decision)
+        if payment is not None:  # a surrender or a rescue is settled at once
+            self._record(hand, payment)
+        self.step = self._players_or_dealer()
 
     def reveal_hole(self) -> Card:
         """Turn the hole card face up and return it (PA 635a.7(k)).
@@ -430,7 +415,7 @@ class Round:
                 hand = self.hands[seat][0]
                 if hand.status is _BLACKJACK:
                     self._record(hand, self._settle(hand))
-        return self._player_step()
+        return self._players_or_dealer()
 
     def _settle_insurance(self, dealer_blackjack: bool) -> None:
         if self._insurance_open:
@@ -438,114 +423,9 @@ class Round:
             for seat, cents in self.insurance.items():
                 self.payments.append(settle_insurance(seat, cents, dealer_blackjack))
 
-    # --- players --------------------------------------------------------------------------
-
-    def _current_hand(self) -> PlayerHand:
-        return self.hands[self.seats[self._seat_index]][self._hand_index]
-
-    def _player_step(self) -> Step:
-        # The cursor lives in locals while it moves: attribute writes per hand skipped and
-        # len() per loop turn cost ~1 us a round (len was called 36 times a round).
-        seats = self.seats
-        seat_count = len(seats)
-        i, j = self._seat_index, self._hand_index
-        while i < seat_count:
-            hands = self.hands[seats[i]]
-            hand_count = len(hands)
-            while j < hand_count:
-                hand = hands[j]
-                status = hand.status
-                if status is _PLAYING:
-                    if len(hand.cards) == 1:  # a split hand waits for its second card
-                        self._seat_index, self._hand_index = i, j
-                        hand.status = _AWAITING_CARD
-                        self._pending_role = _SPLIT_ROLE
-                        return card_step(_SPLIT_ROLE, hand.seat, j)
-                    mask = self._legal(hand, hand_count)
-                    if mask != _STAND_BIT:
-                        self._seat_index, self._hand_index = i, j
-                        return decision_step(hand.seat, j, mask)
-                    hand.status = _STOOD  # e.g. a split ace that may not be hit
-                elif status is _AWAITING_CARD:
-                    self._seat_index, self._hand_index = i, j
-                    return card_step(self._pending_role, hand.seat, j)
-                elif status is _DOUBLED:
-                    self._seat_index, self._hand_index = i, j
-                    return decision_step(hand.seat, j, _STAND_OR_RESCUE_BITS)
-                j += 1
-            i += 1
-            j = 0
-        self._seat_index, self._hand_index = i, j
-        return self._dealer_step()
-
-    def _legal(self, hand: PlayerHand, hands_at_seat: int) -> int:
-        profile = self.profile
-        cards = hand.cards
-        from_split = hand.from_split
-        split_aces = from_split and cards[0].points == 1
-        mask = _STAND_BIT
-        if not split_aces or profile.hit_split_aces:
-            mask |= _HIT_BIT
-        # ASSUMPTION (635a.10): double on any number of cards.
-        if (not from_split or profile.double_after_split) and (
-            not split_aces or profile.double_split_aces
-        ):
-            mask |= _DOUBLE_BIT
-        if len(cards) == 2:
-            first = cards[0]
-            if (
-                first.rank is cards[1].rank
-                and hands_at_seat < profile.max_split_hands
-                and (first.points != 1 or not from_split or profile.resplit_aces)
-            ):
-                mask |= _SPLIT_BIT
-            # ASSUMPTION (635a.9): late surrender on the initial two cards.
-            if profile.surrender and not from_split:
-                mask |= _SURRENDER_BIT
-        return mask
-
-    def _apply(self, hand: PlayerHand, decision: Decision) -> None:
-        if decision is _STAND:
-            hand.status = _STOOD
-        elif decision is _HIT:
-            hand.status = _AWAITING_CARD
-            self._pending_role = _HIT_ROLE
-        elif decision is _DOUBLE:
-            hand.double_cents = hand.wager
-            hand.status = _AWAITING_CARD
-            self._pending_role = _DOUBLE_ROLE
-        elif decision is _SPLIT:
-            hands = self.hands[hand.seat]
-            second = hand.cards.pop()
-            hand.hard -= second.points
-            hand.has_ace = hand.cards[0].points == 1
-            hand.from_split = True
-            new = PlayerHand(hand.seat, hand.index + 1, hand.wager, from_split=True)
-            new.add(second)
-            hands.insert(hand.index + 1, new)
-            for i, h in enumerate(hands):
-                h.index = i
-        elif decision is _SURRENDER:
-            hand.status = HandStatus.SURRENDERED
-            self._record(hand, settle_surrender(hand))
-        else:  # RESCUE
-            hand.status = HandStatus.RESCUED
-            self._record(hand, settle_rescue(hand))
-
-    def _player_card(self, hand: PlayerHand, card: Card) -> None:
-        hand.add(card)
-        hard = hand.hard
-        total = hard + 10 if hand.has_ace and hard <= 11 else hard
-        if total > BLACKJACK_TOTAL:
-            hand.status = _BUST
-        elif total == BLACKJACK_TOTAL:
-            hand.status = _TWENTY_ONE  # PA 635a.7(j)(1): no draw on 21
-        elif self._pending_role is _DOUBLE_ROLE:
-            # PA 635a.7(j)(2): one card after a double; rescue may still follow.
-            hand.status = _DOUBLED if self.profile.rescue else _STOOD
-        else:
-            hand.status = _PLAYING
-        self.step = self._player_step()
+    def _players_or_dealer(self) -> Step:
+        step = self._turn.next_step()
+        return self._dealer_step() if step is None else step
 
     # --- dealer ---------------------------------------------------------------------------
 
@@ -580,7 +460,9 @@ class Round:
     def _dealer_result(self) -> DealerResult:
         hard = self._dealer_hard
         total = hard + 10 if self._dealer_ace and hard <= 11 else hard
-        return DealerResult(total, len(self.dealer_cards), self._dealer_bj, self.dealer_cards[0])
+        # By tuple.__new__: a NamedTuple's own __new__ is Python code (see _main_payment).
+        cards = self.dealer_cards
+        return _NEW_TUPLE(_DEALER_RESULT, (total, len(cards), self._dealer_bj, cards[0]))
 
     def _settle(self, hand: PlayerHand) -> Payment:
         return settle_hand(hand, self._dealer_result(), self.profile)
@@ -595,6 +477,3 @@ class Round:
         )
         self.final_from = len(self.payments)
         self.payments.extend(final)
-
-
-_SEAT_OF = attrgetter("seat")  # a C getter: a lambda sort key costs a Python call per seat

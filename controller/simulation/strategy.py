@@ -36,19 +36,22 @@ from typing import Final
 
 from controller.rules.cards import Card, Suit
 from controller.rules.profiles import Profile
-from controller.rules.steps import LEGAL_SETS, Decision
+from controller.rules.steps import (
+    LEGAL_SETS,
+    Decision,
+)
 
 #: Dealer up-card columns of every chart row.
 UP_CARDS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "A")
 
-_HIT, _STAND, _DOUBLE, _SPLIT, _SURRENDER, _RESCUE = (
-    Decision.HIT,
-    Decision.STAND,
-    Decision.DOUBLE,
-    Decision.SPLIT,
-    Decision.SURRENDER,
-    Decision.RESCUE,
-)
+# Final, one name a line: the compiled build keeps these in C variables (see
+# controller/rules/round.py).
+_HIT: Final = Decision.HIT
+_STAND: Final = Decision.STAND
+_DOUBLE: Final = Decision.DOUBLE
+_SPLIT: Final = Decision.SPLIT
+_SURRENDER: Final = Decision.SURRENDER
+_RESCUE: Final = Decision.RESCUE
 _STAND_OR_RESCUE_MASK: Final = _STAND.bit | _RESCUE.bit
 #: A legal set's mask by the set: the engine's steps share the sets of ``LEGAL_SETS``, whose
 #: hash is cached, so this lookup replaces up to four ``decision in legal`` tests, each of
@@ -292,8 +295,20 @@ def choose(
     mask = _MASK_OF.get(legal)
     if mask is None:  # a set the engine did not make
         mask = sum(d.bit for d in legal)
-    if not mask:
+    return choose_by_mask(hand_cards, up_card, mask, profile)
+
+
+def choose_by_mask(
+    hand_cards: Sequence[Card], up_card: Card, mask: int, profile: Profile
+) -> Decision:
+    """:func:`choose` with the legal decisions as a mask (:attr:`NeedDecision.mask`).
+
+    Raises:
+        ValueError: if ``mask`` holds no decision.
+    """
+    if not 0 < mask < len(LEGAL_SETS):
         raise ValueError("no legal decision to choose from")
+    legal = LEGAL_SETS[mask]
     chart = H17 if profile.hit_soft_17 else S17
     if not mask & ~_STAND_OR_RESCUE_MASK:
         wish = _rescue(hand_cards, up_card, chart) if mask & _RESCUE.bit else _STAND

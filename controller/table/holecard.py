@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import secrets
 
-from controller.rules.cards import Card, SealedCard
+from controller.rules.cards import Card
 from controller.rules.commitment import NONCE_BYTES, hole_card_commitment, opens_commitment
+from controller.rules.sealed import SealedCard
 
 __all__ = [
     "NONCE_BYTES",

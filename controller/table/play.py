@@ -13,10 +13,11 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from controller.rules.cards import Card, SealedCard
+from controller.rules.cards import Card
 from controller.rules.errors import HoleCardMismatchError, RulesError
 from controller.rules.profiles import Profile
 from controller.rules.round import Round
+from controller.rules.sealed import SealedCard
 from controller.rules.settlement import Outcome, Payment, WagerKind
 from controller.rules.steps import (
     CardRole,
