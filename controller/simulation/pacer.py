@@ -10,7 +10,7 @@ waits on one condition variable, woken by the station's loop.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from controller.table.view import TableView
 from drivers.hal import DeviceEvent
@@ -51,21 +51,31 @@ class Pacer:
     def observe(self, event: DeviceEvent, view: TableView | None, queue_empty: bool) -> None:
         """Called by the station's loop after each event (``view`` None while more events
         wait in the station's queue)."""
-        with self._cond:
-            for i, kind in enumerate(self._expected):
-                if isinstance(event, kind):
-                    del self._expected[i]
-                    break
-            else:
-                # Caused by an action whose expectation is not registered yet (the cover
-                # card comes out before the dealer knows it was the cover card).
-                self._surplus.append(type(event))
-            if self.events is not None:
+        if self.events is not None:
+            with self._cond:
                 self.events.append(event)
+        self.observe_kinds((type(event),), view, queue_empty)
+
+    def observe_kinds(
+        self, kinds: Sequence[type], view: TableView | None, queue_empty: bool
+    ) -> None:
+        """The station handled events of these types, in this order; ``view`` and
+        ``queue_empty`` are as :meth:`observe` got them for the last one (a station in
+        another process reports its events in batches: ``controller.simulation.split``)."""
+        with self._cond:
+            for handled in kinds:
+                for i, kind in enumerate(self._expected):
+                    if issubclass(handled, kind):
+                        del self._expected[i]
+                        break
+                else:
+                    # Caused by an action whose expectation is not registered yet (the
+                    # cover card comes out before the dealer knows it was the cover card).
+                    self._surplus.append(handled)
             if view is not None:
                 self._view = view
             self._quiet = queue_empty and view is not None
-            self._seq += 1
+            self._seq += len(kinds)
             if self._quiet and not self._expected:
                 # Only now can a waiter go on: waking it for every event costs a thread
                 # switch each, for nothing.

@@ -22,7 +22,7 @@ from typing import Any
 from controller.journal.seal import new_sealing, save_state
 from controller.service import config as cfg
 from controller.service.config_panel import PanelConfig
-from controller.service.daemon import build_station, simulated_drivers
+from controller.service.daemon import Built, build_station, simulated_drivers
 from controller.simulation.dealing import (
     COVER_FROM_END,
     Dealing,
@@ -119,34 +119,54 @@ class SimulatedTable:
             side = self.table_side(self.rig)
             dealing = Dealing(dealing_plan(s), self.table_profile, side, self.pacer, self.on_view)
             self.result = dealing.result
-            station = built.station
-            errors: queue.Queue[BaseException] = queue.Queue()
-
-            def serve() -> None:
-                try:
-                    station.run()
-                except BaseException as err:  # handed to the main thread
-                    errors.put(err)
-                    self.pacer.fail(err)
-                finally:
-                    built.journal.close()
-
-            thread = threading.Thread(target=serve, name="station", daemon=True)
+            station = StationThread(built, self.pacer.fail)
             dealing.expect_start()
-            thread.start()
+            station.start()
             try:
                 dealing.deal()
             finally:
                 station.stop()
-                thread.join(timeout=STUCK_SECONDS)
-            if not errors.empty():
-                raise errors.get()
         self.result.seconds = time.perf_counter() - started
         return self.result
 
     def table_side(self, rig: Any) -> TableSide:
         """What the dealer's hands act on: the rig (a subclass may watch or alter it)."""
         return RigSide(rig)
+
+
+class StationThread:
+    """The station's main loop in a thread named ``station``, as the daemon runs it; the
+    journal is closed when the loop ends. ``on_failure`` hears what the loop died of."""
+
+    def __init__(self, built: Built, on_failure: Callable[[BaseException], None]) -> None:
+        self.built = built
+        self.on_failure = on_failure
+        self._errors: queue.Queue[BaseException] = queue.Queue()
+        self.thread = threading.Thread(target=self._serve, name="station", daemon=True)
+
+    def _serve(self) -> None:
+        try:
+            self.built.station.run()
+        except BaseException as err:  # handed to whoever stops the thread
+            self._errors.put(err)
+            self.on_failure(err)
+        finally:
+            self.built.journal.close()
+
+    def start(self) -> None:
+        """Start the station's loop."""
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Stop the loop and wait for it (``STUCK_SECONDS`` at most).
+
+        Raises:
+            BaseException: what the loop died of, if it did.
+        """
+        self.built.station.stop()
+        self.thread.join(timeout=STUCK_SECONDS)
+        if not self._errors.empty():
+            raise self._errors.get()
 
 
 def dealing_plan(s: SimulationSettings) -> DealingPlan:

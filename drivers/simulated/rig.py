@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from gpiozero.pins.mock import MockFactory
 
@@ -98,6 +98,83 @@ class RigDrivers:
             driver.close()
 
 
+class DoubleAddress(Protocol):
+    """Where the station finds a double and what its configuration says of it (a double
+    itself, or ``drivers.simulated.served_rig.ServedDouble`` for one in another process)."""
+
+    @property
+    def settings(self) -> Any:
+        """The port (``SerialSettings``) or USB ids (``UsbSettings``) the driver opens."""
+        ...
+
+    @property
+    def serial_number(self) -> str:
+        """The serial number the station's configuration names."""
+        ...
+
+    @property
+    def secret(self) -> bytes | None:
+        """The pairing secret the station's configuration holds."""
+        ...
+
+
+def wire_drivers(
+    sink: EventSink,
+    shuffler: DoubleAddress,
+    shoe: DoubleAddress,
+    card_reader: DoubleAddress,
+    panel: GpioPanel | SerialPanelDriver,
+    *,
+    firmware: frozenset[str],
+    decks: int,
+    backend: SimulatedUsbBackend,
+    options: dict[str, Any],
+) -> RigDrivers:
+    """The real drivers of one station pointed at doubles (not started); ``backend``: the
+    simulated USB bus the card reader double sits on, in this process."""
+
+    def expected(double: DoubleAddress) -> ExpectedDevice:
+        return ExpectedDevice(double.serial_number, firmware=firmware, secret=double.secret)
+
+    return RigDrivers(
+        shuffler=ShufflerDriver(shuffler.settings, sink, expected(shuffler), **options),
+        shoe=ShoeDriver(shoe.settings, sink, expected(shoe), decks=decks, **options),
+        card_reader=CardReaderDriver(
+            card_reader.settings, sink, backend=backend, expected=expected(card_reader), **options
+        ),
+        panel=panel,
+    )
+
+
+def pair_double(double: DeviceFirmware, backend: SimulatedUsbBackend) -> None:
+    """Pair ``double`` with the station over its own link, exactly as ``dealer-station
+    pair`` does (its pairing button held for the exchange); a card reader double sits on
+    ``backend``."""
+    double.pairing_button = True
+    board = double if isinstance(double, PanelDouble) else None
+    if board is not None:
+        board.key_on = True  # the board's own key, turned for its pairing
+    try:
+        if isinstance(double, CardReaderDouble):
+            settings = double.settings
+
+            def usb(listener: Any) -> UsbTransport:
+                return UsbTransport(settings, listener, backend=backend, backoff=FAST_BACKOFF)
+
+            pair_over(usb, double.KIND, "rig", timeout=10.0, interval=0.05)
+        else:
+            serial_settings = double.settings  # type: ignore[attr-defined]
+
+            def serial(listener: Any) -> SerialTransport:
+                return SerialTransport(serial_settings, listener, backoff=FAST_BACKOFF)
+
+            pair_over(serial, double.KIND, "rig", timeout=10.0, interval=0.05)
+    finally:
+        double.pairing_button = False
+        if board is not None:
+            board.key_on = False
+
+
 class SimulatedRig:
     """Every device double of one table (see the module docstring). Close it when done."""
 
@@ -147,30 +224,7 @@ class SimulatedRig:
 
     def pair(self, double: DeviceFirmware) -> None:
         """Pair one double (its pairing button held while the station asks)."""
-        double.pairing_button = True
-        board = double if isinstance(double, PanelDouble) else None
-        if board is not None:
-            board.key_on = True  # the board's own key, turned for its pairing
-        try:
-            if isinstance(double, CardReaderDouble):
-                backend = self.usb_backend
-                settings = double.settings
-
-                def usb(listener: Any) -> UsbTransport:
-                    return UsbTransport(settings, listener, backend=backend, backoff=FAST_BACKOFF)
-
-                pair_over(usb, double.KIND, "rig", timeout=10.0, interval=0.05)
-            else:
-                serial_settings = double.settings  # type: ignore[attr-defined]
-
-                def serial(listener: Any) -> SerialTransport:
-                    return SerialTransport(serial_settings, listener, backoff=FAST_BACKOFF)
-
-                pair_over(serial, double.KIND, "rig", timeout=10.0, interval=0.05)
-        finally:
-            double.pairing_button = False
-            if board is not None:
-                board.key_on = False
+        pair_double(double, self.usb_backend)
 
     def _doubles(self) -> list[DeviceFirmware]:
         doubles: list[DeviceFirmware] = [self.shuffler, self.shoe, self.card_reader]
@@ -206,21 +260,16 @@ class SimulatedRig:
         self._sink = sink
         options: dict[str, Any] = {"timing": self.timing, "backoff": FAST_BACKOFF}
         options.update(driver_options)
-        return RigDrivers(
-            shuffler=ShufflerDriver(
-                self.shuffler_settings, sink, self.expected(self.shuffler), **options
-            ),
-            shoe=ShoeDriver(
-                self.shoe_settings, sink, self.expected(self.shoe), decks=self.decks, **options
-            ),
-            card_reader=CardReaderDriver(
-                self.card_reader_settings,
-                sink,
-                backend=self.usb_backend,
-                expected=self.expected(self.card_reader),
-                **options,
-            ),
-            panel=self._panel_driver(sink, options),
+        return wire_drivers(
+            sink,
+            self.shuffler,
+            self.shoe,
+            self.card_reader,
+            self._panel_driver(sink, options),
+            firmware=self.firmware_allowed,
+            decks=self.decks,
+            backend=self.usb_backend,
+            options=options,
         )
 
     def _panel_driver(

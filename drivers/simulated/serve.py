@@ -346,10 +346,12 @@ def start_doubles(
     timing: fb.Timing | None = None,
     seed: int = 0,
     secrets: Mapping[str, bytes] | None = None,
+    seeds: Mapping[str, int] | None = None,
 ) -> Doubles:
     """Start a double of each kind in ``endpoints`` (kind -> endpoint spec); ``secrets``:
     the pairing secrets of doubles that start already paired (others pair over the link,
-    their pairing button held through the control socket).
+    their pairing button held through the control socket); ``seeds``: a double's own seed
+    (default ``seed`` plus its place in ``endpoints``).
 
     Raises:
         ValueError: for an unknown kind or a malformed endpoint (one line).
@@ -366,7 +368,7 @@ def start_doubles(
                 serial,
                 port_factory=factory,
                 timing=timing,
-                seed=seed + offset,
+                seed=(seeds or {}).get(kind, seed + offset),
                 secret=(secrets or {}).get(kind),
             )
     except BaseException:
