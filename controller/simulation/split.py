@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import multiprocessing
 import secrets
+import socket
 import tempfile
 import time
 from collections.abc import Callable
@@ -126,7 +127,7 @@ class SplitTable:
         keys = {kind: secrets.token_bytes(32) for kind in SEED_OFFSETS}
         context = multiprocessing.get_context("spawn")
         control, control_b = context.Pipe()
-        observed_b, observations = context.Pipe(duplex=False)
+        observations, observed_b = socket.socketpair()
         with tempfile.TemporaryDirectory(prefix="dealer-split-") as directory:
             setup = DoublesSetup(dealing_plan(s), station_profile(config), Path(directory), keys)
             process = context.Process(
@@ -162,7 +163,7 @@ class SplitTable:
         config: Any,
         rig: ServedRig,
         control: Connection,
-        observations: Connection,
+        observations: socket.socket,
         process: Any,
     ) -> None:
         relay = ObservationRelay(observations)

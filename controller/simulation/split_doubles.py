@@ -14,6 +14,7 @@ doubles here act directly; the card reader, which lives in the station's process
 from __future__ import annotations
 
 import resource
+import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -148,7 +149,9 @@ class DoublesSetup:
     secrets: Mapping[str, bytes]
 
 
-def doubles_and_dealer(setup: DoublesSetup, control: Connection, observations: Connection) -> None:
+def doubles_and_dealer(
+    setup: DoublesSetup, control: Connection, observations: socket.socket
+) -> None:
     """Process B's entry point (see the module docstring)."""
     plan, directory = setup.plan, setup.directory
     endpoints = {kind: f"pty:{directory / kind}" for kind in SEED_OFFSETS}

@@ -1,59 +1,46 @@
-"""The two pipes between the station's process and the doubles-and-dealer process.
+"""The two channels between the station's process and the doubles-and-dealer process.
 
 ``controller.simulation.split`` runs the station in one process (A) and the serial device
-doubles with the simulated dealer in another (B). Two ``multiprocessing`` pipes join them
-(pickled messages, a length prefix each):
+doubles with the simulated dealer in another (B). Two channels join them:
 
-* the *observation* pipe, A -> B only: what the station's ``observer`` hook saw, for the
-  dealer's :class:`~controller.simulation.pacer.Pacer`: batches of
-  :class:`Observed` (event *types* only, never an event's fields: a ``HoleCardDealt``
-  carries a commitment, and nothing of a card leaves the station this way; the public
-  :class:`~controller.table.view.TableView` when the station is idle), then
-  :class:`StationStopped` if the station's loop dies.
-* the *control* pipe, both ways: B says :class:`DoublesReady` (where its ptys are),
-  :class:`DealingStarted`, :class:`ReaderCall` (what only A can do: the card reader double
-  sits on A's in-process USB bus, so sliding the hole card in is a call, answered by
-  :class:`ReaderAnswer` once the reader holds it) and :class:`DealingDone`; A says
-  :class:`CloseDoubles` once its station has stopped.
+* the *observation* socket (a socket pair), A -> B only: what the station's ``observer``
+  hook saw, for the dealer's :class:`~controller.simulation.pacer.Pacer`, in batches:
+  the *types* of the events handled, in order (never an event's fields: a
+  ``HoleCardDealt`` carries a commitment, and nothing of a card leaves the station this
+  way) and the public :class:`~controller.table.view.TableView` the station was left in;
+  then a last word if the station's loop dies.
+* the *control* pipe (``multiprocessing``), both ways: B says :class:`DoublesReady`
+  (where its ptys are), :class:`DealingStarted`, :class:`ReaderCall` (what only A can do:
+  the card reader double sits on A's in-process USB bus, so sliding the hole card in is a
+  call, answered by :class:`ReaderAnswer` once the reader holds it) and
+  :class:`DealingDone`; A says :class:`CloseDoubles` once its station has stopped.
 
-:class:`ObservationRelay` is the station's observer in A. It never blocks the station's
-loop: it appends the event's type to a pending batch under a lock and, when the station
-is idle (its queue empty: the only moment the dealer may act), wakes its own sender thread
-(``observer-relay``), which sends the batch. While B is slow to read, the sender blocks,
-not the station; the pending batch keeps every event type in order (the pacer counts
-them) and only the latest view (drop-to-latest: the dealer acts on the table as it is, never
-on a view the station has already left). A batch is bounded by what the dealer's own
-actions cause, since the dealer waits for each batch before acting again.
+:class:`ObservationRelay` is the station's observer in A and never blocks the station's
+loop. Events handled while more wait in the station's queue only join the pending batch;
+the batch goes out when the station is idle (its queue empty: the only moment the dealer
+may act), written by the station's thread itself when the socket takes it at once. When
+B is slow to read, the rest of the frame waits for the relay's own thread
+(``observer-relay``) and meanwhile the station only adds to the pending batch, which keeps
+every event type in order (the pacer counts them) and only the latest view
+(drop-to-latest: the dealer acts on the table as it is, never on a view the station has
+left). So at most one frame is in flight and one batch pending, and a batch is bounded by
+what the dealer's own actions cause: the dealer waits for it before acting again.
 """
 
 from __future__ import annotations
 
+import pickle
+import select
+import socket
+import struct
 import threading
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from typing import Any
 
 from controller.simulation.dealing import SimulationResult
 from controller.simulation.pacer import Pacer, SimulationStuckError
-from controller.table.view import TableView
+from controller.table.view import TableView, view_from_record, view_record
 from drivers.hal import DeviceEvent, DeviceLost
-
-
-@dataclass(frozen=True, slots=True)
-class Observed:
-    """Events the station handled, by type and in order; ``view`` and ``idle`` as its
-    observer hook got them for the last one."""
-
-    kinds: tuple[type, ...]
-    view: TableView | None
-    idle: bool
-
-
-@dataclass(frozen=True, slots=True)
-class StationStopped:
-    """The station's loop died of ``error`` (one line)."""
-
-    error: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,97 +88,151 @@ class CloseDoubles:
     """A's station has stopped: B may close its doubles and exit."""
 
 
-class ObservationRelay:
-    """The station's observer in A (see the module docstring); close it when done."""
+#: The observation pipe's framing: a 4-byte big-endian length, then a pickle of
+#: ``("observed", kinds, view_record or None, idle)`` or ``("stopped", error)``.
+_LENGTH = struct.Struct("!I")
 
-    def __init__(self, conn: Connection) -> None:
-        self._conn = conn
+
+def _frame(message: tuple[Any, ...]) -> bytes:
+    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return _LENGTH.pack(len(payload)) + payload
+
+
+class ObservationRelay:
+    """The station's observer in A (see the module docstring); close it when done.
+
+    ``sock``: A's end of a socket pair. The station's thread writes a batch itself when the
+    socket takes it at once (no thread switch on the common path); when it does not (B is
+    slow to read), the rest waits for the ``observer-relay`` thread and, until it is out,
+    the station only adds to the pending batch. The view travels as
+    :func:`~controller.table.view.view_record` (a third of the cost of pickling the
+    dataclasses).
+    """
+
+    def __init__(self, sock: socket.socket) -> None:
+        sock.setblocking(False)
+        self._sock = sock
         self._cond = threading.Condition()
         self._kinds: list[type] = []
         self._view: TableView | None = None
-        self._idle = False
+        self._unsent = b""  # the part of a frame the socket did not take yet
+        self._ready = False  # the pending batch ends on an idle station: send it
         self._closing = False
-        self._failure: str | None = None
+        self._broken = False
         self.device_lost = threading.Event()  # the station handled a DeviceLost
         self.sent = 0  # batches sent
-        self._thread = threading.Thread(target=self._send_loop, name="observer-relay", daemon=True)
+        self.deferred = 0  # batches the socket did not take at once
+        self._thread = threading.Thread(target=self._drain, name="observer-relay", daemon=True)
         self._thread.start()
 
     def observe(self, event: DeviceEvent, view: TableView | None, idle: bool) -> None:
-        """The station's ``observer`` hook: never blocks on the pipe."""
+        """The station's ``observer`` hook: never blocks on the socket."""
         kind = type(event)
         if kind is DeviceLost:
             self.device_lost.set()
         with self._cond:
             self._kinds.append(kind)
             if view is not None:
-                self._view = view
-            self._idle = idle and view is not None
-            if self._idle:
+                self._view = view  # drop-to-latest: only the newest view is kept
+            if not (idle and view is not None):
+                self._ready = False
+                return
+            self._ready = True
+            if self._unsent or self._broken:
+                self.deferred += 1
+                self._cond.notify()  # the relay's thread sends it after what is queued
+                return
+            self._send_pending()
+            if self._unsent:
                 self._cond.notify()
+
+    def _send_pending(self) -> None:
+        """Frame the pending batch and write what the socket takes (lock held)."""
+        view = self._view
+        frame = _frame(
+            ("observed", tuple(self._kinds), None if view is None else view_record(view), True)
+        )
+        self._kinds.clear()
+        self._view, self._ready = None, False
+        self.sent += 1
+        self._write(frame)
+
+    def _write(self, frame: bytes) -> None:
+        try:
+            taken = self._sock.send(frame)
+        except BlockingIOError:
+            taken = 0
+        except OSError:
+            self._broken = True  # B has gone: the station sees its devices lost
+            return
+        self._unsent = frame[taken:]
 
     def fail(self, error: BaseException) -> None:
         """The station's loop died of ``error``: B's pacer raises it."""
+        text = f"{type(error).__name__}: {error}".splitlines()[0]
         with self._cond:
-            self._failure = f"{type(error).__name__}: {error}".splitlines()[0]
+            self._kinds.clear()
+            self._unsent += _frame(("stopped", text))
             self._cond.notify()
 
-    def _send_loop(self) -> None:
+    def _drain(self) -> None:
+        """The relay's thread: writes what the socket did not take at once."""
         while True:
             with self._cond:
                 self._cond.wait_for(
-                    lambda: self._closing or self._failure is not None or self._idle
+                    lambda: self._broken or self._closing or bool(self._unsent) or self._ready
                 )
-                batch = None
-                if self._kinds:
-                    batch = Observed(tuple(self._kinds), self._view, self._idle)
-                    self._kinds.clear()
-                    self._view, self._idle = None, False
-                failure, closing = self._failure, self._closing
-                self._failure = None
-            try:
-                if batch is not None:
-                    self._conn.send(batch)
-                    self.sent += 1
-                if failure is not None:
-                    self._conn.send(StationStopped(failure))
-            except (OSError, ValueError):
-                return  # B has gone: the station sees its devices lost
-            if closing:
-                return
+                if self._broken or (self._closing and not self._unsent):
+                    return
+                if not self._unsent and self._ready:
+                    self._send_pending()
+                    continue
+            select.select([], [self._sock], [], 1.0)  # room in the socket, or look again
+            with self._cond:
+                self._write(self._unsent)
 
     def close(self) -> None:
-        """Send what is pending, stop the sender and close the pipe; idempotent."""
+        """Send what is queued (5 s at most), stop the thread, close the socket; idempotent."""
         with self._cond:
             self._closing = True
             self._cond.notify()
         self._thread.join(timeout=5.0)
-        self._conn.close()
+        self._sock.close()
 
 
 class ObservationFeed:
-    """In B: feeds the dealer's pacer from the observation pipe, in a thread
+    """In B: feeds the dealer's pacer from the observation socket, in a thread
     (``pacer-feed``); the pacer fails when the station stops or A goes away."""
 
-    def __init__(self, conn: Connection, pacer: Pacer) -> None:
-        self._conn = conn
+    def __init__(self, sock: socket.socket, pacer: Pacer) -> None:
+        self._reader = sock.makefile("rb")
+        self._sock = sock
         self._pacer = pacer
         self._thread = threading.Thread(target=self._run, name="pacer-feed", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        pacer = self._pacer
+        pacer, reader = self._pacer, self._reader
         try:
             while True:
-                message = self._conn.recv()
-                if isinstance(message, Observed):
-                    pacer.observe_kinds(message.kinds, message.view, message.idle)
-                elif isinstance(message, StationStopped):
-                    pacer.fail(SimulationStuckError(f"the station stopped: {message.error}"))
+                head = reader.read(_LENGTH.size)
+                if len(head) < _LENGTH.size:
+                    break
+                (size,) = _LENGTH.unpack(head)
+                message = pickle.loads(reader.read(size))
+                if message[0] == "observed":
+                    _, kinds, record, idle = message
+                    view = None if record is None else view_from_record(record)
+                    pacer.observe_kinds(kinds, view, idle)
+                else:
+                    pacer.fail(SimulationStuckError(f"the station stopped: {message[1]}"))
                     return
-        except (EOFError, OSError):
-            pacer.fail(SimulationStuckError("the station's process closed its pipe"))
+        except OSError:
+            pass
+        pacer.fail(SimulationStuckError("the station's process closed its end"))
 
     def join(self, timeout: float) -> None:
-        """Wait for the feed to end (after A closed its end)."""
+        """Wait for the feed to end (after A closed its end), then close this end."""
         self._thread.join(timeout)
+        self._reader.close()
+        self._sock.close()
