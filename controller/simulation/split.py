@@ -10,9 +10,10 @@ is built:
   card reader double. The reader stays here because the station reaches it through an
   in-process pyusb backend (``drivers.simulated.served_rig``); its thread
   (``reader-double``) is device work counted apart from the station's.
-* **B, the doubles and the dealer** (``controller.simulation.split_doubles``, started
-  with ``multiprocessing``'s spawn): the shuffler, shoe and panel-board doubles on
-  pseudo-terminals (the rig's own classes), the pacer and the shared dealing loop.
+* **B, the doubles and the dealer** (``python -m controller.simulation.split_doubles``,
+  a fresh interpreter, never a fork of this threaded process): the shuffler, shoe and
+  panel-board doubles on pseudo-terminals (the rig's own classes), the pacer and the
+  shared dealing loop.
 
 The station's ``observer`` hook sends what the pacer needs over a pipe
 (``controller.simulation.split_link``: event types in batches, the public view when the
@@ -27,9 +28,10 @@ and raises :class:`DoublesProcessDiedError`.
 
 from __future__ import annotations
 
-import multiprocessing
 import secrets
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -52,7 +54,6 @@ from controller.simulation.runner import (
 from controller.simulation.split_doubles import (
     SEED_OFFSETS,
     DoublesSetup,
-    doubles_and_dealer,
     process_seconds,
     thread_seconds,
 )
@@ -125,22 +126,25 @@ class SplitTable:
             new_simulation_keys(s)
         started = time.perf_counter()
         keys = {kind: secrets.token_bytes(32) for kind in SEED_OFFSETS}
-        context = multiprocessing.get_context("spawn")
-        control, control_b = context.Pipe()
+        control_socket, control_b = socket.socketpair()
         observations, observed_b = socket.socketpair()
+        control = Connection(control_socket.detach())
         with tempfile.TemporaryDirectory(prefix="dealer-split-") as directory:
             setup = DoublesSetup(dealing_plan(s), station_profile(config), Path(directory), keys)
-            process = context.Process(
-                target=doubles_and_dealer,
-                args=(setup, control_b, observed_b),
-                name="doubles-and-dealer",
-                daemon=True,
-            )
-            process.start()
-            self.doubles_pid = process.pid
-            control_b.close()
-            observed_b.close()
+            fds = (control_b.fileno(), observed_b.fileno())
             try:
+                # A process of its own, started afresh (not forked from this threaded one).
+                process = subprocess.Popen(
+                    [sys.executable, "-m", "controller.simulation.split_doubles", *map(str, fds)],
+                    pass_fds=fds,
+                    stdin=subprocess.DEVNULL,
+                )
+            finally:
+                control_b.close()
+                observed_b.close()
+            self.doubles_pid = process.pid
+            try:
+                control.send(setup)
                 ready = self._next(control, process, DoublesReady)
                 served = {
                     kind: ServedDouble(Path(path), DEFAULT_SERIALS[kind], keys[kind])
@@ -151,10 +155,12 @@ class SplitTable:
                     self._play(config, rig, control, observations, process)
             finally:
                 control.close()
-                process.join(timeout=STUCK_SECONDS)
-                if process.is_alive():
+                observations.close()
+                try:
+                    process.wait(timeout=STUCK_SECONDS)
+                except subprocess.TimeoutExpired:
                     process.kill()
-                    process.join(timeout=STUCK_SECONDS)
+                    process.wait(timeout=STUCK_SECONDS)
         self.result.seconds = time.perf_counter() - started
         return self.result
 
@@ -226,21 +232,20 @@ class SplitTable:
         Raises:
             DoublesProcessDiedError: B exited (or said something else) first.
         """
-        while True:
-            ready = wait([control, process.sentinel], timeout=STUCK_SECONDS)
-            if control in ready:
-                try:
-                    message = control.recv()
-                except (EOFError, OSError):
-                    break
+        while not wait([control], timeout=STUCK_SECONDS):
+            if process.poll() is not None:
+                break
+        else:
+            try:
+                message = control.recv()
+            except (EOFError, OSError):
+                pass  # B's end closed: B is gone
+            else:
                 if not isinstance(message, kind):
                     raise DoublesProcessDiedError(f"expected {kind.__name__}, got {message!r}")
                 return message
-            if ready:  # the sentinel: B exited without a word
-                break
-            if not process.is_alive():
-                break
-        process.join(timeout=1.0)
-        raise DoublesProcessDiedError(
-            f"the doubles-and-dealer process ended (exit code {process.exitcode})"
-        )
+        try:
+            code = process.wait(timeout=STUCK_SECONDS)
+        except subprocess.TimeoutExpired:
+            code = None
+        raise DoublesProcessDiedError(f"the doubles-and-dealer process ended (exit code {code})")

@@ -1,7 +1,9 @@
 """Process B of the split simulated table: the serial device doubles and the dealer.
 
-:func:`doubles_and_dealer` is the process's entry point (``controller.simulation.split``
-starts it with ``multiprocessing``'s spawn). It serves the shuffler, shoe and panel-board
+:func:`doubles_and_dealer` is the process's entry point: ``controller.simulation.split``
+starts ``python -m controller.simulation.split_doubles CONTROL_FD OBSERVATION_FD`` with
+its ends of two socket pairs, and sends the :class:`DoublesSetup` as the first message on
+the control one. It serves the shuffler, shoe and panel-board
 doubles on pseudo-terminals (:func:`drivers.simulated.serve.start_doubles`: the same
 classes as the in-process rig, already paired with the station's secrets), feeds a
 :class:`~controller.simulation.pacer.Pacer` from the station's observations
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import resource
 import socket
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -191,3 +194,19 @@ def doubles_and_dealer(
         pass  # the station's process went away: nothing left to serve
     finally:
         doubles.close()
+
+
+def main(argv: list[str]) -> int:
+    """``python -m controller.simulation.split_doubles CONTROL_FD OBSERVATION_FD``."""
+    control = Connection(int(argv[0]))
+    observations = socket.socket(fileno=int(argv[1]))
+    try:
+        setup = control.recv()
+    except EOFError:
+        return 1  # the station's process went away before it said anything
+    doubles_and_dealer(setup, control, observations)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
