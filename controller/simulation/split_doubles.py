@@ -42,7 +42,8 @@ from controller.table.view import TableView
 from drivers.hal import Button, WagerSpot
 from drivers.simulated.panel import PanelDouble
 from drivers.simulated.rig import FAST_TIMING
-from drivers.simulated.serve import Doubles, start_doubles
+from drivers.simulated.serve import start_doubles
+from drivers.simulated.serve_control import Doubles
 from drivers.simulated.shoe import ShoeDouble
 
 #: Each served double's own seed, as the in-process rig seeds it (offset from the run's).
