@@ -10,6 +10,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given
+from hypothesis import settings as settings_for_hypothesis
+from hypothesis import strategies as st
 from test_simulate import journal_content, scratch, seeded_part
 
 from controller.rules.cards import parse_card
@@ -179,3 +182,56 @@ def test_pacer_batches_match_expectations_as_single_events() -> None:
     one.observe(CardDrawn(parse_card("7S")), view, True)
     batched.observe_kinds((ButtonPressed, CardDrawn), view, True)
     assert one.wait(0, timeout=DEADLINE) == batched.wait(0, timeout=DEADLINE) == (view, 2)
+
+
+class RecordingPacer(Pacer):
+    """A pacer that also keeps every batch it is fed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fed: list[tuple[tuple[type, ...], TableView | None, bool]] = []
+
+    def observe_kinds(self, kinds: Any, view: TableView | None, queue_empty: bool) -> None:
+        self.fed.append((tuple(kinds), view, queue_empty))
+        super().observe_kinds(kinds, view, queue_empty)
+
+
+EVENTS = (ButtonPressed(Button.NEXT), CardDrawn(parse_card("7S")), DeviceLost(DeviceKind.SHOE, "x"))
+
+
+@settings_for_hypothesis(max_examples=25)
+@given(st.lists(st.tuples(st.integers(0, 2), st.booleans()), min_size=1, max_size=40))
+def test_relay_hands_the_pacer_every_event_in_order_and_each_idle_view(
+    script: list[tuple[int, bool]],
+) -> None:
+    """Whatever the station's sequence of events (idle or not; the last one leaves it
+    idle), the dealer's pacer gets every event type once and in order, in batches that
+    end where the station was idle, each with the view the station was left in."""
+    script = [*script[:-1], (script[-1][0], True)]
+    station_end, dealer_end = socket.socketpair()
+    relay = ObservationRelay(station_end)
+    pacer = RecordingPacer()
+    feed = ObservationFeed(dealer_end, pacer)
+    try:
+        expected_batches = []
+        batch: list[type] = []
+        for i, (which, idle) in enumerate(script):
+            event = EVENTS[which]
+            batch.append(type(event))
+            view = view_of_round(i) if idle else None
+            relay.observe(event, view, idle)
+            if idle:
+                expected_batches.append((tuple(batch), view, True))
+                batch = []
+        pacer.expect(*[type(EVENTS[which]) for which, _ in script])
+        _view, seq = pacer.wait(0, timeout=DEADLINE)
+        assert seq == len(script)
+        # Batches may merge when the socket was full, never reorder or lose one.
+        kinds = [k for fed, _, _ in pacer.fed for k in fed]
+        assert kinds == [type(EVENTS[which]) for which, _ in script]
+        assert pacer.fed[-1][1:] == expected_batches[-1][1:]
+        if not relay.deferred:  # the socket took every batch at once: none merged
+            assert pacer.fed == expected_batches
+    finally:
+        relay.close()
+        feed.join(DEADLINE)
