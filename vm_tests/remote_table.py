@@ -8,11 +8,12 @@ installed daemon inside the VM, so both ends are remote:
 * the pacer is fed from the daemon's debug log (``log_view`` in
   ``controller/service/daemon.py``: each event handled, by kind, and the public table view
   when the queue is idle), read from the guest's journald through the agent;
-* :class:`RemoteRig` has the rig's interface and acts on the host's device doubles (the
+* :class:`RemoteSide` is the dealer's table side
+  (``controller.simulation.dealing.TableSide``): it acts on the host's device doubles (the
   doubles process's control socket) and on the reader gadget in the guest.
 
 The dealing loop is the runner's own (``controller.simulation.dealing.Dealing``), not a
-copy: :class:`RemoteSide` is its table side here.
+copy.
 """
 
 from __future__ import annotations
