@@ -256,11 +256,13 @@ class Dealing:
                 if i == hole_at:
                     self._draw(view, hole=True)
                 else:
-                    self._perform(action, view)
+                    self.perform(action, view)
             if plan.delay:
                 time.sleep(plan.delay)  # pacing for a person watching
 
-    def _perform(self, action: Action, view: TableView) -> None:
+    def perform(self, action: Action, view: TableView) -> None:
+        """Do ``action`` at the table as it shows ``view``, telling the pacer first which
+        events it will cause."""
         side = self.side
         if isinstance(action, Draw):
             self._draw(view)
