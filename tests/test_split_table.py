@@ -169,7 +169,7 @@ def test_relay_never_blocks_the_station_while_the_dealer_does_not_read() -> None
         assert relay.sent < events
     finally:
         relay.close()
-        feed.join(DEADLINE)
+        feed.close()
 
 
 def test_pacer_batches_match_expectations_as_single_events() -> None:
@@ -234,4 +234,4 @@ def test_relay_hands_the_pacer_every_event_in_order_and_each_idle_view(
             assert pacer.fed == expected_batches
     finally:
         relay.close()
-        feed.join(DEADLINE)
+        feed.close()

@@ -10,6 +10,7 @@ waits on one condition variable, woken by the station's loop.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 from controller.table.view import TableView
@@ -35,6 +36,10 @@ class Pacer:
         self._seq = 0
         self._failure: BaseException | None = None
         self.events: list[DeviceEvent] | None = None  # set to a list to keep every event
+        #: Where the waiter gets events from when the station is in another process:
+        #: called with the seconds left, it feeds :meth:`observe_kinds` (or returns with
+        #: nothing). None: the station's own thread calls :meth:`observe`.
+        self.pump: Callable[[float], None] | None = None
 
     @property
     def seq(self) -> int:
@@ -141,7 +146,7 @@ class Pacer:
             )
 
         with self._cond:
-            if not self._cond.wait_for(ready, timeout) or self._view is None:
+            if not self._wait_for(ready, timeout) or self._view is None:
                 if self._failure is not None:
                     raise self._failure
                 waiting = [k.__name__ for k in self._expected]
@@ -158,3 +163,21 @@ class Pacer:
             # in for an event the actor's next actions cause.
             self._surplus.clear()
             return self._view, self._seq
+
+    def _wait_for(self, ready: Callable[[], bool], timeout: float) -> bool:
+        """``ready()`` within ``timeout`` seconds (lock held): woken by the station's
+        thread, or pumping the events in from another process between checks."""
+        pump = self.pump
+        if pump is None:
+            return self._cond.wait_for(ready, timeout)
+        deadline = time.monotonic() + timeout
+        while not ready():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._cond.release()
+            try:
+                pump(left)
+            finally:
+                self._cond.acquire()
+        return True

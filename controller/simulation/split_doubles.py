@@ -28,7 +28,7 @@ from typing import Any
 
 from controller.rules.cards import Card
 from controller.simulation.dealing import Dealing, DealingPlan, Pluggable
-from controller.simulation.pacer import STUCK_SECONDS, Pacer
+from controller.simulation.pacer import Pacer
 from controller.simulation.split_link import (
     CloseDoubles,
     DealingDone,
@@ -190,7 +190,7 @@ def doubles_and_dealer(
         # The doubles stay up until the station has stopped (no device lost at the end).
         while not isinstance(control.recv(), CloseDoubles):
             pass
-        feed.join(STUCK_SECONDS)
+        feed.close()
     except (EOFError, OSError):
         pass  # the station's process went away: nothing left to serve
     finally:

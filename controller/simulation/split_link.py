@@ -201,38 +201,53 @@ class ObservationRelay:
 
 
 class ObservationFeed:
-    """In B: feeds the dealer's pacer from the observation socket, in a thread
-    (``pacer-feed``); the pacer fails when the station stops or A goes away."""
+    """In B: feeds the dealer's pacer from the observation socket. No thread of its own:
+    it is the pacer's pump (:attr:`Pacer.pump`), so the dealer's thread reads the socket
+    while it waits and a batch costs no thread switch. The pacer fails when the station
+    stops or A goes away."""
 
     def __init__(self, sock: socket.socket, pacer: Pacer) -> None:
-        self._reader = sock.makefile("rb")
         self._sock = sock
         self._pacer = pacer
-        self._thread = threading.Thread(target=self._run, name="pacer-feed", daemon=True)
-        self._thread.start()
+        self._buffer = bytearray()
+        self._ended = False
+        pacer.pump = self.pump
 
-    def _run(self) -> None:
-        pacer, reader = self._pacer, self._reader
+    def pump(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for frames; hand every whole one to the pacer."""
+        if self._ended:
+            return
+        readable, _, _ = select.select([self._sock], [], [], timeout)
+        if not readable:
+            return
         try:
-            while True:
-                head = reader.read(_LENGTH.size)
-                if len(head) < _LENGTH.size:
-                    break
-                (size,) = _LENGTH.unpack(head)
-                message = pickle.loads(reader.read(size))
-                if message[0] == "observed":
-                    _, kinds, record, idle = message
-                    view = None if record is None else view_from_record(record)
-                    pacer.observe_kinds(kinds, view, idle)
-                else:
-                    pacer.fail(SimulationStuckError(f"the station stopped: {message[1]}"))
-                    return
+            data = self._sock.recv(1 << 16)
         except OSError:
-            pass
-        pacer.fail(SimulationStuckError("the station's process closed its end"))
+            data = b""
+        if not data:
+            self._end(SimulationStuckError("the station's process closed its end"))
+            return
+        buffer = self._buffer
+        buffer += data
+        while len(buffer) >= _LENGTH.size:
+            (size,) = _LENGTH.unpack_from(buffer)
+            end = _LENGTH.size + size
+            if len(buffer) < end:
+                break
+            message = pickle.loads(buffer[_LENGTH.size : end])
+            del buffer[:end]
+            if message[0] == "observed":
+                _, kinds, record, idle = message
+                view = None if record is None else view_from_record(record)
+                self._pacer.observe_kinds(kinds, view, idle)
+            else:
+                self._end(SimulationStuckError(f"the station stopped: {message[1]}"))
+                return
 
-    def join(self, timeout: float) -> None:
-        """Wait for the feed to end (after A closed its end), then close this end."""
-        self._thread.join(timeout)
-        self._reader.close()
+    def _end(self, error: BaseException) -> None:
+        self._ended = True
+        self._pacer.fail(error)
+
+    def close(self) -> None:
+        """Close this end of the socket."""
         self._sock.close()
