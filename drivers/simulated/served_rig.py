@@ -9,7 +9,7 @@ process can share, so its thread (``reader-double``) is device work done in the
 station's process.
 
 ``build_drivers`` wires the same real drivers as :class:`SimulatedRig`
-(:func:`drivers.simulated.rig.wire_drivers`).
+(:func:`drivers.simulated.wiring.wire_drivers`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,14 @@ from drivers.panel_link import SerialPanelDriver
 from drivers.serial_transport import SerialSettings
 from drivers.simulated.card_reader import CardReaderDouble
 from drivers.simulated.firmware import DEFAULT_FIRMWARE
-from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING, RigDrivers, pair_double, wire_drivers
 from drivers.simulated.usb_backend import SimulatedUsbBackend
+from drivers.simulated.wiring import (
+    FAST_BACKOFF,
+    FAST_TIMING,
+    RigDrivers,
+    pair_double,
+    wire_drivers,
+)
 
 #: The serial numbers the served doubles report (``drivers.simulated.serve``'s defaults).
 SERVED_KINDS = ("shuffler", "shoe", "panel")
