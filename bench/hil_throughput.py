@@ -1,14 +1,19 @@
 """Complete rounds per second through the real transports.
 
-The simulated table of ``dealer-station simulate`` (real daemon, drivers, pty / pyusb /
-mock-pin transports, device doubles, simulated dealer; 7 seats, no pacing), with the
-journal on tmpfs and on disk. CPU time per round is split by the process each thread would
-be in with the doubles in their own process (station, device doubles, simulated dealer);
-they run in this one process here (see docs/performance.md)::
+By default the split simulated table (``controller.simulation.split``): the station in this
+process (``build_station``, the real drivers on the ptys, the card reader double on its
+in-process pyusb backend) and the shoe, shuffler and panel-board doubles with the simulated
+dealer in a process of their own, as real devices are. CPU per round is each process's own
+rusage while dealing; the card reader double's thread (``reader-double``) runs in the
+station's process (its USB backend cannot leave it) and is also shown apart. Then the same
+seed in one process (``SimulatedTable``, CPU split by thread name) for comparison. 7 seats,
+no pacing; the journal on tmpfs and on disk::
 
     .venv/bin/python bench/hil_throughput.py [--rounds N] [--disk-dir DIR] [--profile]
 
-``--profile`` runs cProfile on the station thread (tmpfs run) and prints where its time goes.
+Rounds per second count from the dealer's first look at the table to its last (the start
+of the processes and the pairing are not rounds). ``--profile`` runs cProfile on the
+station thread of an in-process run and prints where its time goes.
 """
 
 from __future__ import annotations
@@ -24,14 +29,17 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from controller.service.logs import configure_logging
 from controller.simulation.runner import SimulatedTable, SimulationSettings
+from controller.simulation.split import SplitTable
+from controller.simulation.split_link import ObservationRelay
 
 #: Which process each thread would live in with the doubles in their own process (as real
 #: devices are): the station (its loop and the drivers' link threads), the devices (the
 #: doubles' port and firmware threads), and the simulated dealer (the main thread).
-STATION_THREADS = ("station",)
+STATION_THREADS = ("station", "observer-relay")
 STATION_SUFFIX = "-link"
 DEVICE_PREFIXES = ("pty-", "reader-double", "socket-")
 
@@ -44,14 +52,16 @@ def _role(name: str) -> str:
     return "other"
 
 
+def _settings(directory: Path, rounds: int, seed: int, name: str) -> SimulationSettings:
+    journal = directory / f"{name}-{seed}.sqlite3"
+    return SimulationSettings(profile="PA", seats=7, rounds=rounds, seed=seed, journal=journal)
+
+
 def measure(directory: Path, rounds: int, seed: int = 7) -> tuple[float, int, dict[str, float]]:
-    """Rounds per second, rounds played, and CPU milliseconds per round: ``all`` threads
-    (user + system), and by role (``station``, ``devices``, ``dealer``: the rest), plus the
-    panel board's lamp frames per round. Journal in ``directory``."""
-    journal = directory / f"bench-{seed}.sqlite3"
-    table = SimulatedTable(
-        SimulationSettings(profile="PA", seats=7, rounds=rounds, seed=seed, journal=journal)
-    )
+    """In one process: rounds per second, rounds played, and CPU milliseconds per round:
+    ``all`` threads (user + system), and by role (``station``, ``devices``, ``dealer``:
+    the rest), plus the panel board's lamp frames per round. Journal in ``directory``."""
+    table = SimulatedTable(_settings(directory, rounds, seed, "inproc"))
     by_role: dict[str, float] = {"station": 0.0, "devices": 0.0, "other": 0.0}
     lock = threading.Lock()
     original = threading.Thread.run
@@ -81,7 +91,55 @@ def measure(directory: Path, rounds: int, seed: int = 7) -> tuple[float, int, di
         "dealer": (cpu - by_role["station"] - by_role["devices"]) / played * 1000,
         "panel_frames": (board.lamp_frames / played) if board is not None else 0.0,
     }
-    return result.seconds and played / result.seconds, played, per_round
+    return played / result.dealing_seconds, played, per_round
+
+
+def measure_split(
+    directory: Path, rounds: int, seed: int = 7
+) -> tuple[float, int, dict[str, float]]:
+    """Split into two processes: rounds per second, rounds played, and CPU milliseconds per
+    round while dealing: ``station_process`` and ``doubles_process`` (each process's own
+    rusage), ``station`` (the station's loop and link threads), ``reader`` (the reader
+    double's thread, in the station's process), ``relay`` (the observer hook's share of the
+    station thread: framing and writing the batches), ``devices`` (every double's threads),
+    ``dealer`` (the rest of the other process), and lamp frames and observation batches
+    per round."""
+    table = SplitTable(_settings(directory, rounds, seed, "split"))
+    relay_seconds = [0.0]
+    observe = ObservationRelay.observe
+
+    def timed(self: ObservationRelay, *args: Any) -> None:
+        start = time.thread_time()
+        observe(self, *args)
+        relay_seconds[0] += time.thread_time() - start
+
+    ObservationRelay.observe = timed  # type: ignore[method-assign]
+    try:
+        result = table.run()
+    finally:
+        ObservationRelay.observe = observe  # type: ignore[method-assign]
+    played, cpu = result.rounds, table.cpu
+    a, b = cpu.station_threads, cpu.doubles_threads
+    station = sum(v for k, v in a.items() if _role(k) == "station")
+    devices = sum(v for k, v in {**b, **a}.items() if _role(k) == "devices")
+    b_devices = sum(v for k, v in b.items() if _role(k) == "devices")
+
+    def ms(seconds: float) -> float:
+        return seconds / played * 1000
+
+    per_round = {
+        "station_process": ms(cpu.station_process),
+        "doubles_process": ms(cpu.doubles_process),
+        "all": ms(cpu.station_process + cpu.doubles_process),
+        "station": ms(station),
+        "reader": ms(a.get("reader-double", 0.0)),
+        "relay": ms(relay_seconds[0]),
+        "devices": ms(devices),
+        "dealer": ms(cpu.doubles_process - b_devices),
+        "panel_frames": cpu.lamp_frames / played,
+        "batches": cpu.observation_batches / played,
+    }
+    return played / result.dealing_seconds, played, per_round
 
 
 def profile_station(directory: Path, rounds: int) -> None:
@@ -131,20 +189,39 @@ def main() -> int:
             if args.profile:
                 profile_station(Path(directory), args.rounds)
                 return 0
-            rate, rounds, cpu = measure(Path(directory), args.rounds)
-            print(
-                f"journal on {name}: {rounds} rounds, {rate:.1f} rounds/s (7 seats), "
-                f"{cpu['all']:.1f} ms CPU per round: station {cpu['station']:.1f}, device "
-                f"doubles {cpu['devices']:.1f}, simulated dealer {cpu['dealer']:.1f}; "
-                f"{cpu['panel_frames']:.1f} panel lamp frames per round"
-            )
             prefix = "" if not figures else "disk_"
+            rate, rounds, cpu = measure_split(Path(directory), args.rounds)
+            print(
+                f"split, journal on {name}: {rounds} rounds, {rate:.1f} rounds/s (7 seats); "
+                f"CPU ms per round: station process {cpu['station_process']:.1f} (station "
+                f"loop and links {cpu['station']:.1f}, of which the observer relay "
+                f"{cpu['relay']:.2f}; card reader double {cpu['reader']:.2f}, in this "
+                f"process: its pyusb backend is in-process), doubles+dealer process "
+                f"{cpu['doubles_process']:.1f} (device doubles {cpu['devices']:.1f} in all, "
+                f"dealer {cpu['dealer']:.1f}); {cpu['panel_frames']:.1f} panel lamp frames "
+                f"and {cpu['batches']:.1f} observation batches per round"
+            )
             figures[f"{prefix}rounds_per_s"] = round(rate, 1)
             figures[f"{prefix}cpu_ms_per_round"] = round(cpu["all"], 2)
-            figures[f"{prefix}station_cpu_ms_per_round"] = round(cpu["station"], 2)
+            figures[f"{prefix}station_cpu_ms_per_round"] = round(cpu["station_process"], 2)
+            figures[f"{prefix}doubles_process_cpu_ms_per_round"] = round(cpu["doubles_process"], 2)
             figures[f"{prefix}devices_cpu_ms_per_round"] = round(cpu["devices"], 2)
             figures[f"{prefix}dealer_cpu_ms_per_round"] = round(cpu["dealer"], 2)
-            figures["panel_frames_per_round"] = round(cpu["panel_frames"], 1)
+            if not prefix:
+                figures["station_loop_cpu_ms_per_round"] = round(cpu["station"], 2)
+                figures["relay_cpu_ms_per_round"] = round(cpu["relay"], 3)
+                figures["reader_cpu_ms_per_round"] = round(cpu["reader"], 2)
+                figures["panel_frames_per_round"] = round(cpu["panel_frames"], 1)
+                figures["observation_batches_per_round"] = round(cpu["batches"], 1)
+                rate, rounds, one = measure(Path(directory), args.rounds)
+                print(
+                    f"one process, journal on {name}: {rounds} rounds, {rate:.1f} rounds/s, "
+                    f"{one['all']:.1f} ms CPU per round: station {one['station']:.1f}, device "
+                    f"doubles {one['devices']:.1f}, simulated dealer {one['dealer']:.1f}"
+                )
+                figures["inproc_rounds_per_s"] = round(rate, 1)
+                figures["inproc_cpu_ms_per_round"] = round(one["all"], 2)
+                figures["inproc_station_cpu_ms_per_round"] = round(one["station"], 2)
     print("FIGURES " + json.dumps(figures))
     return 0
 

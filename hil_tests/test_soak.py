@@ -18,11 +18,26 @@ import pytest
 from table_driver import card_texts
 
 from controller.journal.store import JournalReader, verify
-from controller.simulation.dealer import LoadShoe
+from controller.simulation.dealing import RigSide, TableSide
 from controller.simulation.runner import SimulatedTable, SimulationSettings
-from controller.table.view import TableView
 
 pytestmark = [pytest.mark.soak, pytest.mark.doubles]
+
+
+class SoakSide(RigSide):
+    """The rig, with a noisy shoe line from the first load, keeping every card the shoe
+    double dealt across loads (``load_shuffled`` forgets them)."""
+
+    def __init__(self, rig: Any, dealt: list[str]) -> None:
+        super().__init__(rig)
+        self.dealt = dealt
+
+    def load_shoe(self, decks: int, seed: int, cover_at: int) -> None:
+        # A noisy shoe line: the link layer must recover every damaged frame.
+        self.rig.shoe.noise.corrupt_rate = 0.002
+        self.rig.shoe.noise.split_rate = 0.05
+        self.dealt.extend(c.text for c in self.rig.shoe.dealt)
+        super().load_shoe(decks, seed, cover_at)
 
 
 class SoakTable(SimulatedTable):
@@ -31,17 +46,9 @@ class SoakTable(SimulatedTable):
     def __init__(self, settings: SimulationSettings) -> None:
         super().__init__(settings)
         self.dealt: list[str] = []
-        self._noisy = False
 
-    def _perform(self, action: Any, view: TableView) -> None:
-        if not self._noisy:
-            # A noisy shoe line: the link layer must recover every damaged frame.
-            self.rig.shoe.noise.corrupt_rate = 0.002
-            self.rig.shoe.noise.split_rate = 0.05
-            self._noisy = True
-        if isinstance(action, LoadShoe):
-            self.dealt.extend(c.text for c in self.rig.shoe.dealt)  # load() forgets them
-        super()._perform(action, view)
+    def table_side(self, rig: Any) -> TableSide:
+        return SoakSide(rig, self.dealt)
 
     def run(self) -> Any:
         result = super().run()

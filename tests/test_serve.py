@@ -43,8 +43,9 @@ from drivers.panel_link import SerialPanelDriver
 from drivers.serial_transport import SerialSettings
 from drivers.shoe import ShoeDriver
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
-from drivers.simulated.serve import Doubles, answer, port_factory, start_doubles
+from drivers.simulated.serve import port_factory, start_doubles
 from drivers.simulated.serve_client import DoublesError, ServedDoubles
+from drivers.simulated.serve_control import Doubles, answer
 
 DEADLINE = 15.0
 #: The doubles start paired with this secret (pairing itself: tests/test_serve_daemon.py).

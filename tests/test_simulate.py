@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -127,3 +128,22 @@ def test_an_existing_journal_is_never_overwritten(
     assert simulate(journal, "--rounds", "1") == 2
     assert journal.read_bytes() == b"precious"
     assert "exists" in capsys.readouterr().err
+
+
+def test_split_runs_the_doubles_and_dealer_in_their_own_process(
+    scratch: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--split``: the same journal as the in-process run of the seed (hole cards'
+    commitments and nonces apart), and the same summary."""
+    args = ("--rounds", "3", "--seed", "11")
+    assert simulate(scratch / "one.sqlite3", *args) == 0
+    one = capsys.readouterr().out
+    assert simulate(scratch / "split.sqlite3", *args, "--split") == 0
+    split = capsys.readouterr().out
+    assert "rounds: 3 completed, 0 voided" in split
+    assert seeded_part(journal_content(scratch / "split.sqlite3")) == seeded_part(
+        journal_content(scratch / "one.sqlite3")
+    )
+    timing = re.compile(r"in [\d.]+ s \([\d.]+ rounds/s")  # the one line that differs
+    assert timing.sub("", split.replace("split.sqlite3", "one.sqlite3")) == timing.sub("", one)
+    assert verify(scratch / "split.sqlite3").ok

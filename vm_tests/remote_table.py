@@ -8,10 +8,12 @@ installed daemon inside the VM, so both ends are remote:
 * the pacer is fed from the daemon's debug log (``log_view`` in
   ``controller/service/daemon.py``: each event handled, by kind, and the public table view
   when the queue is idle), read from the guest's journald through the agent;
-* :class:`RemoteRig` has the rig's interface and acts on the host's device doubles (the
+* :class:`RemoteSide` is the dealer's table side
+  (``controller.simulation.dealing.TableSide``): it acts on the host's device doubles (the
   doubles process's control socket) and on the reader gadget in the guest.
 
-The dealing loop is the runner's own (``SimulatedTable._deal``), not a copy.
+The dealing loop is the runner's own (``controller.simulation.dealing.Dealing``), not a
+copy.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from vm import GuestError, Vm
 
 from controller.rules.cards import Card, parse_card
 from controller.rules.profiles import get_profile
-from controller.simulation.dealer import Action, LoadShoe, SimulatedDealer
-from controller.simulation.runner import SimulatedTable, SimulationSettings, strategy_players
+from controller.simulation.dealing import Dealing, Pluggable
+from controller.simulation.pacer import Pacer
+from controller.simulation.runner import SimulationSettings, dealing_plan
 from controller.table.prompts import State
 from controller.table.view import TableView, view_from_record
 from drivers import hal
@@ -33,33 +36,23 @@ from drivers.hal import Button, WagerSpot
 from drivers.simulated.serve_client import DoublesClient
 
 
-class _RemoteShoe:
-    def __init__(self, doubles: DoublesClient) -> None:
-        self.doubles = doubles
+class RemoteSide:
+    """The dealer's table side (``controller.simulation.dealing.TableSide``) on the host's
+    doubles (their control socket) and the reader gadget in the guest; the cover card
+    ``cover_at`` cards into the shoe (where the dealer cuts decides how many rounds a shoe
+    lasts)."""
 
-    def deal(self, *, hole: bool = False) -> Card | str | None:
+    def __init__(self, doubles: DoublesClient, vm: Vm, cover_at: int) -> None:
+        self.doubles = doubles
+        self.vm = vm
+        self.cover_at = cover_at
+
+    def draw(self, hole: bool) -> Card | str | None:
         item = self.doubles.call("shoe", "deal", hole=hole)
         return parse_card(item) if item not in (None, "cover") else item
 
-    def load_shuffled(self, decks: int = 6, seed: int = 0, cover_at: int | None = None) -> None:
-        self.doubles.call("shoe", "load_shuffled", decks=decks, seed=seed, cover_at=cover_at)
-
-
-class _RemoteReader:
-    def __init__(self, vm: Vm) -> None:
-        self.vm = vm
-
-    def set_hole_card(self, card: Card | None) -> None:
-        self.vm.reader("set_hole_card", None if card is None else card.text)
-
-
-class RemoteRig:
-    """The rig interface the runner's dealer uses, on the host's doubles and the guest."""
-
-    def __init__(self, doubles: DoublesClient, vm: Vm) -> None:
-        self.doubles = doubles
-        self.shoe = _RemoteShoe(doubles)
-        self.card_reader = _RemoteReader(vm)
+    def draw_foreign(self, suit: str) -> None:
+        self.doubles.call("shoe", "deal_ten", suit)
 
     def press(self, button: Button) -> None:
         self.doubles.call("panel", "press", button.value)
@@ -67,10 +60,26 @@ class RemoteRig:
     def turn_key(self, on: bool) -> None:
         self.doubles.call("panel", "turn_key", on)
 
-    def place_wager(
-        self, seat: int, spot: WagerSpot, present: bool = True, cents: int | None = None
-    ) -> None:
+    def place_wager(self, seat: int, spot: WagerSpot, present: bool, cents: int | None) -> None:
         self.doubles.call("panel", "place_wager", seat, spot.value, present, cents)
+
+    def load_shoe(self, decks: int, seed: int, cover_at: int) -> None:
+        self.doubles.call("shoe", "load_shuffled", decks=decks, seed=seed, cover_at=self.cover_at)
+
+    def insert_hole_card(self, card: Card | None) -> None:
+        self.vm.reader("set_hole_card", None if card is None else card.text)
+
+    def wait_idle(self, device: Pluggable, timeout: float) -> bool:
+        raise NotImplementedError("no injected faults in the guest run")
+
+    def unplug(self, device: Pluggable) -> None:
+        raise NotImplementedError("no injected faults in the guest run")
+
+    def plug(self, device: Pluggable) -> None:
+        raise NotImplementedError("no injected faults in the guest run")
+
+    def misread(self) -> None:
+        raise NotImplementedError("no injected faults in the guest run")
 
 
 def _event_of(kind: str) -> Any:
@@ -131,34 +140,30 @@ class Reached(Exception):  # noqa: N818 (a signal, not an error)
     """The view the caller was waiting for came."""
 
 
-class RemoteTable(SimulatedTable):
+class RemoteTable:
     """The runner's dealing loop against the station in the guest (module docstring)."""
 
     def __init__(
         self, vm: Vm, doubles: DoublesClient, settings: SimulationSettings, cover_at: int
     ) -> None:
-        super().__init__(settings, on_view=self._watch)
-        self.cover_at = cover_at
-        self.rig = RemoteRig(doubles, vm)  # type: ignore[assignment]
+        self.settings = settings
+        self.pacer = Pacer()
         self.table_profile = get_profile(settings.profile)
+        # One dealer for the whole test: it remembers the chips.
+        self.dealing = Dealing(
+            dealing_plan(settings),
+            self.table_profile,
+            RemoteSide(doubles, vm, cover_at),
+            self.pacer,
+            on_view=self._watch,
+        )
         self.views: list[TableView] = []
         self.cover_seen = False
         self._until: Callable[[TableView], bool] = self.shoe_dealt
-        self._dealer: SimulatedDealer | None = None
 
     def shoe_dealt(self, view: TableView) -> bool:
         """The cover card came out and its round ended: the table shuffles again."""
         return self.cover_seen and view.state in (State.SHUFFLING, State.LOADING)
-
-    def _perform(self, action: Action, view: TableView) -> None:
-        """As the runner, with the cover card ``cover_at`` cards into the shoe (where the
-        dealer cuts decides how many rounds a shoe lasts)."""
-        if isinstance(action, LoadShoe):
-            self.pacer.expect(hal.ShoeLoaded)
-            seed = self.rng.randrange(1 << 30)
-            self.rig.shoe.load_shuffled(self.settings.decks, seed=seed, cover_at=self.cover_at)
-            return
-        super()._perform(action, view)
 
     def _watch(self, view: TableView) -> None:
         self.views.append(view)
@@ -170,16 +175,9 @@ class RemoteTable(SimulatedTable):
     def play_until(self, until: Callable[[TableView], bool] | None = None) -> TableView:
         """Deal from wherever the table stands until ``until(view)`` holds (default: the
         shoe is dealt out); returns that view."""
-        if self._dealer is None:  # one dealer for the whole test: it remembers the chips
-            self._dealer = SimulatedDealer(
-                tuple(range(1, self.settings.seats + 1)),
-                strategy_players(self.table_profile),
-                self.rng,
-                dealer_change_every=25,
-            )
         self._until = until or self.shoe_dealt
         try:
-            self._deal(self._dealer, None)
+            self.dealing.deal()
         except Reached:
             return self.views[-1]
         raise AssertionError("the dealing loop ended without reaching the view")

@@ -345,7 +345,7 @@ def test_sigkill_restarts_it_and_the_round_resumes(rig: Rig) -> None:
     ), restored
     # The supervisor resumes (the simulated dealer would void): key on, resume, key off.
     for action in (TurnKey(True), Press(Button.SUPERVISOR_RESUME), TurnKey(False)):
-        table._perform(action, restored)
+        table.dealing.perform(action, restored)
     view = table.play_until(lambda v: v.state is not State.FAULT)
     assert view.round_no == round_no and view.state is State.SETTLING, view
     view = table.play_until(lambda v: v.state is State.BETTING and v.round_no > round_no)

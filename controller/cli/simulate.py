@@ -15,6 +15,7 @@ import shutil
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -29,6 +30,7 @@ from controller.simulation.runner import (
     SimulationStuckError,
     verification_key_path,
 )
+from controller.simulation.split import DoublesProcessDiedError, SplitTable
 from controller.table.prompts import State
 from controller.table.view import TableView
 from drivers.hal import LedMode
@@ -153,7 +155,7 @@ class LiveView:
         )
         self.task = self.progress.add_task("rounds", total=settings.rounds)
         self.live = Live(console=self.console, refresh_per_second=8, transient=False)
-        self.table: SimulatedTable | None = None
+        self.table: SimulatedTable | SplitTable | None = None
         self._last = 0.0
         self._last_row = 0
         self._tail: deque[str] = deque(maxlen=6)
@@ -196,7 +198,8 @@ class LiveView:
         dealer = " ".join(view.dealer_cards[:1]) + (" 🂠" if view.hole_face_down else "")
         dealer += " " + " ".join(view.dealer_cards[1:])
         shoe = ""
-        if self.table is not None and hasattr(self.table, "rig"):
+        # The split table's shoe is in the other process: its count is not shown.
+        if isinstance(self.table, SimulatedTable) and hasattr(self.table, "rig"):
             shoe = f"shoe: {self.table.rig.shoe.remaining} cards left"
         header = Text(f"round {view.round_no}  state {view.state.value}  {view.prompt}")
         if view.fault:
@@ -248,6 +251,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="fast: no pacing; real: paced for a person watching",
     )
     parser.add_argument("--plain", action="store_true", help="no live view, even on a terminal")
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="the device doubles and the dealer in a process of their own (as real devices are)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -276,13 +284,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         if live:
             with LiveView(settings) as view:
-                table = SimulatedTable(settings, on_view=view.update)
+                table = _table(settings, view.update, split=args.split)
                 view.table = table
                 result = table.run()
         else:
-            result = SimulatedTable(settings, on_view=_plain_progress(settings)).run()
+            result = _table(settings, _plain_progress(settings), split=args.split).run()
     except SimulationStuckError as err:
         print(f"dealer-station simulate: the station stopped answering: {err}", file=sys.stderr)
+        return 1
+    except DoublesProcessDiedError as err:
+        print(f"dealer-station simulate: {err}", file=sys.stderr)
         return 1
     except StartError as err:
         print(f"dealer-station simulate: {_with_room(settings.journal, err)}", file=sys.stderr)
@@ -294,6 +305,21 @@ def run(args: argparse.Namespace) -> int:
     for line in summary_lines(tally_journal(settings.journal), result, settings):
         print(line)
     return 0
+
+
+def _table(
+    settings: SimulationSettings, on_view: Callable[[TableView], None], *, split: bool
+) -> SimulatedTable | SplitTable:
+    """The in-process table, or the split one (``--split``), whose dealer is in another
+    process: there the views shown are those the station's observer hands over."""
+    if not split:
+        return SimulatedTable(settings, on_view=on_view)
+
+    def observe(_event: object, view: TableView | None, _idle: bool) -> None:
+        if view is not None:
+            on_view(view)
+
+    return SplitTable(settings, observer=observe)
 
 
 def _with_room(journal: Path, text: object) -> str:

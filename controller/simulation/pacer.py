@@ -10,7 +10,8 @@ waits on one condition variable, woken by the station's loop.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 
 from controller.table.view import TableView
 from drivers.hal import DeviceEvent
@@ -35,6 +36,10 @@ class Pacer:
         self._seq = 0
         self._failure: BaseException | None = None
         self.events: list[DeviceEvent] | None = None  # set to a list to keep every event
+        #: Where the waiter gets events from when the station is in another process:
+        #: called with the seconds left, it feeds :meth:`observe_kinds` (or returns with
+        #: nothing). None: the station's own thread calls :meth:`observe`.
+        self.pump: Callable[[float], None] | None = None
 
     @property
     def seq(self) -> int:
@@ -51,21 +56,31 @@ class Pacer:
     def observe(self, event: DeviceEvent, view: TableView | None, queue_empty: bool) -> None:
         """Called by the station's loop after each event (``view`` None while more events
         wait in the station's queue)."""
-        with self._cond:
-            for i, kind in enumerate(self._expected):
-                if isinstance(event, kind):
-                    del self._expected[i]
-                    break
-            else:
-                # Caused by an action whose expectation is not registered yet (the cover
-                # card comes out before the dealer knows it was the cover card).
-                self._surplus.append(type(event))
-            if self.events is not None:
+        if self.events is not None:
+            with self._cond:
                 self.events.append(event)
+        self.observe_kinds((type(event),), view, queue_empty)
+
+    def observe_kinds(
+        self, kinds: Sequence[type], view: TableView | None, queue_empty: bool
+    ) -> None:
+        """The station handled events of these types, in this order; ``view`` and
+        ``queue_empty`` are as :meth:`observe` got them for the last one (a station in
+        another process reports its events in batches: ``controller.simulation.split``)."""
+        with self._cond:
+            for handled in kinds:
+                for i, kind in enumerate(self._expected):
+                    if issubclass(handled, kind):
+                        del self._expected[i]
+                        break
+                else:
+                    # Caused by an action whose expectation is not registered yet (the
+                    # cover card comes out before the dealer knows it was the cover card).
+                    self._surplus.append(handled)
             if view is not None:
                 self._view = view
             self._quiet = queue_empty and view is not None
-            self._seq += 1
+            self._seq += len(kinds)
             if self._quiet and not self._expected:
                 # Only now can a waiter go on: waking it for every event costs a thread
                 # switch each, for nothing.
@@ -131,7 +146,7 @@ class Pacer:
             )
 
         with self._cond:
-            if not self._cond.wait_for(ready, timeout) or self._view is None:
+            if not self._wait_for(ready, timeout) or self._view is None:
                 if self._failure is not None:
                     raise self._failure
                 waiting = [k.__name__ for k in self._expected]
@@ -148,3 +163,21 @@ class Pacer:
             # in for an event the actor's next actions cause.
             self._surplus.clear()
             return self._view, self._seq
+
+    def _wait_for(self, ready: Callable[[], bool], timeout: float) -> bool:
+        """``ready()`` within ``timeout`` seconds (lock held): woken by the station's
+        thread, or pumping the events in from another process between checks."""
+        pump = self.pump
+        if pump is None:
+            return self._cond.wait_for(ready, timeout)
+        deadline = time.monotonic() + timeout
+        while not ready():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._cond.release()
+            try:
+                pump(left)
+            finally:
+                self._cond.acquire()
+        return True

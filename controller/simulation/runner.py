@@ -2,60 +2,39 @@
 and a simulated dealer (with players and supervisor) who acts on the doubles.
 
 The station runs its main loop in its own thread, exactly as the daemon does; the dealer
-works from the main thread. A :class:`Pacer` keeps the two in step: the dealer acts on a
-view only once every event its last actions caused has been handled and nothing else is
-in flight, so a seed gives the same table, event for event, every time.
+(``controller.simulation.dealing``) works from the main thread. A :class:`Pacer` keeps the
+two in step: the dealer acts on a view only once every event its last actions caused has
+been handled and nothing else is in flight, so a seed gives the same table, event for
+event, every time. ``controller.simulation.split`` runs the same dealer with the doubles
+in a process of their own.
 """
 
 from __future__ import annotations
 
 import queue
-import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from controller.journal.seal import new_sealing, save_state
-from controller.rules.cards import Card, parse_card
-from controller.rules.profiles import DealerSecondCard
-from controller.rules.steps import Decision
 from controller.service import config as cfg
 from controller.service.config_panel import PanelConfig
-from controller.service.daemon import build_station, simulated_drivers
-from controller.simulation.dealer import (
-    Action,
-    Draw,
-    InsertHoleCard,
-    LoadShoe,
-    PlaceWager,
-    Press,
-    SimulatedDealer,
-    TurnKey,
+from controller.service.daemon import Built, build_station, simulated_drivers
+from controller.simulation.dealing import (
+    COVER_FROM_END,
+    Dealing,
+    DealingPlan,
+    RigSide,
+    SimulationResult,
+    TableSide,
+    strategy_players,
 )
 from controller.simulation.pacer import STUCK_SECONDS, Pacer, SimulationStuckError
-from controller.simulation.strategy import choose
-from controller.table.prompts import State
-from controller.table.view import HandView, TableView
-from drivers.hal import (
-    Button,
-    ButtonPressed,
-    CardDrawn,
-    CoverCardSeen,
-    DeviceConnected,
-    DeviceLost,
-    ForeignCardDrawn,
-    HoleCardDealt,
-    HoleCardRevealed,
-    PeekResult,
-    SeatWagerChanged,
-    ShoeLoaded,
-    SupervisorKey,
-)
-
-COVER_FROM_END = 60  # the cover card sits this many cards before the end of the batch
+from controller.table.view import TableView
+from drivers.hal import Button
 
 
 @dataclass
@@ -71,15 +50,6 @@ class SimulationSettings:
     journal: Path = Path("simulation.sqlite3")
     delay: float = 0.0  # seconds between the dealer's actions (0: as fast as possible)
     table_id: str = "SIM-1"
-
-
-@dataclass
-class SimulationResult:
-    """What happened, for the summary."""
-
-    rounds: int
-    seconds: float
-    faults_injected: list[str] = field(default_factory=list)
 
 
 def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
@@ -121,28 +91,16 @@ def new_simulation_keys(s: SimulationSettings) -> None:
     verification_key_path(s.journal).write_text(key.to_text() + "\n", encoding="ascii")
 
 
-def strategy_players(profile: Any) -> Callable[[HandView, str, frozenset[Decision]], Decision]:
-    """Players who follow Spanish 21 basic strategy (``controller.simulation.strategy``)."""
-
-    def chooser(hand: HandView, up: str, legal: frozenset[Decision]) -> Decision:
-        cards = [parse_card(c) for c in hand.cards]
-        return choose(cards, parse_card(up), legal, profile)
-
-    return chooser
-
-
 class SimulatedTable:
-    """Runs one simulation; see the module docstring."""
+    """Runs one simulation in this process; see the module docstring."""
 
     def __init__(
         self, settings: SimulationSettings, on_view: Callable[[TableView], None] | None = None
     ) -> None:
         self.settings = settings
         self.on_view = on_view
-        self.rng = random.Random(settings.seed)
         self.pacer = Pacer()
         self.result = SimulationResult(0, 0.0)
-        self._hole: Card | None = None
 
     def run(self) -> SimulationResult:
         """Play the rounds; the journal is closed when this returns."""
@@ -158,153 +116,71 @@ class SimulatedTable:
             # or anyone with the seed could open each commitment before the reveal.
             built = build_station(config, drivers_for, observer=self.pacer.observe)
             self.table_profile = built.table.profile
-            dealer = SimulatedDealer(
-                tuple(range(1, s.seats + 1)),
-                strategy_players(self.table_profile),
-                self.rng,
-                dealer_change_every=25,
-            )
-            station = built.station
-            errors: queue.Queue[BaseException] = queue.Queue()
-
-            def serve() -> None:
-                try:
-                    station.run()
-                except BaseException as err:  # handed to the main thread
-                    errors.put(err)
-                    self.pacer.fail(err)
-                finally:
-                    built.journal.close()
-
-            thread = threading.Thread(target=serve, name="station", daemon=True)
-            self.pacer.expect(*([DeviceConnected] * 4))
-            thread.start()
+            side = self.table_side(self.rig)
+            dealing = Dealing(dealing_plan(s), self.table_profile, side, self.pacer, self.on_view)
+            self.result = dealing.result
+            station = StationThread(built, self.pacer.fail)
+            dealing.expect_start()
+            station.start()
             try:
-                self._deal(dealer, built.table)
+                dealing.deal()
             finally:
                 station.stop()
-                thread.join(timeout=STUCK_SECONDS)
-            if not errors.empty():
-                raise errors.get()
         self.result.seconds = time.perf_counter() - started
         return self.result
 
-    def _deal(self, dealer: SimulatedDealer, table: Any) -> None:
-        seq = 0
-        while True:
-            view, seq = self.pacer.wait(seq)
-            if self.on_view is not None:
-                self.on_view(view)
-            if view.state is State.BETTING and view.round_no >= self.settings.rounds:
-                self.result.rounds = view.round_no
-                return
-            faulty = self.settings.faults and self.rng.random() < self.settings.faults
-            if faulty and self._inject(view):
-                continue
-            actions = dealer.act(view)
-            hole_at = None
-            if view.state is State.DEALING and actions == [Draw()]:
-                due = self._initial_cards_due(view)
-                if not self.settings.delay:
-                    # A dealer deals the initial cards in one go, without looking up between
-                    # them: the station takes them in order off its queue.
-                    actions = actions * due
-                if self.table_profile.dealer_second_card is DealerSecondCard.HOLE:
-                    # The last card of the initial deal is the hole card: through the
-                    # shoe's hole-card slot, so the shoe withholds it.
-                    hole_at = len(actions) - 1 if len(actions) == due else None
-            for i, action in enumerate(actions):
-                if i == hole_at:
-                    self._draw(view, hole=True)
-                else:
-                    self._perform(action, view)
-            if self.settings.delay:
-                time.sleep(self.settings.delay)  # pacing for a person watching
+    def table_side(self, rig: Any) -> TableSide:
+        """What the dealer's hands act on: the rig (a subclass may watch or alter it)."""
+        return RigSide(rig)
 
-    def _perform(self, action: Action, view: TableView) -> None:
-        rig = self.rig
-        if isinstance(action, Draw):
-            self._draw(view)
-        elif isinstance(action, Press):
-            extra: list[type] = [PeekResult] if view.state is State.PEEKING else []
-            if view.state is State.DEALER and view.reveal_due:
-                extra = [HoleCardRevealed]  # the station asks the shoe, the shoe answers
-            self.pacer.expect(ButtonPressed, *extra)
-            rig.press(action.button)
-        elif isinstance(action, TurnKey):
-            self.pacer.expect(SupervisorKey)
-            rig.turn_key(action.on)
-        elif isinstance(action, PlaceWager):
-            self.pacer.expect(SeatWagerChanged)
-            rig.place_wager(action.seat, action.spot, action.cents is not None, action.cents)
-        elif isinstance(action, LoadShoe):
-            self.pacer.expect(ShoeLoaded)
-            decks = self.settings.decks
-            rig.shoe.load_shuffled(
-                decks, seed=self.rng.randrange(1 << 30), cover_at=48 * decks - COVER_FROM_END
-            )
-        elif isinstance(action, InsertHoleCard):
-            rig.card_reader.set_hole_card(self._hole)
 
-    def _initial_cards_due(self, view: TableView) -> int:
-        """Cards still to come in the initial deal: two per seat, the up card, and the hole
-        card where the profile deals one (PA 635a.7(e), NJ 19.7(d), NY 5324.12(c)(4))."""
-        dealer = 2 if self.table_profile.dealer_second_card is DealerSecondCard.HOLE else 1
-        on_layout = sum(len(h.cards) for h in view.hands) + len(view.dealer_cards)
-        return max(1, 2 * len(view.seats) + dealer - on_layout - view.hole_face_down)
+class StationThread:
+    """The station's main loop in a thread named ``station``, as the daemon runs it; the
+    journal is closed when the loop ends. ``on_failure`` hears what the loop died of."""
 
-    def _draw(self, view: TableView, *, hole: bool = False) -> None:
-        reported = HoleCardDealt if hole else CardDrawn
-        self.pacer.expect(reported)
-        item = self.rig.shoe.deal(hole=hole)
-        while isinstance(item, str):  # the cover card came out first
-            self.pacer.expect(CoverCardSeen)
-            item = self.rig.shoe.deal(hole=hole)
-        if item is None:
-            # Nothing came out: the shoe reported itself empty and the table faults.
-            self.pacer.withdraw(reported)
-            return
-        if view.state is State.DEALING:
-            self._hole = item  # the last card of the initial deal is the hole card
+    def __init__(self, built: Built, on_failure: Callable[[BaseException], None]) -> None:
+        self.built = built
+        self.on_failure = on_failure
+        self._errors: queue.Queue[BaseException] = queue.Queue()
+        self.thread = threading.Thread(target=self._serve, name="station", daemon=True)
 
-    def _inject(self, view: TableView) -> bool:
-        """Inject a device fault the way a table sees them; True when one was injected."""
-        rig = self.rig
-        kind = self.rng.choice(("foreign_card", "shoe_unplugged", "reader_unplugged", "misread"))
-        if kind == "foreign_card" and view.state in (State.DEALING, State.PLAYERS):
-            self.pacer.expect(ForeignCardDrawn)
-            rig.shoe.deal_ten(self.rng.choice("SHDC"))
-        elif kind == "shoe_unplugged" and view.state is State.BETTING:
-            # A person pulls a cable seconds after the last card, not while its ack is on
-            # the wire (that case, a report sent again after the replug, is a HIL test).
-            rig.shoe.wait_idle(STUCK_SECONDS)
-            self.pacer.expect(DeviceLost)
-            rig.shoe.unplug()
-            self.pacer.wait(0)
-            self.pacer.expect(DeviceConnected)
-            rig.shoe.plug()
-        elif kind == "reader_unplugged" and view.state is State.BETTING:
-            rig.card_reader.wait_idle(STUCK_SECONDS)
-            self.pacer.expect(DeviceLost)
-            rig.card_reader.unplug()
-            self.pacer.wait(0)
-            self.pacer.expect(DeviceConnected)
-            rig.card_reader.plug()
-        elif kind == "misread" and view.state is State.PEEKING:
-            rig.card_reader.misread()
-            self.result.faults_injected.append(kind)
-            return False  # the dealer's next NEXT gets the misread
-        else:
-            return False
-        self.result.faults_injected.append(kind)
-        return True
+    def _serve(self) -> None:
+        try:
+            self.built.station.run()
+        except BaseException as err:  # handed to whoever stops the thread
+            self._errors.put(err)
+            self.on_failure(err)
+        finally:
+            self.built.journal.close()
+
+    def start(self) -> None:
+        """Start the station's loop."""
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Stop the loop and wait for it (``STUCK_SECONDS`` at most).
+
+        Raises:
+            BaseException: what the loop died of, if it did.
+        """
+        self.built.station.stop()
+        self.thread.join(timeout=STUCK_SECONDS)
+        if not self._errors.empty():
+            raise self._errors.get()
+
+
+def dealing_plan(s: SimulationSettings) -> DealingPlan:
+    """The dealer's part of the settings."""
+    return DealingPlan(s.decks, s.seats, s.rounds, s.seed, s.faults, s.delay)
 
 
 __all__ = [
+    "COVER_FROM_END",
     "Button",
     "Pacer",
     "SimulatedTable",
     "SimulationResult",
     "SimulationSettings",
     "SimulationStuckError",
+    "strategy_players",
 ]

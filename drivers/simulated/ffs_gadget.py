@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Final
 
 from drivers.simulated.card_reader import CardReaderDouble
-from drivers.simulated.serve import ControlServer, Doubles
+from drivers.simulated.serve_control import ControlServer, Doubles
 
 GADGETS: Final = Path("/sys/kernel/config/usb_gadget")
 UDCS: Final = Path("/sys/class/udc")

@@ -4,8 +4,8 @@
 reader double on a simulated pyusb bus and a gpiozero ``MockFactory`` for the panel (or,
 with ``panel_board=True``, a panel-board double with every lamp and wager sensor), and
 tells the real drivers where to find them (``*_settings``) or builds them
-(``build_drivers``). It is what the daemon, ``dealer-station simulate`` and the HIL suite
-use instead of a real rig::
+(``build_drivers``, with :func:`drivers.simulated.wiring.wire_drivers`). It is what the
+daemon, ``dealer-station simulate`` and the HIL suite use instead of a real rig::
 
     with SimulatedRig(seed=7) as rig:
         drivers = rig.build_drivers(events.put)
@@ -17,7 +17,6 @@ use instead of a real rig::
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
@@ -26,36 +25,39 @@ from typing import Any
 from gpiozero.pins.mock import MockFactory
 
 import firmware_bridge as fb
-from drivers.card_reader import CardReaderDriver
 from drivers.device_link import ExpectedDevice
 from drivers.hal import Button, EventSink, SeatWagerChanged, WagerSpot
-from drivers.pairing import pair_over
 from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
 from drivers.panel_link import SerialPanelDriver
-from drivers.serial_transport import SerialSettings, SerialTransport
-from drivers.shoe import ShoeDriver
-from drivers.shuffler import ShufflerDriver
+from drivers.serial_transport import SerialSettings
 from drivers.simulated.card_reader import CardReaderDouble
 from drivers.simulated.firmware import DEFAULT_FIRMWARE, DeviceFirmware
 from drivers.simulated.panel import PanelDouble
 from drivers.simulated.shoe import ShoeDouble
 from drivers.simulated.shuffler import ShufflerDouble
 from drivers.simulated.usb_backend import SimulatedUsbBackend
-from drivers.transport import Backoff
-from drivers.usb_transport import UsbSettings, UsbTransport
-
-#: Protocol timers scaled down for tests and the simulator: a silent device is noticed in
-#: 1 s, not 3 s, while a CPU-starved test machine (a stall of a few hundred ms) does not
-#: make a device look lost.
-FAST_TIMING = fb.Timing(
-    retransmit_timeout=0.05,
-    max_tries=8,
-    heartbeat_interval=0.1,
-    silence_timeout=1.0,
-    hello_interval=0.05,
-    hello_tries=20,
+from drivers.simulated.wiring import (
+    FAST_BACKOFF,
+    FAST_TIMING,
+    DoubleAddress,
+    RigDrivers,
+    pair_double,
+    wire_drivers,
 )
-FAST_BACKOFF = Backoff(initial=0.01, factor=2.0, cap=0.1)
+from drivers.usb_transport import UsbSettings
+
+# The timers and the wiring live in drivers.simulated.wiring; importers of this module
+# have long found them here.
+__all__ = [
+    "FAST_BACKOFF",
+    "FAST_TIMING",
+    "DoubleAddress",
+    "RigDrivers",
+    "RigFault",
+    "SimulatedRig",
+    "pair_double",
+    "wire_drivers",
+]
 
 
 class RigFault(Enum):
@@ -76,26 +78,6 @@ class RigFault(Enum):
     READER_MISREAD = "reader_misread"
     READER_SLOW = "reader_slow"
     READER_ACKS_DUPLICATED = "reader_acks_duplicated"
-
-
-@dataclass(slots=True)
-class RigDrivers:
-    """The real drivers of one station, connected to a rig."""
-
-    shuffler: ShufflerDriver
-    shoe: ShoeDriver
-    card_reader: CardReaderDriver
-    panel: GpioPanel | SerialPanelDriver
-
-    def start(self) -> None:
-        """Start every driver."""
-        for driver in (self.shuffler, self.shoe, self.card_reader, self.panel):
-            driver.start()
-
-    def close(self) -> None:
-        """Close every driver; idempotent."""
-        for driver in (self.shuffler, self.shoe, self.card_reader, self.panel):
-            driver.close()
 
 
 class SimulatedRig:
@@ -147,30 +129,7 @@ class SimulatedRig:
 
     def pair(self, double: DeviceFirmware) -> None:
         """Pair one double (its pairing button held while the station asks)."""
-        double.pairing_button = True
-        board = double if isinstance(double, PanelDouble) else None
-        if board is not None:
-            board.key_on = True  # the board's own key, turned for its pairing
-        try:
-            if isinstance(double, CardReaderDouble):
-                backend = self.usb_backend
-                settings = double.settings
-
-                def usb(listener: Any) -> UsbTransport:
-                    return UsbTransport(settings, listener, backend=backend, backoff=FAST_BACKOFF)
-
-                pair_over(usb, double.KIND, "rig", timeout=10.0, interval=0.05)
-            else:
-                serial_settings = double.settings  # type: ignore[attr-defined]
-
-                def serial(listener: Any) -> SerialTransport:
-                    return SerialTransport(serial_settings, listener, backoff=FAST_BACKOFF)
-
-                pair_over(serial, double.KIND, "rig", timeout=10.0, interval=0.05)
-        finally:
-            double.pairing_button = False
-            if board is not None:
-                board.key_on = False
+        pair_double(double, self.usb_backend)
 
     def _doubles(self) -> list[DeviceFirmware]:
         doubles: list[DeviceFirmware] = [self.shuffler, self.shoe, self.card_reader]
@@ -206,21 +165,16 @@ class SimulatedRig:
         self._sink = sink
         options: dict[str, Any] = {"timing": self.timing, "backoff": FAST_BACKOFF}
         options.update(driver_options)
-        return RigDrivers(
-            shuffler=ShufflerDriver(
-                self.shuffler_settings, sink, self.expected(self.shuffler), **options
-            ),
-            shoe=ShoeDriver(
-                self.shoe_settings, sink, self.expected(self.shoe), decks=self.decks, **options
-            ),
-            card_reader=CardReaderDriver(
-                self.card_reader_settings,
-                sink,
-                backend=self.usb_backend,
-                expected=self.expected(self.card_reader),
-                **options,
-            ),
-            panel=self._panel_driver(sink, options),
+        return wire_drivers(
+            sink,
+            self.shuffler,
+            self.shoe,
+            self.card_reader,
+            self._panel_driver(sink, options),
+            firmware=self.firmware_allowed,
+            decks=self.decks,
+            backend=self.usb_backend,
+            options=options,
         )
 
     def _panel_driver(

@@ -52,7 +52,7 @@ class DoublesClient:
         return reply.get("result")
 
     def call(self, device: str, name: str, *args: Any, **kwargs: Any) -> Any:
-        """Call a double's control method (``serve.CALLS``)."""
+        """Call a double's control method (``serve_control.CALLS``)."""
         return self.request({"device": device, "call": name, "args": args, "kwargs": kwargs})
 
     def get(self, device: str, name: str) -> Any:

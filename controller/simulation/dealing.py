@@ -1,0 +1,333 @@
+"""The simulated dealer's loop, shared by the in-process and the split-process table.
+
+:class:`Dealing` waits on a :class:`~controller.simulation.pacer.Pacer` for the station to
+settle, asks the :class:`~controller.simulation.dealer.SimulatedDealer` what a person would
+do now, and does it on a :class:`TableSide`: the few things a dealer's hands do to the
+devices (draw from the shoe, press a button, turn the key, put chips on a spot, load the
+shoe, slide the hole card into the reader) and the faults a table sees (a foreign card, a
+cable pulled, a misread). Before each action it tells the pacer which events the action
+will cause, so the next wait returns only once the station has handled all of them.
+
+Two table sides exist: :class:`RigSide` acts on an in-process
+:class:`~drivers.simulated.rig.SimulatedRig` (``controller.simulation.runner``), and
+``controller.simulation.split_doubles.ServedSide`` acts on the doubles of the dealer's own
+process and asks the station's process for what only it can do
+(``controller.simulation.split``). A seed gives the same rounds through either.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any, Literal, Protocol
+
+from controller.rules.cards import Card, parse_card
+from controller.rules.profiles import DealerSecondCard
+from controller.rules.steps import Decision
+from controller.simulation.dealer import (
+    Action,
+    Draw,
+    InsertHoleCard,
+    LoadShoe,
+    PlaceWager,
+    Press,
+    SimulatedDealer,
+    TurnKey,
+)
+from controller.simulation.pacer import STUCK_SECONDS, Pacer
+from controller.simulation.strategy import choose
+from controller.table.prompts import State
+from controller.table.view import HandView, TableView
+from drivers.hal import (
+    Button,
+    ButtonPressed,
+    CardDrawn,
+    CoverCardSeen,
+    DeviceConnected,
+    DeviceLost,
+    ForeignCardDrawn,
+    HoleCardDealt,
+    HoleCardRevealed,
+    PeekResult,
+    SeatWagerChanged,
+    ShoeLoaded,
+    SupervisorKey,
+    WagerSpot,
+)
+
+COVER_FROM_END = 60  # the cover card sits this many cards before the end of the batch
+
+#: The devices whose cable the simulated faults pull.
+Pluggable = Literal["shoe", "reader"]
+
+
+class TableSide(Protocol):
+    """What the simulated dealer's hands do to the devices (see the module docstring)."""
+
+    def draw(self, hole: bool) -> Card | str | None:
+        """Take the next card out of the shoe (through the hole-card slot when ``hole``):
+        the card, the cover card's text, or None when the shoe is empty."""
+        ...
+
+    def draw_foreign(self, suit: str) -> None:
+        """A 10 (foreign to a Spanish deck) comes out of the shoe."""
+
+    def press(self, button: Button) -> None:
+        """Press and release a panel button."""
+
+    def turn_key(self, on: bool) -> None:
+        """Turn the supervisor key on or off."""
+
+    def place_wager(self, seat: int, spot: WagerSpot, present: bool, cents: int | None) -> None:
+        """Put chips on (or take them off) a seat's sensed spot."""
+
+    def load_shoe(self, decks: int, seed: int, cover_at: int) -> None:
+        """Put a batch shuffled by ``seed`` into the shoe, the cover card at ``cover_at``."""
+
+    def insert_hole_card(self, card: Card | None) -> None:
+        """Slide ``card`` face down into the card reader (None: take it out). Returns once
+        the reader holds it: the dealer's next press makes the station read it."""
+
+    def wait_idle(self, device: Pluggable, timeout: float) -> bool:
+        """Wait until ``device`` is connected with every report acknowledged."""
+        ...
+
+    def unplug(self, device: Pluggable) -> None:
+        """Pull ``device``'s cable."""
+
+    def plug(self, device: Pluggable) -> None:
+        """Plug ``device``'s cable back in."""
+
+    def misread(self) -> None:
+        """The card reader's next check cannot read the card."""
+
+
+class RigSide:
+    """A :class:`TableSide` on an in-process :class:`~drivers.simulated.rig.SimulatedRig`."""
+
+    def __init__(self, rig: Any) -> None:
+        self.rig = rig
+
+    def draw(self, hole: bool) -> Card | str | None:
+        """See :meth:`TableSide.draw`."""
+        item: Card | str | None = self.rig.shoe.deal(hole=hole)
+        return item
+
+    def draw_foreign(self, suit: str) -> None:
+        """See :meth:`TableSide.draw_foreign`."""
+        self.rig.shoe.deal_ten(suit)
+
+    def press(self, button: Button) -> None:
+        """See :meth:`TableSide.press`."""
+        self.rig.press(button)
+
+    def turn_key(self, on: bool) -> None:
+        """See :meth:`TableSide.turn_key`."""
+        self.rig.turn_key(on)
+
+    def place_wager(self, seat: int, spot: WagerSpot, present: bool, cents: int | None) -> None:
+        """See :meth:`TableSide.place_wager`."""
+        self.rig.place_wager(seat, spot, present, cents)
+
+    def load_shoe(self, decks: int, seed: int, cover_at: int) -> None:
+        """See :meth:`TableSide.load_shoe`."""
+        self.rig.shoe.load_shuffled(decks, seed=seed, cover_at=cover_at)
+
+    def insert_hole_card(self, card: Card | None) -> None:
+        """See :meth:`TableSide.insert_hole_card`."""
+        self.rig.card_reader.set_hole_card(card)
+
+    def _double(self, device: Pluggable) -> Any:
+        return self.rig.shoe if device == "shoe" else self.rig.card_reader
+
+    def wait_idle(self, device: Pluggable, timeout: float) -> bool:
+        """See :meth:`TableSide.wait_idle`."""
+        return bool(self._double(device).wait_idle(timeout))
+
+    def unplug(self, device: Pluggable) -> None:
+        """See :meth:`TableSide.unplug`."""
+        self._double(device).unplug()
+
+    def plug(self, device: Pluggable) -> None:
+        """See :meth:`TableSide.plug`."""
+        self._double(device).plug()
+
+    def misread(self) -> None:
+        """See :meth:`TableSide.misread`."""
+        self.rig.card_reader.misread()
+
+
+@dataclass
+class SimulationResult:
+    """What happened, for the summary. ``seconds``: the whole run, the start included;
+    ``dealing_seconds``: from the dealer's first look at the table to the last round."""
+
+    rounds: int
+    seconds: float
+    faults_injected: list[str] = field(default_factory=list)
+    dealing_seconds: float = 0.0
+
+
+def strategy_players(profile: Any) -> Callable[[HandView, str, frozenset[Decision]], Decision]:
+    """Players who follow Spanish 21 basic strategy (``controller.simulation.strategy``)."""
+
+    def chooser(hand: HandView, up: str, legal: frozenset[Decision]) -> Decision:
+        cards = [parse_card(c) for c in hand.cards]
+        return choose(cards, parse_card(up), legal, profile)
+
+    return chooser
+
+
+@dataclass
+class DealingPlan:
+    """What the dealer was asked for (a part of ``SimulationSettings``)."""
+
+    decks: int
+    seats: int
+    rounds: int
+    seed: int
+    faults: float
+    delay: float
+
+
+class Dealing:
+    """The simulated dealer's loop (see the module docstring)."""
+
+    def __init__(
+        self,
+        plan: DealingPlan,
+        profile: Any,
+        side: TableSide,
+        pacer: Pacer,
+        on_view: Callable[[TableView], None] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.profile = profile
+        self.side = side
+        self.pacer = pacer
+        self.on_view = on_view
+        self.rng = Random(plan.seed)
+        self.result = SimulationResult(0, 0.0)
+        self._hole: Card | None = None
+        self.dealer = SimulatedDealer(
+            tuple(range(1, plan.seats + 1)),
+            strategy_players(profile),
+            self.rng,
+            dealer_change_every=25,
+        )
+
+    def expect_start(self) -> None:
+        """The station's start: before it runs, each of its four devices will connect."""
+        self.pacer.expect(*([DeviceConnected] * 4))
+
+    def deal(self) -> SimulationResult:
+        """Play until the table is betting on round ``plan.rounds``; the result so far."""
+        seq = 0
+        started: float | None = None
+        plan, dealer = self.plan, self.dealer
+        while True:
+            view, seq = self.pacer.wait(seq)
+            if started is None:
+                started = time.perf_counter()
+            if self.on_view is not None:
+                self.on_view(view)
+            if view.state is State.BETTING and view.round_no >= plan.rounds:
+                self.result.rounds = view.round_no
+                self.result.dealing_seconds = time.perf_counter() - started
+                return self.result
+            faulty = plan.faults and self.rng.random() < plan.faults
+            if faulty and self._inject(view):
+                continue
+            actions = dealer.act(view)
+            hole_at = None
+            if view.state is State.DEALING and actions == [Draw()]:
+                due = self._initial_cards_due(view)
+                if not plan.delay:
+                    # A dealer deals the initial cards in one go, without looking up between
+                    # them: the station takes them in order off its queue.
+                    actions = actions * due
+                if self.profile.dealer_second_card is DealerSecondCard.HOLE:
+                    # The last card of the initial deal is the hole card: through the
+                    # shoe's hole-card slot, so the shoe withholds it.
+                    hole_at = len(actions) - 1 if len(actions) == due else None
+            for i, action in enumerate(actions):
+                if i == hole_at:
+                    self._draw(view, hole=True)
+                else:
+                    self.perform(action, view)
+            if plan.delay:
+                time.sleep(plan.delay)  # pacing for a person watching
+
+    def perform(self, action: Action, view: TableView) -> None:
+        """Do ``action`` at the table as it shows ``view``, telling the pacer first which
+        events it will cause."""
+        side = self.side
+        if isinstance(action, Draw):
+            self._draw(view)
+        elif isinstance(action, Press):
+            extra: list[type] = [PeekResult] if view.state is State.PEEKING else []
+            if view.state is State.DEALER and view.reveal_due:
+                extra = [HoleCardRevealed]  # the station asks the shoe, the shoe answers
+            self.pacer.expect(ButtonPressed, *extra)
+            side.press(action.button)
+        elif isinstance(action, TurnKey):
+            self.pacer.expect(SupervisorKey)
+            side.turn_key(action.on)
+        elif isinstance(action, PlaceWager):
+            self.pacer.expect(SeatWagerChanged)
+            side.place_wager(action.seat, action.spot, action.cents is not None, action.cents)
+        elif isinstance(action, LoadShoe):
+            self.pacer.expect(ShoeLoaded)
+            decks = self.plan.decks
+            side.load_shoe(decks, self.rng.randrange(1 << 30), 48 * decks - COVER_FROM_END)
+        elif isinstance(action, InsertHoleCard):
+            side.insert_hole_card(self._hole)
+
+    def _initial_cards_due(self, view: TableView) -> int:
+        """Cards still to come in the initial deal: two per seat, the up card, and the hole
+        card where the profile deals one (PA 635a.7(e), NJ 19.7(d), NY 5324.12(c)(4))."""
+        dealer = 2 if self.profile.dealer_second_card is DealerSecondCard.HOLE else 1
+        on_layout = sum(len(h.cards) for h in view.hands) + len(view.dealer_cards)
+        return max(1, 2 * len(view.seats) + dealer - on_layout - view.hole_face_down)
+
+    def _draw(self, view: TableView, *, hole: bool = False) -> None:
+        reported = HoleCardDealt if hole else CardDrawn
+        self.pacer.expect(reported)
+        item = self.side.draw(hole)
+        while isinstance(item, str):  # the cover card came out first
+            self.pacer.expect(CoverCardSeen)
+            item = self.side.draw(hole)
+        if item is None:
+            # Nothing came out: the shoe reported itself empty and the table faults.
+            self.pacer.withdraw(reported)
+            return
+        if view.state is State.DEALING:
+            self._hole = item  # the last card of the initial deal is the hole card
+
+    def _inject(self, view: TableView) -> bool:
+        """Inject a device fault the way a table sees them; True when one was injected."""
+        side = self.side
+        kind = self.rng.choice(("foreign_card", "shoe_unplugged", "reader_unplugged", "misread"))
+        if kind == "foreign_card" and view.state in (State.DEALING, State.PLAYERS):
+            self.pacer.expect(ForeignCardDrawn)
+            side.draw_foreign(self.rng.choice("SHDC"))
+        elif kind in ("shoe_unplugged", "reader_unplugged") and view.state is State.BETTING:
+            # A person pulls a cable seconds after the last card, not while its ack is on
+            # the wire (that case, a report sent again after the replug, is a HIL test).
+            device: Pluggable = "shoe" if kind == "shoe_unplugged" else "reader"
+            side.wait_idle(device, STUCK_SECONDS)
+            self.pacer.expect(DeviceLost)
+            side.unplug(device)
+            self.pacer.wait(0)
+            self.pacer.expect(DeviceConnected)
+            side.plug(device)
+        elif kind == "misread" and view.state is State.PEEKING:
+            side.misread()
+            self.result.faults_injected.append(kind)
+            return False  # the dealer's next NEXT gets the misread
+        else:
+            return False
+        self.result.faults_injected.append(kind)
+        return True
