@@ -292,6 +292,10 @@ class ShoeSensor(Device, Protocol):
         """Ask for the hole card committed as ``commitment`` (hex); ``HoleCardRevealed``
         follows. Also after a restart, for a round journaled between deal and reveal."""
 
+    def cancel_hole_card(self) -> None:
+        """No hole card is due any more (the round was voided before it was dealt): the
+        shoe must not withhold the next card."""
+
 
 class CardReader(Device, Protocol):
     """The hole-card reader. It answers blackjack or not, never the rank."""

@@ -112,6 +112,12 @@ class ShoeDriver(LinkedDevice):
                 return  # the hole card came out already (its report was ahead of the table)
             self._send(fb.HoleCardNext(last + 1))
 
+    def cancel_hole_card(self) -> None:
+        """Tell the shoe no hole card is due (a void before the hole card came out), so
+        the first card of the next round is not withheld as one."""
+        with self._lock:
+            self._send(fb.HoleCardCancel())
+
     def reveal_hole_card(self, commitment: str) -> None:
         """Ask the shoe for the hole card committed as ``commitment`` (64 hex digits);
         ``HoleCardRevealed`` follows (or a ``DeviceFault`` if it cannot be asked)."""

@@ -281,6 +281,13 @@ class HoleCardNext(Message):
     draw: Annotated[int, _DRAW]
 
 
+@message(0x28, sender=Role.STATION, device=DeviceKind.SHOE)
+@dataclass(frozen=True, slots=True)
+class HoleCardCancel(Message):
+    """Station -> shoe: forget the last ``HoleCardNext``: the round was voided before its
+    hole card was dealt, so the next card out is an ordinary card (not withheld)."""
+
+
 @message(0x26, sender=Role.STATION, device=DeviceKind.SHOE)
 @dataclass(frozen=True, slots=True)
 class HoleCardRevealRequest(Message):

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from controller.table.prompts import State
-from drivers.hal import Button
+from drivers.hal import Button, ForeignCardDrawn
 
 pytestmark = pytest.mark.doubles
 
@@ -62,3 +62,34 @@ def test_a_shoe_that_reveals_another_card_faults_and_cannot_be_resumed(station: 
     assert [r.data["card"] for r in t.rows("hole_card_revealed")] == ["7D"]
     assert t.rows("hole_card_revealed")[0].round_no == 1
     t.finish()
+
+
+def test_a_round_voided_before_its_hole_card_leaves_the_shoe_dealing_ordinary_cards(
+    station: Any,
+) -> None:
+    """The station named the hole card's draw (``HoleCardNext``), then the round was voided
+    before that card came out: the shoe is told to forget it (``HoleCardCancel``), so the
+    next round's first card is an ordinary card, not withheld as a hole card (the hole card
+    is the last card of the deal: PA 635a.7(e), NJ 19.7(d), NY 5324.12(c)(4))."""
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    t.bet(1)
+    t.press()
+    t.deal("9H", "KS", "8D")  # the hole card is due now: the shoe was told its draw
+    shoe = t.doubles.shoe
+    assert shoe.wait_for(lambda: shoe._hole_from is not None, 5.0)
+    with t.expect(ForeignCardDrawn):
+        shoe.deal_ten("H")  # a 10 in the shoe: the table faults
+    assert t.state is State.FAULT and t.fault == "foreign_card"
+    t.supervisor(Button.SUPERVISOR_VOID)
+    assert t.state is State.BETTING
+    assert shoe.wait_for(lambda: shoe._hole_from is None, 5.0)  # the shoe forgot it
+    t.bet(1)
+    t.press()
+    # Seat 1 7D QC, up 3D, hole 6H: the first card is reported like any card (before the
+    # fix the shoe withheld 7D and the table faulted), only the last is withheld.
+    t.deal("7D", "3D", "QC", "6H")
+    assert t.state is not State.FAULT, t.view.fault
+    assert [r["card"] for r in t.data("card")[-3:]] == ["7D", "3D", "QC"]
+    assert [card.text for card, _nonce in shoe.withheld.values()] == ["6H"]
+    assert len(t.data("hole_card_dealt")) == 1

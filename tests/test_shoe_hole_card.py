@@ -125,6 +125,33 @@ def test_the_station_arms_the_shoe_and_a_late_arm_withholds_nothing(shoe: ShoeDo
         driver.close()
 
 
+def test_a_cancelled_or_reloaded_arm_withholds_nothing(shoe: ShoeDouble) -> None:
+    """``HoleCardCancel`` (a void before the hole card) and a new load both disarm: draw
+    numbers restart at a load, so an old arm would name a card of the new shoe."""
+    driver, events = station(shoe)
+    try:
+        shoe.load(CARDS)
+        events.expect(ShoeLoaded)
+        shoe.deal()
+        events.expect(CardDrawn)
+        driver.expect_hole_card()  # names draw 2
+        assert shoe.wait_for(lambda: shoe._hole_from == 2, 5.0)
+        driver.cancel_hole_card()
+        assert shoe.wait_for(lambda: shoe._hole_from is None, 5.0)
+        shoe.deal()
+        assert events.expect(CardDrawn).card == CARDS[1]  # reported, not withheld
+        driver.expect_hole_card()  # names draw 3
+        assert shoe.wait_for(lambda: shoe._hole_from == 3, 5.0)
+        shoe.load(CARDS)  # a new shoe before draw 3
+        events.expect(ShoeLoaded)
+        for n in range(4):
+            shoe.deal()
+            assert events.expect(CardDrawn).card == CARDS[n]  # draw 3 of the new shoe too
+        assert shoe.withheld == {}
+    finally:
+        driver.close()
+
+
 def test_a_reveal_nobody_asked_for_is_a_fault(shoe: ShoeDouble) -> None:
     driver, events = station(shoe)
     try:

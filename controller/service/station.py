@@ -121,6 +121,9 @@ class _DeferredShoe:
     def reveal_hole_card(self, commitment: str) -> None:
         self._buffer.defer(lambda: self._device.reveal_hole_card(commitment))
 
+    def cancel_hole_card(self) -> None:
+        self._buffer.defer(self._device.cancel_hole_card)
+
 
 def deferred(devices: TableDevices, buffer: CommandBuffer) -> TableDevices:
     """The same devices, with every command held in ``buffer`` until it is flushed."""

@@ -79,6 +79,10 @@ class _Devices:
         """The table says the next card is the hole card: the shoe withholds it."""
         self.hole_next = True
 
+    def cancel_hole_card(self) -> None:
+        """The round was voided before its hole card: the next card is an ordinary one."""
+        self.hole_next = False
+
     def reveal_hole_card(self, commitment: str) -> None:
         """Answer with the card and nonce of ``commitment``, as often as asked."""
         held = self.withheld.get(commitment)

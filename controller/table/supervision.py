@@ -224,6 +224,8 @@ class Supervised:
             self.reshuffle_pending |= self.play.round.reshuffle_due
             self.play.void(f"{fault.code.value}: {fault.message}")
             self._ask_voided_hole(self.play.hole_in_shoe())
+            if self.play.hole_announced and self.play.hole_in_shoe() is None:
+                self._cancel_hole_card()
             self.play = None
         elif self.unbuilt_round is not None:
             accounts = void_accounts_from_rows(self.unbuilt_rows)
@@ -235,6 +237,7 @@ class Supervised:
                 )
             self._record("round_voided", reason=f"{fault.code.value}: {fault.message}", **accounts)
             self.unbuilt_round, self.unbuilt_rows = None, []
+            self._cancel_hole_card()  # the shoe may still be told to withhold its next card
         if (
             resolution is Resolution.RESHUFFLE
             or self.reshuffle_pending
@@ -268,6 +271,14 @@ class Supervised:
         if self.unbuilt_round is not None:
             return f"round {self.unbuilt_round} cannot be rebuilt: void it"
         return ""
+
+    def _cancel_hole_card(self) -> None:
+        """A voided round's hole card was announced to the shoe but never dealt: the shoe
+        must not withhold the next round's first card as a hole card (PA 635a.7(e), NJ
+        19.7(d), NY 5324.12(c)(4): the dealer's second card is the last of the deal)."""
+        shoe = self.devices.shoe
+        if shoe is not None:
+            shoe.cancel_hole_card()
 
     def _ask_voided_hole(self, commitment: str | None) -> None:
         """Ask the shoe for a voided round's withheld hole card (journaled when it comes)."""

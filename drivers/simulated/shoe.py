@@ -84,6 +84,7 @@ class ShoeDouble(SerialDeviceDouble):
         with self._shoe_lock:
             self._shoe = shoe
             self._draws = 0
+            self._hole_from = None  # draw numbers start again: an old arming means nothing
             self._last_card = None
             self.dealt = []
 
@@ -170,6 +171,8 @@ class ShoeDouble(SerialDeviceDouble):
         if isinstance(message, fb.HoleCardNext):
             if message.draw > self._draws:  # not a draw already past
                 self._hole_from = message.draw
+        elif isinstance(message, fb.HoleCardCancel):
+            self._hole_from = None
         elif isinstance(message, fb.HoleCardRevealRequest):
             held = self.withheld.get(message.commitment)
             if held is None:
