@@ -14,6 +14,7 @@ import hashlib
 import json
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -102,24 +103,15 @@ def test_a_failed_row_fails_its_whole_batch(
     path = tmp_path / "journal.sqlite3"
     with Journal.open(path) as journal:
         journal.append("station_started", {})
-        real = journal._conn
+        calls = {"n": 0}
 
-        class Failing:
-            """The connection, refusing the second INSERT of the batch."""
+        def hash_or_interrupt(*args: Any, **kwargs: Any) -> str:
+            calls["n"] += 1
+            if calls["n"] == 2:
+                raise KeyboardInterrupt  # broken off at the second row, e.g. by a signal
+            return row_hash(*args, **kwargs)
 
-            inserts = 0
-
-            def __getattr__(self, name: str) -> object:
-                return getattr(real, name)
-
-            def execute(self, sql: str, *args: object) -> object:
-                if sql.startswith("INSERT"):
-                    Failing.inserts += 1
-                    if Failing.inserts == 2:
-                        raise KeyboardInterrupt  # broken off after the first row
-                return real.execute(sql, *args)
-
-        monkeypatch.setattr(journal, "_conn", Failing())
+        monkeypatch.setattr("controller.journal.store.row_hash", hash_or_interrupt)
         with pytest.raises(JournalWriteError, match="none of it was kept"), journal.batch():
             journal.append("event", {"n": 1})
             with pytest.raises(KeyboardInterrupt):
@@ -127,7 +119,7 @@ def test_a_failed_row_fails_its_whole_batch(
             # The caller carries on: nothing more is taken into the broken batch.
             with pytest.raises(JournalWriteError, match="earlier row"):
                 journal.append("event", {"n": 3})
-        monkeypatch.setattr(journal, "_conn", real)
+        monkeypatch.undo()
         assert journal.last_id == 1
         with journal.batch():
             assert journal.append("event", {"n": 4}) == 2
