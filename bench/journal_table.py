@@ -37,6 +37,18 @@ def bench_event_commit(folder: Path, events: int, figures: dict[str, float]) -> 
         elapsed = time.perf_counter() - start
     print(f"event commit (3 rows, one transaction): {elapsed / events * 1000:.2f} ms mean")
     figures["event_commit_mean_ms"] = round(elapsed / events * 1000, 3)
+    # The station thread's CPU for a row (formatting, hashing, SQLite), 10 rows a commit as
+    # in a round's busier events: what a Pi pays per row whatever its disk.
+    with Journal.open(folder / "rows.sqlite3") as journal:
+        rows = events * 10
+        cpu = time.thread_time()
+        for n in range(events):
+            with journal.batch():
+                for _ in range(10):
+                    journal.append("card", RECORD, round_no=n // 10)
+        cpu = time.thread_time() - cpu
+    print(f"row CPU (10 rows a commit, this thread): {cpu / rows * 1e6:.1f} us")
+    figures["row_cpu_us"] = round(cpu / rows * 1e6, 1)
 
 
 @contextlib.contextmanager

@@ -211,6 +211,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
             "append_rows_per_s",
             "append_mean_ms",
             "event_commit_mean_ms",
+            "row_cpu_us",
             "rows_per_round",
             "commits_per_round",
             "card_to_prompt_p50_ms",
