@@ -17,6 +17,7 @@ the plain frames are what is searched).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import logging
@@ -135,6 +136,22 @@ def _round_until_reveal(station: Any, hole: str, logs: io.StringIO) -> tuple[dic
 PLAIN_TYPES = {Hello.TYPE_ID, HelloReply.TYPE_ID, Refused.TYPE_ID, NoSession.TYPE_ID}
 
 
+def _bytes_as_hex(value: Any) -> Any:
+    """``value`` with every bytes field (a commitment, a nonce) as lowercase hex: the repr of
+    random bytes may spell a card ("\\x15C" holds "5C") where nothing names one, and hex
+    digits never do (no card text has a lowercase letter)."""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).hex()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _bytes_as_hex(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return (type(value).__name__, fields)
+    if isinstance(value, dict):
+        return {k: _bytes_as_hex(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_bytes_as_hex(v) for v in value]
+    return value
+
+
 def plain_frames(wire: bytes) -> list[Frame]:
     """The frames on ``wire`` that are not sealed."""
     frames = [f for f in FrameDecoder().feed(wire) if isinstance(f, Frame)]
@@ -171,7 +188,9 @@ def test_nothing_the_station_emits_shows_the_hole_card_before_the_reveal(
     t2.finish()
 
     for hole, out in (("5C", emitted), ("6D", other)):
-        text = repr({k: v for k, v in out.items() if k not in ("wire", "device_wire")})
+        text = repr(
+            _bytes_as_hex({k: v for k, v in out.items() if k not in ("wire", "device_wire")})
+        )
         assert hole not in text
         assert hole not in out["console"]
         card = parse_card(hole)
