@@ -91,11 +91,6 @@ SEAL_AFTER: Final = frozenset(
 #: flash write) per 30 s of activity, nothing when nothing happens.
 SEAL_IDLE_SECONDS: Final = 30.0
 
-#: Kinds already checked against :data:`KIND_PATTERN` (the vocabulary is small; the check
-#: ran for each of ~137 rows a round). Bounded, so odd kinds cannot grow it without end.
-_GOOD_KINDS: set[str] = set()
-_GOOD_KINDS_MAX: Final = 1024
-
 DataMaker = Callable[[int, str, str], str]  # (row id, ts, prev_hash) -> data text
 _INSERT: Final = f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 
@@ -176,13 +171,10 @@ class Journal:
                 synced (a failing disk either way: stop play).
             JournalClosedError: after :meth:`close`.
         """
-        if kind not in _GOOD_KINDS:
-            if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
-                raise JournalRecordError(f"bad record kind {kind!r}")
-            if kind == SEAL_KIND:
-                raise JournalRecordError("seal rows are written by the journal itself")
-            if len(_GOOD_KINDS) < _GOOD_KINDS_MAX:
-                _GOOD_KINDS.add(kind)
+        if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
+            raise JournalRecordError(f"bad record kind {kind!r}")
+        if kind == SEAL_KIND:
+            raise JournalRecordError("seal rows are written by the journal itself")
         if round_no is not None and (type(round_no) is not int or round_no < 0):
             raise JournalRecordError(f"bad round number {round_no!r}")
         if type(data) is not dict:

@@ -223,8 +223,9 @@ class Supervised:
         if self.play is not None:
             self.reshuffle_pending |= self.play.round.reshuffle_due
             self.play.void(f"{fault.code.value}: {fault.message}")
-            self._ask_voided_hole(self.play.hole_in_shoe())
-            if self.play.hole_announced and self.play.hole_in_shoe() is None:
+            hole = self.play.hole_in_shoe()
+            self._ask_voided_hole(hole)
+            if self.play.hole_announced and hole is None:
                 self._cancel_hole_card()
             self.play = None
         elif self.unbuilt_round is not None:
