@@ -120,6 +120,8 @@ def _is_card(text: Any) -> bool:
 
 
 _PAYMENT_KINDS = frozenset({"settlement", "match_settled", "insurance"})
+#: States a round may be in, after its initial cards, while insurance is still open.
+_BEFORE_INSURANCE_CLOSES = frozenset({"dealing", "match", "insurance", "fault"})
 
 
 def void_accounts_from_rows(rows: list[JournalledRow]) -> dict[str, list[dict[str, Any]]]:
@@ -192,8 +194,10 @@ def rebuild_round(
             if kind == "insurance_taken":
                 insurance[int(data["seat"])] = int(data["cents"])
                 continue
+            # Match the Dealer is settled before insurance is offered, and a fault may
+            # return to either: only a state that follows insurance closes it.
             closes_insurance = kind in ("peek", "decision", "card") or (
-                kind == "state" and data["state"] != "insurance"
+                kind == "state" and data["state"] not in _BEFORE_INSURANCE_CLOSES
             )
             if closes_insurance and isinstance(round_.step, NeedInsurance):
                 round_.take_insurance(insurance)
