@@ -45,3 +45,42 @@ def test_every_view_of_many_rounds_round_trips_through_json_without_the_hole_car
     finally:
         rig.close()
     assert checked and {State.BETTING, State.PLAYERS} <= seen
+
+
+def test_a_settlement_view_lists_every_settlement_due_in_the_order_the_panel_prompts() -> None:
+    """The panel prompts one settlement at a time (``settling``); ``settlements`` holds it
+    first and then the ones still due, so each NEXT the station handles drops exactly the
+    first, in the order the views promised, until the state moves on."""
+    rng = random.Random("settlements")
+    rig = DirectRig(get_profile("PA"), 6, ListJournal(), random_chooser(rng), rng)
+    table = rig.table
+    promised: tuple[object, ...] = ()
+    promised_in = State.STARTING
+    shrunk_from = 0
+    try:
+        table.begin()
+        for _ in range(20_000):
+            if rig.events:
+                table.handle(rig.events.popleft())
+                view = table_view(table)
+                if view.state is not promised_in:
+                    promised = ()  # a new settlement state: a new queue (its look comes)
+                if view.settlements and promised:
+                    # Still settling what was promised: only its tail is left, in order.
+                    assert view.settlements == promised[len(promised) - len(view.settlements) :]
+                    assert view.settling == view.settlements[0]
+                    if len(view.settlements) == 1:
+                        shrunk_from = max(shrunk_from, len(promised))
+                continue
+            view = table_view(table)
+            if view.state in (State.MATCH, State.SETTLING, State.SETTLE_NOW):
+                assert view.settlements and view.settling == view.settlements[0]
+                assert len({s.index for s in view.settlements}) == len(view.settlements)
+                promised, promised_in = view.settlements, view.state
+            else:
+                assert view.settlements == () and view.settling is None
+            for action in rig.dealer.act(view):
+                rig._perform(action)
+    finally:
+        rig.close()
+    assert shrunk_from >= 3  # a queue of three or more was settled down to its last

@@ -15,7 +15,7 @@ from random import Random
 
 from controller.rules.steps import Decision
 from controller.table.prompts import State
-from controller.table.view import HandView, TableView
+from controller.table.view import HandView, SettlementView, TableView
 from drivers.hal import Button, WagerSpot
 
 
@@ -128,7 +128,14 @@ class SimulatedDealer:
         if state in (State.MATCH, State.SETTLE_NOW, State.SETTLING):
             self.wagers_placed = False
             self._insured = False
-            return [*self._settle(view), Press(Button.NEXT)]
+            # The dealer settles seat after seat from the layout, without looking up at the
+            # panel between two: each NEXT reaches the station after the chips before it
+            # (one link, in order), so the station prompts each settlement as before.
+            actions: list[Action] = []
+            for settlement in view.settlements or (view.settling,):
+                actions += self._settle(view, settlement)
+                actions.append(Press(Button.NEXT))
+            return actions
         if state is State.PEEKING:
             self.hole_inserted = True
             return [InsertHoleCard(), Press(Button.NEXT)]
@@ -203,9 +210,9 @@ class SimulatedDealer:
             if self.rng.random() < self.insurance_rate
         ]
 
-    def _settle(self, view: TableView) -> list[Action]:
-        """Move the chips of the settlement the panel prompts (docs/panel.md)."""
-        settling = view.settling
+    def _settle(self, view: TableView, settling: SettlementView | None) -> list[Action]:
+        """Move the chips of ``settling``, a settlement the panel prompts now or next in
+        ``view`` (docs/panel.md)."""
         if settling is None or (view.round_no, settling.index) in self._settled:
             return []  # the chips of this settlement have moved already
         self._settled.add((view.round_no, settling.index))

@@ -52,6 +52,10 @@ class TableView:
     settling: SettlementView | None = None
     #: The next card out of the shoe is the dealer's hole card (the deal order is public).
     hole_card_due: bool = False
+    #: Every settlement still to make in this settlement state, in the order the panel
+    #: prompts them (``settling`` first): a dealer settles from the layout, seat after seat,
+    #: without looking up at the panel between them.
+    settlements: tuple[SettlementView, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +80,13 @@ def view_record(view: TableView) -> dict[str, Any]:
     record["lamps"] = [[led.value, mode.value] for led, mode in view.lamps]
     record["hands"] = [{n: getattr(h, n) for n in HandView.__slots__} for h in view.hands]
     if view.settling is not None:
-        record["settling"] = {n: getattr(view.settling, n) for n in SettlementView.__slots__}
+        record["settling"] = _settlement_record(view.settling)
+    record["settlements"] = [_settlement_record(s) for s in view.settlements]
     return record
+
+
+def _settlement_record(settlement: SettlementView) -> dict[str, Any]:
+    return {n: getattr(settlement, n) for n in SettlementView.__slots__}
 
 
 def view_from_record(record: dict[str, Any]) -> TableView:
@@ -94,6 +103,7 @@ def view_from_record(record: dict[str, Any]) -> TableView:
         fields[name] = tuple(record[name])
     if record.get("settling") is not None:
         fields["settling"] = SettlementView(**record["settling"])
+    fields["settlements"] = tuple(SettlementView(**s) for s in record.get("settlements", ()))
     return TableView(**fields)
 
 
@@ -134,14 +144,19 @@ def table_view(table: Table) -> TableView:
         elif isinstance(step, NeedCard) and step.seat is not None:
             acting_seat, acting_hand = step.seat, (step.hand or 0) + 1
     queue = table.settle_queue if table.state in SETTLE_STATES else []
-    settling = None
+    settlements: tuple[SettlementView, ...] = ()
     if queue and play is not None:
-        payment = queue[0]
-        word = "bonus" if payment.bonus or payment.super_bonus else payment.outcome.prompt
-        known = payment.seat in play.bets.amounts_known
-        index = next(i for i, p in enumerate(play.round.payments) if p is payment)
-        settling = SettlementView(
-            payment.seat, spot_of(payment).value, word, payment.net if known else None, index
+        known = play.bets.amounts_known
+        place = {id(p): i for i, p in enumerate(play.round.payments)}
+        settlements = tuple(
+            SettlementView(
+                payment.seat,
+                spot_of(payment).value,
+                "bonus" if payment.bonus or payment.super_bonus else payment.outcome.prompt,
+                payment.net if payment.seat in known else None,
+                place[id(payment)],
+            )
+            for payment in queue
         )
     fault = table.fault
     return TableView(
@@ -162,6 +177,7 @@ def table_view(table: Table) -> TableView:
         or (play is not None and play.round.reshuffle_due),
         fault=f"{fault.code.value}: {fault.message}" if fault else None,
         settling_seat=queue[0].seat if queue else None,
-        settling=settling,
+        settling=settlements[0] if settlements else None,
         hole_card_due=hole_due,
+        settlements=settlements,
     )

@@ -1,0 +1,73 @@
+"""The simulated dealer (``controller.simulation.dealer``): what it does at the table."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from table_support import ListJournal
+
+from controller.rules.profiles import get_profile
+from controller.simulation.dealer import Action, Press, SimulatedDealer, random_chooser
+from controller.simulation.direct import DirectRig
+from controller.table.prompts import State
+from controller.table.view import TableView
+from drivers.hal import Button
+
+UNSEEDED = ("commitment", "nonce")  # the table seals its hole cards with fresh nonces
+
+
+class LookingUpDealer(SimulatedDealer):
+    """The dealer as it was: one settlement, one NEXT, then a look at the panel."""
+
+    def act(self, view: TableView) -> list[Action]:
+        if view.state in (State.MATCH, State.SETTLE_NOW, State.SETTLING):
+            self.wagers_placed = False
+            self._insured = False
+            return [*self._settle(view, view.settling), Press(Button.NEXT)]
+        return super().act(view)
+
+
+def played(profile: str, seed: int, dealer: type[SimulatedDealer]) -> tuple[list[Any], int]:
+    """A seeded run's journal (without the hole cards' nonces) and how often the dealer
+    looked at the table."""
+    rng = random.Random(seed)
+    journal = ListJournal()
+    rig = DirectRig(get_profile(profile), 6, journal, random_chooser(rng), rng)
+    rig.dealer = dealer(rig.seats, rig.chooser, rng, dealer_change_every=7)
+    looks = 0
+    act = rig.dealer.act
+
+    def counted(view: TableView) -> list[Action]:
+        nonlocal looks
+        looks += 1
+        return act(view)
+
+    rig.dealer.act = counted  # type: ignore[method-assign]
+    try:
+        rig.play(12)
+    finally:
+        rig.close()
+    rows = [
+        (r.kind, r.round_no, {k: v for k, v in r.data.items() if k not in UNSEEDED})
+        for r in journal.rows
+    ]
+    return rows, looks
+
+
+@pytest.mark.parametrize("profile", ["PA", "NJ", "NY"])
+def test_settling_a_whole_queue_in_one_look_journals_what_a_look_per_settlement_does(
+    profile: str,
+) -> None:
+    """PA 635a.7(i)-(n) fix the settlement order; the panel prompts it seat after seat. A
+    dealer who settles the whole queue from the layout and presses NEXT after each (one
+    link: each NEXT reaches the station after the chips before it) leaves the journal a
+    dealer who looks up after each settlement leaves, row for row, with fewer looks."""
+    batched, batched_looks = played(profile, 5, SimulatedDealer)
+    looking, looking_looks = played(profile, 5, LookingUpDealer)
+    assert batched == looking
+    kinds = [kind for kind, _, _ in batched]
+    assert kinds.count("round_completed") == 12
+    assert kinds.count("settlement") >= 12  # seats were settled
+    assert batched_looks < looking_looks
