@@ -13,7 +13,7 @@ from controller.simulation.dealer import Action, Press, SimulatedDealer, random_
 from controller.simulation.direct import DirectRig
 from controller.table.prompts import State
 from controller.table.view import TableView
-from drivers.hal import Button
+from drivers.hal import Button, DeviceEvent, SeatWagerChanged, WagerSpot
 
 UNSEEDED = ("commitment", "nonce")  # the table seals its hole cards with fresh nonces
 
@@ -71,3 +71,33 @@ def test_settling_a_whole_queue_in_one_look_journals_what_a_look_per_settlement_
     assert kinds.count("round_completed") == 12
     assert kinds.count("settlement") >= 12  # seats were settled
     assert batched_looks < looking_looks
+
+
+def test_a_wager_sensor_reports_only_a_change() -> None:
+    """A sensor reports chips put down or taken off, not chips left where they were: the
+    dealer leaves a spot alone when it already holds what the player bets (a wager let
+    ride, an empty Match spot left empty) and reports every real change."""
+    rng = random.Random(8)
+    rig = DirectRig(get_profile("PA"), 6, ListJournal(), random_chooser(rng), rng)
+    on_spot: dict[tuple[int, WagerSpot], int | None] = {}
+    changes = repeats = 0
+    handle = rig.table.handle
+
+    def watched(event: DeviceEvent) -> None:
+        nonlocal changes, repeats
+        if isinstance(event, SeatWagerChanged):
+            key = (event.seat, event.spot)
+            reading = event.cents if event.present else None
+            if key in on_spot and on_spot[key] == reading:
+                repeats += 1
+            changes += 1
+            on_spot[key] = reading
+        handle(event)
+
+    rig.table.handle = watched  # type: ignore[method-assign]
+    try:
+        rig.play(30)
+    finally:
+        rig.close()
+    assert repeats == 0
+    assert changes >= 30 * 7  # the chips still move: bets, payouts, collections

@@ -106,7 +106,8 @@ class SimulatedDealer:
     _rounds_bet: int = field(default=0, repr=False)
     _changed: bool = field(default=False, repr=False)
     _voided: str | None = field(default=None, repr=False)  # a void the table refused
-    # What the dealer believes lies on each spot, in cents (the sensors read the same).
+    # What the dealer believes lies on each spot, in cents (the sensors read the same; 0:
+    # known to be empty; a spot not in it has not been touched since this dealer came).
     chips: dict[tuple[int, WagerSpot], int] = field(default_factory=dict, repr=False)
     _insured: bool = field(default=False, repr=False)
     _settled: set[tuple[int, int]] = field(default_factory=set, repr=False)
@@ -164,10 +165,10 @@ class SimulatedDealer:
             self._settled.clear()
             for seat in self.seats:
                 match = self.wager_cents // 5 if self.rng.random() < self.match_rate else None
-                actions.append(self._put(seat, WagerSpot.MAIN, self.wager_cents))
-                actions.append(self._put(seat, WagerSpot.MATCH, match))
+                actions += self._put(seat, WagerSpot.MAIN, self.wager_cents)
+                actions += self._put(seat, WagerSpot.MATCH, match)
                 if self.chips.get((seat, WagerSpot.INSURANCE)):
-                    actions.append(self._put(seat, WagerSpot.INSURANCE, None))
+                    actions += self._put(seat, WagerSpot.INSURANCE, None)
         actions.append(Press(Button.NEXT))
         return actions
 
@@ -185,18 +186,20 @@ class SimulatedDealer:
         if decision in (Decision.DOUBLE, Decision.SPLIT):
             # One more wager on the main spot (NY 5324.12(b)(9): made and confirmed).
             spot = (hand.seat, WagerSpot.MAIN)
-            actions.append(
-                self._put(hand.seat, WagerSpot.MAIN, self.chips.get(spot, 0) + self.wager_cents)
+            actions += self._put(
+                hand.seat, WagerSpot.MAIN, self.chips.get(spot, 0) + self.wager_cents
             )
         return actions
 
-    def _put(self, seat: int, spot: WagerSpot, cents: int | None) -> PlaceWager:
-        """Chips placed on (``cents`` in all) or taken off (None) a spot."""
-        if cents:
-            self.chips[seat, spot] = cents
-        else:
-            self.chips.pop((seat, spot), None)
-        return PlaceWager(seat, spot, cents or None)
+    def _put(self, seat: int, spot: WagerSpot, cents: int | None) -> list[Action]:
+        """Chips placed on (``cents`` in all) or taken off (None) a spot: nothing when the
+        dealer knows the spot holds that already, as a sensor reports only a change (a
+        wager left on its spot, an empty Match spot left empty)."""
+        key = (seat, spot)
+        if self.chips.get(key, -1) == (cents or 0):
+            return []
+        self.chips[key] = cents or 0  # 0: known to be empty
+        return [PlaceWager(seat, spot, cents or None)]
 
     def _insure(self, view: TableView) -> list[Action]:
         """Some seats take insurance, half their wager (PA 635a.8 is not included: at most
@@ -204,11 +207,11 @@ class SimulatedDealer:
         if self._insured:
             return []
         self._insured = True
-        return [
-            self._put(seat, WagerSpot.INSURANCE, self.wager_cents // 2)
-            for seat in view.seats
-            if self.rng.random() < self.insurance_rate
-        ]
+        actions: list[Action] = []
+        for seat in view.seats:
+            if self.rng.random() < self.insurance_rate:
+                actions += self._put(seat, WagerSpot.INSURANCE, self.wager_cents // 2)
+        return actions
 
     def _settle(self, view: TableView, settling: SettlementView | None) -> list[Action]:
         """Move the chips of ``settling``, a settlement the panel prompts now or next in
@@ -220,10 +223,10 @@ class SimulatedDealer:
         on_spot = self.chips.get((seat, spot), 0)
         net = settling.net_cents
         if net is None:  # the sensors do not weigh this seat's chips: collect or leave
-            return [self._put(seat, spot, None)] if settling.word == "collect" else []
+            return self._put(seat, spot, None) if settling.word == "collect" else []
         # Never below nothing: a dealer restarted with the station (the crash tests) has not
         # seen every chip put down before, and a sensor cannot read a negative amount.
-        actions: list[Action] = [self._put(seat, spot, max(on_spot + net, 0))] if net else []
+        actions = self._put(seat, spot, max(on_spot + net, 0)) if net else []
         # A paid Match, insurance or blackjack-at-once spot is taken by its player at once
         # or later; chips of a hand still in play or still to be settled stay.
         alone = spot is not WagerSpot.MAIN or net > 0
@@ -233,7 +236,7 @@ class SimulatedDealer:
             and on_spot + net > 0
             and self.rng.random() < 0.5
         ):
-            actions.append(self._put(seat, spot, None))
+            actions += self._put(seat, spot, None)
         return actions
 
     def _supervise(self, view: TableView) -> list[Action]:
