@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 
 from controller.rules.cards import parse_card
 from controller.simulation.pacer import Pacer, SimulationStuckError
 from controller.table.prompts import State
-from controller.table.view import TableView
+from controller.table.view import TableView, view_record
 from drivers.hal import Button, ButtonPressed, CardDrawn, CoverCardSeen, ShoeEmpty
 
 
@@ -61,3 +62,30 @@ def test_withdraw_and_until_and_a_waiter_woken_from_another_thread() -> None:
     pacer.observe(ButtonPressed(Button.NEXT), view(State.DEALING), True)
     waiter.join(5.0)
     assert got == [State.DEALING]
+
+
+def test_a_view_record_is_decoded_only_when_a_waiter_looks_at_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Idle views of a batch that no waiter looks at (its events are still expected) stay
+    records; the one the waiter returns is decoded once and equals the view it recorded."""
+    import controller.simulation.pacer as pacer_module
+
+    decoded: list[dict[str, Any]] = []
+    real = pacer_module.view_from_record
+
+    def counting(record: dict[str, Any]) -> TableView:
+        decoded.append(record)
+        return real(record)
+
+    monkeypatch.setattr(pacer_module, "view_from_record", counting)
+    pacer = Pacer()
+    pacer.expect(ButtonPressed, ButtonPressed, CardDrawn)
+    first, last = view(State.BETTING), view(State.DEALING)
+    pacer.observe_record((ButtonPressed,), view_record(first), True)  # idle, more to come
+    pacer.observe_record((ButtonPressed,), view_record(first), True)
+    pacer.observe_record((CardDrawn,), view_record(last), True)
+    got, seq = pacer.wait(0, timeout=0.01)
+    assert (got, seq) == (last, 3)
+    assert decoded == [view_record(last)]
+    assert pacer.view == last and len(decoded) == 1  # decoded once

@@ -21,7 +21,7 @@ from controller.simulation.runner import SimulatedTable, SimulationSettings
 from controller.simulation.split import DoublesProcessDiedError, SplitTable
 from controller.simulation.split_link import ObservationFeed, ObservationRelay
 from controller.table.prompts import State
-from controller.table.view import HandView, TableView
+from controller.table.view import HandView, TableView, view_from_record
 from drivers.hal import (
     Button,
     ButtonPressed,
@@ -185,15 +185,17 @@ def test_pacer_batches_match_expectations_as_single_events() -> None:
 
 
 class RecordingPacer(Pacer):
-    """A pacer that also keeps every batch it is fed."""
+    """A pacer that also keeps every batch it is fed (the view decoded here: the pacer
+    itself decodes only the one a waiter looks at)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.fed: list[tuple[tuple[type, ...], TableView | None, bool]] = []
 
-    def observe_kinds(self, kinds: Any, view: TableView | None, queue_empty: bool) -> None:
+    def observe_record(self, kinds: Any, record: Any, queue_empty: bool) -> None:
+        view = None if record is None else view_from_record(record)
         self.fed.append((tuple(kinds), view, queue_empty))
-        super().observe_kinds(kinds, view, queue_empty)
+        super().observe_record(kinds, record, queue_empty)
 
 
 EVENTS = (ButtonPressed(Button.NEXT), CardDrawn(parse_card("7S")), DeviceLost(DeviceKind.SHOE, "x"))

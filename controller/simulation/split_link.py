@@ -39,7 +39,7 @@ from typing import Any
 
 from controller.simulation.dealing import SimulationResult
 from controller.simulation.pacer import Pacer, SimulationStuckError
-from controller.table.view import TableView, view_from_record, view_record
+from controller.table.view import TableView, view_record
 from drivers.hal import DeviceEvent, DeviceLost
 
 
@@ -238,8 +238,7 @@ class ObservationFeed:
             del buffer[:end]
             if message[0] == "observed":
                 _, kinds, record, idle = message
-                view = None if record is None else view_from_record(record)
-                self._pacer.observe_kinds(kinds, view, idle)
+                self._pacer.observe_record(kinds, record, idle)
             else:
                 self._end(SimulationStuckError(f"the station stopped: {message[1]}"))
                 return
