@@ -59,7 +59,9 @@ class Supervised:
         self.devices = devices
         self.journal = journal
         self.nonces = nonces  # hole-card commitment nonces (controller.table.holecard)
-        self.book = BettingBook(no_mid_shoe_entry=self.profile.no_mid_shoe_entry)
+        self.book = BettingBook(
+            no_mid_shoe_entry=self.profile.no_mid_shoe_entry, limits=settings.limits
+        )
         self.play: RoundPlay | None = None
         # A round found open at a restart that cannot be rebuilt (its hole card was sealed):
         # it can only be voided, and its rows keep its number until then.
