@@ -123,7 +123,7 @@ def build_station(
     bind_state(None)
     journal = open_journal(config.journal.path, config.journal.sealing_key)
     try:
-        events: queue.Queue[DeviceEvent] = queue.Queue()
+        events: queue.SimpleQueue[DeviceEvent] = queue.SimpleQueue()
         devices, table_devices = drivers_for(events.put)
         profile = station_profile(config)
         commands = CommandBuffer()
