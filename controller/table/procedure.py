@@ -332,7 +332,9 @@ class Table(Supervised):
     def _close_bets(self) -> None:
         closed = self.book.close()
         for refused in closed.refused:
-            self._record("wager_refused", seat=refused.seat, reason=refused.reason)
+            # ``spot``: only that wager is refused; the seat plays the rest.
+            where = {} if refused.spot is None else {"spot": refused.spot.value}
+            self._record("wager_refused", seat=refused.seat, reason=refused.reason, **where)
         if not closed.wagers:
             self._record("button_ignored", button="next", state="betting", reason="no wagers")
             return
