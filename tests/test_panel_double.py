@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import firmware_bridge as fb
 from drivers.hal import Led, LedMode
 from drivers.simulated.panel import PanelDouble
+
+#: One double for the property test (a pty each example would be slow); see the fixture.
+DOUBLE: list[PanelDouble] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_double() -> Iterator[None]:
+    with tempfile.TemporaryDirectory() as directory:
+        DOUBLE.append(PanelDouble(Path(directory) / "panel"))
+        try:
+            yield
+        finally:
+            DOUBLE.pop().close()
 
 
 def test_a_lamp_frame_sets_every_fitted_lamp_and_notes_unfitted_bits(tmp_path: Path) -> None:
@@ -30,3 +49,24 @@ def test_a_lamp_frame_sets_every_fitted_lamp_and_notes_unfitted_bits(tmp_path: P
         assert double.lamp_frames == 3 and double.unknown_lamps == [unfitted]
     finally:
         double.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, (1 << fb.PANEL_LAMP_BITS) - 1), st.integers(0, (1 << fb.PANEL_LAMP_BITS) - 1))
+def test_any_lamp_frame_leaves_exactly_its_lit_fitted_lamps(steady: int, blink: int) -> None:
+    """Whatever two masks a frame carries: refused when a lamp is both steady and blinking;
+    otherwise the board shows each fitted lamp whose bit is set, in its mode, and no other."""
+    double = DOUBLE[0]
+    double._on_command(fb.PanelLamps(steady=0b1, blink=0))  # something lit before
+    before, refused = dict(double.lamps), double.refused_lamp_frames
+    double._on_command(fb.PanelLamps(steady=steady, blink=blink))
+    if steady & blink:
+        assert double.lamps == before and double.refused_lamp_frames == refused + 1
+        return
+    expected = {}
+    for led, code in double.codes.leds.items():
+        if steady >> code & 1:
+            expected[led] = LedMode.STEADY
+        elif blink >> code & 1:
+            expected[led] = LedMode.BLINK
+    assert double.lamps == expected

@@ -37,10 +37,7 @@ class PanelDouble(SerialDeviceDouble):
         super().__init__(path, serial_number, **kwargs)
         self.codes = codes or PanelCodes.default()
         self._leds = {code: led for led, code in self.codes.leds.items()}
-        # Each lamp's bit, worked out once: every frame sets every lamp (about 20 frames a
-        # round; a dict pop per dark lamp cost the doubles' process 0.8 ms a round).
-        self._lamp_bits = tuple((1 << code, led) for code, led in self._leds.items())
-        self._unwired = ~sum(bit for bit, _ in self._lamp_bits)  # bits of lamps not fitted
+        self._unwired = ~sum(1 << code for code in self._leds)  # bits of lamps not fitted
         self.lamps: dict[Led, LedMode] = {}
         self.unknown_lamps: list[int] = []  # lamp numbers lit that the wiring table lacks
         self.refused_lamp_frames = 0  # frames with a lamp both steady and blinking
@@ -95,10 +92,16 @@ class PanelDouble(SerialDeviceDouble):
             unknown = lit & self._unwired
             if unknown:
                 self.unknown_lamps.extend(n for n in range(fb.PANEL_LAMP_BITS) if unknown >> n & 1)
-            for code, led in self._leds.items():
-                bit = 1 << code
-                mode = LedMode.STEADY if steady & bit else LedMode.BLINK if blink & bit else None
-                if mode is not None:
-                    self.lamps[led] = mode
-                else:
-                    self.lamps.pop(led, None)  # off: as a board just powered up
+            # Every frame sets every lamp: the board's lamps become exactly the lit bits (a
+            # dark lamp has no entry, as on a board just powered up). Only the lit bits are
+            # visited (a few of ~20): a dict pop per dark lamp, keyed by an Enum, was a
+            # fifth of the panel double's thread (~20 frames a round).
+            leds = self._leds
+            lamps: dict[Led, LedMode] = {}
+            while lit:
+                low = lit & -lit
+                lit ^= low
+                led = leds.get(low.bit_length() - 1)
+                if led is not None:
+                    lamps[led] = LedMode.STEADY if steady & low else LedMode.BLINK
+            self.lamps = lamps
