@@ -471,3 +471,32 @@ def test_a_whole_shoe_through_seeded_faults_arrives_exactly_once(table: Table) -
     assert unplugs > 5
     assert sum(isinstance(e, DeviceLost) for e in link_events) == unplugs
     assert_no_more_cards(table)
+
+
+def test_cards_drawn_while_holding_reach_the_station_together_and_in_order(table: Table) -> None:
+    """``holding()`` (the simulated dealer's block of actions of one look): nothing leaves
+    the shoe while the block runs, nested blocks included; at the end of the outermost
+    block every card drawn in it goes out, and the driver reports each, in draw order."""
+    cards = parse_cards("9H KS 8D QC 2S 3S")
+    table.double.load(cards)
+    table.events.expect(ShoeLoaded)
+    assert table.double.wait_idle(5.0)
+    sent: list[bytes] = []
+    transmit = table.double.transmit
+
+    def recorded(data: bytes) -> bool:
+        sent.append(bytes(data))
+        return transmit(data)
+
+    table.double.transmit = recorded
+    with table.double.holding():
+        assert table.double.deal() == cards[0]
+        with table.double.holding():
+            assert table.double.deal() == cards[1]
+        assert sent == []  # the inner block's end is not the end
+        assert table.double.deal() == cards[2]
+        assert sent == []
+    assert sent  # the outermost end sent them
+    assert [e.card for e in table.events.take(CardDrawn, 3)] == cards[:3]
+    assert table.double.deal() == cards[3]  # no block: at once, as before
+    assert table.events.expect(CardDrawn).card == cards[3]

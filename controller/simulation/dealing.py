@@ -18,7 +18,8 @@ process and asks the station's process for what only it can do
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any, Literal, Protocol
@@ -103,6 +104,21 @@ class TableSide(Protocol):
     def misread(self) -> None:
         """The card reader's next check cannot read the card."""
 
+    def holding(self) -> AbstractContextManager[None]:
+        """The serial doubles' reports made inside go out together when the block ends
+        (``DeviceFirmware.holding``): one look's actions reach each link in one burst."""
+        ...
+
+
+@contextmanager
+def holding_reports(*doubles: Any) -> Iterator[None]:
+    """One block holding the reports of each double given (None: none there)."""
+    with ExitStack() as stack:
+        for double in doubles:
+            if double is not None:
+                stack.enter_context(double.holding())
+        yield
+
 
 class RigSide:
     """A :class:`TableSide` on an in-process :class:`~drivers.simulated.rig.SimulatedRig`."""
@@ -157,6 +173,10 @@ class RigSide:
     def misread(self) -> None:
         """See :meth:`TableSide.misread`."""
         self.rig.card_reader.misread()
+
+    def holding(self) -> AbstractContextManager[None]:
+        """See :meth:`TableSide.holding` (the GPIO panel has no reports to hold)."""
+        return holding_reports(self.rig.shoe, self.rig.panel_board)
 
 
 @dataclass
@@ -252,11 +272,12 @@ class Dealing:
                     # The last card of the initial deal is the hole card: through the
                     # shoe's hole-card slot, so the shoe withholds it.
                     hole_at = len(actions) - 1 if len(actions) == due else None
-            for i, action in enumerate(actions):
-                if i == hole_at:
-                    self._draw(view, hole=True)
-                else:
-                    self.perform(action, view)
+            with self.side.holding():
+                for i, action in enumerate(actions):
+                    if i == hole_at:
+                        self._draw(view, hole=True)
+                    else:
+                        self.perform(action, view)
             if plan.delay:
                 time.sleep(plan.delay)  # pacing for a person watching
 

@@ -21,13 +21,14 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from controller.rules.cards import Card
-from controller.simulation.dealing import Dealing, DealingPlan, Pluggable
+from controller.simulation.dealing import Dealing, DealingPlan, Pluggable, holding_reports
 from controller.simulation.pacer import Pacer
 from controller.simulation.split_link import (
     CloseDoubles,
@@ -118,6 +119,10 @@ class ServedSide:
     def misread(self) -> None:
         """See ``TableSide.misread``."""
         self._reader("misread")
+
+    def holding(self) -> AbstractContextManager[None]:
+        """See ``TableSide.holding``."""
+        return holding_reports(self.shoe, self.panel)
 
 
 def thread_seconds() -> dict[str, float]:

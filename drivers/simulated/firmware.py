@@ -33,7 +33,8 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import ClassVar
 
 import firmware_bridge as fb
@@ -78,6 +79,7 @@ class DeviceFirmware(ABC):
         self._scheduled: list[tuple[float, fb.Message]] = []
         self._drop_acks = 0
         self._duplicate_acks = 0
+        self._holding = 0  # nested holding() blocks: reports wait for the outermost end
         self._rx_partial = b""
         self.commands: list[fb.Message] = []
         self.wire_log: list[bytes] | None = None
@@ -185,8 +187,26 @@ class DeviceFirmware(ABC):
     def _on_command(self, message: fb.Message) -> None:
         """Act on one command from the station (called with the lock held)."""
 
+    @contextmanager
+    def holding(self) -> Iterator[None]:
+        """Nothing goes out while the block runs; what it queued (reports, and the port's
+        thread's ACKs and replies) goes out together when it ends: several frames (up to
+        the window) in one burst, as a board whose loop reads several sensors before its
+        UART sends, instead of one write per report. The station reads them in one read
+        and acknowledges them with one ACK. Keep the block short: it delays the ACKs."""
+        with self._cond:
+            self._holding += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._holding -= 1
+                if not self._holding:
+                    self._flush()
+
     def _report(self, message: fb.Message) -> None:
-        """Send a report now, or as soon as a session is up."""
+        """Send a report now (at the end of a :meth:`holding` block), or as soon as a
+        session is up."""
         with self._cond:
             self._send_now(message, self._clock())
             self._flush()
@@ -263,8 +283,10 @@ class DeviceFirmware(ABC):
             self._backlog.popleft()
 
     def _flush(self) -> None:
-        if self.silent:
-            return  # a hung firmware: what it queued goes nowhere until it recovers
+        if self.silent or self._holding:
+            # A hung firmware: what it queued goes nowhere until it recovers. Holding: it
+            # goes at the end of the block.
+            return
         data = self._endpoint.data_to_send()
         if not data:
             return
