@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from random import Random
 
-from controller.rules.steps import Decision
+from controller.rules.steps import LEGAL_SETS, Decision
 from controller.table.prompts import State
 from controller.table.view import HandView, SettlementView, TableView
 from drivers.hal import Button, WagerSpot
@@ -69,6 +69,20 @@ _BUTTON_FOR = {
     Decision.SURRENDER: Button.SURRENDER,
     Decision.RESCUE: Button.RESCUE,
 }
+
+
+#: A view's legal decisions (sorted values) -> the engine's own set for them, built once
+#: each: its hash is cached (the strategy looks the set up by it), a new frozenset of Enums
+#: would hash each member in Python again at every decision.
+_LEGAL_BY_VALUES: dict[tuple[str, ...], frozenset[Decision]] = {}
+
+
+def _legal_set(values: tuple[str, ...]) -> frozenset[Decision]:
+    legal = _LEGAL_BY_VALUES.get(values)
+    if legal is None:
+        legal = LEGAL_SETS[sum(Decision(v).bit for v in values)]
+        _LEGAL_BY_VALUES[values] = legal
+    return legal
 
 
 def random_chooser(rng: Random) -> Chooser:
@@ -178,8 +192,7 @@ class SimulatedDealer:
         hand = next(
             h for h in view.hands if h.seat == view.acting_seat and h.hand == view.acting_hand
         )
-        legal = frozenset(Decision(d) for d in view.legal)
-        decision = self.choose(hand, view.dealer_cards[0], legal)
+        decision = self.choose(hand, view.dealer_cards[0], _legal_set(view.legal))
         if decision is Decision.HIT:
             return [Draw()]
         actions: list[Action] = [Press(_BUTTON_FOR[decision])]

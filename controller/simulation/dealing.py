@@ -18,8 +18,8 @@ process and asks the station's process for what only it can do
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any, Literal, Protocol
@@ -57,6 +57,7 @@ from drivers.hal import (
     SupervisorKey,
     WagerSpot,
 )
+from drivers.simulated.firmware import Holding
 
 COVER_FROM_END = 60  # the cover card sits this many cards before the end of the batch
 
@@ -108,16 +109,6 @@ class TableSide(Protocol):
         """The serial doubles' reports made inside go out together when the block ends
         (``DeviceFirmware.holding``): one look's actions reach each link in one burst."""
         ...
-
-
-@contextmanager
-def holding_reports(*doubles: Any) -> Iterator[None]:
-    """One block holding the reports of each double given (None: none there)."""
-    with ExitStack() as stack:
-        for double in doubles:
-            if double is not None:
-                stack.enter_context(double.holding())
-        yield
 
 
 class RigSide:
@@ -176,7 +167,8 @@ class RigSide:
 
     def holding(self) -> AbstractContextManager[None]:
         """See :meth:`TableSide.holding` (the GPIO panel has no reports to hold)."""
-        return holding_reports(self.rig.shoe, self.rig.panel_board)
+        board = self.rig.panel_board
+        return Holding((self.rig.shoe,) if board is None else (self.rig.shoe, board))
 
 
 @dataclass

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.rules.cards import Card
-from controller.simulation.dealing import Dealing, DealingPlan, Pluggable, holding_reports
+from controller.simulation.dealing import Dealing, DealingPlan, Pluggable
 from controller.simulation.pacer import Pacer
 from controller.simulation.split_link import (
     CloseDoubles,
@@ -41,6 +41,7 @@ from controller.simulation.split_link import (
 )
 from controller.table.view import TableView
 from drivers.hal import Button, WagerSpot
+from drivers.simulated.firmware import Holding
 from drivers.simulated.panel import PanelDouble
 from drivers.simulated.rig import FAST_TIMING
 from drivers.simulated.serve import start_doubles
@@ -122,7 +123,7 @@ class ServedSide:
 
     def holding(self) -> AbstractContextManager[None]:
         """See ``TableSide.holding``."""
-        return holding_reports(self.shoe, self.panel)
+        return Holding((self.shoe, self.panel))
 
 
 def thread_seconds() -> dict[str, float]:

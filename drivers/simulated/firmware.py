@@ -33,8 +33,8 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from types import TracebackType
 from typing import ClassVar
 
 import firmware_bridge as fb
@@ -187,22 +187,25 @@ class DeviceFirmware(ABC):
     def _on_command(self, message: fb.Message) -> None:
         """Act on one command from the station (called with the lock held)."""
 
-    @contextmanager
-    def holding(self) -> Iterator[None]:
+    def holding(self) -> Holding:
         """Nothing goes out while the block runs; what it queued (reports, and the port's
         thread's ACKs and replies) goes out together when it ends: several frames (up to
         the window) in one burst, as a board whose loop reads several sensors before its
         UART sends, instead of one write per report. The station reads them in one read
         and acknowledges them with one ACK. Keep the block short: it delays the ACKs."""
+        return Holding((self,))
+
+    def hold(self) -> None:
+        """Start holding (see :meth:`holding`); each ``hold`` needs its ``release``."""
         with self._cond:
             self._holding += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._holding -= 1
-                if not self._holding:
-                    self._flush()
+
+    def release(self) -> None:
+        """End one :meth:`hold`; the last one sends what was held."""
+        with self._cond:
+            self._holding -= 1
+            if not self._holding:
+                self._flush()
 
     def _report(self, message: fb.Message) -> None:
         """Send a report now (at the end of a :meth:`holding` block), or as soon as a
@@ -314,3 +317,27 @@ class DeviceFirmware(ABC):
             return decode_frame(part).type_id == Ack.TYPE_ID
         except fb.ProtocolError:
             return False
+
+
+class Holding:
+    """A block during which ``doubles`` send nothing (:meth:`DeviceFirmware.holding`);
+    each sends what it held when the block ends. A plain class: a block per look of the
+    simulated dealer, where a generator-based context manager cost more than the hold."""
+
+    __slots__ = ("_doubles",)
+
+    def __init__(self, doubles: Sequence[DeviceFirmware]) -> None:
+        self._doubles = doubles
+
+    def __enter__(self) -> None:
+        for double in self._doubles:
+            double.hold()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        for double in reversed(self._doubles):
+            double.release()
