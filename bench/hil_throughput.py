@@ -102,8 +102,8 @@ def measure_split(
     rusage), ``station`` (the station's loop and link threads), ``reader`` (the reader
     double's thread, in the station's process), ``relay`` (the observer hook's share of the
     station thread: framing and writing the batches), ``devices`` (every double's threads),
-    ``dealer`` (the rest of the other process), and lamp frames and observation batches
-    per round."""
+    ``dealer`` (the rest of the other process), and lamp frames, observation batches and
+    the dealer's looks at the table (each waits for the station) per round."""
     table = SplitTable(_settings(directory, rounds, seed, "split"))
     relay_seconds = [0.0]
     observe = ObservationRelay.observe
@@ -138,6 +138,7 @@ def measure_split(
         "dealer": ms(cpu.doubles_process - b_devices),
         "panel_frames": cpu.lamp_frames / played,
         "batches": cpu.observation_batches / played,
+        "looks": result.looks / played,
     }
     return played / result.dealing_seconds, played, per_round
 
@@ -198,8 +199,9 @@ def main() -> int:
                 f"{cpu['relay']:.2f}; card reader double {cpu['reader']:.2f}, in this "
                 f"process: its pyusb backend is in-process), doubles+dealer process "
                 f"{cpu['doubles_process']:.1f} (device doubles {cpu['devices']:.1f} in all, "
-                f"dealer {cpu['dealer']:.1f}); {cpu['panel_frames']:.1f} panel lamp frames "
-                f"and {cpu['batches']:.1f} observation batches per round"
+                f"dealer {cpu['dealer']:.1f}); {cpu['panel_frames']:.1f} panel lamp frames, "
+                f"{cpu['batches']:.1f} observation batches and {cpu['looks']:.1f} dealer looks "
+                "per round"
             )
             figures[f"{prefix}rounds_per_s"] = round(rate, 1)
             figures[f"{prefix}cpu_ms_per_round"] = round(cpu["all"], 2)
@@ -213,6 +215,7 @@ def main() -> int:
                 figures["reader_cpu_ms_per_round"] = round(cpu["reader"], 2)
                 figures["panel_frames_per_round"] = round(cpu["panel_frames"], 1)
                 figures["observation_batches_per_round"] = round(cpu["batches"], 1)
+                figures["dealer_looks_per_round"] = round(cpu["looks"], 1)
                 rate, rounds, one = measure(Path(directory), args.rounds)
                 print(
                     f"one process, journal on {name}: {rounds} rounds, {rate:.1f} rounds/s, "

@@ -158,6 +158,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
             "reader_cpu_ms_per_round",
             "panel_frames_per_round",
             "observation_batches_per_round",
+            "dealer_looks_per_round",
             "inproc_rounds_per_s",
             "inproc_cpu_ms_per_round",
             "inproc_station_cpu_ms_per_round",

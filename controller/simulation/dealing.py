@@ -174,12 +174,14 @@ class RigSide:
 @dataclass
 class SimulationResult:
     """What happened, for the summary. ``seconds``: the whole run, the start included;
-    ``dealing_seconds``: from the dealer's first look at the table to the last round."""
+    ``dealing_seconds``: from the dealer's first look at the table to the last round;
+    ``looks``: how often the dealer waited for the station and looked at the table."""
 
     rounds: int
     seconds: float
     faults_injected: list[str] = field(default_factory=list)
     dealing_seconds: float = 0.0
+    looks: int = 0
 
 
 def strategy_players(profile: Any) -> Callable[[HandView, str, frozenset[Decision]], Decision]:
@@ -241,6 +243,7 @@ class Dealing:
         plan, dealer = self.plan, self.dealer
         while True:
             view, seq = self.pacer.wait(seq)
+            self.result.looks += 1
             if started is None:
                 started = time.perf_counter()
             if self.on_view is not None:
