@@ -29,7 +29,11 @@ class Pacer:
     """Keeps the actor in step with the station's main loop (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        # Sections that only read or write take the lock itself (a C-level ``with``); the
+        # Condition's own ``with`` is a Python call each, and the dealer's loop takes the
+        # lock a few times per action.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._expected: list[type] = []
         self._surplus: list[type] = []
         self._view: TableView | None = None
@@ -48,13 +52,13 @@ class Pacer:
     @property
     def seq(self) -> int:
         """How many events the station has handled so far."""
-        with self._cond:
+        with self._lock:
             return self._seq
 
     @property
     def view(self) -> TableView | None:
         """The table as the last handled event left it."""
-        with self._cond:
+        with self._lock:
             return self._current_view()
 
     def _current_view(self) -> TableView | None:
@@ -68,7 +72,7 @@ class Pacer:
         """Called by the station's loop after each event (``view`` None while more events
         wait in the station's queue)."""
         if self.events is not None:
-            with self._cond:
+            with self._lock:
                 self.events.append(event)
         self.observe_kinds((type(event),), view, queue_empty)
 
@@ -97,7 +101,7 @@ class Pacer:
         record: dict[str, Any] | None,
         queue_empty: bool,
     ) -> None:
-        with self._cond:
+        with self._lock:
             for handled in kinds:
                 for i, kind in enumerate(self._expected):
                     if issubclass(handled, kind):
@@ -120,7 +124,7 @@ class Pacer:
 
     def expect(self, *kinds: type) -> None:
         """The next actions will cause (or just caused) events of these types."""
-        with self._cond:
+        with self._lock:
             for kind in kinds:
                 if kind in self._surplus:
                     self._surplus.remove(kind)
@@ -129,20 +133,20 @@ class Pacer:
 
     def withdraw(self, kind: type) -> None:
         """An expected event will not come after all (the action could not be done)."""
-        with self._cond:
+        with self._lock:
             if kind in self._expected:
                 self._expected.remove(kind)
                 self._cond.notify_all()
 
     def fail(self, error: BaseException) -> None:
         """The station's loop died of ``error``: every wait raises it from now on."""
-        with self._cond:
+        with self._lock:
             self._failure = error
             self._cond.notify_all()
 
     def forget(self) -> None:
         """Drop every expectation and surplus (after a deliberate power loss)."""
-        with self._cond:
+        with self._lock:
             self._expected.clear()
             self._surplus.clear()
 
@@ -176,7 +180,7 @@ class Pacer:
             view = self._current_view()
             return view is not None and predicate(view)
 
-        with self._cond:
+        with self._lock:
             if not self._wait_for(ready, timeout) or self._current_view() is None:
                 if self._failure is not None:
                     raise self._failure
@@ -209,9 +213,9 @@ class Pacer:
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
-            self._cond.release()
+            self._lock.release()
             try:
                 pump(left)
             finally:
-                self._cond.acquire()
+                self._lock.acquire()
         return True
