@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 from table_support import ListJournal
+from test_simulate import journal_content, scratch, seeded_part
 
 from controller.rules.profiles import get_profile
 from controller.simulation.dealer import Action, Press, SimulatedDealer, random_chooser
 from controller.simulation.direct import DirectRig
+from controller.simulation.runner import SimulatedTable, SimulationSettings
 from controller.table.prompts import State
 from controller.table.view import TableView
 from drivers.hal import Button, DeviceEvent, SeatWagerChanged, WagerSpot
+
+__all__ = ["scratch"]  # the fixture: a journal directory on tmpfs
 
 UNSEEDED = ("commitment", "nonce")  # the table seals its hole cards with fresh nonces
 
@@ -101,3 +106,23 @@ def test_a_wager_sensor_reports_only_a_change() -> None:
         rig.close()
     assert repeats == 0
     assert changes >= 30 * 7  # the chips still move: bets, payouts, collections
+
+
+def test_bets_taken_with_the_last_settlement_journal_what_a_betting_look_does(
+    scratch: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dealer's loop takes the next round's bets in the final settlement's look when
+    no reshuffle is due; the station, betting once it has the last NEXT, journals the
+    same rows as when the dealer looked at the betting table first (30 rounds: dealer
+    changes every 25 and reshuffles included), with a look fewer a round."""
+    plain = SimulatedTable(SimulationSettings(rounds=30, seed=4, journal=scratch / "a.sqlite3"))
+    folded = plain.run()
+    monkeypatch.setattr(SimulatedDealer, "bets", lambda self: [])
+    looking = SimulatedTable(SimulationSettings(rounds=30, seed=4, journal=scratch / "b.sqlite3"))
+    looked = looking.run()
+    one, two = journal_content(scratch / "a.sqlite3"), journal_content(scratch / "b.sqlite3")
+    assert seeded_part(one) == seeded_part(two)
+    kinds = [kind for kind, _, _ in one]
+    assert kinds.count("round_completed") == 30
+    assert "dealer_change" in kinds and kinds.count("shuffle_commanded") >= 2
+    assert looked.looks - folded.looks >= 25  # about one a round (not after a reshuffle)

@@ -162,6 +162,13 @@ class SimulatedDealer:
             return self._supervise(view)
         return []
 
+    def bets(self) -> list[Action]:
+        """The next round's bets and the NEXT that closes them, as :meth:`act` gives them
+        for a betting table (a new dealer's DEALER CHANGE instead, every
+        ``dealer_change_every`` rounds)."""
+        self.hole_inserted = False
+        return self._bet()
+
     def _bet(self) -> list[Action]:
         actions: list[Action] = []
         if not self.wagers_placed:

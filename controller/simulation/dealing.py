@@ -256,6 +256,18 @@ class Dealing:
             if faulty and self._inject(view):
                 continue
             actions = dealer.act(view)
+            if (
+                view.state is State.SETTLING
+                and not view.reshuffle_pending
+                and view.round_no < plan.rounds
+                and not plan.faults
+                and not plan.delay
+            ):
+                # The last seat paid, the players bet again: the dealer takes the next
+                # round's bets without looking up, as the station will be betting once it
+                # has the last NEXT (no reshuffle is due: the view says so). A run with
+                # faults keeps the betting look, where a cable is pulled.
+                actions += dealer.bets()
             hole_at = None
             if view.state is State.DEALING and actions == [Draw()]:
                 due = self._initial_cards_due(view)
