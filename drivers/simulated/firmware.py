@@ -136,6 +136,28 @@ class DeviceFirmware(ABC):
             self._endpoint = self._new_endpoint()
             self._cond.notify_all()
 
+    # --- for the simulated dealer's hands -------------------------------------------------
+
+    def holding(self) -> Holding:
+        """Nothing goes out while the block runs; what it queued (reports, and the port's
+        thread's ACKs and replies) goes out together when it ends: several frames (up to
+        the window) in one burst, as a board whose loop reads several sensors before its
+        UART sends, instead of one write per report. The station reads them in one read
+        and acknowledges them with one ACK. Keep the block short: it delays the ACKs."""
+        return Holding((self,))
+
+    def hold(self) -> None:
+        """Start holding (see :meth:`holding`); each ``hold`` needs its ``release``."""
+        with self._cond:
+            self._holding += 1
+
+    def release(self) -> None:
+        """End one :meth:`hold`; the last one sends what was held."""
+        with self._cond:
+            self._holding -= 1
+            if not self._holding:
+                self._flush()
+
     # --- port side ------------------------------------------------------------------------
 
     def receive(self, data: bytes) -> None:
@@ -187,29 +209,8 @@ class DeviceFirmware(ABC):
     def _on_command(self, message: fb.Message) -> None:
         """Act on one command from the station (called with the lock held)."""
 
-    def holding(self) -> Holding:
-        """Nothing goes out while the block runs; what it queued (reports, and the port's
-        thread's ACKs and replies) goes out together when it ends: several frames (up to
-        the window) in one burst, as a board whose loop reads several sensors before its
-        UART sends, instead of one write per report. The station reads them in one read
-        and acknowledges them with one ACK. Keep the block short: it delays the ACKs."""
-        return Holding((self,))
-
-    def hold(self) -> None:
-        """Start holding (see :meth:`holding`); each ``hold`` needs its ``release``."""
-        with self._cond:
-            self._holding += 1
-
-    def release(self) -> None:
-        """End one :meth:`hold`; the last one sends what was held."""
-        with self._cond:
-            self._holding -= 1
-            if not self._holding:
-                self._flush()
-
     def _report(self, message: fb.Message) -> None:
-        """Send a report now (at the end of a :meth:`holding` block), or as soon as a
-        session is up."""
+        """Send a report now, or as soon as a session is up."""
         with self._cond:
             self._send_now(message, self._clock())
             self._flush()
