@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,10 @@ from test_simulate import journal_content, scratch, seeded_part
 
 from controller.rules.profiles import get_profile
 from controller.simulation.dealer import Action, Press, SimulatedDealer, random_chooser
+from controller.simulation.dealing import RigSide, TableSide
 from controller.simulation.direct import DirectRig
 from controller.simulation.runner import SimulatedTable, SimulationSettings
+from controller.simulation.split_doubles import ServedSide
 from controller.table.prompts import State
 from controller.table.view import TableView
 from drivers.hal import Button, DeviceEvent, SeatWagerChanged, WagerSpot
@@ -126,3 +129,18 @@ def test_bets_taken_with_the_last_settlement_journal_what_a_betting_look_does(
     assert kinds.count("round_completed") == 30
     assert "dealer_change" in kinds and kinds.count("shuffle_commanded") >= 2
     assert looked.looks - folded.looks >= 25  # about one a round (not after a reshuffle)
+
+
+def test_every_table_side_has_every_hand_the_dealing_loop_uses() -> None:
+    """The in-process rig's, the split table's and the boot test's table sides all do
+    what :class:`TableSide` names (the dealing loop calls each; a missing one fails only
+    in the run that needs it, such as the VM boot test)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vm_tests"))
+    try:
+        from remote_table import RemoteSide
+    finally:
+        sys.path.pop(0)
+    hands = {n for n, v in vars(TableSide).items() if callable(v) and not n.startswith("_")}
+    assert {"draw", "press", "place_wager", "holding"} <= hands
+    for side in (RigSide, ServedSide, RemoteSide):
+        assert hands <= {n for n in dir(side) if callable(getattr(side, n))}, side.__name__

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from vm import GuestError, Vm
@@ -80,6 +81,11 @@ class RemoteSide:
 
     def misread(self) -> None:
         raise NotImplementedError("no injected faults in the guest run")
+
+    def holding(self) -> AbstractContextManager[None]:
+        # Each control-socket call is answered once the double has acted: nothing to hold
+        # (the doubles process sends each report as it is made).
+        return nullcontext()
 
 
 def _event_of(kind: str) -> Any:
