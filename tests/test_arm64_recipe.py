@@ -103,3 +103,23 @@ def test_recipe_hash_changes_with_the_recipe(monkeypatch: pytest.MonkeyPatch) ->
     before = arm64.recipe_hash()
     monkeypatch.setitem(arm64.RECIPE, "packages", arm64.PACKAGES + ",gcc")
     assert arm64.recipe_hash() != before
+
+
+def test_makefile_list_reads_continuation_lines() -> None:
+    makefile = "A := x\nCOMPILED_TESTS := tests/a.py tests/b_*.py \\\n    tests/c.py\nunit: x\n"
+    assert arm64.makefile_list(makefile, "COMPILED_TESTS") == [
+        "tests/a.py",
+        "tests/b_*.py",
+        "tests/c.py",
+    ]
+
+
+def test_makefile_list_of_the_real_makefile_names_the_rules_tests() -> None:
+    tests = arm64.makefile_list((arm64.ROOT / "Makefile").read_text(), "COMPILED_TESTS")
+    assert "tests/test_rules_*.py" in tests
+    assert all(list(arm64.ROOT.glob(pattern)) for pattern in tests)
+
+
+def test_makefile_list_without_the_name_is_an_error() -> None:
+    with pytest.raises(arm64.Arm64Error, match="no COMPILED_TESTS"):
+        arm64.makefile_list("TESTS := a\n", "COMPILED_TESTS")

@@ -60,7 +60,6 @@ PACKAGES = "python3,python3.11,python3.11-venv,ca-certificates"
 COMPILER_PACKAGES = ("gcc", "libc6-dev", "python3.11-dev")
 #: The tools the tests need, not the package's own dependencies (pip install . brings those).
 TEST_TOOLS = ("pytest", "pytest-timeout", "pytest-mock", "hypothesis", "setuptools>=77")
-DEFAULT_TESTS = ("tests/test_rules_*.py",)
 RECIPE = {"suite": SUITE, "arch": "arm64", "variant": "apt", "packages": PACKAGES}
 #: The CA bundle pip uses inside the root: the host's, so a TLS-inspecting proxy works too.
 CA_IN_ROOT = "/etc/ssl/dealer-station-host-ca.crt"
@@ -69,6 +68,18 @@ CHROOT_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 
 class Arm64Error(RuntimeError):
     """A step failed; the message is one line, and names the log with the details."""
+
+
+def makefile_list(makefile: str, name: str) -> list[str]:
+    """The words of a ``NAME := ...`` assignment in a Makefile, continuation lines included.
+
+    The default tests are the Makefile's ``COMPILED_TESTS`` (what ``make unit`` reruns on the
+    compiled build), read from there so the list has one home.
+    """
+    match = re.search(rf"^{re.escape(name)}\s*:=((?:.*\\\n)*.*)$", makefile, re.MULTILINE)
+    if match is None:
+        raise Arm64Error(f"the Makefile has no {name} := line")
+    return match.group(1).replace("\\\n", " ").split()
 
 
 def binfmt_entry(conf: str) -> str:
@@ -294,14 +305,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--tests",
         nargs="+",
-        default=list(DEFAULT_TESTS),
-        help="test files (globs) to run on both installs, from the tree's root",
+        help="test files (globs) to run on both installs, from the tree's root "
+        "(default: the Makefile's COMPILED_TESTS, what make unit reruns on the compiled build)",
     )
     parser.add_argument("--rounds", type=int, default=2_000, help="bench table-mode rounds")
     parser.add_argument("--hands", type=int, default=20_000, help="bench like-for-like hands")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="keep the work root (path printed)")
     args = parser.parse_args(argv)
+    if not args.tests:
+        try:
+            args.tests = makefile_list((ROOT / "Makefile").read_text(), "COMPILED_TESTS")
+        except Arm64Error as err:
+            print(f"arm64: {err}", file=sys.stderr)
+            return 2
     if os.geteuid() != 0:
         print("arm64: needs root (mmdebstrap --mode=root, chroot, mount)", file=sys.stderr)
         return 2
