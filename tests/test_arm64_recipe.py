@@ -123,3 +123,17 @@ def test_makefile_list_of_the_real_makefile_names_the_rules_tests() -> None:
 def test_makefile_list_without_the_name_is_an_error() -> None:
     with pytest.raises(arm64.Arm64Error, match="no COMPILED_TESTS"):
         arm64.makefile_list("TESTS := a\n", "COMPILED_TESTS")
+
+
+def test_built_wheel_names_the_packages_wheel_not_a_dependencys() -> None:
+    out = (
+        "  Created wheel for dealer-station: filename=dealer_station-0.1.0-cp311-cp311-"
+        "linux_aarch64.whl size=847932 sha256=b5ec\n"
+        "  Created wheel for cobs: filename=cobs-1.2.2-py3-none-any.whl size=14443\n"
+    )
+    assert arm64.built_wheel(out) == "dealer_station-0.1.0-cp311-cp311-linux_aarch64.whl"
+
+
+def test_built_wheel_without_one_is_an_error() -> None:
+    with pytest.raises(arm64.Arm64Error, match="no dealer-station wheel"):
+        arm64.built_wheel("Requirement already satisfied: dealer-station\n")

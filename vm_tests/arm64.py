@@ -233,6 +233,14 @@ def pytest_counts(output: str) -> dict[str, int]:
     return counts
 
 
+def built_wheel(output: str) -> str:
+    """The file name of the package's wheel in pip's output (``-py3-none-any`` is pure)."""
+    found = re.findall(r"Created wheel for dealer-station: filename=(\S+\.whl)", output)
+    if not found:
+        raise Arm64Error("pip built no dealer-station wheel")
+    return str(found[-1])
+
+
 def bench_figures(output: str) -> dict[str, object]:
     """The ``FIGURES {json}`` line bench/rules_bench.py ends with."""
     for line in reversed(output.splitlines()):
@@ -242,9 +250,11 @@ def bench_figures(output: str) -> dict[str, object]:
     raise Arm64Error("bench/rules_bench.py printed no FIGURES line")
 
 
+#: Which machine, Python and rules engine a venv loads. Run from /tmp: ``python -c`` puts
+#: the working directory first on sys.path, and /src would shadow the installed package.
 ENGINE_PROBE = (
-    "import controller.rules.round as m, platform; "
-    "print(platform.machine(), platform.python_version(), m.__file__)"
+    "cd /tmp\n{python} -c 'import controller.rules.round as m, platform; "
+    "print(platform.machine(), platform.python_version(), m.__file__)'"
 )
 
 
@@ -264,8 +274,11 @@ def show(root: Path, args: argparse.Namespace, log: Path) -> dict[str, object]:
     found = step("no_compiler", "command -v cc gcc || true").strip()
     if found:
         raise Arm64Error(f"the base root has a C compiler ({found}): the pure check means nothing")
-    step("pure_install", "python3 -m venv /opt/pure\n/opt/pure/bin/pip install /src")
-    figures["pure_module"] = step("pure_probe", f"/opt/pure/bin/python -c '{ENGINE_PROBE}'").strip()
+    out = step("pure_install", "python3 -m venv /opt/pure\n/opt/pure/bin/pip install /src")
+    figures["pure_wheel"] = built_wheel(out)
+    figures["pure_module"] = step(
+        "pure_probe", ENGINE_PROBE.format(python="/opt/pure/bin/python")
+    ).strip()
     print(f"arm64: pure install loads {figures['pure_module']}")
     step("pure_test_tools", f"/opt/pure/bin/pip install {shlex.join(TEST_TOOLS)}")
     out = step("pure_tests", f"/opt/pure/bin/pytest -q -p no:cacheprovider -o timeout=1800 {tests}")
@@ -276,9 +289,10 @@ def show(root: Path, args: argparse.Namespace, log: Path) -> dict[str, object]:
     step("build_tools", "rm -rf /src/build /src/*.egg-info\npython3 -m venv /opt/compiled\n"
          f"/opt/compiled/bin/pip install mypy setuptools {shlex.join(TEST_TOOLS)}")  # fmt: skip
     figures["mypy"] = step("mypy_version", "/opt/compiled/bin/mypy --version").strip()
-    step("compiled_install", "/opt/compiled/bin/pip install --no-build-isolation /src",
-         {"DEALER_STATION_MYPYC": "1"})  # fmt: skip
-    probe = f"/opt/compiled/bin/python -c '{ENGINE_PROBE}'"
+    out = step("compiled_install", "/opt/compiled/bin/pip install --no-build-isolation /src",
+               {"DEALER_STATION_MYPYC": "1"})  # fmt: skip
+    figures["compiled_wheel"] = built_wheel(out)
+    probe = ENGINE_PROBE.format(python="/opt/compiled/bin/python")
     figures["compiled_module"] = step("compiled_probe", probe).strip()
     print(f"arm64: compiled install loads {figures['compiled_module']}")
     out = step(
@@ -308,8 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="test files (globs) to run on both installs, from the tree's root "
         "(default: the Makefile's COMPILED_TESTS, what make unit reruns on the compiled build)",
     )
-    parser.add_argument("--rounds", type=int, default=2_000, help="bench table-mode rounds")
-    parser.add_argument("--hands", type=int, default=20_000, help="bench like-for-like hands")
+    parser.add_argument("--rounds", type=int, default=5_000, help="bench table-mode rounds")
+    parser.add_argument("--hands", type=int, default=50_000, help="bench like-for-like hands")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="keep the work root (path printed)")
     args = parser.parse_args(argv)
