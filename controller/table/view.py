@@ -74,7 +74,20 @@ def view_record(view: TableView) -> dict[str, Any]:
     record: dict[str, Any] = {name: getattr(view, name) for name in TableView.__slots__}
     record["state"] = view.state.value
     record["lamps"] = [[led.value, mode.value] for led, mode in view.lamps]
-    record["hands"] = [{n: getattr(h, n) for n in HandView.__slots__} for h in view.hands]
+    # Written out, not a comprehension over __slots__: a snapshot has up to ~10 hands and
+    # ~28 snapshots a round go to the simulated dealer (issue 15); the round-trip test
+    # (tests/test_view_record.py) fails if a field is left out.
+    record["hands"] = [
+        {
+            "seat": h.seat,
+            "hand": h.hand,
+            "cards": h.cards,
+            "total": h.total,
+            "status": h.status,
+            "doubled": h.doubled,
+        }
+        for h in view.hands
+    ]
     if view.settling is not None:
         record["settling"] = {n: getattr(view.settling, n) for n in SettlementView.__slots__}
     return record
