@@ -129,7 +129,7 @@ def aarch64_binfmt() -> Iterator[None]:
 
 
 def run_host(command: Sequence[str], log: Path | None = None) -> None:
-    """Run a host command; :class:`Arm64Error` with its log's tail when it fails."""
+    """Run a host command, its output appended to ``log``; :class:`Arm64Error` if it fails."""
     with open(log or os.devnull, "ab") as out:
         done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
     if done.returncode != 0:
@@ -179,11 +179,9 @@ def chroot_mounts(root: Path) -> Iterator[None]:
     """/proc and /dev inside ``root`` for the ``with`` block (pytest reads /proc/self/fd)."""
     done: list[Path] = []
     try:
-        for kind, target in (("proc", root / "proc"), ("dev", root / "dev")):
-            if kind == "proc":
-                run_host(["mount", "-t", "proc", "proc", str(target)])
-            else:
-                run_host(["mount", "--bind", "/dev", str(target)])
+        mounts = ((["-t", "proc", "proc"], root / "proc"), (["--bind", "/dev"], root / "dev"))
+        for how, target in mounts:
+            run_host(["mount", *how, str(target)])
             done.append(target)
         yield
     finally:
