@@ -137,3 +137,19 @@ def test_built_wheel_names_the_packages_wheel_not_a_dependencys() -> None:
 def test_built_wheel_without_one_is_an_error() -> None:
     with pytest.raises(arm64.Arm64Error, match="no dealer-station wheel"):
         arm64.built_wheel("Requirement already satisfied: dealer-station\n")
+
+
+def test_bench_figures_with_a_broken_line_is_a_clear_error() -> None:
+    with pytest.raises(arm64.Arm64Error, match="not JSON"):
+        arm64.bench_figures('FIGURES {"compiled_vs_pure": 2.\n')
+    with pytest.raises(arm64.Arm64Error, match="not a JSON object"):
+        arm64.bench_figures("FIGURES [1, 2]\n")
+
+
+@given(st.text(max_size=400))
+def test_output_readers_give_a_value_or_a_one_line_error_for_any_text(out: str) -> None:
+    for reader in (arm64.pytest_counts, arm64.built_wheel, arm64.bench_figures):
+        try:
+            reader(out)
+        except arm64.Arm64Error as err:
+            assert "\n" not in str(err)

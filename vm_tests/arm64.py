@@ -243,7 +243,12 @@ def bench_figures(output: str) -> dict[str, object]:
     """The ``FIGURES {json}`` line bench/rules_bench.py ends with."""
     for line in reversed(output.splitlines()):
         if line.startswith("FIGURES "):
-            figures: dict[str, object] = json.loads(line.removeprefix("FIGURES "))
+            try:
+                figures = json.loads(line.removeprefix("FIGURES "))
+            except ValueError as err:
+                raise Arm64Error(f"bench/rules_bench.py's FIGURES line is not JSON: {err}") from err
+            if not isinstance(figures, dict):
+                raise Arm64Error("bench/rules_bench.py's FIGURES line is not a JSON object")
             return figures
     raise Arm64Error("bench/rules_bench.py printed no FIGURES line")
 
