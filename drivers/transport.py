@@ -205,17 +205,27 @@ class ThreadedTransport(ABC):
         log.debug("link closed", link=self.name)
 
     def _pump(self) -> TransportError | None:
-        while not self._stop.is_set():
+        # Every burst from the device passes here: the listener's two calls are bound once
+        # and made directly (issue 15), each guarded as _notify guards the rare ones.
+        stop, interval = self._stop, self._tick_interval
+        link_data, link_tick = self._listener.link_data, self._listener.link_tick
+        while not stop.is_set():
             broken = self._broken
             if broken is not None:
                 return TransportError(broken)
             try:
-                data = self._read_port(self._tick_interval)
+                data = self._read_port(interval)
             except TransportError as err:
-                return None if self._stop.is_set() else err
+                return None if stop.is_set() else err
             if data:
-                self._notify("link_data", data)
-            self._notify("link_tick")
+                try:
+                    link_data(data)
+                except Exception:
+                    log.exception("link listener failed", link=self.name, call="link_data")
+            try:
+                link_tick()
+            except Exception:
+                log.exception("link listener failed", link=self.name, call="link_tick")
         return None
 
     def _notify_down(self, error: TransportError) -> None:

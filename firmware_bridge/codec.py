@@ -277,7 +277,17 @@ class FixedBytes(WireType):
 class _Layout:
     """The compiled layout of one message class."""
 
-    __slots__ = ("cls", "converters", "fixed", "fixed_types", "flat", "names", "variable")
+    __slots__ = (
+        "checkers",
+        "cls",
+        "converters",
+        "fixed",
+        "fixed_types",
+        "flat",
+        "flat_get",
+        "names",
+        "variable",
+    )
 
     def __init__(self, cls: type[Message], names: list[str], types: list[WireType]) -> None:
         self.cls = cls
@@ -291,8 +301,14 @@ class _Layout:
         # The hot path: every field one struct item, nothing variable (e.g. a card drawn).
         self.flat = not self.variable and all(t.items == 1 for t in types)
         self.converters = [t.from_wire for t in types]
+        # Flat messages of two or more fields encode in one C-level pass: attrgetter reads
+        # every field, map checks each with its wire type (issue 15: a frame a button).
+        self.flat_get = operator.attrgetter(*names) if self.flat and len(names) > 1 else None
+        self.checkers = [t.to_wire for t in types]
 
     def encode(self, msg: Message) -> bytes:
+        if self.flat_get is not None:
+            return self.fixed.pack(*map(operator.call, self.checkers, self.flat_get(msg)))
         values = [getattr(msg, n) for n in self.names]
         packed: list[Any] = []
         for wt, v in zip(self.fixed_types, values, strict=False):

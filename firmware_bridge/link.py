@@ -125,7 +125,7 @@ class Endpoint(SessionSetup):
         pairing_consent: Callable[[], bool] | None = None,
     ) -> None:
         self.role = role
-        self.identity = identity
+        self.identity = identity  # also sets which messages each side may send
         self.secret = secret
         self._pairing_consent = pairing_consent
         self._pair_answer = None
@@ -145,6 +145,18 @@ class Endpoint(SessionSetup):
         self._state = LinkState.IDLE  # no session until start()
 
     # --- public API -----------------------------------------------------------------------
+
+    @property
+    def identity(self) -> Identity:
+        """What this side says in its HELLO; settable (a double reconfigured between
+        sessions), which also picks the messages each side of this kind of link sends."""
+        return self._identity
+
+    @identity.setter
+    def identity(self, identity: Identity) -> None:
+        self._identity = identity
+        self._own_sends = _sent_by(self.role, identity.kind)
+        self._peer_sends = _sent_by(_PEER[self.role], identity.kind)
 
     @property
     def state(self) -> LinkState:
@@ -191,7 +203,7 @@ class Endpoint(SessionSetup):
             SendQueueFullError: more than ``max_pending`` messages wait behind the window.
         """
         cls = type(message)
-        if cls not in _sent_by(self.role, self.identity.kind):
+        if cls not in self._own_sends:
             kind = self.identity.kind.name_text
             raise PayloadError(f"a {self.role.value} on a {kind} link does not send {cls.__name__}")
         if self._state is not LinkState.CONNECTED:
@@ -361,11 +373,9 @@ class Endpoint(SessionSetup):
             self._drop(err)
             return
         self._last_rx = now
-        window = self._window
-        if window:
-            for out in window.on_ack(ack, now):
-                self._outbox.append((out.type_id, out.seq, FLAG_RELIABLE, out.payload))
-                self._last_tx = now
+        for out in self._window.on_ack(ack, now):
+            self._outbox.append((out.type_id, out.seq, FLAG_RELIABLE, out.payload))
+            self._last_tx = now
         if type_id in _HEADER_ONLY:
             return
         reliable = bool(flags & FLAG_RELIABLE)
@@ -383,7 +393,7 @@ class Endpoint(SessionSetup):
         except ProtocolError as err:
             self._reject(str(err), type_id)
             return
-        if type(msg) not in _sent_by(_PEER[self.role], self.identity.kind):
+        if type(msg) not in self._peer_sends:
             name = type(msg).__name__
             self._reject(f"{name} is not a message this peer may send", type_id)
             return
