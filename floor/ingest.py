@@ -27,7 +27,7 @@ from typing import Any
 
 import psycopg
 
-from controller.journal.format import GENESIS_HASH, Row
+from controller.journal.format import GENESIS_HASH, JournalCorruptError, Row
 from controller.journal.seal import SEAL_KIND, check_row_hash, seal_fields
 from controller.journal.wire import Ack, Status
 from floor.seals import SealCheck, no_seals
@@ -35,6 +35,8 @@ from floor.seals import SealCheck, no_seals
 Conn = psycopg.Connection[tuple[Any, ...]]
 _COLUMNS = "table_id, row_id, ts, kind, round, data, prev_hash, hash"
 ROUND_ENDS = ("round_completed", "round_voided")
+#: The fields of the table limits a station journals at start (``station_started``).
+LIMIT_FIELDS = ("main_min_cents", "main_max_cents", "match_min_cents", "match_max_cents")
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +258,12 @@ class Ingest:
                 ended = [r for r in state.new_rows if r.kind in ROUND_ENDS]
                 for row in ended:
                     self._round_result(cur, state.table, row)
+                starts = [r for r in state.new_rows if r.kind == "station_started"]
+                if starts:
+                    cur.execute(
+                        "UPDATE floor_table SET limits = %s WHERE table_id = %s",
+                        (json.dumps(posted_limits(starts[-1])), state.table),
+                    )
                 cur.execute(
                     "UPDATE floor_table SET anchor_row = %s, anchor_hash = %s, anchor_ts = %s,"
                     " quarantined = %s, status = %s, status_ts = %s, last_seen = now(),"
@@ -300,3 +308,22 @@ class Ingest:
 
 def _values(table: str, r: Row) -> tuple[Any, ...]:
     return (table, r.id, r.ts, r.kind, r.round_no, r.data_text, r.prev_hash, r.hash)
+
+
+def posted_limits(row: Row) -> dict[str, int | None]:
+    """The table limits a ``station_started`` row posts (NY 5324.12(d)(2)): each field a
+    whole number of cents or None. A row from an older station without them, or with
+    anything else in their place (the row's hash is checked, its content is the station's),
+    posts none."""
+    try:
+        fields: Any = row.data
+    except JournalCorruptError:  # not a JSON object
+        fields = None
+    data = fields.get("limits") if isinstance(fields, dict) else None
+    if not isinstance(data, dict):
+        data = {}
+    posted: dict[str, int | None] = {}
+    for name in LIMIT_FIELDS:
+        value = data.get(name)
+        posted[name] = value if type(value) is int and value > 0 else None
+    return posted

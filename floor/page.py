@@ -27,6 +27,11 @@ const alertList = document.getElementById('alerts');
 const canRecall = document.body.dataset.recall === 'yes';
 function money(c) { const s = c < 0 ? '-' : ''; c = Math.abs(c);
   return s + '$' + Math.floor(c / 100) + '.' + String(c % 100).padStart(2, '0'); }
+function range(low, high) { if (low == null && high == null) return null;
+  return (low == null ? 'any' : money(low)) + '\u2013' + (high == null ? 'any' : money(high)); }
+function limits(l) { if (!l) return ''; const main = range(l.main_min_cents, l.main_max_cents);
+  const match = range(l.match_min_cents, l.match_max_cents);
+  return [main, match && 'match ' + match].filter(Boolean).join(', ') || 'none posted'; }
 function cell(tr, cls, text) { const td = document.createElement('td'); td.className = cls;
   td.textContent = text == null ? '' : text; tr.appendChild(td); return td; }
 function render(data) {
@@ -41,6 +46,7 @@ function render(data) {
       a.textContent = t.table; name.appendChild(a); } else { name.textContent = t.table; }
     cell(tr, 'state', t.state); cell(tr, 'round', t.round);
     cell(tr, 'rate', t.rounds_per_hour); cell(tr, 'house', money(t.house_today_cents));
+    cell(tr, 'limits', limits(t.limits));
     cell(tr, 'fault', (t.fault ? t.fault.code + ' (' + t.fault.state + ')' : '') +
       (t.quarantined ? ' quarantined: ' + t.quarantined : ''));
     cell(tr, 'devices', Object.entries(t.devices).filter(([d, s]) => s !== 'connected')
@@ -90,7 +96,8 @@ def grid_page(user: str, role: str, can_recall: bool) -> str:
     body = (
         f"{who}<h1>Casino floor</h1>"
         "<table><thead><tr><th>table</th><th>state</th><th>round</th><th>rounds/h</th>"
-        "<th>house today</th><th>fault</th><th>devices</th><th>last seen</th></tr></thead>"
+        "<th>house today</th><th>limits</th><th>fault</th><th>devices</th><th>last seen</th>"
+        "</tr></thead>"
         "<tbody id=grid></tbody></table><h2>Alerts</h2><ul class=alerts id=alerts></ul>"
         f"<p><small>updated <span id=updated></span></small></p><script>{SCRIPT}</script>"
     )

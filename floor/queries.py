@@ -21,12 +21,13 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 
 def grid(conn: Conn, silent_after: float, now: datetime | None = None) -> list[dict[str, Any]]:
     """One entry per table: state, round, rounds in the last hour, house result today
-    (UTC day, cents), fault, device health, last seen, silent, quarantined, open alerts."""
+    (UTC day, cents), fault, device health, last seen, silent, quarantined, open alerts,
+    and the table limits it posted at its last start."""
     now = now or datetime.now(UTC)
     day = format_ts(now.replace(hour=0, minute=0, second=0, microsecond=0))
     hour = format_ts(now - timedelta(hours=1))
     rows = conn.execute(
-        "SELECT t.table_id, t.status, t.last_seen, t.quarantined,"
+        "SELECT t.table_id, t.status, t.last_seen, t.quarantined, t.limits,"
         " (SELECT count(*) FROM round_result r WHERE r.table_id = t.table_id"
         "   AND r.ended >= %s),"
         " (SELECT COALESCE(sum(house_cents), 0) FROM round_result r"
@@ -36,7 +37,7 @@ def grid(conn: Conn, silent_after: float, now: datetime | None = None) -> list[d
         (hour, day),
     ).fetchall()
     out = []
-    for table, stored_status, last_seen, quarantined, per_hour, house, alerts in rows:
+    for table, stored_status, last_seen, quarantined, limits, per_hour, house, alerts in rows:
         status = stored_status or {}
         silent = last_seen is None or (now - last_seen).total_seconds() > silent_after
         out.append(
@@ -52,6 +53,7 @@ def grid(conn: Conn, silent_after: float, now: datetime | None = None) -> list[d
                 "house_today_cents": int(house),
                 "quarantined": quarantined,
                 "alerts": int(alerts),
+                "limits": limits,  # posted at its last start (NY 5324.12(d)(2)), or None
             }
         )
     return out

@@ -57,12 +57,15 @@ def test_the_example_is_valid_and_complete() -> None:
 
 def test_defaults_when_optional_tables_are_left_out() -> None:
     data = example()
-    for optional in ("options", "journal", "logging"):
+    for optional in ("options", "journal", "logging", "limits"):
         del data[optional]
     del data["devices"]["shuffler"]
     config = parse(data)
     assert not config.options.match_the_dealer and config.options.match_pay_table is None
     assert config.devices.shuffler is None
+    assert config.limits.posted() == dict.fromkeys(
+        ("main_min_cents", "main_max_cents", "match_min_cents", "match_max_cents")
+    )
     assert config.journal.path == Path("/var/lib/dealer-station/journal.sqlite3")
 
 
@@ -250,6 +253,7 @@ def test_ny_match_the_dealer_needs_a_multi_shuffle_device() -> None:
     assert "options.match_the_dealer: NY 5324.12(d)(1)" in message
     assert "none is configured" in message
     data["options"] = {"match_the_dealer": False}
+    del data["limits"]  # no Match the Dealer limits at a table without the wager
     assert parse(data).devices.shuffler is None
 
 

@@ -127,6 +127,13 @@ def test_start_ready_watchdog_sigterm_clean_shutdown(
     kinds = [r.kind for r in rows]
     assert kinds[:2] == ["verified", "station_started"] and kinds[-1] == "clean_shutdown"
     assert "recovered" in kinds and "shuffle_commanded" in kinds and "shuffle_done" in kinds
+    # NY 5324.12(d)(2): the limits posted at the table (examples/station.toml's [limits]).
+    assert rows[1].data["limits"] == {
+        "main_min_cents": 1000,
+        "main_max_cents": 500_000,
+        "match_min_cents": 500,
+        "match_max_cents": 10_000,
+    }
     # Write-ahead: nothing is commanded before the journal check and the restore are done.
     assert kinds.index("recovered") < kinds.index("shuffle_commanded")
     # JSON lines on stdout (not a terminal), each with the table id, from every thread.

@@ -115,3 +115,88 @@ def test_a_table_not_heard_from_for_the_silent_time_shows_silent(
     assert rows["S-31"]["silent"] is True
     silent = {a["table"] for a in alerts(conn, 30.0, now) if a["kind"] == "silent"}
     assert "S-31" in silent and "S-29" not in silent
+
+
+def chain_of(records: list[tuple[str, object]]) -> list[Row]:
+    """A valid chain of rows of these kinds and data."""
+    rows: list[Row] = []
+    prev = GENESIS_HASH
+    for n, (kind, fields) in enumerate(records, 1):
+        ts, data = f"2026-12-01T04:00:{n % 60:02d}.000000Z", canonical_json(fields)
+        digest = row_hash(prev, row_id=n, ts=ts, kind=kind, round_no=None, data_text=data)
+        rows.append(Row(n, ts, kind, None, data, prev, digest))
+        prev = digest
+    return rows
+
+
+POSTED = {
+    "main_min_cents": 1000,
+    "main_max_cents": 500_000,
+    "match_min_cents": 500,
+    "match_max_cents": 10_000,
+}
+
+
+def test_the_grid_shows_the_limits_of_the_latest_start(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """NY 5324.12(d)(2): the limits a station posts at start reach the floor's grid; a
+    later start with other limits replaces them; a station without limits posts none."""
+    from floor.queries import grid
+
+    table = f"L{next(COUNTER)}"
+    started = {"version": "1", "table_id": table, "profile": "NY", "decks": 6, "sealed": True}
+    rows = chain_of(
+        [
+            ("station_started", started),  # an older station: no limits field
+            ("device", {"n": 1}),
+            ("station_started", {**started, "limits": POSTED}),
+            ("station_started", {**started, "limits": {**POSTED, "main_min_cents": 2500}}),
+        ]
+    )
+    ingest = Ingest(conn)
+    ingest.apply([Rows(table, rows[:2])])
+    shown = {g["table"]: g for g in grid(conn, 30.0)}
+    assert shown[table]["limits"] == dict.fromkeys(POSTED)
+    ingest.apply([Rows(table, rows[2:3])])
+    assert {g["table"]: g for g in grid(conn, 30.0)}[table]["limits"] == POSTED
+    ingest.apply([Rows(table, rows[3:])])
+    latest = {g["table"]: g for g in grid(conn, 30.0)}[table]["limits"]
+    assert latest == {**POSTED, "main_min_cents": 2500}
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    limits=st.one_of(
+        st.none(),
+        st.text(max_size=5),
+        st.lists(st.integers(), max_size=3),
+        st.dictionaries(
+            st.sampled_from([*POSTED, "other"]),
+            st.one_of(
+                st.none(), st.booleans(), st.integers(-(10**18), 10**18), st.text(max_size=3)
+            ),
+        ),
+    )
+)
+def test_whatever_a_station_posts_as_limits_the_floor_keeps_cents_or_none(
+    conn: psycopg.Connection[tuple[object, ...]], limits: object
+) -> None:
+    """Hostile content in a well-chained row: the floor keeps only whole positive cents
+    under the four known names, never fails the batch, raises no alert."""
+    from floor.ingest import posted_limits
+
+    table = f"Q{next(COUNTER)}"
+    rows = chain_of([("station_started", {"limits": limits})])
+    applied = Ingest(conn).apply([Rows(table, rows)])
+    assert applied.alerts == [] and applied.acks[table].row == 1
+    stored = conn.execute("SELECT limits FROM floor_table WHERE table_id = %s", (table,))
+    (kept,) = stored.fetchone() or (None,)
+    assert kept == posted_limits(rows[0])
+    assert set(kept) == set(POSTED)
+    for name, value in kept.items():
+        sent = limits.get(name) if isinstance(limits, dict) else None
+        if type(sent) is int and sent > 0:
+            assert value == sent
+        else:
+            assert value is None

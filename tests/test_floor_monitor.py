@@ -169,6 +169,37 @@ def test_the_grid_shows_a_fault_within_a_second_of_the_station_raising_it(
         )
 
 
+def test_the_grid_shows_the_limits_the_table_posts_at_start(
+    station: tuple[Path, Shipper], monitor: MonitorServer, browser: webdriver.Chrome
+) -> None:
+    """NY 5324.12(d)(2): the limits posted at the table, as its last start journaled them,
+    on the floor's grid (a start without limits shows none)."""
+    journal, _shipper = station
+    log_in(browser, monitor, "pat")
+    limits_cell = (By.CSS_SELECTOR, f"#table-{TABLE} .limits")
+    posted = {
+        "main_min_cents": 1000,
+        "main_max_cents": 500_000,
+        "match_min_cents": 500,
+        "match_max_cents": 10_000,
+    }
+    with Journal.open(journal) as writer:
+        started = {"version": "t", "table_id": TABLE, "profile": "PA", "decks": 6}
+        writer.append("station_started", {**started, "sealed": False, "limits": posted})
+        WebDriverWait(browser, 10, poll_frequency=0.02).until(
+            ec.text_to_be_present_in_element(limits_cell, "$10.00\u2013$5000.00")
+        )
+        assert browser.find_element(*limits_cell).text == (
+            "$10.00\u2013$5000.00, match $5.00\u2013$100.00"
+        )
+        one_sided = {**dict.fromkeys(posted), "main_min_cents": 2500}
+        writer.append("station_started", {**started, "sealed": False, "limits": one_sided})
+        WebDriverWait(browser, 10, poll_frequency=0.02).until(
+            ec.text_to_be_present_in_element(limits_cell, "$25.00\u2013any")
+        )
+        assert browser.find_element(*limits_cell).text == "$25.00\u2013any"
+
+
 def _recall_block(journal: Path, round_no: int) -> str:
     printed = subprocess.run(
         [sys.executable, "-m", "controller.cli.main", "journal", "recall", "10", "--journal",

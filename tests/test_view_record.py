@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 import random
 
-from table_support import ListJournal
+from table_support import ListJournal, make_rig
+from test_procedure import bet, deal, press, ready
 
 from controller.rules.profiles import get_profile
 from controller.simulation.dealer import random_chooser
 from controller.simulation.direct import DirectRig
 from controller.table.prompts import State
 from controller.table.view import table_view, view_from_record, view_record
+from drivers.hal import Button
 
 
 def test_every_view_of_many_rounds_round_trips_through_json_without_the_hole_card() -> None:
@@ -45,3 +47,59 @@ def test_every_view_of_many_rounds_round_trips_through_json_without_the_hole_car
     finally:
         rig.close()
     assert checked and {State.BETTING, State.PLAYERS} <= seen
+
+
+def test_a_snapshot_shows_each_hand_as_it_lies_now_however_seldom_it_is_taken() -> None:
+    """The snapshot keeps each hand's view between snapshots (issue 15); it must still show
+    every hand as the round holds it, also when snapshots are skipped across several events
+    (a split hand back at two cards with a new second card, a double, a surrender)."""
+    rng = random.Random("view-cache")
+    rig = DirectRig(get_profile("PA"), 6, ListJournal(), random_chooser(rng), rng)
+    table = rig.table
+    compared = split_hands = 0
+    try:
+        table.begin()
+        for _ in range(6000):
+            if rig.events:
+                table.handle(rig.events.popleft())
+                if rng.random() < 0.6:
+                    continue  # no snapshot after this event: as under group commit
+            view = table_view(table)
+            play = table.play
+            if play is not None:
+                expected = [
+                    (seat, h.index + 1, tuple(c.text for c in h.cards), h.total, h.status.value)
+                    for seat in play.round.seats
+                    for h in play.round.hands[seat]
+                ]
+                shown = [(h.seat, h.hand, h.cards, h.total, h.status) for h in view.hands]
+                assert shown == expected
+                compared += 1
+                split_hands += sum(1 for h in view.hands if h.hand > 1)
+            if not rig.events:
+                for action in rig.dealer.act(view):
+                    rig._perform(action)
+    finally:
+        rig.close()
+    assert compared > 1000 and split_hands > 0
+
+
+def test_a_split_hand_shows_its_new_second_card_without_a_snapshot_between() -> None:
+    """Hand-worked: seat 1 holds 8H 8D against a 5C up card; a snapshot is taken; SPLIT and
+    the split hand's next card (3S) come before the next snapshot. The first hand then
+    holds 8H 3S (11, two cards as before the split), the second 8D alone."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "8H", "5C", "8D", "QS")
+    assert rig.table.state is State.PLAYERS
+    before = table_view(rig.table)
+    assert [(h.hand, h.cards, h.total) for h in before.hands] == [(1, ("8H", "8D"), 16)]
+    press(rig, Button.SPLIT)
+    deal(rig, "3S")
+    after = table_view(rig.table)
+    assert [(h.hand, h.cards, h.total) for h in after.hands] == [
+        (1, ("8H", "3S"), 11),
+        (2, ("8D",), 8),
+    ]

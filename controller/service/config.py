@@ -18,9 +18,11 @@ from typing import Any, Final
 from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
 from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
 from controller.service.config_floor import FloorSettings, parse_floor
+from controller.service.config_limits import parse_limits
 from controller.service.config_panel import PanelConfig, parse_panel
 from controller.service.config_rules import read_rule_options, rules_profile
 from controller.service.config_schema import ConfigError, Section
+from controller.table.limits import NO_LIMITS, TableLimits
 
 DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")
 DECK_COUNTS: Final = (6, 8)
@@ -147,6 +149,7 @@ class StationConfig:
     logging: LoggingSettings
     pairing: PairingSettings = PairingSettings()
     floor: FloorSettings | None = None  # no [floor] section: the station ships nothing
+    limits: TableLimits = NO_LIMITS  # [limits]: the posted table limits (NY 5324.12(d)(2))
 
 
 def load_config(path: Path | str) -> StationConfig:
@@ -239,6 +242,8 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
         pairing_section.done()
         pairing = PairingSettings(source.parent / pairing_dir)
     logging = _logging(top.section("logging", required=False))
+    limits_section = top.section("limits", required=False)
+    limits = parse_limits(limits_section, options.match_the_dealer) if limits_section else NO_LIMITS
     floor_section = top.section("floor", required=False)
     floor = parse_floor(floor_section, source.parent) if floor_section is not None else None
     top.done()
@@ -249,7 +254,7 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
             f"the shuffler takes {shuffler.max_decks} decks, the table uses {decks} (decks)",
         )
     return StationConfig(
-        source, table_id, profile, decks, options, devices, journal, logging, pairing, floor
+        source, table_id, profile, decks, options, devices, journal, logging, pairing, floor, limits
     )
 
 

@@ -123,12 +123,12 @@ def build_station(
     bind_state(None)
     journal = open_journal(config.journal.path, config.journal.sealing_key)
     try:
-        events: queue.Queue[DeviceEvent] = queue.Queue()
+        events: queue.SimpleQueue[DeviceEvent] = queue.SimpleQueue()
         devices, table_devices = drivers_for(events.put)
         profile = station_profile(config)
         commands = CommandBuffer()
         table = Table(
-            TableSettings(profile, config.decks),
+            TableSettings(profile, config.decks, limits=config.limits),
             deferred(table_devices, commands),
             journal,
             nonces=nonces,
@@ -144,6 +144,8 @@ def build_station(
                 "profile": profile.code,
                 "decks": config.decks,
                 "sealed": journal.epoch is not None,
+                # NY 5324.12(d)(2): the limits posted at the table, as configured.
+                "limits": config.limits.posted(),
             },
         )
         table.restore(recovered)

@@ -135,6 +135,27 @@ def deferred(devices: TableDevices, buffer: CommandBuffer) -> TableDevices:
     )
 
 
+class EventQueue(Protocol):
+    """The one queue the device drivers feed: ``queue.SimpleQueue`` in the daemon (its put
+    and get are C calls, about a tenth of ``queue.Queue``'s lock-and-condition dance per
+    event; issue 15), or a ``queue.Queue``."""
+
+    def put(self, item: DeviceEvent, block: bool = True, timeout: float | None = None) -> None:
+        """Add an event (from any thread)."""
+
+    def get(self, block: bool = True, timeout: float | None = None) -> DeviceEvent:
+        """The next event; ``queue.Empty`` after ``timeout`` seconds."""
+        ...
+
+    def get_nowait(self) -> DeviceEvent:
+        """The next event if one waits; ``queue.Empty`` otherwise."""
+        ...
+
+    def empty(self) -> bool:
+        """Whether no event waits."""
+        ...
+
+
 class BatchingJournal(Protocol):
     """A journal that can group one event's rows into one commit."""
 
@@ -174,7 +195,7 @@ class Station:
         table: Table,
         journal: BatchingJournal,
         drivers: Sequence[Device],
-        events: queue.Queue[DeviceEvent],
+        events: EventQueue,
         notifier: Notifier | None = None,
         *,
         observer: Observer | None = None,

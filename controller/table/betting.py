@@ -4,7 +4,9 @@ Seat sensors report presence (and, where the sensor can tell, the amount). When 
 dealer closes betting, the seats with a Spanish 21 wager take part (PA 635a.7(e)(1): "each
 box ... in which a Spanish 21 Wager is contained"). A Match the Dealer wager needs a main
 wager (NY 5324.12(d)(2)). Where the profile enables NY 5324.12(b)(10), a seat that sat out
-a round after the shuffle may not wager again until the next reshuffle.
+a round after the shuffle may not wager again until the next reshuffle. Wagers the sensors
+weigh are checked against the posted table limits (NY 5324.12(d)(2);
+``controller.table.limits``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from controller.rules.errors import WagerError
 from controller.rules.legality import SEATS, check_cents
 from controller.rules.steps import SeatWager
+from controller.table.limits import NO_LIMITS, TableLimits
 from drivers.hal import SeatWagerChanged, WagerSpot
 
 #: Stake used by the rules engine for a seat whose sensor reports presence but no amount:
@@ -23,10 +26,12 @@ UNKNOWN_AMOUNT_STAKE = 100
 
 @dataclass(frozen=True, slots=True)
 class RefusedWager:
-    """A wager the station flags instead of dealing to it."""
+    """A wager the station flags instead of dealing to it: the seat's whole stake, or only
+    the wager on ``spot`` (the seat plays without it)."""
 
     seat: int
     reason: str
+    spot: WagerSpot | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +49,7 @@ class BettingBook:
     """Seat sensor state between rounds."""
 
     no_mid_shoe_entry: bool = False
+    limits: TableLimits = NO_LIMITS
     present: dict[tuple[int, WagerSpot], bool] = field(default_factory=dict)
     cents: dict[tuple[int, WagerSpot], int | None] = field(default_factory=dict)
     barred: set[int] = field(default_factory=set)
@@ -87,10 +93,17 @@ class BettingBook:
                 continue
             main_cents = self.amount(seat, WagerSpot.MAIN)
             match_cents = self.amount(seat, WagerSpot.MATCH) if match else 0
-            problem = _out_of_range(seat, main_cents, match_cents)
+            problem = _out_of_range(seat, main_cents, match_cents) or (
+                self.limits.main_problem(seat, main_cents)
+            )
             if problem:
                 refused.append(RefusedWager(seat, problem))
                 continue
+            problem = self.limits.match_problem(seat, match_cents) if match else ""
+            if problem:
+                # NY 5324.12(d)(2): the posted limits; the main wager plays on its own.
+                refused.append(RefusedWager(seat, problem, WagerSpot.MATCH))
+                match, match_cents = False, 0
             if main_cents and (not match or match_cents):
                 known.add(seat)
             wagers.append(

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from transitions import Machine
 
 from controller.rules.profiles import Profile
+from controller.table.limits import NO_LIMITS, TableLimits
 from controller.table.prompts import State
 from drivers.hal import CardReader, DealerPanel, ShoeSensor, Shuffler
 
@@ -44,6 +45,7 @@ class TableSettings:
     profile: Profile
     decks: int
     peek_tries: int = 3  # reader answers "no card"/"read error" this often before a fault
+    limits: TableLimits = NO_LIMITS  # the posted table limits (NY 5324.12(d)(2))
 
 
 ROUND_STATES = [

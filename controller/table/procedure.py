@@ -26,7 +26,8 @@ import structlog
 
 from controller.rules.cards import Card, composition_problems
 from controller.table.faults import FaultCode
-from controller.table.holecard import check_commitment, fresh_nonce
+from controller.table.hole_steps import HoleCardSteps
+from controller.table.holecard import fresh_nonce
 from controller.table.machine import (
     ROUND_STATES,
     Recorder,
@@ -37,7 +38,7 @@ from controller.table.machine import (
 from controller.table.play import RoundPlay
 from controller.table.prompts import SUPERVISOR_BUTTONS, State
 from controller.table.sensors import classify
-from controller.table.supervision import RESOLUTIONS, Supervised
+from controller.table.supervision import RESOLUTIONS
 from drivers.hal import (
     Button,
     ButtonPressed,
@@ -62,7 +63,7 @@ from drivers.hal import (
 _log = structlog.get_logger("dealer_station.procedure")
 
 
-class Table(Supervised):
+class Table(HoleCardSteps):
     """One Spanish 21 table's procedure. Feed it events with :meth:`handle`."""
 
     state: State
@@ -158,71 +159,6 @@ class Table(Supervised):
             self._reject(card, error)
             return
         self._follow_round()
-
-    def _on_hole_dealt(self, event: HoleCardDealt) -> None:
-        play = self.play
-        if play is None or self.state is not State.DEALING:
-            self._record("hole_card_rejected", commitment=event.commitment)
-            self.raise_fault(
-                FaultCode.UNEXPECTED_CARD,
-                f"a hole card was dealt while {self.prompt.text}",
-            )
-            return
-        error = play.hole_withheld(event.commitment)
-        if error:
-            self._record("hole_card_rejected", commitment=event.commitment)
-            self.raise_fault(FaultCode.UNEXPECTED_CARD, error)
-            return
-        self._follow_round()
-
-    def _on_hole_revealed(self, event: HoleCardRevealed) -> None:
-        play = self.play
-        waiting = play.hole_in_shoe() if play is not None else None
-        card, nonce = event.card, event.nonce
-        self._record(
-            "hole_card_reveal_answer",
-            commitment=event.commitment,
-            answered=card is not None,
-            problem=event.problem,
-        )
-        voided = self.voided_holes.pop(event.commitment, None)
-        if voided is not None:
-            self._voided_hole_revealed(voided, event)
-            return
-        if play is None or waiting is None or event.commitment != waiting:
-            return  # a repeated answer for a card already turned: nothing to act on
-        if card is None or nonce is None:
-            problem = event.problem or "no card"
-            self.raise_fault(FaultCode.HOLE_CARD_COMMITMENT, problem, device="shoe")
-            return
-        if not check_commitment(waiting, card.text, nonce):
-            self.raise_fault(
-                FaultCode.HOLE_CARD_COMMITMENT,
-                f"the shoe revealed {card} with a nonce that does not open its commitment",
-                device="shoe",
-            )
-            return
-        self.drawn[card] += 1
-        play.fill_hole(card, nonce)
-        if self.state is State.DEALER:
-            self._reveal()
-
-    def _voided_hole_revealed(self, round_no: int, event: HoleCardRevealed) -> None:
-        """A voided round's hole card, journaled under its round once it opens the commitment."""
-        card, nonce = event.card, event.nonce
-        if (
-            card is None
-            or nonce is None
-            or not check_commitment(event.commitment, card.text, nonce)
-        ):
-            self.raise_fault(
-                FaultCode.HOLE_CARD_COMMITMENT,
-                f"round {round_no}: the shoe's hole card does not open its commitment",
-                device="shoe",
-            )
-            return
-        self.drawn[card] += 1
-        self.journal.append("hole_card_revealed", {"card": card.text, "nonce": nonce}, round_no)
 
     def _burn(self, card: Card) -> None:
         # PA 635a.7(c), NJ 19.7(c), NY 5324.12(c)(3): the first card after each full batch,
@@ -332,7 +268,9 @@ class Table(Supervised):
     def _close_bets(self) -> None:
         closed = self.book.close()
         for refused in closed.refused:
-            self._record("wager_refused", seat=refused.seat, reason=refused.reason)
+            # ``spot``: only that wager is refused; the seat plays the rest.
+            where = {} if refused.spot is None else {"spot": refused.spot.value}
+            self._record("wager_refused", seat=refused.seat, reason=refused.reason, **where)
         if not closed.wagers:
             self._record("button_ignored", button="next", state="betting", reason="no wagers")
             return
@@ -357,14 +295,6 @@ class Table(Supervised):
         trigger = _TRIGGER_FOR[target]
         self._fire(trigger)
 
-    def _announce_hole_card(self) -> None:
-        """Tell the shoe, once, that the next card is the hole card (it withholds it)."""
-        play, shoe = self.play, self.devices.shoe
-        if play is None or shoe is None or play.hole_announced or not play.hole_card_due():
-            return
-        play.hole_announced = True
-        shoe.expect_hole_card()
-
     def _close_insurance(self) -> None:
         assert self.play is not None
         seats = self.play.round.seats
@@ -380,62 +310,12 @@ class Table(Supervised):
             return
         self._follow_round()
 
-    def _ask_reader(self) -> None:
-        assert self.play is not None
-        reader = self.devices.reader
-        if reader is None:  # pragma: no cover - configuration forbids peek without a reader
-            self.raise_fault(FaultCode.DEVICE_LOST, "no card reader configured for the peek")
-            return
-        target = self.play.peek_target()
-        self._record("peek_requested", target=target.value)
-        reader.check(target)
-
-    def _on_peek(self, event: PeekResult) -> None:
-        self._record("peek", answer=event.answer.value)
-        if self.state is not State.PEEKING or self.play is None:
-            return  # a late or unrequested answer changes nothing
-        if self.play.peek(event.answer):
-            self._follow_round()
-            return
-        self.peek_tries += 1
-        if self.peek_tries >= self.settings.peek_tries:
-            self.raise_fault(
-                FaultCode.READER_FAILED,
-                f"the card reader answered {event.answer.value} {self.peek_tries} times",
-                device="card_reader",
-            )
-            return
-        self._show()  # re-prompt: slide the card in again and press NEXT
-
     def _decision(self, button: Button) -> None:
         assert self.play is not None
         error = self.play.button(button)
         if error:
             self._record("decision_refused", reason=error)
             self._show()
-            return
-        self._follow_round()
-
-    def _reveal(self) -> None:
-        assert self.play is not None
-        if not self.play.reveal_due():
-            self._record("button_ignored", button="next", state="dealer", reason="draw a card")
-            return
-        commitment = self.play.hole_in_shoe()
-        if commitment is not None:
-            # PA 635a.7(k): the dealer turns the hole card; only now does the shoe give it.
-            shoe = self.devices.shoe
-            if shoe is None:  # pragma: no cover - a withheld card came from a shoe
-                self.raise_fault(FaultCode.DEVICE_LOST, "no shoe to reveal the hole card")
-                return
-            # Asked again on every press until it comes: the shoe answers a repeated
-            # request the same way, and an answer for a card already turned is ignored.
-            self._record("hole_card_reveal_requested", commitment=commitment)
-            shoe.reveal_hole_card(commitment)
-            return
-        error = self.play.reveal()
-        if error:
-            self.raise_fault(FaultCode.HOLE_CARD_MISMATCH, error, device="card_reader")
             return
         self._follow_round()
 
@@ -457,8 +337,6 @@ class Table(Supervised):
         self.play = None
         self._fire("reshuffle_due" if reshuffle else "round_done")
 
-    # --- faults ---------------------------------------------------------------------------
-
     # --- entering states ------------------------------------------------------------------
 
     def _entered(self) -> None:
@@ -479,16 +357,11 @@ class Table(Supervised):
         if self.devices.shuffler is not None:
             self.devices.shuffler.shuffle(self.settings.decks)
 
-    def _enter_peeking(self) -> None:
-        self.peek_tries = 0
-
     def _enter_settling(self) -> None:
         assert self.play is not None
         self.settle_queue = self.play.final_payments()
         if not self.settle_queue:
             self._finish_round()
-
-    # --- output ---------------------------------------------------------------------------
 
 
 _HANDLERS: dict[type, Callable[[Table, Any], None]] = {

@@ -59,7 +59,9 @@ class Supervised:
         self.devices = devices
         self.journal = journal
         self.nonces = nonces  # hole-card commitment nonces (controller.table.holecard)
-        self.book = BettingBook(no_mid_shoe_entry=self.profile.no_mid_shoe_entry)
+        self.book = BettingBook(
+            no_mid_shoe_entry=self.profile.no_mid_shoe_entry, limits=settings.limits
+        )
         self.play: RoundPlay | None = None
         # A round found open at a restart that cannot be rebuilt (its hole card was sealed):
         # it can only be voided, and its rows keep its number until then.
@@ -77,6 +79,9 @@ class Supervised:
         self.peek_tries = 0
         self.settle_queue: list[Payment] = []
         self.lamps: dict[Led, LedMode] = {}
+        #: (seat, hand) -> (the hand, its cards, status, double, its view): the snapshots'
+        #: cache (``controller.table.view.table_view``), checked against the hand each time.
+        self.hand_views: dict[tuple[int, int], tuple[Any, tuple[Any, ...], Any, int, Any]] = {}
         #: Hole cards of voided rounds still in the shoe: commitment -> round number. The
         #: shoe is asked for them at the void so that the journal accounts for every card.
         self.voided_holes: dict[str, int] = {}

@@ -74,7 +74,20 @@ def view_record(view: TableView) -> dict[str, Any]:
     record: dict[str, Any] = {name: getattr(view, name) for name in TableView.__slots__}
     record["state"] = view.state.value
     record["lamps"] = [[led.value, mode.value] for led, mode in view.lamps]
-    record["hands"] = [{n: getattr(h, n) for n in HandView.__slots__} for h in view.hands]
+    # Written out, not a comprehension over __slots__: a snapshot has up to ~10 hands and
+    # ~28 snapshots a round go to the simulated dealer (issue 15); the round-trip test
+    # (tests/test_view_record.py) fails if a field is left out.
+    record["hands"] = [
+        {
+            "seat": h.seat,
+            "hand": h.hand,
+            "cards": h.cards,
+            "total": h.total,
+            "status": h.status,
+            "doubled": h.doubled,
+        }
+        for h in view.hands
+    ]
     if view.settling is not None:
         record["settling"] = {n: getattr(view.settling, n) for n in SettlementView.__slots__}
     return record
@@ -110,18 +123,33 @@ def table_view(table: Table) -> TableView:
     if play is not None:
         round_ = play.round
         seats = round_.seats
+        cache = table.hand_views
         for seat in seats:
-            hands.extend(
-                HandView(
+            for h in round_.hands[seat]:
+                # A hand's view changes only with its cards, status or double: kept from one
+                # snapshot to the next (a snapshot per idle point, ~28 a round; issue 15).
+                key = (seat, h.index)
+                cards = tuple(h.cards)  # a split hand keeps its count with a new 2nd card
+                cached = cache.get(key)
+                if (
+                    cached is not None
+                    and cached[0] is h
+                    and cached[1] == cards
+                    and cached[2] is h.status
+                    and cached[3] == h.double_cents
+                ):
+                    hands.append(cached[4])
+                    continue
+                view = HandView(
                     seat,
                     h.index + 1,
-                    tuple(c.text for c in h.cards),
+                    tuple([c.text for c in cards]),
                     h.total,
                     h.status.value,
                     h.doubled,
                 )
-                for h in round_.hands[seat]
-            )
+                cache[key] = (h, cards, h.status, h.double_cents, view)
+                hands.append(view)
         dealer = tuple(c.text for c in round_.dealer_cards)
         hole_down = round_.hole is not None
         step = round_.step
