@@ -109,6 +109,9 @@ class Endpoint(SessionSetup):
 
     _leading_delimiter: bool
     _ack_due: bool
+    _ack_owed: int
+    _ack_at: float
+    _ack_every: int
     _hello_at: float
     _hello_tries: int
     _now: float
@@ -130,6 +133,7 @@ class Endpoint(SessionSetup):
         self._pairing_consent = pairing_consent
         self._pair_answer = None
         self.timing = timing or Timing()
+        self._ack_every = min(self.timing.ack_every, self.timing.window)
         self.stats = LinkStats()
         self._check_peer = check_peer
         self._rng = rng or random.SystemRandom()
@@ -240,12 +244,15 @@ class Endpoint(SessionSetup):
         if not outbox:
             if not self._ack_due:
                 return b""
+            if self._ack_owed < self._ack_every and self._now < self._ack_at:
+                return b""  # held until ack_at: a frame sent meanwhile carries the ack
             self._ack_due = False
             if self._state is not LinkState.CONNECTED:
                 return b""
             outbox.append((Ack.TYPE_ID, 0, 0, b""))
             self._last_tx = self._now
         self._ack_due = False
+        self._ack_owed = 0
         ack = self._rx.expected
         version = self._version
         sealer = self._sealer
@@ -307,6 +314,8 @@ class Endpoint(SessionSetup):
         if self._state is not LinkState.CONNECTED:
             return None
         deadline = min(self._last_rx + t.silence_timeout, self._last_tx + t.heartbeat_interval)
+        if self._ack_due:
+            deadline = min(deadline, self._ack_at)
         resend = self._window.deadline()
         return deadline if resend is None else min(deadline, resend)
 
@@ -327,6 +336,8 @@ class Endpoint(SessionSetup):
         self._window = SendWindow(self.timing)
         self._rx = ReceiveSequence()
         self._ack_due = False
+        self._ack_owed = 0
+        self._ack_at = now
         self._last_rx = now
         self._last_tx = now
         self._hello_at = now
@@ -380,9 +391,13 @@ class Endpoint(SessionSetup):
             return
         reliable = bool(flags & FLAG_RELIABLE)
         if reliable:
-            self._ack_due = True
+            if not self._ack_due:
+                self._ack_due = True
+                self._ack_at = now + self.timing.ack_delay
+            self._ack_owed += 1
             arrival = self._rx.arrive(seq)
             if arrival is not Arrival.NEW:
+                self._ack_owed = self._ack_every  # a resend or a gap: ack at once
                 if arrival is Arrival.DUPLICATE:
                     self.stats.duplicates += 1
                 else:
