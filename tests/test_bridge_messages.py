@@ -30,7 +30,10 @@ from firmware_bridge import (
     encode_message,
 )
 from firmware_bridge.auth import SEAL_OVERHEAD
-from firmware_bridge.codec import (
+from firmware_bridge.codec import wire_fields
+from firmware_bridge.frame import MAX_PAYLOAD
+from firmware_bridge.messages import EchoRequest, Hello
+from firmware_bridge.wire_types import (
     Blob,
     Code,
     Counts,
@@ -41,10 +44,7 @@ from firmware_bridge.codec import (
     Text,
     UInt,
     WireType,
-    wire_fields,
 )
-from firmware_bridge.frame import MAX_PAYLOAD
-from firmware_bridge.messages import EchoRequest, Hello
 
 
 def strategy_for(wt: WireType) -> st.SearchStrategy[Any]:
