@@ -192,10 +192,13 @@ class DeviceFirmware(ABC):
     def _on_command(self, message: fb.Message) -> None:
         """Act on one command from the station (called with the lock held)."""
 
-    def _report(self, message: fb.Message) -> None:
-        """Send a report now, or as soon as a session is up."""
+    def _report(self, *messages: fb.Message) -> None:
+        """Send reports now, in order and in one write, or as soon as a session is up
+        (several: what the firmware read in one scan, e.g. a press and its release)."""
         with self._cond:
-            self._send_now(message, self._clock())
+            now = self._clock()
+            for message in messages:
+                self._send_now(message, now)
             self._flush()
 
     def _reply(self, message: fb.Message) -> None:
