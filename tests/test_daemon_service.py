@@ -193,6 +193,71 @@ def test_a_journal_that_fails_verification_refuses_the_start(
     assert journal.read_bytes() == before  # not a row added
 
 
+def _sealed_config(tmp_path: Path, journal: Path) -> tuple[Path, Path]:
+    """station.toml with the sealing state in ``tmp_path``, made by ``journal setup-keys``."""
+    from controller.cli.main import main
+
+    key = tmp_path / "sealing-key"
+    assert main(["journal", "setup-keys", "--table", "PA-S21-07", "--key-file", str(key)]) == 0
+    config = station_toml(tmp_path, journal)
+    text = config.read_text()
+    default = 'sealing_key = "/var/lib/dealer-station/sealing-key"'
+    assert default in text
+    config.write_text(text.replace(default, f'sealing_key = "{key}"'))
+    return config, key
+
+
+def test_a_sealed_journal_whose_key_is_gone_refuses_the_start(
+    tmp_path: Path, journals: Path, listener: NotifyListener
+) -> None:
+    """Forward-secure sealing: the key of a sealed journal removed (to go on unsealed and
+    rewrite what follows) stops the start, one line, the journal untouched. A journal never
+    sealed still starts unsealed, with a warning (docs/operations.md)."""
+    journal = journals / "journal.sqlite3"
+    config, key = _sealed_config(tmp_path, journal)
+    with running(tmp_path, config, listener) as child:
+        listener.wait_for(lambda m: "READY=1" in m.split("\n"), START_TIMEOUT)
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=5.0) == 0
+    with JournalReader.open(journal) as reader:
+        assert any(r.kind == "seal" for r in reader.rows())
+    key.unlink()
+    before = journal.read_bytes()
+    line = refused(tmp_path, config)
+    assert str(journal) in line and str(key) in line and "is sealed" in line
+    assert journal.read_bytes() == before  # not a row added
+    # docs/operations.md, "Starting a new journal": archive the journal (its key is gone),
+    # make a new key, start: a new journal, sealed from its first row.
+    archive = journals / "archive"
+    archive.mkdir()
+    for part in journals.glob("journal.sqlite3*"):
+        part.rename(archive / part.name)
+    from controller.cli.main import main
+
+    assert main(["journal", "setup-keys", "--config", str(config)]) == 0
+    with running(tmp_path, config, listener) as child:
+        listener.wait_for(lambda m: "READY=1" in m.split("\n"), START_TIMEOUT)
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=5.0) == 0
+    with JournalReader.open(journal) as reader:
+        started = [r.data for r in reader.rows(kinds=("station_started",))]
+    assert [s["sealed"] for s in started] == [True]
+    assert (archive / "journal.sqlite3").read_bytes() == before
+    # A journal never sealed, the same missing key: it starts unsealed, as before.
+    key.unlink()
+    other = journals / "never-sealed.sqlite3"
+    with Journal.open(other) as writer:
+        writer.append("note", {"n": 1})
+    unsealed = station_toml(tmp_path, other)
+    with running(tmp_path, unsealed, listener) as child:
+        listener.wait_for(lambda m: "READY=1" in m.split("\n"), START_TIMEOUT)
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=5.0) == 0
+    with JournalReader.open(other) as reader:
+        started = [r.data for r in reader.rows(kinds=("station_started",))]
+    assert started[-1]["sealed"] is False
+
+
 def test_a_journal_held_by_another_writer_refuses_the_start(tmp_path: Path, journals: Path) -> None:
     journal = journals / "journal.sqlite3"
     with Journal.open(journal) as writer:

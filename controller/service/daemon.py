@@ -23,6 +23,7 @@ from typing import Any
 import structlog
 
 from controller.journal.opening import is_half_made
+from controller.journal.seal import SEAL_KIND
 from controller.journal.store import Journal, JournalError, JournalReader, head_path
 from controller.journal.verify import verify
 from controller.rules.legality import SEATS
@@ -83,20 +84,32 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
     check with the verification key runs off the station (docs/journal.md).
 
     Raises:
-        StartError: when the chain is broken, the sealing state does not fit the journal,
-            or the file cannot be opened.
+        StartError: when the chain is broken, the sealing state does not fit the journal
+            or is missing for a journal that was sealed, or the file cannot be opened.
     """
+    sealing_path = sealing
     if path.exists() and not is_half_made(path, head_path(path)):
         report = verify(path, since_checkpoint=True)
         if not report.ok:
             raise StartError(f"journal {path} failed verification: {report.message}")
-    if sealing is not None and not sealing.exists():
-        _log.warning("journal not sealed: no sealing state (dealer-station journal setup-keys)")
+    missing_key = sealing is not None and not sealing.exists()
+    if missing_key:
         sealing = None
     try:
         journal = Journal.open(path, sealing=sealing)
     except JournalError as err:
         raise StartError(f"journal {path}: {err}") from err
+    if missing_key:
+        if next(journal.rows(kinds=(SEAL_KIND,), limit=1), None) is not None:
+            # The key of a sealed journal gone (removed, moved, a restored card without
+            # it): running on unsealed would leave every new row open to rewriting. The
+            # files are evidence; a new journal needs the supervisor (docs/operations.md).
+            journal.close()
+            raise StartError(
+                f"journal {path} is sealed but its sealing state {sealing_path} is missing:"
+                " the station does not go on unsealed; keep the files and call the supervisor"
+            )
+        _log.warning("journal not sealed: no sealing state (dealer-station journal setup-keys)")
     if journal.replaced_half_made:
         _log.warning("journal: a half-made empty journal was made again")
     try:
