@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,8 +37,9 @@ class LinkListener(Protocol):
         """Bytes arrived from the device (any split: a frame may come in pieces)."""
 
     def link_tick(self) -> None:
-        """Called after every read, at least once per tick interval, open or not: time
-        for the protocol to retransmit or notice a silent peer."""
+        """Called after every read that timed out, and at least once per tick interval
+        while bytes keep coming, open or not: time for the protocol to retransmit or
+        notice a silent peer. (``link_data`` acts on the bytes it is given itself.)"""
 
     def link_down(self, error: TransportError) -> None:
         """The port could not be opened or was lost; the transport keeps retrying."""
@@ -209,6 +211,7 @@ class ThreadedTransport(ABC):
         # and made directly (issue 15), each guarded as _notify guards the rare ones.
         stop, interval = self._stop, self._tick_interval
         link_data, link_tick = self._listener.link_data, self._listener.link_tick
+        next_tick = 0.0
         while not stop.is_set():
             broken = self._broken
             if broken is not None:
@@ -222,6 +225,12 @@ class ThreadedTransport(ABC):
                     link_data(data)
                 except Exception:
                     log.exception("link listener failed", link=self.name, call="link_data")
+                now = time.monotonic()
+                if now < next_tick:
+                    continue  # a burst, and a tick not due yet (issue 15)
+            else:
+                now = time.monotonic()
+            next_tick = now + interval
             try:
                 link_tick()
             except Exception:
