@@ -8,6 +8,9 @@ bench there) is a measurement run by hand, not part of ``make test``: docs/opera
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import arm64  # vm_tests/ is on pytest's pythonpath
 import pytest
@@ -153,3 +156,18 @@ def test_output_readers_give_a_value_or_a_one_line_error_for_any_text(out: str) 
             reader(out)
         except arm64.Arm64Error as err:
             assert "\n" not in str(err)
+
+
+def test_rules_bench_compiled_python_runs_that_python_and_checks_its_build() -> None:
+    # The recipe measures the compiled engine through --compiled-python; a Python whose
+    # environment has no compiled build (this one, in this run) must be refused, not
+    # measured as if it were compiled.
+    bench = arm64.ROOT / "bench" / "rules_bench.py"
+    command = [sys.executable, str(bench), "--engine", "compiled", "--rounds", "20"]
+    command += ["--hands", "20", "--repeats", "1", "--compiled-python", sys.executable]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert done.returncode != 0
+    assert "asked for the compiled engine, the child loaded pure" in done.stderr
