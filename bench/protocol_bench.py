@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from firmware_bridge import (
     PROTOCOL_VERSION,
+    ButtonReport,
     CardDrawnReport,
     DeviceKind,
     Endpoint,
@@ -25,6 +26,7 @@ from firmware_bridge import (
     MessageReceived,
     Role,
     ShuffleDoneReport,
+    Timing,
     decode_frame,
     decode_message,
     encode_frame,
@@ -84,6 +86,46 @@ def end_to_end(count: int) -> float:
     elapsed = time.process_time() - start
     assert delivered == count, (delivered, count)
     return count / elapsed
+
+
+def one_at_a_time(count: int, timing: Timing) -> float:
+    """CPU microseconds per reliable message sent as the panel board sends a button: one
+    message a burst, device endpoint to station endpoint, in memory, and whatever ACK the
+    station sends back taken by the device. Both endpoints' work is counted: it is what the
+    two processes of the HIL bench spend on a frame, less the ports and threads."""
+    station = Endpoint(
+        Role.STATION,
+        Identity(DeviceKind.PANEL, "bench", "T1"),
+        rng=random.Random(1),
+        secret=SECRET,
+        timing=timing,
+    )
+    panel = Endpoint(
+        Role.DEVICE,
+        Identity(DeviceKind.PANEL, "bench", "P1"),
+        rng=random.Random(2),
+        secret=SECRET,
+        timing=timing,
+    )
+    panel.start(0.0)
+    station.start(0.0)
+    panel.receive_data(station.data_to_send(), 0.0)
+    station.receive_data(panel.data_to_send(), 0.0)
+    station.events()
+    panel.events()
+    msgs = [ButtonReport(i % 8, bool(i & 1)) for i in range(count)]
+    delivered = 0
+    start = time.process_time()
+    for msg in msgs:
+        panel.send(msg, 0.0)
+        station.receive_data(panel.data_to_send(), 0.0)
+        delivered += len(station.events())
+        ack = station.data_to_send()
+        if ack:
+            panel.receive_data(ack, 0.0)
+    elapsed = time.process_time() - start
+    assert delivered == count, (delivered, count)
+    return elapsed / count * 1e6
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<35}{rates[key]:>12,.0f} frames/s")
     e2e = max(end_to_end(min(n, 50_000)) for _ in range(3))
     print(f"Endpoint to Endpoint, reliable:    {e2e:>12,.0f} messages/s")
+    held = min(one_at_a_time(min(n, 20_000), Timing()) for _ in range(5))
+    each = min(one_at_a_time(min(n, 20_000), Timing(ack_delay=0.0)) for _ in range(5))
+    print(f"one button a burst, ACK held:      {held:>12.1f} us CPU a message, both ends")
+    print(f"one button a burst, ACK each:      {each:>12.1f} us CPU a message, both ends")
     # One machine-readable line for bench/run_all.py.
     figures = {
         "frames": n,
@@ -178,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         "sealed_card_frame_bytes": len(sealed_card_wire),
         **{key: round(value) for key, value in rates.items()},
         "endpoint_messages_per_s": round(e2e),
+        "message_cpu_us": round(held, 1),
+        "message_ack_each_cpu_us": round(each, 1),
     }
     print("FIGURES " + json.dumps(figures))
     return 0

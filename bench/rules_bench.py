@@ -17,7 +17,10 @@ the fair unit.
 Engines: ``pure`` runs the ``.py`` modules; ``compiled`` the mypyc build in ``build/mypyc``
 (``make compiled``; the child runs with ``PYTHONPATH=build/mypyc``), measured when that build
 exists; there the like-for-like shoe and seat loop (``montecarlo``) and the strategy are
-compiled with the engine, and only this file's loop over hands stays Python.
+compiled with the engine, and only this file's loop over hands stays Python. With
+``--compiled-python PATH`` the compiled child runs that Python instead (an environment where
+``DEALER_STATION_MYPYC=1 pip install`` put the build, as on a Pi: vm_tests/arm64.py), and the
+pure child runs this one; each child checks which build it loaded.
 
 The peer: ``--peer-python PATH`` names the Python of a separate environment, outside this
 repository, where cardsharp is installed (docs/performance.md gives the commands). Its own
@@ -162,9 +165,12 @@ def run_engine(
 ) -> dict[str, float | str]:
     """Both modes once in a child process on ``engine`` (``pure`` or ``compiled``)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    if engine == "compiled":
+    python = sys.executable
+    if engine == "compiled" and args.compiled_python:
+        python = args.compiled_python  # its environment holds the compiled build
+    elif engine == "compiled":
         env["PYTHONPATH"] = str(COMPILED_BUILD)
-    command = [sys.executable, __file__, "--child", "--rounds", str(args.rounds)]
+    command = [python, __file__, "--child", "--rounds", str(args.rounds)]
     command += ["--hands", str(args.hands), "--profile", args.profile, "--decks", str(args.decks)]
     command += ["--seed", str(seed), "--repeats", str(repeat)]
     out = subprocess.run(command, capture_output=True, text=True, check=True, env=env).stdout
@@ -215,6 +221,11 @@ def main() -> None:
         default="both",
         help="which rules engine to measure (both: compiled only where build/mypyc exists)",
     )
+    parser.add_argument(
+        "--compiled-python",
+        help="python of an environment with the compiled engine installed (default: "
+        "this python with PYTHONPATH=build/mypyc)",
+    )
     parser.add_argument("--profile-hot-spots", action="store_true")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -231,7 +242,8 @@ def main() -> None:
             pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
         return
     engines = ["pure", "compiled"] if args.engine == "both" else [args.engine]
-    if args.engine == "both" and not (COMPILED_BUILD / ".built").exists():
+    compiled_build = args.compiled_python or (COMPILED_BUILD / ".built").exists()
+    if args.engine == "both" and not compiled_build:
         engines = ["pure"]
         print(f"compiled engine: not measured ({COMPILED_BUILD} missing: make compiled)")
     runs: dict[str, list[dict[str, float | str]]] = {e: [] for e in engines}

@@ -98,6 +98,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
             "sealed_card_frame_bytes",
             "authenticated_frames_per_s",
             "endpoint_messages_per_s",
+            "message_cpu_us",
+            "message_ack_each_cpu_us",
         ),
         targets=(
             Target("card_frame_bytes", "<", 16, "card-drawn frame < 16 bytes", "#3"),

@@ -240,7 +240,10 @@ class LinkedDevice(ABC):
 
     def _drain(self) -> None:
         for event in self._endpoint.events():
-            if isinstance(event, fb.Connected):
+            if isinstance(event, fb.MessageReceived):  # nearly every event: tested first
+                for hal_event in self._on_message(event.message):
+                    self._sink(hal_event)
+            elif isinstance(event, fb.Connected):
                 self._status = _Status.CONNECTED
                 self._last_fault = None
                 self._auth_failures = 0
@@ -248,9 +251,6 @@ class LinkedDevice(ABC):
                 log.info("device connected", device=self.KIND.value, serial=peer.serial_number)
                 self._emit(DeviceConnected(self.KIND, peer.serial_number, peer.firmware))
                 self._on_connected()
-            elif isinstance(event, fb.MessageReceived):
-                for hal_event in self._on_message(event.message):
-                    self._emit(hal_event)
             elif isinstance(event, fb.LinkDown):
                 self._lost(event.reason)
                 if event.unconfirmed:

@@ -168,26 +168,27 @@ class SerialPanelDriver(LinkedDevice):
         return ()
 
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
+        # Tuples, not a generator: two or three frames a dealer's action (issue 15).
         if isinstance(message, fb.ButtonReport):
-            yield from self._button(message.button, message.pressed)
-        elif isinstance(message, fb.WagerSensorReport):
-            yield SeatWagerChanged(
-                message.seat, _SPOTS[message.spot], message.present, message.cents
-            )
-        else:
-            yield DeviceFault(self.KIND, f"unexpected {type(message).__name__} from the panel")
+            return self._button(message.button, message.pressed)
+        if isinstance(message, fb.WagerSensorReport):
+            spot = _SPOTS[message.spot]
+            return (SeatWagerChanged(message.seat, spot, message.present, message.cents),)
+        return (DeviceFault(self.KIND, f"unexpected {type(message).__name__} from the panel"),)
 
-    def _button(self, code: int, pressed: bool) -> Iterable[DeviceEvent]:
+    def _button(self, code: int, pressed: bool) -> tuple[DeviceEvent, ...]:
         if code == self.codes.supervisor_key:
             if pressed != self._key_on:
                 self._key_on = pressed
-                yield SupervisorKey(pressed)
-            return
+                return (SupervisorKey(pressed),)
+            return ()
         button = self._buttons.get(code)
         if button is None:
-            yield DeviceFault(self.KIND, f"panel reports button {code}, not in its wiring table")
-        elif pressed:
-            if button in SUPERVISOR_BUTTONS and not self._key_on:
-                log.warning("supervisor button without key", button=button.value)
-                return
-            yield ButtonPressed(button)
+            reason = f"panel reports button {code}, not in its wiring table"
+            return (DeviceFault(self.KIND, reason),)
+        if not pressed:
+            return ()
+        if button in SUPERVISOR_BUTTONS and not self._key_on:
+            log.warning("supervisor button without key", button=button.value)
+            return ()
+        return (ButtonPressed(button),)

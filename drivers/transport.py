@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,8 +37,9 @@ class LinkListener(Protocol):
         """Bytes arrived from the device (any split: a frame may come in pieces)."""
 
     def link_tick(self) -> None:
-        """Called after every read, at least once per tick interval, open or not: time
-        for the protocol to retransmit or notice a silent peer."""
+        """Called after every read that timed out, and at least once per tick interval
+        while bytes keep coming, open or not: time for the protocol to retransmit or
+        notice a silent peer. (``link_data`` acts on the bytes it is given itself.)"""
 
     def link_down(self, error: TransportError) -> None:
         """The port could not be opened or was lost; the transport keeps retrying."""
@@ -205,17 +207,34 @@ class ThreadedTransport(ABC):
         log.debug("link closed", link=self.name)
 
     def _pump(self) -> TransportError | None:
-        while not self._stop.is_set():
+        # Every burst from the device passes here: the listener's two calls are bound once
+        # and made directly (issue 15), each guarded as _notify guards the rare ones.
+        stop, interval = self._stop, self._tick_interval
+        link_data, link_tick = self._listener.link_data, self._listener.link_tick
+        next_tick = 0.0
+        while not stop.is_set():
             broken = self._broken
             if broken is not None:
                 return TransportError(broken)
             try:
-                data = self._read_port(self._tick_interval)
+                data = self._read_port(interval)
             except TransportError as err:
-                return None if self._stop.is_set() else err
+                return None if stop.is_set() else err
             if data:
-                self._notify("link_data", data)
-            self._notify("link_tick")
+                try:
+                    link_data(data)
+                except Exception:
+                    log.exception("link listener failed", link=self.name, call="link_data")
+                now = time.monotonic()
+                if now < next_tick:
+                    continue  # a burst, and a tick not due yet (issue 15)
+            else:
+                now = time.monotonic()
+            next_tick = now + interval
+            try:
+                link_tick()
+            except Exception:
+                log.exception("link listener failed", link=self.name, call="link_tick")
         return None
 
     def _notify_down(self, error: TransportError) -> None:

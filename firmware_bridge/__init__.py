@@ -84,6 +84,8 @@ from firmware_bridge.messages import (
 )
 from firmware_bridge.pairing import PairingResult, StationPairing
 from firmware_bridge.reliable import (
+    ACK_DELAY,
+    ACK_EVERY,
     HEARTBEAT_INTERVAL,
     HELLO_INTERVAL,
     HELLO_TRIES,
@@ -96,6 +98,8 @@ from firmware_bridge.reliable import (
 )
 
 __all__ = [
+    "ACK_DELAY",
+    "ACK_EVERY",
     "AUTH_FAILURE_LIMIT",
     "HEARTBEAT_INTERVAL",
     "HELLO_INTERVAL",

@@ -42,7 +42,9 @@ CRC: Final = struct.Struct(">H")
 CRC_INIT: Final = 0xFFFF
 #: Largest payload of one frame; keeps a frame within one 256-byte firmware buffer.
 MAX_PAYLOAD: Final = 240
-MIN_FRAME: Final = HEADER.size + CRC.size
+HEADER_SIZE: Final = HEADER.size
+CRC_SIZE: Final = CRC.size
+MIN_FRAME: Final = HEADER_SIZE + CRC_SIZE
 MAX_FRAME: Final = MIN_FRAME + MAX_PAYLOAD
 #: COBS adds one byte per started 254 bytes: the largest run between two delimiters.
 MAX_ENCODED: Final = MAX_FRAME + (MAX_FRAME + 253) // 254
@@ -96,17 +98,25 @@ def encode_frame(frame: Frame) -> bytes:
     if len(frame.payload) > MAX_PAYLOAD:
         raise FrameLengthError(f"payload of {len(frame.payload)} bytes exceeds {MAX_PAYLOAD}")
     try:
-        body = HEADER.pack(frame.version, frame.type_id, frame.seq, frame.flags, frame.ack)
+        header = HEADER.pack(frame.version, frame.type_id, frame.seq, frame.flags, frame.ack)
     except struct.error as err:
         raise ProtocolError(f"header field out of range in {frame!r}") from err
-    body += frame.payload
+    return wire_frame(header + frame.payload)
+
+
+def wire_frame(body: bytes) -> bytes:
+    """The wire bytes of a frame whose header and payload are ``body``: COBS(body + CRC)
+    and the 0x00 delimiter. The caller has checked the header fields and the length (the
+    endpoint packs its own headers and bounds its payloads)."""
     return _cobs_encode(body + CRC.pack(binascii.crc_hqx(body, CRC_INIT))) + DELIMITER
 
 
-def decode_frame(encoded: bytes) -> Frame:
-    """Decode the bytes between two delimiters (without the 0x00) into a :class:`Frame`.
-
-    Only checks framing: COBS, length and CRC. Version, type and payload are the caller's.
+def unframe(encoded: bytes) -> bytes:
+    """Check the bytes between two delimiters (without the 0x00) and return the frame they
+    carry, CRC included: header at offsets 0..4, payload from :data:`HEADER_SIZE` to
+    ``-CRC_SIZE``. :func:`decode_frame` makes a :class:`Frame` of it; the endpoint reads the
+    header with ``HEADER.unpack_from`` and keeps ``[:HEADER_SIZE]`` as the seal's associated
+    data, one parse per frame.
 
     Raises:
         FrameLengthError: too short or longer than :data:`MAX_ENCODED`.
@@ -126,8 +136,25 @@ def decode_frame(encoded: bytes) -> Frame:
     # Running the CRC over data and its big-endian CRC leaves 0 when both agree.
     if binascii.crc_hqx(raw, CRC_INIT):
         raise CrcError(f"CRC mismatch in a {len(raw)}-byte frame")
+    return raw
+
+
+def decode_frame(encoded: bytes) -> Frame:
+    """Decode the bytes between two delimiters (without the 0x00) into a :class:`Frame`.
+
+    Only checks framing: COBS, length and CRC. Version, type and payload are the caller's.
+
+    Raises:
+        FrameLengthError: too short or longer than :data:`MAX_ENCODED`.
+        CobsError: not a valid COBS encoding.
+        CrcError: the CRC does not match.
+    """
+    return _to_frame(unframe(encoded))
+
+
+def _to_frame(raw: bytes) -> Frame:
     version, type_id, seq, flags, ack = HEADER.unpack_from(raw)
-    return Frame(version, type_id, seq, flags, ack, raw[HEADER.size : -CRC.size])
+    return Frame(version, type_id, seq, flags, ack, raw[HEADER_SIZE:-CRC_SIZE])
 
 
 class FrameDecoder:
@@ -154,7 +181,16 @@ class FrameDecoder:
         A bad frame comes back as the :class:`ProtocolError` that describes it, in its place
         in the stream, rather than raised: one bad frame never stops the stream. Never raises.
         """
-        out: list[Frame | ProtocolError] = []
+        return [
+            item if isinstance(item, ProtocolError) else _to_frame(item)
+            for item in self.feed_raw(data)
+        ]
+
+    def feed_raw(self, data: bytes) -> list[bytes | ProtocolError]:
+        """As :meth:`feed`, but each good frame comes back as :func:`unframe` returns it
+        (header, payload and CRC, checked): the endpoint's hot path parses the header once
+        itself. Never raises."""
+        out: list[bytes | ProtocolError] = []
         if DELIMITER not in data:
             if not self._overflow:
                 self._buffer += data
@@ -162,7 +198,7 @@ class FrameDecoder:
                     self._buffer = b""
                     self._overflow = True
             return out
-        parts = (self._buffer + data).split(DELIMITER)
+        parts = (self._buffer + data).split(DELIMITER) if self._buffer else data.split(DELIMITER)
         tail = parts.pop()
         if self._overflow:
             # The first run ends an oversize frame whose start was already discarded.
@@ -173,7 +209,7 @@ class FrameDecoder:
         for part in parts:
             if part:  # empty runs are idle or leading delimiters
                 try:
-                    append(decode_frame(part))
+                    append(unframe(part))
                 except ProtocolError as err:
                     append(err)
         if len(tail) > MAX_ENCODED:

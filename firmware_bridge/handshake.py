@@ -1,15 +1,76 @@
-"""Who may talk to whom: the checks both sides run on the peer's HELLO."""
+"""Opening a session: who may talk to whom, HELLO / HELLO_REPLY / REFUSED, and pairing.
+
+:func:`refusal_reason` is the check both sides run on the peer's HELLO. :class:`SessionSetup`
+is the half of :class:`firmware_bridge.link.Endpoint` that opens sessions: it answers
+(device) or checks (station) the handshake, proves and verifies the pairing secret, sets the
+session's keys and refuses a wrong peer. It holds the state both halves share; the
+endpoint in ``link.py`` adds the session's traffic (seals, sequence numbers, acks, timers).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import random
 from collections.abc import Callable
+from enum import Enum
+from typing import Final
 
-from firmware_bridge.codec import Role
-from firmware_bridge.events import Identity
-from firmware_bridge.frame import SUPPORTED_VERSIONS
+from firmware_bridge.auth import (
+    TAG_BYTES,
+    Opener,
+    PairingKey,
+    Sealer,
+    SessionKeys,
+    pairing_info,
+)
+from firmware_bridge.codec import Message, Role, decode_message, encode_message
+from firmware_bridge.errors import (
+    AuthenticationError,
+    NotConnectedError,
+    PayloadError,
+    ProtocolError,
+    VersionError,
+)
+from firmware_bridge.events import (
+    Connected,
+    FrameDropped,
+    HandshakeRefused,
+    Identity,
+    LinkEvent,
+    LinkStats,
+    Paired,
+)
+from firmware_bridge.frame import CRC_SIZE, HEADER_SIZE, SUPPORTED_VERSIONS
+from firmware_bridge.messages import (
+    Hello,
+    HelloReply,
+    NoSession,
+    PairReply,
+    PairRequest,
+    Refused,
+)
+from firmware_bridge.reliable import ReceiveSequence, SendWindow, Timing
 
 #: A caller's extra check of the peer: returns a refusal reason, or None to accept.
 PeerCheck = Callable[[Identity], "str | None"]
+
+#: Frames never sealed: the handshake and pairing (no session keys exist yet) and NoSession
+#: (sent by a device that has none).
+PLAIN: Final = frozenset(
+    {
+        Hello.TYPE_ID,
+        HelloReply.TYPE_ID,
+        Refused.TYPE_ID,
+        NoSession.TYPE_ID,
+        PairRequest.TYPE_ID,
+        PairReply.TYPE_ID,
+    }
+)
+_HANDSHAKE: Final = frozenset({Hello.TYPE_ID, HelloReply.TYPE_ID, Refused.TYPE_ID})
+
+#: One queued frame: type number, sequence number, flags and plain payload. The header's
+#: ack (and the seal) are added when the frame goes out (``Endpoint.data_to_send``).
+Queued = tuple[int, int, int, bytes]
 
 
 def refusal_reason(role: Role, me: Identity, peer: Identity, check: PeerCheck | None) -> str | None:
@@ -35,3 +96,266 @@ def refusal_reason(role: Role, me: Identity, peer: Identity, check: PeerCheck | 
     if check is not None:
         return check(peer)
     return None
+
+
+class LinkState(Enum):
+    """Where an endpoint's session stands."""
+
+    IDLE = "idle"  # never started
+    HANDSHAKING = "handshaking"  # station: sending HELLO; device: waiting for one
+    CONNECTED = "connected"
+    DOWN = "down"  # LinkDown reported; call reset()
+    REFUSED = "refused"  # HandshakeRefused reported; call reset()
+
+
+class SessionSetup:
+    """The session-opening half of an endpoint (see the module docstring).
+
+    Not used on its own: :class:`firmware_bridge.link.Endpoint` sets every attribute below
+    in its constructor and ``_begin``, and supplies ``_begin`` and ``_link_down``.
+    """
+
+    role: Role
+    identity: Identity
+    secret: bytes | None
+    stats: LinkStats
+    timing: Timing
+    _check_peer: PeerCheck | None
+    _pairing_consent: Callable[[], bool] | None
+    _pair_answer: tuple[bytes, PairReply] | None
+    _rng: random.Random
+    _events: list[LinkEvent]
+    _state: LinkState
+    _session: int
+    _peer_session: int
+    _peer: Identity | None
+    _nonce: bytes
+    _sealer: Sealer | None
+    _opener: Opener | None
+    _reply: HelloReply | None
+    _refused_session: int
+    _refusal: str
+    _outbox: list[Queued]
+    _window: SendWindow
+    _rx: ReceiveSequence
+    _last_rx: float
+    _last_tx: float
+
+    def _begin(self, now: float, session: int | None = None) -> None:
+        raise NotImplementedError  # pragma: no cover - the endpoint's
+
+    def _link_down(self, reason: str) -> None:
+        raise NotImplementedError  # pragma: no cover - the endpoint's
+
+    # --- shared by both halves ------------------------------------------------------------
+
+    def _drop(self, err: ProtocolError) -> None:
+        name = type(err).__name__
+        if isinstance(err, AuthenticationError):
+            self.stats.auth_failures += 1
+        self.stats.dropped += 1
+        self.stats.drops_by_reason[name] = self.stats.drops_by_reason.get(name, 0) + 1
+        self._events.append(FrameDropped(str(err), name))
+
+    def _queue_message(self, message: Message, now: float) -> None:
+        type_id, payload = encode_message(message)
+        self._outbox.append((type_id, 0, 0, payload))
+        self._last_tx = now
+
+    def _connect(self, peer: Identity, peer_session: int, now: float) -> None:
+        self._peer = peer
+        self._peer_session = peer_session
+        self._state = LinkState.CONNECTED
+        self._last_rx = now
+        self._events.append(Connected(peer))
+
+    def _refuse(
+        self,
+        reason: str,
+        echo: int,
+        peer: Identity | None,
+        now: float,
+        *,
+        authentication: bool = False,
+    ) -> None:
+        self._queue_message(Refused(echo, reason.encode()[:200].decode(errors="ignore")), now)
+        if self._state is not LinkState.REFUSED:
+            self._refusal = reason
+            self._state = LinkState.REFUSED
+            self._sealer = self._opener = None
+            self._events.append(
+                HandshakeRefused(reason, by_peer=False, peer=peer, authentication=authentication)
+            )
+
+    # --- frames outside a session ----------------------------------------------------------
+
+    def _on_frame_outside_session(self, type_id: int, version: int, raw: bytes, now: float) -> None:
+        """A frame that is not a session's sealed traffic: a plain type (handshake,
+        pairing, NoSession), a version this side does not speak, or any frame while no
+        session is up. ``raw`` is the checked frame as ``frame.unframe`` returns it."""
+        if type_id in _HANDSHAKE:
+            self._on_handshake(type_id, version, raw[HEADER_SIZE:-CRC_SIZE], now)
+            return
+        if version not in SUPPORTED_VERSIONS:
+            self._drop(VersionError(f"frame of protocol version {version} dropped"))
+            return
+        if type_id == PairRequest.TYPE_ID:
+            if self.role is Role.DEVICE:
+                self._on_pair_request(raw[HEADER_SIZE:-CRC_SIZE], now)
+            return
+        if type_id == PairReply.TYPE_ID:
+            return  # for the station's pairing exchange (firmware_bridge.pairing)
+        if self._state is not LinkState.CONNECTED:
+            if self.role is Role.DEVICE and self._state in (LinkState.HANDSHAKING, LinkState.DOWN):
+                # Tell the station at once rather than let it wait for its retransmits.
+                self._queue_message(NoSession(), now)
+            self._drop(NotConnectedError(f"frame type 0x{type_id:02X} outside a session"))
+            return
+        if type_id == NoSession.TYPE_ID and self.role is Role.STATION:
+            # Unsealed (a device without a session has no keys): a forged one can only end
+            # the session, as cutting the cable would.
+            self._link_down("device has no session (it restarted or ended the session)")
+
+    # --- handshake ------------------------------------------------------------------------
+
+    def _on_handshake(self, type_id: int, version: int, payload: bytes, now: float) -> None:
+        try:
+            msg = decode_message(type_id, payload)
+        except ProtocolError as err:
+            self._drop(err)
+            return
+        if isinstance(msg, Refused):
+            if msg.echo == self._session and self._state in (
+                LinkState.HANDSHAKING,
+                LinkState.CONNECTED,
+            ):
+                self._state = LinkState.REFUSED
+                self._refused_session = self._peer_session  # late HELLOs of it stay refused
+                unconfirmed = self._window.take_unconfirmed()
+                self._events.append(HandshakeRefused(msg.reason, True, self._peer, unconfirmed))
+            return
+        if isinstance(msg, Hello) and self.role is Role.DEVICE:
+            self._on_hello(msg, version, now)
+        elif isinstance(msg, HelloReply) and self.role is Role.STATION:
+            self._on_hello_reply(msg, version, now)
+        else:
+            self._drop(PayloadError(f"{type(msg).__name__} is not for a {self.role.value}"))
+
+    def _on_hello(self, hello: Hello, version: int, now: float) -> None:
+        if self._state is LinkState.IDLE:
+            return
+        peer = Identity(hello.kind, hello.firmware, hello.serial_number, version)
+        if self._state is LinkState.CONNECTED and hello.session != self._peer_session:
+            self._link_down("station started a new session")
+        if self._state is LinkState.DOWN:
+            if hello.session == self._peer_session:
+                return  # a late HELLO of the session that went down
+            self._begin(now)  # a device follows the station into any new session
+        if self._state is LinkState.REFUSED and hello.session != self._refused_session:
+            self._begin(now)
+        if self._state is LinkState.HANDSHAKING:
+            reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
+            if reason is None and self.secret is None:
+                reason = "the device is not paired with a station (dealer-station pair)"
+            if reason is not None:
+                self._refused_session = hello.session
+                self._refuse(reason, hello.session, peer, now)
+                return
+            assert self.secret is not None
+            keys = SessionKeys(self.secret, hello.nonce, self._nonce, self.identity.kind)
+            self._sealer = Sealer(keys.device_to_station)
+            self._opener = Opener(keys.station_to_device)
+            me = self.identity
+            reply = HelloReply(
+                me.kind,
+                self._session,
+                hello.session,
+                self._nonce,
+                bytes(TAG_BYTES),
+                me.firmware,
+                me.serial_number,
+            )
+            self._reply = dataclasses.replace(
+                reply, proof=self._sealer.proof(encode_message(reply)[1])
+            )
+            self._connect(peer, hello.session, now)
+        if self._state is LinkState.REFUSED:
+            if self._refusal:  # we refused it: say so again; if the station refused us, hush
+                self._refuse(self._refusal, hello.session, peer, now)
+            return
+        # Connected: (re)send the reply; a lost reply shows as a resent HELLO.
+        if self._reply is not None:
+            self._queue_message(self._reply, now)
+
+    def _on_hello_reply(self, reply: HelloReply, version: int, now: float) -> None:
+        if self._state is not LinkState.HANDSHAKING or reply.echo != self._session:
+            return  # a late duplicate, or an answer to an older HELLO
+        peer = Identity(reply.kind, reply.firmware, reply.serial_number, version)
+        self._peer = peer
+        # Nothing in the reply is believed before its proof: an impostor's serial number
+        # and firmware version are only what it claims.
+        failure = self._verify_reply(reply)
+        if failure is not None:
+            self._refuse(failure, reply.session, peer, now, authentication=True)
+            return
+        reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
+        if reason is not None:
+            self._refuse(reason, reply.session, peer, now)
+            return
+        self._connect(peer, reply.session, now)
+
+    def _verify_reply(self, reply: HelloReply) -> str | None:
+        """Check the reply's proof of the pairing secret and set the session keys; the
+        reason it fails, or None."""
+        if self.secret is None:
+            return "the station is not paired with this device (dealer-station pair)"
+        try:
+            keys = SessionKeys(self.secret, self._nonce, reply.nonce, self.identity.kind)
+        except AuthenticationError as err:
+            return f"device failed authentication: {err}"
+        opener = Opener(keys.device_to_station)
+        unproved = dataclasses.replace(reply, proof=bytes(TAG_BYTES))
+        if not opener.check_proof(encode_message(unproved)[1], reply.proof):
+            return "device failed authentication: not paired with this station (wrong key)"
+        self._opener = opener
+        self._sealer = Sealer(keys.station_to_device)
+        return None
+
+    # --- pairing --------------------------------------------------------------------------
+
+    def _on_pair_request(self, payload: bytes, now: float) -> None:
+        """Device side of pairing: answer only with the pairing button held (consent)."""
+        try:
+            request = decode_message(PairRequest.TYPE_ID, payload)
+        except ProtocolError as err:
+            self._drop(err)
+            return
+        assert isinstance(request, PairRequest)
+        me = self.identity
+        consent = self._pairing_consent
+        answered = self._pair_answer
+        if answered is not None and answered[0] == request.public_key:
+            # The same request again (its answer was slow or lost): the same answer, never
+            # a second secret the station would not know of.
+            self._queue_message(answered[1], now)
+            return
+        if request.kind is not me.kind:
+            reason = f"pairing refused: this device is a {me.kind.name_text}"
+        elif consent is None or not consent():
+            reason = "pairing refused: hold the device's pairing button"
+        else:
+            key = PairingKey()
+            info = pairing_info(me.kind, me.serial_number)
+            try:
+                secret = key.secret(request.public_key, request.public_key, key.public, info)
+            except AuthenticationError as err:
+                self._drop(err)
+                return
+            self._begin(now)  # a new secret ends any session of the old one
+            self.secret = secret
+            self._events.append(Paired(secret, request.station))
+            reply = PairReply(me.kind, key.public, me.firmware, me.serial_number)
+            self._pair_answer = (request.public_key, reply)
+            self._queue_message(reply, now)
+            return
+        self._queue_message(Refused(0, reason), now)

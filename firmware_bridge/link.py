@@ -8,96 +8,77 @@ calls :meth:`Endpoint.tick` by :meth:`Endpoint.next_deadline`.
 Reliable messages use go-back-N: up to ``window`` frames in flight, cumulative acks, and on
 a timeout every unacked frame is sent again; after ``max_tries`` sends of the oldest frame
 the link goes down and the unacked messages are reported in :class:`LinkDown`.
+
+Opening a session (HELLO, proofs, refusals, pairing) is ``firmware_bridge.handshake``'s
+half; this module carries the session's traffic. Every frame of a session passes through
+``_on_frame`` and ``data_to_send``, so both work on tuples and locals (issue 15): the header
+is unpacked once and its five bytes are the seal's associated data as they came; queued
+frames are ``(type, seq, flags, payload)`` and get their ack and seal as they go out.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable
-from enum import Enum
+from functools import cache
 
-from firmware_bridge.auth import (
-    TAG_BYTES,
-    Opener,
-    PairingKey,
-    Sealer,
-    SessionKeys,
-    new_nonce,
-    pairing_info,
+from firmware_bridge.auth import new_nonce
+from firmware_bridge.codec import (
+    DeviceKind,
+    Message,
+    Role,
+    catalogue,
+    decode_message,
+    encode_message,
+    may_send,
 )
-from firmware_bridge.codec import Message, Role, decode_message, encode_message, may_send
 from firmware_bridge.errors import (
     AuthenticationError,
     NotConnectedError,
     PayloadError,
     ProtocolError,
-    VersionError,
 )
 from firmware_bridge.events import (
-    Connected,
-    FrameDropped,
-    HandshakeRefused,
     Identity,
     LinkDown,
     LinkEvent,
     LinkStats,
     MessageReceived,
     MessageRejected,
-    Paired,
 )
 from firmware_bridge.frame import (
+    CRC_SIZE,
     DELIMITER,
     FLAG_RELIABLE,
     FLAG_SEALED,
+    HEADER,
+    HEADER_SIZE,
     SUPPORTED_VERSIONS,
-    Frame,
     FrameDecoder,
-    encode_frame,
+    wire_frame,
 )
-from firmware_bridge.handshake import PeerCheck, refusal_reason
-from firmware_bridge.messages import (
-    Ack,
-    Heartbeat,
-    Hello,
-    HelloReply,
-    NoSession,
-    PairReply,
-    PairRequest,
-    Refused,
-)
-from firmware_bridge.reliable import (
-    Arrival,
-    ReceiveSequence,
-    SendWindow,
-    Timing,
-)
+from firmware_bridge.handshake import PLAIN, LinkState, PeerCheck, SessionSetup
+from firmware_bridge.messages import Ack, Heartbeat, Hello
+from firmware_bridge.reliable import Arrival, ReceiveSequence, SendWindow, Timing
 
-#: Frames never sealed: the handshake and pairing (no session keys exist yet) and NoSession
-#: (sent by a device that has none).
-_PLAIN = frozenset(
-    {
-        Hello.TYPE_ID,
-        HelloReply.TYPE_ID,
-        Refused.TYPE_ID,
-        NoSession.TYPE_ID,
-        PairRequest.TYPE_ID,
-        PairReply.TYPE_ID,
-    }
-)
+__all__ = ["Endpoint", "LinkState"]
+
+#: Link-layer frames of a session that carry only their header's ack.
+_HEADER_ONLY = frozenset({Heartbeat.TYPE_ID, Ack.TYPE_ID})
+_PEER = {Role.STATION: Role.DEVICE, Role.DEVICE: Role.STATION}
+_CONNECTED = LinkState.CONNECTED
+_unpack_header = HEADER.unpack_from
+_pack_header = HEADER.pack
 
 
-class LinkState(Enum):
-    """Where an endpoint's session stands."""
-
-    IDLE = "idle"  # never started
-    HANDSHAKING = "handshaking"  # station: sending HELLO; device: waiting for one
-    CONNECTED = "connected"
-    DOWN = "down"  # LinkDown reported; call reset()
-    REFUSED = "refused"  # HandshakeRefused reported; call reset()
+@cache
+def _sent_by(role: Role, kind: DeviceKind) -> frozenset[type[Message]]:
+    """The message classes the ``role`` side of a ``kind`` link sends (``may_send`` of each
+    catalogued class: one set lookup per frame instead of three attribute checks)."""
+    return frozenset(cls for cls in catalogue() if may_send(cls, role, kind))
 
 
-class Endpoint:
+class Endpoint(SessionSetup):
     """One end of a link, station or device (sans-I/O).
 
     Args:
@@ -126,21 +107,14 @@ class Endpoint:
     session. A station calls ``reset`` to try again (with whatever backoff it likes).
     """
 
-    _state: LinkState
-    _session: int
-    _peer_session: int
-    _peer: Identity | None
-    _outbox: list[Frame]
     _leading_delimiter: bool
-    _window: SendWindow
-    _rx: ReceiveSequence
     _ack_due: bool
-    _last_rx: float
-    _last_tx: float
+    _ack_owed: int
+    _ack_at: float
+    _ack_every: int
     _hello_at: float
     _hello_tries: int
-    _refused_session: int
-    _refusal: str
+    _now: float
 
     def __init__(
         self,
@@ -154,11 +128,12 @@ class Endpoint:
         pairing_consent: Callable[[], bool] | None = None,
     ) -> None:
         self.role = role
-        self.identity = identity
+        self.identity = identity  # also sets which messages each side may send
         self.secret = secret
         self._pairing_consent = pairing_consent
-        self._pair_answer: tuple[bytes, PairReply] | None = None
+        self._pair_answer = None
         self.timing = timing or Timing()
+        self._ack_every = min(self.timing.ack_every, self.timing.window)
         self.stats = LinkStats()
         self._check_peer = check_peer
         self._rng = rng or random.SystemRandom()
@@ -169,11 +144,23 @@ class Endpoint:
         encode_message(
             Hello(identity.kind, 1, bytes(16), identity.firmware, identity.serial_number)
         )
-        self._events: list[LinkEvent] = []
+        self._events = []
         self._begin(0.0, session=0)
         self._state = LinkState.IDLE  # no session until start()
 
     # --- public API -----------------------------------------------------------------------
+
+    @property
+    def identity(self) -> Identity:
+        """What this side says in its HELLO; settable (a double reconfigured between
+        sessions), which also picks the messages each side of this kind of link sends."""
+        return self._identity
+
+    @identity.setter
+    def identity(self, identity: Identity) -> None:
+        self._identity = identity
+        self._own_sends = _sent_by(self.role, identity.kind)
+        self._peer_sends = _sent_by(_PEER[self.role], identity.kind)
 
     @property
     def state(self) -> LinkState:
@@ -220,7 +207,7 @@ class Endpoint:
             SendQueueFullError: more than ``max_pending`` messages wait behind the window.
         """
         cls = type(message)
-        if not may_send(cls, self.role, self.identity.kind):
+        if cls not in self._own_sends:
             kind = self.identity.kind.name_text
             raise PayloadError(f"a {self.role.value} on a {kind} link does not send {cls.__name__}")
         if self._state is not LinkState.CONNECTED:
@@ -228,35 +215,62 @@ class Endpoint:
         type_id, payload = encode_message(message)
         self._now = now
         if not reliable:
-            self._queue_frame(type_id, 0, 0, payload, now)
+            self._outbox.append((type_id, 0, 0, payload))
+            self._last_tx = now
             return
         out = self._window.submit(type_id, payload, message, now)
         if out is not None:
-            self._queue_frame(type_id, out.seq, FLAG_RELIABLE, payload, now)
+            self._outbox.append((type_id, out.seq, FLAG_RELIABLE, payload))
+            self._last_tx = now
 
     def receive_data(self, data: bytes, now: float) -> None:
         """Take bytes from the peer. Never raises: bad frames become FrameDropped events."""
         self._now = now
         self.stats.bytes_received += len(data)
-        for item in self._decoder.feed(data):
-            if isinstance(item, ProtocolError):
-                self._drop(item)
+        on_frame = self._on_frame
+        for item in self._decoder.feed_raw(data):
+            if isinstance(item, bytes):
+                on_frame(item, now)
             else:
-                self._on_frame(item, now)
+                self._drop(item)
 
     def data_to_send(self) -> bytes:
-        """Bytes to write to the peer now (possibly empty); each call drains them."""
-        if self._ack_due and not self._outbox and self._state is LinkState.CONNECTED:
-            self._queue_frame(Ack.TYPE_ID, 0, 0, b"", self._now)
+        """Bytes to write to the peer now (possibly empty); each call drains them.
+
+        Every frame carries the current ack; a frame of a session is sealed here, so its
+        counter follows the order of the bytes on the wire.
+        """
+        outbox = self._outbox
+        if not outbox:
+            if not self._ack_due:
+                return b""
+            if self._ack_owed < self._ack_every and self._now < self._ack_at:
+                return b""  # held until ack_at: a frame sent meanwhile carries the ack
+            self._ack_due = False
+            if self._state is not LinkState.CONNECTED:
+                return b""
+            outbox.append((Ack.TYPE_ID, 0, 0, b""))
+            self._last_tx = self._now
         self._ack_due = False
+        self._ack_owed = 0
         ack = self._rx.expected
+        version = self._version
         sealer = self._sealer
-        if sealer is None:
-            out = b"".join(encode_frame(f._replace(ack=ack)) for f in self._outbox)
-        else:
-            out = b"".join(self._sealed(sealer, f, ack) for f in self._outbox)
-        self.stats.frames_sent += len(self._outbox)
-        self._outbox.clear()
+        wires: list[bytes] = []
+        for type_id, seq, flags, payload in outbox:
+            if sealer is None or type_id in PLAIN:
+                wires.append(wire_frame(_pack_header(version, type_id, seq, flags, ack) + payload))
+                continue
+            header = _pack_header(version, type_id, seq, flags | FLAG_SEALED, ack)
+            try:
+                body = sealer.seal(header, payload)
+            except AuthenticationError as err:
+                self._link_down(str(err))  # counter exhausted: a new session renews the keys
+                break
+            wires.append(wire_frame(header + body))
+        self.stats.frames_sent += len(wires)
+        outbox.clear()
+        out = b"".join(wires)
         if out and self._leading_delimiter:
             # The first bytes of a session flush whatever partial frame the peer holds.
             self._leading_delimiter = False
@@ -285,10 +299,12 @@ class Endpoint:
             self._link_down(f"no ack for {name} (seq {oldest.seq}) after {oldest.tries} tries")
             return
         for out in self._window.resend(now):
-            self._queue_frame(out.type_id, out.seq, FLAG_RELIABLE, out.payload, now)
+            self._outbox.append((out.type_id, out.seq, FLAG_RELIABLE, out.payload))
+            self._last_tx = now
             self.stats.retransmits += 1
         if now >= self._last_tx + t.heartbeat_interval:
-            self._queue_frame(Heartbeat.TYPE_ID, 0, 0, b"", now)
+            self._outbox.append((Heartbeat.TYPE_ID, 0, 0, b""))
+            self._last_tx = now
 
     def next_deadline(self) -> float | None:
         """When :meth:`tick` next has work to do (None: not until more bytes arrive)."""
@@ -298,6 +314,8 @@ class Endpoint:
         if self._state is not LinkState.CONNECTED:
             return None
         deadline = min(self._last_rx + t.silence_timeout, self._last_tx + t.heartbeat_interval)
+        if self._ack_due:
+            deadline = min(deadline, self._ack_at)
         resend = self._window.deadline()
         return deadline if resend is None else min(deadline, resend)
 
@@ -305,17 +323,6 @@ class Endpoint:
         """Drain and return the events reported since the last call, oldest first."""
         out, self._events = self._events, []
         return out
-
-    def _sealed(self, sealer: Sealer, frame: Frame, ack: int) -> bytes:
-        if frame.type_id in _PLAIN:
-            return encode_frame(frame._replace(ack=ack))
-        frame = frame._replace(ack=ack, flags=frame.flags | FLAG_SEALED)
-        try:
-            body = sealer.seal(frame.header(), frame.payload)
-        except AuthenticationError as err:
-            self._link_down(str(err))  # counter exhausted: a new session renews the keys
-            return b""
-        return encode_frame(frame._replace(payload=body))
 
     # --- session --------------------------------------------------------------------------
 
@@ -329,6 +336,8 @@ class Endpoint:
         self._window = SendWindow(self.timing)
         self._rx = ReceiveSequence()
         self._ack_due = False
+        self._ack_owed = 0
+        self._ack_at = now
         self._last_rx = now
         self._last_tx = now
         self._hello_at = now
@@ -337,9 +346,9 @@ class Endpoint:
         self._refusal = ""
         self._now = now
         self._nonce = new_nonce()
-        self._sealer: Sealer | None = None
-        self._opener: Opener | None = None
-        self._reply: HelloReply | None = None
+        self._sealer = None
+        self._opener = None
+        self._reply = None
 
     def _send_hello(self, now: float) -> None:
         me = self.identity
@@ -348,13 +357,6 @@ class Endpoint:
         self._hello_at = now
         self._hello_tries += 1
 
-    def _connect(self, peer: Identity, peer_session: int, now: float) -> None:
-        self._peer = peer
-        self._peer_session = peer_session
-        self._state = LinkState.CONNECTED
-        self._last_rx = now
-        self._events.append(Connected(peer))
-
     def _link_down(self, reason: str) -> None:
         unconfirmed = self._window.take_unconfirmed()
         self._outbox.clear()
@@ -362,248 +364,56 @@ class Endpoint:
         self._state = LinkState.DOWN
         self._events.append(LinkDown(reason, unconfirmed))
 
-    def _refuse(
-        self,
-        reason: str,
-        echo: int,
-        peer: Identity | None,
-        now: float,
-        *,
-        authentication: bool = False,
-    ) -> None:
-        self._queue_message(Refused(echo, reason.encode()[:200].decode(errors="ignore")), now)
-        if self._state is not LinkState.REFUSED:
-            self._refusal = reason
-            self._state = LinkState.REFUSED
-            self._sealer = self._opener = None
-            self._events.append(
-                HandshakeRefused(reason, by_peer=False, peer=peer, authentication=authentication)
-            )
-
     # --- receiving ------------------------------------------------------------------------
 
-    def _drop(self, err: ProtocolError) -> None:
-        name = type(err).__name__
-        if isinstance(err, AuthenticationError):
-            self.stats.auth_failures += 1
-        self.stats.dropped += 1
-        self.stats.drops_by_reason[name] = self.stats.drops_by_reason.get(name, 0) + 1
-        self._events.append(FrameDropped(str(err), name))
-
-    def _on_frame(self, frame: Frame, now: float) -> None:
+    def _on_frame(self, raw: bytes, now: float) -> None:
+        """One frame with good framing and CRC, as ``frame.unframe`` returns it."""
         self.stats.frames_received += 1
-        if frame.type_id in (Hello.TYPE_ID, HelloReply.TYPE_ID, Refused.TYPE_ID):
-            self._on_handshake(frame, now)
-            return
-        if frame.version not in SUPPORTED_VERSIONS:
-            self._drop(VersionError(f"frame of protocol version {frame.version} dropped"))
-            return
-        if frame.type_id == PairRequest.TYPE_ID:
-            if self.role is Role.DEVICE:
-                self._on_pair_request(frame, now)
-            return
-        if frame.type_id == PairReply.TYPE_ID:
-            return  # for the station's pairing exchange (firmware_bridge.pairing)
-        if self._state is not LinkState.CONNECTED:
-            if self.role is Role.DEVICE and self._state in (LinkState.HANDSHAKING, LinkState.DOWN):
-                # Tell the station at once rather than let it wait for its retransmits.
-                self._queue_message(NoSession(), now)
-            self._drop(NotConnectedError(f"frame type 0x{frame.type_id:02X} outside a session"))
-            return
-        if frame.type_id == NoSession.TYPE_ID:
-            # Unsealed (a device without a session has no keys): a forged one can only end
-            # the session, as cutting the cable would.
-            if self.role is Role.STATION:
-                self._link_down("device has no session (it restarted or ended the session)")
+        version, type_id, seq, flags, ack = _unpack_header(raw)
+        if type_id in PLAIN or version not in SUPPORTED_VERSIONS or self._state is not _CONNECTED:
+            self._on_frame_outside_session(type_id, version, raw, now)
             return
         opener = self._opener
-        if opener is None or not frame.sealed:
-            self._drop(AuthenticationError(f"frame type 0x{frame.type_id:02X} is not sealed"))
+        if opener is None or not flags & FLAG_SEALED:
+            self._drop(AuthenticationError(f"frame type 0x{type_id:02X} is not sealed"))
             return
         try:
-            frame = frame._replace(payload=opener.open(frame.header(), frame.payload))
+            # The header's own five bytes are the associated data the sender sealed under.
+            payload = opener.open(raw[:HEADER_SIZE], raw[HEADER_SIZE:-CRC_SIZE])
         except AuthenticationError as err:
             self._drop(err)
             return
         self._last_rx = now
-        for out in self._window.on_ack(frame.ack, now):
-            self._queue_frame(out.type_id, out.seq, FLAG_RELIABLE, out.payload, now)
-        if frame.type_id in (Heartbeat.TYPE_ID, Ack.TYPE_ID):
+        for out in self._window.on_ack(ack, now):
+            self._outbox.append((out.type_id, out.seq, FLAG_RELIABLE, out.payload))
+            self._last_tx = now
+        if type_id in _HEADER_ONLY:
             return
-        if frame.reliable:
-            self._ack_due = True
-            arrival = self._rx.arrive(frame.seq)
-            if arrival is Arrival.DUPLICATE:
-                self.stats.duplicates += 1
+        reliable = bool(flags & FLAG_RELIABLE)
+        if reliable:
+            if not self._ack_due:
+                self._ack_due = True
+                self._ack_at = now + self.timing.ack_delay
+            self._ack_owed += 1
+            arrival = self._rx.arrive(seq)
+            if arrival is not Arrival.NEW:
+                self._ack_owed = self._ack_every  # a resend or a gap: ack at once
+                if arrival is Arrival.DUPLICATE:
+                    self.stats.duplicates += 1
+                else:
+                    self.stats.out_of_order += 1
                 return
-            if arrival is Arrival.OUT_OF_ORDER:
-                self.stats.out_of_order += 1
-                return
-        self._deliver(frame)
-
-    def _deliver(self, frame: Frame) -> None:
         try:
-            msg = decode_message(frame.type_id, frame.payload)
+            msg = decode_message(type_id, payload)
         except ProtocolError as err:
-            self._reject(str(err), frame.type_id)
+            self._reject(str(err), type_id)
             return
-        peer_role = Role.DEVICE if self.role is Role.STATION else Role.STATION
-        if not may_send(type(msg), peer_role, self.identity.kind):
+        if type(msg) not in self._peer_sends:
             name = type(msg).__name__
-            self._reject(f"{name} is not a message this peer may send", frame.type_id)
+            self._reject(f"{name} is not a message this peer may send", type_id)
             return
-        self._events.append(MessageReceived(msg, frame.reliable))
+        self._events.append(MessageReceived(msg, reliable))
 
     def _reject(self, reason: str, type_id: int) -> None:
         self.stats.rejected += 1
         self._events.append(MessageRejected(reason, type_id))
-
-    def _on_handshake(self, frame: Frame, now: float) -> None:
-        try:
-            msg = decode_message(frame.type_id, frame.payload)
-        except ProtocolError as err:
-            self._drop(err)
-            return
-        if isinstance(msg, Refused):
-            if msg.echo == self._session and self._state in (
-                LinkState.HANDSHAKING,
-                LinkState.CONNECTED,
-            ):
-                self._state = LinkState.REFUSED
-                self._refused_session = self._peer_session  # late HELLOs of it stay refused
-                unconfirmed = self._window.take_unconfirmed()
-                self._events.append(HandshakeRefused(msg.reason, True, self._peer, unconfirmed))
-            return
-        if isinstance(msg, Hello) and self.role is Role.DEVICE:
-            self._on_hello(msg, frame.version, now)
-        elif isinstance(msg, HelloReply) and self.role is Role.STATION:
-            self._on_hello_reply(msg, frame.version, now)
-        else:
-            self._drop(PayloadError(f"{type(msg).__name__} is not for a {self.role.value}"))
-
-    def _on_hello(self, hello: Hello, version: int, now: float) -> None:
-        if self._state is LinkState.IDLE:
-            return
-        peer = Identity(hello.kind, hello.firmware, hello.serial_number, version)
-        if self._state is LinkState.CONNECTED and hello.session != self._peer_session:
-            self._link_down("station started a new session")
-        if self._state is LinkState.DOWN:
-            if hello.session == self._peer_session:
-                return  # a late HELLO of the session that went down
-            self._begin(now)  # a device follows the station into any new session
-        if self._state is LinkState.REFUSED and hello.session != self._refused_session:
-            self._begin(now)
-        if self._state is LinkState.HANDSHAKING:
-            reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
-            if reason is None and self.secret is None:
-                reason = "the device is not paired with a station (dealer-station pair)"
-            if reason is not None:
-                self._refused_session = hello.session
-                self._refuse(reason, hello.session, peer, now)
-                return
-            assert self.secret is not None
-            keys = SessionKeys(self.secret, hello.nonce, self._nonce, self.identity.kind)
-            self._sealer = Sealer(keys.device_to_station)
-            self._opener = Opener(keys.station_to_device)
-            me = self.identity
-            reply = HelloReply(
-                me.kind,
-                self._session,
-                hello.session,
-                self._nonce,
-                bytes(TAG_BYTES),
-                me.firmware,
-                me.serial_number,
-            )
-            self._reply = dataclasses.replace(
-                reply, proof=self._sealer.proof(encode_message(reply)[1])
-            )
-            self._connect(peer, hello.session, now)
-        if self._state is LinkState.REFUSED:
-            if self._refusal:  # we refused it: say so again; if the station refused us, hush
-                self._refuse(self._refusal, hello.session, peer, now)
-            return
-        # Connected: (re)send the reply; a lost reply shows as a resent HELLO.
-        if self._reply is not None:
-            self._queue_message(self._reply, now)
-
-    def _on_hello_reply(self, reply: HelloReply, version: int, now: float) -> None:
-        if self._state is not LinkState.HANDSHAKING or reply.echo != self._session:
-            return  # a late duplicate, or an answer to an older HELLO
-        peer = Identity(reply.kind, reply.firmware, reply.serial_number, version)
-        self._peer = peer
-        # Nothing in the reply is believed before its proof: an impostor's serial number
-        # and firmware version are only what it claims.
-        failure = self._verify_reply(reply)
-        if failure is not None:
-            self._refuse(failure, reply.session, peer, now, authentication=True)
-            return
-        reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
-        if reason is not None:
-            self._refuse(reason, reply.session, peer, now)
-            return
-        self._connect(peer, reply.session, now)
-
-    def _verify_reply(self, reply: HelloReply) -> str | None:
-        """Check the reply's proof of the pairing secret and set the session keys; the
-        reason it fails, or None."""
-        if self.secret is None:
-            return "the station is not paired with this device (dealer-station pair)"
-        try:
-            keys = SessionKeys(self.secret, self._nonce, reply.nonce, self.identity.kind)
-        except AuthenticationError as err:
-            return f"device failed authentication: {err}"
-        opener = Opener(keys.device_to_station)
-        unproved = dataclasses.replace(reply, proof=bytes(TAG_BYTES))
-        if not opener.check_proof(encode_message(unproved)[1], reply.proof):
-            return "device failed authentication: not paired with this station (wrong key)"
-        self._opener = opener
-        self._sealer = Sealer(keys.station_to_device)
-        return None
-
-    def _on_pair_request(self, frame: Frame, now: float) -> None:
-        """Device side of pairing: answer only with the pairing button held (consent)."""
-        try:
-            request = decode_message(frame.type_id, frame.payload)
-        except ProtocolError as err:
-            self._drop(err)
-            return
-        assert isinstance(request, PairRequest)
-        me = self.identity
-        consent = self._pairing_consent
-        answered = self._pair_answer
-        if answered is not None and answered[0] == request.public_key:
-            # The same request again (its answer was slow or lost): the same answer, never
-            # a second secret the station would not know of.
-            self._queue_message(answered[1], now)
-            return
-        if request.kind is not me.kind:
-            reason = f"pairing refused: this device is a {me.kind.name_text}"
-        elif consent is None or not consent():
-            reason = "pairing refused: hold the device's pairing button"
-        else:
-            key = PairingKey()
-            info = pairing_info(me.kind, me.serial_number)
-            try:
-                secret = key.secret(request.public_key, request.public_key, key.public, info)
-            except AuthenticationError as err:
-                self._drop(err)
-                return
-            self._begin(now)  # a new secret ends any session of the old one
-            self.secret = secret
-            self._events.append(Paired(secret, request.station))
-            reply = PairReply(me.kind, key.public, me.firmware, me.serial_number)
-            self._pair_answer = (request.public_key, reply)
-            self._queue_message(reply, now)
-            return
-        self._queue_message(Refused(0, reason), now)
-
-    # --- sending --------------------------------------------------------------------------
-
-    def _queue_message(self, message: Message, now: float) -> None:
-        type_id, payload = encode_message(message)
-        self._queue_frame(type_id, 0, 0, payload, now)
-
-    def _queue_frame(self, type_id: int, seq: int, flags: int, payload: bytes, now: float) -> None:
-        self._outbox.append(Frame(self._version, type_id, seq, flags, 0, payload))
-        self._last_tx = now

@@ -18,24 +18,21 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Annotated, Final
 
-from firmware_bridge.codec import (
+from firmware_bridge.codec import DeviceKind, Message, Role, message
+from firmware_bridge.wire_types import (
     U8,
     U16,
     U32,
     Blob,
     Code,
     Counts,
-    DeviceKind,
     FixedBytes,
     Flag,
     Letter,
-    Message,
     OptionalU32,
-    Role,
     Text,
     UInt,
     UInt8,
-    message,
 )
 
 SUITS: Final = "SHDC"

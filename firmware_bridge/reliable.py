@@ -31,6 +31,12 @@ SILENCE_TIMEOUT: Final = 3.5
 #: The station resends HELLO this often, HELLO_TRIES times, before giving up.
 HELLO_INTERVAL: Final = 0.1
 HELLO_TRIES: Final = 30
+#: A side that owes an ack and has nothing to send holds the ACK frame this long, so that a
+#: frame it sends meanwhile carries the ack in its header instead (issue 15: nine ACK frames
+#: in ten were redundant on the panel's link). Well below RETRANSMIT_TIMEOUT.
+ACK_DELAY: Final = 0.01
+#: ... but never while it owes this many reliable frames: the sender's window (8) stays open.
+ACK_EVERY: Final = 4
 #: Reliable frames in flight at once; at most 127 so sequence numbers compare mod 256.
 WINDOW: Final = 8
 #: Reliable messages queued behind a full window before send() refuses more.
@@ -42,9 +48,14 @@ class Timing:
     """Timeouts (seconds) and limits of one endpoint; defaults suit 115200-baud serial
     and USB bulk.
 
+    ``ack_delay``/``ack_every``: how long a standalone ACK may wait for an outgoing frame
+    to carry it, and how many owed frames send it at once (never more than ``window``: the
+    peer's window is taken to be ours). ``ack_delay=0``: every ACK at once.
+
     Raises:
-        ValueError: a window outside 1..127, tries below 1, a non-positive interval, or a
-            silence timeout not longer than the heartbeat interval.
+        ValueError: a window outside 1..127, tries below 1, a non-positive interval, a
+            silence timeout not longer than the heartbeat interval, an ack delay over a
+            quarter of the retransmit timeout, or ``ack_every`` below 1.
     """
 
     retransmit_timeout: float = RETRANSMIT_TIMEOUT
@@ -55,6 +66,8 @@ class Timing:
     hello_tries: int = HELLO_TRIES
     window: int = WINDOW
     max_pending: int = MAX_PENDING
+    ack_delay: float = ACK_DELAY
+    ack_every: int = ACK_EVERY
 
     def __post_init__(self) -> None:
         if not 1 <= self.window <= 127:
@@ -65,6 +78,10 @@ class Timing:
             raise ValueError("intervals must be positive")
         if self.silence_timeout <= self.heartbeat_interval:
             raise ValueError("silence_timeout must exceed heartbeat_interval")
+        if not 0 <= self.ack_delay <= self.retransmit_timeout / 4:
+            raise ValueError("ack_delay must be within 0..retransmit_timeout/4")
+        if self.ack_every < 1:
+            raise ValueError(f"ack_every {self.ack_every} must be at least 1")
 
 
 @dataclass(slots=True)

@@ -18,7 +18,7 @@ from firmware_bridge import (
     decode_frame,
     encode_frame,
 )
-from firmware_bridge.frame import MAX_ENCODED
+from firmware_bridge.frame import MAX_ENCODED, unframe, wire_frame
 
 frames = st.builds(
     Frame,
@@ -144,3 +144,36 @@ def test_reset_forgets_a_partial_frame() -> None:
     decoder.feed(encode_frame(good)[:3])
     decoder.reset()
     assert decoder.feed(encode_frame(good)) == [good]
+
+
+@given(st.lists(st.binary(max_size=80), max_size=8))
+def test_feed_raw_agrees_with_feed_on_any_bytes(chunks: list[bytes]) -> None:
+    """The endpoint's hot path (``feed_raw``: checked frames as bytes) sees exactly what
+    ``feed`` reports, error for error, on any stream: one deframer, two views of it."""
+    frames_view, raw_view = FrameDecoder(), FrameDecoder()
+    for chunk in chunks:
+        framed = frames_view.feed(chunk)
+        raw = raw_view.feed_raw(chunk)
+        assert len(framed) == len(raw)
+        for frame, item in zip(framed, raw, strict=True):
+            if isinstance(frame, Frame):
+                assert isinstance(item, bytes)
+                assert item[:5] == frame.header()
+                assert item[5:-2] == frame.payload
+                assert crc16(item) == 0  # the CRC is still on, and checked
+            else:
+                assert type(item) is type(frame)
+
+
+@given(frames)
+def test_wire_frame_is_encode_frame_of_a_packed_header(frame: Frame) -> None:
+    assert wire_frame(frame.header() + frame.payload) == encode_frame(frame)
+
+
+def test_unframe_keeps_the_header_bytes_as_sent() -> None:
+    # The card-drawn example above, COBS undone by hand: 03 -> 01 20 + 00, 02 -> 01 + 00,
+    # 05 -> 0a 53 8f 4e. Header 01 20 00 01 00 (the seal's associated data), payload 0a 53.
+    raw = unframe(bytes.fromhex("03 01 20 02 01 05 0a 53 8f 4e"))
+    assert raw == bytes.fromhex("01 20 00 01 00 0a 53 8f 4e")
+    with pytest.raises(CrcError):
+        unframe(bytes.fromhex("03 01 20 02 01 05 0a 53 8f 4f"))

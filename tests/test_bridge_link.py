@@ -16,6 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge import (
+    ACK_DELAY,
+    ACK_EVERY,
     PROTOCOL_VERSION,
     CardDrawnReport,
     Connected,
@@ -50,7 +52,7 @@ from firmware_bridge import (
     encode_frame,
 )
 from firmware_bridge.frame import FLAG_RELIABLE, FLAG_SEALED
-from firmware_bridge.messages import Heartbeat, HelloReply
+from firmware_bridge.messages import Ack, Heartbeat, HelloReply
 
 T = TypeVar("T")
 
@@ -445,6 +447,8 @@ def test_intact_but_unacceptable_messages_are_acked_and_reported() -> None:
     assert [type(e) for e in events] == [MessageRejected] * 3
     assert "ShuffleCommand is not a message this peer may send" in events[0].reason  # type: ignore[union-attr]
     assert station.stats.rejected == 3
+    assert station.data_to_send() == b""  # 3 owed, under ACK_EVERY: held (section 5)
+    station.tick(link.now + ACK_DELAY)
     out = decode_frame(station.data_to_send()[:-1])
     assert out.ack == 3  # all three were taken in sequence: the shoe will not resend them
 
@@ -539,9 +543,14 @@ def run_traffic(
     return by_station, by_device
 
 
-def test_lossy_channel_delivers_everything_exactly_once_in_order() -> None:
+@pytest.mark.parametrize(("ack_delay", "min_duplicates"), [(0.0, 50), (ACK_DELAY, 20)])
+def test_lossy_channel_delivers_everything_exactly_once_in_order(
+    ack_delay: float, min_duplicates: int
+) -> None:
+    """Acks at once, and held (the default): a held ACK is one frame fewer to lose, so
+    fewer duplicates come of lost acks, but the same faults are survived."""
     faults = Faults(drop=0.03, duplicate=0.03, corrupt=0.03, split=0.3)
-    link = Link(seed=2026, faults=faults)
+    link = Link(seed=2026, faults=faults, timing=Timing(ack_delay=ack_delay))
     by_station, by_device = run_traffic(link, 3000)
     assert of_type(link.station_events, Connected)
     assert len(by_station) == len(by_device) == 3000
@@ -550,7 +559,7 @@ def test_lossy_channel_delivers_everything_exactly_once_in_order() -> None:
     # The channel really was hostile: every fault path was taken.
     stats = [link.station.stats, link.device.stats]
     assert sum(s.retransmits for s in stats) > 50
-    assert sum(s.duplicates for s in stats) > 50
+    assert sum(s.duplicates for s in stats) > min_duplicates
     assert sum(s.drops_by_reason.get("CrcError", 0) for s in stats) > 10
     assert sum(s.drops_by_reason.get("CobsError", 0) for s in stats) > 10
 
@@ -674,3 +683,78 @@ def test_a_lost_refusal_is_repeated_for_the_resent_hello() -> None:
     assert link.station.state is LinkState.REFUSED
     assert len(of_type(link.station_events, HandshakeRefused)) == 1
     assert len(of_type(link.device_events, HandshakeRefused)) == 1
+
+
+# --- held acks (protocol section 5) -------------------------------------------------------
+
+
+def frames_in(wire: bytes) -> list[Frame]:
+    """The frames of a burst, decoded (sealed payloads left sealed)."""
+    return [decode_frame(part) for part in wire.split(b"\x00") if part]
+
+
+def card_to_station(link: Link, draw: int, now: float) -> None:
+    link.device.send(CardDrawnReport(7, "H", draw), now)
+    link.station.receive_data(link.device.data_to_send(), now)
+
+
+def test_a_lone_ack_waits_ack_delay_and_not_a_moment_longer() -> None:
+    link = connected_link()
+    t = link.now
+    card_to_station(link, 1, t)
+    assert link.station.data_to_send() == b""
+    assert link.station.next_deadline() == pytest.approx(t + ACK_DELAY)
+    link.station.tick(t + ACK_DELAY * 0.9)  # just before: still held
+    assert link.station.data_to_send() == b""
+    link.station.tick(t + ACK_DELAY)  # at the deadline: one ACK, acking seq 0
+    [ack] = frames_in(link.station.data_to_send())
+    assert (ack.type_id, ack.ack) == (Ack.TYPE_ID, 1)
+    link.station.tick(t + 2 * ACK_DELAY)
+    assert link.station.data_to_send() == b""  # owed nothing more
+
+
+def test_the_ack_goes_at_once_when_ack_every_frames_are_owed() -> None:
+    link = connected_link()
+    t = link.now
+    for draw in range(1, ACK_EVERY):
+        card_to_station(link, draw, t)
+        assert link.station.data_to_send() == b""  # 1..3 owed: held
+    card_to_station(link, ACK_EVERY, t)  # the 4th: the sender's window must not fill
+    [ack] = frames_in(link.station.data_to_send())
+    assert (ack.type_id, ack.ack) == (Ack.TYPE_ID, ACK_EVERY)
+
+
+def test_a_frame_sent_meanwhile_carries_the_held_ack() -> None:
+    link = connected_link()
+    t = link.now
+    card_to_station(link, 1, t)
+    link.station.send(EchoRequest(b"lamps"), t + ACK_DELAY / 2)
+    [echo] = frames_in(link.station.data_to_send())
+    assert (echo.type_id, echo.ack) == (EchoRequest.TYPE_ID, 1)  # the ack rode on it
+    link.station.tick(t + ACK_DELAY)
+    assert link.station.data_to_send() == b""  # no ACK frame of its own
+
+
+def test_a_resent_frame_is_acked_at_once() -> None:
+    link = connected_link()
+    t = link.now
+    card_to_station(link, 1, t)
+    link.station.tick(t + ACK_DELAY)
+    assert link.station.data_to_send()  # the ACK, lost on the way: the device resends
+    resend_at = t + link.device.timing.retransmit_timeout
+    link.device.tick(resend_at)
+    link.station.receive_data(link.device.data_to_send(), resend_at)  # a duplicate
+    [ack] = frames_in(link.station.data_to_send())
+    assert (ack.type_id, ack.ack) == (Ack.TYPE_ID, 1)
+    assert link.station.stats.duplicates == 1
+
+
+def test_ack_timing_is_checked() -> None:
+    assert Timing(retransmit_timeout=0.1, ack_delay=0.025).ack_delay == 0.025  # a quarter
+    assert Timing(ack_delay=0.0, ack_every=1).ack_every == 1
+    with pytest.raises(ValueError, match="ack_delay"):
+        Timing(retransmit_timeout=0.1, ack_delay=0.026)
+    with pytest.raises(ValueError, match="ack_delay"):
+        Timing(ack_delay=-0.001)
+    with pytest.raises(ValueError, match="ack_every"):
+        Timing(ack_every=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import pytest
@@ -28,7 +29,11 @@ from firmware_bridge import (
     decode_message,
     encode_message,
 )
-from firmware_bridge.codec import (
+from firmware_bridge.auth import SEAL_OVERHEAD
+from firmware_bridge.codec import wire_fields
+from firmware_bridge.frame import MAX_PAYLOAD
+from firmware_bridge.messages import EchoRequest, Hello
+from firmware_bridge.wire_types import (
     Blob,
     Code,
     Counts,
@@ -39,9 +44,7 @@ from firmware_bridge.codec import (
     Text,
     UInt,
     WireType,
-    wire_fields,
 )
-from firmware_bridge.messages import Hello
 
 
 def strategy_for(wt: WireType) -> st.SearchStrategy[Any]:
@@ -214,3 +217,24 @@ def test_shuffle_done_composition_counts_rank_ten() -> None:
     assert done.composition[10] == 0
     assert done.composition[1] == 24
     assert decode_message(*encode_message(done)) == done
+
+
+def largest_payload(cls: type[Message]) -> int:
+    """The longest payload a message of ``cls`` can have, from its wire types."""
+    size = 0
+    for _, wt in wire_fields(cls):
+        if isinstance(wt, (Text, Blob)):
+            size += 1 + wt.max_len  # a length byte and at most max_len bytes
+        else:
+            assert wt.fmt is not None
+            size += struct.calcsize(">" + wt.fmt)
+    return size
+
+
+def test_every_message_fits_one_frame_once_sealed() -> None:
+    """The endpoint packs frames without a length check (it is on every frame's path): no
+    catalogued message may outgrow a frame with the seal's counter and tag. The largest is
+    an echo of 200 bytes: 1 + 200 + 4 + 16 = 221 <= 240."""
+    assert largest_payload(EchoRequest) == 201
+    for cls in ALL:
+        assert largest_payload(cls) + SEAL_OVERHEAD <= MAX_PAYLOAD, cls.__name__

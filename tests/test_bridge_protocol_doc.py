@@ -144,20 +144,26 @@ def test_session_trace_is_what_two_endpoints_exchange(monkeypatch: pytest.Monkey
     shoe.send(CardDrawnReport(7, "H", 1), 0.01)
     assert shoe.data_to_send() == wires[2]
     station.receive_data(wires[2], 0.01)
+    # Section 5: a lone ACK waits ACK_DELAY (10 ms) for a frame of the station's own to
+    # carry it; none comes, so it goes out then, no sooner.
+    assert station.data_to_send() == b""
+    assert station.next_deadline() == pytest.approx(0.02)
+    station.tick(0.02)
     assert station.data_to_send() == wires[3]
-    shoe.receive_data(wires[3], 0.01)
-    shoe.send(CardDrawnReport(10, "C", 2), 0.02)
+    shoe.receive_data(wires[3], 0.02)
+    shoe.send(CardDrawnReport(10, "C", 2), 0.03)
     assert shoe.data_to_send() == wires[4]
-    station.receive_data(wires[4], 0.02)
+    station.receive_data(wires[4], 0.03)
+    station.tick(0.04)
     assert station.data_to_send() == wires[5]  # lost on the way
-    shoe.tick(0.125)
+    shoe.tick(0.135)
     assert shoe.data_to_send() == wires[6]  # resent: sealed again, counter 3
-    station.receive_data(wires[6], 0.125)
-    assert station.data_to_send() == wires[7]
+    station.receive_data(wires[6], 0.135)
+    assert station.data_to_send() == wires[7]  # a duplicate is acked at once
     delivered = [e.message for e in station.events() if isinstance(e, MessageReceived)]
     assert delivered == [CardDrawnReport(7, "H", 1), CardDrawnReport(10, "C", 2)]
-    assert station.next_deadline() == pytest.approx(1.125)
-    station.tick(1.125)
+    assert station.next_deadline() == pytest.approx(1.135)
+    station.tick(1.135)
     assert station.data_to_send() == wires[8]
     # The document's closing sentence: a replay of frame 5 is dropped, delivered nothing.
     station.receive_data(wires[4], 1.2)

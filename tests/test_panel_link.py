@@ -192,3 +192,31 @@ def test_forged_key_and_resume_frames_never_reach_the_station(board: Board) -> N
     # The board's own key, in sealed frames, still works.
     board.double.turn_key(True)
     assert board.events.expect(SupervisorKey) == SupervisorKey(True)
+
+
+def test_a_press_and_its_release_cross_the_line_in_one_write(board: Board) -> None:
+    """The board reads a press and its release in one scan and sends both reports in one
+    burst (one write, one wake-up of the station's link thread, issue 15); the driver still
+    reports one ButtonPressed."""
+    chunks: list[bytes] = []
+    transmit = board.double.transmit
+
+    def recording(data: bytes) -> bool:
+        chunks.append(data)
+        return transmit(data)
+
+    board.double.transmit = recording
+    board.double.press(Button.DOUBLE)
+    assert board.events.next() == ButtonPressed(Button.DOUBLE)
+    with_buttons = [
+        [fb.decode_frame(part) for part in chunk.split(b"\x00") if part]
+        for chunk in chunks
+        if any(
+            part and fb.decode_frame(part).type_id == fb.ButtonReport.TYPE_ID
+            for part in chunk.split(b"\x00")
+        )
+    ]
+    assert len(with_buttons) == 1
+    press, release = with_buttons[0]
+    assert press.type_id == release.type_id == fb.ButtonReport.TYPE_ID
+    assert release.seq == (press.seq + 1) % 256

@@ -174,13 +174,20 @@ class DeviceFirmware(ABC):
             ):
                 self._endpoint.identity = fb.Identity(self.KIND, self.firmware, self.hello_serial)
             now = self._clock()
-            parts = (self._rx_partial + data).split(DELIMITER)
-            self._rx_partial = parts.pop()
-            for part in parts:
-                if part and self._drop_acks and self._is_ack(part):
-                    self._drop_acks -= 1
-                    continue
-                self._endpoint.receive_data(part + DELIMITER, now)
+            if self._drop_acks:
+                # Frame by frame, to lose ACKs; a partial frame waits here for its end.
+                parts = (self._rx_partial + data).split(DELIMITER)
+                self._rx_partial = parts.pop()
+                for part in parts:
+                    if part and self._drop_acks and self._is_ack(part):
+                        self._drop_acks -= 1
+                        continue
+                    self._endpoint.receive_data(part + DELIMITER, now)
+            else:
+                # The whole burst at once (issue 15); the endpoint's decoder keeps partials.
+                if self._rx_partial:
+                    data, self._rx_partial = self._rx_partial + data, b""
+                self._endpoint.receive_data(data, now)
             self._drain(now)
             self._flush()
             self._cond.notify_all()
@@ -191,7 +198,7 @@ class DeviceFirmware(ABC):
             if self.silent:
                 return
             now = self._clock()
-            due = [m for t, m in self._scheduled if t <= now]
+            due = [m for t, m in self._scheduled if t <= now] if self._scheduled else None
             if due:
                 self._scheduled = [(t, m) for t, m in self._scheduled if t > now]
                 for message in due:
@@ -209,10 +216,13 @@ class DeviceFirmware(ABC):
     def _on_command(self, message: fb.Message) -> None:
         """Act on one command from the station (called with the lock held)."""
 
-    def _report(self, message: fb.Message) -> None:
-        """Send a report now, or as soon as a session is up."""
+    def _report(self, *messages: fb.Message) -> None:
+        """Send reports now, in order and in one write, or as soon as a session is up
+        (several: what the firmware read in one scan, e.g. a press and its release)."""
         with self._cond:
-            self._send_now(message, self._clock())
+            now = self._clock()
+            for message in messages:
+                self._send_now(message, now)
             self._flush()
 
     def _reply(self, message: fb.Message) -> None:
@@ -293,6 +303,10 @@ class DeviceFirmware(ABC):
             return
         data = self._endpoint.data_to_send()
         if not data:
+            return
+        if self.noise.idle and not self._duplicate_acks and self.wire_version == PROTOCOL_VERSION:
+            # Nothing to do frame by frame: the burst goes out in one write (issue 15).
+            self.transmit(data)
             return
         if data.startswith(DELIMITER):
             self.transmit(DELIMITER)

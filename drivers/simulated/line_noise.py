@@ -55,6 +55,20 @@ class LineNoise:
         with self._lock:
             self._duplicate_next += count
 
+    @property
+    def idle(self) -> bool:
+        """Whether chunks pass through untouched: no rate set and no damage armed (a
+        writer may then send several frames as one chunk)."""
+        return not (
+            self._drop_next
+            or self._corrupt_next
+            or self._duplicate_next
+            or self.split_rate
+            or self.drop_rate
+            or self.duplicate_rate
+            or self.corrupt_rate
+        )
+
     def __call__(self, chunk: bytes) -> list[bytes]:
         with self._lock:
             return self._apply(chunk)

@@ -52,8 +52,8 @@ class PanelDouble(SerialDeviceDouble):
     def press(self, button: Button) -> None:
         """Press and release ``button``."""
         code = self.codes.buttons[button]
-        self._report(fb.ButtonReport(code, True))
-        self._report(fb.ButtonReport(code, False))
+        # One scan of the board reads both: one burst on the wire (issue 15).
+        self._report(fb.ButtonReport(code, True), fb.ButtonReport(code, False))
 
     def press_code(self, code: int) -> None:
         """Press a raw button number (one the wiring table may not know)."""
