@@ -6,13 +6,18 @@ playing rounds into a journal, run as its own process by ``test_crash_recovery.p
 On start the station restores from the journal as the daemon does; the shoe double is
 restocked with what a real shoe would still hold (the batch less the journalled cards).
 Prints one line per view the simulated dealer acts on (``ROUND STATE``), so the test can
-kill it at a random point of play. Exits 0 once round ROUNDS is done.
+kill it at a random point of play. A state's name written to its standard input (``betting``,
+``fault``) makes the dealer stop at the next view in that state, before acting on it, and
+print ``held ROUND STATE``: the station is idle there with every event handled, so the test
+kills it in that state without racing the dealer's next action. Exits 0 once round ROUNDS is
+done.
 """
 
 from __future__ import annotations
 
 import random
 import sys
+import threading
 from pathlib import Path
 
 from recovery_support import shoe_after
@@ -38,6 +43,14 @@ def main(journal: Path, seed: int, rounds: int) -> int:
         profile="PA", decks=DECKS, seats=3, rounds=rounds, seed=seed, journal=journal, faults=0.03
     )
     restocked = False
+    wanted: list[str] = []
+    never = threading.Event()
+
+    def listen() -> None:
+        for line in sys.stdin:
+            wanted.append(line.strip())
+
+    threading.Thread(target=listen, name="hold-requests", daemon=True).start()
 
     def on_view(view: TableView) -> None:
         nonlocal restocked
@@ -46,6 +59,9 @@ def main(journal: Path, seed: int, rounds: int) -> int:
             cover_at = len(cards) - COVER_FROM_END if cover else None
             table.rig.shoe.restock(cards, cover_at if cover_at and cover_at > 0 else None)
         print(view.round_no, view.state.value, flush=True)
+        if wanted and view.state.value == wanted[-1]:
+            print("held", view.round_no, view.state.value, flush=True)
+            never.wait()  # held here until the test kills the station
 
     table = SimulatedTable(settings, on_view=on_view)
     table.run()
