@@ -207,6 +207,18 @@ def _sealed_config(tmp_path: Path, journal: Path) -> tuple[Path, Path]:
     return config, key
 
 
+def _start_and_stop(
+    tmp_path: Path, config: Path, journal: Path, listener: NotifyListener
+) -> list[dict[str, Any]]:
+    """Run the daemon to READY, stop it with SIGTERM; its journal's station_started rows."""
+    with running(tmp_path, config, listener) as child:
+        listener.wait_for(lambda m: "READY=1" in m.split("\n"), START_TIMEOUT)
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=5.0) == 0
+    with JournalReader.open(journal) as reader:
+        return [r.data for r in reader.rows(kinds=("station_started",))]
+
+
 def test_a_sealed_journal_whose_key_is_gone_refuses_the_start(
     tmp_path: Path, journals: Path, listener: NotifyListener
 ) -> None:
@@ -215,10 +227,7 @@ def test_a_sealed_journal_whose_key_is_gone_refuses_the_start(
     sealed still starts unsealed, with a warning (docs/operations.md)."""
     journal = journals / "journal.sqlite3"
     config, key = _sealed_config(tmp_path, journal)
-    with running(tmp_path, config, listener) as child:
-        listener.wait_for(lambda m: "READY=1" in m.split("\n"), START_TIMEOUT)
-        child.send_signal(signal.SIGTERM)
-        assert child.wait(timeout=5.0) == 0
+    _start_and_stop(tmp_path, config, journal, listener)
     with JournalReader.open(journal) as reader:
         assert any(r.kind == "seal" for r in reader.rows())
     key.unlink()
@@ -235,12 +244,7 @@ def test_a_sealed_journal_whose_key_is_gone_refuses_the_start(
     from controller.cli.main import main
 
     assert main(["journal", "setup-keys", "--config", str(config)]) == 0
-    with running(tmp_path, config, listener) as child:
-        listener.wait_for(lambda m: "READY=1" in m.split("\n"), START_TIMEOUT)
-        child.send_signal(signal.SIGTERM)
-        assert child.wait(timeout=5.0) == 0
-    with JournalReader.open(journal) as reader:
-        started = [r.data for r in reader.rows(kinds=("station_started",))]
+    started = _start_and_stop(tmp_path, config, journal, listener)
     assert [s["sealed"] for s in started] == [True]
     assert (archive / "journal.sqlite3").read_bytes() == before
     # A journal never sealed, the same missing key: it starts unsealed, as before.
@@ -249,12 +253,7 @@ def test_a_sealed_journal_whose_key_is_gone_refuses_the_start(
     with Journal.open(other) as writer:
         writer.append("note", {"n": 1})
     unsealed = station_toml(tmp_path, other)
-    with running(tmp_path, unsealed, listener) as child:
-        listener.wait_for(lambda m: "READY=1" in m.split("\n"), START_TIMEOUT)
-        child.send_signal(signal.SIGTERM)
-        assert child.wait(timeout=5.0) == 0
-    with JournalReader.open(other) as reader:
-        started = [r.data for r in reader.rows(kinds=("station_started",))]
+    started = _start_and_stop(tmp_path, unsealed, other, listener)
     assert started[-1]["sealed"] is False
 
 
