@@ -87,16 +87,13 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
         StartError: when the chain is broken, the sealing state does not fit the journal
             or is missing for a journal that was sealed, or the file cannot be opened.
     """
-    sealing_path = sealing
     if path.exists() and not is_half_made(path, head_path(path)):
         report = verify(path, since_checkpoint=True)
         if not report.ok:
             raise StartError(f"journal {path} failed verification: {report.message}")
     missing_key = sealing is not None and not sealing.exists()
-    if missing_key:
-        sealing = None
     try:
-        journal = Journal.open(path, sealing=sealing)
+        journal = Journal.open(path, sealing=None if missing_key else sealing)
     except JournalError as err:
         raise StartError(f"journal {path}: {err}") from err
     if missing_key:
@@ -106,7 +103,7 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
             # files are evidence; a new journal needs the supervisor (docs/operations.md).
             journal.close()
             raise StartError(
-                f"journal {path} is sealed but its sealing state {sealing_path} is missing:"
+                f"journal {path} is sealed but its sealing state {sealing} is missing:"
                 " the station does not go on unsealed; keep the files and call the supervisor"
             )
         _log.warning("journal not sealed: no sealing state (dealer-station journal setup-keys)")

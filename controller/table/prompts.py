@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
+from controller.rules.settlement import Payment
 from drivers.hal import Button, Led, LedMode
 
 OFF, STEADY, BLINK = LedMode.OFF, LedMode.STEADY, LedMode.BLINK
@@ -133,6 +134,12 @@ SETTLE_STATES: Final = frozenset({State.MATCH, State.SETTLE_NOW, State.SETTLING}
 
 #: Lamp lit with the seat lamp while a seat is settled, by the settle prompt's word.
 SETTLE_LAMPS: Final = {"pay": Led.PAY, "collect": Led.COLLECT, "push": Led.PUSH, "bonus": Led.BONUS}
+
+
+def settle_word(payment: Payment) -> str:
+    """The settle prompt's word for ``payment`` (a key of :data:`SETTLE_LAMPS`): ``bonus``
+    for a bonus or super bonus, else the outcome's own word."""
+    return "bonus" if payment.bonus or payment.super_bonus else payment.outcome.prompt
 
 
 def panel_table_markdown() -> str:

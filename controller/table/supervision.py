@@ -20,7 +20,14 @@ from controller.table.betting import BettingBook
 from controller.table.faults import Fault, FaultCode, Resolution
 from controller.table.machine import Recorder, TableDevices, TableSettings, shared_machine
 from controller.table.play import RoundPlay
-from controller.table.prompts import SETTLE_LAMPS, SETTLE_STATES, Prompt, State, prompt_for
+from controller.table.prompts import (
+    SETTLE_LAMPS,
+    SETTLE_STATES,
+    Prompt,
+    State,
+    prompt_for,
+    settle_word,
+)
 from controller.table.recovery import (
     JournalledRow,
     Recovered,
@@ -306,8 +313,7 @@ class Supervised:
         elif self.state in SETTLE_STATES and self.settle_queue:
             payment = self.settle_queue[0]
             lamps[Led.seat(payment.seat)] = LedMode.STEADY
-            word = "bonus" if payment.bonus or payment.super_bonus else payment.outcome.prompt
-            lamps[SETTLE_LAMPS[word]] = LedMode.STEADY
+            lamps[SETTLE_LAMPS[settle_word(payment)]] = LedMode.STEADY
         elif self.play is not None and self.state is State.PLAYERS:
             seat = self.play.acting_seat()
             if seat is not None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from controller.rules.steps import NeedCard, NeedDecision, NeedReveal
 from controller.table.procedure import Table
-from controller.table.prompts import SETTLE_STATES, State
+from controller.table.prompts import SETTLE_STATES, State, settle_word
 from controller.table.sensors import spot_of
 from drivers.hal import Led, LedMode
 
@@ -180,7 +180,7 @@ def table_view(table: Table) -> TableView:
             SettlementView(
                 payment.seat,
                 spot_of(payment).value,
-                "bonus" if payment.bonus or payment.super_bonus else payment.outcome.prompt,
+                settle_word(payment),
                 payment.net if payment.seat in known else None,
                 place[id(payment)],
             )
