@@ -13,7 +13,9 @@ frame, sent only when it changed, and again when the board reconnects, since it 
 rebooted dark), buttons become
 ``ButtonPressed``, supervisor buttons count only with the key on, the key is
 ``SupervisorKey`` and the wager sensors ``SeatWagerChanged`` (with the amount when the
-board can tell it). Debounce is the board's job.
+board can tell it). Debounce is the board's job. A board reports a button's press, not its
+release (docs/protocol.md, ``0x41 ButtonReport``); a release from a board that still sends
+one is ignored. The key switch is reported both ways.
 """
 
 from __future__ import annotations

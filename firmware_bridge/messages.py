@@ -374,7 +374,12 @@ class PanelLamps(Message):
 @message(0x41, sender=Role.DEVICE, device=DeviceKind.PANEL)
 @dataclass(frozen=True, slots=True)
 class ButtonReport(Message):
-    """Panel -> station: button ``button`` was pressed (True) or released (False)."""
+    """Panel -> station: button ``button`` was pressed (True) or released (False).
+
+    A board reports each press of a button and not its release (the station acts on
+    presses only); the supervisor key switch is reported in both positions. A station
+    ignores a button's release, so a board that still sends them works too.
+    """
 
     button: Annotated[int, U8]
     pressed: Annotated[bool, Flag()]

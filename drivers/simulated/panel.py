@@ -50,10 +50,14 @@ class PanelDouble(SerialDeviceDouble):
             return self.lamps.get(led, LedMode.OFF)
 
     def press(self, button: Button) -> None:
-        """Press and release ``button``."""
-        code = self.codes.buttons[button]
-        # One scan of the board reads both: one burst on the wire (issue 15).
-        self._report(fb.ButtonReport(code, True), fb.ButtonReport(code, False))
+        """Press and release ``button``: the board reports the press only (docs/protocol.md,
+        ``0x41 ButtonReport``: the station acts on presses, so a release would be a sealed
+        frame and an acknowledgement for nothing, about 17 a round; issue 15)."""
+        self._report(fb.ButtonReport(self.codes.buttons[button], True))
+
+    def release_report(self, button: Button) -> None:
+        """Report the release of ``button``, as a board with older firmware does."""
+        self._report(fb.ButtonReport(self.codes.buttons[button], False))
 
     def press_code(self, code: int) -> None:
         """Press a raw button number (one the wiring table may not know)."""
