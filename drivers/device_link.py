@@ -106,6 +106,7 @@ class LinkedDevice(ABC):
             timing=timing,
             secret=expected.secret,
         )
+        self._idle_wait = self._endpoint.timing.retransmit_timeout
         self._auth_failures = 0
         self._status = _Status.STARTING
         self._last_fault: str | None = None
@@ -146,16 +147,18 @@ class LinkedDevice(ABC):
             self._endpoint.start(self._clock())
             self._flush()
 
-    def link_data(self, data: bytes) -> None:
+    def link_data(self, data: bytes) -> float:
         with self._lock:
-            self._endpoint.receive_data(data, self._clock())
+            now = self._clock()
+            self._endpoint.receive_data(data, now)
             self._drain()
             self._flush()
+            return self._wait(now)
 
-    def link_tick(self) -> None:
+    def link_tick(self) -> float | None:
         with self._lock:
             if not self._port_open:
-                return
+                return None
             now = self._clock()
             if self._restart_at is not None and now >= self._restart_at:
                 self._restart_at = None
@@ -165,6 +168,7 @@ class LinkedDevice(ABC):
                 self._endpoint.tick(now)
                 self._drain()
             self._flush()
+            return self._wait(now)
 
     def link_down(self, error: TransportError) -> None:
         with self._lock:
@@ -228,6 +232,19 @@ class LinkedDevice(ABC):
             allowed = ", ".join(sorted(wanted.firmware)) or "none"
             return f"firmware {peer.firmware!r} is not on the allow-list ({allowed})"
         return None
+
+    def _wait(self, now: float) -> float:
+        """Seconds until the link thread must tick: the endpoint's next deadline or a
+        session restart, and never more than the retransmit timeout, the earliest deadline
+        a command sent from another thread meanwhile can set (so it is met on time)."""
+        wait = self._idle_wait
+        deadline = self._endpoint.next_deadline()
+        if deadline is not None and deadline - now < wait:
+            wait = deadline - now
+        restart = self._restart_at
+        if restart is not None and restart - now < wait:
+            wait = restart - now
+        return wait
 
     def _flush(self) -> None:
         data = self._endpoint.data_to_send()

@@ -25,6 +25,13 @@ log = structlog.get_logger(__name__)
 
 #: How long ``close`` waits for the reader thread; a read never blocks longer than a tick.
 _JOIN_TIMEOUT = 5.0
+#: The shortest wait for bytes before a tick: a listener whose deadline has passed (a bug)
+#: costs a wake-up a millisecond, not a spinning thread.
+_MIN_WAIT = 0.001
+#: The longest one read waits, whatever the listener asks: a write that failed on another
+#: thread (``_broken``) is noticed within it, and so is ``close`` on a port that cannot
+#: interrupt its read.
+_MAX_WAIT = 0.5
 
 
 class LinkListener(Protocol):
@@ -33,13 +40,20 @@ class LinkListener(Protocol):
     def link_up(self, description: str) -> None:
         """The port is open; ``description`` names it (path, bus address)."""
 
-    def link_data(self, data: bytes) -> None:
-        """Bytes arrived from the device (any split: a frame may come in pieces)."""
+    def link_data(self, data: bytes) -> float | None:
+        """Bytes arrived from the device (any split: a frame may come in pieces).
 
-    def link_tick(self) -> None:
-        """Called after every read that timed out, and at least once per tick interval
-        while bytes keep coming, open or not: time for the protocol to retransmit or
-        notice a silent peer. (``link_data`` acts on the bytes it is given itself.)"""
+        Returns the seconds until the listener next needs ``link_tick`` (its protocol's
+        next deadline), or None to be ticked every tick interval."""
+
+    def link_tick(self) -> float | None:
+        """Time for the protocol to retransmit, send a held ACK or notice a silent peer.
+
+        While the port is open it is called when the wait the listener last asked for
+        (the return value of ``link_data`` or ``link_tick``, in seconds; at most half a
+        second) has passed, or every tick interval if it returned None; while the port is
+        closed, after every attempt to open it. (``link_data`` acts on the bytes it is
+        given itself.)"""
 
     def link_down(self, error: TransportError) -> None:
         """The port could not be opened or was lost; the transport keeps retrying."""
@@ -208,33 +222,47 @@ class ThreadedTransport(ABC):
 
     def _pump(self) -> TransportError | None:
         # Every burst from the device passes here: the listener's two calls are bound once
-        # and made directly (issue 15), each guarded as _notify guards the rare ones.
+        # and made directly (issue 15), each guarded as _notify guards the rare ones. The
+        # read waits until the listener's next deadline (a held ACK, a retransmit, a
+        # heartbeat: issue 15, second pass), so an idle link wakes only when its protocol
+        # has work and a held ACK goes out when it is due, not up to a tick later.
         stop, interval = self._stop, self._tick_interval
         link_data, link_tick = self._listener.link_data, self._listener.link_tick
-        next_tick = 0.0
+        monotonic = time.monotonic
+        tick_at = 0.0  # when link_tick is next due (monotonic seconds)
         while not stop.is_set():
             broken = self._broken
             if broken is not None:
                 return TransportError(broken)
+            now = monotonic()
+            wait = tick_at - now
             try:
-                data = self._read_port(interval)
+                data = self._read_port(
+                    _MAX_WAIT if wait > _MAX_WAIT else _MIN_WAIT if wait < _MIN_WAIT else wait
+                )
             except TransportError as err:
                 return None if stop.is_set() else err
             if data:
                 try:
-                    link_data(data)
+                    due = link_data(data)
                 except Exception:
                     log.exception("link listener failed", link=self.name, call="link_data")
-                now = time.monotonic()
-                if now < next_tick:
+                    due = None
+                now = monotonic()
+                if due is not None:
+                    tick_at = now + due
+                if now < tick_at:
                     continue  # a burst, and a tick not due yet (issue 15)
             else:
-                now = time.monotonic()
-            next_tick = now + interval
+                now = monotonic()
+                if now < tick_at:
+                    continue  # woken early (the read was interrupted)
             try:
-                link_tick()
+                due = link_tick()
             except Exception:
                 log.exception("link listener failed", link=self.name, call="link_tick")
+                due = None
+            tick_at = now + (interval if due is None else due)
         return None
 
     def _notify_down(self, error: TransportError) -> None:

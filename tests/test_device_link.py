@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
+import pytest
+
 import firmware_bridge as fb
 from drivers.device_link import ExpectedDevice, LinkedDevice
 from drivers.errors import DeviceNotFoundError, TransportError, WrongDeviceError
@@ -251,3 +253,30 @@ def test_firmware_not_on_the_allow_list_is_refused_with_one_fault() -> None:
     assert "firmware 'EVIL-9.9' is not on the allow-list (fw-2)" in faults[0].reason
     assert faults[0].details["found_firmware"] == "EVIL-9.9"
     assert not link.driver.connected
+
+
+def test_the_link_thread_is_woken_when_a_held_ack_is_due_and_no_later() -> None:
+    """docs/protocol.md, section 5: a lone ACK is held ACK_DELAY (10 ms) after the frame it
+    acknowledges. The driver tells its transport to tick then (not a read tick later), and
+    otherwise no later than the retransmit timeout (0.1 s), the earliest deadline a command
+    sent from the station's thread can set."""
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    assert link.driver.connected
+    assert link.driver.link_tick() == pytest.approx(
+        0.1
+    )  # nothing owed: heartbeat 0.5 s away, capped
+    link.device.send(fb.CoverCardReport(1), link.clock[0])
+    wait = link.driver.link_data(link.device.data_to_send())
+    assert wait == pytest.approx(0.01)  # the held ACK
+    assert link.driver.transport.written == b""  # held, not sent
+    link.clock[0] += 0.004
+    assert link.driver.link_tick() == pytest.approx(0.006)  # still held, due 6 ms from now
+    assert link.driver.transport.written == b""
+    link.clock[0] += 0.006
+    assert link.driver.link_tick() == pytest.approx(
+        0.1
+    )  # sent now; nothing else due before the cap
+    link.device.receive_data(bytes(link.driver.transport.written), link.clock[0])
+    assert link.device.unconfirmed == 0

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 import queue
+import select
 import tty
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
+from drivers.simulated import pty_port
 from drivers.simulated.line_noise import LineNoise
 from drivers.simulated.pty_port import PtyPort
 
@@ -87,6 +91,49 @@ def test_ticks_run_without_traffic(tmp_path: Path) -> None:
         for _ in range(3):
             ticks.get(timeout=WAIT)
     finally:
+        port.close()
+
+
+def test_the_double_is_ticked_when_it_asks_not_every_tick_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The double's receive and tick return the seconds until its next deadline: with an
+    hour to go, each wait for bytes is as long as a wait may be (half a second), not one
+    tick interval, and bytes come and go with no tick in between; asked for at once, the
+    tick comes at once (a held ACK, issue 15)."""
+    events: queue.Queue[str] = queue.Queue()
+    wait = [3600.0]
+    timeouts: list[float] = []
+
+    def recording_select(*args: Any) -> Any:
+        timeouts.append(args[3])
+        return select.select(*args)
+
+    monkeypatch.setattr(pty_port, "select", SimpleNamespace(select=recording_select))
+
+    def on_data(data: bytes) -> float:
+        events.put("data")
+        return wait[0]
+
+    def on_tick() -> float:
+        events.put("tick")
+        return wait[0]
+
+    port = PtyPort(tmp_path / "ttyX", on_data, on_tick=on_tick, tick_interval=0.001)
+    port.plug()
+    fd = open_peer(port.path)
+    try:
+        assert events.get(timeout=WAIT) == "tick"  # the first, at once
+        for chunk in (b"one", b"two", b"three"):
+            os.write(fd, chunk)
+            assert events.get(timeout=WAIT) == "data"  # no tick in between
+        assert timeouts[1:] and all(t == pytest.approx(0.5) for t in timeouts[1:])
+        wait[0] = 0.0
+        os.write(fd, b"now")
+        assert events.get(timeout=WAIT) == "data"
+        assert events.get(timeout=WAIT) == "tick"
+    finally:
+        os.close(fd)
         port.close()
 
 

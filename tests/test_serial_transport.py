@@ -274,3 +274,72 @@ def test_a_second_process_cannot_open_the_port_while_the_station_holds_it(
     assert open_as_nobody(tty) == "EBUSY"
     transport.close()  # the station lets go: the same open now succeeds
     assert open_as_nobody(tty) == "opened"
+
+
+class Paced(Recorder):
+    """A listener whose protocol asks for its ticks: ``wait`` seconds after each call."""
+
+    def __init__(self, wait: float) -> None:
+        super().__init__()
+        self.wait = wait
+
+    def link_data(self, data: bytes) -> float:
+        super().link_data(data)
+        return self.wait
+
+    def link_tick(self) -> float:
+        super().link_tick()
+        self.events.put(("tick", None))
+        return self.wait
+
+
+def test_the_reader_ticks_when_the_listener_asks_not_at_the_tick_interval(
+    device: DeviceEnd,
+) -> None:
+    """A held ACK is due 10 ms after the frame it acknowledges (docs/protocol.md, section 5):
+    the transport wakes at the listener's deadline, not a tick interval later (a one-hour
+    interval here, so a tick that came by the interval would never come)."""
+    listener = Paced(0.0)
+    transport = SerialTransport(
+        SerialSettings(str(device.port.path)), listener, tick_interval=3600.0
+    )
+    transport.start()
+    try:
+        listener.next("up")
+        listener.next("tick")  # the first tick is at once, whatever the interval
+        device.port.write(b"frame")
+        listener.next("tick")  # asked for at once by link_data: no interval to wait
+        listener.next("tick")  # and again by that tick
+    finally:
+        transport.close()
+
+
+class WaitRecording(SerialTransport):
+    """A serial transport that keeps how long each of its reads may wait."""
+
+    waits: list[float]
+
+    def _read_port(self, timeout: float) -> bytes:
+        self.waits.append(timeout)
+        return super()._read_port(timeout)
+
+
+def test_an_idle_link_is_not_woken_before_the_listener_asks(device: DeviceEnd) -> None:
+    """With nothing due for an hour, each read waits as long as a read may (half a second),
+    not one tick interval, and bytes come and go without a tick in between: an idle link
+    wakes for its protocol's work and for bytes, nothing else (issue 15, second pass)."""
+    listener = Paced(3600.0)
+    transport = WaitRecording(SerialSettings(str(device.port.path)), listener, tick_interval=0.001)
+    transport.waits = []
+    transport.start()
+    try:
+        listener.next("up")
+        assert listener.next("tick") is None  # the first, at once
+        for chunk in (b"one", b"two", b"three"):
+            device.port.write(chunk)
+            assert listener.read_exactly(len(chunk)) == chunk  # no tick event in between
+        assert listener.ticks == 1
+        later = transport.waits[1:]  # the first read's wait came before the first tick
+        assert later and all(wait == pytest.approx(0.5) for wait in later)
+    finally:
+        transport.close()

@@ -87,6 +87,7 @@ class DeviceFirmware(ABC):
         self.sessions = 0
         self.refusals: list[str] = []
         self._endpoint = self._new_endpoint()
+        self._idle_wait = self._endpoint.timing.retransmit_timeout
 
     # --- state for tests ------------------------------------------------------------------
 
@@ -160,13 +161,14 @@ class DeviceFirmware(ABC):
 
     # --- port side ------------------------------------------------------------------------
 
-    def receive(self, data: bytes) -> None:
-        """Bytes from the station."""
+    def receive(self, data: bytes) -> float | None:
+        """Bytes from the station. Returns the seconds until :meth:`tick` has work (None:
+        silent, tick at the port's pace)."""
         with self._cond:
             if self.wire_log is not None:
                 self.wire_log.append(bytes(data))
             if self.silent:
-                return
+                return None
             # A new HELLO identity takes effect at the next HELLO (firmware reconfigured).
             if (
                 self._endpoint.identity.serial_number != self.hello_serial
@@ -191,12 +193,14 @@ class DeviceFirmware(ABC):
             self._drain(now)
             self._flush()
             self._cond.notify_all()
+            return self._wait(now)
 
-    def tick(self) -> None:
-        """Run timers: due replies, retransmits, heartbeats."""
+    def tick(self) -> float | None:
+        """Run timers: due replies, retransmits, heartbeats. Returns the seconds until the
+        next one is due (None: silent, tick at the port's pace)."""
         with self._cond:
             if self.silent:
-                return
+                return None
             now = self._clock()
             due = [m for t, m in self._scheduled if t <= now] if self._scheduled else None
             if due:
@@ -209,6 +213,7 @@ class DeviceFirmware(ABC):
                 self._drain(now)
             self._flush()
             self._cond.notify_all()
+            return self._wait(now)
 
     # --- for subclasses -------------------------------------------------------------------
 
@@ -251,6 +256,21 @@ class DeviceFirmware(ABC):
         )
         endpoint.start(self._clock())
         return endpoint
+
+    def _wait(self, now: float) -> float:
+        """Seconds until the port's thread must tick: the endpoint's next deadline or a
+        delayed reply, and never more than the retransmit timeout, the earliest deadline a
+        report sent from another thread meanwhile can set. While a block holds the output
+        the held frames wait for its end, not for a tick."""
+        wait = self._idle_wait
+        if self._holding:
+            return wait
+        deadline = self._endpoint.next_deadline()
+        if deadline is not None and deadline - now < wait:
+            wait = deadline - now
+        for at, _ in self._scheduled:
+            wait = min(wait, at - now)
+        return wait
 
     def _send_now(self, message: fb.Message, now: float) -> None:
         if self.sent_log is not None:

@@ -7,8 +7,9 @@ removes the symlink; ``plug`` opens a new pty and points the symlink at it.
 
 Bytes the double writes go through an optional manipulator (:mod:`line_noise`) before the
 kernel sees them. A reader thread hands bytes from the driver to ``on_data`` and calls
-``on_tick`` at least every ``tick_interval`` seconds so the double can run its protocol
-timers.
+``on_tick`` so the double can run its protocol timers: when the wait ``on_data`` or
+``on_tick`` last returned (seconds until its next deadline) has passed, or every
+``tick_interval`` seconds if they return None.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ from pathlib import Path
 
 from drivers.simulated.line_noise import Manipulator
 
+#: The shortest and longest waits for bytes between two ticks: a deadline already passed
+#: costs a wake-up a millisecond, not a spinning thread; ``stall`` (set from another
+#: thread) takes effect within the longest.
+_MIN_WAIT = 0.001
+_MAX_WAIT = 0.5
+
 
 class PtyPort:
     """A pty pair whose slave is reachable at ``path`` while plugged in."""
@@ -32,9 +39,9 @@ class PtyPort:
     def __init__(
         self,
         path: Path,
-        on_data: Callable[[bytes], None],
+        on_data: Callable[[bytes], float | None],
         *,
-        on_tick: Callable[[], None] | None = None,
+        on_tick: Callable[[], float | None] | None = None,
         manipulator: Manipulator | None = None,
         tick_interval: float = 0.01,
     ) -> None:
@@ -132,13 +139,18 @@ class PtyPort:
         return True
 
     def _read_loop(self, master: int, wake: int) -> None:
-        # on_tick runs when a wait times out and at least every tick interval while bytes
-        # keep coming, not after every burst: the double's receive already acted on them
-        # (issue 15: one call chain less for each of ~25 bursts a round).
-        next_tick = 0.0
+        # on_tick runs when the double's next deadline comes (a held ACK, a retransmit, a
+        # delayed reply), not after every burst: receive already acted on the bytes (issue
+        # 15: one call chain less for each of ~25 bursts a round); and an idle double sleeps
+        # until its deadline instead of waking every tick (issue 15, second pass).
+        interval, on_data, on_tick = self._tick_interval, self._on_data, self._on_tick
+        monotonic = time.monotonic
+        tick_at = 0.0
         while True:
             watched = [wake] if self._stalled else [master, wake]
-            ready, _, _ = select.select(watched, [], [], self._tick_interval)
+            wait = tick_at - monotonic()
+            timeout = _MAX_WAIT if wait > _MAX_WAIT else _MIN_WAIT if wait < _MIN_WAIT else wait
+            ready, _, _ = select.select(watched, [], [], timeout)
             if wake in ready:
                 return
             if master in ready and not self._stalled:
@@ -152,9 +164,10 @@ class PtyPort:
                         raise
                     data = b""
                 if data:
-                    self._on_data(data)
-            if self._on_tick is not None:
-                now = time.monotonic()
-                if not ready or now >= next_tick:
-                    next_tick = now + self._tick_interval
-                    self._on_tick()
+                    due = on_data(data)
+                    if due is not None:
+                        tick_at = monotonic() + due
+            now = monotonic()
+            if now >= tick_at:
+                due = on_tick() if on_tick is not None else None
+                tick_at = now + (interval if due is None else due)

@@ -47,10 +47,14 @@ class BytePort(Protocol):
 
 
 #: Builds a port at ``path`` that hands bytes to ``on_data`` and ticks ``on_tick``.
-PortFactory = Callable[[Path, Callable[[bytes], None], Callable[[], None]], BytePort]
+PortFactory = Callable[
+    [Path, Callable[[bytes], float | None], Callable[[], float | None]], BytePort
+]
 
 
-def pty_port(path: Path, on_data: Callable[[bytes], None], on_tick: Callable[[], None]) -> PtyPort:
+def pty_port(
+    path: Path, on_data: Callable[[bytes], float | None], on_tick: Callable[[], float | None]
+) -> PtyPort:
     """The default port: a pseudo-terminal published at ``path``."""
     return PtyPort(path, on_data, on_tick=on_tick)
 

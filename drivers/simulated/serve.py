@@ -67,11 +67,16 @@ def port_factory(spec: str) -> tuple[Path, PortFactory]:
     if not sep or not path:
         raise ValueError(f"{spec!r}: expected pty:PATH, unix:PATH or unix-connect:PATH")
 
-    def pty(p: Path, on_data: Callable[[bytes], None], on_tick: Callable[[], None]) -> BytePort:
+    def pty(
+        p: Path, on_data: Callable[[bytes], float | None], on_tick: Callable[[], float | None]
+    ) -> BytePort:
         return PtyPort(p, on_data, on_tick=on_tick)
 
     def sock(
-        listen: bool, p: Path, on_data: Callable[[bytes], None], on_tick: Callable[[], None]
+        listen: bool,
+        p: Path,
+        on_data: Callable[[bytes], float | None],
+        on_tick: Callable[[], float | None],
     ) -> BytePort:
         return SocketPort(p, on_data, on_tick=on_tick, listen=listen)
 

@@ -36,9 +36,9 @@ class SocketPort:
     def __init__(
         self,
         path: Path,
-        on_data: Callable[[bytes], None],
+        on_data: Callable[[bytes], object],
         *,
-        on_tick: Callable[[], None] | None = None,
+        on_tick: Callable[[], object] | None = None,
         manipulator: Manipulator | None = None,
         tick_interval: float = 0.01,
         listen: bool = True,

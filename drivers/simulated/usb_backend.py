@@ -49,7 +49,7 @@ class UsbIdentity:
 class SimulatedUsbDevice:
     """One device on the simulated bus; the device-side object owns its behaviour."""
 
-    def __init__(self, identity: UsbIdentity, on_host_data: Callable[[bytes], None]) -> None:
+    def __init__(self, identity: UsbIdentity, on_host_data: Callable[[bytes], object]) -> None:
         self.identity = identity
         self._on_host_data = on_host_data
         self._cond = threading.Condition()
