@@ -115,7 +115,9 @@ class SerialPanelDriver(LinkedDevice):
         )
         self.codes = codes or PanelCodes.default()
         self._buttons = {code: button for button, code in self.codes.buttons.items()}
-        self._wanted: dict[Led, LedMode] = dict.fromkeys(self.codes.leds, LedMode.OFF)
+        # Each lamp's bit in PanelLamps, looked up once per lamp shown (issue 15).
+        self._bits = {led: 1 << code for led, code in self.codes.leds.items()}
+        self._wanted = (0, 0)  # the (steady, blink) masks asked for
         self._sent: tuple[int, int] | None = None  # (steady, blink) masks the board has
         self._key_on = False
         self._serial = SerialTransport(settings, self, name="panel", backoff=backoff)
@@ -131,35 +133,44 @@ class SerialPanelDriver(LinkedDevice):
 
     def show(self, lamps: Mapping[Led, LedMode]) -> None:
         """Light exactly ``lamps``; every numbered lamp not named goes off. While the board
-        is away the wanted state is kept and sent when it reconnects."""
-        leds = self.codes.leds
-        wanted: dict[Led, LedMode] = {}
+        is away the wanted state is kept and sent when it reconnects.
+
+        Raises:
+            TypeError: a key that is not a ``Led`` or a value that is not a ``LedMode``.
+        """
+        # The station thread's share of every panel state (issue 15, second pass): one
+        # dict lookup and two identity tests a lamp, the masks built as it goes.
+        bits = self._bits
+        steady = blink = 0
         for led, mode in lamps.items():
-            if not isinstance(led, Led) or not isinstance(mode, LedMode):
+            bit = bits.get(led)
+            if bit is None and not isinstance(led, Led):
                 raise TypeError(f"show() takes Led -> LedMode, got {led!r}: {mode!r}")
-            if led in leds and mode is not LedMode.OFF:
-                wanted[led] = mode  # a lamp this board has; any lamp not named is off
+            if mode is LedMode.STEADY:
+                steady |= bit or 0
+            elif mode is LedMode.BLINK:
+                blink |= bit or 0
+            elif mode is not LedMode.OFF:
+                raise TypeError(f"show() takes Led -> LedMode, got {led!r}: {mode!r}")
         with self._lock:
-            self._wanted = wanted
+            self._wanted = (steady, blink)
             if self.connected:
                 self._send_lamps()
 
     def lamp_mode(self, led: Led) -> LedMode:
-        """The mode last asked for ``led``."""
-        return self._wanted.get(led, LedMode.OFF)
+        """The mode last asked for ``led`` (OFF for a lamp this board does not have)."""
+        bit = self._bits.get(led, 0)
+        steady, blink = self._wanted
+        if steady & bit:
+            return LedMode.STEADY
+        return LedMode.BLINK if blink & bit else LedMode.OFF
 
     def _send_lamps(self) -> None:
         # The whole panel state in one frame (issue 15: one frame per lamp was 46% of the
-        # station's time), and only when it changed.
-        steady = blink = 0
-        leds = self.codes.leds
-        for led, mode in self._wanted.items():  # only the lamps that are lit
-            if mode is LedMode.STEADY:
-                steady |= 1 << leds[led]
-            elif mode is LedMode.BLINK:
-                blink |= 1 << leds[led]
-        if (steady, blink) != self._sent and self._send(fb.PanelLamps(steady, blink)):
-            self._sent = (steady, blink)
+        # station's time), and only when it differs from what the board has.
+        wanted = self._wanted
+        if wanted != self._sent and self._send(fb.PanelLamps(*wanted)):
+            self._sent = wanted
 
     def _on_connected(self) -> None:
         self._sent = None  # the board may have rebooted with every lamp dark

@@ -6,6 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import firmware_bridge as fb
 from drivers.device_link import ExpectedDevice
@@ -24,6 +26,7 @@ from drivers.hal import (
     WagerSpot,
 )
 from drivers.panel_link import PanelCodes, SerialPanelDriver
+from drivers.serial_transport import SerialSettings
 from drivers.simulated.panel import PanelDouble
 from drivers.simulated.recorder import EventRecorder
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
@@ -227,3 +230,57 @@ def test_a_release_from_a_board_that_still_sends_them_is_ignored(board: Board) -
     board.double.turn_key(False)
     assert board.events.next() == SupervisorKey(False)
     assert board.events.pending() == []
+
+
+#: Lamps wired to the first bits only: the rest are lamps this board does not have.
+FEW_LAMPS = PanelCodes({led: n for n, led in enumerate(list(Led)[:10])}, {}, supervisor_key=9)
+
+
+def unstarted_driver() -> SerialPanelDriver:
+    return SerialPanelDriver(
+        SerialSettings("/nonexistent/panel"),
+        EventRecorder(),
+        ExpectedDevice(SERIAL, secret=SECRET),
+        codes=FEW_LAMPS,
+    )
+
+
+@given(st.dictionaries(st.sampled_from(list(Led)), st.sampled_from(list(LedMode))))
+def test_show_asks_for_exactly_the_named_lamps_that_the_board_has(
+    lamps: dict[Led, LedMode],
+) -> None:
+    """Any panel state: each wired lamp in the mode named (OFF if not named), the others
+    OFF, and the masks that would go out are the wiring table's bits of those lamps."""
+    driver = unstarted_driver()
+    driver.show(lamps)
+    wired = FEW_LAMPS.leds
+    for led in Led:
+        wanted = lamps.get(led, LedMode.OFF) if led in wired else LedMode.OFF
+        assert driver.lamp_mode(led) is wanted
+    steady = sum(
+        1 << wired[led] for led, m in lamps.items() if led in wired and m is LedMode.STEADY
+    )
+    blink = sum(1 << wired[led] for led, m in lamps.items() if led in wired and m is LedMode.BLINK)
+    assert driver._wanted == (steady, blink)
+    assert not steady & blink
+
+
+@given(
+    st.dictionaries(
+        st.one_of(st.sampled_from(list(Led)), st.text(max_size=8), st.integers()),
+        st.one_of(st.sampled_from(list(LedMode)), st.text(max_size=8), st.none()),
+        min_size=1,
+    )
+)
+def test_show_refuses_anything_but_lamps_and_modes(lamps: dict[object, object]) -> None:
+    """A key that is not a Led or a value that is not a LedMode is a TypeError, and the
+    state asked before stays as it was."""
+    hostile = any(not isinstance(k, Led) or not isinstance(v, LedMode) for k, v in lamps.items())
+    driver = unstarted_driver()
+    driver.show({Led.DEAL: LedMode.BLINK})
+    if hostile:
+        with pytest.raises(TypeError):
+            driver.show(lamps)  # type: ignore[arg-type]
+        assert driver.lamp_mode(Led.DEAL) is LedMode.BLINK
+    else:
+        driver.show(lamps)  # type: ignore[arg-type]
