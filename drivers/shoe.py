@@ -80,7 +80,11 @@ class ShoeDriver(LinkedDevice):
             sink, expected, station_id=station_id, timing=timing, refusal_retry=refusal_retry
         )
         self.decks = decks
-        self._seen: Counter[Card] = Counter()
+        # Copies of each card since the load, by the card's text: a str hashes once and
+        # keeps it, a Card hashes its two Enums in Python each time (issue 15).
+        self._seen: Counter[str] = Counter()
+        # The shoe's codes -> the shared Card (a 10 or a bad code is never kept).
+        self._by_codes: dict[tuple[int, str], Card] = {}
         # Draw number -> what it was (raw card code or _COVER), since the last load.
         self._draws: dict[int, str] = {}
         self._last_draw: int | None = None
@@ -134,12 +138,17 @@ class ShoeDriver(LinkedDevice):
                 self._reveals_asked.discard(raw)
 
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
+        # A card is nearly every message: a tuple for it, not a generator (issue 15).
         if isinstance(message, fb.CardDrawnReport):
-            fresh, fault = self._check_draw(message.draw, f"{message.rank}{message.suit}")
-            yield from fault
-            if fresh:
-                yield self._card(message.rank, message.suit)
-        elif isinstance(message, fb.CoverCardReport):
+            rank, suit = message.rank, message.suit
+            fresh, fault = self._check_draw(message.draw, f"{rank}{suit}")
+            if not fresh:
+                return fault
+            return (*fault, self._card(rank, suit)) if fault else (self._card(rank, suit),)
+        return self._other_message(message)
+
+    def _other_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
+        if isinstance(message, fb.CoverCardReport):
             fresh, fault = self._check_draw(message.draw, _COVER)
             yield from fault
             if fresh:
@@ -193,7 +202,7 @@ class ShoeDriver(LinkedDevice):
         if commitment not in self._holes_counted:
             # It left the shoe at the deal: it counts among the batch's copies from now.
             self._holes_counted.add(commitment)
-            self._seen[card] += 1
+            self._seen[card.text] += 1
         yield HoleCardRevealed(commitment.hex(), card, message.nonce.hex())
 
     def _on_rejected(self, reason: str, type_id: int) -> DeviceEvent:
@@ -258,13 +267,17 @@ class ShoeDriver(LinkedDevice):
         )
 
     def _card(self, rank: int, suit: str) -> DeviceEvent:
-        try:
-            card = card_from_codes(rank, suit)
-        except ForeignCardError as err:
-            return ForeignCardDrawn(str(err))
-        self._seen[card] += 1
-        if self.decks is not None and self._seen[card] > self.decks:
+        card = self._by_codes.get((rank, suit))
+        if card is None:
+            try:
+                card = card_from_codes(rank, suit)
+            except ForeignCardError as err:
+                return ForeignCardDrawn(str(err))
+            self._by_codes[rank, suit] = card
+        seen = self._seen
+        copies = seen[card.text] = seen[card.text] + 1
+        if self.decks is not None and copies > self.decks:
             return ForeignCardDrawn(
-                f"duplicate card {card}: copy {self._seen[card]} in a {self.decks}-deck shoe"
+                f"duplicate card {card}: copy {copies} in a {self.decks}-deck shoe"
             )
         return CardDrawn(card)
