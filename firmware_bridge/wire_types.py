@@ -91,6 +91,9 @@ class Code(WireType):
 
     def __init__(self, enum: type[IntEnum]) -> None:
         self.enum = enum
+        # Byte -> member: a dict lookup, where ``enum(raw)`` runs Enum.__call__ in Python
+        # (a wager sensor report decodes one on every frame, issue 15).
+        self._members: dict[int, IntEnum] = {int(member): member for member in enum}
 
     def to_wire(self, value: Any) -> Any:
         if not isinstance(value, self.enum):
@@ -98,10 +101,10 @@ class Code(WireType):
         return int(value)
 
     def from_wire(self, raw: Any) -> Any:
-        try:
-            return self.enum(raw)
-        except ValueError:
-            raise PayloadError(f"{raw} is not a {self.enum.__name__} code") from None
+        member = self._members.get(raw)
+        if member is None:
+            raise PayloadError(f"{raw} is not a {self.enum.__name__} code")
+        return member
 
 
 class Letter(WireType):

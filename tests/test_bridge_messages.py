@@ -173,6 +173,9 @@ def test_out_of_range_values_are_refused_on_encode(bad: Message) -> None:
         (0x20, b"\x01S"),  # the layout before draw numbers
         (0x21, b"\x00\x00"),  # cover card as draw 0
         (0x31, b"\x00\x01\x09"),  # answer code 9
+        (0x31, b"\x00\x01\x00"),  # answer code 0 (codes are 1..4)
+        (0x42, b"\x04\x00\x01\x00\x00\x00\x00"),  # wager spot code 0 (1..3)
+        (0x42, b"\x04\x04\x01\x00\x00\x00\x00"),  # wager spot code 4
         (0x15, b"\x02"),  # boolean 2
         (0x16, b"\x01\x05ab"),  # text length overruns
         (0x16, b"\x01\x02\xff\xfe"),  # text not UTF-8
