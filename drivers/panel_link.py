@@ -13,7 +13,8 @@ frame, sent only when it changed, and again when the board reconnects, since it 
 rebooted dark), buttons become
 ``ButtonPressed``, supervisor buttons count only with the key on, the key is
 ``SupervisorKey`` and the wager sensors ``SeatWagerChanged`` (with the amount when the
-board can tell it). Debounce is the board's job. A board reports a button's press, not its
+board can tell it; a ``WagerSensorScan`` of several changes gives one event each, in
+order). Debounce is the board's job. A board reports a button's press, not its
 release (docs/protocol.md, ``0x41 ButtonReport``); a release from a board that still sends
 one is ignored. The key switch is reported both ways.
 """
@@ -187,6 +188,13 @@ class SerialPanelDriver(LinkedDevice):
         if isinstance(message, fb.WagerSensorReport):
             spot = _SPOTS[message.spot]
             return (SeatWagerChanged(message.seat, spot, message.present, message.cents),)
+        if isinstance(message, fb.WagerSensorScan):
+            # One scan of the board's sensors, in the order it read them: the same events,
+            # in the same order, as one report each (issue 15).
+            return tuple(
+                SeatWagerChanged(r.seat, _SPOTS[r.spot], r.present, r.cents)
+                for r in message.reports
+            )
         return (DeviceFault(self.KIND, f"unexpected {type(message).__name__} from the panel"),)
 
     def _button(self, code: int, pressed: bool) -> tuple[DeviceEvent, ...]:

@@ -54,6 +54,7 @@ from firmware_bridge.handshake import PeerCheck
 from firmware_bridge.link import Endpoint, LinkState
 from firmware_bridge.messages import (
     PANEL_LAMP_BITS,
+    WAGER_SCAN_MAX,
     ButtonReport,
     CardDrawnReport,
     CoverCardReport,
@@ -80,6 +81,7 @@ from firmware_bridge.messages import (
     ShufflerStatus,
     StatusQuery,
     WagerSensorReport,
+    WagerSensorScan,
     WagerSpotCode,
 )
 from firmware_bridge.pairing import PairingResult, StationPairing
@@ -114,6 +116,7 @@ __all__ = [
     "SILENCE_TIMEOUT",
     "SUPPORTED_VERSIONS",
     "TAG_BYTES",
+    "WAGER_SCAN_MAX",
     "WINDOW",
     "AuthenticationError",
     "ButtonReport",
@@ -174,6 +177,7 @@ __all__ = [
     "UnknownMessageError",
     "VersionError",
     "WagerSensorReport",
+    "WagerSensorScan",
     "WagerSpotCode",
     "catalogue",
     "crc16",

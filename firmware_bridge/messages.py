@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Annotated, Final
 
-from firmware_bridge.codec import DeviceKind, Message, Role, message
+from firmware_bridge.codec import DeviceKind, Message, Role, decode_message, encode_message, message
 from firmware_bridge.wire_types import (
     U8,
     U16,
@@ -30,6 +30,7 @@ from firmware_bridge.wire_types import (
     Flag,
     Letter,
     OptionalU32,
+    Records,
     Text,
     UInt,
     UInt8,
@@ -394,6 +395,39 @@ class WagerSensorReport(Message):
     spot: Annotated[WagerSpotCode, Code(WagerSpotCode)]
     present: Annotated[bool, Flag()]
     cents: Annotated[int | None, OptionalU32()]
+
+
+#: Reports in one WagerSensorScan: 1 + 31 x 7 bytes is the most a sealed frame carries.
+WAGER_SCAN_MAX: Final = 31
+
+
+def _wager_payload(report: WagerSensorReport) -> bytes:
+    return encode_message(report)[1]
+
+
+def _wager_report(payload: bytes) -> Message:
+    return decode_message(WagerSensorReport.TYPE_ID, payload)
+
+
+@message(0x44, sender=Role.DEVICE, device=DeviceKind.PANEL)
+@dataclass(frozen=True, slots=True)
+class WagerSensorScan(Message):
+    """Panel -> station: the wager sensor changes the board read in one scan, in the order
+    it read them, each laid out as a ``WagerSensorReport`` payload: one frame, and one
+    acknowledgement, for the bets of a whole table (issue 15). A single change may come as
+    either message.
+    """
+
+    reports: Annotated[
+        tuple[WagerSensorReport, ...],
+        Records(
+            WagerSensorReport,
+            len(_wager_payload(WagerSensorReport(1, WagerSpotCode.MAIN, True, None))),
+            WAGER_SCAN_MAX,
+            _wager_payload,
+            _wager_report,
+        ),
+    ]
 
 
 # --- diagnostics --------------------------------------------------------------------------

@@ -9,6 +9,7 @@ and unpack themselves after the fixed part. Every check raises ``PayloadError``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import IntEnum
 from typing import Any, Final
 
@@ -209,6 +210,47 @@ class Blob(WireType):
         if data[pos] > self.max_len or end > len(data):
             raise PayloadError(f"length {data[pos]} overruns the payload or {self.max_len}")
         return data[pos + 1 : end], end
+
+
+class Records(WireType):
+    """A one-byte count, 1..``max_count``, then that many records of ``size`` bytes each,
+    every one laid out by ``encode``/``decode`` (a message's own payload layout, e.g. a
+    wager sensor report) and an instance of ``kind``."""
+
+    def __init__(
+        self,
+        kind: type,
+        size: int,
+        max_count: int,
+        encode: Callable[[Any], bytes],
+        decode: Callable[[bytes], Any],
+    ) -> None:
+        self.kind = kind
+        self.size = size
+        self.max_count = max_count
+        self.encode = encode
+        self.decode = decode
+
+    def pack_var(self, value: Any) -> bytes:
+        if (
+            not isinstance(value, tuple)
+            or not 1 <= len(value) <= self.max_count
+            or not all(isinstance(v, self.kind) for v in value)
+        ):
+            raise PayloadError(
+                f"expected a tuple of 1..{self.max_count} {self.kind.__name__}, got {value!r}"
+            )
+        return bytes((len(value),)) + b"".join(map(self.encode, value))
+
+    def unpack_var(self, data: bytes, pos: int) -> tuple[Any, int]:
+        if pos >= len(data):
+            raise PayloadError("payload ends before a record count")
+        count, size = data[pos], self.size
+        end = pos + 1 + count * size
+        if not 1 <= count <= self.max_count or end > len(data):
+            raise PayloadError(f"{count} records overrun the payload or 1..{self.max_count}")
+        decode = self.decode
+        return tuple(decode(data[at : at + size]) for at in range(pos + 1, end, size)), end
 
 
 class FixedBytes(WireType):

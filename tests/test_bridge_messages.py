@@ -24,6 +24,7 @@ from firmware_bridge import (
     ShuffleDoneReport,
     UnknownMessageError,
     WagerSensorReport,
+    WagerSensorScan,
     WagerSpotCode,
     catalogue,
     decode_message,
@@ -41,6 +42,7 @@ from firmware_bridge.wire_types import (
     Flag,
     Letter,
     OptionalU32,
+    Records,
     Text,
     UInt,
     WireType,
@@ -67,6 +69,8 @@ def strategy_for(wt: WireType) -> st.SearchStrategy[Any]:
         return st.binary(max_size=wt.max_len)
     if isinstance(wt, FixedBytes):
         return st.binary(min_size=wt.size, max_size=wt.size)
+    if isinstance(wt, Records):
+        return st.lists(messages_of(wt.kind), min_size=1, max_size=wt.max_count).map(tuple)
     raise AssertionError(f"no strategy for {wt!r}")
 
 
@@ -96,6 +100,7 @@ def test_catalogue_covers_every_device() -> None:
         "PanelLamps",
         "ButtonReport",
         "WagerSensorReport",
+        "WagerSensorScan",
     } <= names
     assert len({cls.TYPE_ID for cls in ALL}) == len(ALL)
 
@@ -163,6 +168,28 @@ def test_out_of_range_values_are_refused_on_encode(bad: Message) -> None:
         encode_message(bad)
 
 
+#: A WagerSensorReport payload: seat 4, match, present, 25.00 (section 7's example).
+SEAT_4_MATCH = bytes.fromhex("04 02 01 00 00 09 C4")
+
+
+def test_a_scan_of_31_reports_fits_and_carries_them_in_order() -> None:
+    """Both ends of the record count (1 and 31), each record as a WagerSensorReport."""
+    reports = tuple(
+        WagerSensorReport(1 + n % 7, WagerSpotCode(1 + n % 3), n % 2 == 0, n * 100)
+        for n in range(31)
+    )
+    for scan in (WagerSensorScan(reports[:1]), WagerSensorScan(reports)):
+        type_id, payload = encode_message(scan)
+        assert payload[0] == len(scan.reports)
+        assert len(payload) == 1 + 7 * len(scan.reports)
+        assert payload[1:8] == encode_message(scan.reports[0])[1]
+        assert decode_message(type_id, payload) == scan
+    with pytest.raises(PayloadError):
+        encode_message(WagerSensorScan((*reports, reports[0])))
+    with pytest.raises(PayloadError):
+        encode_message(WagerSensorScan(()))
+
+
 @pytest.mark.parametrize(
     ("type_id", "payload"),
     [
@@ -176,6 +203,11 @@ def test_out_of_range_values_are_refused_on_encode(bad: Message) -> None:
         (0x31, b"\x00\x01\x00"),  # answer code 0 (codes are 1..4)
         (0x42, b"\x04\x00\x01\x00\x00\x00\x00"),  # wager spot code 0 (1..3)
         (0x42, b"\x04\x04\x01\x00\x00\x00\x00"),  # wager spot code 4
+        (0x44, b"\x00"),  # a scan of no reports
+        (0x44, b"\x02" + SEAT_4_MATCH),  # two reports announced, one there
+        (0x44, b"\x20" + SEAT_4_MATCH * 32),  # 32 reports: 31 at most
+        (0x44, b"\x01\x08" + SEAT_4_MATCH[1:]),  # a record with seat 8
+        (0x44, b"\x01" + SEAT_4_MATCH + b"\x00"),  # a stray byte after the records
         (0x15, b"\x02"),  # boolean 2
         (0x16, b"\x01\x05ab"),  # text length overruns
         (0x16, b"\x01\x02\xff\xfe"),  # text not UTF-8
@@ -228,6 +260,8 @@ def largest_payload(cls: type[Message]) -> int:
     for _, wt in wire_fields(cls):
         if isinstance(wt, (Text, Blob)):
             size += 1 + wt.max_len  # a length byte and at most max_len bytes
+        elif isinstance(wt, Records):
+            size += 1 + wt.max_count * wt.size  # a count byte and at most max_count records
         else:
             assert wt.fmt is not None
             size += struct.calcsize(">" + wt.fmt)

@@ -32,6 +32,7 @@ from drivers.simulated.recorder import EventRecorder
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from firmware_bridge.auth import Sealer, SessionKeys
 from firmware_bridge.frame import FLAG_RELIABLE, FLAG_SEALED
+from firmware_bridge.messages import Ack, Heartbeat
 
 SERIAL = "PANEL-0001"
 #: The pairing secret the doubles and the drivers share in these tests.
@@ -284,3 +285,54 @@ def test_show_refuses_anything_but_lamps_and_modes(lamps: dict[object, object]) 
         assert driver.lamp_mode(Led.DEAL) is LedMode.BLINK
     else:
         driver.show(lamps)  # type: ignore[arg-type]
+
+
+def test_the_wagers_of_one_scan_cross_in_one_frame_and_arrive_in_order(board: Board) -> None:
+    """docs/protocol.md, 0x44 WagerSensorScan: the sensor changes a board reads in one scan
+    go out in one frame; the station gives one SeatWagerChanged for each, in the order the
+    board read them, and a button pressed in the same scan keeps its place between them."""
+    chunks: list[bytes] = []
+    transmit = board.double.transmit
+
+    def recording(data: bytes) -> bool:
+        chunks.append(data)
+        return transmit(data)
+
+    board.double.transmit = recording
+    with board.double.holding():
+        board.double.place_wager(1, WagerSpot.MAIN, cents=2_500)
+        board.double.place_wager(1, WagerSpot.MATCH, cents=500)
+        board.double.place_wager(3, WagerSpot.MAIN, cents=1_000)
+        board.double.press(Button.NEXT)
+        board.double.place_wager(3, WagerSpot.MAIN, present=False)
+    assert [board.events.next() for _ in range(5)] == [
+        SeatWagerChanged(1, WagerSpot.MAIN, True, 2_500),
+        SeatWagerChanged(1, WagerSpot.MATCH, True, 500),
+        SeatWagerChanged(3, WagerSpot.MAIN, True, 1_000),
+        ButtonPressed(Button.NEXT),
+        SeatWagerChanged(3, WagerSpot.MAIN, False, None),
+    ]
+    frames = [fb.decode_frame(part) for chunk in chunks for part in chunk.split(b"\x00") if part]
+    types = [f.type_id for f in frames if f.type_id not in (Ack.TYPE_ID, Heartbeat.TYPE_ID)]
+    # The three wagers before the press in one scan; the one after it alone.
+    assert types == [
+        fb.WagerSensorScan.TYPE_ID,
+        fb.ButtonReport.TYPE_ID,
+        fb.WagerSensorReport.TYPE_ID,
+    ]
+
+
+def test_a_scan_longer_than_a_frame_holds_goes_in_several(board: Board) -> None:
+    """More changes in one scan than one WagerSensorScan carries (31): the board sends them
+    in as many scans as it takes, and every change arrives, in order."""
+    board.double.sent_log = []
+    changes = [
+        (1 + n % 7, list(WagerSpot)[n % 3], n % 2 == 0) for n in range(fb.WAGER_SCAN_MAX + 2)
+    ]
+    with board.double.holding():
+        for seat, spot, present in changes:
+            board.double.place_wager(seat, spot, present=present)
+    events = [board.events.next() for _ in changes]
+    assert events == [SeatWagerChanged(s, p, present, None) for s, p, present in changes]
+    scans = [m for m in board.double.sent_log if isinstance(m, fb.WagerSensorScan)]
+    assert [len(s.reports) for s in scans] == [fb.WAGER_SCAN_MAX, 2]

@@ -80,6 +80,7 @@ class DeviceFirmware(ABC):
         self._drop_acks = 0
         self._duplicate_acks = 0
         self._holding = 0  # nested holding() blocks: reports wait for the outermost end
+        self._scanned: list[fb.Message] = []  # sensor reports of this block's scan
         self._rx_partial = b""
         self.commands: list[fb.Message] = []
         self.wire_log: list[bytes] | None = None
@@ -132,6 +133,7 @@ class DeviceFirmware(ABC):
         """Reboot the firmware: the session, backlog and pending replies are gone."""
         with self._cond:
             self._backlog.clear()
+            self._scanned.clear()
             self._scheduled.clear()
             self._rx_partial = b""
             self._endpoint = self._new_endpoint()
@@ -155,6 +157,8 @@ class DeviceFirmware(ABC):
     def release(self) -> None:
         """End one :meth:`hold`; the last one sends what was held."""
         with self._cond:
+            if self._holding == 1:
+                self._send_scanned()
             self._holding -= 1
             if not self._holding:
                 self._flush()
@@ -173,6 +177,7 @@ class DeviceFirmware(ABC):
                 return False
             if self.unconfirmed == 0:
                 return True
+            self._send_scanned()
             self._endpoint.ask_ack_now()
             holding, self._holding = self._holding, 0
             try:
@@ -245,10 +250,34 @@ class DeviceFirmware(ABC):
     def _on_command(self, message: fb.Message) -> None:
         """Act on one command from the station (called with the lock held)."""
 
+    def _scan(self, report: fb.Message) -> None:
+        """A report of the board's sensor scan (a wager sensor): inside a :meth:`holding`
+        block it waits for the block's end, or for the next other report, and goes out with
+        the block's other scanned reports in the messages :meth:`_scan_messages` makes of
+        them (one frame for a table's bets, issue 15); outside a block, at once."""
+        with self._cond:
+            if self._holding:
+                self._scanned.append(report)
+            else:
+                self._report(report)
+
+    def _scan_messages(self, reports: list[fb.Message]) -> list[fb.Message]:
+        """The messages that carry one scan's ``reports`` (by default, each alone)."""
+        return reports
+
+    def _send_scanned(self) -> None:
+        # Lock held. Before any other report, so that the order of reports is kept.
+        if self._scanned:
+            scanned, self._scanned = self._scanned, []
+            now = self._clock()
+            for message in self._scan_messages(scanned):
+                self._send_now(message, now)
+
     def _report(self, *messages: fb.Message) -> None:
         """Send reports now, in order and in one write, or as soon as a session is up
         (several: what the firmware read in one scan, e.g. a press and its release)."""
         with self._cond:
+            self._send_scanned()
             now = self._clock()
             for message in messages:
                 self._send_now(message, now)

@@ -7,7 +7,7 @@ GPIO panel's double is gpiozero's ``MockFactory`` (see ``drivers.simulated.rig``
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import firmware_bridge as fb
 from drivers.hal import Button, Led, LedMode, WagerSpot
@@ -76,8 +76,20 @@ class PanelDouble(SerialDeviceDouble):
     def place_wager(
         self, seat: int, spot: WagerSpot, present: bool = True, cents: int | None = None
     ) -> None:
-        """Put a wager of ``cents`` (if the sensor weighs it) on a seat's spot, or take it off."""
-        self._report(fb.WagerSensorReport(seat, _SPOTS[spot], present, cents))
+        """Put a wager of ``cents`` (if the sensor weighs it) on a seat's spot, or take it
+        off. Inside a ``holding()`` block the sensors' changes go out together, in one
+        ``WagerSensorScan`` (docs/protocol.md, 0x44)."""
+        self._scan(fb.WagerSensorReport(seat, _SPOTS[spot], present, cents))
+
+    def _scan_messages(self, reports: list[fb.Message]) -> list[fb.Message]:
+        if len(reports) == 1:
+            return reports
+        # Only place_wager scans: every report here is a WagerSensorReport.
+        wagers = cast("list[fb.WagerSensorReport]", reports)
+        top = fb.WAGER_SCAN_MAX
+        return [
+            fb.WagerSensorScan(tuple(wagers[at : at + top])) for at in range(0, len(wagers), top)
+        ]
 
     def power_cycle(self) -> None:
         """Reboot the board: every lamp goes dark."""
