@@ -74,7 +74,11 @@ class DeviceFirmware(ABC):
         self._timing = timing
         self._rng = random.Random(seed)
         self._clock = clock
-        self._cond = threading.Condition(threading.RLock())
+        # The lock itself for plain critical sections: entering the Condition runs two
+        # Python-level calls (threading.Condition.__enter__/__exit__) around the same lock,
+        # ~160 times a round on the dealer's thread (issue 15). Waits use the Condition.
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
         self._backlog: deque[fb.Message] = deque()
         self._scheduled: list[tuple[float, fb.Message]] = []
         self._drop_acks = 0
@@ -100,7 +104,7 @@ class DeviceFirmware(ABC):
     @property
     def unconfirmed(self) -> int:
         """Reports not yet acknowledged by the station, backlog included."""
-        with self._cond:
+        with self._lock:
             return self._endpoint.unconfirmed + len(self._backlog) + len(self._scheduled)
 
     @property
@@ -110,7 +114,7 @@ class DeviceFirmware(ABC):
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``predicate()`` holds (checked after every byte and tick)."""
-        with self._cond:
+        with self._lock:
             return self._cond.wait_for(predicate, timeout)
 
     def wait_idle(self, timeout: float = 5.0) -> bool:
@@ -121,17 +125,17 @@ class DeviceFirmware(ABC):
 
     def drop_acks(self, count: int) -> None:
         """Lose the next ``count`` ACK frames the station sends."""
-        with self._cond:
+        with self._lock:
             self._drop_acks += count
 
     def duplicate_acks(self, count: int) -> None:
         """Send each of the next ``count`` ACK frames twice."""
-        with self._cond:
+        with self._lock:
             self._duplicate_acks += count
 
     def power_cycle(self) -> None:
         """Reboot the firmware: the session, backlog and pending replies are gone."""
-        with self._cond:
+        with self._lock:
             self._backlog.clear()
             self._scanned.clear()
             self._scheduled.clear()
@@ -151,12 +155,12 @@ class DeviceFirmware(ABC):
 
     def hold(self) -> None:
         """Start holding (see :meth:`holding`); each ``hold`` needs its ``release``."""
-        with self._cond:
+        with self._lock:
             self._holding += 1
 
     def release(self) -> None:
         """End one :meth:`hold`; the last one sends what was held."""
-        with self._cond:
+        with self._lock:
             if self._holding == 1:
                 self._send_scanned()
             self._holding -= 1
@@ -172,7 +176,7 @@ class DeviceFirmware(ABC):
         card is on the station's queue before her next button press overtakes it on the
         panel's link. True once all is acknowledged; False with no session or after
         ``timeout`` seconds."""
-        with self._cond:
+        with self._lock:
             if not self._endpoint.connected:
                 return False
             if self.unconfirmed == 0:
@@ -193,7 +197,7 @@ class DeviceFirmware(ABC):
     def receive(self, data: bytes) -> float | None:
         """Bytes from the station. Returns the seconds until :meth:`tick` has work (None:
         silent, tick at the port's pace)."""
-        with self._cond:
+        with self._lock:
             if self.wire_log is not None:
                 self.wire_log.append(bytes(data))
             if self.silent:
@@ -227,7 +231,7 @@ class DeviceFirmware(ABC):
     def tick(self) -> float | None:
         """Run timers: due replies, retransmits, heartbeats. Returns the seconds until the
         next one is due (None: silent, tick at the port's pace)."""
-        with self._cond:
+        with self._lock:
             if self.silent:
                 return None
             now = self._clock()
@@ -255,7 +259,7 @@ class DeviceFirmware(ABC):
         block it waits for the block's end, or for the next other report, and goes out with
         the block's other scanned reports in the messages :meth:`_scan_messages` makes of
         them (one frame for a table's bets, issue 15); outside a block, at once."""
-        with self._cond:
+        with self._lock:
             if self._holding:
                 self._scanned.append(report)
             else:
@@ -276,7 +280,7 @@ class DeviceFirmware(ABC):
     def _report(self, *messages: fb.Message) -> None:
         """Send reports now, in order and in one write, or as soon as a session is up
         (several: what the firmware read in one scan, e.g. a press and its release)."""
-        with self._cond:
+        with self._lock:
             self._send_scanned()
             now = self._clock()
             for message in messages:
@@ -285,7 +289,7 @@ class DeviceFirmware(ABC):
 
     def _reply(self, message: fb.Message) -> None:
         """Answer a command, ``reply_delay`` seconds late if asked to be slow."""
-        with self._cond:
+        with self._lock:
             if self.reply_delay > 0:
                 self._scheduled.append((self._clock() + self.reply_delay, message))
             else:
