@@ -79,6 +79,7 @@ class DeviceFirmware(ABC):
         # ~160 times a round on the dealer's thread (issue 15). Waits use the Condition.
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
+        self._waiters = 0  # threads in _wait_until: nobody waiting, nobody to notify
         self._backlog: deque[fb.Message] = deque()
         self._scheduled: list[tuple[float, fb.Message]] = []
         self._drop_acks = 0
@@ -115,7 +116,7 @@ class DeviceFirmware(ABC):
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``predicate()`` holds (checked after every byte and tick)."""
         with self._lock:
-            return self._cond.wait_for(predicate, timeout)
+            return self._wait_until(predicate, timeout)
 
     def wait_idle(self, timeout: float = 5.0) -> bool:
         """Wait until connected with every report acknowledged."""
@@ -141,7 +142,7 @@ class DeviceFirmware(ABC):
             self._scheduled.clear()
             self._rx_partial = b""
             self._endpoint = self._new_endpoint()
-            self._cond.notify_all()
+            self._notify()
 
     # --- for the simulated dealer's hands -------------------------------------------------
 
@@ -188,9 +189,23 @@ class DeviceFirmware(ABC):
                 self._flush()
             finally:
                 self._holding = holding
-            return self._cond.wait_for(
+            return self._wait_until(
                 lambda: self._endpoint.connected and self.unconfirmed == 0, timeout
             )
+
+    def _wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        # Lock held. Counted, so that the port's thread notifies only when someone waits
+        # (threading.Condition.notify_all runs in Python: twice a frame, issue 15).
+        self._waiters += 1
+        try:
+            return self._cond.wait_for(predicate, timeout)
+        finally:
+            self._waiters -= 1
+
+    def _notify(self) -> None:
+        # Lock held: wake the threads in _wait_until to check their predicates.
+        if self._waiters:
+            self._cond.notify_all()
 
     # --- port side ------------------------------------------------------------------------
 
@@ -225,7 +240,7 @@ class DeviceFirmware(ABC):
                 self._endpoint.receive_data(data, now)
             self._drain(now)
             self._flush()
-            self._cond.notify_all()
+            self._notify()
             return self._wait(now)
 
     def tick(self) -> float | None:
@@ -245,7 +260,7 @@ class DeviceFirmware(ABC):
                 self._endpoint.tick(now)
                 self._drain(now)
             self._flush()
-            self._cond.notify_all()
+            self._notify()
             return self._wait(now)
 
     # --- for subclasses -------------------------------------------------------------------
