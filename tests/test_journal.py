@@ -229,7 +229,7 @@ def test_an_append_broken_off_by_an_exception_leaves_a_usable_journal(
         assert journal.append("clean_shutdown", {}) == 3
         # Broken off inside the transaction: rolled back, not left open.
         with monkeypatch.context() as patch:
-            patch.setattr("controller.journal.store.row_hash", interrupt)
+            patch.setattr("controller.journal.store.plain_row_hash", interrupt)
             with pytest.raises(KeyboardInterrupt):
                 journal.append("event", {"type": "y"})
         assert not journal._conn.in_transaction
@@ -241,3 +241,63 @@ def test_an_append_broken_off_by_an_exception_leaves_a_usable_journal(
         journal._conn.execute("PRAGMA query_only = 0")
         assert journal.append("clean_shutdown", {}) == 5
     assert verify(journal_path).case is VerifyCase.INTACT
+
+
+class CommitThenInterrupt:
+    """The journal's own SQLite connection, raising KeyboardInterrupt right after a COMMIT
+    returns: a signal handler raising at the one point where the rows are on disk and the
+    journal's record of its last row has not caught up. Every statement it runs is kept."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.armed = False
+        self.statements: list[str] = []
+        conn.set_trace_callback(self.statements.append)
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        cursor = self.conn.execute(sql, *args)
+        if sql == "COMMIT" and self.armed:
+            self.armed = False
+            raise KeyboardInterrupt
+        return cursor
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.conn, name)
+
+    def tail_reads(self) -> int:
+        return sum(s.startswith("SELECT id, hash FROM journal") for s in self.statements)
+
+
+@pytest.mark.parametrize("in_batch", [True, False], ids=["batch", "single append"])
+def test_a_write_broken_off_right_after_its_commit_does_not_fork_the_chain(
+    journal_path: Path, in_batch: bool
+) -> None:
+    """The tail is no longer read in every transaction (issue 15): it is read again only
+    when the last write did not finish its bookkeeping, as here, so the next row follows
+    the committed ones instead of forking the chain from the tail held in memory."""
+    with Journal.open(journal_path) as journal:
+        conn = CommitThenInterrupt(journal._conn)
+        journal._conn = conn  # type: ignore[assignment]
+        with journal.batch():
+            journal.append("card", {"card": "7S"}, 1)
+        journal.append("state", {"state": "dealing"}, 1)
+        assert conn.tail_reads() == 0  # bookkeeping done: the tail held in memory is good
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt):
+            if in_batch:
+                with journal.batch():
+                    journal.append("card", {"card": "8S"}, 1)
+                    journal.append("card", {"card": "9S"}, 1)
+            else:
+                journal.append("card", {"card": "8S"}, 1)
+        committed = 4 if in_batch else 3
+        with JournalReader.open(journal_path) as reader:
+            assert [row.id for row in reader.rows()] == list(range(1, committed + 1))
+        with journal.batch():
+            assert journal.append("card", {"card": "JS"}, 1) == committed + 1
+        assert conn.tail_reads() == 1  # read once, after the broken-off write
+        assert journal.append("round_completed", {"reshuffle": False}, 1) == committed + 2
+        assert conn.tail_reads() == 1
+    report = verify(journal_path)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert report.rows == committed + 2

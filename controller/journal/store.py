@@ -42,7 +42,9 @@ from controller.journal.format import (
     canonical_json,
     format_ts,
     head_path,
+    head_record,
     parse_head,
+    plain_row_hash,
     row_hash,
     utc_now,
 )
@@ -93,6 +95,8 @@ SEAL_IDLE_SECONDS: Final = 30.0
 
 DataMaker = Callable[[int, str, str], str]  # (row id, ts, prev_hash) -> data text
 _INSERT: Final = f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+#: At most this many record kinds are remembered as checked (the vocabulary has ~50).
+_KINDS_REMEMBERED: Final = 256
 
 
 class Journal:
@@ -111,12 +115,17 @@ class Journal:
         self._conn = conn
         self._head_fd = head_fd
         self._last_id, self._last_hash = last
+        #: True while ``_last_id``/``_last_hash`` are known to be the database's last row:
+        #: cleared before every transaction, set once a commit's bookkeeping is done (see
+        #: :meth:`_begin`).
+        self._tail_known = False
         self._clock = clock
         self._lock = threading.RLock()
         self._closed = False
         self._in_batch = False
         self._batch_broken = False
         self._batch_rows: list[tuple[Any, ...]] = []  # a batch's rows, not inserted yet
+        self._kinds: set[str] = set()  # record kinds already checked
         self.path = path
         self._sealing_path = sealing[0] if sealing else None
         self._sealing = sealing[1] if sealing else None
@@ -145,6 +154,7 @@ class Journal:
         path = Path(path)
         head_fd, conn, last, sealed, replaced = open_files(path, sealing)
         journal = cls(conn, path, head_fd, last, clock, sealing=sealed)
+        journal._tail_known = True  # open_files read it, and nobody else writes
         journal.replaced_half_made = replaced
         try:
             journal._check_head()
@@ -171,10 +181,8 @@ class Journal:
                 synced (a failing disk either way: stop play).
             JournalClosedError: after :meth:`close`.
         """
-        if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
-            raise JournalRecordError(f"bad record kind {kind!r}")
-        if kind == SEAL_KIND:
-            raise JournalRecordError("seal rows are written by the journal itself")
+        if type(kind) is not str or kind not in self._kinds:
+            kind = self._checked_kind(kind)
         if round_no is not None and (type(round_no) is not int or round_no < 0):
             raise JournalRecordError(f"bad round number {round_no!r}")
         if type(data) is not dict:
@@ -185,10 +193,21 @@ class Journal:
             data = dict(data)
         data_text = canonical_json(data)
         with self._lock:
-            row_id = self._write(kind, round_no, lambda *_: data_text)
+            row_id = self._write(kind, round_no, data_text)
             if kind in SEAL_AFTER and self._sealing is not None:
                 self._write(SEAL_KIND, None, self._seal_data)
         return row_id
+
+    def _checked_kind(self, kind: object) -> str:
+        """``kind`` as a plain ``str`` once it is a good record kind (remembered)."""
+        if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
+            raise JournalRecordError(f"bad record kind {kind!r}")
+        if kind == SEAL_KIND:
+            raise JournalRecordError("seal rows are written by the journal itself")
+        kind = str.__str__(kind)  # a str subclass's own text, not its __format__
+        if len(self._kinds) < _KINDS_REMEMBERED:
+            self._kinds.add(kind)
+        return kind
 
     def seal(self) -> bool:
         """Seal the rows not sealed yet, now; False when there is nothing to seal (or no
@@ -231,8 +250,24 @@ class Journal:
         self._pending_epoch = state.evolved()
         return canonical_json(data)
 
-    def _write(self, kind: str, round_no: int | None, make_data: DataMaker) -> int:
-        """Insert one row (in its own transaction unless a batch is open); call with the lock."""
+    def _begin(self) -> None:
+        """BEGIN IMMEDIATE, with ``_last_id``/``_last_hash`` the database's last row.
+
+        The tail is read inside the write transaction only when the last transaction did
+        not finish its bookkeeping: an exception that broke off a write between its COMMIT
+        and the update of the tail held here (a signal handler raising) leaves
+        ``_tail_known`` false, so the chain cannot fork. Otherwise the tail held here is
+        the database's (one writer: the head record's lock), and the read is saved (one
+        query per transaction, issue 15).
+        """
+        known, self._tail_known = self._tail_known, False
+        self._conn.execute("BEGIN IMMEDIATE")
+        if not known:
+            self._last_id, self._last_hash = self._read_tail()
+
+    def _write(self, kind: str, round_no: int | None, data: str | DataMaker) -> int:
+        """Insert one row (in its own transaction unless a batch is open); call with the
+        lock. ``data``: the row's data text, or a function that makes it (a seal's)."""
         if self._closed:
             raise JournalClosedError("the journal is closed")
         if self._batch_broken:
@@ -240,24 +275,22 @@ class Journal:
             # the transaction, so nothing more goes in; the batch rolls back.
             raise JournalWriteError("an earlier row of this batch failed; it is rolled back")
         ts = format_ts(self._clock())
+        in_batch = self._in_batch
         try:
-            # The chain's tail is read inside the write transaction, not trusted from
-            # memory: an exception that broke off an earlier append (a signal handler
-            # raising between COMMIT and the bookkeeping) cannot fork the chain.
-            if self._in_batch:
-                # The batch read the tail when it began its transaction (no one else
-                # writes inside it); each row of the batch follows the one before.
-                prev_id, prev_hash = self._last_id, self._last_hash
-            else:
-                self._conn.execute("BEGIN IMMEDIATE")
-                prev_id, prev_hash = self._read_tail()
-            row_id = prev_id + 1
-            data_text = make_data(row_id, ts, prev_hash)
-            digest = row_hash(
+            if not in_batch:
+                self._begin()
+            # In a batch the tail was settled when it began (see _begin); each row of the
+            # batch follows the one before.
+            row_id = self._last_id + 1
+            prev_hash = self._last_hash
+            data_text = data if isinstance(data, str) else data(row_id, ts, prev_hash)
+            # kind and round_no were checked by append (or are the seal's), ts is
+            # format_ts's: the header is plain.
+            digest = plain_row_hash(
                 prev_hash, row_id=row_id, ts=ts, kind=kind, round_no=round_no, data_text=data_text
             )
             row = (row_id, ts, kind, round_no, data_text, prev_hash, digest)
-            if self._in_batch:
+            if in_batch:
                 # Inserted with the batch's other rows, in one call, before its COMMIT
                 # (one call instead of ~4 a round's event: issue 15).
                 self._batch_rows.append(row)
@@ -265,11 +298,11 @@ class Journal:
                 self._conn.execute(_INSERT, row)
                 self._conn.execute("COMMIT")
         except BaseException as err:
-            if self._conn.in_transaction and not self._in_batch:
-                self._conn.execute("ROLLBACK")
-            if self._in_batch:
+            if in_batch:
                 self._batch_broken = True
             else:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
                 self._pending_epoch = None
             if isinstance(err, sqlite3.Error):
                 raise JournalWriteError(f"journal write failed: {err}") from err
@@ -277,7 +310,8 @@ class Journal:
         self._last_id, self._last_hash = row_id, digest
         if kind == SEAL_KIND:
             self._pending_through = row_id
-        if not self._in_batch:
+        if not in_batch:
+            self._tail_known = True
             self._committed()
         return row_id
 
@@ -329,16 +363,13 @@ class Journal:
                 raise JournalClosedError("the journal is closed")
             if self._in_batch:
                 raise JournalRecordError("journal batches do not nest")
-            before = self._last_id, self._last_hash
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                # Read inside the transaction, once for the whole batch (see _write).
-                self._last_id, self._last_hash = self._read_tail()
+                self._begin()
             except sqlite3.Error as err:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
-                self._last_id, self._last_hash = before
                 raise JournalWriteError(f"journal write failed: {err}") from err
+            before = self._last_id, self._last_hash
             self._in_batch = True
             try:
                 yield
@@ -349,6 +380,7 @@ class Journal:
             except BaseException as err:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
+                # The tail before the batch; _tail_known stays false (see _begin).
                 self._last_id, self._last_hash = before
                 self._pending_epoch = None
                 if isinstance(err, sqlite3.Error):
@@ -358,6 +390,7 @@ class Journal:
                 self._in_batch = False
                 self._batch_broken = False
                 self._batch_rows.clear()
+            self._tail_known = True
             self._committed()
 
     def rows(self, **filters: Any) -> Iterator[Row]:
@@ -407,9 +440,8 @@ class Journal:
         # Not synced on every append: the page cache already shows it to any copy and it
         # survives a crash of this process; only a power cut can leave it behind the rows,
         # and verify allows a head that lags. Synced at open and close.
-        record = canonical_json({"id": self._last_id, "hash": self._last_hash})
         try:
-            os.pwrite(self._head_fd, record.ljust(HEAD_RECORD_SIZE - 1).encode() + b"\n", 0)
+            os.pwrite(self._head_fd, head_record(self._last_id, self._last_hash), 0)
             if sync:
                 os.fdatasync(self._head_fd)
         except OSError as err:
