@@ -1,5 +1,6 @@
 """Opening a journal file for writing: the schema, SQLite's settings, atomic creation, and
-the check of the sealing state against the journal's last seal.
+the check of the head record and of the sealing state against the journal's last row and
+seal.
 
 Used by :class:`controller.journal.store.Journal` only.
 """
@@ -21,6 +22,7 @@ from controller.journal.format import (
     JournalCorruptError,
     JournalError,
     JournalLockedError,
+    JournalTruncatedError,
     JournalWriteError,
     head_path,
     parse_head,
@@ -164,6 +166,27 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         conn.close()
         raise
     return conn, (last[0], last[1]) if last else (0, GENESIS_HASH)
+
+
+def check_head(path: Path, conn: sqlite3.Connection, head_fd: int, last_id: int) -> None:
+    """Check the head record against the database's last row ``last_id``.
+
+    Raises:
+        JournalTruncatedError: the head record names rows the database does not hold.
+        JournalCorruptError: the row it names differs from it.
+    """
+    head = parse_head(os.pread(head_fd, HEAD_RECORD_SIZE, 0))
+    if head is None:
+        return
+    head_id, head_hash = head
+    if head_id > last_id:
+        raise JournalTruncatedError(
+            f"{path}: rows {last_id + 1}..{head_id} are missing"
+            " (the head record is ahead of the database)"
+        )
+    stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (head_id,)).fetchone()
+    if head_id > 0 and (stored is None or stored[0] != head_hash):
+        raise JournalCorruptError(f"{path}: row {head_id} differs from the head record")
 
 
 class JournalSealError(JournalError):

@@ -48,9 +48,10 @@ from controller.journal.format import (
     row_hash,
     utc_now,
 )
-from controller.journal.opening import JournalSealError, open_files
+from controller.journal.opening import JournalSealError, check_head, open_files
 from controller.journal.reader import JournalReader, open_readonly, select_rows
-from controller.journal.seal import SEAL_KIND, SealingState, save_state
+from controller.journal.seal import SEAL_KIND, SealingState
+from controller.journal.sealer import SEAL_IDLE_SECONDS, Sealer
 from controller.journal.verify import VerifyCase, VerifyReport, verify
 
 # The journal's public names, importable from here as one module.
@@ -59,6 +60,7 @@ __all__ = [
     "DEFAULT_PATH",
     "GENESIS_HASH",
     "HEAD_RECORD_SIZE",
+    "SEAL_IDLE_SECONDS",
     "Journal",
     "JournalClosedError",
     "JournalCorruptError",
@@ -87,11 +89,6 @@ __all__ = [
 SEAL_AFTER: Final = frozenset(
     {"round_completed", "round_voided", "station_started", "clean_shutdown"}
 )
-#: Rows wait at most this long unsealed while the table is idle or between rounds (a
-#: shuffle, a burn, a fault): what a thief of the station could still alter unseen is at
-#: most half a minute of such rows; it costs one seal row and one key-file write (a 4 KiB
-#: flash write) per 30 s of activity, nothing when nothing happens.
-SEAL_IDLE_SECONDS: Final = 30.0
 
 DataMaker = Callable[[int, str, str], str]  # (row id, ts, prev_hash) -> data text
 _INSERT: Final = f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -127,12 +124,7 @@ class Journal:
         self._batch_rows: list[tuple[Any, ...]] = []  # a batch's rows, not inserted yet
         self._kinds: set[str] = set()  # record kinds already checked
         self.path = path
-        self._sealing_path = sealing[0] if sealing else None
-        self._sealing = sealing[1] if sealing else None
-        self._sealed_through = sealing[2] if sealing else 0
-        self._pending_epoch: SealingState | None = None
-        self._pending_through = 0
-        self._last_seal_at = time.monotonic()
+        self._sealer = Sealer(*sealing) if sealing else None
         #: True when :meth:`open` found a half-made, empty journal and made it again.
         self.replaced_half_made = False
 
@@ -157,7 +149,7 @@ class Journal:
         journal._tail_known = True  # open_files read it, and nobody else writes
         journal.replaced_half_made = replaced
         try:
-            journal._check_head()
+            check_head(path, conn, head_fd, journal.last_id)
             journal._write_head(sync=True)
         except BaseException:
             journal.close()
@@ -194,8 +186,8 @@ class Journal:
         data_text = canonical_json(data)
         with self._lock:
             row_id = self._write(kind, round_no, data_text)
-            if kind in SEAL_AFTER and self._sealing is not None:
-                self._write(SEAL_KIND, None, self._seal_data)
+            if kind in SEAL_AFTER and self._sealer is not None:
+                self._write(SEAL_KIND, None, self._sealer.seal_data)
         return row_id
 
     def _checked_kind(self, kind: object) -> str:
@@ -213,16 +205,16 @@ class Journal:
         """Seal the rows not sealed yet, now; False when there is nothing to seal (or no
         sealing state). Inside a batch the seal is committed with the batch."""
         with self._lock:
-            if self._sealing is None or self._last_id == self._sealed_through:
+            if self._sealer is None or self._last_id == self._sealer.sealed_through:
                 return False
-            self._write(SEAL_KIND, None, self._seal_data)
+            self._write(SEAL_KIND, None, self._sealer.seal_data)
             return True
 
     def seal_if_due(self, now: float | None = None) -> bool:
         """Seal when rows have waited :data:`SEAL_IDLE_SECONDS` (monotonic ``now``) unsealed."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            if self._in_batch or now - self._last_seal_at < SEAL_IDLE_SECONDS:
+            if self._in_batch or self._sealer is None or not self._sealer.due(now):
                 return False
             return self.seal()
 
@@ -234,21 +226,12 @@ class Journal:
     @property
     def sealed_through(self) -> int:
         """The id of the last row covered by a committed seal (0: none)."""
-        return self._sealed_through
+        return 0 if self._sealer is None else self._sealer.sealed_through
 
     @property
     def epoch(self) -> int | None:
         """The sealing epoch whose key the station holds now (None: not sealing)."""
-        return None if self._sealing is None else self._sealing.epoch
-
-    def _seal_data(self, row_id: int, ts: str, prev_hash: str) -> str:
-        assert self._sealing is not None
-        state = self._sealing
-        if self._pending_epoch is not None:  # a second seal in one transaction
-            state = self._pending_epoch
-        data = state.seal(row_id - 1, prev_hash, ts)
-        self._pending_epoch = state.evolved()
-        return canonical_json(data)
+        return None if self._sealer is None else self._sealer.state.epoch
 
     def _begin(self) -> None:
         """BEGIN IMMEDIATE, with ``_last_id``/``_last_hash`` the database's last row.
@@ -303,13 +286,12 @@ class Journal:
             else:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
-                self._pending_epoch = None
+                if self._sealer is not None:
+                    self._sealer.discard()
             if isinstance(err, sqlite3.Error):
                 raise JournalWriteError(f"journal write failed: {err}") from err
             raise
         self._last_id, self._last_hash = row_id, digest
-        if kind == SEAL_KIND:
-            self._pending_through = row_id
         if not in_batch:
             self._tail_known = True
             self._committed()
@@ -331,21 +313,8 @@ class Journal:
     def _committed(self) -> None:
         """After a commit: the head record, and the sealing key moved on past a new seal."""
         self._write_head()
-        if self._pending_epoch is None:
-            return
-        state, self._pending_epoch = self._pending_epoch, None
-        self._sealed_through = self._pending_through
-        self._last_seal_at = time.monotonic()
-        assert self._sealing_path is not None
-        try:
-            save_state(self._sealing_path, state)
-        except OSError as err:
-            # The seal is committed; its key stays until the next start evolves it.
-            raise JournalWriteError(
-                f"row {self._sealed_through} sealed, but the sealing key could not be"
-                f" evolved: {err.strerror}"
-            ) from err
-        self._sealing = state
+        if self._sealer is not None:
+            self._sealer.committed()
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -382,7 +351,8 @@ class Journal:
                     self._conn.execute("ROLLBACK")
                 # The tail before the batch; _tail_known stays false (see _begin).
                 self._last_id, self._last_hash = before
-                self._pending_epoch = None
+                if self._sealer is not None:
+                    self._sealer.discard()
                 if isinstance(err, sqlite3.Error):
                     raise JournalWriteError(f"journal commit failed: {err}") from err
                 raise
@@ -420,20 +390,6 @@ class Journal:
         self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
-
-    def _check_head(self) -> None:
-        head = parse_head(os.pread(self._head_fd, HEAD_RECORD_SIZE, 0))
-        if head is None:
-            return
-        head_id, head_hash = head
-        if head_id > self._last_id:
-            raise JournalTruncatedError(
-                f"{self.path}: rows {self._last_id + 1}..{head_id} are missing"
-                " (the head record is ahead of the database)"
-            )
-        stored = self._conn.execute("SELECT hash FROM journal WHERE id = ?", (head_id,)).fetchone()
-        if head_id > 0 and (stored is None or stored[0] != head_hash):
-            raise JournalCorruptError(f"{self.path}: row {head_id} differs from the head record")
 
     def _write_head(self, *, sync: bool = False) -> None:
         # One sector, written in place after the commit, so it is never ahead of the rows.
