@@ -28,6 +28,15 @@ def stored_rows(path: Path) -> list[tuple[object, ...]]:
         conn.close()
 
 
+def indexes(path: Path) -> set[str]:
+    conn = sqlite3.connect(path)
+    try:
+        found = conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql NOT NULL")
+        return {name for (name,) in found}
+    finally:
+        conn.close()
+
+
 def fixture_copy(folder: Path) -> Path:
     """The fixture's files copied to ``folder`` (a reader may leave -shm files beside them)."""
     for name in ("journal.sqlite3", "journal.sqlite3-head", "sealing-key"):
@@ -54,6 +63,7 @@ def test_todays_writer_writes_the_bytes_the_earlier_writer_wrote(tmp_path: Path)
 def test_a_journal_the_earlier_writer_wrote_opens_verifies_and_grows(tmp_path: Path) -> None:
     path = fixture_copy(tmp_path)
     before = stored_rows(path)
+    assert "journal_kind" in indexes(path)  # every row by kind, before issue 15
     with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
         assert (journal.last_id, journal.last_hash) == (before[-1][0], before[-1][6])
         with journal.batch():
@@ -72,3 +82,10 @@ def test_a_journal_the_earlier_writer_wrote_opens_verifies_and_grows(tmp_path: P
     assert after[len(before)][5] == before[-1][6]  # chained onto the earlier writer's tail
     report = verify(path, key=verification_key())
     assert report.case is VerifyCase.INTACT, report.message
+    # The writer's open replaced the index of every row by kind with journal_milestone.
+    assert indexes(path) == {
+        "journal_round",
+        "journal_ts",
+        "journal_milestone",
+        "journal_wager_spot",
+    }
