@@ -20,7 +20,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.journal.format import canonical_json, format_ts, plain_row_hash, row_hash
+from controller.journal.format import (
+    canonical_json,
+    format_ts,
+    plain_row_hash,
+    row_hash,
+    ts_from_ns,
+    utc_now,
+)
 from controller.journal.store import Journal, JournalRecordError, JournalWriteError
 from controller.journal.verify import VerifyCase, verify
 
@@ -189,3 +196,43 @@ def test_a_failed_row_fails_its_whole_batch(
             assert journal.append("event", {"n": 5}) == 3
         assert [r.id for r in journal.rows()] == [1, 2, 3]
     assert verify(path).case is VerifyCase.INTACT
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+LAST_NS = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - EPOCH) // timedelta(
+    microseconds=1
+) * 1000 + 999
+
+
+@given(ns=st.integers(min_value=0, max_value=LAST_NS))
+def test_the_default_clocks_timestamp_is_format_ts_for_any_moment(ns: int) -> None:
+    """The writer formats its default clock's time without a datetime (issue 15): the same
+    text as format_ts, from the epoch to the last nanosecond of year 9999."""
+    assert ts_from_ns(ns) == format_ts(EPOCH + timedelta(microseconds=ns // 1000))
+
+
+def test_the_default_clocks_timestamp_at_second_and_day_boundaries() -> None:
+    second = 1_795_000_000 * 10**9  # 2026-11-18T11:06:40Z
+    assert ts_from_ns(second - 1) == "2026-11-18T11:06:39.999999Z"
+    assert ts_from_ns(second) == "2026-11-18T11:06:40.000000Z"
+    assert ts_from_ns(second + 999) == "2026-11-18T11:06:40.000000Z"  # ns below a us drop
+    assert ts_from_ns(second + 1000) == "2026-11-18T11:06:40.000001Z"
+    assert ts_from_ns(second - 1) == "2026-11-18T11:06:39.999999Z"  # back a second
+    assert ts_from_ns(0) == "1970-01-01T00:00:00.000000Z"
+    assert ts_from_ns(LAST_NS) == "9999-12-31T23:59:59.999999Z"
+    leap_day = (datetime(2028, 2, 29, 23, 59, 59, tzinfo=UTC) - EPOCH) // timedelta(seconds=1)
+    assert ts_from_ns(leap_day * 10**9) == "2028-02-29T23:59:59.000000Z"
+    assert ts_from_ns((leap_day + 1) * 10**9) == "2028-03-01T00:00:00.000000Z"
+
+
+def test_a_journal_on_the_default_clock_stamps_rows_with_the_time_of_writing(
+    tmp_path: Path,
+) -> None:
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        before = format_ts(utc_now())
+        journal.append("station_started", {})
+        with journal.batch():
+            journal.append("card", {"card": "7S"}, 1)
+        after = format_ts(utc_now())
+        stamps = [row.ts for row in journal.rows()]
+    assert before <= stamps[0] <= stamps[1] <= after

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from _json import make_encoder
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -132,6 +133,29 @@ def format_ts(moment: datetime) -> str:
     # isoformat is C code; strftime asks the C library, which re-reads the time zone on
     # every call (a third of a journal row's cost on the station thread, issue 15).
     return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+#: The second :func:`ts_from_ns` formatted last, and its text up to the seconds.
+_second: tuple[int, str] = (0, "1970-01-01T00:00:00")
+
+
+def ts_from_ns(ns: int) -> str:
+    """``format_ts`` of the moment ``ns`` nanoseconds after the epoch (from 1970 on), without
+    making a datetime: the writer's timestamp with its default clock (about 0.5 us a row
+    instead of 2, issue 15). The text up to the seconds is kept for the next call in the
+    same second; ``gmtime`` and ``strftime`` run once a second."""
+    global _second  # noqa: PLW0603 - a one-entry cache; a race only formats a second twice
+    seconds, micros = divmod(ns // 1000, 1_000_000)
+    second, text = _second
+    if seconds != second:
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+        _second = (seconds, text)
+    return f"{text}.{micros:06d}Z"
+
+
+def now_ts() -> str:
+    """``format_ts(utc_now())``: the system clock's time as the journal stores it."""
+    return ts_from_ns(time.time_ns())
 
 
 def utc_now() -> datetime:

@@ -43,6 +43,7 @@ from controller.journal.format import (
     format_ts,
     head_path,
     head_record,
+    now_ts,
     parse_head,
     plain_row_hash,
     row_hash,
@@ -116,7 +117,10 @@ class Journal:
         #: cleared before every transaction, set once a commit's bookkeeping is done (see
         #: :meth:`_begin`).
         self._tail_known = False
-        self._clock = clock
+        # The default clock's time formatted without a datetime (format.now_ts, issue 15).
+        self._timestamp: Callable[[], str] = (
+            now_ts if clock is utc_now else lambda: format_ts(clock())
+        )
         self._lock = threading.RLock()
         self._closed = False
         self._in_batch = False
@@ -257,7 +261,7 @@ class Journal:
             # A row of this batch was broken off: the chain held in memory may be behind
             # the transaction, so nothing more goes in; the batch rolls back.
             raise JournalWriteError("an earlier row of this batch failed; it is rolled back")
-        ts = format_ts(self._clock())
+        ts = self._timestamp()
         in_batch = self._in_batch
         try:
             if not in_batch:
