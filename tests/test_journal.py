@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import sqlite3
+import tempfile
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from controller.journal.format import KIND_PATTERN
 from controller.journal.store import (
     GENESIS_HASH,
     Journal,
@@ -301,3 +305,41 @@ def test_a_write_broken_off_right_after_its_commit_does_not_fork_the_chain(
     report = verify(journal_path)
     assert report.case is VerifyCase.INTACT, report.message
     assert report.rows == committed + 2
+
+
+class OddKind(str):
+    """A str subclass that formats as something else: the row must hold its own text."""
+
+    __slots__ = ()
+
+    def __format__(self, spec: str) -> str:
+        return "forged"
+
+    def __str__(self) -> str:
+        return "forged"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kinds=st.lists(
+        st.one_of(st.text(max_size=70), st.from_regex(r"[a-z][a-z0-9_]{0,70}")), max_size=6
+    )
+)
+def test_any_kind_is_written_as_its_own_text_or_refused(kinds: list[str]) -> None:
+    """The writer remembers the kinds it checked (issue 15): a refused kind stays refused,
+    a good one is written as its plain text, str subclasses included, and the chain holds."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "journal.sqlite3"
+        written: list[str] = []
+        with Journal.open(path) as journal:
+            for kind in [*kinds, *kinds, *(OddKind(k) for k in kinds)]:
+                good = bool(KIND_PATTERN.fullmatch(kind)) and kind != "seal"
+                if good:
+                    with journal.batch():
+                        journal.append(kind, {"n": len(written)}, 1)
+                    written.append(str.__str__(kind))
+                else:
+                    with pytest.raises(JournalRecordError):
+                        journal.append(kind, {}, 1)
+            assert [row.kind for row in journal.rows()] == written
+        assert verify(path).ok
