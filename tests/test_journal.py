@@ -343,3 +343,21 @@ def test_any_kind_is_written_as_its_own_text_or_refused(kinds: list[str]) -> Non
                         journal.append(kind, {}, 1)
             assert [row.kind for row in journal.rows()] == written
         assert verify(path).ok
+
+
+def test_a_batch_broken_off_as_it_begins_leaves_no_transaction_open(journal_path: Path) -> None:
+    """A signal between BEGIN and the batch's start (here: while the tail is read again)."""
+    with Journal.open(journal_path) as journal:
+        conn = CommitThenInterrupt(journal._conn)
+        journal._conn = conn  # type: ignore[assignment]
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt):
+            journal.append("card", {"card": "7S"}, 1)  # committed; its bookkeeping broken off
+        journal._read_tail = lambda: (_ for _ in ()).throw(KeyboardInterrupt)  # type: ignore[method-assign]
+        with pytest.raises(KeyboardInterrupt), journal.batch():
+            pass
+        assert not journal._conn.in_transaction
+        del journal._read_tail
+        with journal.batch():
+            assert journal.append("card", {"card": "8S"}, 1) == 2
+    assert verify(journal_path).case is VerifyCase.INTACT

@@ -338,10 +338,12 @@ class Journal:
                 raise JournalRecordError("journal batches do not nest")
             try:
                 self._begin()
-            except sqlite3.Error as err:
+            except BaseException as err:  # a signal too: no transaction is left open
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
-                raise JournalWriteError(f"journal write failed: {err}") from err
+                if isinstance(err, sqlite3.Error):
+                    raise JournalWriteError(f"journal write failed: {err}") from err
+                raise
             before = self._last_id, self._last_hash
             self._in_batch = True
             try:
