@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.journal.format import KIND_PATTERN
+from controller.journal.seal import load_state, new_sealing, save_state
 from controller.journal.store import (
     GENESIS_HASH,
     Journal,
@@ -361,3 +362,27 @@ def test_a_batch_broken_off_as_it_begins_leaves_no_transaction_open(journal_path
         with journal.batch():
             assert journal.append("card", {"card": "8S"}, 1) == 2
     assert verify(journal_path).case is VerifyCase.INTACT
+
+
+def test_a_seal_committed_before_a_broken_off_bookkeeping_does_not_seal_twice(
+    tmp_path: Path,
+) -> None:
+    """The seal's commit went through, its key's evolution was broken off: the next write
+    reads the tail again and evolves the key then, so the next seal is of the next epoch."""
+    path, key_file = tmp_path / "journal.sqlite3", tmp_path / "sealing-key"
+    state, key = new_sealing("T1")
+    save_state(key_file, state)
+    with Journal.open(path, sealing=key_file) as journal:
+        conn = CommitThenInterrupt(journal._conn)
+        journal._conn = conn  # type: ignore[assignment]
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt), journal.batch():
+            journal.append("card", {"card": "7S"}, 1)
+            journal.append("round_completed", {"reshuffle": False}, 1)  # and seal epoch 0
+        with journal.batch():
+            journal.append("card", {"card": "8S"}, 2)
+            journal.append("round_completed", {"reshuffle": False}, 2)  # seal epoch 1
+        assert journal.epoch == 2
+    assert load_state(key_file).epoch == 2
+    report = verify(path, key=key)
+    assert report.case is VerifyCase.INTACT, report.message

@@ -70,6 +70,19 @@ class Sealer:
             ) from err
         self.state = state
 
+    def catch_up(self, last_seal: tuple[int, int] | None) -> None:
+        """After a write whose bookkeeping was broken off: ``last_seal`` is the journal's
+        last seal row (id, epoch). When it used the key held here, its commit went through
+        and only the key's evolution was lost: the key moves on now (as at a start,
+        ``controller.journal.opening.check_sealing``), so no epoch seals twice.
+
+        Raises:
+            JournalWriteError: as :meth:`committed`.
+        """
+        if last_seal is not None and last_seal[1] == self.state.epoch:
+            self._pending, self._pending_through = self.state.evolved(), last_seal[0]
+            self.committed()
+
     def due(self, now: float) -> bool:
         """True when :data:`SEAL_IDLE_SECONDS` have passed (monotonic ``now``) since the last
         seal (or the start)."""

@@ -243,7 +243,8 @@ class Journal:
         The tail is read inside the write transaction only when the last transaction did
         not finish its bookkeeping: an exception that broke off a write between its COMMIT
         and the update of the tail held here (a signal handler raising) leaves
-        ``_tail_known`` false, so the chain cannot fork. Otherwise the tail held here is
+        ``_tail_known`` false, so the chain cannot fork (and a seal committed then has its
+        key evolved now: no epoch seals twice). Otherwise the tail held here is
         the database's (one writer: the head record's lock), and the read is saved (one
         query per transaction, issue 15).
         """
@@ -251,6 +252,8 @@ class Journal:
         self._conn.execute("BEGIN IMMEDIATE")
         if not known:
             self._last_id, self._last_hash = self._read_tail()
+            if self._sealer is not None:
+                self._sealer.catch_up(self._last_seal())
 
     def _write(self, kind: str, round_no: int | None, data: str | DataMaker) -> int:
         """Insert one row (in its own transaction unless a batch is open); call with the
@@ -313,6 +316,14 @@ class Journal:
             "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
         ).fetchone()
         return (last[0], last[1]) if last else (0, GENESIS_HASH)
+
+    def _last_seal(self) -> tuple[int, int] | None:
+        """The last seal row's id and epoch (inside a transaction), or None."""
+        found = self._conn.execute(
+            "SELECT id, json_extract(data, '$.epoch') FROM journal WHERE kind = 'seal'"
+            " ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        return None if found is None else (found[0], found[1])
 
     def _committed(self) -> None:
         """After a commit: the head record, and the sealing key moved on past a new seal."""
