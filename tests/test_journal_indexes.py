@@ -140,3 +140,28 @@ def test_a_new_journal_has_the_index_of_milestones_and_none_of_every_row(
         "journal_milestone",
         "journal_wager_spot",
     }
+
+
+@pytest.mark.parametrize(
+    ("where", "params"),
+    [
+        ("kind = ?", ("seal",)),
+        ("kind = ? AND id <= ?", ("shuffle_commanded", 10**9)),
+        ("id > ? AND id <= ? AND (kind = ?)", (0, 10**9, "round_voided")),
+        ("id > ? AND (kind = ? OR kind = ?)", (0, "burn", "round_started")),
+    ],
+)
+def test_a_bound_kind_uses_the_index_too(
+    sealed_journal: tuple[Path, Path], where: str, params: tuple[object, ...]
+) -> None:
+    """The station's queries bind the kind: SQLite plans with the bound value (a statement
+    whose plan depends on it is prepared again when it is bound), so the index serves."""
+    path, _ = sealed_journal
+    conn = sqlite3.connect(path)
+    try:
+        query = f"SELECT id FROM journal WHERE {where} ORDER BY id DESC LIMIT 1"
+        found = " / ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {query}", params))
+        assert "journal_milestone" in found, found
+        assert conn.execute(query, params).fetchone() is not None or "round_voided" in params
+    finally:
+        conn.close()
