@@ -25,6 +25,7 @@ from drivers.usb_transport import UsbSettings
 VENDOR_ID = 0x1D50  # OpenMoko's community vendor id, product ids handed out to projects
 PRODUCT_ID = 0x6021
 _TICK = 0.01  # as the pty doubles: timers of 50 ms need no finer tick
+_MIN_SLEEP = 0.001  # a deadline already passed costs a wake-up a millisecond, not a spin
 
 
 class CardReaderDouble(DeviceFirmware):
@@ -93,14 +94,21 @@ class CardReaderDouble(DeviceFirmware):
     def close(self) -> None:
         """Take the reader off the bus and stop its timer thread; idempotent."""
         self._stop.set()
+        with self._lock:
+            self._cond.notify_all()  # wake the timer thread at once
         if self._ticker.is_alive() and self._ticker is not threading.current_thread():
             self._ticker.join(5.0)
         if self.backend is not None and self.usb is not None:
             self.backend.remove(self.usb)
 
     def _tick_loop(self) -> None:
-        while not self._stop.wait(_TICK):
-            self.tick()
+        # Ticks when the firmware's next deadline comes (what tick() returns), and again
+        # after each burst from the host (receive notifies: it may set a deadline), not
+        # every _TICK: the reader is idle most of a round (issue 15).
+        with self._lock:
+            while not self._stop.is_set():
+                wait = self.tick()
+                self._sleep(_TICK if wait is None else max(wait, _MIN_SLEEP))
 
     def _answer(self, target: fb.PeekTargetCode) -> fb.PeekAnswerCode:
         if self._misreads:

@@ -202,6 +202,15 @@ class DeviceFirmware(ABC):
         finally:
             self._waiters -= 1
 
+    def _sleep(self, timeout: float) -> None:
+        """Lock held: wait until a burst or tick notifies, or ``timeout`` seconds (a timer
+        thread of a double without a port thread sleeps so until its next deadline)."""
+        self._waiters += 1
+        try:
+            self._cond.wait(timeout)
+        finally:
+            self._waiters -= 1
+
     def _notify(self) -> None:
         # Lock held: wake the threads in _wait_until to check their predicates.
         if self._waiters:
