@@ -39,8 +39,8 @@ from typing import ClassVar
 
 import firmware_bridge as fb
 from drivers.simulated.line_noise import LineNoise
-from firmware_bridge.frame import DELIMITER, PROTOCOL_VERSION, decode_frame, encode_frame
-from firmware_bridge.messages import Ack
+from drivers.simulated.wire_faults import faulty_pieces, without_acks
+from firmware_bridge.frame import PROTOCOL_VERSION
 
 DEFAULT_FIRMWARE = "sim-1.0"
 
@@ -235,13 +235,11 @@ class DeviceFirmware(ABC):
             now = self._clock()
             if self._drop_acks:
                 # Frame by frame, to lose ACKs; a partial frame waits here for its end.
-                parts = (self._rx_partial + data).split(DELIMITER)
-                self._rx_partial = parts.pop()
-                for part in parts:
-                    if part and self._drop_acks and self._is_ack(part):
-                        self._drop_acks -= 1
-                        continue
-                    self._endpoint.receive_data(part + DELIMITER, now)
+                frames, self._rx_partial, self._drop_acks = without_acks(
+                    self._rx_partial, data, self._drop_acks
+                )
+                for frame in frames:
+                    self._endpoint.receive_data(frame, now)
             else:
                 # The whole burst at once (issue 15); the endpoint's decoder keeps partials.
                 if self._rx_partial:
@@ -409,30 +407,11 @@ class DeviceFirmware(ABC):
             # Nothing to do frame by frame: the burst goes out in one write (issue 15).
             self.transmit(data)
             return
-        if data.startswith(DELIMITER):
-            self.transmit(DELIMITER)
-        for part in data.split(DELIMITER):
-            if not part:
-                continue
-            frame = part + DELIMITER
-            copies = 1
-            if self.wire_version != PROTOCOL_VERSION or self._duplicate_acks:
-                decoded = decode_frame(part)
-                if self.wire_version != PROTOCOL_VERSION:
-                    frame = encode_frame(decoded._replace(version=self.wire_version))
-                if self._duplicate_acks and decoded.type_id == Ack.TYPE_ID:
-                    self._duplicate_acks -= 1
-                    copies = 2
-            for _ in range(copies):
-                for piece in self.noise(frame):
-                    self.transmit(piece)
-
-    @staticmethod
-    def _is_ack(part: bytes) -> bool:
-        try:
-            return decode_frame(part).type_id == Ack.TYPE_ID
-        except fb.ProtocolError:
-            return False
+        pieces, self._duplicate_acks = faulty_pieces(
+            data, self.noise, self._duplicate_acks, self.wire_version
+        )
+        for piece in pieces:
+            self.transmit(piece)
 
 
 class Holding:
