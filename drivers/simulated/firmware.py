@@ -339,11 +339,10 @@ class DeviceFirmware(ABC):
     def _wait(self, now: float) -> float:
         """Seconds until the port's thread must tick: the endpoint's next deadline or a
         delayed reply, and never more than the retransmit timeout, the earliest deadline a
-        report sent from another thread meanwhile can set. While a block holds the output
-        the held frames wait for its end, not for a tick."""
+        report sent from another thread meanwhile can set. A deadline that passes while a
+        block holds the output (a held ACK) is kept: the port's thread then ticks at its
+        shortest wait until the block ends, so the ACK goes out as soon as it may."""
         wait = self._idle_wait
-        if self._holding:
-            return wait
         deadline = self._endpoint.next_deadline()
         if deadline is not None and deadline - now < wait:
             wait = deadline - now
