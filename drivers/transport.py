@@ -23,7 +23,7 @@ from drivers.errors import LinkNotOpenError, TransportError, WrongDeviceError
 
 log = structlog.get_logger(__name__)
 
-#: How long ``close`` waits for the reader thread; a read never blocks longer than a tick.
+#: How long ``close`` waits for the reader thread; a read never blocks longer than _MAX_WAIT.
 _JOIN_TIMEOUT = 5.0
 #: The shortest wait for bytes before a tick: a listener whose deadline has passed (a bug)
 #: costs a wake-up a millisecond, not a spinning thread.
