@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 from pathlib import Path
@@ -11,14 +12,22 @@ import pytest
 from table_support import ListJournal
 from test_simulate import journal_content, scratch, seeded_part
 
+from controller.rules.cards import parse_card
 from controller.rules.profiles import get_profile
-from controller.simulation.dealer import Action, Press, SimulatedDealer, random_chooser
+from controller.rules.steps import Decision
+from controller.simulation.dealer import (
+    Action,
+    Press,
+    SimulatedDealer,
+    decision_after_hit,
+    random_chooser,
+)
 from controller.simulation.dealing import RigSide, TableSide
 from controller.simulation.direct import DirectRig
 from controller.simulation.runner import SimulatedTable, SimulationSettings
 from controller.simulation.split_doubles import ServedSide
 from controller.table.prompts import State
-from controller.table.view import TableView
+from controller.table.view import HandView, TableView
 from drivers.hal import Button, DeviceEvent, SeatWagerChanged, WagerSpot
 
 __all__ = ["scratch"]  # the fixture: a journal directory on tmpfs
@@ -144,3 +153,112 @@ def test_every_table_side_has_every_hand_the_dealing_loop_uses() -> None:
     assert {"draw", "press", "place_wager", "holding"} <= hands
     for side in (RigSide, ServedSide, RemoteSide):
         assert hands <= {n for n in dir(side) if callable(getattr(side, n))}, side.__name__
+
+
+def hand(seat: int, number: int, *cards: str) -> HandView:
+    """A hand waiting for its player's signal, as the layout shows it."""
+    return HandView(seat, number, cards, 0, "playing", False)
+
+
+HIT, STAND, DOUBLE = Decision.HIT, Decision.STAND, Decision.DOUBLE
+
+
+@pytest.mark.parametrize(
+    ("cards", "card", "total", "legal"),
+    [
+        # PA 635a.7(j): a player may draw while under 21; 635a.9 (ASSUMPTION): surrender on
+        # the first two cards only; 635a.10 (ASSUMPTION): double on any number of cards.
+        (("6C", "8C"), "5S", 19, {HIT, STAND, DOUBLE}),
+        (("9C", "2D"), "9H", 20, {HIT, STAND, DOUBLE}),  # 20: the last total that plays on
+        (("2C", "3D"), "AH", 16, {HIT, STAND, DOUBLE}),  # soft 16
+        (("AC", "5D"), "9H", 15, {HIT, STAND, DOUBLE}),  # the ace counts 1 again
+        (("9C", "2D"), "QH", None, None),  # 21: PA 635a.7(j)(1), no draw (a bonus?)
+        (("6C", "8C"), "7D", None, None),  # 6-7-8: a 21 with a bonus the station pays
+        (("6C", "8C"), "KD", None, None),  # 24: bust
+        (("KC", "AD", "QH"), "AS", None, None),  # 22: bust by one
+    ],
+)
+def test_after_a_hit_the_rules_engine_says_what_the_player_may_do_next(
+    cards: tuple[str, ...], card: str, total: int | None, legal: set[Decision] | None
+) -> None:
+    """The dealer plays a hand on after a hit only while the one rules engine says its
+    player decides again (NJ 19.7(f), NY 5324.12(c)(6)); at 21 or over, None: the station
+    may prompt (a bust, a 21, a bonus), so the dealer looks up."""
+    before = hand(3, 1, *cards)
+    after = decision_after_hit(get_profile("PA"), (before,), before, parse_card(card))
+    if total is None:
+        assert after is None
+        return
+    assert after is not None
+    played, decisions = after
+    assert played == HandView(3, 1, (*cards, card), total, "playing", False)
+    assert decisions == legal
+
+
+def test_after_a_hit_on_a_split_hand_the_split_rules_hold() -> None:
+    """A split hand (its seat holds two) may not surrender (635a.9, ASSUMPTION) and doubles
+    only where the profile allows a double after a split (635a.10, ASSUMPTION); the other
+    hand of the seat is left as it lies."""
+    first, second = hand(2, 1, "8H", "2C"), hand(2, 2, "8D")
+    profile = get_profile("PA")
+    after = decision_after_hit(profile, (first, second), first, parse_card("3C"))
+    assert after is not None and after[1] == {HIT, STAND, DOUBLE}
+    assert after[0].cards == ("8H", "2C", "3C") and after[0].total == 13
+    no_das = dataclasses.replace(profile, double_after_split=False)
+    after = decision_after_hit(no_das, (first, second), first, parse_card("3C"))
+    assert after is not None and after[1] == {HIT, STAND}
+    # The second hand's own hit: the seat's first hand stays as it was.
+    after = decision_after_hit(
+        profile, (first, hand(2, 2, "8D", "4S")), hand(2, 2, "8D", "4S"), parse_card("2S")
+    )
+    assert after is not None and after[0].hand == 2 and after[0].total == 14
+
+
+def test_after_a_hit_on_split_aces_only_what_the_profile_lets_them_do() -> None:
+    """Split aces hit only where the profile says so (635a.11, ASSUMPTION), and double only
+    with ``double_split_aces``."""
+    profile = dataclasses.replace(get_profile("PA"), hit_split_aces=True)
+    first, second = hand(5, 1, "AS", "5H"), hand(5, 2, "AD", "9C")
+    after = decision_after_hit(profile, (first, second), first, parse_card("2C"))
+    assert after is not None and after[0].total == 18 and after[1] == {HIT, STAND}
+    doubles = dataclasses.replace(profile, double_split_aces=True)
+    after = decision_after_hit(doubles, (first, second), first, parse_card("2C"))
+    assert after is not None and after[1] == {HIT, STAND, DOUBLE}
+
+
+@pytest.mark.parametrize("profile", ["PA", "NJ", "NY"])
+def test_a_hand_played_out_in_one_look_journals_what_a_look_per_card_does(
+    scratch: Path, monkeypatch: pytest.MonkeyPatch, profile: str
+) -> None:
+    """NJ 19.7(f), NY 5324.12(c)(6): the dealer deals each card a player's hit asks for.
+    Dealing the hits of one hand without looking up between them (the next signal read
+    from the hand with the card she drew) journals, row for row, what a dealer who looks
+    at the panel after every card journals, with fewer looks; the hand's stand, a button on
+    another link than the shoe's, waits for the next look."""
+
+    def run(name: str) -> tuple[list[Any], int]:
+        settings = SimulationSettings(
+            profile=profile, rounds=25, seed=11, journal=scratch / f"{name}.sqlite3"
+        )
+        looks = []  # at the players (the only looks this changes: the others may vary
+        # with the scheduler, e.g. a shuffle done before or after a look)
+        SimulatedTable(settings, on_view=looks.append).run()
+        playing = sum(1 for view in looks if view.state is State.PLAYERS)
+        return seeded_part(journal_content(settings.journal)), playing
+
+    played_out, fewer = run("out")
+    monkeypatch.setattr(SimulatedDealer, "hits_again", lambda self, view, hand, card: None)
+    looking, more = run("looking")
+    assert played_out == looking
+    kinds = [kind for kind, _, _ in played_out]
+    assert kinds.count("round_completed") == 25 and "fault" not in kinds
+    hits = [
+        (n, d["seat"], d["hand"])
+        for kind, n, d in played_out
+        if kind == "decision" and d["decision"] == "hit"
+    ]
+    again = len(hits) - len(set(hits))  # a hand's second, third... hit
+    assert again >= 10
+    # A hit after a hit of the same hand was a look of its own; now none (none of these
+    # hands met the cover card, which would end the look).
+    assert more - fewer == again

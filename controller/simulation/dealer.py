@@ -13,7 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from random import Random
 
-from controller.rules.steps import LEGAL_SETS, Decision
+from controller.rules.cards import Card, parse_card
+from controller.rules.hands import PlayerHand
+from controller.rules.profiles import Profile
+from controller.rules.steps import LEGAL_SETS, Decision, NeedDecision
+from controller.rules.turn import Turn
 from controller.table.prompts import State
 from controller.table.view import HandView, SettlementView, TableView
 from drivers.hal import Button, WagerSpot
@@ -85,6 +89,42 @@ def _legal_set(values: tuple[str, ...]) -> frozenset[Decision]:
     return legal
 
 
+def decision_after_hit(
+    profile: Profile, at_seat: tuple[HandView, ...], hand: HandView, card: Card
+) -> tuple[HandView, frozenset[Decision]] | None:
+    """``hand`` after a hit with ``card`` and the decisions its player may take next, from
+    the rules engine's own turn (:class:`~controller.rules.turn.Turn`); None when the next
+    step is not another decision on this hand (a bust, a 21, a split ace's one card): the
+    station may prompt something else, so the dealer looks up. ``at_seat``: every hand of
+    the hand's seat as the layout shows them (more than one: they come from a split)."""
+    from_split = len(at_seat) > 1
+    hands: list[PlayerHand] = []
+    for view in at_seat:
+        played = PlayerHand(view.seat, view.hand - 1, 0, from_split=from_split)
+        for text in view.cards:
+            played.add(parse_card(text))
+        hands.append(played)
+    acting = hands[hand.hand - 1]
+    turn = Turn(profile, (hand.seat,), {hand.seat: hands})
+    turn.hand_index = acting.index
+    turn.apply(acting, Decision.HIT)  # PA 635a.7(i): the card the player's hit asked for
+    turn.card(card)
+    # A bust or a 21 (PA 635a.7(j)(1): no draw; a bonus?) leaves the hand finished and the
+    # turn moves on: no decision on this hand, the station prompts next.
+    step = turn.next_step()
+    if not isinstance(step, NeedDecision) or step.hand != acting.index:
+        return None
+    after = HandView(
+        hand.seat,
+        hand.hand,
+        (*hand.cards, card.text),
+        acting.total,
+        acting.status.value,
+        hand.doubled,
+    )
+    return after, step.legal
+
+
 def random_chooser(rng: Random) -> Chooser:
     """Players who pick any legal decision at random (exercises every path)."""
 
@@ -125,6 +165,9 @@ class SimulatedDealer:
     chips: dict[tuple[int, WagerSpot], int] = field(default_factory=dict, repr=False)
     _insured: bool = field(default=False, repr=False)
     _settled: set[tuple[int, int]] = field(default_factory=set, repr=False)
+    #: The rules the players' hands follow: with it the dealer plays a hand out after a
+    #: hit without looking up (:meth:`after_hit`); without it she looks up after each card.
+    profile: Profile | None = None
 
     def act(self, view: TableView) -> list[Action]:
         """The actions a person would take now; empty while waiting for a device."""
@@ -199,7 +242,42 @@ class SimulatedDealer:
         hand = next(
             h for h in view.hands if h.seat == view.acting_seat and h.hand == view.acting_hand
         )
-        decision = self.choose(hand, view.dealer_cards[0], _legal_set(view.legal))
+        return self._signal(hand, view.dealer_cards[0], _legal_set(view.legal))
+
+    def acting_hand(self, view: TableView) -> HandView | None:
+        """The hand whose player decides now in ``view`` (None when no decision is due)."""
+        if view.state is not State.PLAYERS or view.card_due or view.acting_seat is None:
+            return None
+        seat, number = view.acting_seat, view.acting_hand
+        return next((h for h in view.hands if h.seat == seat and h.hand == number), None)
+
+    def hits_again(self, view: TableView, hand: HandView, card: Card) -> HandView | None:
+        """``hand`` with ``card``, the dealer drew it for a hit in ``view``, when its player
+        signals another hit; None when the dealer looks up first.
+
+        A dealer does not wait for the station between a hit signal and the card, nor
+        after the card before reading the player's next signal (NJ 19.7(f), NY
+        5324.12(c)(6)): she sees the card she drew. What the player may do next comes from
+        the rules engine (:func:`decision_after_hit`). Only another hit goes on in this
+        look: a bust, a 21 or anything else the station may prompt about ends it, and so
+        does any other signal, a button on the panel, which must not overtake the card on
+        the shoe's own link (the station hears the two links in the order each delivers;
+        the next look reads the signal again from the hand the station shows)."""
+        if self.profile is None:
+            return None
+        # The layout as the view showed it, with the cards drawn in this look.
+        at_seat = tuple(
+            hand if h.hand == hand.hand else h for h in view.hands if h.seat == hand.seat
+        )
+        after = decision_after_hit(self.profile, at_seat, hand, card)
+        if after is None:
+            return None
+        played, legal = after
+        return played if self.choose(played, view.dealer_cards[0], legal) is Decision.HIT else None
+
+    def _signal(self, hand: HandView, up: str, legal: frozenset[Decision]) -> list[Action]:
+        """The actions of ``hand``'s player's decision among ``legal``."""
+        decision = self.choose(hand, up, legal)
         if decision is Decision.HIT:
             return [Draw()]
         actions: list[Action] = [Press(_BUTTON_FOR[decision])]

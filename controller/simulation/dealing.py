@@ -230,6 +230,7 @@ class Dealing:
             strategy_players(profile),
             self.rng,
             dealer_change_every=25,
+            profile=profile,
         )
 
     def expect_start(self) -> None:
@@ -279,8 +280,14 @@ class Dealing:
                     # The last card of the initial deal is the hole card: through the
                     # shoe's hole-card slot, so the shoe withholds it.
                     hole_at = len(actions) - 1 if len(actions) == due else None
+            # A hit: the dealer plays the hand out in this look (a watcher sees each card).
+            hitting = None if plan.delay or actions != [Draw()] else dealer.acting_hand(view)
             with self.side.holding():
+                if hitting is not None:
+                    self._play_out(view, hitting)
                 for i, action in enumerate(actions):
+                    if hitting is not None:
+                        break
                     if i == hole_at:
                         self._draw(view, hole=True)
                     else:
@@ -313,6 +320,18 @@ class Dealing:
         elif isinstance(action, InsertHoleCard):
             side.insert_hole_card(self._hole)
 
+    def _play_out(self, view: TableView, hand: HandView) -> None:
+        """Deal ``hand``'s hit, and its player's next hits while the rules engine says the
+        hand plays on (:meth:`SimulatedDealer.hits_again`); the look ends with a bust, a 21,
+        the cover card (the station handles it first) or any other signal."""
+        dealer = self.dealer
+        played: HandView | None = hand
+        while played is not None:
+            card = self._draw(view)
+            if card is None:
+                return
+            played = dealer.hits_again(view, played, card)
+
     def _initial_cards_due(self, view: TableView) -> int:
         """Cards still to come in the initial deal: two per seat, the up card, and the hole
         card where the profile deals one (PA 635a.7(e), NJ 19.7(d), NY 5324.12(c)(4))."""
@@ -320,19 +339,24 @@ class Dealing:
         on_layout = sum(len(h.cards) for h in view.hands) + len(view.dealer_cards)
         return max(1, 2 * len(view.seats) + dealer - on_layout - view.hole_face_down)
 
-    def _draw(self, view: TableView, *, hole: bool = False) -> None:
+    def _draw(self, view: TableView, *, hole: bool = False) -> Card | None:
+        """Take the next card out of the shoe; the card, or None when the cover card came
+        out first or the shoe was empty (the station has something to prompt)."""
         reported = HoleCardDealt if hole else CardDrawn
         self.pacer.expect(reported)
         item = self.side.draw(hole)
+        cover = False
         while isinstance(item, str):  # the cover card came out first
+            cover = True
             self.pacer.expect(CoverCardSeen)
             item = self.side.draw(hole)
         if item is None:
             # Nothing came out: the shoe reported itself empty and the table faults.
             self.pacer.withdraw(reported)
-            return
+            return None
         if view.state is State.DEALING:
             self._hole = item  # the last card of the initial deal is the hole card
+        return None if cover else item
 
     def _inject(self, view: TableView) -> bool:
         """Inject a device fault the way a table sees them; True when one was injected."""
