@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ from controller.simulation.dealer import (
     Action,
     Press,
     SimulatedDealer,
-    decision_after_hit,
+    decision_after_card,
     random_chooser,
 )
 from controller.simulation.dealing import RigSide, TableSide
@@ -185,7 +186,7 @@ def test_after_a_hit_the_rules_engine_says_what_the_player_may_do_next(
     player decides again (NJ 19.7(f), NY 5324.12(c)(6)); at 21 or over, None: the station
     may prompt (a bust, a 21, a bonus), so the dealer looks up."""
     before = hand(3, 1, *cards)
-    after = decision_after_hit(get_profile("PA"), (before,), before, parse_card(card))
+    after = decision_after_card(get_profile("PA"), (before,), before, parse_card(card))
     if total is None:
         assert after is None
         return
@@ -201,14 +202,14 @@ def test_after_a_hit_on_a_split_hand_the_split_rules_hold() -> None:
     hand of the seat is left as it lies."""
     first, second = hand(2, 1, "8H", "2C"), hand(2, 2, "8D")
     profile = get_profile("PA")
-    after = decision_after_hit(profile, (first, second), first, parse_card("3C"))
+    after = decision_after_card(profile, (first, second), first, parse_card("3C"))
     assert after is not None and after[1] == {HIT, STAND, DOUBLE}
     assert after[0].cards == ("8H", "2C", "3C") and after[0].total == 13
     no_das = dataclasses.replace(profile, double_after_split=False)
-    after = decision_after_hit(no_das, (first, second), first, parse_card("3C"))
+    after = decision_after_card(no_das, (first, second), first, parse_card("3C"))
     assert after is not None and after[1] == {HIT, STAND}
     # The second hand's own hit: the seat's first hand stays as it was.
-    after = decision_after_hit(
+    after = decision_after_card(
         profile, (first, hand(2, 2, "8D", "4S")), hand(2, 2, "8D", "4S"), parse_card("2S")
     )
     assert after is not None and after[0].hand == 2 and after[0].total == 14
@@ -219,46 +220,73 @@ def test_after_a_hit_on_split_aces_only_what_the_profile_lets_them_do() -> None:
     with ``double_split_aces``."""
     profile = dataclasses.replace(get_profile("PA"), hit_split_aces=True)
     first, second = hand(5, 1, "AS", "5H"), hand(5, 2, "AD", "9C")
-    after = decision_after_hit(profile, (first, second), first, parse_card("2C"))
+    after = decision_after_card(profile, (first, second), first, parse_card("2C"))
     assert after is not None and after[0].total == 18 and after[1] == {HIT, STAND}
     doubles = dataclasses.replace(profile, double_split_aces=True)
-    after = decision_after_hit(doubles, (first, second), first, parse_card("2C"))
+    after = decision_after_card(doubles, (first, second), first, parse_card("2C"))
     assert after is not None and after[1] == {HIT, STAND, DOUBLE}
+
+
+def test_after_a_split_card_the_rules_engine_says_what_the_player_may_do_next() -> None:
+    """A split hand's second card (the hand shows one card) is dealt like a hit: the player
+    decides next as the split rules say (no surrender after a split, 635a.9 ASSUMPTION);
+    split aces take their one card (635a.11 ASSUMPTION) and the turn moves on: None."""
+    profile = get_profile("PA")
+    first, second = hand(4, 1, "8H"), hand(4, 2, "8D")
+    after = decision_after_card(profile, (first, second), first, parse_card("3C"))
+    assert after is not None
+    assert after[0] == HandView(4, 1, ("8H", "3C"), 11, "playing", False)
+    assert after[1] == {HIT, STAND, DOUBLE}
+    aces = hand(4, 1, "AS"), hand(4, 2, "AD")
+    assert decision_after_card(profile, aces, aces[0], parse_card("5C")) is None
 
 
 @pytest.mark.parametrize("profile", ["PA", "NJ", "NY"])
 def test_a_hand_played_out_in_one_look_journals_what_a_look_per_card_does(
     scratch: Path, monkeypatch: pytest.MonkeyPatch, profile: str
 ) -> None:
-    """NJ 19.7(f), NY 5324.12(c)(6): the dealer deals each card a player's hit asks for.
-    Dealing the hits of one hand without looking up between them (the next signal read
-    from the hand with the card she drew) journals, row for row, what a dealer who looks
-    at the panel after every card journals, with fewer looks; the hand's stand, a button on
-    another link than the shoe's, waits for the next look."""
+    """NJ 19.7(f), NY 5324.12(c)(6): the dealer deals each card a player's hit asks for;
+    PA 635a.7(l): she draws to 17. Dealing a hand's hits (after a split card too) and her
+    own draws without looking up between them (the next signal read from the hand with the
+    card she drew, the rules engine saying what may follow) journals, row for row, what a
+    dealer who looks at the panel after every card journals, with a look fewer for each
+    card that followed a card of the same hand. A hand's stand, a button on another link
+    than the shoe's, waits for the next look."""
 
     def run(name: str) -> tuple[list[Any], int]:
         settings = SimulationSettings(
             profile=profile, rounds=25, seed=11, journal=scratch / f"{name}.sqlite3"
         )
-        looks = []  # at the players (the only looks this changes: the others may vary
-        # with the scheduler, e.g. a shuffle done before or after a look)
+        looks: list[TableView] = []  # those at the cards' hands count (the others may vary
+        # with the scheduler: a shuffle done before or after a look)
         SimulatedTable(settings, on_view=looks.append).run()
-        playing = sum(1 for view in looks if view.state is State.PLAYERS)
-        return seeded_part(journal_content(settings.journal)), playing
+        dealing = sum(1 for view in looks if view.state in (State.PLAYERS, State.DEALER))
+        return seeded_part(journal_content(settings.journal)), dealing
 
     played_out, fewer = run("out")
     monkeypatch.setattr(SimulatedDealer, "hits_again", lambda self, view, hand, card: None)
+    monkeypatch.setattr(SimulatedDealer, "draws_again", lambda self, cards: False)
     looking, more = run("looking")
     assert played_out == looking
     kinds = [kind for kind, _, _ in played_out]
     assert kinds.count("round_completed") == 25 and "fault" not in kinds
-    hits = [
-        (n, d["seat"], d["hand"])
-        for kind, n, d in played_out
-        if kind == "decision" and d["decision"] == "hit"
-    ]
-    again = len(hits) - len(set(hits))  # a hand's second, third... hit
-    assert again >= 10
-    # A hit after a hit of the same hand was a look of its own; now none (none of these
-    # hands met the cover card, which would end the look).
-    assert more - fewer == again
+    # A card that follows a card of the same hand: a hit right after a hit or split card
+    # (the decision row comes just before its card), a dealer draw right after a draw.
+    again = dealer_again = 0
+    for before, (kind, _, data) in itertools.pairwise(played_out):
+        last_kind, _, last = before
+        if last_kind != "card" or kind not in ("card", "decision"):
+            continue
+        if kind == "card" and data["role"] == last["role"] == "draw":
+            dealer_again += 1
+        elif (
+            kind == "decision"
+            and data["decision"] == "hit"
+            and last["role"] in ("hit", "split")
+            and (last["seat"], last["hand"]) == (data["seat"], data["hand"])
+        ):
+            again += 1
+    assert again >= 10 and dealer_again >= 3
+    # Each was a look of its own; now none (none of these hands met the cover card, which
+    # would end the look).
+    assert more - fewer == again + dealer_again

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from random import Random
 
 from controller.rules.cards import Card, parse_card
-from controller.rules.hands import PlayerHand
+from controller.rules.hands import HandStatus, PlayerHand, dealer_must_draw, hand_total
 from controller.rules.profiles import Profile
-from controller.rules.steps import LEGAL_SETS, Decision, NeedDecision
+from controller.rules.steps import LEGAL_SETS, CardRole, Decision, NeedDecision
 from controller.rules.turn import Turn
 from controller.table.prompts import State
 from controller.table.view import HandView, SettlementView, TableView
@@ -89,14 +89,15 @@ def _legal_set(values: tuple[str, ...]) -> frozenset[Decision]:
     return legal
 
 
-def decision_after_hit(
+def decision_after_card(
     profile: Profile, at_seat: tuple[HandView, ...], hand: HandView, card: Card
 ) -> tuple[HandView, frozenset[Decision]] | None:
-    """``hand`` after a hit with ``card`` and the decisions its player may take next, from
-    the rules engine's own turn (:class:`~controller.rules.turn.Turn`); None when the next
-    step is not another decision on this hand (a bust, a 21, a split ace's one card): the
-    station may prompt something else, so the dealer looks up. ``at_seat``: every hand of
-    the hand's seat as the layout shows them (more than one: they come from a split)."""
+    """``hand`` with ``card`` and the decisions its player may take next, from the rules
+    engine's own turn (:class:`~controller.rules.turn.Turn`): the card is a split hand's
+    second card when ``hand`` shows one card, else a hit. None when the next step is not
+    another decision on this hand (a bust, a 21, a split ace's one card): the station may
+    prompt something else, so the dealer looks up. ``at_seat``: every hand of the hand's
+    seat as the layout shows them (more than one: they come from a split)."""
     from_split = len(at_seat) > 1
     hands: list[PlayerHand] = []
     for view in at_seat:
@@ -107,7 +108,10 @@ def decision_after_hit(
     acting = hands[hand.hand - 1]
     turn = Turn(profile, (hand.seat,), {hand.seat: hands})
     turn.hand_index = acting.index
-    turn.apply(acting, Decision.HIT)  # PA 635a.7(i): the card the player's hit asked for
+    if len(hand.cards) == 1:  # a split hand waits for its second card
+        acting.status, turn.pending_role = HandStatus.AWAITING_CARD, CardRole.SPLIT
+    else:
+        turn.apply(acting, Decision.HIT)  # PA 635a.7(i): the card the hit asked for
     turn.card(card)
     # A bust or a 21 (PA 635a.7(j)(1): no draw; a bonus?) leaves the hand finished and the
     # turn moves on: no decision on this hand, the station prompts next.
@@ -245,35 +249,51 @@ class SimulatedDealer:
         return self._signal(hand, view.dealer_cards[0], _legal_set(view.legal))
 
     def acting_hand(self, view: TableView) -> HandView | None:
-        """The hand whose player decides now in ``view`` (None when no decision is due)."""
-        if view.state is not State.PLAYERS or view.card_due or view.acting_seat is None:
+        """The hand the dealer deals to next in ``view`` without looking up again after the
+        card: a hand whose player decides now (when the decision is a hit) or a split hand
+        waiting for its second card; None otherwise (a double's card: the next signal is
+        a button)."""
+        if view.state is not State.PLAYERS or view.acting_seat is None:
             return None
         seat, number = view.acting_seat, view.acting_hand
-        return next((h for h in view.hands if h.seat == seat and h.hand == number), None)
+        hand = next((h for h in view.hands if h.seat == seat and h.hand == number), None)
+        if hand is None or (view.card_due and len(hand.cards) != 1):
+            return None
+        return hand
 
     def hits_again(self, view: TableView, hand: HandView, card: Card) -> HandView | None:
-        """``hand`` with ``card``, the dealer drew it for a hit in ``view``, when its player
-        signals another hit; None when the dealer looks up first.
+        """``hand`` with ``card``, the dealer drew it for ``hand`` in ``view``, when its
+        player signals a hit next; None when the dealer looks up first.
 
         A dealer does not wait for the station between a hit signal and the card, nor
         after the card before reading the player's next signal (NJ 19.7(f), NY
         5324.12(c)(6)): she sees the card she drew. What the player may do next comes from
-        the rules engine (:func:`decision_after_hit`). Only another hit goes on in this
-        look: a bust, a 21 or anything else the station may prompt about ends it, and so
-        does any other signal, a button on the panel, which must not overtake the card on
-        the shoe's own link (the station hears the two links in the order each delivers;
-        the next look reads the signal again from the hand the station shows)."""
+        the rules engine (:func:`decision_after_card`). Only a hit goes on in this look: a
+        bust, a 21 or anything else the station may prompt about ends it, and so does any
+        other signal, a button on the panel, which must not overtake the card on the
+        shoe's own link (the station hears the two links in the order each delivers; the
+        next look reads the signal again from the hand the station shows)."""
         if self.profile is None:
             return None
         # The layout as the view showed it, with the cards drawn in this look.
         at_seat = tuple(
             hand if h.hand == hand.hand else h for h in view.hands if h.seat == hand.seat
         )
-        after = decision_after_hit(self.profile, at_seat, hand, card)
+        after = decision_after_card(self.profile, at_seat, hand, card)
         if after is None:
             return None
         played, legal = after
         return played if self.choose(played, view.dealer_cards[0], legal) is Decision.HIT else None
+
+    def draws_again(self, cards: list[Card]) -> bool:
+        """Whether the dealer, having drawn to ``cards`` (her hand, face up), draws another
+        card without looking up: the station asked for the card before the last, so a draw
+        can change an outcome (PA 635a.7(m); the players' hands are done), and the rules
+        engine says whether the total draws (PA 635a.7(l))."""
+        if self.profile is None:
+            return False
+        total, soft = hand_total(cards)
+        return dealer_must_draw(total, soft, self.profile)
 
     def _signal(self, hand: HandView, up: str, legal: frozenset[Decision]) -> list[Action]:
         """The actions of ``hand``'s player's decision among ``legal``."""

@@ -280,18 +280,15 @@ class Dealing:
                     # The last card of the initial deal is the hole card: through the
                     # shoe's hole-card slot, so the shoe withholds it.
                     hole_at = len(actions) - 1 if len(actions) == due else None
-            # A hit: the dealer plays the hand out in this look (a watcher sees each card).
-            hitting = None if plan.delay or actions != [Draw()] else dealer.acting_hand(view)
             with self.side.holding():
-                if hitting is not None:
-                    self._play_out(view, hitting)
-                for i, action in enumerate(actions):
-                    if hitting is not None:
-                        break
-                    if i == hole_at:
-                        self._draw(view, hole=True)
-                    else:
-                        self.perform(action, view)
+                # A card to a hand: the dealer plays the hand out in this look (a person
+                # watching, with pacing, sees each card).
+                if plan.delay or actions != [Draw()] or not self._play_out(view):
+                    for i, action in enumerate(actions):
+                        if i == hole_at:
+                            self._draw(view, hole=True)
+                        else:
+                            self.perform(action, view)
             if plan.delay:
                 time.sleep(plan.delay)  # pacing for a person watching
 
@@ -320,17 +317,34 @@ class Dealing:
         elif isinstance(action, InsertHoleCard):
             side.insert_hole_card(self._hole)
 
-    def _play_out(self, view: TableView, hand: HandView) -> None:
-        """Deal ``hand``'s hit, and its player's next hits while the rules engine says the
-        hand plays on (:meth:`SimulatedDealer.hits_again`); the look ends with a bust, a 21,
-        the cover card (the station handles it first) or any other signal."""
+    def _play_out(self, view: TableView) -> bool:
+        """Deal the card ``view`` asks for and the next ones while the rules engine says
+        they follow without the station (:meth:`SimulatedDealer.hits_again` for a player's
+        hand, :meth:`SimulatedDealer.draws_again` for the dealer's draws); False, with
+        nothing done, when the card is not one of those. The look ends with a bust, a 21,
+        the dealer's 17, the cover card (the station handles it first) or any other
+        signal."""
         dealer = self.dealer
-        played: HandView | None = hand
+        if view.state is State.DEALER:
+            if len(view.dealer_cards) < 2:
+                return False  # NJ 19.7(g)'s "Dealer's Card": the station judges what follows
+            cards = [parse_card(text) for text in view.dealer_cards]
+            while True:
+                card = self._draw(view)
+                if card is None:
+                    return True
+                cards.append(card)
+                if not dealer.draws_again(cards):
+                    return True
+        played = dealer.acting_hand(view)
+        if played is None:
+            return False
         while played is not None:
             card = self._draw(view)
             if card is None:
-                return
+                return True
             played = dealer.hits_again(view, played, card)
+        return True
 
     def _initial_cards_due(self, view: TableView) -> int:
         """Cards still to come in the initial deal: two per seat, the up card, and the hole
