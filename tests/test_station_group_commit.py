@@ -88,3 +88,61 @@ def test_waiting_events_share_a_commit_and_are_acted_on_only_after_it(tmp_path: 
     assert acted[0] == GROUP_COMMIT_MAX and acted[-1] == waiting
     # All were queued before the loop started: two commits, not one per event.
     assert [c for c in commits if 0 < c <= waiting] == [GROUP_COMMIT_MAX, waiting]
+
+
+class LampTable(JournallingTable):
+    """Asks, for each event, for a device command and a change of lamps, in that order of
+    asking reversed (lamps first), and notes when each runs and what is on disk then."""
+
+    def __init__(self, journal: Journal, commands: CommandBuffer, path: Path) -> None:
+        super().__init__(journal, commands, path)
+        self.order: list[tuple[str, int]] = []
+
+    def handle(self, event: DeviceEvent) -> None:
+        self.handled += 1
+        self.journal.append("button", {"n": self.handled})
+        self.commands.defer_lamps(lambda: self._note("lamps"))
+        self.commands.defer(lambda: self._note("device"))
+
+    def _note(self, what: str) -> None:
+        with JournalReader.open(self.path) as reader:
+            self.order.append((what, sum(1 for r in reader.rows() if r.kind == "button")))
+        if what == "lamps" and self.stop is not None:
+            self.stop()
+
+
+def test_the_observer_sees_the_view_after_the_device_commands_and_before_the_lamps(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A remote observer (the simulated dealer's process) gets the view while the station
+    lights the panel, but never before a device has its command (a shoe must know that the
+    next card is the hole card before a dealer who saw the view can deal it), and both run
+    only once the event's row is on disk (write-ahead)."""
+    path = tmp_path / "journal.sqlite3"
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    events.put(ButtonPressed(Button.NEXT))
+    # The stand-in table has no hands to show: the view is a marker the observer notes.
+    monkeypatch.setattr("controller.service.station.table_view", lambda table: "view")
+    with Journal.open(path) as journal:
+        commands = CommandBuffer()
+        table = LampTable(journal, commands, path)
+
+        def observer(event: DeviceEvent, view: Any, idle: bool) -> None:
+            with JournalReader.open(path) as reader:
+                table.order.append((str(view), sum(1 for r in reader.rows() if r.kind == "button")))
+
+        station = Station(
+            table,  # type: ignore[arg-type]
+            journal,
+            [],
+            events,
+            commands=commands,
+            observer=observer,
+            poll_seconds=0.05,
+        )
+        table.stop = station.stop
+        thread = threading.Thread(target=station.run)
+        thread.start()
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+    assert table.order == [("device", 1), ("view", 1), ("lamps", 1)]

@@ -47,18 +47,38 @@ GROUP_COMMIT_MAX = 16
 
 class CommandBuffer:
     """Device commands held back until the journal has committed the event that caused
-    them: the station acts only on what is recorded (write-ahead)."""
+    them: the station acts only on what is recorded (write-ahead).
+
+    The panel's lamps are held apart from the other devices' commands (:meth:`defer_lamps`)
+    so that the loop can carry them out last: after the device commands and after its
+    observer has the new view (:meth:`Station._handle`). Each list keeps its own order."""
 
     def __init__(self) -> None:
         self._pending: list[Callable[[], None]] = []
+        self._lamps: list[Callable[[], None]] = []
 
     def defer(self, command: Callable[[], None]) -> None:
-        """Hold a command."""
+        """Hold a device command."""
         self._pending.append(command)
 
+    def defer_lamps(self, command: Callable[[], None]) -> None:
+        """Hold a change of the panel's lamps."""
+        self._lamps.append(command)
+
     def flush(self) -> None:
-        """Carry out the held commands, in order."""
+        """Carry out the held commands, in order: the devices' first, then the lamps."""
+        self.flush_devices()
+        self.flush_lamps()
+
+    def flush_devices(self) -> None:
+        """Carry out the held device commands (not the lamps), in order."""
         pending, self._pending = self._pending, []
+        for command in pending:
+            command()
+
+    def flush_lamps(self) -> None:
+        """Carry out the held lamp changes, in order."""
+        pending, self._lamps = self._lamps, []
         for command in pending:
             command()
 
@@ -102,7 +122,7 @@ class _DeferredPanel:
         self._device.close()
 
     def show(self, lamps: Mapping[Led, LedMode]) -> None:
-        self._buffer.defer(lambda: self._device.show(lamps))
+        self._buffer.defer_lamps(lambda: self._device.show(lamps))
 
 
 class _DeferredShoe:
@@ -270,12 +290,18 @@ class Station:
         with self.journal.batch():
             for event in group:
                 self.table.handle(event)
-        self.commands.flush()  # only now that the events' rows are on disk
+        # Only now that the events' rows are on disk: the device commands (a shoe told to
+        # expect the hole card must know before the dealer can deal it), then the
+        # observer's view, then the lamps. A remote observer (the simulated dealer in its
+        # own process) reads the view while this thread lights the panel, instead of
+        # waiting for it (issue 15); nothing the station does waits on the lamps.
+        self.commands.flush_devices()
         for event in group:
             self.stats.events += 1
             if self.observer is not None:
                 idle = event is group[-1] and self.events.empty()
                 self.observer(event, table_view(self.table) if idle else None, idle)
+        self.commands.flush_lamps()
 
     def _serve(self) -> None:
         events, notifier = self.events, self.notifier

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from controller.rules.steps import NeedCard, NeedDecision, NeedReveal
+from controller.rules.steps import LEGAL_SETS, NeedCard, NeedDecision, NeedReveal
 from controller.table.procedure import Table
 from controller.table.prompts import SETTLE_STATES, State, settle_word
 from controller.table.sensors import spot_of
@@ -75,31 +75,57 @@ def view_record(view: TableView) -> dict[str, Any]:
     """``view`` as plain JSON data (the daemon's debug log carries it; a remote dealer such
     as the boot test's reads it back with :func:`view_from_record`). Public by
     construction: a view has no field that could carry the hole card."""
-    record: dict[str, Any] = {name: getattr(view, name) for name in TableView.__slots__}
-    record["state"] = view.state.value
-    record["lamps"] = [[led.value, mode.value] for led, mode in view.lamps]
-    # Written out, not a comprehension over __slots__: a snapshot has up to ~10 hands and
-    # ~28 snapshots a round go to the simulated dealer (issue 15); the round-trip test
-    # (tests/test_view_record.py) fails if a field is left out.
-    record["hands"] = [
-        {
-            "seat": h.seat,
-            "hand": h.hand,
-            "cards": h.cards,
-            "total": h.total,
-            "status": h.status,
-            "doubled": h.doubled,
-        }
-        for h in view.hands
-    ]
-    if view.settling is not None:
-        record["settling"] = _settlement_record(view.settling)
-    record["settlements"] = [_settlement_record(s) for s in view.settlements]
-    return record
+    # Written out field by field, not a comprehension over __slots__: ~20 snapshots a round
+    # go to the simulated dealer (issue 15); the round-trip test (tests/test_view_record.py)
+    # fails if a field is left out.
+    settling = view.settling
+    return {
+        "state": view.state.value,
+        "prompt": view.prompt,
+        "round_no": view.round_no,
+        "lamps": [[_LED_TEXT[led], _MODE_TEXT[mode]] for led, mode in view.lamps],
+        "seats": view.seats,
+        "hands": [
+            {
+                "seat": h.seat,
+                "hand": h.hand,
+                "cards": h.cards,
+                "total": h.total,
+                "status": h.status,
+                "doubled": h.doubled,
+            }
+            for h in view.hands
+        ],
+        "dealer_cards": view.dealer_cards,
+        "hole_face_down": view.hole_face_down,
+        "acting_seat": view.acting_seat,
+        "acting_hand": view.acting_hand,
+        "legal": view.legal,
+        "card_due": view.card_due,
+        "reveal_due": view.reveal_due,
+        "reshuffle_pending": view.reshuffle_pending,
+        "fault": view.fault,
+        "settling_seat": view.settling_seat,
+        "settling": None if settling is None else _settlement_record(settling),
+        "hole_card_due": view.hole_card_due,
+        "settlements": [_settlement_record(s) for s in view.settlements],
+    }
+
+
+#: Each lamp's and mode's text, looked up instead of read through ``Enum.value`` (a
+#: Python-level property) for each lamp of each snapshot.
+_LED_TEXT: Final = {led: led.value for led in Led}
+_MODE_TEXT: Final = {mode: mode.value for mode in LedMode}
 
 
 def _settlement_record(settlement: SettlementView) -> dict[str, Any]:
-    return {n: getattr(settlement, n) for n in SettlementView.__slots__}
+    return {
+        "seat": settlement.seat,
+        "spot": settlement.spot,
+        "word": settlement.word,
+        "net_cents": settlement.net_cents,
+        "index": settlement.index,
+    }
 
 
 def view_from_record(record: dict[str, Any]) -> TableView:
@@ -149,6 +175,17 @@ def _hand_from_record(h: dict[str, Any]) -> HandView:
     return view
 
 
+_LEGAL_TEXTS: dict[int, tuple[str, ...]] = {}
+
+
+def _legal_texts(mask: int) -> tuple[str, ...]:
+    """The legal decisions of a legal-moves mask as sorted texts, built once per mask."""
+    texts = _LEGAL_TEXTS.get(mask)
+    if texts is None:
+        texts = _LEGAL_TEXTS[mask] = tuple(sorted(d.value for d in LEGAL_SETS[mask]))
+    return texts
+
+
 def table_view(table: Table) -> TableView:
     """Snapshot ``table`` for display; the hole card appears only once revealed."""
     play = table.play
@@ -167,17 +204,22 @@ def table_view(table: Table) -> TableView:
             for h in round_.hands[seat]:
                 # A hand's view changes only with its cards, status or double: kept from one
                 # snapshot to the next (a snapshot per idle point, ~28 a round; issue 15).
+                # A hand only gains cards, or at a split drops to its first card and gains
+                # a new second one: its count and last card tell every change (a split hand
+                # keeps its count with a new second card; the same card again shows alike).
                 key = (seat, h.index)
-                cards = tuple(h.cards)  # a split hand keeps its count with a new 2nd card
+                cards = h.cards
+                last = cards[-1] if cards else None
                 cached = cache.get(key)
                 if (
                     cached is not None
                     and cached[0] is h
-                    and cached[1] == cards
-                    and cached[2] is h.status
-                    and cached[3] == h.double_cents
+                    and cached[1] == len(cards)
+                    and cached[2] is last
+                    and cached[3] is h.status
+                    and cached[4] == h.double_cents
                 ):
-                    hands.append(cached[4])
+                    hands.append(cached[5])
                     continue
                 view = HandView(
                     seat,
@@ -187,7 +229,7 @@ def table_view(table: Table) -> TableView:
                     h.status.value,
                     h.doubled,
                 )
-                cache[key] = (h, cards, h.status, h.double_cents, view)
+                cache[key] = (h, len(cards), last, h.status, h.double_cents, view)
                 hands.append(view)
         dealer = tuple(c.text for c in round_.dealer_cards)
         hole_down = round_.hole is not None
@@ -197,7 +239,7 @@ def table_view(table: Table) -> TableView:
         hole_due = play.hole_card_due()
         if isinstance(step, NeedDecision):
             acting_seat, acting_hand = step.seat, step.hand + 1
-            legal = tuple(sorted(d.value for d in step.legal))
+            legal = _legal_texts(step.mask)
         elif isinstance(step, NeedCard) and step.seat is not None:
             acting_seat, acting_hand = step.seat, (step.hand or 0) + 1
     queue = table.settle_queue if table.state in SETTLE_STATES else []
