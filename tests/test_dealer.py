@@ -10,12 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from table_support import ListJournal
 from test_simulate import journal_content, scratch, seeded_part
 
-from controller.rules.cards import parse_card
+from controller.rules.cards import ALL_CARDS, Card, parse_card
 from controller.rules.profiles import get_profile
-from controller.rules.steps import Decision
+from controller.rules.round import Round
+from controller.rules.steps import Decision, NeedDecision, SeatWager
 from controller.simulation.dealer import (
     Action,
     Press,
@@ -290,3 +293,54 @@ def test_a_hand_played_out_in_one_look_journals_what_a_look_per_card_does(
     # Each was a look of its own; now none (none of these hands met the cover card, which
     # would end the look).
     assert more - fewer == again + dealer_again
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cards=st.lists(st.sampled_from(ALL_CARDS), min_size=12, max_size=12),
+    profile=st.sampled_from(["PA", "NJ", "NY"]),
+    split=st.booleans(),
+)
+def test_the_dealer_foresees_exactly_what_the_rules_engine_asks_after_a_card(
+    cards: list[Card], profile: str, split: bool
+) -> None:
+    """Whatever the cards: after each hit (or a split hand's second card) the hand and the
+    decisions :func:`decision_after_card` foresees are the ones the station's own round
+    (``controller.rules.round.Round``) then asks for; where it foresees nothing, the round
+    asks for no decision on that hand. So the dealer never acts on a guess."""
+    rules = get_profile(profile)
+    game = Round(rules, 6, (SeatWager(1, 1000),))
+    up = parse_card("5H")  # no peek, no insurance: the players' turn follows the deal
+    initial = [cards[0], up, cards[1]]
+    if game.initial_cards_due == 4:
+        initial.append(cards[2])  # the hole card
+    game.deal_initial(initial)
+    step = game.step
+    if not isinstance(step, NeedDecision):
+        return  # a blackjack: no decision
+    if split and Decision.SPLIT in step.legal:
+        game.decide(1, Decision.SPLIT)
+    for card in cards[3:]:
+        hands = game.hands[1]
+        step = game.step
+        if isinstance(step, NeedDecision):
+            if Decision.HIT not in step.legal:
+                return
+            game.decide(1, Decision.HIT)
+        index = game.step.hand  # type: ignore[union-attr]
+        at_seat = tuple(
+            HandView(1, h.index + 1, tuple(c.text for c in h.cards), h.total, "playing", False)
+            for h in hands
+        )
+        foreseen = decision_after_card(rules, at_seat, at_seat[index], card)
+        game.deal(card)
+        step = game.step
+        hand = hands[index]
+        if isinstance(step, NeedDecision) and step.hand == index:
+            assert foreseen is not None
+            assert foreseen[1] == step.legal
+            assert foreseen[0].cards == tuple(c.text for c in hand.cards)
+            assert foreseen[0].total == hand.total
+        else:
+            assert foreseen is None
+            return
