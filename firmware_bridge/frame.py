@@ -8,6 +8,8 @@ Layout of a frame before COBS (all integers big-endian)::
     offset 3  flags     bit 0 RELIABLE: the receiver must ack and suppress duplicates
                         bit 1 SEALED: the payload is sealed (firmware_bridge.auth):
                         counter (4) | ciphertext | tag (16), the header as associated data
+                        bit 2 ACK_NOW: the sender waits on this frame: the receiver acks
+                        it at once instead of holding the ack (docs/protocol.md section 5)
     offset 4  ack       next sequence number the sender expects from its peer (cumulative)
     offset 5  payload   0..MAX_PAYLOAD bytes, laid out by the message type (or sealed)
     end - 2   crc       CRC-16/CCITT-FALSE over offsets 0 .. end-3
@@ -51,6 +53,8 @@ MAX_ENCODED: Final = MAX_FRAME + (MAX_FRAME + 253) // 254
 
 FLAG_RELIABLE: Final = 0x01
 FLAG_SEALED: Final = 0x02
+#: On a reliable frame: ack it at once (the sender waits on it before its next step).
+FLAG_ACK_NOW: Final = 0x04
 SEQ_MODULO: Final = 256
 
 

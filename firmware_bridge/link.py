@@ -49,6 +49,7 @@ from firmware_bridge.events import (
 from firmware_bridge.frame import (
     CRC_SIZE,
     DELIMITER,
+    FLAG_ACK_NOW,
     FLAG_RELIABLE,
     FLAG_SEALED,
     HEADER,
@@ -112,6 +113,7 @@ class Endpoint(SessionSetup):
     _ack_owed: int
     _ack_at: float
     _ack_every: int
+    _hurry: bool
     _hello_at: float
     _hello_tries: int
     _now: float
@@ -223,6 +225,14 @@ class Endpoint(SessionSetup):
             self._outbox.append((type_id, out.seq, FLAG_RELIABLE, payload))
             self._last_tx = now
 
+    def ask_ack_now(self) -> None:
+        """Ask the peer to acknowledge what is queued at once (flag ``ACK_NOW``) instead of
+        holding its ack: the last reliable frame of each burst carries the flag until every
+        message queued so far has gone out. For a sender that waits on the acknowledgement
+        before its next step (``DeviceFirmware.deliver``); a peer that ignores the flag
+        still acks within ``ACK_DELAY``."""
+        self._hurry = True
+
     def receive_data(self, data: bytes, now: float) -> None:
         """Take bytes from the peer. Never raises: bad frames become FrameDropped events."""
         self._now = now
@@ -257,6 +267,8 @@ class Endpoint(SessionSetup):
         version = self._version
         sealer = self._sealer
         wires: list[bytes] = []
+        if self._hurry:
+            self._flag_ack_now(outbox)
         for type_id, seq, flags, payload in outbox:
             if sealer is None or type_id in PLAIN:
                 wires.append(wire_frame(_pack_header(version, type_id, seq, flags, ack) + payload))
@@ -276,6 +288,17 @@ class Endpoint(SessionSetup):
             self._leading_delimiter = False
             out = DELIMITER + out
         return out
+
+    def _flag_ack_now(self, outbox: list[tuple[int, int, int, bytes]]) -> None:
+        """Set ``ACK_NOW`` on the last reliable frame of ``outbox``; stop hurrying once no
+        message waits behind the window (what was queued has gone out)."""
+        for i in range(len(outbox) - 1, -1, -1):
+            type_id, seq, flags, payload = outbox[i]
+            if flags & FLAG_RELIABLE:
+                outbox[i] = (type_id, seq, flags | FLAG_ACK_NOW, payload)
+                break
+        if not self._window.waiting:
+            self._hurry = False
 
     def tick(self, now: float) -> None:
         """Run the timers: HELLO resends, retransmits, heartbeats and silence detection."""
@@ -338,6 +361,7 @@ class Endpoint(SessionSetup):
         self._ack_due = False
         self._ack_owed = 0
         self._ack_at = now
+        self._hurry = False
         self._last_rx = now
         self._last_tx = now
         self._hello_at = now
@@ -395,6 +419,8 @@ class Endpoint(SessionSetup):
                 self._ack_due = True
                 self._ack_at = now + self.timing.ack_delay
             self._ack_owed += 1
+            if flags & FLAG_ACK_NOW:
+                self._ack_owed = self._ack_every  # the sender waits on this ack
             arrival = self._rx.arrive(seq)
             if arrival is not Arrival.NEW:
                 self._ack_owed = self._ack_every  # a resend or a gap: ack at once

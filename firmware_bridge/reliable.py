@@ -111,6 +111,11 @@ class SendWindow:
         """Messages sent or queued and not yet acknowledged."""
         return len(self._in_flight) + len(self._pending)
 
+    @property
+    def waiting(self) -> int:
+        """Messages queued behind the window, not sent yet."""
+        return len(self._pending)
+
     def submit(self, type_id: int, payload: bytes, message: Message, now: float) -> Outgoing | None:
         """Give ``message`` a sequence number and return it to transmit now, or queue it
         behind a full window (None).

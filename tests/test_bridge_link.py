@@ -51,7 +51,7 @@ from firmware_bridge import (
     decode_frame,
     encode_frame,
 )
-from firmware_bridge.frame import FLAG_RELIABLE, FLAG_SEALED
+from firmware_bridge.frame import FLAG_ACK_NOW, FLAG_RELIABLE, FLAG_SEALED
 from firmware_bridge.messages import Ack, Heartbeat, HelloReply
 
 T = TypeVar("T")
@@ -693,6 +693,11 @@ def frames_in(wire: bytes) -> list[Frame]:
     return [decode_frame(part) for part in wire.split(b"\x00") if part]
 
 
+def frames_wire(frames: list[Frame]) -> bytes:
+    """``frames`` back on the wire, each with its delimiter."""
+    return b"".join(encode_frame(f) for f in frames)
+
+
 def card_to_station(link: Link, draw: int, now: float) -> None:
     link.device.send(CardDrawnReport(7, "H", draw), now)
     link.station.receive_data(link.device.data_to_send(), now)
@@ -747,6 +752,60 @@ def test_a_resent_frame_is_acked_at_once() -> None:
     [ack] = frames_in(link.station.data_to_send())
     assert (ack.type_id, ack.ack) == (Ack.TYPE_ID, 1)
     assert link.station.stats.duplicates == 1
+
+
+def test_a_frame_flagged_ack_now_is_acked_at_once() -> None:
+    """A sender that waits on its frame (the simulated dealer before her next device) asks
+    for the ack: the receiver acks at once instead of holding it for ACK_DELAY."""
+    link = connected_link()
+    t = link.now
+    link.device.send(CardDrawnReport(7, "H", 1), t)
+    link.device.send(CardDrawnReport(8, "S", 2), t)
+    link.device.ask_ack_now()
+    first, last = frames_in(wire := link.device.data_to_send())
+    assert not first.flags & FLAG_ACK_NOW  # only the burst's last frame asks
+    assert last.flags & FLAG_ACK_NOW and last.flags & FLAG_RELIABLE
+    link.station.receive_data(wire, t)  # no tick, no ACK_DELAY: the ack goes now
+    [ack] = frames_in(link.station.data_to_send())
+    assert (ack.type_id, ack.ack) == (Ack.TYPE_ID, 2)
+    # Asked once: the next report goes out without the flag, and its ack is held again.
+    link.device.receive_data(frames_wire([ack]), t)
+    link.device.send(CardDrawnReport(9, "D", 3), t)
+    [later] = frames_in(wire := link.device.data_to_send())
+    assert not later.flags & FLAG_ACK_NOW
+    link.station.receive_data(wire, t)
+    assert link.station.data_to_send() == b""
+
+
+def test_ack_now_rides_on_each_burst_until_the_queue_behind_the_window_is_out() -> None:
+    link = connected_link()
+    t = link.now
+    window = link.device.timing.window
+    for draw in range(1, window + 3):  # two more than the window: they wait behind it
+        link.device.send(CardDrawnReport(7, "H", draw % 50), t)
+    link.device.ask_ack_now()
+    burst = frames_in(wire := link.device.data_to_send())
+    assert len(burst) == window
+    assert [bool(f.flags & FLAG_ACK_NOW) for f in burst] == [False] * (window - 1) + [True]
+    link.station.receive_data(wire, t)
+    link.device.receive_data(link.station.data_to_send(), t)  # acked at once: 2 go out
+    rest = frames_in(wire := link.device.data_to_send())
+    assert len(rest) == 2 and rest[-1].flags & FLAG_ACK_NOW
+    link.station.receive_data(wire, t)
+    [ack] = frames_in(link.station.data_to_send())
+    assert ack.ack == (window + 2) % 256
+
+
+def test_a_forged_ack_now_bit_breaks_the_seal() -> None:
+    """The flags byte is in the sealed header's associated data: nobody on the line can set
+    or clear ACK_NOW on a frame (section 4b)."""
+    link = connected_link()
+    t = link.now
+    link.device.send(CardDrawnReport(7, "H", 1), t)
+    [frame] = frames_in(link.device.data_to_send())
+    link.station.receive_data(frames_wire([frame._replace(flags=frame.flags | FLAG_ACK_NOW)]), t)
+    assert link.station.stats.auth_failures == 1
+    assert not [e for e in link.station.events() if isinstance(e, MessageReceived)]
 
 
 def test_ack_timing_is_checked() -> None:

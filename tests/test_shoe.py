@@ -500,3 +500,19 @@ def test_cards_drawn_while_holding_reach_the_station_together_and_in_order(table
     assert [e.card for e in table.events.take(CardDrawn, 3)] == cards[:3]
     assert table.double.deal() == cards[3]  # no block: at once, as before
     assert table.events.expect(CardDrawn).card == cards[3]
+
+
+def test_a_delivered_card_is_on_the_stations_queue_when_deliver_returns(table: Table) -> None:
+    """``deliver``: the dealer's card reaches the station's event queue before her next
+    step on another device (a button on the panel's link must not overtake it): the driver
+    queues a report's events before it acknowledges the frame, and the double waits for
+    that acknowledgement, asked for at once (ACK_NOW)."""
+    table.double.load(parse_cards("7H 8S"), cover_at=None)
+    table.events.expect(ShoeLoaded)
+    with table.double.holding():  # a look's burst: nothing goes out until deliver
+        first, second = table.double.deal(), table.double.deal()
+        assert table.events.pending() == []
+        assert table.double.deliver()
+        drawn = [e.card for e in table.events.pending() if isinstance(e, CardDrawn)]
+    assert drawn == parse_cards("7H 8S") == [first, second]
+    assert table.double.unconfirmed == 0

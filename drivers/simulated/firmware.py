@@ -158,6 +158,30 @@ class DeviceFirmware(ABC):
             if not self._holding:
                 self._flush()
 
+    def deliver(self, timeout: float = 5.0) -> bool:
+        """Send what this device has queued now (inside a :meth:`holding` block too),
+        asking the station to acknowledge at once (``ACK_NOW``), and wait until it has
+        acknowledged every report. The station's driver puts a report's events on its
+        queue before it acknowledges the frame (``drivers.device_link``), so whatever this
+        device reported is queued before anything done next on another device: a dealer's
+        card is on the station's queue before her next button press overtakes it on the
+        panel's link. True once all is acknowledged; False with no session or after
+        ``timeout`` seconds."""
+        with self._cond:
+            if not self._endpoint.connected:
+                return False
+            if self.unconfirmed == 0:
+                return True
+            self._endpoint.ask_ack_now()
+            holding, self._holding = self._holding, 0
+            try:
+                self._flush()
+            finally:
+                self._holding = holding
+            return self._cond.wait_for(
+                lambda: self._endpoint.connected and self.unconfirmed == 0, timeout
+            )
+
     # --- port side ------------------------------------------------------------------------
 
     def receive(self, data: bytes) -> None:
