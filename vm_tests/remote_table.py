@@ -82,7 +82,10 @@ class RemoteSide:
     def misread(self) -> None:
         raise NotImplementedError("no injected faults in the guest run")
 
-    def holding(self) -> AbstractContextManager[None]:
+    def deliver(self, device: str, timeout: float) -> bool:
+        return bool(self.doubles.call(device, "deliver", timeout))
+
+    def holding(self, only: str | None = None) -> AbstractContextManager[None]:
         # Each control-socket call is answered once the double has acted: nothing to hold
         # (the doubles process sends each report as it is made).
         return nullcontext()

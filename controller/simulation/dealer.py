@@ -246,7 +246,8 @@ class SimulatedDealer:
         hand = next(
             h for h in view.hands if h.seat == view.acting_seat and h.hand == view.acting_hand
         )
-        return self._signal(hand, view.dealer_cards[0], _legal_set(view.legal))
+        decision = self.choose(hand, view.dealer_cards[0], _legal_set(view.legal))
+        return self.signal_actions(hand, decision)
 
     def acting_hand(self, view: TableView) -> HandView | None:
         """The hand the dealer deals to next in ``view`` without looking up again after the
@@ -261,18 +262,19 @@ class SimulatedDealer:
             return None
         return hand
 
-    def hits_again(self, view: TableView, hand: HandView, card: Card) -> HandView | None:
-        """``hand`` with ``card``, the dealer drew it for ``hand`` in ``view``, when its
-        player signals a hit next; None when the dealer looks up first.
+    def next_signal(
+        self, view: TableView, hand: HandView, card: Card
+    ) -> tuple[HandView, Decision] | None:
+        """``hand`` with ``card``, the dealer drew it for ``hand`` in ``view``, and its
+        player's next signal; None when the dealer looks up first.
 
         A dealer does not wait for the station between a hit signal and the card, nor
         after the card before reading the player's next signal (NJ 19.7(f), NY
         5324.12(c)(6)): she sees the card she drew. What the player may do next comes from
-        the rules engine (:func:`decision_after_card`). Only a hit goes on in this look: a
-        bust, a 21 or anything else the station may prompt about ends it, and so does any
-        other signal, a button on the panel, which must not overtake the card on the
-        shoe's own link (the station hears the two links in the order each delivers; the
-        next look reads the signal again from the hand the station shows)."""
+        the rules engine (:func:`decision_after_card`): a bust, a 21 or anything else the
+        station may prompt about gives None. The caller deals a hit at once; a button
+        (:meth:`signal_actions`) only once the cards are on the station's queue, or it
+        would overtake them on the panel's own link."""
         if self.profile is None:
             return None
         # The layout as the view showed it, with the cards drawn in this look.
@@ -283,7 +285,7 @@ class SimulatedDealer:
         if after is None:
             return None
         played, legal = after
-        return played if self.choose(played, view.dealer_cards[0], legal) is Decision.HIT else None
+        return played, self.choose(played, view.dealer_cards[0], legal)
 
     def draws_again(self, cards: list[Card]) -> bool:
         """Whether the dealer, having drawn to ``cards`` (her hand, face up), draws another
@@ -295,9 +297,10 @@ class SimulatedDealer:
         total, soft = hand_total(cards)
         return dealer_must_draw(total, soft, self.profile)
 
-    def _signal(self, hand: HandView, up: str, legal: frozenset[Decision]) -> list[Action]:
-        """The actions of ``hand``'s player's decision among ``legal``."""
-        decision = self.choose(hand, up, legal)
+    def signal_actions(self, hand: HandView, decision: Decision) -> list[Action]:
+        """What the dealer does for ``hand``'s player's ``decision``: a card for a hit, the
+        decision's button otherwise (with one more wager on the main spot for a double or
+        a split)."""
         if decision is Decision.HIT:
             return [Draw()]
         actions: list[Action] = [Press(_BUTTON_FOR[decision])]

@@ -60,6 +60,11 @@ from drivers.hal import (
 from drivers.simulated.firmware import Holding
 
 COVER_FROM_END = 60  # the cover card sits this many cards before the end of the batch
+#: How long the dealer waits for the station to take the shoe's cards before pressing a
+#: button after them (``TableSide.deliver``; ~0.3 ms is usual): well under the panel's
+#: retransmit budget in the simulated rigs (8 tries of 50 ms), and on a timeout she looks
+#: up instead.
+DELIVER_SECONDS = 0.2
 
 #: The devices whose cable the simulated faults pull.
 Pluggable = Literal["shoe", "reader"]
@@ -105,9 +110,18 @@ class TableSide(Protocol):
     def misread(self) -> None:
         """The card reader's next check cannot read the card."""
 
-    def holding(self) -> AbstractContextManager[None]:
+    def holding(self, only: Literal["shoe"] | None = None) -> AbstractContextManager[None]:
         """The serial doubles' reports made inside go out together when the block ends
-        (``DeviceFirmware.holding``): one look's actions reach each link in one burst."""
+        (``DeviceFirmware.holding``): one look's actions reach each link in one burst.
+        ``only``: that double holds, the others send as they go."""
+        ...
+
+    def deliver(self, device: Literal["shoe"], timeout: float) -> bool:
+        """Send what ``device`` reported so far (inside :meth:`holding` too) and wait, at
+        most ``timeout`` seconds, until the station has it on its event queue
+        (``DeviceFirmware.deliver``): an action on another device cannot overtake it.
+        False when it could not say so (no session, the timeout): the dealer then looks up
+        before acting on another device."""
         ...
 
 
@@ -165,10 +179,16 @@ class RigSide:
         """See :meth:`TableSide.misread`."""
         self.rig.card_reader.misread()
 
-    def holding(self) -> AbstractContextManager[None]:
+    def deliver(self, device: Literal["shoe"], timeout: float) -> bool:
+        """See :meth:`TableSide.deliver`."""
+        return bool(self.rig.shoe.deliver(timeout))
+
+    def holding(self, only: Literal["shoe"] | None = None) -> AbstractContextManager[None]:
         """See :meth:`TableSide.holding` (the GPIO panel has no reports to hold)."""
         board = self.rig.panel_board
-        return Holding((self.rig.shoe,) if board is None else (self.rig.shoe, board))
+        if only is not None or board is None:
+            return Holding((self.rig.shoe,))
+        return Holding((self.rig.shoe, board))
 
 
 @dataclass
@@ -280,15 +300,19 @@ class Dealing:
                     # The last card of the initial deal is the hole card: through the
                     # shoe's hole-card slot, so the shoe withholds it.
                     hole_at = len(actions) - 1 if len(actions) == due else None
+            # A card to a hand: the dealer plays the hand out in this look (a person
+            # watching, with pacing, sees each card). Only the shoe holds its reports: the
+            # panel's acks must not wait while she waits for the shoe's (``deliver``).
+            if not plan.delay and actions == [Draw()] and self._plays_out(view):
+                with self.side.holding("shoe"):
+                    self._play_out(view)
+                continue
             with self.side.holding():
-                # A card to a hand: the dealer plays the hand out in this look (a person
-                # watching, with pacing, sees each card).
-                if plan.delay or actions != [Draw()] or not self._play_out(view):
-                    for i, action in enumerate(actions):
-                        if i == hole_at:
-                            self._draw(view, hole=True)
-                        else:
-                            self.perform(action, view)
+                for i, action in enumerate(actions):
+                    if i == hole_at:
+                        self._draw(view, hole=True)
+                    else:
+                        self.perform(action, view)
             if plan.delay:
                 time.sleep(plan.delay)  # pacing for a person watching
 
@@ -317,34 +341,50 @@ class Dealing:
         elif isinstance(action, InsertHoleCard):
             side.insert_hole_card(self._hole)
 
-    def _play_out(self, view: TableView) -> bool:
-        """Deal the card ``view`` asks for and the next ones while the rules engine says
-        they follow without the station (:meth:`SimulatedDealer.hits_again` for a player's
-        hand, :meth:`SimulatedDealer.draws_again` for the dealer's draws); False, with
-        nothing done, when the card is not one of those. The look ends with a bust, a 21,
-        the dealer's 17, the cover card (the station handles it first) or any other
-        signal."""
+    def _plays_out(self, view: TableView) -> bool:
+        """Whether the card ``view`` asks for is one :meth:`_play_out` deals: a player's
+        (a hit, a split hand's second card) or a dealer's draw once her hand is face up
+        (NJ 19.7(g)'s "Dealer's Card" is not: the station judges what follows it)."""
+        if view.state is State.DEALER:
+            return len(view.dealer_cards) >= 2
+        return self.dealer.acting_hand(view) is not None
+
+    def _play_out(self, view: TableView) -> None:
+        """Deal the card ``view`` asks for (:meth:`_plays_out`) and what follows it while
+        the rules engine says what that is, without the station: a player's next signals
+        (:meth:`SimulatedDealer.next_signal`: hits, then the stand or double that ends the
+        hand's part of the look) and the dealer's own draws
+        (:meth:`SimulatedDealer.draws_again`). The look ends with a bust, a 21, the
+        dealer's 17, the cover card (the station handles it first), or the button that
+        ends the player's hits."""
         dealer = self.dealer
         if view.state is State.DEALER:
-            if len(view.dealer_cards) < 2:
-                return False  # NJ 19.7(g)'s "Dealer's Card": the station judges what follows
             cards = [parse_card(text) for text in view.dealer_cards]
             while True:
                 card = self._draw(view)
                 if card is None:
-                    return True
+                    return
                 cards.append(card)
                 if not dealer.draws_again(cards):
-                    return True
+                    return
         played = dealer.acting_hand(view)
-        if played is None:
-            return False
-        while played is not None:
+        assert played is not None  # _plays_out said so
+        while True:
             card = self._draw(view)
             if card is None:
-                return True
-            played = dealer.hits_again(view, played, card)
-        return True
+                return
+            signal = dealer.next_signal(view, played, card)
+            if signal is None:
+                return
+            played, decision = signal
+            if decision is not Decision.HIT:
+                break
+        # A button (a stand, a double) after the card: only once the shoe's reports are on
+        # the station's queue, or the press could overtake them (another link, another
+        # reader thread). Else the next look reads the signal again.
+        if self.side.deliver("shoe", DELIVER_SECONDS):
+            for action in dealer.signal_actions(played, decision):
+                self.perform(action, view)
 
     def _initial_cards_due(self, view: TableView) -> int:
         """Cards still to come in the initial deal: two per seat, the up card, and the hole

@@ -25,7 +25,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from controller.rules.cards import Card
 from controller.simulation.dealing import Dealing, DealingPlan, Pluggable
@@ -121,9 +121,13 @@ class ServedSide:
         """See ``TableSide.misread``."""
         self._reader("misread")
 
-    def holding(self) -> AbstractContextManager[None]:
+    def deliver(self, device: Literal["shoe"], timeout: float) -> bool:
+        """See ``TableSide.deliver``."""
+        return self.shoe.deliver(timeout)
+
+    def holding(self, only: Literal["shoe"] | None = None) -> AbstractContextManager[None]:
         """See ``TableSide.holding``."""
-        return Holding((self.shoe, self.panel))
+        return Holding((self.shoe,) if only is not None else (self.shoe, self.panel))
 
 
 def thread_seconds() -> dict[str, float]:
