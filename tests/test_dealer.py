@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import random
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from table_support import ListJournal
 from test_simulate import journal_content, scratch, seeded_part
 
-from controller.rules.cards import ALL_CARDS, Card, parse_card
 from controller.rules.profiles import get_profile
-from controller.rules.round import Round
-from controller.rules.steps import Decision, NeedDecision, SeatWager
 from controller.simulation.dealer import (
     Action,
     Press,
     SimulatedDealer,
-    decision_after_card,
     random_chooser,
 )
 from controller.simulation.dealing import RigSide, TableSide
@@ -31,7 +23,7 @@ from controller.simulation.direct import DirectRig
 from controller.simulation.runner import SimulatedTable, SimulationSettings
 from controller.simulation.split_doubles import ServedSide
 from controller.table.prompts import State
-from controller.table.view import HandView, TableView
+from controller.table.view import TableView
 from drivers.hal import Button, DeviceEvent, SeatWagerChanged, WagerSpot
 
 __all__ = ["scratch"]  # the fixture: a journal directory on tmpfs
@@ -154,208 +146,6 @@ def test_every_table_side_has_every_hand_the_dealing_loop_uses() -> None:
     finally:
         sys.path.pop(0)
     hands = {n for n, v in vars(TableSide).items() if callable(v) and not n.startswith("_")}
-    assert {"draw", "press", "place_wager", "holding"} <= hands
+    assert {"draw", "press", "place_wager", "holding", "deliver"} <= hands
     for side in (RigSide, ServedSide, RemoteSide):
         assert hands <= {n for n in dir(side) if callable(getattr(side, n))}, side.__name__
-
-
-def hand(seat: int, number: int, *cards: str) -> HandView:
-    """A hand waiting for its player's signal, as the layout shows it."""
-    return HandView(seat, number, cards, 0, "playing", False)
-
-
-HIT, STAND, DOUBLE = Decision.HIT, Decision.STAND, Decision.DOUBLE
-
-
-@pytest.mark.parametrize(
-    ("cards", "card", "total", "legal"),
-    [
-        # PA 635a.7(j): a player may draw while under 21; 635a.9 (ASSUMPTION): surrender on
-        # the first two cards only; 635a.10 (ASSUMPTION): double on any number of cards.
-        (("6C", "8C"), "5S", 19, {HIT, STAND, DOUBLE}),
-        (("9C", "2D"), "9H", 20, {HIT, STAND, DOUBLE}),  # 20: the last total that plays on
-        (("2C", "3D"), "AH", 16, {HIT, STAND, DOUBLE}),  # soft 16
-        (("AC", "5D"), "9H", 15, {HIT, STAND, DOUBLE}),  # the ace counts 1 again
-        (("9C", "2D"), "QH", None, None),  # 21: PA 635a.7(j)(1), no draw (a bonus?)
-        (("6C", "8C"), "7D", None, None),  # 6-7-8: a 21 with a bonus the station pays
-        (("6C", "8C"), "KD", None, None),  # 24: bust
-        (("KC", "AD", "QH"), "AS", None, None),  # 22: bust by one
-    ],
-)
-def test_after_a_hit_the_rules_engine_says_what_the_player_may_do_next(
-    cards: tuple[str, ...], card: str, total: int | None, legal: set[Decision] | None
-) -> None:
-    """The dealer plays a hand on after a hit only while the one rules engine says its
-    player decides again (NJ 19.7(f), NY 5324.12(c)(6)); at 21 or over, None: the station
-    may prompt (a bust, a 21, a bonus), so the dealer looks up."""
-    before = hand(3, 1, *cards)
-    after = decision_after_card(get_profile("PA"), (before,), before, parse_card(card))
-    if total is None:
-        assert after is None
-        return
-    assert after is not None
-    played, decisions = after
-    assert played == HandView(3, 1, (*cards, card), total, "playing", False)
-    assert decisions == legal
-
-
-def test_after_a_hit_on_a_split_hand_the_split_rules_hold() -> None:
-    """A split hand (its seat holds two) may not surrender (635a.9, ASSUMPTION) and doubles
-    only where the profile allows a double after a split (635a.10, ASSUMPTION); the other
-    hand of the seat is left as it lies."""
-    first, second = hand(2, 1, "8H", "2C"), hand(2, 2, "8D")
-    profile = get_profile("PA")
-    after = decision_after_card(profile, (first, second), first, parse_card("3C"))
-    assert after is not None and after[1] == {HIT, STAND, DOUBLE}
-    assert after[0].cards == ("8H", "2C", "3C") and after[0].total == 13
-    no_das = dataclasses.replace(profile, double_after_split=False)
-    after = decision_after_card(no_das, (first, second), first, parse_card("3C"))
-    assert after is not None and after[1] == {HIT, STAND}
-    # The second hand's own hit: the seat's first hand stays as it was.
-    after = decision_after_card(
-        profile, (first, hand(2, 2, "8D", "4S")), hand(2, 2, "8D", "4S"), parse_card("2S")
-    )
-    assert after is not None and after[0].hand == 2 and after[0].total == 14
-
-
-def test_after_a_hit_on_split_aces_only_what_the_profile_lets_them_do() -> None:
-    """Split aces hit only where the profile says so (635a.11, ASSUMPTION), and double only
-    with ``double_split_aces``."""
-    profile = dataclasses.replace(get_profile("PA"), hit_split_aces=True)
-    first, second = hand(5, 1, "AS", "5H"), hand(5, 2, "AD", "9C")
-    after = decision_after_card(profile, (first, second), first, parse_card("2C"))
-    assert after is not None and after[0].total == 18 and after[1] == {HIT, STAND}
-    doubles = dataclasses.replace(profile, double_split_aces=True)
-    after = decision_after_card(doubles, (first, second), first, parse_card("2C"))
-    assert after is not None and after[1] == {HIT, STAND, DOUBLE}
-
-
-def test_after_a_split_card_the_rules_engine_says_what_the_player_may_do_next() -> None:
-    """A split hand's second card (the hand shows one card) is dealt like a hit: the player
-    decides next as the split rules say (no surrender after a split, 635a.9 ASSUMPTION);
-    split aces take their one card (635a.11 ASSUMPTION) and the turn moves on: None."""
-    profile = get_profile("PA")
-    first, second = hand(4, 1, "8H"), hand(4, 2, "8D")
-    after = decision_after_card(profile, (first, second), first, parse_card("3C"))
-    assert after is not None
-    assert after[0] == HandView(4, 1, ("8H", "3C"), 11, "playing", False)
-    assert after[1] == {HIT, STAND, DOUBLE}
-    aces = hand(4, 1, "AS"), hand(4, 2, "AD")
-    assert decision_after_card(profile, aces, aces[0], parse_card("5C")) is None
-
-
-@pytest.mark.parametrize("profile", ["PA", "NJ", "NY"])
-def test_a_hand_played_out_in_one_look_journals_what_a_look_per_card_does(
-    scratch: Path, monkeypatch: pytest.MonkeyPatch, profile: str
-) -> None:
-    """NJ 19.7(f), NY 5324.12(c)(6): the dealer deals each card a player's hit asks for;
-    PA 635a.7(l): she draws to 17. Dealing a hand's hits (after a split card too), the
-    stand or double that ends them (once the shoe's cards are on the station's queue) and
-    her own draws without looking up between them (the next signal read from the hand with
-    the card she drew, the rules engine saying what may follow) journals, row for row, what
-    a dealer who looks at the panel after every card journals, with a look fewer for each
-    signal that followed a card of the same hand."""
-    failed = []  # deliveries that timed out: the dealer looked up instead
-    deliver = RigSide.deliver
-
-    def counted(self: RigSide, device: Any, timeout: float) -> bool:
-        done = deliver(self, device, timeout)
-        if not done:
-            failed.append(device)
-        return done
-
-    monkeypatch.setattr(RigSide, "deliver", counted)
-
-    def run(name: str) -> tuple[list[Any], int]:
-        settings = SimulationSettings(
-            profile=profile, rounds=25, seed=11, journal=scratch / f"{name}.sqlite3"
-        )
-        looks: list[TableView] = []  # those at the cards' hands count (the others may vary
-        # with the scheduler: a shuffle done before or after a look)
-        SimulatedTable(settings, on_view=looks.append).run()
-        dealing = sum(1 for view in looks if view.state in (State.PLAYERS, State.DEALER))
-        return seeded_part(journal_content(settings.journal)), dealing
-
-    played_out, fewer = run("out")
-    monkeypatch.setattr(SimulatedDealer, "next_signal", lambda self, view, hand, card: None)
-    monkeypatch.setattr(SimulatedDealer, "draws_again", lambda self, cards: False)
-    looking, more = run("looking")
-    assert played_out == looking
-    kinds = [kind for kind, _, _ in played_out]
-    assert kinds.count("round_completed") == 25 and "fault" not in kinds
-    # A signal that follows a card of the same hand: a decision right after a hit or split
-    # card (a hit's decision row comes just before its card; the button and the panel's
-    # new lamps may be journaled between), a dealer draw right after a draw.
-    hits = buttons = dealer_again = 0
-    rows = [row for row in played_out if row[0] not in ("prompt", "button")]
-    for before, (kind, _, data) in itertools.pairwise(rows):
-        last_kind, _, last = before
-        if last_kind != "card" or kind not in ("card", "decision"):
-            continue
-        if kind == "card" and data["role"] == last["role"] == "draw":
-            dealer_again += 1
-        elif (
-            kind == "decision"
-            and last["role"] in ("hit", "split")
-            and (last["seat"], last["hand"]) == (data["seat"], data["hand"])
-        ):
-            if data["decision"] == "hit":
-                hits += 1
-            else:
-                buttons += 1
-    assert hits >= 10 and buttons >= 20 and dealer_again >= 3
-    # Each was a look of its own; now none (none of these hands met the cover card, which
-    # would end the look; a delivery that timed out, none on a machine that is not
-    # starved, costs its button a look).
-    assert more - fewer == hits + buttons - len(failed) + dealer_again
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    cards=st.lists(st.sampled_from(ALL_CARDS), min_size=12, max_size=12),
-    profile=st.sampled_from(["PA", "NJ", "NY"]),
-    split=st.booleans(),
-)
-def test_the_dealer_foresees_exactly_what_the_rules_engine_asks_after_a_card(
-    cards: list[Card], profile: str, split: bool
-) -> None:
-    """Whatever the cards: after each hit (or a split hand's second card) the hand and the
-    decisions :func:`decision_after_card` foresees are the ones the station's own round
-    (``controller.rules.round.Round``) then asks for; where it foresees nothing, the round
-    asks for no decision on that hand. So the dealer never acts on a guess."""
-    rules = get_profile(profile)
-    game = Round(rules, 6, (SeatWager(1, 1000),))
-    up = parse_card("5H")  # no peek, no insurance: the players' turn follows the deal
-    initial = [cards[0], up, cards[1]]
-    if game.initial_cards_due == 4:
-        initial.append(cards[2])  # the hole card
-    game.deal_initial(initial)
-    step = game.step
-    if not isinstance(step, NeedDecision):
-        return  # a blackjack: no decision
-    if split and Decision.SPLIT in step.legal:
-        game.decide(1, Decision.SPLIT)
-    for card in cards[3:]:
-        hands = game.hands[1]
-        step = game.step
-        if isinstance(step, NeedDecision):
-            if Decision.HIT not in step.legal:
-                return
-            game.decide(1, Decision.HIT)
-        index = game.step.hand  # type: ignore[union-attr]
-        at_seat = tuple(
-            HandView(1, h.index + 1, tuple(c.text for c in h.cards), h.total, "playing", False)
-            for h in hands
-        )
-        foreseen = decision_after_card(rules, at_seat, at_seat[index], card)
-        game.deal(card)
-        step = game.step
-        hand = hands[index]
-        if isinstance(step, NeedDecision) and step.hand == index:
-            assert foreseen is not None
-            assert foreseen[1] == step.legal
-            assert foreseen[0].cards == tuple(c.text for c in hand.cards)
-            assert foreseen[0].total == hand.total
-        else:
-            assert foreseen is None
-            return

@@ -85,7 +85,7 @@ class RemoteSide:
     def deliver(self, device: str, timeout: float) -> bool:
         return bool(self.doubles.call(device, "deliver", timeout))
 
-    def holding(self, only: str | None = None) -> AbstractContextManager[None]:
+    def holding(self) -> AbstractContextManager[None]:
         # Each control-socket call is answered once the double has acted: nothing to hold
         # (the doubles process sends each report as it is made).
         return nullcontext()

@@ -13,11 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from random import Random
 
-from controller.rules.cards import Card, parse_card
-from controller.rules.hands import HandStatus, PlayerHand, dealer_must_draw, hand_total
+from controller.rules.cards import Card
+from controller.rules.hands import dealer_must_draw, hand_total
 from controller.rules.profiles import Profile
-from controller.rules.steps import LEGAL_SETS, CardRole, Decision, NeedDecision
-from controller.rules.turn import Turn
+from controller.rules.steps import LEGAL_SETS, Decision
 from controller.table.prompts import State
 from controller.table.view import HandView, SettlementView, TableView
 from drivers.hal import Button, WagerSpot
@@ -87,46 +86,6 @@ def _legal_set(values: tuple[str, ...]) -> frozenset[Decision]:
         legal = LEGAL_SETS[sum(Decision(v).bit for v in values)]
         _LEGAL_BY_VALUES[values] = legal
     return legal
-
-
-def decision_after_card(
-    profile: Profile, at_seat: tuple[HandView, ...], hand: HandView, card: Card
-) -> tuple[HandView, frozenset[Decision]] | None:
-    """``hand`` with ``card`` and the decisions its player may take next, from the rules
-    engine's own turn (:class:`~controller.rules.turn.Turn`): the card is a split hand's
-    second card when ``hand`` shows one card, else a hit. None when the next step is not
-    another decision on this hand (a bust, a 21, a split ace's one card): the station may
-    prompt something else, so the dealer looks up. ``at_seat``: every hand of the hand's
-    seat as the layout shows them (more than one: they come from a split)."""
-    from_split = len(at_seat) > 1
-    hands: list[PlayerHand] = []
-    for view in at_seat:
-        played = PlayerHand(view.seat, view.hand - 1, 0, from_split=from_split)
-        for text in view.cards:
-            played.add(parse_card(text))
-        hands.append(played)
-    acting = hands[hand.hand - 1]
-    turn = Turn(profile, (hand.seat,), {hand.seat: hands})
-    turn.hand_index = acting.index
-    if len(hand.cards) == 1:  # a split hand waits for its second card
-        acting.status, turn.pending_role = HandStatus.AWAITING_CARD, CardRole.SPLIT
-    else:
-        turn.apply(acting, Decision.HIT)  # PA 635a.7(i): the card the hit asked for
-    turn.card(card)
-    # A bust or a 21 (PA 635a.7(j)(1): no draw; a bonus?) leaves the hand finished and the
-    # turn moves on: no decision on this hand, the station prompts next.
-    step = turn.next_step()
-    if not isinstance(step, NeedDecision) or step.hand != acting.index:
-        return None
-    after = HandView(
-        hand.seat,
-        hand.hand,
-        (*hand.cards, card.text),
-        acting.total,
-        acting.status.value,
-        hand.doubled,
-    )
-    return after, step.legal
 
 
 def random_chooser(rng: Random) -> Chooser:
@@ -248,44 +207,6 @@ class SimulatedDealer:
         )
         decision = self.choose(hand, view.dealer_cards[0], _legal_set(view.legal))
         return self.signal_actions(hand, decision)
-
-    def acting_hand(self, view: TableView) -> HandView | None:
-        """The hand the dealer deals to next in ``view`` without looking up again after the
-        card: a hand whose player decides now (when the decision is a hit) or a split hand
-        waiting for its second card; None otherwise (a double's card: the next signal is
-        a button)."""
-        if view.state is not State.PLAYERS or view.acting_seat is None:
-            return None
-        seat, number = view.acting_seat, view.acting_hand
-        hand = next((h for h in view.hands if h.seat == seat and h.hand == number), None)
-        if hand is None or (view.card_due and len(hand.cards) != 1):
-            return None
-        return hand
-
-    def next_signal(
-        self, view: TableView, hand: HandView, card: Card
-    ) -> tuple[HandView, Decision] | None:
-        """``hand`` with ``card``, the dealer drew it for ``hand`` in ``view``, and its
-        player's next signal; None when the dealer looks up first.
-
-        A dealer does not wait for the station between a hit signal and the card, nor
-        after the card before reading the player's next signal (NJ 19.7(f), NY
-        5324.12(c)(6)): she sees the card she drew. What the player may do next comes from
-        the rules engine (:func:`decision_after_card`): a bust, a 21 or anything else the
-        station may prompt about gives None. The caller deals a hit at once; a button
-        (:meth:`signal_actions`) only once the cards are on the station's queue, or it
-        would overtake them on the panel's own link."""
-        if self.profile is None:
-            return None
-        # The layout as the view showed it, with the cards drawn in this look.
-        at_seat = tuple(
-            hand if h.hand == hand.hand else h for h in view.hands if h.seat == hand.seat
-        )
-        after = decision_after_card(self.profile, at_seat, hand, card)
-        if after is None:
-            return None
-        played, legal = after
-        return played, self.choose(played, view.dealer_cards[0], legal)
 
     def draws_again(self, cards: list[Card]) -> bool:
         """Whether the dealer, having drawn to ``cards`` (her hand, face up), draws another

@@ -38,6 +38,7 @@ from controller.simulation.dealer import (
     TurnKey,
 )
 from controller.simulation.pacer import STUCK_SECONDS, Pacer
+from controller.simulation.playout import play_out_players
 from controller.simulation.strategy import choose
 from controller.table.prompts import State
 from controller.table.view import HandView, TableView
@@ -60,11 +61,6 @@ from drivers.hal import (
 from drivers.simulated.firmware import Holding
 
 COVER_FROM_END = 60  # the cover card sits this many cards before the end of the batch
-#: How long the dealer waits for the station to take the shoe's cards before pressing a
-#: button after them (``TableSide.deliver``; ~0.3 ms is usual): well under the panel's
-#: retransmit budget in the simulated rigs (8 tries of 50 ms), and on a timeout she looks
-#: up instead.
-DELIVER_SECONDS = 0.2
 
 #: The devices whose cable the simulated faults pull.
 Pluggable = Literal["shoe", "reader"]
@@ -110,13 +106,12 @@ class TableSide(Protocol):
     def misread(self) -> None:
         """The card reader's next check cannot read the card."""
 
-    def holding(self, only: Literal["shoe"] | None = None) -> AbstractContextManager[None]:
+    def holding(self) -> AbstractContextManager[None]:
         """The serial doubles' reports made inside go out together when the block ends
-        (``DeviceFirmware.holding``): one look's actions reach each link in one burst.
-        ``only``: that double holds, the others send as they go."""
+        (``DeviceFirmware.holding``): one look's actions reach each link in one burst."""
         ...
 
-    def deliver(self, device: Literal["shoe"], timeout: float) -> bool:
+    def deliver(self, device: Literal["shoe", "panel"], timeout: float) -> bool:
         """Send what ``device`` reported so far (inside :meth:`holding` too) and wait, at
         most ``timeout`` seconds, until the station has it on its event queue
         (``DeviceFirmware.deliver``): an action on another device cannot overtake it.
@@ -179,16 +174,18 @@ class RigSide:
         """See :meth:`TableSide.misread`."""
         self.rig.card_reader.misread()
 
-    def deliver(self, device: Literal["shoe"], timeout: float) -> bool:
-        """See :meth:`TableSide.deliver`."""
-        return bool(self.rig.shoe.deliver(timeout))
+    def deliver(self, device: Literal["shoe", "panel"], timeout: float) -> bool:
+        """See :meth:`TableSide.deliver` (a GPIO panel's press is on the station's queue
+        when ``press`` returns: the mock pin calls the driver at once)."""
+        if device == "shoe":
+            return bool(self.rig.shoe.deliver(timeout))
+        board = self.rig.panel_board
+        return True if board is None else bool(board.deliver(timeout))
 
-    def holding(self, only: Literal["shoe"] | None = None) -> AbstractContextManager[None]:
+    def holding(self) -> AbstractContextManager[None]:
         """See :meth:`TableSide.holding` (the GPIO panel has no reports to hold)."""
         board = self.rig.panel_board
-        if only is not None or board is None:
-            return Holding((self.rig.shoe,))
-        return Holding((self.rig.shoe, board))
+        return Holding((self.rig.shoe,) if board is None else (self.rig.shoe, board))
 
 
 @dataclass
@@ -276,6 +273,11 @@ class Dealing:
             faulty = plan.faults and self.rng.random() < plan.faults
             if faulty and self._inject(view):
                 continue
+            if not plan.delay and self._play_out(view):
+                # The players' turn and the dealer's draws, dealt in this look while the
+                # rules engine says what follows (with pacing, a person watching sees each
+                # card and each signal apart).
+                continue
             actions = dealer.act(view)
             if (
                 view.state is State.SETTLING
@@ -300,17 +302,10 @@ class Dealing:
                     # The last card of the initial deal is the hole card: through the
                     # shoe's hole-card slot, so the shoe withholds it.
                     hole_at = len(actions) - 1 if len(actions) == due else None
-            # A card to a hand: the dealer plays the hand out in this look (a person
-            # watching, with pacing, sees each card). Only the shoe holds its reports: the
-            # panel's acks must not wait while she waits for the shoe's (``deliver``).
-            if not plan.delay and actions == [Draw()] and self._plays_out(view):
-                with self.side.holding("shoe"):
-                    self._play_out(view)
-                continue
             with self.side.holding():
                 for i, action in enumerate(actions):
                     if i == hole_at:
-                        self._draw(view, hole=True)
+                        self.draw_card(view, hole=True)
                     else:
                         self.perform(action, view)
             if plan.delay:
@@ -321,7 +316,7 @@ class Dealing:
         events it will cause."""
         side = self.side
         if isinstance(action, Draw):
-            self._draw(view)
+            self.draw_card(view)
         elif isinstance(action, Press):
             extra: list[type] = [PeekResult] if view.state is State.PEEKING else []
             if view.state is State.DEALER and view.reveal_due:
@@ -341,50 +336,36 @@ class Dealing:
         elif isinstance(action, InsertHoleCard):
             side.insert_hole_card(self._hole)
 
-    def _plays_out(self, view: TableView) -> bool:
-        """Whether the card ``view`` asks for is one :meth:`_play_out` deals: a player's
-        (a hit, a split hand's second card) or a dealer's draw once her hand is face up
-        (NJ 19.7(g)'s "Dealer's Card" is not: the station judges what follows it)."""
-        if view.state is State.DEALER:
-            return len(view.dealer_cards) >= 2
-        return self.dealer.acting_hand(view) is not None
+    def _play_out(self, view: TableView) -> bool:
+        """Deal the players' turn (``controller.simulation.playout``) or the dealer's
+        draws (:meth:`_dealer_draws`) from ``view`` in one look, before the dealer's
+        :meth:`SimulatedDealer.act` (whose choices move chips); False, with nothing done,
+        when ``view`` is neither."""
+        if view.state is State.PLAYERS:
+            deal: Callable[[Dealing, TableView], bool] = play_out_players
+        elif view.state is State.DEALER and view.card_due and not view.reveal_due:
+            deal = Dealing._dealer_draws
+        else:
+            return False
+        self.dealer.hole_inserted = False  # as act() leaves it outside the peek
+        with self.side.holding():
+            return deal(self, view)
 
-    def _play_out(self, view: TableView) -> None:
-        """Deal the card ``view`` asks for (:meth:`_plays_out`) and what follows it while
-        the rules engine says what that is, without the station: a player's next signals
-        (:meth:`SimulatedDealer.next_signal`: hits, then the stand or double that ends the
-        hand's part of the look) and the dealer's own draws
-        (:meth:`SimulatedDealer.draws_again`). The look ends with a bust, a 21, the
-        dealer's 17, the cover card (the station handles it first), or the button that
-        ends the player's hits."""
-        dealer = self.dealer
-        if view.state is State.DEALER:
-            cards = [parse_card(text) for text in view.dealer_cards]
-            while True:
-                card = self._draw(view)
-                if card is None:
-                    return
-                cards.append(card)
-                if not dealer.draws_again(cards):
-                    return
-        played = dealer.acting_hand(view)
-        assert played is not None  # _plays_out said so
+    def _dealer_draws(self, view: TableView) -> bool:
+        """Draw the card the dealer's hand needs and the next ones while the rules engine
+        says her total draws (:meth:`SimulatedDealer.draws_again`, PA 635a.7(l)); the look
+        ends with her 17 or the cover card. False, with nothing done, before her hand is
+        face up: NJ 19.7(g)'s "Dealer's Card", after which the station judges."""
+        if len(view.dealer_cards) < 2:
+            return False
+        cards = [parse_card(text) for text in view.dealer_cards]
         while True:
-            card = self._draw(view)
+            card = self.draw_card(view)
             if card is None:
-                return
-            signal = dealer.next_signal(view, played, card)
-            if signal is None:
-                return
-            played, decision = signal
-            if decision is not Decision.HIT:
-                break
-        # A button (a stand, a double) after the card: only once the shoe's reports are on
-        # the station's queue, or the press could overtake them (another link, another
-        # reader thread). Else the next look reads the signal again.
-        if self.side.deliver("shoe", DELIVER_SECONDS):
-            for action in dealer.signal_actions(played, decision):
-                self.perform(action, view)
+                return True
+            cards.append(card)
+            if not self.dealer.draws_again(cards):
+                return True
 
     def _initial_cards_due(self, view: TableView) -> int:
         """Cards still to come in the initial deal: two per seat, the up card, and the hole
@@ -393,7 +374,7 @@ class Dealing:
         on_layout = sum(len(h.cards) for h in view.hands) + len(view.dealer_cards)
         return max(1, 2 * len(view.seats) + dealer - on_layout - view.hole_face_down)
 
-    def _draw(self, view: TableView, *, hole: bool = False) -> Card | None:
+    def draw_card(self, view: TableView, *, hole: bool = False) -> Card | None:
         """Take the next card out of the shoe; the card, or None when the cover card came
         out first or the shoe was empty (the station has something to prompt)."""
         reported = HoleCardDealt if hole else CardDrawn

@@ -121,13 +121,13 @@ class ServedSide:
         """See ``TableSide.misread``."""
         self._reader("misread")
 
-    def deliver(self, device: Literal["shoe"], timeout: float) -> bool:
+    def deliver(self, device: Literal["shoe", "panel"], timeout: float) -> bool:
         """See ``TableSide.deliver``."""
-        return self.shoe.deliver(timeout)
+        return (self.shoe if device == "shoe" else self.panel).deliver(timeout)
 
-    def holding(self, only: Literal["shoe"] | None = None) -> AbstractContextManager[None]:
+    def holding(self) -> AbstractContextManager[None]:
         """See ``TableSide.holding``."""
-        return Holding((self.shoe,) if only is not None else (self.shoe, self.panel))
+        return Holding((self.shoe, self.panel))
 
 
 def thread_seconds() -> dict[str, float]:

@@ -101,6 +101,7 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
             int(seat), _enum(WagerSpot, spot), bool(present), None if cents is None else int(cents)
         ),
         "lamp": lambda d, led: d.lamp(_enum(Led, led)),
+        "deliver": lambda d, timeout=5.0: d.deliver(float(timeout)),
     },
 }
 READABLE: Final = {
