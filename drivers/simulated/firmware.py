@@ -173,14 +173,17 @@ class DeviceFirmware(ABC):
             if self.unconfirmed == 0:
                 return True
             self._endpoint.ask_ack_now()
+            # Not holding until the ack is in: what waits behind a full window goes out
+            # as the station's acks open it (the port's thread sends it), or it would wait
+            # for the end of the block and the wait for its ack would time out.
             holding, self._holding = self._holding, 0
             try:
                 self._flush()
+                return self._cond.wait_for(
+                    lambda: self._endpoint.connected and self.unconfirmed == 0, timeout
+                )
             finally:
                 self._holding = holding
-            return self._cond.wait_for(
-                lambda: self._endpoint.connected and self.unconfirmed == 0, timeout
-            )
 
     # --- port side ------------------------------------------------------------------------
 
