@@ -82,7 +82,22 @@ def test_hits_then_a_stand_then_the_next_seat() -> None:
     assert layout.hand_view().cards == ("6C", "8C", "5S") and layout.hand_view().total == 19
     assert layout.stand()
     assert decision(layout) == (2, 1, {HIT, STAND, DOUBLE, SURRENDER})
-    assert not layout.stand()  # the last seat: the dealer's turn, the station prompts it
+    assert not layout.players_done()
+    assert not layout.stand()  # the last seat: the dealer's turn
+    assert layout.players_done()  # PA 635a.7(k): the hole card is turned over next
+
+
+def test_the_players_are_done_only_with_the_last_hand_played() -> None:
+    """A blackjack on the last seat is passed over: the station may settle it first
+    (PA 635a.7(h)(1)(i)), so the dealer does not turn the hole card over in that look."""
+    view = players(
+        [hand(1, 1, "6C", "8C"), hand(2, 1, "AS", "KD", status="blackjack")],
+        (1, 1),
+        {HIT, STAND, DOUBLE, SURRENDER},
+    )
+    layout = TurnOnLayout(PA, view)
+    assert not layout.stand()
+    assert layout.step is None and not layout.players_done()
 
 
 @pytest.mark.parametrize(
@@ -293,12 +308,13 @@ def test_the_players_turn_in_one_look_journals_what_a_look_per_signal_does(
         SimulatedTable(settings, on_view=looks.append).run()
         playing = sum(1 for view in looks if view.state is State.PLAYERS)
         drawing = sum(1 for view in looks if view.state is State.DEALER and not view.reveal_due)
-        return seeded_part(journal_content(settings.journal)), playing, drawing
+        revealing = sum(1 for view in looks if view.reveal_due)
+        return seeded_part(journal_content(settings.journal)), playing, drawing, revealing
 
-    played_out, playing, drawing = run("out")
+    played_out, playing, drawing, revealing = run("out")
     monkeypatch.setattr(dealing_module, "play_out_players", lambda dealing, view: False)
     monkeypatch.setattr(SimulatedDealer, "draws_again", lambda self, cards: False)
-    looking, playing_before, drawing_before = run("looking")
+    looking, playing_before, drawing_before, revealing_before = run("looking")
     assert played_out == looking
     kinds = [kind for kind, _, _ in played_out]
     assert kinds.count("round_completed") == 25 and "fault" not in kinds
@@ -324,3 +340,8 @@ def test_the_players_turn_in_one_look_journals_what_a_look_per_signal_does(
     )
     assert len(draws) > again >= 3
     assert drawing_before - drawing == again
+    # The hole card turned over (PA, NY) right after the last player's signal, unless a
+    # stop came first: a look of its own before, in fewer rounds now.
+    reveals = kinds.count("hole_card_revealed")
+    assert revealing_before >= reveals
+    assert revealing <= reveals // 2

@@ -336,6 +336,12 @@ class Dealing:
         elif isinstance(action, InsertHoleCard):
             side.insert_hole_card(self._hole)
 
+    def reveal(self) -> None:
+        """Press NEXT for the hole card's reveal: the station asks the shoe, which answers
+        with the card (PA 635a.7(k))."""
+        self.pacer.expect(ButtonPressed, HoleCardRevealed)
+        self.side.press(Button.NEXT)
+
     def _play_out(self, view: TableView) -> bool:
         """Deal the players' turn (``controller.simulation.playout``) or the dealer's
         draws (:meth:`_dealer_draws`) from ``view`` in one look, before the dealer's

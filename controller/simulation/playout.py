@@ -123,6 +123,12 @@ class TurnOnLayout:
         self.decide(Decision.STAND)
         return self._advance()
 
+    def players_done(self) -> bool:
+        """Whether the players' turn is over with the layout's last hand, none passed over
+        after the last one played (the station turns to the dealer's hand next)."""
+        hands = sum(len(self.turn.hands[seat]) for seat in self.turn.seats)
+        return self.step is None and self._at == hands - 1
+
     def _place(self) -> int:
         """The acting hand's place in the layout order (seat by seat, hand by hand)."""
         turn = self.turn
@@ -182,11 +188,21 @@ def play_out_players(dealing: Any, view: TableView) -> bool:
                     return True
                 for action in dealer.signal_actions(hand, decision):
                     dealing.perform(action, view)
-                if decision is not Decision.STAND or not layout.stand():
-                    return True  # a double, split, surrender, rescue; or the turn moved on
+                if decision is not Decision.STAND:
+                    return True  # a double, split, surrender, rescue: the station prompts
+                if not layout.stand():
+                    break
                 continue
         elif not switch_to("shoe"):
             return True
         card = dealing.draw_card(view)
-        if card is None or not layout.card(card):
+        if card is None:
             return True
+        if not layout.card(card):
+            break
+    # PA 635a.7(k), NY 5324.12(c)(7): the players' decisions implemented, the dealer turns
+    # her hole card over (the station asks the shoe for it); only when the turn ended on
+    # the layout's last hand: a hand passed over may still be settled first.
+    if layout.players_done() and view.hole_face_down and switch_to("panel"):
+        dealing.reveal()
+    return True
