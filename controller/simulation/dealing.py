@@ -38,7 +38,7 @@ from controller.simulation.dealer import (
     TurnKey,
 )
 from controller.simulation.pacer import STUCK_SECONDS, Pacer
-from controller.simulation.playout import play_out_players
+from controller.simulation.playout import DELIVER_SECONDS, play_out_players
 from controller.simulation.strategy import choose
 from controller.table.prompts import State
 from controller.table.view import HandView, TableView
@@ -290,7 +290,13 @@ class Dealing:
                 # round's bets without looking up, as the station will be betting once it
                 # has the last NEXT (no reshuffle is due: the view says so). A run with
                 # faults keeps the betting look, where a cable is pulled.
-                actions += dealer.bets()
+                bets = dealer.bets()
+                actions += bets
+                # No more bets: with the NEXT that closes them (not a new dealer's DEALER
+                # CHANGE, who burns a card first) the station deals, so does she.
+                deal_on = bets[-1:] == [Press(Button.NEXT)]
+            else:
+                deal_on = False
             hole_at = None
             if view.state is State.DEALING and actions == [Draw()]:
                 due = self._initial_cards_due(view)
@@ -308,6 +314,8 @@ class Dealing:
                         self.draw_card(view, hole=True)
                     else:
                         self.perform(action, view)
+                if deal_on and self.side.deliver("panel", DELIVER_SECONDS):
+                    self._deal_round(view)
             if plan.delay:
                 time.sleep(plan.delay)  # pacing for a person watching
 
@@ -373,6 +381,17 @@ class Dealing:
             if not self.dealer.draws_again(cards):
                 return True
 
+    def _deal_round(self, view: TableView) -> None:
+        """The next round's initial deal, from its bets' NEXT on (delivered first: on the
+        station's queue before the first card): a card to each box from the dealer's left,
+        the up card, a second card to each box, and the hole card through the shoe's slot
+        where the profile deals one (PA 635a.7(e), NJ 19.7(d), NY 5324.12(c)(4)); every
+        seat bets in the simulation."""
+        hole = self.profile.dealer_second_card is DealerSecondCard.HOLE
+        due = 2 * self.plan.seats + (2 if hole else 1)
+        for i in range(due):
+            self.draw_card(view, hole=hole and i == due - 1)
+
     def _initial_cards_due(self, view: TableView) -> int:
         """Cards still to come in the initial deal: two per seat, the up card, and the hole
         card where the profile deals one (PA 635a.7(e), NJ 19.7(d), NY 5324.12(c)(4))."""
@@ -395,7 +414,7 @@ class Dealing:
             # Nothing came out: the shoe reported itself empty and the table faults.
             self.pacer.withdraw(reported)
             return None
-        if view.state is State.DEALING:
+        if hole or view.state is State.DEALING:
             self._hole = item  # the last card of the initial deal is the hole card
         return None if cover else item
 
