@@ -192,13 +192,17 @@ class RigSide:
 class SimulationResult:
     """What happened, for the summary. ``seconds``: the whole run, the start included;
     ``dealing_seconds``: from the dealer's first look at the table to the last round;
-    ``looks``: how often the dealer waited for the station and looked at the table."""
+    ``looks``: how often the dealer waited for the station and looked at the table (by
+    the state she saw: ``looks_by_state``); ``deliveries``: how often she waited for the
+    station to take one device's reports before acting on another (``TableSide.deliver``)."""
 
     rounds: int
     seconds: float
     faults_injected: list[str] = field(default_factory=list)
     dealing_seconds: float = 0.0
     looks: int = 0
+    looks_by_state: dict[str, int] = field(default_factory=dict)
+    deliveries: int = 0
 
 
 def strategy_players(profile: Any) -> Callable[[HandView, str, frozenset[Decision]], Decision]:
@@ -262,6 +266,8 @@ class Dealing:
         while True:
             view, seq = self.pacer.wait(seq)
             self.result.looks += 1
+            by_state = self.result.looks_by_state
+            by_state[view.state.value] = by_state.get(view.state.value, 0) + 1
             if started is None:
                 started = time.perf_counter()
             if self.on_view is not None:
@@ -314,7 +320,7 @@ class Dealing:
                         self.draw_card(view, hole=True)
                     else:
                         self.perform(action, view)
-                if deal_on and self.side.deliver("panel", DELIVER_SECONDS):
+                if deal_on and self.deliver("panel"):
                     self._deal_round(view)
             if plan.delay:
                 time.sleep(plan.delay)  # pacing for a person watching
@@ -343,6 +349,12 @@ class Dealing:
             side.load_shoe(decks, self.rng.randrange(1 << 30), 48 * decks - COVER_FROM_END)
         elif isinstance(action, InsertHoleCard):
             side.insert_hole_card(self._hole)
+
+    def deliver(self, device: Literal["shoe", "panel"]) -> bool:
+        """Wait until the station has ``device``'s reports on its queue before acting on
+        another device (:meth:`TableSide.deliver`, ``DELIVER_SECONDS`` at most)."""
+        self.result.deliveries += 1
+        return self.side.deliver(device, DELIVER_SECONDS)
 
     def reveal(self) -> None:
         """Press NEXT for the hole card's reveal: the station asks the shoe, which answers

@@ -163,13 +163,12 @@ def play_out_players(dealing: Any, view: TableView) -> bool:
         return False
     if not layout.agrees_with(view):
         return False
-    side = dealing.side
     last: Device | None = None
 
     def switch_to(device: Device) -> bool:
         # The other device's reports are on the station's queue before this one acts.
         nonlocal last
-        if last is not None and last != device and not side.deliver(last, DELIVER_SECONDS):
+        if last is not None and last != device and not dealing.deliver(last):
             return False
         last = device
         return True
