@@ -8,6 +8,10 @@ Run: .venv/bin/python bench/journal_bench.py [--rows N] [--verify-rows N]
    simulated table's rows and commits per round and card-to-prompt p50/p99, journal on disk
    (``--dir`` must not be a tmpfs: a RAM disk would hide the fsync).
 
+0b. The journal's own CPU a round (``bench/journal_round.py``): a simulated table's journal
+   calls written again into fresh sealed journals, on tmpfs and on ``--dir``, with how often
+   a commit runs SQLite's WAL checkpoint and how long that commit takes.
+
 1. Appends, each committed (``synchronous=FULL``); then the same with a sealing state, where
    every 40th row is a ``round_completed`` followed by its seal row and the key file's
    replacement (temporary file, fsync, rename, directory fsync): the mean latency of such
@@ -36,6 +40,7 @@ import time
 from pathlib import Path
 
 from daemon_start import start_to_ready, station_toml
+from journal_round import bench_round_cpu
 from journal_table import bench_event_commit, bench_table, filesystem
 
 from controller.journal.recall import recall
@@ -247,6 +252,7 @@ def main() -> None:
         bench_appends(Path(folder), args.rows, figures)
         bench_event_commit(Path(folder), max(args.rows // 3, 1), figures)
         bench_table(Path(folder), args.rounds, figures)
+        bench_round_cpu(Path(folder), args.rounds, figures)
         bench_sealing(Path(folder), args.rows, figures)
         bench_reading(Path(folder), args.verify_rows, figures)
         bench_start(Path(folder), args.start_rows, figures)

@@ -25,6 +25,7 @@ NOT_BENCHMARKS = {
     "performance_doc.py",
     "edge_sim.py",
     "journal_table.py",  # part of journal_bench.py
+    "journal_round.py",  # part of journal_bench.py
 }
 
 

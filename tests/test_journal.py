@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import sqlite3
+import tempfile
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from controller.journal.format import KIND_PATTERN
+from controller.journal.seal import load_state, new_sealing, save_state
 from controller.journal.store import (
     GENESIS_HASH,
     Journal,
@@ -229,7 +234,7 @@ def test_an_append_broken_off_by_an_exception_leaves_a_usable_journal(
         assert journal.append("clean_shutdown", {}) == 3
         # Broken off inside the transaction: rolled back, not left open.
         with monkeypatch.context() as patch:
-            patch.setattr("controller.journal.store.row_hash", interrupt)
+            patch.setattr("controller.journal.store.plain_row_hash", interrupt)
             with pytest.raises(KeyboardInterrupt):
                 journal.append("event", {"type": "y"})
         assert not journal._conn.in_transaction
@@ -241,3 +246,143 @@ def test_an_append_broken_off_by_an_exception_leaves_a_usable_journal(
         journal._conn.execute("PRAGMA query_only = 0")
         assert journal.append("clean_shutdown", {}) == 5
     assert verify(journal_path).case is VerifyCase.INTACT
+
+
+class CommitThenInterrupt:
+    """The journal's own SQLite connection, raising KeyboardInterrupt right after a COMMIT
+    returns: a signal handler raising at the one point where the rows are on disk and the
+    journal's record of its last row has not caught up. Every statement it runs is kept."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.armed = False
+        self.statements: list[str] = []
+        conn.set_trace_callback(self.statements.append)
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        cursor = self.conn.execute(sql, *args)
+        if sql == "COMMIT" and self.armed:
+            self.armed = False
+            raise KeyboardInterrupt
+        return cursor
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.conn, name)
+
+    def tail_reads(self) -> int:
+        return sum(s.startswith("SELECT id, hash FROM journal") for s in self.statements)
+
+
+@pytest.mark.parametrize("in_batch", [True, False], ids=["batch", "single append"])
+def test_a_write_broken_off_right_after_its_commit_does_not_fork_the_chain(
+    journal_path: Path, in_batch: bool
+) -> None:
+    """The tail is no longer read in every transaction (issue 15): it is read again only
+    when the last write did not finish its bookkeeping, as here, so the next row follows
+    the committed ones instead of forking the chain from the tail held in memory."""
+    with Journal.open(journal_path) as journal:
+        conn = CommitThenInterrupt(journal._conn)
+        journal._conn = conn  # type: ignore[assignment]
+        with journal.batch():
+            journal.append("card", {"card": "7S"}, 1)
+        journal.append("state", {"state": "dealing"}, 1)
+        assert conn.tail_reads() == 0  # bookkeeping done: the tail held in memory is good
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt):
+            if in_batch:
+                with journal.batch():
+                    journal.append("card", {"card": "8S"}, 1)
+                    journal.append("card", {"card": "9S"}, 1)
+            else:
+                journal.append("card", {"card": "8S"}, 1)
+        committed = 4 if in_batch else 3
+        with JournalReader.open(journal_path) as reader:
+            assert [row.id for row in reader.rows()] == list(range(1, committed + 1))
+        with journal.batch():
+            assert journal.append("card", {"card": "JS"}, 1) == committed + 1
+        assert conn.tail_reads() == 1  # read once, after the broken-off write
+        assert journal.append("round_completed", {"reshuffle": False}, 1) == committed + 2
+        assert conn.tail_reads() == 1
+    report = verify(journal_path)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert report.rows == committed + 2
+
+
+class OddKind(str):
+    """A str subclass that formats as something else: the row must hold its own text."""
+
+    __slots__ = ()
+
+    def __format__(self, spec: str) -> str:
+        return "forged"
+
+    def __str__(self) -> str:
+        return "forged"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kinds=st.lists(
+        st.one_of(st.text(max_size=70), st.from_regex(r"[a-z][a-z0-9_]{0,70}")), max_size=6
+    )
+)
+def test_any_kind_is_written_as_its_own_text_or_refused(kinds: list[str]) -> None:
+    """The writer remembers the kinds it checked (issue 15): a refused kind stays refused,
+    a good one is written as its plain text, str subclasses included, and the chain holds."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "journal.sqlite3"
+        written: list[str] = []
+        with Journal.open(path) as journal:
+            for kind in [*kinds, *kinds, *(OddKind(k) for k in kinds)]:
+                good = bool(KIND_PATTERN.fullmatch(kind)) and kind != "seal"
+                if good:
+                    with journal.batch():
+                        journal.append(kind, {"n": len(written)}, 1)
+                    written.append(str.__str__(kind))
+                else:
+                    with pytest.raises(JournalRecordError):
+                        journal.append(kind, {}, 1)
+            assert [row.kind for row in journal.rows()] == written
+        assert verify(path).ok
+
+
+def test_a_batch_broken_off_as_it_begins_leaves_no_transaction_open(journal_path: Path) -> None:
+    """A signal between BEGIN and the batch's start (here: while the tail is read again)."""
+    with Journal.open(journal_path) as journal:
+        conn = CommitThenInterrupt(journal._conn)
+        journal._conn = conn  # type: ignore[assignment]
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt):
+            journal.append("card", {"card": "7S"}, 1)  # committed; its bookkeeping broken off
+        journal._read_tail = lambda: (_ for _ in ()).throw(KeyboardInterrupt)  # type: ignore[method-assign]
+        with pytest.raises(KeyboardInterrupt), journal.batch():
+            pass
+        assert not journal._conn.in_transaction
+        del journal._read_tail
+        with journal.batch():
+            assert journal.append("card", {"card": "8S"}, 1) == 2
+    assert verify(journal_path).case is VerifyCase.INTACT
+
+
+def test_a_seal_committed_before_a_broken_off_bookkeeping_does_not_seal_twice(
+    tmp_path: Path,
+) -> None:
+    """The seal's commit went through, its key's evolution was broken off: the next write
+    reads the tail again and evolves the key then, so the next seal is of the next epoch."""
+    path, key_file = tmp_path / "journal.sqlite3", tmp_path / "sealing-key"
+    state, key = new_sealing("T1")
+    save_state(key_file, state)
+    with Journal.open(path, sealing=key_file) as journal:
+        conn = CommitThenInterrupt(journal._conn)
+        journal._conn = conn  # type: ignore[assignment]
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt), journal.batch():
+            journal.append("card", {"card": "7S"}, 1)
+            journal.append("round_completed", {"reshuffle": False}, 1)  # and seal epoch 0
+        with journal.batch():
+            journal.append("card", {"card": "8S"}, 2)
+            journal.append("round_completed", {"reshuffle": False}, 2)  # seal epoch 1
+        assert journal.epoch == 2
+    assert load_state(key_file).epoch == 2
+    report = verify(path, key=key)
+    assert report.case is VerifyCase.INTACT, report.message

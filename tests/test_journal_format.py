@@ -20,8 +20,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.journal.format import canonical_json, format_ts, row_hash
-from controller.journal.store import Journal, JournalWriteError
+from controller.journal.format import (
+    canonical_json,
+    format_ts,
+    plain_row_hash,
+    row_hash,
+    ts_from_ns,
+    utc_now,
+)
+from controller.journal.store import Journal, JournalRecordError, JournalWriteError
 from controller.journal.verify import VerifyCase, verify
 
 
@@ -78,6 +85,69 @@ def test_row_hash_is_the_documented_recipe_for_any_row(
 
 
 @given(
+    row_id=st.integers(min_value=1, max_value=2**62),
+    moment=st.datetimes(
+        min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
+    ),
+    kind=st.from_regex(r"[a-z][a-z0-9_]{0,63}", fullmatch=True),
+    round_no=st.one_of(st.none(), st.integers(min_value=0, max_value=2**62)),
+    data_text=st.text(max_size=60),
+)
+def test_the_writers_unchecked_row_hash_is_the_documented_recipe(
+    row_id: int, moment: datetime, kind: str, round_no: int | None, data_text: str
+) -> None:
+    """The writer skips row_hash's checks for what it knows is plain (issue 15): any row it
+    can write (every format_ts time, years below 1000 too) still hashes per docs/journal.md."""
+    prev = "b" * 64
+    ts = format_ts(moment)
+    got = plain_row_hash(
+        prev, row_id=row_id, ts=ts, kind=kind, round_no=round_no, data_text=data_text
+    )
+    assert got == reference_hash(prev, [row_id, ts, kind, round_no], data_text)
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(value=JSON_VALUES)
+def test_canonical_json_is_json_dumps_with_the_documented_options(value: object) -> None:
+    """The C encoder built once (issue 15) gives the bytes json.dumps gives."""
+    expected = json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    )
+    assert canonical_json(value) == expected
+
+
+def test_canonical_json_refuses_what_json_cannot_carry() -> None:
+    circular: list[object] = []
+    circular.append(circular)
+    for value in (
+        {"a": float("nan")},
+        {"a": float("inf")},
+        {"a": {1, 2}},
+        {"a": b"x"},
+        {"a": object()},
+        {1: "x", "b": "y"},  # keys that do not sort
+        circular,
+    ):
+        with pytest.raises(JournalRecordError, match="not plain JSON"):
+            canonical_json(value)
+    # A failed call leaves nothing behind: the same value encodes afterwards.
+    shared = {"seat": 1}
+    with pytest.raises(JournalRecordError):
+        canonical_json([shared, object()])
+    assert canonical_json([shared, shared]) == '[{"seat":1},{"seat":1}]'
+
+
+@given(
     moment=st.datetimes(
         min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
     ),
@@ -109,9 +179,9 @@ def test_a_failed_row_fails_its_whole_batch(
             calls["n"] += 1
             if calls["n"] == 2:
                 raise KeyboardInterrupt  # broken off at the second row, e.g. by a signal
-            return row_hash(*args, **kwargs)
+            return plain_row_hash(*args, **kwargs)
 
-        monkeypatch.setattr("controller.journal.store.row_hash", hash_or_interrupt)
+        monkeypatch.setattr("controller.journal.store.plain_row_hash", hash_or_interrupt)
         with pytest.raises(JournalWriteError, match="none of it was kept"), journal.batch():
             journal.append("event", {"n": 1})
             with pytest.raises(KeyboardInterrupt):
@@ -126,3 +196,43 @@ def test_a_failed_row_fails_its_whole_batch(
             assert journal.append("event", {"n": 5}) == 3
         assert [r.id for r in journal.rows()] == [1, 2, 3]
     assert verify(path).case is VerifyCase.INTACT
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+LAST_NS = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - EPOCH) // timedelta(
+    microseconds=1
+) * 1000 + 999
+
+
+@given(ns=st.integers(min_value=0, max_value=LAST_NS))
+def test_the_default_clocks_timestamp_is_format_ts_for_any_moment(ns: int) -> None:
+    """The writer formats its default clock's time without a datetime (issue 15): the same
+    text as format_ts, from the epoch to the last nanosecond of year 9999."""
+    assert ts_from_ns(ns) == format_ts(EPOCH + timedelta(microseconds=ns // 1000))
+
+
+def test_the_default_clocks_timestamp_at_second_and_day_boundaries() -> None:
+    second = 1_795_000_000 * 10**9  # 2026-11-18T11:06:40Z
+    assert ts_from_ns(second - 1) == "2026-11-18T11:06:39.999999Z"
+    assert ts_from_ns(second) == "2026-11-18T11:06:40.000000Z"
+    assert ts_from_ns(second + 999) == "2026-11-18T11:06:40.000000Z"  # ns below a us drop
+    assert ts_from_ns(second + 1000) == "2026-11-18T11:06:40.000001Z"
+    assert ts_from_ns(second - 1) == "2026-11-18T11:06:39.999999Z"  # back a second
+    assert ts_from_ns(0) == "1970-01-01T00:00:00.000000Z"
+    assert ts_from_ns(LAST_NS) == "9999-12-31T23:59:59.999999Z"
+    leap_day = (datetime(2028, 2, 29, 23, 59, 59, tzinfo=UTC) - EPOCH) // timedelta(seconds=1)
+    assert ts_from_ns(leap_day * 10**9) == "2028-02-29T23:59:59.000000Z"
+    assert ts_from_ns((leap_day + 1) * 10**9) == "2028-03-01T00:00:00.000000Z"
+
+
+def test_a_journal_on_the_default_clock_stamps_rows_with_the_time_of_writing(
+    tmp_path: Path,
+) -> None:
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        before = format_ts(utc_now())
+        journal.append("station_started", {})
+        with journal.batch():
+            journal.append("card", {"card": "7S"}, 1)
+        after = format_ts(utc_now())
+        stamps = [row.ts for row in journal.rows()]
+    assert before <= stamps[0] <= stamps[1] <= after

@@ -9,9 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
+from _json import make_encoder
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import Any, Final
 
@@ -24,10 +27,20 @@ TS_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
 KIND_PATTERN: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
 #: A timestamp as :func:`format_ts` writes it: nothing JSON would escape.
 _PLAIN_TS: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
-#: One encoder for every row: ``json.dumps`` with these options builds a new encoder per
-#: call, a third of the cost of a small record (bench/hil_throughput.py, issue 15).
-_CANONICAL: Final = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+_HEX_DIGEST: Final = re.compile(r"[0-9a-f]{64}")
+
+
+def _not_json(value: object) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+#: The C encoder ``json.dumps`` itself runs (``JSONEncoder.iterencode``, one-shot), built
+#: once: ``JSONEncoder.encode`` builds it again on every call, half the cost of a small
+#: record (about 1 us of 2 a row, issue 15). The same bytes. ``markers`` is None because
+#: the C encoder leaves stale entries in a shared one after an error: a circular value
+#: ends in RecursionError instead of ValueError.
+_C_ENCODER: Final = make_encoder(
+    None, _not_json, encode_basestring_ascii, None, ":", ",", True, False, False
 )
 
 Clock = Callable[[], datetime]
@@ -72,8 +85,8 @@ def canonical_json(value: Any) -> str:
         JournalRecordError: for values JSON cannot carry (sets, bytes, NaN, objects...).
     """
     try:
-        return _CANONICAL.encode(value)
-    except (TypeError, ValueError) as err:
+        return "".join(_C_ENCODER(value, 0))
+    except (TypeError, ValueError, RecursionError) as err:
         raise JournalRecordError(f"not plain JSON: {err}") from err
 
 
@@ -92,11 +105,22 @@ def row_hash(
         and KIND_PATTERN.fullmatch(kind)
         and _PLAIN_TS.fullmatch(ts)
     ):
-        # The same bytes canonical_json gives for these plain values (no character in
-        # them needs escaping), written directly: this runs for every row.
-        header = f'[{row_id},"{ts}","{kind}",{"null" if round_no is None else round_no}]'
-    else:
-        header = canonical_json([row_id, ts, kind, round_no])
+        return plain_row_hash(
+            prev_hash, row_id=row_id, ts=ts, kind=kind, round_no=round_no, data_text=data_text
+        )
+    header = canonical_json([row_id, ts, kind, round_no])
+    return hashlib.sha256(f"{prev_hash}{header}{data_text}".encode()).hexdigest()
+
+
+def plain_row_hash(
+    prev_hash: str, *, row_id: int, ts: str, kind: str, round_no: int | None, data_text: str
+) -> str:
+    """:func:`row_hash` for a header its caller knows to be plain, unchecked: ``row_id`` and
+    ``round_no`` ints (or None), ``kind`` matching :data:`KIND_PATTERN`, ``ts`` as
+    :func:`format_ts` writes it. The header is then the bytes ``canonical_json`` gives (no
+    character in it needs escaping), written directly: the writer runs this for every row.
+    """
+    header = f'[{row_id},"{ts}","{kind}",{"null" if round_no is None else round_no}]'
     return hashlib.sha256(f"{prev_hash}{header}{data_text}".encode()).hexdigest()
 
 
@@ -109,6 +133,29 @@ def format_ts(moment: datetime) -> str:
     # isoformat is C code; strftime asks the C library, which re-reads the time zone on
     # every call (a third of a journal row's cost on the station thread, issue 15).
     return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+#: The second :func:`ts_from_ns` formatted last, and its text up to the seconds.
+_second: tuple[int, str] = (0, "1970-01-01T00:00:00")
+
+
+def ts_from_ns(ns: int) -> str:
+    """``format_ts`` of the moment ``ns`` nanoseconds after the epoch (from 1970 on), without
+    making a datetime: the writer's timestamp with its default clock (about 0.5 us a row
+    instead of 2, issue 15). The text up to the seconds is kept for the next call in the
+    same second; ``gmtime`` and ``strftime`` run once a second."""
+    global _second  # noqa: PLW0603 - a one-entry cache; a race only formats a second twice
+    seconds, micros = divmod(ns // 1000, 1_000_000)
+    second, text = _second
+    if seconds != second:
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+        _second = (seconds, text)
+    return f"{text}.{micros:06d}Z"
+
+
+def now_ts() -> str:
+    """``format_ts(utc_now())``: the system clock's time as the journal stores it."""
+    return ts_from_ns(time.time_ns())
 
 
 def utc_now() -> datetime:
@@ -159,6 +206,17 @@ class Row:
 def head_path(path: Path) -> Path:
     """Where the head record of the journal at ``path`` lives."""
     return path.with_name(path.name + HEAD_SUFFIX)
+
+
+def head_record(row_id: int, digest: str) -> bytes:
+    """The head record's bytes: ``{"hash":...,"id":N}`` padded with spaces to
+    :data:`HEAD_RECORD_SIZE` with a newline at the end."""
+    if _HEX_DIGEST.fullmatch(digest):
+        # What canonical_json gives for a hex digest (written after every commit).
+        text = f'{{"hash":"{digest}","id":{row_id}}}'
+    else:  # a hash read from a damaged file: escaped as JSON
+        text = canonical_json({"id": row_id, "hash": digest})
+    return text.ljust(HEAD_RECORD_SIZE - 1).encode() + b"\n"
 
 
 def parse_head(raw: bytes) -> tuple[int, str] | None:

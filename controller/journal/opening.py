@@ -1,5 +1,6 @@
 """Opening a journal file for writing: the schema, SQLite's settings, atomic creation, and
-the check of the sealing state against the journal's last seal.
+the check of the head record and of the sealing state against the journal's last row and
+seal.
 
 Used by :class:`controller.journal.store.Journal` only.
 """
@@ -21,12 +22,78 @@ from controller.journal.format import (
     JournalCorruptError,
     JournalError,
     JournalLockedError,
+    JournalTruncatedError,
     JournalWriteError,
     head_path,
     parse_head,
 )
 from controller.journal.reader import open_readonly
 from controller.journal.seal import SEAL_KIND, SealError, SealingState, load_state, save_state
+
+#: Kinds a round writes several times each (most of its rows): left out of the index of
+#: kinds, so that a commit adds no page to it for them (issue 15). The last of one is a
+#: few rows back; a listing of one reads the table either way.
+FREQUENT_KINDS: Final = (
+    "button",
+    "card",
+    "decision",
+    "event",
+    "match_settled",
+    "prompt",
+    "seat_result",
+    "settlement",
+    "state",
+    "wager_added",
+    "wager_collected",
+    "wager_paid",
+    "wager_taken",
+)
+#: Every other kind of the vocabulary (docs/journal.md): written about once a round or
+#: less, and looked up by kind (the last seal, start check, shuffle, burn, round start and
+#: end...). ``journal_milestone`` finds each without reading back through the rows. A kind
+#: added to the vocabulary later is found by reading back until a new index lists it: an
+#: existing file keeps the index it was given (``IF NOT EXISTS``), so a longer list needs
+#: an index of a new name, the old one dropped in :data:`MIGRATION`
+#: (``tests/test_journal_indexes.py`` wants every documented kind in one list or the other).
+INDEXED_KINDS: Final = (
+    "burn",
+    "burn_disclosed",
+    "button_ignored",
+    "clean_shutdown",
+    "cover_card",
+    "dealer_change",
+    "decision_refused",
+    "device",
+    "fault",
+    "fault_resolved",
+    "hand_shuffle_done",
+    "hole_card_dealt",
+    "hole_card_rejected",
+    "hole_card_reveal_answer",
+    "hole_card_reveal_requested",
+    "hole_card_revealed",
+    "insurance",
+    "insurance_taken",
+    "peek",
+    "peek_requested",
+    "recovered",
+    "resolution_refused",
+    "round_completed",
+    "round_started",
+    "round_voided",
+    "seal",
+    "shoe_empty",
+    "shoe_loaded",
+    "shuffle_commanded",
+    "shuffle_done",
+    "station_started",
+    "supervisor_key",
+    "verified",
+    "wager_refused",
+)
+# OR-ed equalities, not IN: SQLite uses a partial index for ``kind = ?`` only when that
+# term is one of the index's OR-ed terms.
+_MILESTONE_WHERE: Final = " OR ".join(f"kind = '{kind}'" for kind in INDEXED_KINDS)
 
 SCHEMA: Final = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -42,7 +109,8 @@ CREATE TABLE IF NOT EXISTS journal (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS journal_round ON journal (round);
 CREATE INDEX IF NOT EXISTS journal_ts ON journal (ts);
-CREATE INDEX IF NOT EXISTS journal_kind ON journal (kind);
+-- The rows of the kinds a round writes about once or less (INDEXED_KINDS), by kind.
+CREATE INDEX IF NOT EXISTS journal_milestone ON journal (kind) WHERE {_MILESTONE_WHERE};
 -- The last report of each wager spot, found without reading the whole journal at a start.
 CREATE INDEX IF NOT EXISTS journal_wager_spot ON journal
     (json_extract(data, '$.seat'), json_extract(data, '$.spot'), id) WHERE kind = 'event';
@@ -55,6 +123,11 @@ BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS meta_no_delete BEFORE DELETE ON meta
 BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: DELETE refused'); END;
 """
+#: Run after :data:`SCHEMA` when the writer opens a journal: a journal made before issue 15
+#: indexed every row by kind (``journal_kind``); ``journal_milestone`` replaces it. An
+#: index is derived data: no row, hash or seal changes, and older code opening the
+#: journal makes its index again.
+MIGRATION: Final = "DROP INDEX IF EXISTS journal_kind"
 
 
 def is_half_made(path: Path, head: Path) -> bool:
@@ -152,6 +225,7 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         for statement in SCHEMA.split(";\n"):
             if statement.strip():
                 conn.execute(statement)
+        conn.execute(MIGRATION)
         conn.execute("COMMIT")
         (version,) = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if version != str(SCHEMA_VERSION):
@@ -164,6 +238,27 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         conn.close()
         raise
     return conn, (last[0], last[1]) if last else (0, GENESIS_HASH)
+
+
+def check_head(path: Path, conn: sqlite3.Connection, head_fd: int, last_id: int) -> None:
+    """Check the head record against the database's last row ``last_id``.
+
+    Raises:
+        JournalTruncatedError: the head record names rows the database does not hold.
+        JournalCorruptError: the row it names differs from it.
+    """
+    head = parse_head(os.pread(head_fd, HEAD_RECORD_SIZE, 0))
+    if head is None:
+        return
+    head_id, head_hash = head
+    if head_id > last_id:
+        raise JournalTruncatedError(
+            f"{path}: rows {last_id + 1}..{head_id} are missing"
+            " (the head record is ahead of the database)"
+        )
+    stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (head_id,)).fetchone()
+    if head_id > 0 and (stored is None or stored[0] != head_hash):
+        raise JournalCorruptError(f"{path}: row {head_id} differs from the head record")
 
 
 class JournalSealError(JournalError):

@@ -33,7 +33,9 @@ def select_rows(
         clauses.append("id <= ?")
         params.append(until_id)
     if kinds is not None:
-        clauses.append(f"kind IN ({','.join('?' * len(kinds))})")
+        # OR-ed equalities, not IN: SQLite takes the partial index journal_milestone for
+        # "kind = ?" only (controller.journal.opening.INDEXED_KINDS).
+        clauses.append(f"({' OR '.join(['kind = ?'] * len(kinds))})" if kinds else "0")
         params.extend(kinds)
     if round_no is not None:
         clauses.append("round = ?")

@@ -42,13 +42,17 @@ from controller.journal.format import (
     canonical_json,
     format_ts,
     head_path,
+    head_record,
+    now_ts,
     parse_head,
+    plain_row_hash,
     row_hash,
     utc_now,
 )
-from controller.journal.opening import JournalSealError, open_files
+from controller.journal.opening import JournalSealError, check_head, open_files
 from controller.journal.reader import JournalReader, open_readonly, select_rows
-from controller.journal.seal import SEAL_KIND, SealingState, save_state
+from controller.journal.seal import SEAL_KIND, SealingState
+from controller.journal.sealer import SEAL_IDLE_SECONDS, Sealer
 from controller.journal.verify import VerifyCase, VerifyReport, verify
 
 # The journal's public names, importable from here as one module.
@@ -57,6 +61,7 @@ __all__ = [
     "DEFAULT_PATH",
     "GENESIS_HASH",
     "HEAD_RECORD_SIZE",
+    "SEAL_IDLE_SECONDS",
     "Journal",
     "JournalClosedError",
     "JournalCorruptError",
@@ -85,14 +90,11 @@ __all__ = [
 SEAL_AFTER: Final = frozenset(
     {"round_completed", "round_voided", "station_started", "clean_shutdown"}
 )
-#: Rows wait at most this long unsealed while the table is idle or between rounds (a
-#: shuffle, a burn, a fault): what a thief of the station could still alter unseen is at
-#: most half a minute of such rows; it costs one seal row and one key-file write (a 4 KiB
-#: flash write) per 30 s of activity, nothing when nothing happens.
-SEAL_IDLE_SECONDS: Final = 30.0
 
 DataMaker = Callable[[int, str, str], str]  # (row id, ts, prev_hash) -> data text
 _INSERT: Final = f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+#: At most this many record kinds are remembered as checked (the vocabulary has ~50).
+_KINDS_REMEMBERED: Final = 256
 
 
 class Journal:
@@ -111,19 +113,22 @@ class Journal:
         self._conn = conn
         self._head_fd = head_fd
         self._last_id, self._last_hash = last
-        self._clock = clock
+        #: True while ``_last_id``/``_last_hash`` are known to be the database's last row:
+        #: cleared before every transaction, set once a commit's bookkeeping is done (see
+        #: :meth:`_begin`).
+        self._tail_known = False
+        # The default clock's time formatted without a datetime (format.now_ts, issue 15).
+        self._timestamp: Callable[[], str] = (
+            now_ts if clock is utc_now else lambda: format_ts(clock())
+        )
         self._lock = threading.RLock()
         self._closed = False
         self._in_batch = False
         self._batch_broken = False
         self._batch_rows: list[tuple[Any, ...]] = []  # a batch's rows, not inserted yet
+        self._kinds: set[str] = set()  # record kinds already checked
         self.path = path
-        self._sealing_path = sealing[0] if sealing else None
-        self._sealing = sealing[1] if sealing else None
-        self._sealed_through = sealing[2] if sealing else 0
-        self._pending_epoch: SealingState | None = None
-        self._pending_through = 0
-        self._last_seal_at = time.monotonic()
+        self._sealer = Sealer(*sealing) if sealing else None
         #: True when :meth:`open` found a half-made, empty journal and made it again.
         self.replaced_half_made = False
 
@@ -145,9 +150,10 @@ class Journal:
         path = Path(path)
         head_fd, conn, last, sealed, replaced = open_files(path, sealing)
         journal = cls(conn, path, head_fd, last, clock, sealing=sealed)
+        journal._tail_known = True  # open_files read it, and nobody else writes
         journal.replaced_half_made = replaced
         try:
-            journal._check_head()
+            check_head(path, conn, head_fd, journal.last_id)
             journal._write_head(sync=True)
         except BaseException:
             journal.close()
@@ -171,10 +177,8 @@ class Journal:
                 synced (a failing disk either way: stop play).
             JournalClosedError: after :meth:`close`.
         """
-        if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
-            raise JournalRecordError(f"bad record kind {kind!r}")
-        if kind == SEAL_KIND:
-            raise JournalRecordError("seal rows are written by the journal itself")
+        if type(kind) is not str or kind not in self._kinds:
+            kind = self._checked_kind(kind)
         if round_no is not None and (type(round_no) is not int or round_no < 0):
             raise JournalRecordError(f"bad round number {round_no!r}")
         if type(data) is not dict:
@@ -185,25 +189,36 @@ class Journal:
             data = dict(data)
         data_text = canonical_json(data)
         with self._lock:
-            row_id = self._write(kind, round_no, lambda *_: data_text)
-            if kind in SEAL_AFTER and self._sealing is not None:
-                self._write(SEAL_KIND, None, self._seal_data)
+            row_id = self._write(kind, round_no, data_text)
+            if kind in SEAL_AFTER and self._sealer is not None:
+                self._write(SEAL_KIND, None, self._sealer.seal_data)
         return row_id
+
+    def _checked_kind(self, kind: object) -> str:
+        """``kind`` as a plain ``str`` once it is a good record kind (remembered)."""
+        if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
+            raise JournalRecordError(f"bad record kind {kind!r}")
+        if kind == SEAL_KIND:
+            raise JournalRecordError("seal rows are written by the journal itself")
+        kind = str.__str__(kind)  # a str subclass's own text, not its __format__
+        if len(self._kinds) < _KINDS_REMEMBERED:
+            self._kinds.add(kind)
+        return kind
 
     def seal(self) -> bool:
         """Seal the rows not sealed yet, now; False when there is nothing to seal (or no
         sealing state). Inside a batch the seal is committed with the batch."""
         with self._lock:
-            if self._sealing is None or self._last_id == self._sealed_through:
+            if self._sealer is None or self._last_id == self._sealer.sealed_through:
                 return False
-            self._write(SEAL_KIND, None, self._seal_data)
+            self._write(SEAL_KIND, None, self._sealer.seal_data)
             return True
 
     def seal_if_due(self, now: float | None = None) -> bool:
         """Seal when rows have waited :data:`SEAL_IDLE_SECONDS` (monotonic ``now``) unsealed."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            if self._in_batch or now - self._last_seal_at < SEAL_IDLE_SECONDS:
+            if self._in_batch or self._sealer is None or not self._sealer.due(now):
                 return False
             return self.seal()
 
@@ -215,49 +230,57 @@ class Journal:
     @property
     def sealed_through(self) -> int:
         """The id of the last row covered by a committed seal (0: none)."""
-        return self._sealed_through
+        return 0 if self._sealer is None else self._sealer.sealed_through
 
     @property
     def epoch(self) -> int | None:
         """The sealing epoch whose key the station holds now (None: not sealing)."""
-        return None if self._sealing is None else self._sealing.epoch
+        return None if self._sealer is None else self._sealer.state.epoch
 
-    def _seal_data(self, row_id: int, ts: str, prev_hash: str) -> str:
-        assert self._sealing is not None
-        state = self._sealing
-        if self._pending_epoch is not None:  # a second seal in one transaction
-            state = self._pending_epoch
-        data = state.seal(row_id - 1, prev_hash, ts)
-        self._pending_epoch = state.evolved()
-        return canonical_json(data)
+    def _begin(self) -> None:
+        """BEGIN IMMEDIATE, with ``_last_id``/``_last_hash`` the database's last row.
 
-    def _write(self, kind: str, round_no: int | None, make_data: DataMaker) -> int:
-        """Insert one row (in its own transaction unless a batch is open); call with the lock."""
+        The tail is read inside the write transaction only when the last transaction did
+        not finish its bookkeeping: an exception that broke off a write between its COMMIT
+        and the update of the tail held here (a signal handler raising) leaves
+        ``_tail_known`` false, so the chain cannot fork (and a seal committed then has its
+        key evolved now: no epoch seals twice). Otherwise the tail held here is
+        the database's (one writer: the head record's lock), and the read is saved (one
+        query per transaction, issue 15).
+        """
+        known, self._tail_known = self._tail_known, False
+        self._conn.execute("BEGIN IMMEDIATE")
+        if not known:
+            self._last_id, self._last_hash = self._read_tail()
+            if self._sealer is not None:
+                self._sealer.catch_up(self._last_seal())
+
+    def _write(self, kind: str, round_no: int | None, data: str | DataMaker) -> int:
+        """Insert one row (in its own transaction unless a batch is open); call with the
+        lock. ``data``: the row's data text, or a function that makes it (a seal's)."""
         if self._closed:
             raise JournalClosedError("the journal is closed")
         if self._batch_broken:
             # A row of this batch was broken off: the chain held in memory may be behind
             # the transaction, so nothing more goes in; the batch rolls back.
             raise JournalWriteError("an earlier row of this batch failed; it is rolled back")
-        ts = format_ts(self._clock())
+        ts = self._timestamp()
+        in_batch = self._in_batch
         try:
-            # The chain's tail is read inside the write transaction, not trusted from
-            # memory: an exception that broke off an earlier append (a signal handler
-            # raising between COMMIT and the bookkeeping) cannot fork the chain.
-            if self._in_batch:
-                # The batch read the tail when it began its transaction (no one else
-                # writes inside it); each row of the batch follows the one before.
-                prev_id, prev_hash = self._last_id, self._last_hash
-            else:
-                self._conn.execute("BEGIN IMMEDIATE")
-                prev_id, prev_hash = self._read_tail()
-            row_id = prev_id + 1
-            data_text = make_data(row_id, ts, prev_hash)
-            digest = row_hash(
+            if not in_batch:
+                self._begin()
+            # In a batch the tail was settled when it began (see _begin); each row of the
+            # batch follows the one before.
+            row_id = self._last_id + 1
+            prev_hash = self._last_hash
+            data_text = data if isinstance(data, str) else data(row_id, ts, prev_hash)
+            # kind and round_no were checked by append (or are the seal's), ts is
+            # format_ts's: the header is plain.
+            digest = plain_row_hash(
                 prev_hash, row_id=row_id, ts=ts, kind=kind, round_no=round_no, data_text=data_text
             )
             row = (row_id, ts, kind, round_no, data_text, prev_hash, digest)
-            if self._in_batch:
+            if in_batch:
                 # Inserted with the batch's other rows, in one call, before its COMMIT
                 # (one call instead of ~4 a round's event: issue 15).
                 self._batch_rows.append(row)
@@ -265,19 +288,19 @@ class Journal:
                 self._conn.execute(_INSERT, row)
                 self._conn.execute("COMMIT")
         except BaseException as err:
-            if self._conn.in_transaction and not self._in_batch:
-                self._conn.execute("ROLLBACK")
-            if self._in_batch:
+            if in_batch:
                 self._batch_broken = True
             else:
-                self._pending_epoch = None
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                if self._sealer is not None:
+                    self._sealer.discard()
             if isinstance(err, sqlite3.Error):
                 raise JournalWriteError(f"journal write failed: {err}") from err
             raise
         self._last_id, self._last_hash = row_id, digest
-        if kind == SEAL_KIND:
-            self._pending_through = row_id
-        if not self._in_batch:
+        if not in_batch:
+            self._tail_known = True
             self._committed()
         return row_id
 
@@ -294,24 +317,19 @@ class Journal:
         ).fetchone()
         return (last[0], last[1]) if last else (0, GENESIS_HASH)
 
+    def _last_seal(self) -> tuple[int, int] | None:
+        """The last seal row's id and epoch (inside a transaction), or None."""
+        found = self._conn.execute(
+            "SELECT id, json_extract(data, '$.epoch') FROM journal WHERE kind = 'seal'"
+            " ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        return None if found is None else (found[0], found[1])
+
     def _committed(self) -> None:
         """After a commit: the head record, and the sealing key moved on past a new seal."""
         self._write_head()
-        if self._pending_epoch is None:
-            return
-        state, self._pending_epoch = self._pending_epoch, None
-        self._sealed_through = self._pending_through
-        self._last_seal_at = time.monotonic()
-        assert self._sealing_path is not None
-        try:
-            save_state(self._sealing_path, state)
-        except OSError as err:
-            # The seal is committed; its key stays until the next start evolves it.
-            raise JournalWriteError(
-                f"row {self._sealed_through} sealed, but the sealing key could not be"
-                f" evolved: {err.strerror}"
-            ) from err
-        self._sealing = state
+        if self._sealer is not None:
+            self._sealer.committed()
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -329,16 +347,15 @@ class Journal:
                 raise JournalClosedError("the journal is closed")
             if self._in_batch:
                 raise JournalRecordError("journal batches do not nest")
-            before = self._last_id, self._last_hash
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                # Read inside the transaction, once for the whole batch (see _write).
-                self._last_id, self._last_hash = self._read_tail()
-            except sqlite3.Error as err:
+                self._begin()
+            except BaseException as err:  # a signal too: no transaction is left open
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
-                self._last_id, self._last_hash = before
-                raise JournalWriteError(f"journal write failed: {err}") from err
+                if isinstance(err, sqlite3.Error):
+                    raise JournalWriteError(f"journal write failed: {err}") from err
+                raise
+            before = self._last_id, self._last_hash
             self._in_batch = True
             try:
                 yield
@@ -349,8 +366,10 @@ class Journal:
             except BaseException as err:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
+                # The tail before the batch; _tail_known stays false (see _begin).
                 self._last_id, self._last_hash = before
-                self._pending_epoch = None
+                if self._sealer is not None:
+                    self._sealer.discard()
                 if isinstance(err, sqlite3.Error):
                     raise JournalWriteError(f"journal commit failed: {err}") from err
                 raise
@@ -358,6 +377,7 @@ class Journal:
                 self._in_batch = False
                 self._batch_broken = False
                 self._batch_rows.clear()
+            self._tail_known = True
             self._committed()
 
     def rows(self, **filters: Any) -> Iterator[Row]:
@@ -388,28 +408,13 @@ class Journal:
     ) -> None:
         self.close()
 
-    def _check_head(self) -> None:
-        head = parse_head(os.pread(self._head_fd, HEAD_RECORD_SIZE, 0))
-        if head is None:
-            return
-        head_id, head_hash = head
-        if head_id > self._last_id:
-            raise JournalTruncatedError(
-                f"{self.path}: rows {self._last_id + 1}..{head_id} are missing"
-                " (the head record is ahead of the database)"
-            )
-        stored = self._conn.execute("SELECT hash FROM journal WHERE id = ?", (head_id,)).fetchone()
-        if head_id > 0 and (stored is None or stored[0] != head_hash):
-            raise JournalCorruptError(f"{self.path}: row {head_id} differs from the head record")
-
     def _write_head(self, *, sync: bool = False) -> None:
         # One sector, written in place after the commit, so it is never ahead of the rows.
         # Not synced on every append: the page cache already shows it to any copy and it
         # survives a crash of this process; only a power cut can leave it behind the rows,
         # and verify allows a head that lags. Synced at open and close.
-        record = canonical_json({"id": self._last_id, "hash": self._last_hash})
         try:
-            os.pwrite(self._head_fd, record.ljust(HEAD_RECORD_SIZE - 1).encode() + b"\n", 0)
+            os.pwrite(self._head_fd, head_record(self._last_id, self._last_hash), 0)
             if sync:
                 os.fdatasync(self._head_fd)
         except OSError as err:

@@ -1,0 +1,91 @@
+"""The writer of issue 15 (fewer calls a row, no tail read a batch) writes what the writer
+before it wrote, byte for byte, and goes on from a journal that one wrote.
+
+``tests/data/journal-1ac22a8/`` was written by the code on main at 1ac22a8 running
+``tests/journal_compat_support.py`` (fixed clock, fixed sealing key): rows with seals (one
+inside a batch), batches and single appends, non-ASCII data, a NULL round.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+from journal_compat_support import verification_key, write_script
+
+from controller.journal.store import COLUMNS, Journal, head_path
+from controller.journal.verify import VerifyCase, verify
+
+FIXTURE = Path(__file__).parent / "data" / "journal-1ac22a8"
+
+
+def stored_rows(path: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return conn.execute(f"SELECT {COLUMNS} FROM journal ORDER BY id").fetchall()
+    finally:
+        conn.close()
+
+
+def indexes(path: Path) -> set[str]:
+    conn = sqlite3.connect(path)
+    try:
+        found = conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql NOT NULL")
+        return {name for (name,) in found}
+    finally:
+        conn.close()
+
+
+def fixture_copy(folder: Path) -> Path:
+    """The fixture's files copied to ``folder`` (a reader may leave -shm files beside them)."""
+    for name in ("journal.sqlite3", "journal.sqlite3-head", "sealing-key"):
+        shutil.copy(FIXTURE / name, folder / name)
+    return folder / "journal.sqlite3"
+
+
+def test_the_fixture_verifies_with_its_key(tmp_path: Path) -> None:
+    path = fixture_copy(tmp_path)
+    report = verify(path, key=verification_key())
+    assert report.case is VerifyCase.INTACT, report.message
+    assert report.rows == len(stored_rows(path)) == 31
+
+
+def test_todays_writer_writes_the_bytes_the_earlier_writer_wrote(tmp_path: Path) -> None:
+    """Same calls, same clock, same key: the same rows, head record and sealing state, so
+    a journal written now verifies with the code on main as its own do."""
+    path = write_script(tmp_path / "now")
+    assert stored_rows(path) == stored_rows(fixture_copy(tmp_path))
+    assert head_path(path).read_bytes() == (FIXTURE / "journal.sqlite3-head").read_bytes()
+    assert (tmp_path / "now" / "sealing-key").read_bytes() == (FIXTURE / "sealing-key").read_bytes()
+
+
+def test_a_journal_the_earlier_writer_wrote_opens_verifies_and_grows(tmp_path: Path) -> None:
+    path = fixture_copy(tmp_path)
+    before = stored_rows(path)
+    assert "journal_kind" in indexes(path)  # every row by kind, before issue 15
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        assert (journal.last_id, journal.last_hash) == (before[-1][0], before[-1][6])
+        with journal.batch():
+            journal.append("card", {"role": "initial", "card": "KD", "seat": 1, "hand": 1}, 3)
+            journal.append("round_completed", {"reshuffle": False}, 3)  # and its seal
+        journal.append("clean_shutdown", {"events": 1})
+    after = stored_rows(path)
+    assert after[: len(before)] == before
+    assert [row[2] for row in after[len(before) :]] == [
+        "card",
+        "round_completed",
+        "seal",
+        "clean_shutdown",
+        "seal",
+    ]
+    assert after[len(before)][5] == before[-1][6]  # chained onto the earlier writer's tail
+    report = verify(path, key=verification_key())
+    assert report.case is VerifyCase.INTACT, report.message
+    # The writer's open replaced the index of every row by kind with journal_milestone.
+    assert indexes(path) == {
+        "journal_round",
+        "journal_ts",
+        "journal_milestone",
+        "journal_wager_spot",
+    }
