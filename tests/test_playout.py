@@ -20,7 +20,7 @@ from controller.rules.steps import CardRole, Decision, NeedCard, NeedDecision, S
 from controller.simulation import dealing as dealing_module
 from controller.simulation.dealer import SimulatedDealer
 from controller.simulation.dealing import RigSide
-from controller.simulation.playout import TurnOnLayout
+from controller.simulation.playout import TurnOnLayout, players_follow
 from controller.simulation.runner import SimulatedTable, SimulationSettings
 from controller.table.prompts import State
 from controller.table.view import HandView, TableView
@@ -194,6 +194,34 @@ def test_a_view_the_turn_disagrees_with_is_not_played_out() -> None:
         TurnOnLayout(PA, dataclasses.replace(view, state=State.DEALER))
 
 
+@pytest.mark.parametrize(
+    ("up", "second", "follows"),
+    [
+        ("2H", "9D", True),  # PA 635a.7(h): the first player decides next
+        ("9H", "9D", True),
+        ("AH", "9D", False),  # insurance is offered first (PA 635a.8)
+        ("KH", "9D", False),  # the card reader peeks first (PA 635a.7(g))
+        ("5H", "KD", False),  # seat 2's blackjack: PA pays it when play reaches it
+    ],
+)
+def test_the_players_follow_the_match_settlements_only_with_nothing_between(
+    up: str, second: str, follows: bool
+) -> None:
+    """After the last Match the Dealer settlement (PA 635a.7(f)) the dealer turns to the
+    first player in the same look only when the station has nothing else to prompt."""
+    view = players(
+        [
+            hand(1, 1, "6C", "8C"),
+            hand(2, 1, "AS", second, status="blackjack" if second == "KD" else "playing"),
+        ],
+        (1, 1),
+        {HIT, STAND, DOUBLE, SURRENDER},
+        up=up,
+    )
+    assert not players_follow(view)  # the players' turn itself: not a Match settlement
+    assert players_follow(dataclasses.replace(view, state=State.MATCH)) is follows
+
+
 def view_of(game: Round, up: Card) -> TableView:
     """The players' turn of ``game`` as the station's view shows it."""
     step = game.step
@@ -312,7 +340,7 @@ def test_the_players_turn_in_one_look_journals_what_a_look_per_signal_does(
         return seeded_part(journal_content(settings.journal)), playing, drawing, revealing
 
     played_out, playing, drawing, revealing = run("out")
-    monkeypatch.setattr(dealing_module, "play_out_players", lambda dealing, view: False)
+    monkeypatch.setattr(dealing_module, "play_out_players", lambda dealing, view, after=None: False)
     monkeypatch.setattr(SimulatedDealer, "draws_again", lambda self, cards: False)
     looking, playing_before, drawing_before, revealing_before = run("looking")
     assert played_out == looking

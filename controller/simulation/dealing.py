@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from random import Random
 from typing import Any, Literal, Protocol
 
@@ -38,7 +38,7 @@ from controller.simulation.dealer import (
     TurnKey,
 )
 from controller.simulation.pacer import STUCK_SECONDS, Pacer
-from controller.simulation.playout import DELIVER_SECONDS, play_out_players
+from controller.simulation.playout import DELIVER_SECONDS, play_out_players, players_follow
 from controller.simulation.strategy import choose
 from controller.table.prompts import State
 from controller.table.view import HandView, TableView
@@ -322,6 +322,10 @@ class Dealing:
                         self.perform(action, view)
                 if deal_on and self.deliver("panel"):
                     self._deal_round(view)
+                elif not plan.delay and players_follow(view):
+                    # The last Match the Dealer wager settled, the dealer turns to the first
+                    # player (PA 635a.7(f)-(h)): the station will be waiting for the signal.
+                    play_out_players(self, replace(view, state=State.PLAYERS), after="panel")
             if plan.delay:
                 time.sleep(plan.delay)  # pacing for a person watching
 

@@ -149,11 +149,12 @@ class TurnOnLayout:
         return self._at - before <= 1
 
 
-def play_out_players(dealing: Any, view: TableView) -> bool:
+def play_out_players(dealing: Any, view: TableView, after: Device | None = None) -> bool:
     """Deal the players' turn from ``view`` on while each next step is certain (see the
     module docstring); False, with nothing done, when ``view`` is not a player's decision
     or card that :class:`TurnOnLayout` agrees with. ``dealing``: the
-    :class:`~controller.simulation.dealing.Dealing` whose side, pacer and dealer act."""
+    :class:`~controller.simulation.dealing.Dealing` whose side, pacer and dealer act;
+    ``after``: the device this look acted on last (delivered before the other acts)."""
     dealer = dealing.dealer
     if dealer.profile is None or view.state is not State.PLAYERS:
         return False
@@ -163,7 +164,7 @@ def play_out_players(dealing: Any, view: TableView) -> bool:
         return False
     if not layout.agrees_with(view):
         return False
-    last: Device | None = None
+    last = after
 
     def switch_to(device: Device) -> bool:
         # The other device's reports are on the station's queue before this one acts.
@@ -205,3 +206,15 @@ def play_out_players(dealing: Any, view: TableView) -> bool:
     if layout.players_done() and view.hole_face_down and switch_to("panel"):
         dealing.reveal()
     return True
+
+
+def players_follow(view: TableView) -> bool:
+    """Whether the players' turn follows the Match the Dealer settlements of ``view`` with
+    nothing between: an up card of 2 to 9 (no insurance, PA 635a.8; no peek, 635a.7(g)) and
+    no blackjack on the layout (PA 635a.7(h)(1)(i) pays one when play reaches it). The
+    round already waits for the first player's signal (``view.acting_seat``, ``legal``)."""
+    if view.state is not State.MATCH or view.acting_seat is None or not view.dealer_cards:
+        return False
+    if not 2 <= parse_card(view.dealer_cards[0]).points <= 9:
+        return False
+    return all(h.status != "blackjack" for h in view.hands)
