@@ -18,10 +18,10 @@ from controller.simulation.dealer import (
     SimulatedDealer,
     random_chooser,
 )
-from controller.simulation.dealing import RigSide, TableSide
 from controller.simulation.direct import DirectRig
 from controller.simulation.runner import SimulatedTable, SimulationSettings
 from controller.simulation.split_doubles import ServedSide
+from controller.simulation.table_side import RigSide, TableSide
 from controller.table.prompts import State
 from controller.table.view import TableView
 from drivers.hal import Button, DeviceEvent, SeatWagerChanged, WagerSpot

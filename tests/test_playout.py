@@ -19,9 +19,9 @@ from controller.rules.round import Round
 from controller.rules.steps import CardRole, Decision, NeedCard, NeedDecision, SeatWager
 from controller.simulation import dealing as dealing_module
 from controller.simulation.dealer import SimulatedDealer
-from controller.simulation.dealing import RigSide
 from controller.simulation.playout import TurnOnLayout, players_follow
 from controller.simulation.runner import SimulatedTable, SimulationSettings
+from controller.simulation.table_side import RigSide
 from controller.table.prompts import State
 from controller.table.view import HandView, TableView
 
