@@ -13,10 +13,13 @@ cards, and stands, seat after seat, while each next step is certain. It stops (t
 look reads the table again) where the station may prompt something the engine's turn does
 not say: a double, a split, a surrender or a rescue (chips move, a settlement may be due),
 a hand the turn passes over (a blackjack, which a PA table pays when play reaches it), the
-dealer's turn, the cover card. Between a card and a button, and a button and a
-card, the first device's reports are delivered first (``TableSide.deliver``: on the
-station's queue before the other link's), so nothing overtakes; the station handles them
-while she goes on. The HOLE card is never used: only cards face up and those she drew.
+cover card, the dealer's turn (whose first step, turning the hole card over, she takes when
+the turn ended on the layout's last hand: PA 635a.7(k)). Between a card and a button, and a
+button and a card, the first device's reports are delivered first (``TableSide.deliver``:
+on the station's queue before the other link's), so nothing overtakes; the station handles
+them while she goes on. :func:`players_follow` says when the turn starts in the look that
+settles Match the Dealer. The HOLE card is never used: only cards face up and those she
+drew.
 """
 
 from __future__ import annotations
