@@ -102,8 +102,10 @@ def measure_split(
     rusage), ``station`` (the station's loop and link threads), ``reader`` (the reader
     double's thread, in the station's process), ``relay`` (the observer hook's share of the
     station thread: framing and writing the batches), ``devices`` (every double's threads),
-    ``dealer`` (the rest of the other process), and lamp frames, observation batches and
-    the dealer's looks at the table (each waits for the station) per round."""
+    ``dealer`` (the rest of the other process), the station's and the dealer's own threads
+    (``station_thread``, ``dealer_thread``), and lamp frames, observation batches, the
+    dealer's looks at the table (each waits for the station) and her deliveries (each
+    waits for one link's ack) per round; prints the looks by state and every thread."""
     table = SplitTable(_settings(directory, rounds, seed, "split"))
     relay_seconds = [0.0]
     observe = ObservationRelay.observe
@@ -139,7 +141,23 @@ def measure_split(
         "panel_frames": cpu.lamp_frames / played,
         "batches": cpu.observation_batches / played,
         "looks": result.looks / played,
+        "deliveries": result.deliveries / played,
+        "station_thread": ms(a.get("station", 0.0)),
+        "dealer_thread": ms(b.get("MainThread", 0.0)),
     }
+    print(
+        "  looks a round by the state looked at: "
+        + ", ".join(
+            f"{state} {count / played:.2f}"
+            for state, count in sorted(result.looks_by_state.items(), key=lambda kv: -kv[1])
+        )
+    )
+    print(
+        "  ms CPU a round by thread: station process "
+        + ", ".join(f"{name} {ms(v):.2f}" for name, v in sorted(a.items(), key=lambda kv: -kv[1]))
+        + "; doubles+dealer process "
+        + ", ".join(f"{name} {ms(v):.2f}" for name, v in sorted(b.items(), key=lambda kv: -kv[1]))
+    )
     return played / result.dealing_seconds, played, per_round
 
 
@@ -200,8 +218,9 @@ def main() -> int:
                 f"process: its pyusb backend is in-process), doubles+dealer process "
                 f"{cpu['doubles_process']:.1f} (device doubles {cpu['devices']:.1f} in all, "
                 f"dealer {cpu['dealer']:.1f}); {cpu['panel_frames']:.1f} panel lamp frames, "
-                f"{cpu['batches']:.1f} observation batches and {cpu['looks']:.1f} dealer looks "
-                "per round"
+                f"{cpu['batches']:.1f} observation batches, {cpu['looks']:.1f} dealer looks "
+                f"and {cpu['deliveries']:.1f} deliveries (the dealer waiting for the station "
+                "to take one device's reports before acting on another) per round"
             )
             figures[f"{prefix}rounds_per_s"] = round(rate, 1)
             figures[f"{prefix}cpu_ms_per_round"] = round(cpu["all"], 2)
@@ -216,6 +235,9 @@ def main() -> int:
                 figures["panel_frames_per_round"] = round(cpu["panel_frames"], 1)
                 figures["observation_batches_per_round"] = round(cpu["batches"], 1)
                 figures["dealer_looks_per_round"] = round(cpu["looks"], 1)
+                figures["dealer_deliveries_per_round"] = round(cpu["deliveries"], 1)
+                figures["station_thread_cpu_ms_per_round"] = round(cpu["station_thread"], 2)
+                figures["dealer_thread_cpu_ms_per_round"] = round(cpu["dealer_thread"], 2)
                 rate, rounds, one = measure(Path(directory), args.rounds)
                 print(
                     f"one process, journal on {name}: {rounds} rounds, {rate:.1f} rounds/s, "

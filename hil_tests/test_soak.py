@@ -18,8 +18,8 @@ import pytest
 from table_driver import card_texts
 
 from controller.journal.store import JournalReader, verify
-from controller.simulation.dealing import RigSide, TableSide
 from controller.simulation.runner import SimulatedTable, SimulationSettings
+from controller.simulation.table_side import RigSide, TableSide
 
 pytestmark = [pytest.mark.soak, pytest.mark.doubles]
 

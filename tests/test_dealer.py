@@ -12,11 +12,16 @@ from table_support import ListJournal
 from test_simulate import journal_content, scratch, seeded_part
 
 from controller.rules.profiles import get_profile
-from controller.simulation.dealer import Action, Press, SimulatedDealer, random_chooser
-from controller.simulation.dealing import RigSide, TableSide
+from controller.simulation.dealer import (
+    Action,
+    Press,
+    SimulatedDealer,
+    random_chooser,
+)
 from controller.simulation.direct import DirectRig
 from controller.simulation.runner import SimulatedTable, SimulationSettings
 from controller.simulation.split_doubles import ServedSide
+from controller.simulation.table_side import RigSide, TableSide
 from controller.table.prompts import State
 from controller.table.view import TableView
 from drivers.hal import Button, DeviceEvent, SeatWagerChanged, WagerSpot
@@ -117,18 +122,34 @@ def test_bets_taken_with_the_last_settlement_journal_what_a_betting_look_does(
     """The dealer's loop takes the next round's bets in the final settlement's look when
     no reshuffle is due; the station, betting once it has the last NEXT, journals the
     same rows as when the dealer looked at the betting table first (30 rounds: dealer
-    changes every 25 and reshuffles included), with a look fewer a round."""
-    plain = SimulatedTable(SimulationSettings(rounds=30, seed=4, journal=scratch / "a.sqlite3"))
+    changes every 25 and reshuffles included), with a look fewer a round. With the NEXT
+    that closes the bets delivered, she deals the round's initial cards in that look too
+    (PA 635a.7(e)), except where a new dealer burns a card first (635a.7(c))."""
+    dealt = []  # the looks at a table dealing its initial cards
+
+    def on_view(view: TableView) -> None:
+        if view.state is State.DEALING:
+            dealt.append(view)
+
+    plain = SimulatedTable(
+        SimulationSettings(rounds=30, seed=4, journal=scratch / "a.sqlite3"), on_view=on_view
+    )
     folded = plain.run()
+    dealt_folded = len(dealt)
     monkeypatch.setattr(SimulatedDealer, "bets", lambda self: [])
-    looking = SimulatedTable(SimulationSettings(rounds=30, seed=4, journal=scratch / "b.sqlite3"))
+    looking = SimulatedTable(
+        SimulationSettings(rounds=30, seed=4, journal=scratch / "b.sqlite3"), on_view=on_view
+    )
     looked = looking.run()
     one, two = journal_content(scratch / "a.sqlite3"), journal_content(scratch / "b.sqlite3")
     assert seeded_part(one) == seeded_part(two)
     kinds = [kind for kind, _, _ in one]
     assert kinds.count("round_completed") == 30
     assert "dealer_change" in kinds and kinds.count("shuffle_commanded") >= 2
-    assert looked.looks - folded.looks >= 25  # about one a round (not after a reshuffle)
+    assert looked.looks - folded.looks >= 50  # about two a round (not after a reshuffle)
+    # A look at the deal only after a reshuffle, a dealer change or the first bets.
+    assert len(dealt) - dealt_folded == 30
+    assert dealt_folded <= 1 + kinds.count("shuffle_commanded") + kinds.count("dealer_change")
 
 
 def test_every_table_side_has_every_hand_the_dealing_loop_uses() -> None:
@@ -141,6 +162,6 @@ def test_every_table_side_has_every_hand_the_dealing_loop_uses() -> None:
     finally:
         sys.path.pop(0)
     hands = {n for n, v in vars(TableSide).items() if callable(v) and not n.startswith("_")}
-    assert {"draw", "press", "place_wager", "holding"} <= hands
+    assert {"draw", "press", "place_wager", "holding", "deliver"} <= hands
     for side in (RigSide, ServedSide, RemoteSide):
         assert hands <= {n for n in dir(side) if callable(getattr(side, n))}, side.__name__

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from controller.rules.cards import Card, parse_card
 from controller.rules.hands import (
     HandStatus,
     PlayerHand,
+    dealer_must_draw,
     hand_total,
     hole_card_gives_blackjack,
     is_blackjack_pair,
 )
+from controller.rules.profiles import get_profile
 
 
 def cards(text: str) -> list[Card]:
@@ -109,3 +113,27 @@ def test_split_aces_flag_needs_split_and_ace_first() -> None:
     assert not hand_of("AS 5H").is_split_aces
     assert not hand_of("5S AH", from_split=True).is_split_aces
     assert hand_of("AS 5H", from_split=True).is_split_aces
+
+
+@pytest.mark.parametrize(
+    ("text", "stands_on_soft_17", "hits_soft_17"),
+    [
+        ("KS 6H", True, True),  # hard 16: draws (PA 635a.7(l))
+        ("KS 7H", False, False),  # hard 17: stands, either rule
+        ("AS 6H", False, True),  # soft 17: draws only where the profile hits it
+        ("AS 7H", False, False),  # soft 18: stands, either rule
+        ("AS 5H", True, True),  # soft 16
+        ("AS 6H KD", False, False),  # A-6-K: a hard 17, stands either rule
+        ("AS 5H KD", True, True),  # A-5-K: a hard 16
+    ],
+)
+def test_the_dealer_draws_below_17_and_on_soft_17_only_where_the_profile_hits_it(
+    text: str, stands_on_soft_17: bool, hits_soft_17: bool
+) -> None:
+    """PA 635a.7(l): the dealer draws until a hard or soft 17 or more; a profile that hits
+    soft 17 draws on a soft 17 too (both sides of 17, hard and soft)."""
+    total, soft = hand_total(cards(text))
+    stands = get_profile("PA")
+    hits = dataclasses.replace(stands, hit_soft_17=True)
+    assert dealer_must_draw(total, soft, stands) is stands_on_soft_17
+    assert dealer_must_draw(total, soft, hits) is hits_soft_17

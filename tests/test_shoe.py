@@ -516,3 +516,18 @@ def test_a_delivered_card_is_on_the_stations_queue_when_deliver_returns(table: T
         drawn = [e.card for e in table.events.pending() if isinstance(e, CardDrawn)]
     assert drawn == parse_cards("7H 8S") == [first, second]
     assert table.double.unconfirmed == 0
+
+
+def test_a_delivery_of_more_reports_than_the_window_goes_through(table: Table) -> None:
+    """A look's burst longer than the link's window (8 frames): ``deliver`` inside a
+    ``holding`` block sends what the window takes, and the rest as the station's acks open
+    it, so every card is on the station's queue when it returns (before, the rest waited
+    for the end of the block and the delivery timed out)."""
+    cards = parse_cards("2H 3H 4H 5H 6H 7H 8H 9H JH QH KH AH")
+    table.double.load(cards, cover_at=None)
+    table.events.expect(ShoeLoaded)
+    with table.double.holding():
+        dealt = [table.double.deal() for _ in cards]
+        assert table.double.deliver(timeout=2.0)
+        drawn = [e.card for e in table.events.pending() if isinstance(e, CardDrawn)]
+    assert drawn == cards == dealt

@@ -9,7 +9,7 @@ installed daemon inside the VM, so both ends are remote:
   ``controller/service/daemon.py``: each event handled, by kind, and the public table view
   when the queue is idle), read from the guest's journald through the agent;
 * :class:`RemoteSide` is the dealer's table side
-  (``controller.simulation.dealing.TableSide``): it acts on the host's device doubles (the
+  (``controller.simulation.table_side.TableSide``): it acts on the host's device doubles (the
   doubles process's control socket) and on the reader gadget in the guest.
 
 The dealing loop is the runner's own (``controller.simulation.dealing.Dealing``), not a
@@ -27,9 +27,10 @@ from vm import GuestError, Vm
 
 from controller.rules.cards import Card, parse_card
 from controller.rules.profiles import get_profile
-from controller.simulation.dealing import Dealing, Pluggable
+from controller.simulation.dealing import Dealing
 from controller.simulation.pacer import Pacer
 from controller.simulation.runner import SimulationSettings, dealing_plan
+from controller.simulation.table_side import Pluggable
 from controller.table.prompts import State
 from controller.table.view import TableView, view_from_record
 from drivers import hal
@@ -38,7 +39,7 @@ from drivers.simulated.serve_client import DoublesClient
 
 
 class RemoteSide:
-    """The dealer's table side (``controller.simulation.dealing.TableSide``) on the host's
+    """The dealer's table side (``controller.simulation.table_side.TableSide``) on the host's
     doubles (their control socket) and the reader gadget in the guest; the cover card
     ``cover_at`` cards into the shoe (where the dealer cuts decides how many rounds a shoe
     lasts)."""
@@ -81,6 +82,9 @@ class RemoteSide:
 
     def misread(self) -> None:
         raise NotImplementedError("no injected faults in the guest run")
+
+    def deliver(self, device: str, timeout: float) -> bool:
+        return bool(self.doubles.call(device, "deliver", timeout))
 
     def holding(self) -> AbstractContextManager[None]:
         # Each control-socket call is answered once the double has acted: nothing to hold

@@ -29,6 +29,17 @@ def hand_total(cards: Sequence[Card]) -> tuple[int, bool]:
     return hard, False
 
 
+#: PA 635a.7(l): the dealer draws until a hard or soft 17 or more.
+DEALER_STANDS: Final = 17
+
+
+def dealer_must_draw(total: int, soft: bool, profile: Profile) -> bool:
+    """Whether the dealer's hand of ``total`` (``soft``: an ace counts 11) takes another
+    card: below 17, and a soft 17 where the profile hits it (PA 635a.7(l)). Whether a draw
+    can still change an outcome (PA 635a.7(m)) is the round's to judge."""
+    return total < DEALER_STANDS or (total == DEALER_STANDS and soft and profile.hit_soft_17)
+
+
 def is_blackjack_pair(first: Card, second: Card) -> bool:
     """True for an ace and a J, Q or K (in either order); there are no 10s to make one."""
     a, b = first.rank, second.rank

@@ -32,6 +32,7 @@ from controller.rules.errors import (
 from controller.rules.hands import (
     HandStatus,
     PlayerHand,
+    dealer_must_draw,
     hole_card_gives_blackjack,
     outcome_can_change,
 )
@@ -70,7 +71,6 @@ from controller.rules.steps import (
 from controller.rules.turn import Turn
 
 PEEK_RANKS: Final = frozenset({Rank.ACE, Rank.KING, Rank.QUEEN, Rank.JACK})  # PA 635a.7(g)
-DEALER_STANDS: Final = 17  # PA 635a.7(l)
 
 # Module constants are Final, one name a line: the compiled build (mypyc) keeps a Final in a
 # C variable, where any other module name is a dict lookup by string on every read (12% of
@@ -440,9 +440,7 @@ class Round:
         hard = self._dealer_hard
         soft = self._dealer_ace and hard <= 11
         total = hard + 10 if soft else hard
-        must_draw = total < DEALER_STANDS or (
-            total == DEALER_STANDS and soft and self.profile.hit_soft_17
-        )
+        must_draw = dealer_must_draw(total, soft, self.profile)
         if (
             must_draw
             and not self._dealer_bj

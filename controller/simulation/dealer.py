@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from random import Random
 
+from controller.rules.cards import Card
+from controller.rules.hands import dealer_must_draw, hand_total
+from controller.rules.profiles import Profile
 from controller.rules.steps import LEGAL_SETS, Decision
 from controller.table.prompts import State
 from controller.table.view import HandView, SettlementView, TableView
@@ -125,6 +128,9 @@ class SimulatedDealer:
     chips: dict[tuple[int, WagerSpot], int] = field(default_factory=dict, repr=False)
     _insured: bool = field(default=False, repr=False)
     _settled: set[tuple[int, int]] = field(default_factory=set, repr=False)
+    #: The rules the players' hands follow: with it the dealer plays a hand out after a
+    #: hit without looking up (:meth:`after_hit`); without it she looks up after each card.
+    profile: Profile | None = None
 
     def act(self, view: TableView) -> list[Action]:
         """The actions a person would take now; empty while waiting for a device."""
@@ -200,6 +206,22 @@ class SimulatedDealer:
             h for h in view.hands if h.seat == view.acting_seat and h.hand == view.acting_hand
         )
         decision = self.choose(hand, view.dealer_cards[0], _legal_set(view.legal))
+        return self.signal_actions(hand, decision)
+
+    def draws_again(self, cards: list[Card]) -> bool:
+        """Whether the dealer, having drawn to ``cards`` (her hand, face up), draws another
+        card without looking up: the station asked for the card before the last, so a draw
+        can change an outcome (PA 635a.7(m); the players' hands are done), and the rules
+        engine says whether the total draws (PA 635a.7(l))."""
+        if self.profile is None:
+            return False
+        total, soft = hand_total(cards)
+        return dealer_must_draw(total, soft, self.profile)
+
+    def signal_actions(self, hand: HandView, decision: Decision) -> list[Action]:
+        """What the dealer does for ``hand``'s player's ``decision``: a card for a hit, the
+        decision's button otherwise (with one more wager on the main spot for a double or
+        a split)."""
         if decision is Decision.HIT:
             return [Draw()]
         actions: list[Action] = [Press(_BUTTON_FOR[decision])]

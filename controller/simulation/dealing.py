@@ -8,7 +8,7 @@ shoe, slide the hole card into the reader) and the faults a table sees (a foreig
 cable pulled, a misread). Before each action it tells the pacer which events the action
 will cause, so the next wait returns only once the station has handled all of them.
 
-Two table sides exist: :class:`RigSide` acts on an in-process
+Two table sides exist (``controller.simulation.table_side``): ``RigSide`` acts on an in-process
 :class:`~drivers.simulated.rig.SimulatedRig` (``controller.simulation.runner``), and
 ``controller.simulation.split_doubles.ServedSide`` acts on the doubles of the dealer's own
 process and asks the station's process for what only it can do
@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from random import Random
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from controller.rules.cards import Card, parse_card
 from controller.rules.profiles import DealerSecondCard
@@ -38,7 +37,9 @@ from controller.simulation.dealer import (
     TurnKey,
 )
 from controller.simulation.pacer import STUCK_SECONDS, Pacer
+from controller.simulation.playout import DELIVER_SECONDS, play_out_players, players_follow
 from controller.simulation.strategy import choose
+from controller.simulation.table_side import Pluggable, TableSide
 from controller.table.prompts import State
 from controller.table.view import HandView, TableView
 from drivers.hal import (
@@ -55,133 +56,26 @@ from drivers.hal import (
     SeatWagerChanged,
     ShoeLoaded,
     SupervisorKey,
-    WagerSpot,
 )
-from drivers.simulated.firmware import Holding
 
 COVER_FROM_END = 60  # the cover card sits this many cards before the end of the batch
-
-#: The devices whose cable the simulated faults pull.
-Pluggable = Literal["shoe", "reader"]
-
-
-class TableSide(Protocol):
-    """What the simulated dealer's hands do to the devices (see the module docstring)."""
-
-    def draw(self, hole: bool) -> Card | str | None:
-        """Take the next card out of the shoe (through the hole-card slot when ``hole``):
-        the card, the cover card's text, or None when the shoe is empty."""
-        ...
-
-    def draw_foreign(self, suit: str) -> None:
-        """A 10 (foreign to a Spanish deck) comes out of the shoe."""
-
-    def press(self, button: Button) -> None:
-        """Press and release a panel button."""
-
-    def turn_key(self, on: bool) -> None:
-        """Turn the supervisor key on or off."""
-
-    def place_wager(self, seat: int, spot: WagerSpot, present: bool, cents: int | None) -> None:
-        """Put chips on (or take them off) a seat's sensed spot."""
-
-    def load_shoe(self, decks: int, seed: int, cover_at: int) -> None:
-        """Put a batch shuffled by ``seed`` into the shoe, the cover card at ``cover_at``."""
-
-    def insert_hole_card(self, card: Card | None) -> None:
-        """Slide ``card`` face down into the card reader (None: take it out). Returns once
-        the reader holds it: the dealer's next press makes the station read it."""
-
-    def wait_idle(self, device: Pluggable, timeout: float) -> bool:
-        """Wait until ``device`` is connected with every report acknowledged."""
-        ...
-
-    def unplug(self, device: Pluggable) -> None:
-        """Pull ``device``'s cable."""
-
-    def plug(self, device: Pluggable) -> None:
-        """Plug ``device``'s cable back in."""
-
-    def misread(self) -> None:
-        """The card reader's next check cannot read the card."""
-
-    def holding(self) -> AbstractContextManager[None]:
-        """The serial doubles' reports made inside go out together when the block ends
-        (``DeviceFirmware.holding``): one look's actions reach each link in one burst."""
-        ...
-
-
-class RigSide:
-    """A :class:`TableSide` on an in-process :class:`~drivers.simulated.rig.SimulatedRig`."""
-
-    def __init__(self, rig: Any) -> None:
-        self.rig = rig
-
-    def draw(self, hole: bool) -> Card | str | None:
-        """See :meth:`TableSide.draw`."""
-        item: Card | str | None = self.rig.shoe.deal(hole=hole)
-        return item
-
-    def draw_foreign(self, suit: str) -> None:
-        """See :meth:`TableSide.draw_foreign`."""
-        self.rig.shoe.deal_ten(suit)
-
-    def press(self, button: Button) -> None:
-        """See :meth:`TableSide.press`."""
-        self.rig.press(button)
-
-    def turn_key(self, on: bool) -> None:
-        """See :meth:`TableSide.turn_key`."""
-        self.rig.turn_key(on)
-
-    def place_wager(self, seat: int, spot: WagerSpot, present: bool, cents: int | None) -> None:
-        """See :meth:`TableSide.place_wager`."""
-        self.rig.place_wager(seat, spot, present, cents)
-
-    def load_shoe(self, decks: int, seed: int, cover_at: int) -> None:
-        """See :meth:`TableSide.load_shoe`."""
-        self.rig.shoe.load_shuffled(decks, seed=seed, cover_at=cover_at)
-
-    def insert_hole_card(self, card: Card | None) -> None:
-        """See :meth:`TableSide.insert_hole_card`."""
-        self.rig.card_reader.set_hole_card(card)
-
-    def _double(self, device: Pluggable) -> Any:
-        return self.rig.shoe if device == "shoe" else self.rig.card_reader
-
-    def wait_idle(self, device: Pluggable, timeout: float) -> bool:
-        """See :meth:`TableSide.wait_idle`."""
-        return bool(self._double(device).wait_idle(timeout))
-
-    def unplug(self, device: Pluggable) -> None:
-        """See :meth:`TableSide.unplug`."""
-        self._double(device).unplug()
-
-    def plug(self, device: Pluggable) -> None:
-        """See :meth:`TableSide.plug`."""
-        self._double(device).plug()
-
-    def misread(self) -> None:
-        """See :meth:`TableSide.misread`."""
-        self.rig.card_reader.misread()
-
-    def holding(self) -> AbstractContextManager[None]:
-        """See :meth:`TableSide.holding` (the GPIO panel has no reports to hold)."""
-        board = self.rig.panel_board
-        return Holding((self.rig.shoe,) if board is None else (self.rig.shoe, board))
 
 
 @dataclass
 class SimulationResult:
     """What happened, for the summary. ``seconds``: the whole run, the start included;
     ``dealing_seconds``: from the dealer's first look at the table to the last round;
-    ``looks``: how often the dealer waited for the station and looked at the table."""
+    ``looks``: how often the dealer waited for the station and looked at the table (by
+    the state she saw: ``looks_by_state``); ``deliveries``: how often she waited for the
+    station to take one device's reports before acting on another (``TableSide.deliver``)."""
 
     rounds: int
     seconds: float
     faults_injected: list[str] = field(default_factory=list)
     dealing_seconds: float = 0.0
     looks: int = 0
+    looks_by_state: dict[str, int] = field(default_factory=dict)
+    deliveries: int = 0
 
 
 def strategy_players(profile: Any) -> Callable[[HandView, str, frozenset[Decision]], Decision]:
@@ -230,6 +124,7 @@ class Dealing:
             strategy_players(profile),
             self.rng,
             dealer_change_every=25,
+            profile=profile,
         )
 
     def expect_start(self) -> None:
@@ -244,6 +139,8 @@ class Dealing:
         while True:
             view, seq = self.pacer.wait(seq)
             self.result.looks += 1
+            by_state = self.result.looks_by_state
+            by_state[view.state.value] = by_state.get(view.state.value, 0) + 1
             if started is None:
                 started = time.perf_counter()
             if self.on_view is not None:
@@ -254,6 +151,11 @@ class Dealing:
                 return self.result
             faulty = plan.faults and self.rng.random() < plan.faults
             if faulty and self._inject(view):
+                continue
+            if not plan.delay and self._play_out(view):
+                # The players' turn and the dealer's draws, dealt in this look while the
+                # rules engine says what follows (with pacing, a person watching sees each
+                # card and each signal apart).
                 continue
             actions = dealer.act(view)
             if (
@@ -267,7 +169,13 @@ class Dealing:
                 # round's bets without looking up, as the station will be betting once it
                 # has the last NEXT (no reshuffle is due: the view says so). A run with
                 # faults keeps the betting look, where a cable is pulled.
-                actions += dealer.bets()
+                bets = dealer.bets()
+                actions += bets
+                # No more bets: with the NEXT that closes them (not a new dealer's DEALER
+                # CHANGE, who burns a card first) the station deals, so does she.
+                deal_on = bets[-1:] == [Press(Button.NEXT)]
+            else:
+                deal_on = False
             hole_at = None
             if view.state is State.DEALING and actions == [Draw()]:
                 due = self._initial_cards_due(view)
@@ -282,9 +190,15 @@ class Dealing:
             with self.side.holding():
                 for i, action in enumerate(actions):
                     if i == hole_at:
-                        self._draw(view, hole=True)
+                        self.draw_card(view, hole=True)
                     else:
                         self.perform(action, view)
+                if deal_on and self.deliver("panel"):
+                    self._deal_round(view)
+                elif not plan.delay and players_follow(view):
+                    # The last Match the Dealer wager settled, the dealer turns to the first
+                    # player (PA 635a.7(f)-(h)): the station will be waiting for the signal.
+                    play_out_players(self, replace(view, state=State.PLAYERS), after="panel")
             if plan.delay:
                 time.sleep(plan.delay)  # pacing for a person watching
 
@@ -293,7 +207,7 @@ class Dealing:
         events it will cause."""
         side = self.side
         if isinstance(action, Draw):
-            self._draw(view)
+            self.draw_card(view)
         elif isinstance(action, Press):
             extra: list[type] = [PeekResult] if view.state is State.PEEKING else []
             if view.state is State.DEALER and view.reveal_due:
@@ -313,6 +227,60 @@ class Dealing:
         elif isinstance(action, InsertHoleCard):
             side.insert_hole_card(self._hole)
 
+    def deliver(self, device: Literal["shoe", "panel"]) -> bool:
+        """Wait until the station has ``device``'s reports on its queue before acting on
+        another device (:meth:`TableSide.deliver`, ``DELIVER_SECONDS`` at most)."""
+        self.result.deliveries += 1
+        return self.side.deliver(device, DELIVER_SECONDS)
+
+    def reveal(self) -> None:
+        """Press NEXT for the hole card's reveal: the station asks the shoe, which answers
+        with the card (PA 635a.7(k))."""
+        self.pacer.expect(ButtonPressed, HoleCardRevealed)
+        self.side.press(Button.NEXT)
+
+    def _play_out(self, view: TableView) -> bool:
+        """Deal the players' turn (``controller.simulation.playout``) or the dealer's
+        draws (:meth:`_dealer_draws`) from ``view`` in one look, before the dealer's
+        :meth:`SimulatedDealer.act` (whose choices move chips); False, with nothing done,
+        when ``view`` is neither."""
+        if view.state is State.PLAYERS:
+            deal: Callable[[Dealing, TableView], bool] = play_out_players
+        elif view.state is State.DEALER and view.card_due and not view.reveal_due:
+            deal = Dealing._dealer_draws
+        else:
+            return False
+        self.dealer.hole_inserted = False  # as act() leaves it outside the peek
+        with self.side.holding():
+            return deal(self, view)
+
+    def _dealer_draws(self, view: TableView) -> bool:
+        """Draw the card the dealer's hand needs and the next ones while the rules engine
+        says her total draws (:meth:`SimulatedDealer.draws_again`, PA 635a.7(l)); the look
+        ends with her 17 or the cover card. False, with nothing done, before her hand is
+        face up: NJ 19.7(g)'s "Dealer's Card", after which the station judges."""
+        if len(view.dealer_cards) < 2:
+            return False
+        cards = [parse_card(text) for text in view.dealer_cards]
+        while True:
+            card = self.draw_card(view)
+            if card is None:
+                return True
+            cards.append(card)
+            if not self.dealer.draws_again(cards):
+                return True
+
+    def _deal_round(self, view: TableView) -> None:
+        """The next round's initial deal, from its bets' NEXT on (delivered first: on the
+        station's queue before the first card): a card to each box from the dealer's left,
+        the up card, a second card to each box, and the hole card through the shoe's slot
+        where the profile deals one (PA 635a.7(e), NJ 19.7(d), NY 5324.12(c)(4)); every
+        seat bets in the simulation."""
+        hole = self.profile.dealer_second_card is DealerSecondCard.HOLE
+        due = 2 * self.plan.seats + (2 if hole else 1)
+        for i in range(due):
+            self.draw_card(view, hole=hole and i == due - 1)
+
     def _initial_cards_due(self, view: TableView) -> int:
         """Cards still to come in the initial deal: two per seat, the up card, and the hole
         card where the profile deals one (PA 635a.7(e), NJ 19.7(d), NY 5324.12(c)(4))."""
@@ -320,19 +288,24 @@ class Dealing:
         on_layout = sum(len(h.cards) for h in view.hands) + len(view.dealer_cards)
         return max(1, 2 * len(view.seats) + dealer - on_layout - view.hole_face_down)
 
-    def _draw(self, view: TableView, *, hole: bool = False) -> None:
+    def draw_card(self, view: TableView, *, hole: bool = False) -> Card | None:
+        """Take the next card out of the shoe; the card, or None when the cover card came
+        out first or the shoe was empty (the station has something to prompt)."""
         reported = HoleCardDealt if hole else CardDrawn
         self.pacer.expect(reported)
         item = self.side.draw(hole)
+        cover = False
         while isinstance(item, str):  # the cover card came out first
+            cover = True
             self.pacer.expect(CoverCardSeen)
             item = self.side.draw(hole)
         if item is None:
             # Nothing came out: the shoe reported itself empty and the table faults.
             self.pacer.withdraw(reported)
-            return
-        if view.state is State.DEALING:
+            return None
+        if hole or view.state is State.DEALING:
             self._hole = item  # the last card of the initial deal is the hole card
+        return None if cover else item
 
     def _inject(self, view: TableView) -> bool:
         """Inject a device fault the way a table sees them; True when one was injected."""

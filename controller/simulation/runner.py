@@ -27,12 +27,11 @@ from controller.simulation.dealing import (
     COVER_FROM_END,
     Dealing,
     DealingPlan,
-    RigSide,
     SimulationResult,
-    TableSide,
     strategy_players,
 )
 from controller.simulation.pacer import STUCK_SECONDS, Pacer, SimulationStuckError
+from controller.simulation.table_side import RigSide, TableSide
 from controller.table.view import TableView
 from drivers.hal import Button
 

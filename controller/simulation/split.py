@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 
 from controller.rules.cards import parse_card
 from controller.service.daemon import build_station, rig_drivers, station_profile
-from controller.simulation.dealing import RigSide, SimulationResult
+from controller.simulation.dealing import SimulationResult
 from controller.simulation.pacer import STUCK_SECONDS, SimulationStuckError
 from controller.simulation.runner import (
     SimulationSettings,
@@ -66,6 +66,7 @@ from controller.simulation.split_link import (
     ReaderAnswer,
     ReaderCall,
 )
+from controller.simulation.table_side import RigSide
 from controller.table.view import TableView
 from drivers.hal import DeviceEvent
 from drivers.simulated.serve import DEFAULT_SERIALS

@@ -25,10 +25,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from controller.rules.cards import Card
-from controller.simulation.dealing import Dealing, DealingPlan, Pluggable
+from controller.simulation.dealing import Dealing, DealingPlan
 from controller.simulation.pacer import Pacer
 from controller.simulation.split_link import (
     CloseDoubles,
@@ -39,6 +39,7 @@ from controller.simulation.split_link import (
     ReaderAnswer,
     ReaderCall,
 )
+from controller.simulation.table_side import Pluggable
 from controller.table.view import TableView
 from drivers.hal import Button, WagerSpot
 from drivers.simulated.firmware import Holding
@@ -53,7 +54,7 @@ SEED_OFFSETS = {"shuffler": 0, "shoe": 1, "panel": 3}
 
 
 class ServedSide:
-    """The dealer's :class:`~controller.simulation.dealing.TableSide` in B."""
+    """The dealer's :class:`~controller.simulation.table_side.TableSide` in B."""
 
     def __init__(self, doubles: Doubles, control: Connection) -> None:
         shoe, panel = doubles.doubles["shoe"], doubles.doubles["panel"]
@@ -120,6 +121,10 @@ class ServedSide:
     def misread(self) -> None:
         """See ``TableSide.misread``."""
         self._reader("misread")
+
+    def deliver(self, device: Literal["shoe", "panel"], timeout: float) -> bool:
+        """See ``TableSide.deliver``."""
+        return (self.shoe if device == "shoe" else self.panel).deliver(timeout)
 
     def holding(self) -> AbstractContextManager[None]:
         """See ``TableSide.holding``."""

@@ -57,7 +57,7 @@ class DealingStarted:
 
 @dataclass(frozen=True, slots=True)
 class ReaderCall:
-    """B asks A to act on the card reader double (``controller.simulation.dealing.RigSide``
+    """B asks A to act on the card reader double (``controller.simulation.table_side.RigSide``
     method and arguments; a hole card goes as its text)."""
 
     name: str

@@ -184,14 +184,17 @@ class DeviceFirmware(ABC):
                 return True
             self._send_scanned()
             self._endpoint.ask_ack_now()
+            # Not holding until the ack is in: what waits behind a full window goes out
+            # as the station's acks open it (the port's thread sends it), or it would wait
+            # for the end of the block and the wait for its ack would time out.
             holding, self._holding = self._holding, 0
             try:
                 self._flush()
+                return self._wait_until(
+                    lambda: self._endpoint.connected and self.unconfirmed == 0, timeout
+                )
             finally:
                 self._holding = holding
-            return self._wait_until(
-                lambda: self._endpoint.connected and self.unconfirmed == 0, timeout
-            )
 
     def _wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
         # Lock held. Counted, so that the port's thread notifies only when someone waits

@@ -77,6 +77,7 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
         "deal_ten": lambda d, suit="S": d.deal_ten(str(suit)),
         "deal_code": lambda d, rank, suit: d.deal_code(int(rank), str(suit)),
         "repeat_last": lambda d: d.repeat_last(),
+        "deliver": lambda d, timeout=5.0: d.deliver(float(timeout)),
     },
     "shuffler": {
         "jam": lambda d: d.jam(),
@@ -100,6 +101,7 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
             int(seat), _enum(WagerSpot, spot), bool(present), None if cents is None else int(cents)
         ),
         "lamp": lambda d, led: d.lamp(_enum(Led, led)),
+        "deliver": lambda d, timeout=5.0: d.deliver(float(timeout)),
     },
 }
 READABLE: Final = {
