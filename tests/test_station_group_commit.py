@@ -146,3 +146,52 @@ def test_the_observer_sees_the_view_after_the_device_commands_and_before_the_lam
         thread.join(timeout=30)
         assert not thread.is_alive()
     assert table.order == [("device", 1), ("view", 1), ("lamps", 1)]
+
+
+class ShowingTable(JournallingTable):
+    """Journals each event's prompt and asks the panel to show it, as the procedure does."""
+
+    def __init__(self, journal: Journal, commands: CommandBuffer, path: Path) -> None:
+        super().__init__(journal, commands, path)
+        self.shown: list[int] = []
+
+    def handle(self, event: DeviceEvent) -> None:
+        self.handled += 1
+        n = self.handled
+        self.journal.append("prompt", {"n": n})
+        self.commands.defer_lamps(lambda: self._show(n))
+
+    def _show(self, n: int) -> None:
+        self.shown.append(n)
+        if n == self.expected and self.stop is not None:
+            self.stop()
+
+
+def test_the_panel_shows_the_prompt_a_commit_leaves_and_the_journal_keeps_every_one(
+    tmp_path: Path,
+) -> None:
+    """Events that share a commit each journal their prompt; the panel is sent only the
+    last: it shows what the table waits for now, once, not the prompts in between."""
+    path = tmp_path / "journal.sqlite3"
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    for _ in range(3):
+        events.put(ButtonPressed(Button.NEXT))
+    with Journal.open(path) as journal:
+        commands = CommandBuffer()
+        table = ShowingTable(journal, commands, path)
+        table.expected = 3
+        station = Station(
+            table,  # type: ignore[arg-type]
+            journal,
+            [],
+            events,
+            commands=commands,
+            poll_seconds=0.05,
+        )
+        table.stop = station.stop
+        thread = threading.Thread(target=station.run)
+        thread.start()
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+        assert [r.data["n"] for r in journal.rows() if r.kind == "prompt"] == [1, 2, 3]
+    assert table.shown == [3]

@@ -51,22 +51,25 @@ class CommandBuffer:
 
     The panel's lamps are held apart from the other devices' commands (:meth:`defer_lamps`)
     so that the loop can carry them out last: after the device commands and after its
-    observer has the new view (:meth:`Station._handle`). Each list keeps its own order."""
+    observer has the new view (:meth:`Station._handle`). A lamp command sets every lamp,
+    so only the newest one held is carried out: the panel shows the prompt the events of a
+    commit left, once, instead of flashing through the ones between (a dealer who acts
+    ahead of the panel sends several events a commit; each prompt is still journaled)."""
 
     def __init__(self) -> None:
         self._pending: list[Callable[[], None]] = []
-        self._lamps: list[Callable[[], None]] = []
+        self._lamps: Callable[[], None] | None = None
 
     def defer(self, command: Callable[[], None]) -> None:
         """Hold a device command."""
         self._pending.append(command)
 
     def defer_lamps(self, command: Callable[[], None]) -> None:
-        """Hold a change of the panel's lamps."""
-        self._lamps.append(command)
+        """Hold the panel's next lamp state, in place of any held before."""
+        self._lamps = command
 
     def flush(self) -> None:
-        """Carry out the held commands, in order: the devices' first, then the lamps."""
+        """Carry out the held commands, in order, then the newest lamp state."""
         self.flush_devices()
         self.flush_lamps()
 
@@ -77,9 +80,9 @@ class CommandBuffer:
             command()
 
     def flush_lamps(self) -> None:
-        """Carry out the held lamp changes, in order."""
-        pending, self._lamps = self._lamps, []
-        for command in pending:
+        """Carry out the newest held lamp state, if any."""
+        command, self._lamps = self._lamps, None
+        if command is not None:
             command()
 
 
