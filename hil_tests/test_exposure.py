@@ -111,6 +111,12 @@ def _round_until_reveal(station: Any, hole: str, logs: io.StringIO) -> tuple[dic
         "lamp_pins_changed": sorted(
             n for n, pin in doubles.pin_factory.pins.items() if len(pin.states) > 1
         ),
+        # The lamps the station asked to light or blink. Which lamp pins changed is
+        # searched, not compared: a blinking lamp's toggles are gpiozero's background
+        # thread's, so whether a prompt shown for a moment changed its pin is timing.
+        "lamps_lit": sorted(
+            {led.value for lamps in shown for led, mode in lamps.items() if mode is not LedMode.OFF}
+        ),
         "views": views,
         "console": console.file.getvalue(),  # type: ignore[attr-defined]
         "wire": b"".join(
@@ -165,7 +171,15 @@ def _comparable(emitted: dict[str, Any]) -> dict[str, Any]:
     out = {
         k: v
         for k, v in emitted.items()
-        if k not in ("wire", "log_text", "console", "device_messages", "device_wire")
+        if k
+        not in (
+            "wire",
+            "log_text",
+            "console",
+            "device_messages",
+            "device_wire",
+            "lamp_pins_changed",
+        )
     }
     out["logs"] = [
         {k: v for k, v in line.items() if not re.search(r"\d+\.\d+ s|address", str(v))}
@@ -207,6 +221,7 @@ def test_nothing_the_station_emits_shows_the_hole_card_before_the_reveal(
             plain = plain_frames(wire)  # the session is up: none but a handshake's
             assert {f.type_id for f in plain} <= PLAIN_TYPES
             assert all(hole.encode() not in f.payload for f in plain)
+    assert emitted["lamps_lit"] and emitted["lamp_pins_changed"]
     assert emitted["wire"] and emitted["commands"] and emitted["panel"]
     assert len(emitted["logs"]) > 10 and len(emitted["journal"]) > 30
     assert _comparable(emitted) == _comparable(other)
