@@ -198,10 +198,8 @@ def test_forged_key_and_resume_frames_never_reach_the_station(board: Board) -> N
     assert board.events.expect(SupervisorKey) == SupervisorKey(True)
 
 
-def test_a_press_crosses_the_line_as_one_report_and_its_release_as_none(board: Board) -> None:
-    """docs/protocol.md, 0x41 ButtonReport: the board reports a press, not its release (the
-    station acts on presses only: issue 15, about 17 sealed frames a round for nothing); the
-    one report goes out in one write and the driver reports one ButtonPressed."""
+def recorded_writes(board: Board) -> list[bytes]:
+    """From now on, every write the board double makes to the line, in order."""
     chunks: list[bytes] = []
     transmit = board.double.transmit
 
@@ -210,6 +208,14 @@ def test_a_press_crosses_the_line_as_one_report_and_its_release_as_none(board: B
         return transmit(data)
 
     board.double.transmit = recording
+    return chunks
+
+
+def test_a_press_crosses_the_line_as_one_report_and_its_release_as_none(board: Board) -> None:
+    """docs/protocol.md, 0x41 ButtonReport: the board reports a press, not its release (the
+    station acts on presses only: issue 15, about 17 sealed frames a round for nothing); the
+    one report goes out in one write and the driver reports one ButtonPressed."""
+    chunks = recorded_writes(board)
     board.double.sent_log = []
     board.double.press(Button.DOUBLE)
     assert board.events.next() == ButtonPressed(Button.DOUBLE)
@@ -291,14 +297,7 @@ def test_the_wagers_of_one_scan_cross_in_one_frame_and_arrive_in_order(board: Bo
     """docs/protocol.md, 0x44 WagerSensorScan: the sensor changes a board reads in one scan
     go out in one frame; the station gives one SeatWagerChanged for each, in the order the
     board read them, and a button pressed in the same scan keeps its place between them."""
-    chunks: list[bytes] = []
-    transmit = board.double.transmit
-
-    def recording(data: bytes) -> bool:
-        chunks.append(data)
-        return transmit(data)
-
-    board.double.transmit = recording
+    chunks = recorded_writes(board)
     with board.double.holding():
         board.double.place_wager(1, WagerSpot.MAIN, cents=2_500)
         board.double.place_wager(1, WagerSpot.MATCH, cents=500)

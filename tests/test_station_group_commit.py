@@ -49,6 +49,30 @@ class JournallingTable:
     expected = 0
 
 
+def run_until_stopped(
+    table: JournallingTable,
+    journal: Journal,
+    events: queue.Queue[DeviceEvent],
+    commands: CommandBuffer,
+    observer: Any = None,
+) -> None:
+    """Run a real Station around ``table`` until the table stops it (30 s at most)."""
+    station = Station(
+        table,  # type: ignore[arg-type]
+        journal,
+        [],
+        events,
+        commands=commands,
+        observer=observer,
+        poll_seconds=0.05,
+    )
+    table.stop = station.stop
+    thread = threading.Thread(target=station.run)
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+
+
 def test_waiting_events_share_a_commit_and_are_acted_on_only_after_it(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
     events: queue.Queue[DeviceEvent] = queue.Queue()
@@ -67,19 +91,7 @@ def test_waiting_events_share_a_commit_and_are_acted_on_only_after_it(tmp_path: 
             original()
 
         journal._committed = counted  # type: ignore[method-assign]
-        station = Station(
-            table,  # type: ignore[arg-type]
-            journal,
-            [],
-            events,
-            commands=commands,
-            poll_seconds=0.05,
-        )
-        table.stop = station.stop
-        thread = threading.Thread(target=station.run)
-        thread.start()
-        thread.join(timeout=30)
-        assert not thread.is_alive()
+        run_until_stopped(table, journal, events, commands)
     # Write-ahead: every command ran with its own event's row (and its group's) on disk.
     acted = table.on_disk_when_acted
     assert len(acted) == waiting
@@ -131,20 +143,7 @@ def test_the_observer_sees_the_view_after_the_device_commands_and_before_the_lam
             with JournalReader.open(path) as reader:
                 table.order.append((str(view), sum(1 for r in reader.rows() if r.kind == "button")))
 
-        station = Station(
-            table,  # type: ignore[arg-type]
-            journal,
-            [],
-            events,
-            commands=commands,
-            observer=observer,
-            poll_seconds=0.05,
-        )
-        table.stop = station.stop
-        thread = threading.Thread(target=station.run)
-        thread.start()
-        thread.join(timeout=30)
-        assert not thread.is_alive()
+        run_until_stopped(table, journal, events, commands, observer)
     assert table.order == [("device", 1), ("view", 1), ("lamps", 1)]
 
 
@@ -180,18 +179,6 @@ def test_the_panel_shows_the_prompt_a_commit_leaves_and_the_journal_keeps_every_
         commands = CommandBuffer()
         table = ShowingTable(journal, commands, path)
         table.expected = 3
-        station = Station(
-            table,  # type: ignore[arg-type]
-            journal,
-            [],
-            events,
-            commands=commands,
-            poll_seconds=0.05,
-        )
-        table.stop = station.stop
-        thread = threading.Thread(target=station.run)
-        thread.start()
-        thread.join(timeout=30)
-        assert not thread.is_alive()
+        run_until_stopped(table, journal, events, commands)
         assert [r.data["n"] for r in journal.rows() if r.kind == "prompt"] == [1, 2, 3]
     assert table.shown == [3]
