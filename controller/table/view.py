@@ -175,15 +175,8 @@ def _hand_from_record(h: dict[str, Any]) -> HandView:
     return view
 
 
-_LEGAL_TEXTS: dict[int, tuple[str, ...]] = {}
-
-
-def _legal_texts(mask: int) -> tuple[str, ...]:
-    """The legal decisions of a legal-moves mask as sorted texts, built once per mask."""
-    texts = _LEGAL_TEXTS.get(mask)
-    if texts is None:
-        texts = _LEGAL_TEXTS[mask] = tuple(sorted(d.value for d in LEGAL_SETS[mask]))
-    return texts
+#: The legal decisions of each legal-moves mask as sorted texts (indexed like LEGAL_SETS).
+_LEGAL_TEXTS: Final = tuple(tuple(sorted(d.value for d in legal)) for legal in LEGAL_SETS)
 
 
 def table_view(table: Table) -> TableView:
@@ -239,7 +232,7 @@ def table_view(table: Table) -> TableView:
         hole_due = play.hole_card_due()
         if isinstance(step, NeedDecision):
             acting_seat, acting_hand = step.seat, step.hand + 1
-            legal = _legal_texts(step.mask)
+            legal = _LEGAL_TEXTS[step.mask]
         elif isinstance(step, NeedCard) and step.seat is not None:
             acting_seat, acting_hand = step.seat, (step.hand or 0) + 1
     queue = table.settle_queue if table.state in SETTLE_STATES else []
