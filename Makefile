@@ -81,7 +81,7 @@ floor-demo: system-deps $(STAMP)
 	$(BIN)/python -m floor.demo
 
 ## Every benchmark under bench/ (a few minutes); writes docs/performance.md.
-bench: $(STAMP) $(MYPYC_STAMP)
+bench: system-deps $(STAMP) $(MYPYC_STAMP)
 	$(BIN)/python bench/run_all.py
 
 ## The systemd unit, udev rules and sysusers/tmpfiles snippets (also part of `unit`).

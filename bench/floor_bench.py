@@ -399,4 +399,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from floor.servers import ServerError
+
+    try:
+        main()
+    except ServerError as err:  # a server not installed or not starting: one line, no trace
+        sys.exit(f"floor bench: {err}")

@@ -27,7 +27,7 @@ from floor.auth import hash_password
 from floor.collector import Collector
 from floor.config import parse_floor_config
 from floor.monitor import MonitorServer
-from floor.servers import Broker, Database, remove
+from floor.servers import Broker, Database, ServerError, remove
 
 
 def main() -> int:
@@ -140,4 +140,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except ServerError as err:  # a server not installed or not starting: one line, no trace
+        sys.exit(f"floor demo: {err}")

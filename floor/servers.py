@@ -50,6 +50,8 @@ def free_port() -> int:
 
 
 def _run(*command: str | Path) -> None:
+    if shutil.which(str(command[0])) is None:
+        raise ServerError(f"{command[0]} is not installed (make system-deps installs it)")
     subprocess.run([str(c) for c in command], check=True, capture_output=True)
 
 
@@ -164,6 +166,8 @@ class Database:
         self._pg("initdb", "-D", self.data, "-U", "postgres", "-A", "trust", "--no-sync")
 
     def _pg(self, tool: str, *args: str | Path) -> None:
+        if not (PG_BIN / tool).exists():
+            raise ServerError(f"{PG_BIN / tool} is not installed (make system-deps installs it)")
         _run("runuser", "-u", "postgres", "--", PG_BIN / tool, *args)
 
     def start(self) -> None:

@@ -23,8 +23,9 @@ from floor_fixtures import (
 )
 
 from controller.service.shipper import Shipper
+from floor import servers
 from floor.collector import Collector
-from floor.servers import Broker, Database, wait_for
+from floor.servers import Broker, Database, ServerError, wait_for
 
 ROUNDS = 30
 
@@ -155,3 +156,16 @@ def test_a_station_offline_for_a_whole_shoe_catches_up(
     finally:
         floor.stop()
     floor.assert_agree(floor_database)
+
+
+def test_a_server_tool_that_is_not_installed_is_one_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The bench and ``make floor-demo`` start the broker and the database themselves; on a
+    machine without Debian's packages they say which tool is missing and how to get it."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing on it: mosquitto_passwd, openssl gone
+    with pytest.raises(ServerError, match=r"^openssl is not installed \(make system-deps"):
+        Broker(["PA-S21-01"])
+    monkeypatch.setattr(servers, "PG_BIN", tmp_path)
+    with pytest.raises(ServerError, match=r"initdb is not installed \(make system-deps"):
+        Database()
