@@ -335,3 +335,20 @@ def test_a_scan_longer_than_a_frame_holds_goes_in_several(board: Board) -> None:
     assert events == [SeatWagerChanged(s, p, present, None) for s, p, present in changes]
     scans = [m for m in board.double.sent_log if isinstance(m, fb.WagerSensorScan)]
     assert [len(s.reports) for s in scans] == [fb.WAGER_SCAN_MAX, 2]
+
+
+def test_an_ack_the_board_sends_twice_is_refused_as_a_replay_and_changes_nothing(
+    board: Board,
+) -> None:
+    # A line that repeats a frame (a flaky cable, a recorded frame played back) delivers the
+    # same sealed counter twice: the station drops the copy (frame counters only go up,
+    # docs/protocol.md section 5) and the link goes on without a fault or a resend.
+    board.double.duplicate_acks(1)
+    board.driver.show({Led.DEAL: LedMode.STEADY})
+    assert board.lamps_settle({Led.DEAL: LedMode.STEADY})
+    assert board.double.wait_for(lambda: board.driver.stats.auth_failures >= 1, 5.0)
+    assert board.double.wait_idle()
+    assert board.driver.stats.drops_by_reason == {"AuthenticationError": 1}
+    board.driver.show({Led.PAY: LedMode.STEADY})
+    assert board.lamps_settle({Led.DEAL: LedMode.OFF, Led.PAY: LedMode.STEADY})
+    assert not [e for e in board.events.pending() if isinstance(e, DeviceFault | DeviceLost)]
