@@ -383,6 +383,29 @@ def test_pa_635a_7_f_2_both_cards_matching_paid_for_each() -> None:
     assert match("9H 9D", "9C", MatchPayTable.A).net == 4000
 
 
+@pytest.mark.parametrize(
+    ("cards", "up", "matches", "note"),
+    [
+        ("7D 2S", "7S", 1, "1 matching card"),
+        ("2S 7D", "7S", 1, "1 matching card"),
+        ("9H 9D", "9C", 2, "2 matching cards"),
+        ("8S 9S", "7S", 0, ""),
+    ],
+)
+def test_the_match_payment_counts_the_matching_cards_for_the_record(
+    cards: str, up: str, matches: int, note: str
+) -> None:
+    # PA 635a.7(f): each matching card is paid; the journal recalls how many matched ("2
+    # match(es) at 4:1"), so the count is part of the record, not only the amount.
+    payment = match(cards, up, MatchPayTable.A)
+    assert (payment.matches, payment.note) == (matches, note)
+
+
+def test_a_main_wager_payment_records_no_matching_cards() -> None:
+    for cards in ("7D 7H", "9S 9H", "KS 8H 5D", "AS KD"):  # against the dealer's 7S 5D 6H
+        assert settle(hand(cards), "7S 5D 6H").matches == 0
+
+
 @pytest.mark.parametrize(("cards", "up"), [("JS QS", "KS"), ("QH 2C", "JH"), ("KD JD", "QD")])
 def test_pa_635a_7_f_1_ten_value_cards_match_only_identical_rank(cards: str, up: str) -> None:
     assert outcome_net(match(cards, up, MatchPayTable.A)) == (Outcome.LOSE, -500)

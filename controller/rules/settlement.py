@@ -186,11 +186,6 @@ class DealerResult(NamedTuple):
     blackjack: bool
     up_card: Card
 
-    @property
-    def bust(self) -> bool:
-        """True over 21."""
-        return self.total > BLACKJACK_TOTAL
-
 
 def _split_reading(reading: SplitTwentyOne, stake: int) -> tuple[Outcome, int, Odds | None]:
     if reading is SplitTwentyOne.WIN:
