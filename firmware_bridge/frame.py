@@ -3,7 +3,7 @@
 Layout of a frame before COBS (all integers big-endian)::
 
     offset 0  version   protocol version of the sender (PROTOCOL_VERSION)
-    offset 1  type      message type number (see firmware_bridge.messages)
+    offset 1  type      message type number (firmware_bridge.messages, link_messages)
     offset 2  seq       sequence number of a reliable frame, 0 otherwise
     offset 3  flags     bit 0 RELIABLE: the receiver must ack and suppress duplicates
                         bit 1 SEALED: the payload is sealed (firmware_bridge.auth):

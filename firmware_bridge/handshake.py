@@ -41,7 +41,7 @@ from firmware_bridge.events import (
     Paired,
 )
 from firmware_bridge.frame import CRC_SIZE, HEADER_SIZE, SUPPORTED_VERSIONS
-from firmware_bridge.messages import (
+from firmware_bridge.link_messages import (
     Hello,
     HelloReply,
     NoSession,

@@ -59,7 +59,7 @@ from firmware_bridge.frame import (
     wire_frame,
 )
 from firmware_bridge.handshake import PLAIN, LinkState, PeerCheck, SessionSetup
-from firmware_bridge.messages import Ack, Heartbeat, Hello
+from firmware_bridge.link_messages import Ack, Heartbeat, Hello
 from firmware_bridge.reliable import Arrival, ReceiveSequence, SendWindow, Timing
 
 __all__ = ["Endpoint", "LinkState"]

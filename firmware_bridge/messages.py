@@ -1,9 +1,10 @@
-"""The message catalogue: link-layer messages and each device's messages, one class each.
+"""The message catalogue: each device's messages, one class each.
 
-Type numbers: 0x01-0x0F link layer, 0x10 shuffler, 0x20 shoe, 0x30 card reader,
-0x40 panel, 0x70 diagnostics. Cards travel as raw codes (rank number 1..13 and a suit
-letter); a 10 is representable because a real shoe can read a foreign 10 and the station
-must see it to fault. Converting to ``controller.rules.cards.Card`` is the driver's job.
+Type numbers: 0x01-0x0F link layer (``firmware_bridge.link_messages``), 0x10 shuffler,
+0x20 shoe, 0x30 card reader, 0x40 panel, 0x70 diagnostics. Cards travel as raw codes (rank
+number 1..13 and a suit letter); a 10 is representable because a real shoe can read a
+foreign 10 and the station must see it to fault. Converting to
+``controller.rules.cards.Card`` is the driver's job.
 
 No message carries the hole card before the reveal: the card reader answers only blackjack /
 no blackjack / no card / read error (PA 635a.7(g), NJ 13:69F-19.7(i)), and the shoe
@@ -40,104 +41,8 @@ SUITS: Final = "SHDC"
 RANK_COUNT: Final = 13
 _SUIT = Letter(SUITS)
 _RANK = UInt8(1, RANK_COUNT)
-_KIND = Code(DeviceKind)
 _NONCE = FixedBytes(16)
-_TAG = FixedBytes(16)
-_PUBLIC_KEY = FixedBytes(32)
 _COMMITMENT = FixedBytes(32)
-
-# --- link layer (handled by firmware_bridge.link.Endpoint, never delivered) ----------------
-
-
-@message(0x01, sender=Role.STATION, device=None, control=True)
-@dataclass(frozen=True, slots=True)
-class Hello(Message):
-    """Station -> device: open a session. ``kind`` is the device the station expects.
-
-    ``nonce`` (16 random bytes) is the station's half of the session keys. Its layout is
-    kept from protocol version 2 on, so that a peer of another version can still read it
-    and refuse with a clear reason. HELLO is never sealed: no session keys exist yet.
-    """
-
-    kind: Annotated[DeviceKind, _KIND]
-    session: Annotated[int, U32]
-    nonce: Annotated[bytes, _NONCE]
-    firmware: Annotated[str, Text(32)]
-    serial_number: Annotated[str, Text(32)]
-
-
-@message(0x02, sender=Role.DEVICE, device=None, control=True)
-@dataclass(frozen=True, slots=True)
-class HelloReply(Message):
-    """Device -> station: accept the session ``echo`` (the station's HELLO session).
-
-    ``nonce`` is the device's half of the session keys; ``proof`` is the Poly1305 tag, under
-    the device-to-station session key with counter 0, over this message with ``proof`` set
-    to 16 zero bytes: it proves the device holds the pairing secret and binds its kind,
-    serial number and firmware version to the session.
-    """
-
-    kind: Annotated[DeviceKind, _KIND]
-    session: Annotated[int, U32]
-    echo: Annotated[int, U32]
-    nonce: Annotated[bytes, _NONCE]
-    proof: Annotated[bytes, _TAG]
-    firmware: Annotated[str, Text(32)]
-    serial_number: Annotated[str, Text(32)]
-
-
-@message(0x03, sender=None, device=None, control=True)
-@dataclass(frozen=True, slots=True)
-class Refused(Message):
-    """Either side: the peer's HELLO (session ``echo``) is refused, for ``reason``."""
-
-    echo: Annotated[int, U32]
-    reason: Annotated[str, Text(200)]
-
-
-@message(0x04, sender=None, device=None, control=True)
-@dataclass(frozen=True, slots=True)
-class Heartbeat(Message):
-    """Either side: I am alive (sent when nothing else was sent for a heartbeat interval)."""
-
-
-@message(0x05, sender=None, device=None, control=True)
-@dataclass(frozen=True, slots=True)
-class Ack(Message):
-    """Either side: carries only the header's ack field, when no other frame goes out."""
-
-
-@message(0x06, sender=Role.DEVICE, device=None, control=True)
-@dataclass(frozen=True, slots=True)
-class NoSession(Message):
-    """Device -> station: a frame arrived but the device has no session (it restarted)."""
-
-
-@message(0x07, sender=Role.STATION, device=None, control=True)
-@dataclass(frozen=True, slots=True)
-class PairRequest(Message):
-    """Station -> device, outside a session: pair with this station (X25519 public key).
-
-    A device answers only while its pairing button is held (physical consent); otherwise
-    it refuses (``Refused`` with echo 0). Never sealed: it creates the secret.
-    """
-
-    kind: Annotated[DeviceKind, _KIND]
-    public_key: Annotated[bytes, _PUBLIC_KEY]
-    station: Annotated[str, Text(32)]
-
-
-@message(0x08, sender=Role.DEVICE, device=None, control=True)
-@dataclass(frozen=True, slots=True)
-class PairReply(Message):
-    """Device -> station: paired; its X25519 public key and identity (bound into the
-    secret by the key derivation, so a changed serial number gives another secret)."""
-
-    kind: Annotated[DeviceKind, _KIND]
-    public_key: Annotated[bytes, _PUBLIC_KEY]
-    firmware: Annotated[str, Text(32)]
-    serial_number: Annotated[str, Text(32)]
-
 
 # --- shuffler -----------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from firmware_bridge.codec import DeviceKind, decode_message, encode_message
 from firmware_bridge.errors import AuthenticationError, PairingError, ProtocolError
 from firmware_bridge.events import Identity
 from firmware_bridge.frame import DELIMITER, PROTOCOL_VERSION, Frame, FrameDecoder, encode_frame
-from firmware_bridge.messages import PairReply, PairRequest, Refused
+from firmware_bridge.link_messages import PairReply, PairRequest, Refused
 
 
 @dataclass(frozen=True, slots=True)

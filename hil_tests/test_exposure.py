@@ -37,7 +37,7 @@ from controller.simulation.runner import SimulationSettings
 from controller.table.prompts import State
 from drivers.hal import Led, LedMode
 from firmware_bridge.frame import Frame, FrameDecoder
-from firmware_bridge.messages import Hello, HelloReply, NoSession, Refused
+from firmware_bridge.link_messages import Hello, HelloReply, NoSession, Refused
 
 pytestmark = pytest.mark.doubles
 

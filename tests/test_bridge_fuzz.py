@@ -37,7 +37,7 @@ from firmware_bridge import (
     encode_message,
 )
 from firmware_bridge.frame import MAX_ENCODED, MAX_PAYLOAD, PROTOCOL_VERSION
-from firmware_bridge.messages import Hello, HelloReply
+from firmware_bridge.link_messages import Hello, HelloReply
 
 INPUTS = 100_000
 SECRET = bytes(range(32))

@@ -52,7 +52,7 @@ from firmware_bridge import (
     encode_frame,
 )
 from firmware_bridge.frame import FLAG_ACK_NOW, FLAG_RELIABLE, FLAG_SEALED
-from firmware_bridge.messages import Ack, Heartbeat, HelloReply
+from firmware_bridge.link_messages import Ack, Heartbeat, HelloReply
 
 T = TypeVar("T")
 

@@ -1,4 +1,5 @@
-"""Tests of the message catalogue (firmware_bridge.messages, laid out by codec)."""
+"""Tests of the message catalogue (firmware_bridge.link_messages and firmware_bridge.messages,
+laid out by codec)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ from firmware_bridge import (
 from firmware_bridge.auth import SEAL_OVERHEAD
 from firmware_bridge.codec import wire_fields
 from firmware_bridge.frame import MAX_PAYLOAD
-from firmware_bridge.messages import EchoRequest, Hello
+from firmware_bridge.link_messages import Hello
+from firmware_bridge.messages import EchoRequest
 from firmware_bridge.wire_types import (
     Blob,
     Code,

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 import firmware_bridge
 import firmware_bridge.link
+import firmware_bridge.link_messages
 import firmware_bridge.messages
 from firmware_bridge import (
     CardDrawnReport,
@@ -46,7 +47,11 @@ EXAMPLE = re.compile(
     r"crc:     (?P<crc>[0-9A-F ]+)\n"
     r"wire:    (?P<wire>[0-9A-F ]+)\n"
 )
-NAMESPACE: dict[str, Any] = {**vars(firmware_bridge.messages), **vars(firmware_bridge)}
+NAMESPACE: dict[str, Any] = {
+    **vars(firmware_bridge.link_messages),
+    **vars(firmware_bridge.messages),
+    **vars(firmware_bridge),
+}
 EXAMPLES = list(EXAMPLE.finditer(TEXT))
 
 

@@ -32,7 +32,7 @@ from drivers.simulated.recorder import EventRecorder
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from firmware_bridge.auth import Sealer, SessionKeys
 from firmware_bridge.frame import FLAG_RELIABLE, FLAG_SEALED
-from firmware_bridge.messages import Ack, Heartbeat
+from firmware_bridge.link_messages import Ack, Heartbeat
 
 SERIAL = "PANEL-0001"
 #: The pairing secret the doubles and the drivers share in these tests.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import firmware_bridge as fb
 from drivers.simulated.line_noise import LineNoise
 from firmware_bridge.frame import DELIMITER, PROTOCOL_VERSION, decode_frame, encode_frame
-from firmware_bridge.messages import Ack
+from firmware_bridge.link_messages import Ack
 
 
 def is_ack(part: bytes) -> bool:
