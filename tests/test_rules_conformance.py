@@ -10,12 +10,16 @@ from hypothesis import strategies as st
 
 from controller.rules.cards import parse_card
 from controller.rules.errors import WagerError
-from controller.rules.legality import MAX_WAGER_CENTS
 from controller.rules.odds import EVEN, THREE_TO_ONE, THREE_TO_TWO, TWO_TO_ONE, Odds
 from controller.rules.profiles import NEW_JERSEY, NEW_YORK, PENNSYLVANIA, Profile
 from controller.rules.round import Round
 from controller.rules.settlement import Outcome, WagerKind
 from controller.rules.steps import Decision, NeedCard, NeedDecision, NeedInsurance, SeatWager
+
+#: The engine's ceiling for one wager, $1,000,000 in cents (docs/rules.md: no table takes a bet
+#: that size; a larger number is a sensor or script error). Written out here, not imported:
+#: a test of the boundary must not move with the code's constant.
+MAX_WAGER_CENTS = 100_000_000
 
 # --- "no less than" the odds ----------------------------------------------------------------
 
@@ -84,6 +88,29 @@ def test_pa_635a_7_f_match_wager_out_of_range_is_refused(match: object, error: s
 @pytest.mark.parametrize("match", [0, 1, MAX_WAGER_CENTS])
 def test_pa_635a_7_f_match_wager_in_range_is_taken(match: int) -> None:
     assert _round(SeatWager(2, 1000, match)).wagers[2].match == match
+
+
+def test_a_wager_list_changed_after_one_round_is_checked_again() -> None:
+    # The seat check is kept for the same tuple of wagers (a table bets the same way round
+    # after round); a list can change in place between rounds, so it is checked each time.
+    wagers = [SeatWager(1, 500)]
+    assert Round(PENNSYLVANIA, 6, wagers).wagers[1].wager == 500
+    wagers[0] = SeatWager(1, 0)
+    with pytest.raises(WagerError, match="must be positive, not 0 cents"):
+        Round(PENNSYLVANIA, 6, wagers)
+    wagers[0] = SeatWager(1, MAX_WAGER_CENTS + 1)
+    with pytest.raises(WagerError, match="is over the"):
+        Round(PENNSYLVANIA, 6, wagers)
+
+
+def test_the_very_wagers_taken_for_one_profile_are_checked_again_for_another() -> None:
+    # PA 635a.7(f) offers Match the Dealer; a profile without it refuses the same tuple of
+    # wagers just taken for PA (the kept check is per profile).
+    wagers = (SeatWager(7, 500, 100),)
+    assert Round(PENNSYLVANIA, 6, wagers).wagers[7].match == 100
+    no_match = PENNSYLVANIA.with_options(match_the_dealer=False)
+    with pytest.raises(WagerError, match="seat 7: profile PA offers no Match the Dealer"):
+        Round(no_match, 6, wagers)
 
 
 def _at_insurance() -> Round:
