@@ -137,6 +137,16 @@ def test_composition_problems_name_tens_missing_cards_and_unknown_ranks() -> Non
     assert len(problems) == 4
 
 
+def test_composition_problems_name_a_rank_missing_from_the_batch_entirely() -> None:
+    # Six decks of 48 (NY 5324.12(a)): 24 sevens expected; a batch counted without one seven
+    # (the shuffler's count leaves the rank out) is short by all 24.
+    per_rank = {int(r): 24 for r in Rank if r is not Rank.SEVEN}
+    assert composition_problems(6, per_rank, 264) == [
+        "batch has 264 cards, 6 decks need 288",
+        "rank 7: 0 cards, expected 24",
+    ]
+
+
 def test_sealed_card_never_shows_the_card() -> None:
     card = parse_card("KS")
     sealed = SealedCard(card)
