@@ -166,6 +166,38 @@ def test_attack_change_an_amount_and_recompute_the_chain_fails_with_the_key(
     assert "rows 11..14" in report.message
 
 
+@pytest.mark.parametrize(
+    ("change", "what"),
+    [
+        # The same values, spaced as a hand or another JSON writer spaces them.
+        (lambda r: (*r[:4], r[4].replace('"net_cents":500', '"net_cents": 500')), "data"),
+        # A kind the station never writes (docs/journal.md: lower case, digits, _).
+        (lambda r: (*r[:2], "Settlement", *r[3:]), "kind"),
+    ],
+)
+def test_attack_a_row_rewritten_by_hand_with_the_chain_recomputed_is_not_the_stations(
+    change: Callable[[tuple[object, ...]], tuple[object, ...]],
+    what: str,
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    """An insider rewrites one row and recomputes chain and head (no key needed): the row
+    still betrays a hand other than the station's, which writes canonical JSON and its own
+    kinds only, so the check without a key finds it."""
+    path, _, _ = sealed
+
+    def edit(rows: Rows) -> Rows:
+        out = list(rows)
+        assert out[12][2] == "settlement"  # round 3's settlement
+        out[12] = change(out[12])  # type: ignore[assignment]
+        return out
+
+    rewrite(path, edit)
+    report = verify(path)
+    assert report.case is VerifyCase.ALTERED, what
+    assert report.first_bad_row == 13
+    assert report.message == "altered: row 13: not written by the station (not canonical)"
+
+
 def test_attack_cut_a_middle_round_and_renumber_fails_with_the_key(
     sealed: tuple[Path, Path, VerificationKey],
 ) -> None:
