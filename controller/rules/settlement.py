@@ -364,26 +364,38 @@ def final_settlement(
     """The payments of the final settlement, in the profile's order: every hand not settled
     yet, the no-peek dealer blackjack cap, and the super bonus shares."""
     final: list[Payment] = []
+    # Loops, not list comprehensions: in Python 3.11 each comprehension is a call of its
+    # own, and these two ran once per seat and once per round.
+    super_hands = False
+    dealer_blackjack = dealer.blackjack
     for seat in seats:
         seat_hands = hands[seat]
-        seat_payments = [settle_hand(h, dealer, profile) for h in seat_hands if not h.settled]
-        if dealer.blackjack:
+        seat_payments: list[Payment] = []
+        for h in seat_hands:
+            if not h.settled:
+                payment = settle_hand(h, dealer, profile)
+                seat_payments.append(payment)
+                if payment.super_bonus_hand:
+                    super_hands = True
+        if dealer_blackjack:
             busted = frozenset(h.index for h in seat_hands if h.status is _BUST)
             apply_original_only(seat_payments, wagers[seat].wager, profile, busted)
         final += seat_payments
-    for payment in [p for p in final if p.super_bonus_hand]:
-        # NY 5324.12(b)(7): $50 to every other player who wagered this round.
-        final.extend(
-            Payment(
-                s,
-                WagerKind.SUPER_BONUS_SHARE,
-                Outcome.WIN,
-                SUPER_BONUS_SHARE_CENTS,
-                note=f"super bonus at seat {payment.seat}",
+    # NY 5324.12(b)(7): $50 to every other player who wagered this round. (Most rounds
+    # have no super bonus hand: the flag saves them a scan of the payments.)
+    if super_hands:
+        for payment in [p for p in final if p.super_bonus_hand]:
+            final.extend(
+                Payment(
+                    s,
+                    WagerKind.SUPER_BONUS_SHARE,
+                    Outcome.WIN,
+                    SUPER_BONUS_SHARE_CENTS,
+                    note=f"super bonus at seat {payment.seat}",
+                )
+                for s in seats
+                if s != payment.seat
             )
-            for s in seats
-            if s != payment.seat
-        )
     # One payment is already in order: the one-seat round skips the sort (0.6 us).
     return in_settlement_order(final, profile) if len(final) > 1 else final
 
