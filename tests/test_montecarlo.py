@@ -44,6 +44,23 @@ def test_a_continuous_shoe_is_dealt_to_the_cover_card_then_reshuffled() -> None:
     assert shoe.cards != order and Counter(shoe.cards) == Counter(order)
 
 
+@pytest.mark.parametrize("seed", [0, 2, 2026])
+def test_a_continuous_shoe_is_shuffled_as_random_shuffle_shuffles(seed: int) -> None:
+    # The shoe's own Fisher-Yates draws what random.shuffle draws: a seed deals the same
+    # shoes (and the same house-edge run) as the standard library's shuffle did.
+    rng = random.Random(seed)
+    shoe = Shoe(6, rng, per_round=False)
+    expected = [c for c in ALL_CARDS for _ in range(6)]
+    reference = random.Random(seed)
+    reference.shuffle(expected)
+    assert shoe.cards == expected
+    shoe.cover_seen = True
+    shoe.new_round()
+    reference.shuffle(expected)
+    assert shoe.cards == expected
+    assert rng.getstate() == reference.getstate()  # no draw more, none fewer
+
+
 def test_draw_cards_deals_the_next_cards_and_sees_the_cover_card_among_them() -> None:
     # The initial deal in one call: the next cards in shoe order, as one draw each would
     # give them. Six decks: the cover card's place is the 217th card (index 216).
