@@ -81,6 +81,22 @@ def test_draw_cards_deals_the_next_cards_and_sees_the_cover_card_among_them() ->
     assert shoe.next == 286
 
 
+def test_draw_cards_from_a_fresh_shoe_each_round_swaps_as_draw_does() -> None:
+    # The same generator calls and swaps as one draw per card: a seed deals the house-edge
+    # run the same hands whichever way the initial cards are drawn.
+    one_call, one_by_one = (
+        Shoe(6, random.Random(5), per_round=True),
+        Shoe(6, random.Random(5), per_round=True),
+    )
+    for _ in range(3):
+        one_call.new_round()
+        one_by_one.new_round()
+        assert one_call.draw_cards(4) == [one_by_one.draw() for _ in range(4)]
+        assert one_call.draw() is one_by_one.draw()
+        assert one_call.cards == one_by_one.cards
+        assert one_call.rng.getstate() == one_by_one.rng.getstate()
+
+
 def test_draw_cards_from_a_fresh_shoe_each_round_draws_without_repeats() -> None:
     # Per round: the whole batch drawn four cards at a time is the batch, each card once.
     shoe = Shoe(6, random.Random(4), per_round=True)
