@@ -321,7 +321,8 @@ class Round:
             raise OutOfTurnError(
                 f"seat {seat}: {decision.value} out of turn: waiting for {describe(step)}"
             )
-        hand = self._turn.current()
+        turn = self._turn
+        hand = turn.current()
         if seat != step.seat:
             raise OutOfTurnError(
                 f"seat {seat}: {decision.value} out of turn: it is {hand.label}'s decision"
@@ -333,10 +334,11 @@ class Round:
                 f"{hand.label}: {decision.value} is not allowed on {cards} ({why})"
             )
         self.decisions.append((seat, hand.index, decision))
-        payment = self._turn.apply(hand, decision)
+        payment = turn.apply(hand, decision)
         if payment is not None:  # a surrender or a rescue is settled at once
             self._record(hand, payment)
-        self.step = self._players_or_dealer()
+        after = turn.next_step()  # inline _players_or_dealer, as in deal()
+        self.step = self._dealer_step() if after is None else after
 
     def reveal_hole(self) -> Card:
         """Turn the hole card face up and return it (PA 635a.7(k)).
