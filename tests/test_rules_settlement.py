@@ -14,6 +14,7 @@ from controller.rules.profiles import (
     DealerBlackjackTakes,
     MatchPayTable,
     Profile,
+    SettlementOrder,
 )
 from controller.rules.settlement import (
     Bonus,
@@ -23,6 +24,7 @@ from controller.rules.settlement import (
     WagerKind,
     apply_original_only,
     bonus_of,
+    in_settlement_order,
     match_the_dealer,
     settle_hand,
     settle_insurance,
@@ -511,3 +513,19 @@ def test_no_peek_dealer_blackjack_leaves_a_busted_double_lost_in_full() -> None:
     round_.deal(parse_card("AS"))  # dealer's blackjack takes the original wager only
     main = next(p for p in round_.payments if p.wager is WagerKind.MAIN)
     assert main.net == -1000
+
+
+def test_pa_635a_7_p_a_split_seats_hands_keep_their_order_within_the_seat() -> None:
+    # As the final settlement lists them: seat 2 split into three hands (won, lost, won
+    # 3:2), seat 6 into two (lost, pushed). (p)(2): seat 6 first, then seat 2, each seat's
+    # hands in their order; (p)(1): the two losing wagers first, in that order, then the rest.
+    def main(seat: int, hand: int, net: int) -> Payment:
+        return Payment(seat, WagerKind.MAIN, Outcome.WIN, net, hand)
+
+    listed = [main(2, 0, 1000), main(2, 1, -1000), main(2, 2, 1500), main(6, 0, -1000)]
+    listed.append(main(6, 1, 0))
+    right_to_left = PA.with_options(settlement_order=SettlementOrder.RIGHT_TO_LEFT)
+    by_seat = [(p.seat, p.hand) for p in in_settlement_order(listed, right_to_left)]
+    assert by_seat == [(6, 0), (6, 1), (2, 0), (2, 1), (2, 2)]
+    collect_then_pay = [(p.seat, p.hand) for p in in_settlement_order(listed, PA)]
+    assert collect_then_pay == [(6, 0), (2, 1), (6, 1), (2, 0), (2, 2)]

@@ -128,10 +128,16 @@ class Round:
         self.profile = profile
         self.decks = decks
         ordered, seats, has_match = seat_wagers(profile, wagers)
-        self.wagers: dict[int, SeatWager] = {w.seat: w for w in ordered}
-        self.hands: dict[int, list[PlayerHand]] = {
-            w.seat: [PlayerHand(w.seat, 0, w.wager)] for w in ordered
-        }
+        # A loop, not two dict comprehensions: a comprehension is a function call of its own
+        # in Python 3.11 (0.18 us against 0.08 us for one seat).
+        by_seat: dict[int, SeatWager] = {}
+        hands: dict[int, list[PlayerHand]] = {}
+        for w in ordered:
+            seat = w.seat
+            by_seat[seat] = w
+            hands[seat] = [PlayerHand(seat, 0, w.wager)]
+        self.wagers = by_seat
+        self.hands = hands
         self.seats: tuple[int, ...] = seats
         self._has_match = has_match  # no Match wager: no Match settlement to walk the seats for
         # The pay table, the peek rule and the deal plan, cached per table set-up.
@@ -149,7 +155,7 @@ class Round:
         self._dealer_ace = False
         self._dealer_bj = False
         self._cursor = 0  # the next place of the initial deal
-        self._turn = Turn(profile, seats, self.hands)  # the players' turn, a cursor
+        self._turn = Turn(profile, seats, hands)  # the players' turn, a cursor
         self.step: Step = self._plan[0]
 
     # --- what the round shows -------------------------------------------------------------
@@ -315,7 +321,8 @@ class Round:
             raise OutOfTurnError(
                 f"seat {seat}: {decision.value} out of turn: waiting for {describe(step)}"
             )
-        hand = self._turn.current()
+        turn = self._turn
+        hand = turn.current()
         if seat != step.seat:
             raise OutOfTurnError(
                 f"seat {seat}: {decision.value} out of turn: it is {hand.label}'s decision"
@@ -327,10 +334,11 @@ class Round:
                 f"{hand.label}: {decision.value} is not allowed on {cards} ({why})"
             )
         self.decisions.append((seat, hand.index, decision))
-        payment = self._turn.apply(hand, decision)
+        payment = turn.apply(hand, decision)
         if payment is not None:  # a surrender or a rescue is settled at once
             self._record(hand, payment)
-        self.step = self._players_or_dealer()
+        after = turn.next_step()  # inline _players_or_dealer, as in deal()
+        self.step = self._dealer_step() if after is None else after
 
     def reveal_hole(self) -> Card:
         """Turn the hole card face up and return it (PA 635a.7(k)).

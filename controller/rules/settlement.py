@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import Enum
+from operator import attrgetter
 from typing import Final, NamedTuple
 
 from controller.rules.cards import Card, Rank, Suit
@@ -147,13 +148,21 @@ class Payment(NamedTuple):
     matches: int = 0  # Match the Dealer: how many of the two cards matched the up card
 
 
-# Final names (the compiled build keeps them in C variables: controller/rules/round.py).
+# Final names (the compiled build keeps them in C variables: controller/rules/round.py; in
+# pure Python an Enum member read through its class inside a function costs 73 ns, a
+# module name 17 ns).
 _PAYMENT: Final = Payment
 _MAIN: Final = WagerKind.MAIN
+_MATCH: Final = WagerKind.MATCH
+_INSURANCE: Final = WagerKind.INSURANCE
 _WIN: Final = Outcome.WIN
 _LOSE: Final = Outcome.LOSE
 _PUSH: Final = Outcome.PUSH
 _BLACKJACK: Final = Outcome.BLACKJACK
+_SURRENDER: Final = Outcome.SURRENDER
+_RESCUE: Final = Outcome.RESCUE
+_RIGHT_TO_LEFT: Final = SettlementOrder.RIGHT_TO_LEFT
+_SEAT_OF: Final = attrgetter("seat")
 _BUST: Final = HandStatus.BUST
 _NEW_TUPLE: Final = tuple.__new__
 
@@ -314,12 +323,12 @@ def settle_surrender(hand: PlayerHand) -> Payment:
     """Late surrender: half the wager is returned (ASSUMPTION, PA 635a.9). As with every
     payment (``Odds.pay``), a fractional cent goes to the player: the house keeps the
     half rounded down."""
-    return Payment(hand.seat, WagerKind.MAIN, Outcome.SURRENDER, -(hand.wager // 2), hand.index)
+    return Payment(hand.seat, _MAIN, _SURRENDER, -(hand.wager // 2), hand.index)
 
 
 def settle_rescue(hand: PlayerHand) -> Payment:
     """Double-down rescue: the original wager is lost, the double returned (PA 635a.10)."""
-    return Payment(hand.seat, WagerKind.MAIN, Outcome.RESCUE, -hand.wager, hand.index)
+    return Payment(hand.seat, _MAIN, _RESCUE, -hand.wager, hand.index)
 
 
 def match_the_dealer(
@@ -340,18 +349,16 @@ def match_the_dealer(
             odds = same_suit if card.suit is up_card.suit else off_suit
             won += odds.pay(cents)
     if not matches:
-        return Payment(seat, WagerKind.MATCH, Outcome.LOSE, -cents)
+        return Payment(seat, _MATCH, _LOSE, -cents)
     note = f"{matches} matching card{'s' if matches > 1 else ''}"
-    return Payment(seat, WagerKind.MATCH, Outcome.WIN, won, odds=odds, note=note, matches=matches)
+    return Payment(seat, _MATCH, _WIN, won, odds=odds, note=note, matches=matches)
 
 
 def settle_insurance(seat: int, cents: int, dealer_blackjack: bool) -> Payment:
     """Insurance pays 2:1 on a dealer blackjack and is lost otherwise (PA 635a.8)."""
     if dealer_blackjack:
-        return Payment(
-            seat, WagerKind.INSURANCE, Outcome.WIN, TWO_TO_ONE.pay(cents), odds=TWO_TO_ONE
-        )
-    return Payment(seat, WagerKind.INSURANCE, Outcome.LOSE, -cents)
+        return Payment(seat, _INSURANCE, _WIN, TWO_TO_ONE.pay(cents), odds=TWO_TO_ONE)
+    return Payment(seat, _INSURANCE, _LOSE, -cents)
 
 
 def final_settlement(
@@ -364,26 +371,38 @@ def final_settlement(
     """The payments of the final settlement, in the profile's order: every hand not settled
     yet, the no-peek dealer blackjack cap, and the super bonus shares."""
     final: list[Payment] = []
+    # Loops, not list comprehensions: in Python 3.11 each comprehension is a call of its
+    # own, and these two ran once per seat and once per round.
+    super_hands = False
+    dealer_blackjack = dealer.blackjack
     for seat in seats:
         seat_hands = hands[seat]
-        seat_payments = [settle_hand(h, dealer, profile) for h in seat_hands if not h.settled]
-        if dealer.blackjack:
+        seat_payments: list[Payment] = []
+        for h in seat_hands:
+            if not h.settled:
+                payment = settle_hand(h, dealer, profile)
+                seat_payments.append(payment)
+                if payment.super_bonus_hand:
+                    super_hands = True
+        if dealer_blackjack:
             busted = frozenset(h.index for h in seat_hands if h.status is _BUST)
             apply_original_only(seat_payments, wagers[seat].wager, profile, busted)
         final += seat_payments
-    for payment in [p for p in final if p.super_bonus_hand]:
-        # NY 5324.12(b)(7): $50 to every other player who wagered this round.
-        final.extend(
-            Payment(
-                s,
-                WagerKind.SUPER_BONUS_SHARE,
-                Outcome.WIN,
-                SUPER_BONUS_SHARE_CENTS,
-                note=f"super bonus at seat {payment.seat}",
+    # NY 5324.12(b)(7): $50 to every other player who wagered this round. (Most rounds
+    # have no super bonus hand: the flag saves them a scan of the payments.)
+    if super_hands:
+        for payment in [p for p in final if p.super_bonus_hand]:
+            final.extend(
+                Payment(
+                    s,
+                    WagerKind.SUPER_BONUS_SHARE,
+                    Outcome.WIN,
+                    SUPER_BONUS_SHARE_CENTS,
+                    note=f"super bonus at seat {payment.seat}",
+                )
+                for s in seats
+                if s != payment.seat
             )
-            for s in seats
-            if s != payment.seat
-        )
     # One payment is already in order: the one-seat round skips the sort (0.6 us).
     return in_settlement_order(final, profile) if len(final) > 1 else final
 
@@ -392,7 +411,17 @@ def in_settlement_order(payments: list[Payment], profile: Profile) -> list[Payme
     """Order final payments as the profile settles them (PA 635a.7(p))."""
     # PA 635a.7(p)(2): from the dealer's right (highest seat) counterclockwise; (p)(1):
     # collect every losing wager first, then pay the winners.
-    by_seat = sorted(payments, key=lambda p: -p.seat)
-    if profile.settlement_order is SettlementOrder.RIGHT_TO_LEFT:
+    # Highest seat first by a C key and reverse=True (which keeps equal seats in their
+    # order, as the key -seat did), and one loop for the split: with a lambda called per
+    # payment and two comprehensions, nine payments took 1.39 us, now 0.70 us.
+    by_seat = sorted(payments, key=_SEAT_OF, reverse=True)
+    if profile.settlement_order is _RIGHT_TO_LEFT:
         return by_seat
-    return [p for p in by_seat if p.net < 0] + [p for p in by_seat if p.net >= 0]
+    collect: list[Payment] = []
+    pay: list[Payment] = []
+    for payment in by_seat:
+        if payment.net < 0:
+            collect.append(payment)
+        else:
+            pay.append(payment)
+    return collect + pay

@@ -271,8 +271,8 @@ def _rescue(cards: Sequence[Card], up_card: Card, chart: Chart) -> Decision:
     up = _up_value(up_card)
     for low, high, ups in chart.rescue:
         if low <= total <= high and up in ups:
-            return Decision.RESCUE
-    return Decision.STAND
+            return _RESCUE
+    return _STAND
 
 
 def choose(
