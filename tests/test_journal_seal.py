@@ -104,6 +104,7 @@ def test_a_sealed_journal_verifies_with_its_key(sealed: tuple[Path, Path, Verifi
     report = verify(path, key=key)
     assert report.case is VerifyCase.INTACT, report.message
     assert "5 seals good (epochs 0..4, rows 1..25)" in report.message
+    assert "not sealed yet" not in report.message  # row 25, the last, is a seal
     assert load_state(state_path).epoch == 5  # each seal used its epoch and moved on
     kinds = [row[2] for row in read_rows(path)]
     assert kinds[4::5] == ["seal"] * 5
