@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from controller.rules.cards import parse_card
 from controller.table.prompts import State
 from drivers.hal import Button, ForeignCardDrawn
 
@@ -61,6 +62,10 @@ def test_a_shoe_that_reveals_another_card_faults_and_cannot_be_resumed(station: 
     # Asked for at the void: the true hole card is journaled under its round.
     assert [r.data["card"] for r in t.rows("hole_card_revealed")] == ["7D"]
     assert t.rows("hole_card_revealed")[0].round_no == 1
+    # It left the shoe once: one of the six 7D a six-deck batch holds (NY 5324.12(a)), as
+    # each dealt card counts once towards the duplicate-card check.
+    drawn = t.station.built.table.drawn
+    assert (drawn[parse_card("7D")], drawn[parse_card("9H")]) == (1, 1)
     t.finish()
 
 
