@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 import shutil
 import sqlite3
@@ -398,6 +399,59 @@ def test_the_verification_key_text_round_trips_and_catches_a_typo() -> None:
         VerificationKey.from_text(typo)
     with pytest.raises(SealError):
         VerificationKey.from_text("ds1:T1:AAAA:AAAA")
+
+
+@pytest.mark.parametrize(
+    ("edit", "error"),
+    [
+        (lambda t: t.replace("ds1:", "ds2:", 1), "not a verification key"),  # another format
+        (lambda t: t.rsplit(":", 1)[0], "not a verification key"),  # the checksum cut off
+        (lambda t: t + ":AAAA", "not a verification key"),  # a fifth part
+        (lambda t: t.replace(":T1:", ":T2:", 1), "checksum"),  # another table's name
+    ],
+)
+def test_a_verification_key_text_in_another_form_is_refused(
+    edit: Callable[[str], str], error: str
+) -> None:
+    """The key an auditor types in (docs/journal.md): ``ds1:TABLE:KEY:CHECK`` exactly, the
+    checksum over table and key; anything else is one line, never a traceback."""
+    _, key = new_sealing(TABLE)
+    with pytest.raises(SealError, match=error):
+        VerificationKey.from_text(edit(key.to_text()))
+
+
+@pytest.mark.parametrize("epoch", [-1, True, "3", 2.0, None])
+def test_an_epoch_that_is_no_count_from_zero_is_refused(epoch: object) -> None:
+    _, key = new_sealing(TABLE)
+    with pytest.raises(SealError, match="bad epoch"):
+        key.epoch_key(epoch)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("version", 99, "not of a supported version"),
+        ("epoch", -1, "not of a supported version"),
+        ("epoch", True, "not of a supported version"),
+        ("epoch", "3", "not of a supported version"),
+        ("table", 7, "unreadable"),
+        ("key", "ab" * 31, "unreadable"),  # 31 bytes, not 32
+        ("key", "not hex", "unreadable"),
+    ],
+)
+def test_a_sealing_state_file_with_one_bad_field_is_refused(
+    field: str, value: object, error: str, tmp_path: Path
+) -> None:
+    """The station's state file (its table, epoch and current key): each field checked on
+    both sides of what is allowed; the good file beside it loads."""
+    state, _ = new_sealing(TABLE)
+    good = json.loads(state.to_json())
+    path = tmp_path / "sealing.json"
+    path.write_text(json.dumps(good))
+    assert load_state(path) == state
+    path.write_text(json.dumps(good | {field: value}))
+    with pytest.raises(SealError, match=error):
+        load_state(path)
 
 
 def test_a_crash_between_the_seal_and_the_new_key_is_finished_at_open(tmp_path: Path) -> None:

@@ -127,6 +127,19 @@ def test_a_copy_with_nothing_checkpointed_is_truncation(journal_path: Path, tmp_
     assert report.case is VerifyCase.TRUNCATED and "rows 1..5" in report.message
 
 
+def test_a_database_that_never_held_a_journal_is_corrupt_not_truncated(tmp_path: Path) -> None:
+    # Another program's SQLite file given as the journal, with no head record beside it:
+    # nothing says rows were ever written, so nothing is called missing.
+    other = tmp_path / "other.sqlite3"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    conn.commit()
+    conn.close()
+    report = verify(other)
+    assert report.case is VerifyCase.CORRUPT
+    assert report.message == f"corrupt: {other} holds no journal table"
+
+
 def test_trailing_rows_deleted_behind_the_triggers_are_truncation(closed_journal: Path) -> None:
     tamper(closed_journal, "DELETE FROM journal WHERE id > 97")
     report = verify(closed_journal)
