@@ -22,18 +22,18 @@ run: $(STAMP)
 ## The whole test suite: lint, format, types, unit and HIL tests, and the boot test.
 ## Debian packages the tests need: systemd-analyze, -sysusers and -tmpfiles check the units;
 ## debhelper, dh-virtualenv, a C compiler and python3.11-dev build the .deb (make deb),
-## lintian checks it; mmdebstrap, mkfs.ext4 and QEMU boot it (make vm-test); the floor tests
+## lintian checks it; mmdebstrap, mkfs.ext4, QEMU and qemu-img (qemu-utils) boot it (make vm-test); the floor tests
 ## start mosquitto (TLS certificates from openssl), PostgreSQL 15 and headless Chromium;
 ## qemu-user-static and arch-test let mmdebstrap make the arm64 root of vm_tests/arm64.py.
 SYSTEM_COMMANDS := systemd-analyze dpkg-buildpackage dh_virtualenv gcc lintian mmdebstrap \
-    mkfs.ext4 qemu-system-x86_64 mosquitto mosquitto_passwd openssl chromium chromedriver \
+    mkfs.ext4 qemu-system-x86_64 qemu-img mosquitto mosquitto_passwd openssl chromium chromedriver \
     /usr/lib/postgresql/15/bin/initdb qemu-aarch64-static arch-test
 system-deps:
 	@missing=; for c in $(SYSTEM_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	[ -f /usr/include/python3.11/Python.h ] || missing="$$missing Python.h"; \
 	[ -z "$$missing" ] || { echo "system-deps: installing for$$missing"; \
 	    if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 qemu-user-static arch-test mosquitto postgresql chromium chromium-driver openssl; }
+	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 qemu-utils qemu-user-static arch-test mosquitto postgresql chromium chromium-driver openssl; }
 
 test: system-deps lint typecheck unit vm-test
 

@@ -259,6 +259,11 @@ class Vm:
             (self.workdir / name).unlink(missing_ok=True)
 
 
-def have_tools() -> bool:
-    """Whether this machine can run the boot test (``make system-deps`` installs them)."""
-    return all(shutil.which(t) for t in ("qemu-system-x86_64", "qemu-img", "mmdebstrap"))
+#: What the boot test runs on the host (``make system-deps`` installs them: qemu-img is in
+#: Debian's qemu-utils, which qemu-system-x86 only recommends).
+VM_TOOLS = ("qemu-system-x86_64", "qemu-img", "mmdebstrap")
+
+
+def missing_tools() -> list[str]:
+    """The tools of :data:`VM_TOOLS` this machine lacks (none: it can run the boot test)."""
+    return [t for t in VM_TOOLS if shutil.which(t) is None]
