@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from cobs import cobs
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -91,6 +92,21 @@ def test_every_single_bit_flip_is_caught() -> None:
                 continue  # the delimiter splits it: covered by the stream tests
             with pytest.raises((CrcError, CobsError, FrameLengthError)):
                 decode_frame(bytes(damaged))
+
+
+def test_the_longest_frame_passes_and_one_byte_more_is_refused() -> None:
+    # docs/protocol.md section 2: a frame decodes to 7..247 bytes (5 header bytes, at most
+    # 240 payload bytes, 2 CRC bytes) and is at most 248 bytes encoded (COBS adds one byte
+    # per started 254).
+    longest = Frame(1, 0x20, 1, 0, 0, bytes(range(1, 241)))
+    wire = encode_frame(longest)[:-1]  # without the 0x00 delimiter
+    assert len(wire) == 248
+    assert decode_frame(wire) == longest
+    raw = unframe(wire)[:-2] + b"\x41"  # 246 bytes of header and payload, one more
+    raw += crc16(raw).to_bytes(2, "big")  # a good CRC: only the length is wrong
+    assert len(raw) == 248
+    with pytest.raises(FrameLengthError, match="249 encoded bytes exceeds 248"):
+        decode_frame(cobs.encode(raw))
 
 
 def test_decode_errors_are_specific() -> None:

@@ -414,6 +414,20 @@ def test_peek_and_reveal_only_when_due() -> None:
         round_.decide(1, Decision.STAND)
 
 
+def test_pa_635a_7_k_the_hole_card_is_not_turned_while_a_player_still_acts() -> None:
+    # Seat 1 9S 9D against the up card 7C (no peek on a 7), the hole card 5H dealt face
+    # down: the players' turn comes first, and the hole card stays sealed until it is over.
+    round_ = start(PA, {1: 1000})
+    drive(round_, "9S 7C 9D 5H", stop=NeedDecision)
+    with pytest.raises(OutOfTurnError, match="no reveal"):
+        round_.reveal_hole()
+    assert round_.hole is not None and round_.dealer_cards == [parse_card("7C")]
+    assert isinstance(round_.step, NeedDecision)  # the round goes on where it was
+    round_.decide(1, Decision.STAND)
+    round_.reveal_hole()
+    assert round_.dealer_cards == [parse_card("7C"), parse_card("5H")]
+
+
 # --- player decisions ----------------------------------------------------------------------
 
 
