@@ -109,6 +109,17 @@ def test_the_longest_frame_passes_and_one_byte_more_is_refused() -> None:
         decode_frame(cobs.encode(raw))
 
 
+@pytest.mark.parametrize("lead", [b"", b"\x00"])
+def test_the_longest_frame_waiting_for_its_delimiter_is_kept(lead: bytes) -> None:
+    # A read that ends right before the delimiter of a 248-byte encoded frame (the longest
+    # the protocol allows) holds a whole frame: the decoder keeps it for the next read.
+    longest = Frame(1, 0x20, 1, 0, 0, bytes(range(1, 241)))
+    wire = encode_frame(longest)
+    decoder = FrameDecoder()
+    assert decoder.feed(lead + wire[:-1]) == []
+    assert decoder.feed(wire[-1:]) == [longest]
+
+
 def test_decode_errors_are_specific() -> None:
     with pytest.raises(FrameLengthError):
         decode_frame(b"\x03\x01\x02")  # decodes to 2 bytes: shorter than header + CRC
