@@ -534,3 +534,40 @@ def test_device_lost_faults_and_resumes_only_once_it_is_back() -> None:
     assert rig.table.state is State.DEALING
     deal(rig, "5C", "8D", "QS")
     assert rig.table.state is State.PLAYERS
+
+
+def test_ny_5324_12_b_7_the_super_bonus_is_journaled_with_its_shares() -> None:
+    """NY 5324.12(b)(6)(iv), (7): seat 1's $25 on 7D 7D 7D against the up card 7C is paid
+    2:1 ($50) and the fixed $5,000; seat 2, who also wagered, is paid $50 besides its own
+    $10 win (9S 9H, 18, against a dealer who busts: 7C 5C KS)."""
+    rig = make_rig("NY")
+    ready(rig)
+    bet(rig, 1, cents=2500)
+    bet(rig, 2, cents=1000)
+    press(rig)
+    deal(rig, "7D", "9S", "7C", "7D", "9H", "5C")  # no peek under a 7
+    deal(rig, "7D")  # seat 1 hits: 7-7-7 of diamonds, 21
+    press(rig)  # seat 2 stands on 18
+    press(rig)  # the hole card: 12
+    deal(rig, "KS")  # 22
+    settle_all(rig)
+    by_seat = {(r["seat"], r["wager"]): r for r in rows(rig, "settlement")}
+    assert by_seat[(1, "main")] | {"cards": None} == {
+        "seat": 1,
+        "wager": "main",
+        "outcome": "win",
+        "odds": "2:1",
+        "net_cents": 505_000,
+        "hand": 1,
+        "cards": None,
+        "total": 21,
+        "bonus": "777_suited",
+        "super_bonus": True,
+        "super_bonus_cents": 500_000,
+    }
+    assert by_seat[(2, "super_bonus_share")]["net_cents"] == 5_000
+    assert by_seat[(2, "main")]["net_cents"] == 1_000
+    assert rows(rig, "seat_result") == [
+        {"seat": 1, "net_cents": 505_000},
+        {"seat": 2, "net_cents": 6_000},
+    ]

@@ -74,6 +74,27 @@ def test_a_void_before_any_settlement_returns_every_wager() -> None:
     ]
 
 
+def test_a_void_after_a_double_returns_the_doubled_stake() -> None:
+    """PA 635a.7(j)(2): seat 1 (5H 4D, 9) doubles its $10 against the up card 6C and takes
+    its one card, 2S; the shoe is lost before the hole card is turned and the round is
+    voided: the main wager comes back with its double, $20, and the journal kept the
+    decision on hand 1."""
+    rig = make_rig("PA", rescue=False)
+    ready(rig)
+    bet(rig, 1, cents=1000)
+    press(rig)
+    deal(rig, "5H", "6C", "4D", "QS")
+    press(rig, Button.DOUBLE)
+    deal(rig, "2S")
+    assert rows(rig, "decision") == [{"seat": 1, "hand": 1, "decision": "double"}]
+    assert rig.table.state is State.DEALER
+    lose_and_find_the_shoe(rig)
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    (void,) = rows(rig, "round_voided")
+    assert void["stand"] == []
+    assert void["returned"] == [{"seat": 1, "wager": "main", "hand": 1, "cents": 2000}]
+
+
 def test_a_fully_settled_round_cannot_be_voided_only_resumed() -> None:
     """Seat 1 (9 8 = 17) loses to the dealer (5 Q 3 = 18); the shoe is lost while the dealer
     collects: a void would return a wager already settled, so it is refused."""

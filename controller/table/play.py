@@ -134,11 +134,6 @@ class RoundPlay:
             return step.seat
         return None
 
-    def pending_match(self) -> list[Payment]:
-        """Match the Dealer settlements not yet prompted, from the dealer's right (PA
-        635a.7(f))."""
-        return [p for p in self._unprompted() if p.wager is WagerKind.MATCH]
-
     def due_now(self) -> list[Payment]:
         """The settlements the dealer must make now, before play goes on; empty once the
         round is over (the final settlement takes the rest).
