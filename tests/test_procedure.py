@@ -15,6 +15,7 @@ from controller.rules.cards import Rank, parse_card
 from controller.table.faults import FaultCode
 from controller.table.holecard import check_commitment
 from controller.table.prompts import State
+from controller.table.view import table_view
 from drivers.hal import (
     Button,
     ButtonPressed,
@@ -353,6 +354,28 @@ def test_pa_635a_7_h_1_blackjack_paid_at_once_against_two_to_nine() -> None:
     # seat 1's blackjack is settled before any player decision
     kinds = [r.kind for r in rig.journal.rows if r.kind in ("settlement", "decision")]
     assert kinds[0] == "settlement"
+
+
+def test_pa_635a_7_h_1_i_a_blackjack_is_paid_when_play_reaches_its_seat() -> None:
+    """Seat 1 (9S 8H, 17) acts first, from the dealer's left; seat 2's blackjack (AH KD)
+    against the up card 6C is settled once seat 1 has stood, before seat 3 (2D 5C) acts."""
+    rig = make_rig("PA")
+    ready(rig)
+    for seat in (1, 2, 3):
+        bet(rig, seat)
+    press(rig)
+    deal(rig, "9S", "AH", "2D", "6C", "8H", "KD", "5C", "QS")
+    assert rig.table.state is State.PLAYERS  # seat 1 to act, nothing to pay yet
+    assert table_view(rig.table).acting_seat == 1
+    press(rig)  # seat 1 stands
+    assert rig.table.state is State.SETTLE_NOW  # pay seat 2's blackjack, 3:2
+    assert table_view(rig.table).settling_seat == 2
+    press(rig)
+    assert rig.table.state is State.PLAYERS
+    assert table_view(rig.table).acting_seat == 3
+    assert [(r["seat"], r["outcome"], r["net_cents"]) for r in rows(rig, "settlement")] == [
+        (2, "blackjack", 1500)
+    ]
 
 
 def test_pa_635a_7_h_1_ii_blackjack_against_a_face_paid_after_the_reveal() -> None:
