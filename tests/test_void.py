@@ -95,6 +95,30 @@ def test_a_void_after_a_double_returns_the_doubled_stake() -> None:
     assert void["returned"] == [{"seat": 1, "wager": "main", "hand": 1, "cents": 2000}]
 
 
+def test_a_void_before_the_peek_returns_the_insurance_with_the_wager() -> None:
+    """PA 635a.8: seat 1 insures its $10 for $5 under the up card AS; the card reader is
+    lost before it answers the peek, so insurance was never settled: the void returns both
+    the $10 main wager and the $5 insurance."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, cents=1000)
+    press(rig)
+    deal(rig, "9H", "AS", "8D", "KC")  # up card ace: insurance is offered
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    while rig.table.state is State.INSURANCE:
+        press(rig)
+    assert rig.table.state is State.PEEKING
+    rig.table.handle(DeviceLost(DeviceKind.CARD_READER, "unplugged"))
+    assert rig.table.state is State.FAULT
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    (void,) = rows(rig, "round_voided")
+    assert void["stand"] == []
+    assert void["returned"] == [
+        {"seat": 1, "wager": "main", "hand": 1, "cents": 1000},
+        {"seat": 1, "wager": "insurance", "hand": None, "cents": 500},
+    ]
+
+
 def test_a_fully_settled_round_cannot_be_voided_only_resumed() -> None:
     """Seat 1 (9 8 = 17) loses to the dealer (5 Q 3 = 18); the shoe is lost while the dealer
     collects: a void would return a wager already settled, so it is refused."""
