@@ -307,3 +307,30 @@ def test_the_panel_is_pins_or_a_board_not_both_and_not_neither() -> None:
     del bad["devices"]["panel"]
     bad["devices"]["panel_board"]["port"] = "COM3"
     assert "devices.panel_board.port: 'COM3' is not a device path" in error_of(bad)
+
+
+@pytest.mark.parametrize("rate", [9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600])
+def test_every_standard_baud_rate_is_taken(rate: int) -> None:
+    assert parse(mutate("devices.shoe.baudrate", rate)).devices.shoe.baudrate == rate
+
+
+@pytest.mark.parametrize("rate", [0, 9599, 9601, 19201, 38401, 921599, 921601, 1843200])
+def test_a_baud_rate_beside_a_standard_one_is_refused(rate: int) -> None:
+    assert f"devices.shoe.baudrate: {rate} is not a standard" in error_of(
+        mutate("devices.shoe.baudrate", rate)
+    )
+
+
+def test_a_config_file_of_one_mebibyte_loads_and_one_byte_more_is_refused(tmp_path: Path) -> None:
+    # A station.toml is read whole, up to 1 MiB (1,048,576 bytes): a bigger file is a
+    # mistake (a log, a device node), refused before it is parsed.
+    text = EXAMPLE.read_text(encoding="utf-8")
+    limit = 1 << 20
+    padded = text + "#" + "x" * (limit - len(text.encode()) - 2) + "\n"
+    path = tmp_path / "station.toml"
+    path.write_text(padded, encoding="utf-8")
+    assert path.stat().st_size == limit
+    assert load_config(path).table_id == load_config(EXAMPLE).table_id
+    path.write_text(padded + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="larger than 1048576 bytes"):
+        load_config(path)
