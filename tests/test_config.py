@@ -257,6 +257,28 @@ def test_ny_match_the_dealer_needs_a_multi_shuffle_device() -> None:
     assert parse(data).devices.shuffler is None
 
 
+def test_ny_match_the_dealer_takes_a_six_deck_shuffler_and_refuses_five() -> None:
+    # NY 5324.12(d)(1): a six- or eight-deck multi-shuffle device; six is the least.
+    data = mutate("profile", "NY")
+    data["decks"] = 6
+    data["devices"]["shuffler"]["max_decks"] = 6
+    assert parse(data).options.match_the_dealer
+    data["devices"]["shuffler"]["max_decks"] = 5
+    assert "(devices.shuffler: max_decks = 5)" in error_of(data)
+
+
+@pytest.mark.parametrize(("interface", "ok"), [(0, True), (31, True), (32, False), (-1, False)])
+def test_the_card_readers_usb_interface_number_is_0_to_31(interface: int, ok: bool) -> None:
+    # examples/station.toml: "its USB interface number, 0 to 31 (default 0)".
+    data = mutate("devices.card_reader.interface", interface)
+    if ok:
+        reader = parse(data).devices.card_reader
+        assert reader is not None and reader.interface == interface
+    else:
+        expected = f"devices.card_reader.interface: {interface} is not a USB interface number"
+        assert expected in error_of(data)
+
+
 def test_a_shuffler_smaller_than_the_shoe() -> None:
     data = mutate("devices.shuffler.max_decks", 6)
     data["decks"] = 8
