@@ -356,3 +356,42 @@ def test_a_config_file_of_one_mebibyte_loads_and_one_byte_more_is_refused(tmp_pa
     path.write_text(padded + "\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="larger than 1048576 bytes"):
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "error"),
+    [
+        # The shuffler's batch: 1 to 16 decks (the error names the range); 1 is a batch
+        # size, too small for the table's shoe.
+        ("devices.shuffler.max_decks", 1, "devices.shuffler.max_decks: the shuffler takes 1 "),
+        ("devices.shuffler.max_decks", 16, None),
+        ("devices.shuffler.max_decks", 17, "devices.shuffler.max_decks: 17 is not a batch size"),
+        # USB ids are 16 bits.
+        ("devices.card_reader.vid", 0, None),
+        ("devices.card_reader.vid", 0xFFFF, None),
+        ("devices.card_reader.vid", -1, "devices.card_reader.vid: -0x1 is not a 16-bit USB id"),
+        ("devices.card_reader.pid", 0, None),
+        ("devices.card_reader.pid", 0xFFFF, None),
+        # The firmware allow-list: at least one version, each 1-32 printable characters.
+        ("devices.shoe.firmware", [], "devices.shoe.firmware: expected a non-empty array"),
+        ("devices.shoe.firmware", "sho-2.4.0", "devices.shoe.firmware: expected a non-empty"),
+        ("devices.shoe.firmware", ["sho-2.4.0", 7], "devices.shoe.firmware: 7 is not a firmware"),
+        ("devices.shoe.firmware", ["x" * 32], None),
+        ("devices.shoe.firmware", ["x" * 33], "is not a firmware version (1-32 printable"),
+    ],
+)
+def test_device_limits_on_both_sides(path: str, value: object, error: str | None) -> None:
+    data = mutate(path, value)
+    if error is None:
+        parse(data)
+    else:
+        assert error in error_of(data)
+
+
+def test_the_shufflers_batch_and_the_readers_interface_have_defaults() -> None:
+    data = example()
+    del data["devices"]["shuffler"]["max_decks"]
+    del data["devices"]["card_reader"]["interface"]
+    config = parse(data)
+    assert config.devices.shuffler is not None and config.devices.shuffler.max_decks == 8
+    assert config.devices.card_reader is not None and config.devices.card_reader.interface == 0
