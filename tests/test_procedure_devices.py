@@ -5,6 +5,7 @@ directly (tests/table_support.py), each case beside the one the rule allows."""
 
 from __future__ import annotations
 
+import pytest
 from table_support import ListJournal, RecordingPanel, RecordingReader, make_rig
 from test_procedure import bet, deal, full_batch, play_seat_one_round, press, ready, rows
 
@@ -12,7 +13,14 @@ from controller.rules.profiles import PENNSYLVANIA
 from controller.table.faults import FaultCode
 from controller.table.procedure import Table, TableDevices, TableSettings
 from controller.table.prompts import State
-from drivers.hal import Button, ButtonPressed, CoverCardSeen, ShoeEmpty, ShoeLoaded
+from drivers.hal import (
+    Button,
+    ButtonPressed,
+    CoverCardSeen,
+    DeviceEvent,
+    ShoeEmpty,
+    ShoeLoaded,
+)
 
 
 def test_next_while_the_shuffler_works_is_ignored_and_a_hand_shuffle_is_pressed_through() -> None:
@@ -79,33 +87,31 @@ def test_a_shoe_loaded_without_a_shuffle_faults_but_not_over_a_fault_already_rai
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.SHOE_EMPTY
 
 
-def test_the_cover_card_before_the_shoes_first_round_is_a_fault_in_each_state() -> None:
+@pytest.mark.parametrize(
+    ("events", "state"),
+    [
+        ((), State.SHUFFLING),
+        ((full_batch(6),), State.LOADING),
+        ((full_batch(6), ShoeLoaded()), State.BURNING),  # the first burn, after the load
+    ],
+)
+def test_the_cover_card_before_the_shoes_first_round_is_a_fault(
+    events: tuple[DeviceEvent, ...], state: State
+) -> None:
     # PA 635a.7(d): the cover card goes deep in the shoe; out before the first round (while
     # shuffling, loading, or as the burn card after the load), the shoe was loaded wrong.
     rig = make_rig("PA")
     rig.table.begin()
+    for event in events:
+        rig.table.handle(event)
+    assert rig.table.state is state
     rig.table.handle(CoverCardSeen())
     assert rig.table.fault is not None
     assert rig.table.fault.code is FaultCode.UNEXPECTED_COVER_CARD
 
-    rig = make_rig("PA")
-    rig.table.begin()
-    rig.table.handle(full_batch(6))
-    assert rig.table.state is State.LOADING
-    rig.table.handle(CoverCardSeen())
-    assert rig.table.fault is not None
-    assert rig.table.fault.code is FaultCode.UNEXPECTED_COVER_CARD
 
+def test_the_cover_card_after_the_first_burn_is_an_ordinary_one() -> None:
     rig = make_rig("PA")
-    rig.table.begin()
-    rig.table.handle(full_batch(6))
-    rig.table.handle(ShoeLoaded())
-    assert rig.table.state is State.BURNING
-    rig.table.handle(CoverCardSeen())
-    assert rig.table.fault is not None
-    assert rig.table.fault.code is FaultCode.UNEXPECTED_COVER_CARD
-
-    rig = make_rig("PA")
-    ready(rig)  # after the first burn: an ordinary cover card, the round after is the last
+    ready(rig)  # the round after it is the shoe's last
     rig.table.handle(CoverCardSeen())
     assert rig.table.state is State.BETTING and rig.table.reshuffle_pending
