@@ -106,6 +106,23 @@ def test_ny_5324_12_b_8_main_spot_in_play_still_faults() -> None:
     assert rig.table.fault.message == "seat 1 main reads 15.00, expected 10.00"
 
 
+@pytest.mark.parametrize("spot", [WagerSpot.MAIN, WagerSpot.MATCH])
+def test_ny_5324_12_b_4_a_wager_on_an_empty_seat_after_the_first_card_faults(
+    spot: WagerSpot,
+) -> None:
+    # NY 5324.12(b)(4): no wager is made after the first card is dealt. Seat 5 sat this
+    # round out; $5 appears on its spot while seat 1 plays.
+    rig = match_round()
+    press(rig)
+    press(rig)
+    assert rig.table.state is State.PLAYERS
+    sensor(rig, 5, spot, 0)  # the sensor settles on an empty spot: nothing was placed
+    assert rig.table.fault is None
+    sensor(rig, 5, spot, 500)
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.WAGER_CHANGED
+    assert rig.table.fault.message == f"seat 5 {spot.value} wager placed during the round"
+
+
 def blackjack_round(profile: str) -> Rig:
     """Seats 1-3 at $10. Seat 1 9D 8D = 17, seat 2 AS KD blackjack, seat 3 8H 7H = 15;
     up 9C, hole 5C (no peek on a 9)."""
