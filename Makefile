@@ -22,8 +22,9 @@ run: $(STAMP)
 ## The whole test suite: lint, format, types, unit and HIL tests, and the boot test.
 ## Debian packages the tests need: systemd-analyze, -sysusers and -tmpfiles check the units;
 ## debhelper, dh-virtualenv, a C compiler and python3.11-dev build the .deb (make deb),
-## lintian checks it; mmdebstrap, mkfs.ext4, QEMU and qemu-img (qemu-utils) boot it (make vm-test); the floor tests
-## start mosquitto (TLS certificates from openssl), PostgreSQL 15 and headless Chromium;
+## lintian checks it; mmdebstrap, mkfs.ext4, QEMU and qemu-img (qemu-utils) boot it
+## (make vm-test); the floor tests start mosquitto (TLS certificates from openssl),
+## PostgreSQL 15 and headless Chromium;
 ## qemu-user-static and arch-test let mmdebstrap make the arm64 root of vm_tests/arm64.py.
 SYSTEM_COMMANDS := systemd-analyze dpkg-buildpackage dh_virtualenv gcc lintian mmdebstrap \
     mkfs.ext4 qemu-system-x86_64 qemu-img mosquitto mosquitto_passwd openssl chromium chromedriver \
