@@ -10,9 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules.profiles import get_profile
+from controller.rules.profiles import PROFILES, DealerSecondCard, get_profile
 from controller.table.procedure import Table, TableDevices, TableSettings
 from drivers.hal import Led, LedMode, PeekTarget
+
+#: The declared profiles that deal a hole card (PA 635a.7(e)(4), NY 5324.12(c)(4)(iv)).
+HOLE_CARD_PROFILES = [
+    code for code, p in PROFILES.items() if p.dealer_second_card is DealerSecondCard.HOLE
+]
 
 
 @dataclass

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import fields
 import tomllib
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 

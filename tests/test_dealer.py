@@ -11,7 +11,7 @@ import pytest
 from table_support import ListJournal
 from test_simulate import journal_content, scratch, seeded_part
 
-from controller.rules.profiles import get_profile
+from controller.rules.profiles import PROFILES, get_profile
 from controller.simulation.dealer import (
     Action,
     Press,
@@ -48,7 +48,9 @@ def played(profile: str, seed: int, dealer: type[SimulatedDealer]) -> tuple[list
     rng = random.Random(seed)
     journal = ListJournal()
     rig = DirectRig(get_profile(profile), 6, journal, random_chooser(rng), rng)
-    rig.dealer = dealer(rig.seats, rig.chooser, rng, dealer_change_every=7)
+    rig.dealer = dealer(
+        rig.seats, rig.chooser, rng, dealer_change_every=7, match_offered=rig.dealer.match_offered
+    )
     looks = 0
     act = rig.dealer.act
 
@@ -69,7 +71,7 @@ def played(profile: str, seed: int, dealer: type[SimulatedDealer]) -> tuple[list
     return rows, looks
 
 
-@pytest.mark.parametrize("profile", ["PA", "NJ", "NY"])
+@pytest.mark.parametrize("profile", list(PROFILES))
 def test_settling_a_whole_queue_in_one_look_journals_what_a_look_per_settlement_does(
     profile: str,
 ) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from table_support import Rig, make_rig
+from table_support import HOLE_CARD_PROFILES, Rig, make_rig
 
 from controller.rules.cards import Rank, parse_card
 from controller.table.faults import FaultCode
@@ -91,7 +91,7 @@ def play_seat_one_round(rig: Rig) -> None:
     settle_all(rig)
 
 
-@pytest.fixture(params=["PA", "NY"])
+@pytest.fixture(params=HOLE_CARD_PROFILES)
 def hole_rig(request: pytest.FixtureRequest) -> Rig:
     return make_rig(request.param)
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from controller.rules.cards import Card, SealedCard, parse_card, shoe_composition
 from controller.rules.errors import OutOfTurnError
 from controller.rules.hands import hole_card_gives_blackjack
-from controller.rules.profiles import NEW_JERSEY, NEW_YORK, PENNSYLVANIA, Profile
+from controller.rules.profiles import NEW_JERSEY, PENNSYLVANIA, PROFILES, Profile
 from controller.rules.round import Round
 from controller.rules.steps import NeedCard, NeedDecision, NeedPeek, NeedReveal, SeatWager
 
@@ -40,7 +40,7 @@ def _finish(round_: Round, shoe: list[Card]) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.sampled_from([PENNSYLVANIA, NEW_JERSEY, NEW_YORK]),
+    st.sampled_from(list(PROFILES.values())),
     st.lists(st.integers(1, 7), min_size=1, max_size=7, unique=True),
     st.integers(0, 2**32),
     st.booleans(),

@@ -25,11 +25,9 @@ from controller.rules.profiles import (
     Profile,
     SettlementOrder,
     SplitTwentyOne,
-    assumed,
     declare,
     fixed,
     get_profile,
-    option_basis,
     option_table_markdown,
 )
 
@@ -203,7 +201,7 @@ def test_a_declaration_must_name_every_option_once() -> None:
         declare("PA", "Pennsylvania again", "none")
     with pytest.raises(ProfileError, match="upper case"):
         declare("xx", "lower", "none")
-    assert PROFILES == before
+    assert before == PROFILES
 
 
 def test_docs_rules_lists_every_profile_field() -> None:

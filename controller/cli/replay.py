@@ -116,9 +116,13 @@ def parse_script(document: object) -> RoundScript:
         options = document.get("options", {})
         if not isinstance(options, dict):
             raise ReplayError("options must be an object of profile options")
-        if options:
-            parsed = {key: profile.parse(key, value) for key, value in options.items()}
-            profile = profile.with_options(**parsed)
+        parsed: dict[str, object] = {}
+        for key, value in options.items():
+            try:
+                parsed[key] = profile.parse(key, value)
+            except ProfileError as err:
+                raise ReplayError(f"options: {err}") from err
+        profile = profile.with_options(**parsed)
         decks = document["decks"]
         if not isinstance(decks, int) or isinstance(decks, bool):
             raise ReplayError("decks must be 6 or 8")
