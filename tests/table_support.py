@@ -18,6 +18,8 @@ from drivers.hal import Led, LedMode, PeekTarget
 HOLE_CARD_PROFILES = [
     code for code, p in PROFILES.items() if p.dealer_second_card is DealerSecondCard.HOLE
 ]
+#: Those of them that offer Match the Dealer (PA 635a.7(f), NY 5324.12(d)).
+MATCH_HOLE_CARD_PROFILES = [code for code in HOLE_CARD_PROFILES if PROFILES[code].match_the_dealer]
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from table_support import HOLE_CARD_PROFILES, Rig, make_rig
+from table_support import HOLE_CARD_PROFILES, MATCH_HOLE_CARD_PROFILES, Rig, make_rig
 
 from controller.rules.cards import Rank, parse_card
 from controller.table.faults import FaultCode
@@ -270,8 +270,9 @@ def test_nj_19_7_i_card_reader_alternative_peeks() -> None:
     assert rig.table.state is State.PEEKING
 
 
-def test_pa_635a_7_f_match_the_dealer_settled_before_the_card_reader(hole_rig: Rig) -> None:
-    rig = hole_rig
+@pytest.mark.parametrize("profile", MATCH_HOLE_CARD_PROFILES)
+def test_pa_635a_7_f_match_the_dealer_settled_before_the_card_reader(profile: str) -> None:
+    rig = make_rig(profile)
     ready(rig)
     bet(rig, 1, match=500)
     bet(rig, 4, match=500)
