@@ -47,7 +47,7 @@ def parse_limits(section: Section, match_the_dealer: bool) -> TableLimits:
         except WagerError as err:
             raise section.error(key, str(err)) from None
         if name.startswith("match") and not match_the_dealer:
-            raise section.error(key, "set, but options.match_the_dealer is false")
+            raise section.error(key, "set, but this table offers no Match the Dealer")
         values[name] = value
     section.done()
     for side in ("main", "match"):
