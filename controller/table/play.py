@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from decimal import Decimal
+from operator import attrgetter
 from typing import Any
 
 from controller.rules.cards import Card
@@ -45,6 +46,10 @@ _DECISION_FOR = {
 }
 _DEAL_ROLES = frozenset({CardRole.INITIAL, CardRole.UP, CardRole.HOLE})
 _DEALER_ROLES = frozenset({CardRole.SECOND, CardRole.DRAW})
+_SEAT = attrgetter("seat")
+#: Insurance on a spot whose sensor reports presence only: the amount the table posts for
+#: it, half the seat's wager (docs/procedure.md, "Wager sensors that cannot weigh").
+POSTED_INSURANCE = "half the wager"
 _PAYMENT_KIND = {
     WagerKind.MAIN: "settlement",
     WagerKind.SUPER_BONUS_SHARE: "settlement",
@@ -138,10 +143,11 @@ class RoundPlay:
         """The settlements the dealer must make now, before play goes on; empty once the
         round is over (the final settlement takes the rest).
 
-        Match the Dealer first and alone (PA 635a.7(f)); then, in the order they arose:
+        Match the Dealer first and alone, from the dealer's right (PA 635a.7(f)); then
         insurance at the peek (PA 635a.7(g)), a surrender or rescue at the decision, and a
-        blackjack against a 2-9 up card when play reaches its seat (PA 635a.7(h)(1)(i):
-        from the dealer's left, so not before the seats on its left have acted).
+        blackjack against a 2-9 up card when play reaches its seat (PA 635a.7(h)(1)(i)), in
+        the walk of (h): seat by seat from the dealer's left, whatever order they arose in
+        (a surrender at seat 1 before the blackjack at seat 2 paid once seat 1 has acted).
         """
         if self.round.over:
             return []
@@ -150,11 +156,14 @@ class RoundPlay:
         if match:
             return match
         acting = self.acting_seat()
-        return [
+        due = [
             p
             for p in unprompted
             if not (p.outcome is Outcome.BLACKJACK and acting is not None and p.seat > acting)
         ]
+        # PA 635a.7(h): clockwise from the dealer's left, the seats' order (stable: a seat's
+        # own settlements keep the order they arose in).
+        return sorted(due, key=_SEAT)
 
     def acknowledge(self, payment: Payment) -> None:
         """The dealer has been prompted for ``payment`` (NEXT pressed on it)."""
@@ -246,15 +255,29 @@ class RoundPlay:
         self.withheld.fill(card)
         self.__nonce = nonce
 
-    def insurance(self, amounts: Mapping[int, int]) -> str | None:
-        """Close insurance with these wagers (cents by seat)."""
+    def insurance(self, amounts: Mapping[int, int | None]) -> str | None:
+        """Close insurance with these wagers (cents by seat). ``None``: the spot's sensor
+        saw chips it cannot weigh; the wager is the posted amount, half the seat's wager
+        (PA 635a.7(g): the insurance wager seen is settled, whatever the sensor measures),
+        journaled with ``posted`` and, where the seat's wager is not known in cents either,
+        as a count of the seat's Spanish 21 wagers."""
+        wagers = self.round.wagers
         try:
-            self.round.take_insurance(amounts)
+            self.round.take_insurance(
+                {
+                    seat: wagers[seat].wager // 2 if cents is None and seat in wagers else cents
+                    for seat, cents in amounts.items()
+                }
+            )
         except RulesError as err:
             return str(err)
-        for seat, cents in amounts.items():
-            if cents:
-                self.record("insurance_taken", {"seat": seat, "cents": cents})
+        for seat, cents in self.round.insurance.items():  # the seats insured, by seat
+            data: dict[str, Any] = {"seat": seat, "cents": cents}
+            if seat not in self.bets.amounts_known:
+                data.update(cents=None, stakes=_stakes(cents))
+            if amounts[seat] is None:
+                data["posted"] = POSTED_INSURANCE
+            self.record("insurance_taken", data)
         self._flush()
         return None
 
@@ -342,7 +365,7 @@ class RoundPlay:
                 returned.append(_returned(seat, "match", None, wager.match, known))
             insured = self.round.insurance.get(seat)
             if insured and (WagerKind.INSURANCE, None) not in paid:
-                returned.append(_returned(seat, "insurance", None, insured, known=True))
+                returned.append(_returned(seat, "insurance", None, insured, known))
         return {"stand": stand, "returned": returned}
 
     def void(self, reason: str) -> None:
@@ -366,13 +389,18 @@ class RoundPlay:
         stand), in cents where the amounts are known, else in wagers."""
         journaled = self.round.payments[: self._journaled]
         for wager in self.bets.wagers:
-            net = sum(p.net for p in journaled if p.seat == wager.seat)
+            mine = [p for p in journaled if p.seat == wager.seat]
             data: dict[str, Any] = {"seat": wager.seat}
             if wager.seat in self.bets.amounts_known:
-                data["net_cents"] = net
+                data["net_cents"] = sum(p.net for p in mine)
             else:
+                # Counts of wagers and amounts in cents never share a field: a fixed payout
+                # (a super bonus share) is in cents whatever the sensors could weigh.
+                fixed = sum(p.net for p in mine if _fixed_amount(p))
                 data["net_cents"] = None
-                data["net_stakes"] = str(Decimal(net) / UNKNOWN_AMOUNT_STAKE)
+                data["net_stakes"] = _stakes(sum(p.net for p in mine if not _fixed_amount(p)))
+                if fixed:
+                    data["fixed_cents"] = fixed
             self.record("seat_result", data)
 
     def _decide(self, step: NeedDecision, decision: Decision) -> None:
@@ -389,7 +417,7 @@ class RoundPlay:
         self._journaled = len(payments)
 
     def _payment_data(self, payment: Payment) -> dict[str, Any]:
-        known = payment.seat in self.bets.amounts_known
+        known = payment.seat in self.bets.amounts_known or _fixed_amount(payment)
         data: dict[str, Any] = {
             "seat": payment.seat,
             "wager": payment.wager.value,
@@ -399,7 +427,7 @@ class RoundPlay:
         }
         if not known:
             # The sensors saw chips but not their value: the result in wagers (stakes).
-            data["net_stakes"] = str(Decimal(payment.net) / UNKNOWN_AMOUNT_STAKE)
+            data["net_stakes"] = _stakes(payment.net)
         if payment.hand is not None:
             hand = self.round.hands[payment.seat][payment.hand]
             data.update(hand=payment.hand + 1, cards=[c.text for c in hand.cards], total=hand.total)
@@ -413,6 +441,26 @@ class RoundPlay:
         if payment.wager is WagerKind.MATCH:
             data["matches"] = payment.matches  # recall: "2 match(es) at 4:1" (PA 635a.7(f))
         return data
+
+
+def _fixed_amount(payment: Payment) -> bool:
+    """A payment of a fixed amount in cents, whatever the wager (NY 5324.12(b)(7): the $50
+    super bonus share)."""
+    return payment.wager is WagerKind.SUPER_BONUS_SHARE
+
+
+def _stakes(units: int) -> str:
+    """An amount of the engine's units at a seat whose wager is not known in cents, as the
+    count of its Spanish 21 wagers (decimal text)."""
+    return str(Decimal(units) / UNKNOWN_AMOUNT_STAKE)
+
+
+def stake_units(data: Mapping[str, Any]) -> int:
+    """The engine's amount for a journaled wager: ``cents``, or ``stakes`` (a count of the
+    seat's Spanish 21 wagers) where the sensors could not weigh it."""
+    if data.get("cents") is not None:
+        return int(data["cents"])
+    return int(Decimal(str(data["stakes"])) * UNKNOWN_AMOUNT_STAKE)
 
 
 def _returned(seat: int, wager: str, hand: int | None, cents: int, known: bool) -> dict[str, Any]:

@@ -282,6 +282,7 @@ class Supervised:
             FaultCode.BAD_BATCH,
             FaultCode.HOLE_CARD_MISMATCH,
             FaultCode.HOLE_CARD_COMMITMENT,
+            FaultCode.HOLE_CARD_IN_CLEAR,
         ):
             return f"{fault.code.value} cannot be resumed: void or reshuffle"
         if self.unbuilt_round is not None:
