@@ -6,6 +6,7 @@ without a card reader runs the no-peek procedure of 5324.12(c)(7)."""
 from __future__ import annotations
 
 import copy
+import json
 import re
 import tomllib
 from dataclasses import fields
@@ -314,3 +315,30 @@ def test_a_rule_option_of_the_wrong_kind_is_one_line(key: str, value: object, pr
     message = error_of(example(**{key: value}))
     assert message.startswith(f"{SOURCE}: options.{key}: ")
     assert problem in message
+
+
+@pytest.mark.parametrize("name", ["split_21_vs_dealer_21", "split_21_vs_dealer_blackjack"])
+def test_pa_635a_7_o_a_losing_split_21_is_refused_in_station_toml_and_in_a_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """(o): equal totals tie, and only 21 in more than two cards loses to a Blackjack; (n)(3)
+    may make a split A-K a winner. No reading lets a split two-card 21 lose."""
+    refusal = f"profile PA: {name} = lose is not allowed: PA 635a.7(o) ("
+    assert error_of(example(**{name: "lose"})).startswith(f"{SOURCE}: options.{name}: {refusal}")
+    script = tmp_path / "round.json"
+    script.write_text(
+        json.dumps(
+            {
+                "profile": "PA",
+                "decks": 6,
+                "options": {name: "lose"},
+                "seats": [{"seat": 1, "wager": 10, "decisions": ["stand"]}],
+                "shoe": ["KH", "6C", "9S", "QH", "9D"],
+            }
+        )
+    )
+    assert main(["replay", str(script)]) == 2
+    assert refusal in capsys.readouterr().err
+    for reading in ("push", "win"):  # the two readings (n)(3) and (o) leave open
+        profile = station_profile(parse_config(example(**{name: reading}), SOURCE))
+        assert getattr(profile, name).value == reading

@@ -530,3 +530,33 @@ def test_pa_635a_7_p_a_split_seats_hands_keep_their_order_within_the_seat() -> N
     assert by_seat == [(6, 0), (6, 1), (2, 0), (2, 1), (2, 2)]
     collect_then_pay = [(p.seat, p.hand) for p in in_settlement_order(listed, PA)]
     assert collect_then_pay == [(6, 0), (2, 1), (6, 1), (2, 0), (2, 2)]
+
+
+def test_a_profiles_bonus_odds_and_super_bonus_are_what_it_pays() -> None:
+    """The bonus and super bonus payouts are profile fields (NY 5324.12(b)(6), (b)(7); PA and
+    NJ assumed, settable). Worked by hand: a $10.00 five-card 21 at 2:1 is +$20.00 (NY's
+    3:2 would be +$15.00); a suited 7-7-7 against a 7 pays 3:1 on spades ($30.00) plus a
+    $2,000 fixed amount, and $25.00 to the other seat."""
+    from controller.rules.options import SuperBonus
+    from controller.rules.round import Round
+    from controller.rules.settlement import WagerKind
+    from controller.rules.steps import Decision, SeatWager
+
+    richer = PA.with_options(
+        bonus_odds={Bonus.FIVE_CARD_21.value: Odds(2, 1)},
+        super_bonus=SuperBonus(500, 200_000, 2_500, 500_000, 2_500),
+    )
+    five = hand("2S 3H 4D 5C 7S")
+    assert settle(five, "9C 8D", richer).net == 2000
+    assert settle(five, "9C 8D", PA).net == 1500
+    round_ = Round(richer, 6, [SeatWager(1, 1000), SeatWager(2, 1000)])
+    for text in ("7S", "9S", "7H", "7S", "8S", "KC"):  # seat 1 7S 7S; seat 2 9S 8S; up 7H
+        round_.deal(parse_card(text))
+    round_.decide(1, Decision.HIT)
+    round_.deal(parse_card("7S"))
+    round_.decide(2, Decision.STAND)
+    round_.reveal_hole()
+    main = next(p for p in round_.payments if p.seat == 1 and p.wager is WagerKind.MAIN)
+    assert (main.net, main.super_bonus) == (3000 + 200_000, 200_000)
+    shares = [p for p in round_.payments if p.wager is WagerKind.SUPER_BONUS_SHARE]
+    assert [(p.seat, p.net) for p in shares] == [(2, 2500)]
