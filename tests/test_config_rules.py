@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.cli.main import main
 from controller.rules.options import Basis, SuperBonus, shown
@@ -342,3 +344,44 @@ def test_pa_635a_7_o_a_losing_split_21_is_refused_in_station_toml_and_in_a_repla
     for reading in ("push", "win"):  # the two readings (n)(3) and (o) leave open
         profile = station_profile(parse_config(example(**{name: reading}), SOURCE))
         assert getattr(profile, name).value == reading
+
+
+_TOML_SCALARS = st.one_of(
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.sampled_from(["hole", "after_players", "win", "lose", "A", "B", "2:1", "0:1", "all"]),
+)
+_TOML_VALUES = st.one_of(
+    _TOML_SCALARS,
+    st.lists(_TOML_SCALARS, max_size=3),
+    st.dictionaries(
+        st.sampled_from(["6", "8", "7", "five_card_21", "777_spades", "share_cents", "x"]),
+        _TOML_SCALARS,
+        max_size=3,
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(list(PROFILES)),
+    st.dictionaries(
+        st.sampled_from([*OPTION_FIELDS, "match_pay_table", "nj_card_reader", "bogus"]),
+        _TOML_VALUES,
+        max_size=4,
+    ),
+)
+def test_any_options_give_a_table_or_one_line_naming_the_key(
+    code: str, options: dict[str, Any]
+) -> None:
+    data = example(code)
+    data["options"] = options
+    del data["limits"]
+    try:
+        profile = parse_config(data, SOURCE).rules()
+    except ConfigError as err:
+        assert "\n" not in str(err) and str(err).startswith(f"{SOURCE}: ")
+        return
+    assert profile.code == code

@@ -191,3 +191,25 @@ def shown(value: object) -> str:
     if isinstance(value, tuple):
         return ", ".join(shown(v) for v in value)
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+#: An option's value with its basis, as a profile declares it.
+Rule = tuple[object, OptionBasis]
+
+
+def fixed(value: object, clause: str) -> Rule:
+    """An option the regulation fixes: another value is refused naming ``clause``."""
+    return value, OptionBasis(Basis.FIXED, clause)
+
+
+def licensee(value: object, clause: str) -> Rule:
+    """An option ``clause`` leaves to the licensee; ``value`` is the station's default."""
+    return value, OptionBasis(Basis.LICENSEE, clause)
+
+
+def assumed(
+    value: object, clause: str, excludes: tuple[object, ...] = (), excluded_by: str = ""
+) -> Rule:
+    """An option the texts are silent on (``clause`` says where): the station's reading,
+    settable, but for the values in ``excludes``, which ``excluded_by`` rules out."""
+    return value, OptionBasis(Basis.ASSUMED, clause, excludes, excluded_by)

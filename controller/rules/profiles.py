@@ -31,9 +31,13 @@ from controller.rules.options import (
     DealerSecondCard,
     MatchPayTable,
     OptionBasis,
+    Rule,
     SettlementOrder,
     SplitTwentyOne,
     SuperBonus,
+    assumed,
+    fixed,
+    licensee,
     shown,
 )
 
@@ -49,11 +53,15 @@ __all__ = [
     "MatchPayTable",
     "OptionBasis",
     "Profile",
+    "Rule",
     "SettlementOrder",
     "SplitTwentyOne",
     "SuperBonus",
+    "assumed",
     "declare",
+    "fixed",
     "get_profile",
+    "licensee",
     "option_basis",
     "option_table_markdown",
     "parse_option",
@@ -215,26 +223,6 @@ OPTION_FIELDS: Final = tuple(
 
 #: The registry: every declared profile by code, in declaration order.
 PROFILES: Final[dict[str, Profile]] = {}
-
-Rule = tuple[object, OptionBasis]
-
-
-def fixed(value: object, clause: str) -> Rule:
-    """An option the regulation fixes: another value is refused naming ``clause``."""
-    return value, OptionBasis(Basis.FIXED, clause)
-
-
-def licensee(value: object, clause: str) -> Rule:
-    """An option ``clause`` leaves to the licensee; ``value`` is the station's default."""
-    return value, OptionBasis(Basis.LICENSEE, clause)
-
-
-def assumed(
-    value: object, clause: str, excludes: tuple[object, ...] = (), excluded_by: str = ""
-) -> Rule:
-    """An option the texts are silent on (``clause`` says where): the station's reading,
-    settable, but for the values in ``excludes``, which ``excluded_by`` rules out."""
-    return value, OptionBasis(Basis.ASSUMED, clause, excludes, excluded_by)
 
 
 def declare(code: str, name: str, citation: str, **rules: Rule) -> Profile:

@@ -10,7 +10,6 @@ fault or a refused prompt.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from decimal import Decimal
 from operator import attrgetter
 from typing import Any
 
@@ -30,7 +29,8 @@ from controller.rules.steps import (
     NeedReveal,
     describe,
 )
-from controller.table.betting import UNKNOWN_AMOUNT_STAKE, ClosedBets
+from controller.table import accounts
+from controller.table.betting import ClosedBets
 from controller.table.holecard import WithheldCard, commit_hole_card, fresh_nonce
 from controller.table.prompts import State
 from drivers.hal import Button, PeekAnswer, PeekTarget
@@ -47,9 +47,6 @@ _DECISION_FOR = {
 _DEAL_ROLES = frozenset({CardRole.INITIAL, CardRole.UP, CardRole.HOLE})
 _DEALER_ROLES = frozenset({CardRole.SECOND, CardRole.DRAW})
 _SEAT = attrgetter("seat")
-#: Insurance on a spot whose sensor reports presence only: the amount the table posts for
-#: it, half the seat's wager (docs/procedure.md, "Wager sensors that cannot weigh").
-POSTED_INSURANCE = "half the wager"
 _PAYMENT_KIND = {
     WagerKind.MAIN: "settlement",
     WagerKind.SUPER_BONUS_SHARE: "settlement",
@@ -231,7 +228,7 @@ class RoundPlay:
                 {
                     "role": step.role.value,
                     "seat": step.seat,
-                    "hand": _hand_no(step.hand),
+                    "hand": accounts.hand_no(step.hand),
                     "card": card.text,
                 },
             )
@@ -272,12 +269,8 @@ class RoundPlay:
         except RulesError as err:
             return str(err)
         for seat, cents in self.round.insurance.items():  # the seats insured, by seat
-            data: dict[str, Any] = {"seat": seat, "cents": cents}
-            if seat not in self.bets.amounts_known:
-                data.update(cents=None, stakes=_stakes(cents))
-            if amounts[seat] is None:
-                data["posted"] = POSTED_INSURANCE
-            self.record("insurance_taken", data)
+            posted = amounts[seat] is None
+            self.record("insurance_taken", accounts.insurance_row(self.bets, seat, cents, posted))
         self._flush()
         return None
 
@@ -339,34 +332,8 @@ class RoundPlay:
         return self.round.over and self._journaled == len(self.round.payments)
 
     def void_accounts(self) -> dict[str, list[dict[str, Any]]]:
-        """What a void leaves, per seat: the settlements journaled so far stand (Match the
-        Dealer, insurance, a surrender, a blackjack paid at once...), every other wager on
-        the layout is returned (``cents``: the stake, doubles and splits included)."""
-        journaled = self.round.payments[: self._journaled]
-        stand = [
-            {
-                "seat": p.seat,
-                "wager": p.wager.value,
-                "hand": _hand_no(p.hand),
-                "net_cents": p.net if p.seat in self.bets.amounts_known else None,
-            }
-            for p in journaled
-        ]
-        returned: list[dict[str, Any]] = []
-        for wager in self.bets.wagers:
-            seat = wager.seat
-            known = seat in self.bets.amounts_known
-            paid = {(p.wager, p.hand) for p in journaled if p.seat == seat}
-            for hand in self.round.hands[seat]:
-                if (WagerKind.MAIN, hand.index) not in paid:
-                    stake = hand.wager + hand.double_cents
-                    returned.append(_returned(seat, "main", hand.index + 1, stake, known))
-            if wager.match and (WagerKind.MATCH, None) not in paid:
-                returned.append(_returned(seat, "match", None, wager.match, known))
-            insured = self.round.insurance.get(seat)
-            if insured and (WagerKind.INSURANCE, None) not in paid:
-                returned.append(_returned(seat, "insurance", None, insured, known))
-        return {"stand": stand, "returned": returned}
+        """What a void leaves (``controller.table.accounts.void_accounts``)."""
+        return accounts.void_accounts(self.round, self.bets, self._journaled_payments())
 
     def void(self, reason: str) -> None:
         """Void the round: the settlements journaled so far stand and every other wager is
@@ -387,21 +354,11 @@ class RoundPlay:
         """Journal each seat's result for the round: the sum of its journaled settlements
         (main, Match the Dealer, insurance, super bonus shares; after a void, those that
         stand), in cents where the amounts are known, else in wagers."""
-        journaled = self.round.payments[: self._journaled]
-        for wager in self.bets.wagers:
-            mine = [p for p in journaled if p.seat == wager.seat]
-            data: dict[str, Any] = {"seat": wager.seat}
-            if wager.seat in self.bets.amounts_known:
-                data["net_cents"] = sum(p.net for p in mine)
-            else:
-                # Counts of wagers and amounts in cents never share a field: a fixed payout
-                # (a super bonus share) is in cents whatever the sensors could weigh.
-                fixed = sum(p.net for p in mine if _fixed_amount(p))
-                data["net_cents"] = None
-                data["net_stakes"] = _stakes(sum(p.net for p in mine if not _fixed_amount(p)))
-                if fixed:
-                    data["fixed_cents"] = fixed
+        for data in accounts.seat_results(self.bets, self._journaled_payments()):
             self.record("seat_result", data)
+
+    def _journaled_payments(self) -> list[Payment]:
+        return self.round.payments[: self._journaled]
 
     def _decide(self, step: NeedDecision, decision: Decision) -> None:
         self.record(
@@ -413,59 +370,6 @@ class RoundPlay:
     def _flush(self) -> None:
         payments = self.round.payments
         for payment in payments[self._journaled :]:
-            self.record(_PAYMENT_KIND[payment.wager], self._payment_data(payment))
+            row = accounts.payment_row(self.round, self.bets, payment)
+            self.record(_PAYMENT_KIND[payment.wager], row)
         self._journaled = len(payments)
-
-    def _payment_data(self, payment: Payment) -> dict[str, Any]:
-        known = payment.seat in self.bets.amounts_known or _fixed_amount(payment)
-        data: dict[str, Any] = {
-            "seat": payment.seat,
-            "wager": payment.wager.value,
-            "outcome": payment.outcome.value,
-            "odds": str(payment.odds) if payment.odds else None,
-            "net_cents": payment.net if known else None,
-        }
-        if not known:
-            # The sensors saw chips but not their value: the result in wagers (stakes).
-            data["net_stakes"] = _stakes(payment.net)
-        if payment.hand is not None:
-            hand = self.round.hands[payment.seat][payment.hand]
-            data.update(hand=payment.hand + 1, cards=[c.text for c in hand.cards], total=hand.total)
-        if payment.bonus is not None:
-            data["bonus"] = payment.bonus.value
-        if payment.super_bonus_hand:
-            data["super_bonus"] = True
-            data["super_bonus_cents"] = payment.super_bonus if known else None
-        if payment.note:
-            data["note"] = payment.note
-        if payment.wager is WagerKind.MATCH:
-            data["matches"] = payment.matches  # recall: "2 match(es) at 4:1" (PA 635a.7(f))
-        return data
-
-
-def _fixed_amount(payment: Payment) -> bool:
-    """A payment of a fixed amount in cents, whatever the wager (NY 5324.12(b)(7): the $50
-    super bonus share)."""
-    return payment.wager is WagerKind.SUPER_BONUS_SHARE
-
-
-def _stakes(units: int) -> str:
-    """An amount of the engine's units at a seat whose wager is not known in cents, as the
-    count of its Spanish 21 wagers (decimal text)."""
-    return str(Decimal(units) / UNKNOWN_AMOUNT_STAKE)
-
-
-def stake_units(data: Mapping[str, Any]) -> int:
-    """The engine's amount for a journaled wager: ``cents``, or ``stakes`` (a count of the
-    seat's Spanish 21 wagers) where the sensors could not weigh it."""
-    if data.get("cents") is not None:
-        return int(data["cents"])
-    return int(Decimal(str(data["stakes"])) * UNKNOWN_AMOUNT_STAKE)
-
-
-def _returned(seat: int, wager: str, hand: int | None, cents: int, known: bool) -> dict[str, Any]:
-    return {"seat": seat, "wager": wager, "hand": hand, "cents": cents if known else None}
-
-
-def _hand_no(index: int | None) -> int | None:
-    return None if index is None else index + 1

@@ -23,10 +23,11 @@ from controller.rules.cards import parse_card
 from controller.rules.errors import RulesError
 from controller.rules.profiles import Profile
 from controller.rules.steps import Decision, NeedInsurance, NeedReveal, SeatWager
+from controller.table.accounts import stake_units
 from controller.table.betting import ClosedBets
 from controller.table.faults import Fault, FaultCode
 from controller.table.holecard import WithheldCard
-from controller.table.play import RoundPlay, stake_units
+from controller.table.play import RoundPlay
 from controller.table.prompts import State
 from drivers.hal import SeatWagerChanged, WagerSpot
 
