@@ -167,3 +167,20 @@ def test_every_table_side_has_every_hand_the_dealing_loop_uses() -> None:
     assert {"draw", "press", "place_wager", "holding", "deliver"} <= hands
     for side in (RigSide, ServedSide, RemoteSide):
         assert hands <= {n for n in dir(side) if callable(getattr(side, n))}, side.__name__
+
+
+def test_the_simulated_players_wager_on_match_the_dealer_only_where_it_is_offered() -> None:
+    """A profile without Match the Dealer (a licensee's PA table that does not offer it):
+    the simulated players leave the Match spot alone."""
+    for offered in (True, False):
+        rng = random.Random(4)
+        journal = ListJournal()
+        profile = get_profile("PA").with_options(match_the_dealer=offered)
+        rig = DirectRig(profile, 6, journal, random_chooser(rng), rng)
+        try:
+            rig.play(8)
+        finally:
+            rig.close()
+        kinds = journal.kinds()
+        assert ("match_settled" in kinds) is offered
+        assert "wager_refused" not in kinds

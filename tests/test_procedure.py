@@ -595,3 +595,19 @@ def test_ny_5324_12_b_7_the_super_bonus_is_journaled_with_its_shares() -> None:
         {"seat": 1, "net_cents": 505_000},
         {"seat": 2, "net_cents": 6_000},
     ]
+
+
+def test_pa_635a_7_f_a_match_wager_where_the_table_offers_none_is_refused_not_played() -> None:
+    # A table whose profile offers no Match the Dealer: chips on the Match spot are refused
+    # at "no more bets" (the seat plays its Spanish 21 wager), never a rules error.
+    rig = make_rig("PA", match_the_dealer=False)
+    ready(rig)
+    bet(rig, 1, 1000, match=500)
+    press(rig)
+    assert rows(rig, "wager_refused") == [
+        {"seat": 1, "reason": "this table offers no Match the Dealer", "spot": "match"}
+    ]
+    assert rows(rig, "round_started")[0]["seats"] == [
+        {"seat": 1, "wager_cents": 1000, "match_cents": 0}
+    ]
+    assert rig.table.state is State.DEALING

@@ -6,7 +6,7 @@ directly (tests/table_support.py), each case beside the one the rule allows."""
 from __future__ import annotations
 
 import pytest
-from table_support import ListJournal, RecordingPanel, RecordingReader, make_rig
+from table_support import ListJournal, RecordingPanel, RecordingReader, Rig, make_rig
 from test_procedure import (
     bet,
     deal,
@@ -129,20 +129,25 @@ def test_the_cover_card_after_the_first_burn_is_an_ordinary_one() -> None:
     assert rig.table.state is State.BETTING and rig.table.reshuffle_pending
 
 
+def _hole_card_dealt_face_up(withholding: bool) -> Rig:
+    """PA: seat 1 9H 8D, up KS; the hole card 5C comes as a CardDrawn, with its face."""
+    rig = make_rig("PA", withholding=withholding)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "KS", "8D")  # seat 1, up card, seat 1: the hole card is next
+    deal(rig, "5C")
+    return rig
+
+
 def test_pa_635a_7_e_4_g_a_hole_card_a_withholding_shoe_sends_in_clear_faults() -> None:
     """PA 635a.7(e)(4), (g): the hole card is dealt face down and exposed to nobody. The
     station told the shoe to withhold it (it owes a commitment); a shoe that sends the card
     face up instead (old firmware, a swapped board, a forged frame) stops play with a fault
     of its own, journaled with why; the card is never taken as if nothing happened. The
     round can only be voided, and the void turns the card over in the journal."""
-    rig = make_rig("PA", withholding=True)
-    assert rig.shoe is not None
-    ready(rig)
-    bet(rig, 1, 1000)
-    press(rig)
-    deal(rig, "9H", "KS", "8D")  # seat 1, up card, seat 1: the hole card is next
-    assert rig.shoe.told == ["expect_hole_card"]
-    deal(rig, "5C")  # a CardDrawn with its face, where a HoleCardDealt was owed
+    rig = _hole_card_dealt_face_up(withholding=True)
+    assert rig.shoe is not None and rig.shoe.told == ["expect_hole_card"]
     assert rig.table.state is State.FAULT
     fault = rig.table.fault
     assert fault is not None and fault.code is FaultCode.HOLE_CARD_IN_CLEAR
@@ -171,9 +176,5 @@ def test_pa_635a_7_e_4_g_a_hole_card_a_withholding_shoe_sends_in_clear_faults() 
 def test_a_hole_card_from_a_shoe_that_reports_it_like_any_card_is_sealed_by_the_table() -> None:
     # Unit tests and the direct simulation: no shoe was told to withhold anything, so the
     # table seals the hole card itself and play goes on (the other side of the fault above).
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1, 1000)
-    press(rig)
-    deal(rig, "9H", "KS", "8D", "5C")
+    rig = _hole_card_dealt_face_up(withholding=False)
     assert rig.table.state is State.PEEKING and rig.table.fault is None

@@ -7,7 +7,7 @@ the station does with them. Every key is optional; a limit left out is no limit:
     [limits]
     main_min_cents = 1000      # $10.00
     main_max_cents = 500000    # $5,000.00
-    match_min_cents = 500      # only with options.match_the_dealer = true
+    match_min_cents = 500      # only where the table offers Match the Dealer
     match_max_cents = 10000
 """
 
