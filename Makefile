@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: run test system-deps lint typecheck unit bench systemd-check clean deb vm-test floor-demo \
-    compiled
+    compiled mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +84,18 @@ floor-demo: system-deps $(STAMP)
 ## Every benchmark under bench/ (a few minutes); writes docs/performance.md.
 bench: system-deps $(STAMP) $(MYPYC_STAMP)
 	$(BIN)/python bench/run_all.py
+
+## Mutation testing with mutmut (docs/testing.md); not part of `make test`. One package
+## (PACKAGE=controller/journal) or one module (MODULE=controller/journal/seal.py), default the
+## target packages of mutation/map.toml; BUDGET seconds (it resumes where it stopped), JOBS
+## mutants at once, FRESH=1 forgets earlier results. Writes build/mutation/<package>.md and,
+## for a whole package, its figures in docs/testing.md.
+BUDGET ?= 3600
+JOBS ?= 2
+mutate: $(STAMP)
+	nice -n 19 $(BIN)/python mutation/run.py --budget $(BUDGET) --jobs $(JOBS) \
+	    $(if $(PACKAGE),--package $(PACKAGE)) $(if $(MODULE),--module $(MODULE)) \
+	    $(if $(FRESH),--fresh)
 
 ## The systemd unit, udev rules and sysusers/tmpfiles snippets (also part of `unit`).
 systemd-check: $(STAMP)

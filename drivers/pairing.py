@@ -80,7 +80,8 @@ class PairingStore:
         return PairedDevice(serial, secret)
 
     def save(self, kind: str, device: PairedDevice) -> Path:
-        """Write ``kind``'s pairing atomically, 0600, in a 0700 directory.
+        """Write ``kind``'s pairing atomically and durably, 0600, in a 0700 directory: the
+        file is written and synced under a temporary name, renamed, then the directory synced.
 
         Raises:
             PairingStoreError: the directory or file cannot be written.
@@ -96,6 +97,13 @@ class PairingStore:
             finally:
                 os.close(fd)
             os.replace(tmp, path)
+            # The rename is durable only once the directory is on disk: without this a power
+            # cut can bring back the old pairing (or none) after the device took the new one.
+            directory = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(directory)
+            finally:
+                os.close(directory)
         except (OSError, ValueError) as err:
             with contextlib.suppress(OSError, UnboundLocalError):
                 os.unlink(tmp)
