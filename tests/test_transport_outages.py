@@ -1,0 +1,179 @@
+"""The transport's outages (drivers.transport.ThreadedTransport), with the real pyusb code of
+drivers.usb_transport against the simulated USB backend.
+
+- One outage is one report, but a wrong device that appears during an outage is news: the
+  procedure must hear that the reader on the bus is not the configured one (a refusal,
+  naming both serial numbers), and again if another wrong one replaces it.
+- After a write fails, the port is broken: the next write is refused (``LinkNotOpenError``)
+  and reaches nothing until the reader thread has reopened the port.
+- A new session clears the count of frames that failed their seal: the device is faulted
+  after AUTH_FAILURE_LIMIT failures in one session, not across sessions.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+
+import pytest
+from test_device_link import Link, forged
+
+import firmware_bridge as fb
+from drivers.errors import (
+    DeviceNotFoundError,
+    LinkNotOpenError,
+    LinkWriteTimeoutError,
+    TransportError,
+    WrongDeviceError,
+)
+from drivers.hal import DeviceConnected, DeviceFault, DeviceFaultKind, DeviceKind
+from drivers.simulated.usb_backend import SimulatedUsbBackend, SimulatedUsbDevice, UsbIdentity
+from drivers.transport import Backoff
+from drivers.usb_transport import UsbSettings, UsbTransport
+
+WAIT = 5.0
+VID, PID = 0x1D50, 0x6021
+
+
+class Recorder:
+    """A LinkListener that queues up/down/data; ``hold`` parks the reader thread in its next
+    tick until ``release`` (``entered`` says it is parked)."""
+
+    def __init__(self) -> None:
+        self.events: queue.Queue[tuple[str, object]] = queue.Queue()
+        self.hold = threading.Event()
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self._ticks = 0
+        self._ticked = threading.Condition()
+
+    def link_up(self, description: str) -> None:
+        self.events.put(("up", description))
+
+    def link_data(self, data: bytes) -> None:
+        self.events.put(("data", data))
+
+    def link_tick(self) -> None:
+        with self._ticked:
+            self._ticks += 1
+            self._ticked.notify_all()
+        if self.hold.is_set():
+            self.entered.set()
+            self.release.wait(WAIT)
+
+    def link_down(self, error: TransportError) -> None:
+        self.events.put(("down", error))
+
+    def wait_ticks(self, count: int) -> None:
+        """Wait until the reader thread has ticked ``count`` more times (each failed open
+        of the port ticks once)."""
+        with self._ticked:
+            goal = self._ticks + count
+            assert self._ticked.wait_for(lambda: self._ticks >= goal, WAIT)
+
+    def next(self, kind: str) -> object:
+        got_kind, value = self.events.get(timeout=WAIT)
+        assert got_kind == kind, (got_kind, value)
+        return value
+
+
+def reader(serial: str, received: queue.Queue[bytes] | None = None) -> SimulatedUsbDevice:
+    sink: queue.Queue[bytes] = received if received is not None else queue.Queue()
+    return SimulatedUsbDevice(UsbIdentity(VID, PID, serial), sink.put)
+
+
+@pytest.fixture
+def backend() -> SimulatedUsbBackend:
+    return SimulatedUsbBackend()
+
+
+@pytest.fixture
+def started(backend: SimulatedUsbBackend) -> Iterator[tuple[UsbTransport, Recorder]]:
+    recorder = Recorder()
+    transport = UsbTransport(
+        UsbSettings(VID, PID, "RD-0001", write_timeout=0.02),
+        recorder,
+        backend=backend,
+        backoff=Backoff(0.01, cap=0.02),
+    )
+    transport.start()
+    yield transport, recorder
+    recorder.release.set()
+    transport.close()
+
+
+def test_a_wrong_reader_that_appears_during_an_outage_is_reported_each_time(
+    started: tuple[UsbTransport, Recorder], backend: SimulatedUsbBackend
+) -> None:
+    _, recorder = started
+    assert isinstance(recorder.next("down"), DeviceNotFoundError)  # nothing on the bus
+    wrong = reader("RD-0999")
+    backend.add(wrong)
+    error = recorder.next("down")
+    assert isinstance(error, WrongDeviceError)
+    assert (error.expected, error.found) == (
+        {"serial_number": "RD-0001"},
+        {"serial_number": "RD-0999"},
+    )
+    backend.remove(wrong)
+    other = reader("RD-0777")
+    backend.add(other)
+    error = recorder.next("down")
+    assert isinstance(error, WrongDeviceError) and error.found == {"serial_number": "RD-0777"}
+    # The same wrong reader, retried with backoff, is not reported again.
+    recorder.wait_ticks(3)
+    assert recorder.events.empty()
+    backend.remove(other)
+    backend.add(reader("RD-0001"))
+    recorder.next("up")
+
+
+def test_after_a_failed_write_nothing_is_written_until_the_port_reopens(
+    started: tuple[UsbTransport, Recorder], backend: SimulatedUsbBackend
+) -> None:
+    transport, recorder = started
+    received: queue.Queue[bytes] = queue.Queue()
+    device = reader("RD-0001", received)
+    assert isinstance(recorder.next("down"), DeviceNotFoundError)  # started before the plug
+    backend.add(device)
+    recorder.next("up")
+    recorder.hold.set()  # the reader thread parks in its next tick: the port stays as it is
+    assert recorder.entered.wait(WAIT)
+    device.stalled = True
+    with pytest.raises(LinkWriteTimeoutError):
+        transport.write(b"stuck")
+    device.stalled = False  # the device drains again, but the port is broken
+    with pytest.raises(LinkNotOpenError, match="link is down"):
+        transport.write(b"lost")
+    recorder.hold.clear()
+    recorder.release.set()
+    assert "took no data" in str(recorder.next("down"))
+    recorder.next("up")
+    transport.write(b"flows")
+    got = b""
+    while not got.endswith(b"flows"):
+        got += received.get(timeout=WAIT)
+    assert b"lost" not in got
+
+
+def test_a_new_session_starts_the_count_of_forged_frames_again() -> None:
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    card = fb.encode_message(fb.CoverCardReport(1))[1]
+    limit = fb.AUTH_FAILURE_LIMIT
+    for _ in range(limit - 1):  # one short of the limit in the first session
+        link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+    link.driver.link_down(TransportError("unplugged"))
+    link.driver.link_up("stub")
+    link.pump()
+    assert link.driver.connected
+    for _ in range(limit - 1):  # the second session's count starts from nothing
+        link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+    assert [e for e in link.driver.events if isinstance(e, DeviceFault)] == []
+    link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+    faults = [e for e in link.driver.events if isinstance(e, DeviceFault)]
+    assert len(faults) == 1 and faults[0].kind is DeviceFaultKind.AUTHENTICATION
+    connected = [e for e in link.driver.events if isinstance(e, DeviceConnected)]
+    assert connected == [DeviceConnected(DeviceKind.SHOE, "S-1", "fw-2")] * 2
