@@ -26,6 +26,7 @@ import datetime
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -47,6 +48,10 @@ PRODUCT = ("controller", "drivers", "firmware_bridge", "floor")
 #: What the tests read besides the source (fixtures, docs they check, examples, units).
 TEST_TREES = ("tests", "hil_tests", "vm_tests", "docs", "examples", "systemd", "debian", "bench")
 TEST_FILES = ("README.md", "Makefile", "setup.py")
+#: Lines mutmut leaves alone: log calls. A log line is an operator's aid, not behaviour a test
+#: pins (tests/test_logs.py checks the log's form once); a changed message is no bug a player
+#: or the journal sees. docs/testing.md says so.
+DO_NOT_MUTATE = (r"^\s*log\.(debug|info|warning|error|exception)\(",)
 FIGURES_BEGIN = "<!-- mutate: figures begin (written by mutation/run.py) -->"
 FIGURES_END = "<!-- mutate: figures end -->"
 #: mutmut's exit codes (mutmut.stats.status_by_exit_code, 3.8) sorted into the report's kinds.
@@ -175,6 +180,7 @@ def mutmut_section(module: str, tests: Sequence[str]) -> str:
         # The cache provider would write into the tests' copy; -p no:randomly is mutmut's own.
         'pytest_add_cli_args = ["-p", "no:cacheprovider"]',
         f"also_copy = {json.dumps(also_copy)}",
+        f"do_not_mutate_patterns = {json.dumps(list(DO_NOT_MUTATE))}",
         # Results follow each function's source (mutmut's hashes); other files do not reset them.
         'on_dependency_change = "ignore"',
         "use_git_change_detection = false",
@@ -184,9 +190,17 @@ def mutmut_section(module: str, tests: Sequence[str]) -> str:
 
 
 def prepare(module: str, tests: Sequence[str]) -> Path:
-    """Create or refresh the work folder of ``module``; return it."""
+    """Create or refresh the work folder of ``module``; return it.
+
+    Results made under other mutation rules are forgotten: mutmut numbers a function's
+    mutants in order, so another rule set would pin old results on new mutants.
+    """
     folder = work_folder(module)
+    rules = folder / "rules"
+    if rules.exists() and rules.read_text() != json.dumps(DO_NOT_MUTATE):
+        shutil.rmtree(folder / "mutants")
     (folder / "mutants").mkdir(parents=True, exist_ok=True)
+    rules.write_text(json.dumps(DO_NOT_MUTATE))
     for name in (*PRODUCT, *TEST_TREES, *TEST_FILES):
         link = folder / name
         if (ROOT / name).exists() and not link.is_symlink():
@@ -268,7 +282,7 @@ def run_mutmut(module: str, tests: Sequence[str], seconds: float, jobs: int) -> 
             # mutmut saves each result as it comes: an interrupt loses only the mutants in flight.
             os.killpg(process.pid, signal.SIGINT)
             try:
-                process.wait(timeout=60)
+                process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
@@ -541,6 +555,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fresh", action="store_true", help="forget earlier results")
     parser.add_argument("--report-only", action="store_true", help="report the last results")
     args = parser.parse_args(argv)
+    # A make run in the background starts with SIGINT ignored, and mutmut would inherit that;
+    # it stops cleanly (saving what it finished) only on SIGINT, the budget's signal.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         mapping = load_map()
         equivalents = load_equivalents()
@@ -561,7 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             notes[module] = "not mutated: no tests listed"
             continue
         if args.fresh:
-            subprocess.run(["rm", "-rf", str(work_folder(module))], check=True)
+            shutil.rmtree(work_folder(module), ignore_errors=True)
         if args.report_only:
             notes[module] = "last results"
             continue

@@ -237,3 +237,44 @@ def test_the_device_derives_the_documented_pairing_secret() -> None:
     )
     (paired,) = [e for e in d.events() if isinstance(e, Paired)]
     assert paired.secret == d.secret == expected and paired.station == "PA-S21-07"
+
+
+def test_the_pair_request_is_one_unreliable_unsealed_frame_with_the_station_id_cut_to_32() -> None:
+    # docs/protocol.md: unreliable frames carry flags 0 and seq 0; PAIR_REQUEST is never
+    # sealed; its station id is text of at most 32 bytes, a longer id is cut, not refused.
+    long_id = "PA-S21-07-" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123"  # 40 characters
+    (frame,) = frames(StationPairing(DeviceKind.SHOE, long_id).request())
+    assert (frame.version, frame.seq, frame.flags, frame.ack) == (PROTOCOL_VERSION, 0, 0, 0)
+    request = decode_message(frame.type_id, frame.payload)
+    assert isinstance(request, PairRequest) and request.station == long_id[:32]
+
+
+def _reply(version: int = PROTOCOL_VERSION, public_key: bytes | None = None) -> bytes:
+    key = public_key if public_key is not None else _public(X25519PrivateKey.generate())
+    type_id, payload = encode_message(PairReply(DeviceKind.SHOE, key, "sho-2.3.1", "SHO-42"))
+    return DELIMITER + encode_frame(Frame(version, type_id, 0, 0, 0, payload))
+
+
+def test_noise_and_other_frames_before_the_reply_in_one_read_are_passed_over() -> None:
+    # What one read may hold: line noise, a frame of the session the device is leaving, a
+    # reply whose payload does not decode, a REFUSED of a session (echo not 0), the reply.
+    broken = DELIMITER + encode_frame(Frame(PROTOCOL_VERSION, PairReply.TYPE_ID, 0, 0, 0, b"\x02"))
+    heartbeat = DELIMITER + encode_frame(Frame(PROTOCOL_VERSION, 0x04, 0, 0, 0, b""))
+    session_refusal = wire(Refused(77, "another session"))
+    noise = DELIMITER + b"\x13\x37\x42" + DELIMITER
+    for junk in (noise, heartbeat, broken, session_refusal):
+        pairing = StationPairing(DeviceKind.SHOE, "PA-S21-07")
+        result = pairing.receive(junk + _reply())
+        assert result is not None, junk
+
+
+def test_the_device_identity_carries_the_protocol_version_of_its_reply() -> None:
+    pairing = StationPairing(DeviceKind.SHOE, "PA-S21-07")
+    result = pairing.receive(_reply(version=PROTOCOL_VERSION + 1))
+    assert result is not None and result.device.protocol_version == PROTOCOL_VERSION + 1
+
+
+def test_a_reply_with_an_unusable_public_key_is_a_pairing_error_saying_so() -> None:
+    pairing = StationPairing(DeviceKind.SHOE, "PA-S21-07")
+    with pytest.raises(PairingError, match=r"^unusable public key"):
+        pairing.receive(_reply(public_key=bytes(32)))  # a low-order point: no shared secret
