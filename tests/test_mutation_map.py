@@ -151,3 +151,22 @@ def test_make_mutate_is_not_part_of_make_test() -> None:
     assert re.search(r"^mutate:", makefile, re.MULTILINE)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "mutate" not in ci
+
+
+def test_the_tests_docs_testing_md_names_exist() -> None:
+    # "tests/x.py::name" names a test; a following "::other" is in the same file.
+    document = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+    named = 0
+    for line in document.splitlines():
+        current: Path | None = None
+        for match in re.finditer(r"(tests/\w+\.py)|::(\w+)", line):
+            if match.group(1):
+                current = ROOT / match.group(1)
+                assert current.is_file(), match.group(1)
+                continue
+            assert current is not None, line
+            tree = ast.parse(current.read_text(encoding="utf-8"))
+            names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+            assert match.group(2) in names, f"{current.name}::{match.group(2)}"
+            named += 1
+    assert named >= 10
