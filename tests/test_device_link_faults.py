@@ -8,6 +8,7 @@ endpoint, bytes moved explicitly.
 
 from __future__ import annotations
 
+import pytest
 from test_device_link import SECRET, Link, forged
 
 import firmware_bridge as fb
@@ -133,3 +134,70 @@ def test_a_sealed_message_the_device_may_not_send_is_a_fault_naming_the_device()
             "unreadable message from the device: PeekReply is not a message this peer may send",
         )
     ]
+
+
+def test_a_configured_protocol_version_that_matches_connects() -> None:
+    link = Link()
+    link.driver.expected = ExpectedDevice("S-1", protocol_version=2, secret=SECRET)
+    link.driver.link_up("stub")
+    link.pump()
+    assert link.driver.connected and faults(link) == []
+
+
+def test_the_allow_list_is_named_in_the_refusal_or_said_to_be_empty() -> None:
+    link = Link(firmware="fw-2")
+    link.driver.expected = ExpectedDevice(
+        "S-1", firmware=frozenset({"fw-3", "fw-1"}), secret=SECRET
+    )
+    link.driver.link_up("stub")
+    link.pump()
+    assert faults(link)[-1].reason == (
+        "shoe refused: firmware 'fw-2' is not on the allow-list (fw-1, fw-3)"
+    )
+    assert faults(link)[-1].details["expected_firmware"] == "fw-1, fw-3"
+    link = Link(firmware="fw-2")
+    link.driver.expected = ExpectedDevice("S-1", firmware=frozenset(), secret=SECRET)
+    link.driver.link_up("stub")
+    link.pump()
+    assert (
+        faults(link)[-1].reason == "shoe refused: firmware 'fw-2' is not on the allow-list (none)"
+    )
+
+
+def test_the_configured_timing_decides_when_a_silent_device_is_lost() -> None:
+    # tests/test_device_link.py's TIMING: silence_timeout 1.5 s (the default is longer).
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    link.clock[0] += 1.49
+    link.driver.link_tick()
+    assert link.driver.connected
+    link.clock[0] += 0.01
+    link.driver.link_tick()
+    lost = [e for e in link.driver.events if isinstance(e, DeviceLost)]
+    assert [e.reason for e in lost] == ["peer silent for 1.50 s"]
+
+
+def test_commands_lost_with_a_silent_device_are_named_in_one_fault() -> None:
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    link.driver._send(fb.HoleCardNext(5))
+    link.driver._send(fb.HoleCardCancel())
+    link.driver.transport.written.clear()  # the device never hears them
+    for _ in range(20):
+        link.clock[0] += 0.1
+        link.driver.link_tick()
+        link.driver.transport.written.clear()
+    assert [f.reason for f in faults(link)] == [
+        "HoleCardNext, HoleCardCancel not confirmed before the link went down"
+    ]
+    assert all(f.device is DeviceKind.SHOE for f in faults(link))
+
+
+def test_the_link_thread_wakes_for_the_retry_of_a_refused_device() -> None:
+    link = Link(serial="S-9")
+    link.driver.link_up("stub")
+    link.pump()  # refused at t=100.0, asked again at t=102.0
+    link.clock[0] = 101.95
+    assert link.driver.link_tick() == pytest.approx(0.05)
