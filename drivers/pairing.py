@@ -70,7 +70,8 @@ class PairingStore:
             return None
         except (OSError, UnicodeDecodeError, ValueError) as err:
             raise PairingStoreError(f"{path}: cannot read: {err}") from err
-        serial, _, secret_hex = text.strip().partition(" ")
+        # The secret is the last word: a serial number may hold spaces (HELLO text).
+        serial, _, secret_hex = text.strip().rpartition(" ")
         try:
             secret = bytes.fromhex(secret_hex)
         except ValueError:

@@ -129,3 +129,67 @@ def test_any_bytes_in_a_pairing_file_load_or_fail_in_one_line(data: bytes) -> No
             assert "\n" not in str(err) and str(err).startswith(name)
         else:
             assert device is not None and len(device.secret) == 32 and device.serial_number
+
+
+def test_pairing_again_replaces_the_file_and_a_missing_directory_is_made(tmp_path: Path) -> None:
+    directory = tmp_path / "state" / "pairing"  # neither exists yet
+    store = PairingStore(directory)
+    store.save("shoe", PairedDevice("SHO 42", SECRET_A))  # a serial number may hold a space
+    store.save("shoe", PairedDevice("SHO 42", SECRET_B))
+    assert store.load("shoe") == PairedDevice("SHO 42", SECRET_B)
+    assert sorted(p.name for p in directory.iterdir()) == ["shoe.key"]
+
+
+def test_the_new_file_is_written_beside_the_old_one_under_a_hidden_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A rename is atomic only within one file system: the temporary file is in the pairing
+    # directory, hidden (".shoe.*") so that nothing reading "*.key" ever sees it half-written.
+    renamed: list[Path] = []
+    real_replace = os.replace
+
+    def replace(src: str, dst: str) -> None:
+        renamed.append(Path(src))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    PairingStore(tmp_path).save("shoe", PairedDevice("SHO-42", SECRET_A))
+    (src,) = renamed
+    assert src.parent == tmp_path and src.name.startswith(".shoe.")
+
+
+def test_a_pairing_that_cannot_be_written_is_one_line_and_leaves_nothing_behind(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "shoe.key").mkdir()  # the rename onto it fails
+    with pytest.raises(PairingStoreError) as caught:
+        PairingStore(tmp_path).save("shoe", PairedDevice("SHO-42", SECRET_A))
+    assert str(caught.value).startswith(f"{tmp_path / 'shoe.key'}: cannot write: ")
+    assert "\n" not in str(caught.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shoe.key"]
+
+
+def test_a_pairing_file_that_is_not_ascii_cannot_be_read(tmp_path: Path) -> None:
+    (tmp_path / "shoe.key").write_text(f"SHÖ-42 {SECRET_A.hex()}\n", encoding="utf-8")
+    with pytest.raises(PairingStoreError, match=r"shoe\.key: cannot read: "):
+        PairingStore(tmp_path).load("shoe")
+
+
+def test_a_disk_error_at_the_directory_sync_is_still_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file is already renamed when the directory sync fails (EIO): the error names the
+    # file, and the cleanup of a temporary file that is no longer there does not hide it.
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        if Path(os.readlink(f"/proc/self/fd/{fd}")).is_dir():
+            raise OSError(5, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(PairingStoreError) as caught:
+        PairingStore(tmp_path).save("shoe", PairedDevice("SHO-42", SECRET_A))
+    assert str(caught.value) == (
+        f"{tmp_path / 'shoe.key'}: cannot write: [Errno 5] Input/output error"
+    )
