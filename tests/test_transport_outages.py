@@ -22,12 +22,14 @@ from test_device_link import Link, forged
 import firmware_bridge as fb
 from drivers.errors import (
     DeviceNotFoundError,
+    DriverConfigError,
     LinkNotOpenError,
     LinkWriteTimeoutError,
     TransportError,
     WrongDeviceError,
 )
 from drivers.hal import DeviceConnected, DeviceFault, DeviceFaultKind, DeviceKind
+from drivers.serial_transport import SerialSettings, SerialTransport
 from drivers.simulated.usb_backend import SimulatedUsbBackend, SimulatedUsbDevice, UsbIdentity
 from drivers.transport import Backoff
 from drivers.usb_transport import UsbSettings, UsbTransport
@@ -177,3 +179,30 @@ def test_a_new_session_starts_the_count_of_forged_frames_again() -> None:
     assert len(faults) == 1 and faults[0].kind is DeviceFaultKind.AUTHENTICATION
     connected = [e for e in link.driver.events if isinstance(e, DeviceConnected)]
     assert connected == [DeviceConnected(DeviceKind.SHOE, "S-1", "fw-2")] * 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"port": ""}, "serial port path is empty"),
+        ({"baudrate": 0}, "baud rate must be positive, not 0"),
+        ({"baudrate": -9600}, "baud rate must be positive, not -9600"),
+        ({"write_timeout": 0.0}, "write timeout must be positive, not 0.0"),
+    ],
+)
+def test_serial_settings_refuse_in_one_line(kwargs: dict[str, object], message: str) -> None:
+    settings = {"port": "/dev/ttyUSB0", **kwargs}
+    with pytest.raises(DriverConfigError) as caught:
+        SerialSettings(**settings)  # type: ignore[arg-type]
+    assert str(caught.value) == message
+
+
+def test_serial_settings_take_the_smallest_positive_values() -> None:
+    settings = SerialSettings("/dev/ttyUSB0", baudrate=1, write_timeout=0.001)
+    assert (settings.baudrate, settings.write_timeout) == (1, 0.001)
+
+
+def test_a_serial_link_is_named_after_its_port_unless_named() -> None:
+    listener = Recorder()
+    assert SerialTransport(SerialSettings("/dev/ttyUSB3"), listener).name == "/dev/ttyUSB3"
+    assert SerialTransport(SerialSettings("/dev/ttyUSB3"), listener, name="shoe").name == "shoe"
