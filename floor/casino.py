@@ -125,6 +125,11 @@ class Casino:
             text += f".{here.microsecond // 1000:03d}"
         return f"{text} {here.tzname()}"
 
+    def time_ms(self, moment: datetime) -> str:
+        """``16:27:10.852`` on the casino's clock (a recall's lines; the date is above)."""
+        here = self.local(moment)
+        return here.strftime("%H:%M:%S") + f".{here.microsecond // 1000:03d}"
+
     def clock(self, moment: datetime) -> str:
         """``16:27:10`` on the casino's clock (the grid's short form)."""
         return self.local(moment).strftime("%H:%M:%S")

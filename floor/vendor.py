@@ -29,7 +29,8 @@ from typing import Final
 PACKAGE: Final = "uplot"
 VERSION: Final = "1.6.32"
 INTEGRITY: Final = (
-    "sha512-KIMVnG68zvu5XXUbC4LQEPnhwOxBuLyW1AHtpm6IKTXImkbLgkMy+jabjLgSLMasNuGGzQm/ep3tOkyTxpiQIw=="
+    "sha512-KIMVnG68zvu5XXUbC4LQEPnhwOxBuLyW1AHtpm6IKTXImkbLgkMy+"
+    "jabjLgSLMasNuGGzQm/ep3tOkyTxpiQIw=="
 )
 #: tarball member -> file served under /static/vendor/uplot/
 FILES: Final = {
