@@ -141,18 +141,19 @@ class LoginGuard:
         return self._clock()
 
     def admit(self, user: str, address: str) -> None:
-        """Count one attempt; raise :class:`LoginRefusedError` when it may not be checked."""
+        """Count one attempt (every attempt counts against its address); raise
+        :class:`LoginRefusedError` when it may not be checked."""
         now = self._now()
-        failures = self._users.get(user)
-        if failures is not None and failures.locked_until > now:
-            minutes = int((failures.locked_until - now) // 60) + 1
-            raise LoginRefusedError(f"too many wrong passwords: locked for {minutes} min", 429)
         recent = [t for t in self._addresses.pop(address, []) if t > now - 60]
         recent.append(now)
         self._addresses[address] = recent
         _trim(self._addresses)
         if len(recent) > self.per_address:
             raise LoginRefusedError("too many login attempts from this address: wait a minute", 429)
+        failures = self._users.get(user)
+        if failures is not None and failures.locked_until > now:
+            minutes = int((failures.locked_until - now) // 60) + 1
+            raise LoginRefusedError(f"too many wrong passwords: locked for {minutes} min", 429)
 
     async def check(self, password: str, stored: str) -> bool:
         """:func:`check_password` in a worker thread, at most ``hashing`` at once.
