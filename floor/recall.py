@@ -251,7 +251,7 @@ def _payment(line: JournalLine, at: str) -> Line:
     wager = d.get("wager")
     parts = []
     if wager == "super_bonus_share":
-        parts.append("super bonus share (another player's 7-7-7)")
+        parts.append("super bonus share")
     elif wager == "match":
         matches = d.get("matches")
         parts.append(

@@ -143,9 +143,10 @@ def _match_insurance_round(rig: _Rig) -> None:
     settle_all(rig)  # type: ignore[arg-type]
 
 
-def scripted_journal(path: Path, table_id: str = "T21") -> Path:
-    """Write the journal described in the module docstring; returns ``path``."""
-    journal = Journal.open(path)
+def scripted_journal(path: Path, table_id: str = "T21", sealing: Path | None = None) -> Path:
+    """Write the journal described in the module docstring (sealed as it goes with the
+    sealing state file ``sealing``, as ``journal setup-keys`` makes it); returns ``path``."""
+    journal = Journal.open(path, sealing=sealing)
     panel = RecordingPanel()
     table = Table(
         TableSettings(get_profile("NY"), 6),

@@ -36,8 +36,10 @@ def console_config(
     client_id: str = "collector-console",
     casino: dict[str, Any] | None = None,
     conninfo: str | None = None,
+    keys: dict[str, str] | None = None,
 ) -> FloorConfig:
-    """A checked ``floor.toml`` for a collector and the console on these servers."""
+    """A checked ``floor.toml`` for a collector and the console on these servers
+    (``keys``: tables' verification keys as text)."""
     (directory / "session.key").write_text("k" * 48)
     return parse_floor_config(
         {
@@ -60,6 +62,7 @@ def console_config(
                 },
             },
             **({"casino": casino} if casino else {}),
+            "tables": {t: {"verify_key": k} for t, k in (keys or {}).items()},
         },
         directory / "floor.toml",
     )
