@@ -97,6 +97,8 @@ class Console:
             open=False,
             timeout=POOL_WAIT,
             kwargs={"autocommit": True, "application_name": "floor-console"},
+            # A connection the database dropped (a restart) is replaced, not handed out.
+            check=AsyncConnectionPool.check_connection,
         )
         self.sessions = Sessions(self.pool, key)
         self.guard = LoginGuard()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import http.client
 import os
 import re
+import subprocess
+import sys
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +23,7 @@ from selenium.webdriver.support.wait import WebDriverWait
 
 from floor.auth import hash_password
 from floor.config import FloorConfig, parse_floor_config
-from floor.servers import Broker, Database, free_port
+from floor.servers import Broker, Database, free_port, wait_for
 
 PASSWORDS = {"sam": "surveil-1234", "pat": "pit-boss-1234"}
 ROLES = {"sam": "surveillance", "pat": "pit_supervisor"}
@@ -66,6 +68,50 @@ def console_config(
         },
         directory / "floor.toml",
     )
+
+
+def write_console_toml(
+    directory: Path, broker: Broker, database: Database, port: int, *, n: int = 2**12
+) -> Path:
+    """A ``floor.toml`` file for ``dealer-station floor collect`` and ``floor serve`` on
+    these servers (password hashes with scrypt's ``n``)."""
+    (directory / "session.key").write_text("k" * 48)
+    users = "".join(
+        f'[monitor.users.{name}]\nrole = "{ROLES[name]}"\n'
+        f'password_hash = "{hash_password(pw, n=n)}"\n'
+        for name, pw in PASSWORDS.items()
+    )
+    path = directory / "floor.toml"
+    path.write_text(
+        f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "collector"\n'
+        f'password_file = "{broker.password_file("collector")}"\n'
+        f'ca_file = "{broker.ca_file}"\nclient_id = "collector-{port}"\n'
+        f'[database]\nconninfo = "{database.conninfo}"\n'
+        f'[monitor]\nport = {port}\nsession_key_file = "session.key"\n{users}',
+        encoding="utf-8",
+    )
+    return path
+
+
+def serve_process(config: Path, port: int) -> subprocess.Popen[bytes]:
+    """``dealer-station floor serve --config FILE`` (listening on ``port``) as a child
+    process; returns once it answers (its output goes to ``FILE.serve.log``)."""
+    with config.with_suffix(".serve.log").open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli.main", "floor", "serve", "--config",
+             str(config)],
+            stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+
+    def answers() -> bool:
+        try:
+            return request(url, "/login", timeout=2).status == 200
+        except OSError:
+            return process.poll() is not None
+
+    assert wait_for(answers, 30) and process.poll() is None, config.with_suffix(".serve.log")
+    return process
 
 
 def chromium(width: int = 1440, height: int = 900) -> webdriver.Chrome:

@@ -389,7 +389,7 @@ def test_every_answer_carries_the_security_headers(
 class _Framer(http.server.BaseHTTPRequestHandler):
     target = ""
 
-    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+    def do_GET(self) -> None:
         page = f"<!doctype html><iframe id=victim src='{self.target}login'></iframe>".encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
