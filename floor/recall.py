@@ -22,6 +22,7 @@ anything unexpected is shown as it came, escaped by the template.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,6 +42,7 @@ SUITS: Final = {
     "C": ("\u2663", False),
 }
 RANK_NAMES: Final = {"1": "A", "11": "J", "12": "Q", "13": "K"}
+IDENTIFIER: Final = re.compile(r"[a-z0-9_]{1,40}")
 SEATS: Final = range(
     7, 0, -1
 )  # as the layout lies seen from the players' side: seat 1 on the right
@@ -181,9 +183,11 @@ def _cents(value: Any) -> int | None:
 
 
 def _word(value: Any) -> str:
+    """A field as words: ``super_bonus`` -> ``super bonus``; anything else as it came."""
     if value is None:
         return ""
-    return (value if isinstance(value, str) else json.dumps(value)).replace("_", " ")
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text.replace("_", " ") if IDENTIFIER.fullmatch(text) else text
 
 
 def _rank_counts(per_rank: Any) -> str:

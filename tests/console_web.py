@@ -196,10 +196,17 @@ def request(
     headers: dict[str, str] | None = None,
     timeout: float = 30,
     limit: int = 1 << 20,
+    source: str | None = None,
 ) -> Answer:
-    """One HTTP request to the console (no redirect followed)."""
+    """One HTTP request to the console (no redirect followed), from the loopback address
+    ``source`` if given."""
     parts = urllib.parse.urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
+    conn = http.client.HTTPConnection(
+        parts.hostname or "127.0.0.1",
+        parts.port,
+        timeout=timeout,
+        source_address=(source, 0) if source else None,
+    )
     sent = dict(headers or {})
     if cookies:
         sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
@@ -218,22 +225,26 @@ def request(
         conn.close()
 
 
-def login_form(url: str) -> tuple[str, str]:
+def login_form(url: str, source: str | None = None) -> tuple[str, str]:
     """``(pre-login cookie, form token)`` of a fresh login form."""
-    answer = request(url, "/login")
+    answer = request(url, "/login", source=source)
     cookie = answer.cookie("floor_login")
     token = re.search(r'name="form_token" value="([0-9a-f]+)"', answer.text)
     assert cookie and token, answer.text[:300]
     return cookie, token[1]
 
 
-def http_login(url: str, user: str, password: str | None = None) -> tuple[int, str | None]:
-    """Log in over HTTP: ``(status, session cookie or None)``."""
-    cookie, token = login_form(url)
+def http_login(
+    url: str, user: str, password: str | None = None, source: str | None = None
+) -> tuple[int, str | None]:
+    """Log in over HTTP (from the loopback address ``source``): ``(status, session cookie or
+    None)``."""
+    cookie, token = login_form(url, source)
     answer = request(
         url,
         "/login",
         method="POST",
+        source=source,
         cookies={"floor_login": cookie},
         form={"user": user, "password": PASSWORDS.get(user, "x") if password is None else password,
               "form_token": token},
