@@ -34,7 +34,11 @@ class Floor:
         self.port = free_port()
         self.config = write_console_toml(directory, broker, database, self.port)
         self.collector = start_collector_process(self.config)
-        self.console = serve_process(self.config, self.port)
+        try:
+            self.console = serve_process(self.config, self.port)
+        except BaseException:
+            self.kill(self.collector)
+            raise
         self.url = f"http://127.0.0.1:{self.port}/"
 
     def kill(self, process: subprocess.Popen[bytes]) -> None:
