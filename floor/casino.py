@@ -63,6 +63,12 @@ class Casino:
     gaming_day_starts: time = time(6)
     shifts: tuple[tuple[str, time], ...] = DEFAULT_SHIFTS
     pits: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # table -> pit, made once: the grid asks for every table at every read.
+    _pit_of: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        placed = {table: pit for pit, tables in self.pits.items() for table in tables}
+        object.__setattr__(self, "_pit_of", placed)
 
     @property
     def zone(self) -> ZoneInfo:
@@ -71,10 +77,7 @@ class Casino:
 
     def pit_of(self, table: str) -> str | None:
         """The pit ``table`` stands in, or None."""
-        for pit, tables in self.pits.items():
-            if table in tables:
-                return pit
-        return None
+        return self._pit_of.get(table)
 
     def local(self, moment: datetime) -> datetime:
         """``moment`` on the casino's wall clock."""

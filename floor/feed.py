@@ -3,8 +3,10 @@ every open event stream.
 
 One connection ``LISTEN``s on ``floor_changed`` (the collector's ``NOTIFY`` at each commit,
 and the console's own after an acknowledgement) and ``floor_collector`` (each collector's
-heartbeat, :mod:`floor.heartbeat`). On a change, at most every :data:`MIN_INTERVAL` seconds,
-and at least every second (so that silence shows), it reads the grid and the alerts once
+heartbeat, :mod:`floor.heartbeat`). On a change, at most every :data:`MIN_INTERVAL` seconds
+or :data:`READ_SHARE` times the last read's duration, whichever is longer (so that reading
+takes at most a quarter of the time on a big floor), and at least every second (so that
+silence shows) or two, it reads the grid and the alerts once
 (:func:`floor.queries.snapshot`) and sends each stream only the tables that changed. So the
 number of streams costs no database connection and no query: at most :data:`MAX_STREAMS`
 streams are open at once, and one more is refused with a one-line answer (HTTP 503).
@@ -43,7 +45,8 @@ from floor.heartbeat import CHANNEL as COLLECTOR_CHANNEL
 _log = structlog.get_logger("dealer_station.floor.feed")
 CHANGED: Final = "floor_changed"
 MAX_STREAMS: Final = 64
-MIN_INTERVAL: Final = 0.25  # seconds between two reads after changes
+MIN_INTERVAL: Final = 0.25  # seconds between two reads after changes, on a small floor
+READ_SHARE: Final = 4  # ...and at least this many times the last read's duration
 STALE_SECONDS: Final = 3.0
 QUERY_SECONDS: Final = 5.0  # a read that takes longer counts as a lost database
 QUEUED: Final = 16  # events waiting for one slow stream before it gets a full picture again
@@ -195,9 +198,10 @@ class Feed:
             await conn.execute(f"LISTEN {CHANGED}")
             await conn.execute(f"LISTEN {COLLECTOR_CHANNEL}")
             last = 0.0
+            spacing = MIN_INTERVAL  # a big floor's read takes longer: read it less often
             dirty = True
             while True:
-                due = last + (MIN_INTERVAL if dirty else 1.0)
+                due = last + (spacing if dirty else max(1.0, spacing))
                 wait = due - time.monotonic()
                 if wait > 0:
                     async for note in conn.notifies(timeout=wait):
@@ -205,11 +209,13 @@ class Feed:
                             self._heard(note.payload)
                         elif not dirty:
                             dirty = True
-                            break  # read sooner: MIN_INTERVAL after the last read
-                    if time.monotonic() < last + (MIN_INTERVAL if dirty else 1.0):
+                            break  # read sooner: ``spacing`` after the last read
+                    if time.monotonic() < last + (spacing if dirty else max(1.0, spacing)):
                         continue
+                started = time.monotonic()
                 await asyncio.wait_for(self._read(conn), QUERY_SECONDS)
                 last, dirty = time.monotonic(), False
+                spacing = min(max(MIN_INTERVAL, READ_SHARE * (last - started)), 2.0)
         finally:
             await conn.close()
 

@@ -45,23 +45,35 @@ COUNTS: Final = (
     "super_bonus_cents",
     "faults",
 )
-_SUMS: Final = ", ".join(f"sum(q.{c})::bigint" for c in COUNTS)
+_SUMS: Final = ", ".join(f"sum(q.{c})::bigint AS {c}" for c in COUNTS)
+_TOTALS: Final = ", ".join(f"sum(t.{c})::bigint" for c in COUNTS)
+# Each table's sums first (one line a table), then the pits and the floor over those: the
+# GROUPING SETS sort a line a table, not a line a quarter hour.
 FIGURES_SQL: Final = f"""
-SELECT p.pit, q.table_id, GROUPING(p.pit, q.table_id), {_SUMS}
-FROM table_quarter q LEFT JOIN unnest(%(tables)s::text[], %(pits)s::text[]) AS p(table_id, pit)
-    ON p.table_id = q.table_id
-WHERE q.quarter >= %(start)s AND q.quarter < %(end)s
-    AND (%(pit)s::text IS NULL OR p.pit IS NOT DISTINCT FROM %(pit)s)
-GROUP BY GROUPING SETS ((p.pit, q.table_id), (p.pit), ())
+WITH t AS (
+    SELECT q.table_id, {_SUMS} FROM table_quarter q
+    WHERE q.quarter >= %(start)s AND q.quarter < %(end)s
+        AND (%(only)s::text[] IS NULL OR q.table_id = ANY(%(only)s))
+    GROUP BY q.table_id
+)
+SELECT p.pit, t.table_id, GROUPING(p.pit, t.table_id), {_TOTALS}
+FROM t LEFT JOIN unnest(%(tables)s::text[], %(pits)s::text[]) AS p(table_id, pit)
+    ON p.table_id = t.table_id
+WHERE (%(pit)s::text IS NULL OR p.pit IS NOT DISTINCT FROM %(pit)s)
+GROUP BY GROUPING SETS ((p.pit, t.table_id), (p.pit), ())
 """
 SERIES_SQL: Final = """
-SELECT {key}, q.quarter, sum(q.hands)::bigint,
-    sum(q.win_main + q.win_match + q.win_insurance)::bigint
-FROM table_quarter q LEFT JOIN unnest(%(tables)s::text[], %(pits)s::text[]) AS p(table_id, pit)
-    ON p.table_id = q.table_id
-WHERE q.quarter >= %(start)s AND q.quarter < %(end)s
-    AND (%(pit)s::text IS NULL OR p.pit IS NOT DISTINCT FROM %(pit)s)
-    AND (%(table)s::text IS NULL OR q.table_id = %(table)s)
+WITH t AS (
+    SELECT q.table_id, q.quarter, q.hands, q.win_main + q.win_match + q.win_insurance AS win
+    FROM table_quarter q
+    WHERE q.quarter >= %(start)s AND q.quarter < %(end)s
+        AND (%(only)s::text[] IS NULL OR q.table_id = ANY(%(only)s))
+        AND (%(table)s::text IS NULL OR q.table_id = %(table)s)
+)
+SELECT {key}, t.quarter, sum(t.hands)::bigint, sum(t.win)::bigint
+FROM t LEFT JOIN unnest(%(tables)s::text[], %(pits)s::text[]) AS p(table_id, pit)
+    ON p.table_id = t.table_id
+WHERE (%(pit)s::text IS NULL OR p.pit IS NOT DISTINCT FROM %(pit)s)
 GROUP BY 1, 2 ORDER BY 2
 """
 NO_PIT: Final = "(no pit)"
@@ -135,6 +147,13 @@ def _pit_arrays(casino: Casino) -> dict[str, list[str]]:
     return {"tables": tables, "pits": pits}
 
 
+def _only(casino: Casino, pit: str | None) -> list[str] | None:
+    """A configured pit's tables (read through the table's index), else None (every table)."""
+    if pit is None or pit == NO_PIT:
+        return None
+    return list(casino.pits.get(pit, ()))
+
+
 def elapsed_hours(period: Period, now: datetime) -> float:
     """The hours of ``period`` gone by at ``now`` (the whole period once it is over)."""
     end = min(now, period.end)
@@ -159,6 +178,7 @@ async def period_figures(
         "start": period.start,
         "end": period.end,
         "pit": pit_filter,
+        "only": _only(casino, pit),
     }
     query = FIGURES_SQL
     if pit == NO_PIT:
@@ -186,11 +206,12 @@ async def period_figures(
     hours = elapsed_hours(period, now)
     lines = [Line("", "", floor, floor.shown(hours))]
     order = [p for p in casino.pits if p in pits] + sorted(p for p in pits if p not in casino.pits)
+    by_pit: dict[str, list[tuple[str, Figures]]] = {name: [] for name in order}
+    for (owner, table), figures in sorted(tables.items()):
+        by_pit.setdefault(owner, []).append((table, figures))
     for name in order:
         lines.append(Line(name, "", pits[name], pits[name].shown(hours)))
-        for (owner, table), figures in sorted(tables.items()):
-            if owner == name:
-                lines.append(Line(name, table, figures, figures.shown(hours)))
+        lines += [Line(name, table, f, f.shown(hours)) for table, f in by_pit[name]]
     return lines
 
 
@@ -207,7 +228,7 @@ async def series(
     """The charts' data: one point per quarter hour of ``period`` up to ``now``; for each
     pit (``by="pit"``) or table (``by="table"``): hands per hour in that quarter hour and
     the win so far (cents), as uPlot takes them (``x``: UNIX seconds)."""
-    key = "coalesce(p.pit, %(no_pit)s)" if by == "pit" else "q.table_id"
+    key = "coalesce(p.pit, %(no_pit)s)" if by == "pit" else "t.table_id"
     params: dict[str, Any] = {
         **_pit_arrays(casino),
         "start": period.start,
@@ -215,6 +236,7 @@ async def series(
         "pit": None if pit in (None, NO_PIT) else pit,
         "table": table,
         "no_pit": NO_PIT,
+        "only": _only(casino, pit),
     }
     query = SERIES_SQL.format(key=key)
     if pit == NO_PIT:

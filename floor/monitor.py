@@ -22,24 +22,21 @@ must come from the console's own pages (``Origin``, ``Sec-Fetch-Site``). Logins 
 :class:`floor.auth.LoginGuard` first (lockout, rate, at most two password checks at once).
 Every answer carries the headers of :mod:`floor.headers`.
 
-The database: a pool of at most :data:`POOL_SIZE` connections for the pages, and one for
-the feed, whatever the number of open pages.
+The database: a pool of at most :data:`floor.console.POOL_SIZE` connections for the pages,
+and one for the feed, whatever the number of open pages.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any, Final
-from urllib.parse import parse_qs, urlencode
+from typing import Any
+from urllib.parse import urlencode
 
 import psycopg
 import structlog
 import uvicorn
-from psycopg_pool import AsyncConnectionPool
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
@@ -53,115 +50,25 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from floor import figures, queries, recall, search
-from floor.auth import DUMMY_HASH, LoginGuard, LoginRefusedError, may
-from floor.casino import Casino, Period
-from floor.config import FloorConfig, config_error
-from floor.feed import CHANGED, Feed
+from floor.auth import DUMMY_HASH, LoginRefusedError, may
+from floor.casino import Period
+from floor.config import FloorConfig
+from floor.console import (
+    Console,
+    address,
+    error,
+    form_of,
+    from_here,
+    session_key,
+    set_cookie,
+    unreachable,
+)
+from floor.feed import CHANGED
 from floor.headers import SecurityHeaders
 from floor.page import render
-from floor.sessions import COOKIE, LIFETIME, LOGIN_COOKIE, Session, Sessions, new_token
+from floor.sessions import COOKIE, LIFETIME, LOGIN_COOKIE, Session, new_token
 
 _log = structlog.get_logger("dealer_station.floor.monitor")
-MAX_FORM_BYTES: Final = 4096
-POOL_SIZE: Final = 4
-POOL_WAIT: Final = 3.0  # seconds a page waits for a connection before "database unreachable"
-PERIODS: Final = ("shift", "day", "custom")
-
-
-def session_key(config: FloorConfig) -> str:
-    """The secret that signs the forms' tokens, from ``monitor.session_key_file``.
-
-    Raises:
-        ConfigError: no key file configured, or one shorter than 32 characters.
-        OSError: the file cannot be read.
-    """
-    path = config.monitor.session_key_file
-    if path is None:
-        raise config_error(config.source, "monitor.session_key_file", "missing (required)")
-    key = path.read_text(encoding="utf-8").strip()
-    if len(key) < 32:
-        raise config_error(config.source, "monitor.session_key_file", "key under 32 characters")
-    return key
-
-
-class Console:
-    """The console's state in one process: the pool, the sessions, the feed, the guard."""
-
-    def __init__(self, config: FloorConfig, key: str, *, max_streams: int | None = None) -> None:
-        self.config = config
-        self.casino: Casino = config.casino
-        self.pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-            config.conninfo,
-            min_size=1,
-            max_size=POOL_SIZE,
-            open=False,
-            timeout=POOL_WAIT,
-            kwargs={"autocommit": True, "application_name": "floor-console"},
-            # A connection the database dropped (a restart) is replaced, not handed out.
-            check=AsyncConnectionPool.check_connection,
-        )
-        self.sessions = Sessions(self.pool, key)
-        self.guard = LoginGuard()
-        extra = {} if max_streams is None else {"max_streams": max_streams}
-        self.feed = Feed(
-            config.conninfo, self.casino, config.monitor.silent_after, self.sessions.still_open,
-            **extra,
-        )  # fmt: skip
-        self._feed_task: asyncio.Task[None] | None = None
-
-    @contextlib.asynccontextmanager
-    async def lifespan(self, _app: Starlette) -> AsyncIterator[None]:
-        """Open the pool (without waiting for the database) and run the feed."""
-        await self.pool.open(wait=False)
-        self._feed_task = asyncio.create_task(self.feed.run())
-        try:
-            yield
-        finally:
-            self.feed.close()
-            self._feed_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._feed_task
-            await self.pool.close()
-
-
-# --- helpers --------------------------------------------------------------------------------
-
-
-def _cookie(response: Response, name: str, value: str, secure: bool, max_age: int) -> None:
-    response.set_cookie(
-        name, value, max_age=max_age, httponly=True, samesite="strict", secure=secure, path="/"
-    )
-
-
-def _error(text: str, status: int) -> Response:
-    return PlainTextResponse(text + "\n", status_code=status)
-
-
-def _unreachable() -> Response:
-    return _error("the floor database is unreachable: try again in a moment", 503)
-
-
-def _from_here(request: Request) -> bool:
-    """Does a POST come from one of the console's own pages?"""
-    site = request.headers.get("sec-fetch-site")
-    if site is not None and site not in ("same-origin", "none"):
-        return False
-    origin = request.headers.get("origin")
-    if origin is None:
-        return True  # an older browser or a script: the form token still has to match
-    return origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
-
-
-async def _form(request: Request) -> dict[str, str] | None:
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        return None
-    fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=20)
-    return {k: v[0] for k, v in fields.items() if v}
-
-
-def _address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 Handler = Callable[[Request, Session], Awaitable[Response]]
@@ -194,10 +101,10 @@ def build_app(config: FloorConfig, key: str, *, max_streams: int | None = None) 
                     if found is None:
                         return RedirectResponse("/login", status_code=303)
                     if not may(found.role, right):
-                        return _error(f"not for the role {found.role.replace('_', ' ')}", 403)
+                        return error(f"not for the role {found.role.replace('_', ' ')}", 403)
                     return await handler(request, found)
                 except (psycopg.OperationalError, OSError):
-                    return _unreachable()
+                    return unreachable()
 
             return endpoint
 
@@ -228,54 +135,54 @@ def build_app(config: FloorConfig, key: str, *, max_streams: int | None = None) 
             status_code=status,
         )
         if fresh:
-            _cookie(response, LOGIN_COOKIE, login_token, secure, 3600)
+            set_cookie(response, LOGIN_COOKIE, login_token, secure, 3600)
         return response
 
     async def login_form(request: Request) -> Response:
         return login_page(request)
 
     async def login(request: Request) -> Response:
-        form = await _form(request)
+        form = await form_of(request)
         if form is None:
-            return _error("form too large", 413)
-        if not _from_here(request) or not console.sessions.check_login_form(
+            return error("form too large", 413)
+        if not from_here(request) or not console.sessions.check_login_form(
             request.cookies.get(LOGIN_COOKIE, ""), form.get("form_token", "")
         ):
             return login_page(request, "the login form had expired: please log in again", 403)
         name, password = form.get("user", "")[:64], form.get("password", "")[:1024]
         try:
-            console.guard.admit(name, _address(request))
+            console.guard.admit(name, address(request))
             user = users.get(name)
             # The same work for an unknown user as for a known one.
             good = await console.guard.check(password, user.password_hash if user else DUMMY_HASH)
         except LoginRefusedError as refused:
-            _log.warning("login refused", user=name, address=_address(request), why=str(refused))
+            _log.warning("login refused", user=name, address=address(request), why=str(refused))
             return login_page(request, str(refused), refused.status)
         if user is None or not good:
             console.guard.failed(name)
-            _log.info("wrong login", user=name, address=_address(request))
+            _log.info("wrong login", user=name, address=address(request))
             return login_page(request, "wrong user or password", 401)
         console.guard.succeeded(name)
         try:
-            token = await console.sessions.open(user.name, user.role, _address(request))
+            token = await console.sessions.open(user.name, user.role, address(request))
         except (psycopg.OperationalError, OSError):
-            return _unreachable()
+            return unreachable()
         response = RedirectResponse("/", status_code=303)
-        _cookie(response, COOKIE, token, secure, int(LIFETIME.total_seconds()))
+        set_cookie(response, COOKIE, token, secure, int(LIFETIME.total_seconds()))
         response.delete_cookie(LOGIN_COOKIE, path="/")
         return response
 
     async def logout(request: Request) -> Response:
-        form = await _form(request) or {}
+        form = await form_of(request) or {}
         token = request.cookies.get(COOKIE, "")
-        if not _from_here(request) or not token:
-            return _error("log out from the console's own page", 403)
+        if not from_here(request) or not token:
+            return error("log out from the console's own page", 403)
         if not console.sessions.check_form(token, form.get("form_token", "")):
-            return _error("log out from the console's own page", 403)
+            return error("log out from the console's own page", 403)
         try:
             await console.sessions.end(token)
         except (psycopg.OperationalError, OSError):
-            return _unreachable()
+            return unreachable()
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(COOKIE, path="/")
         return response
@@ -291,12 +198,12 @@ def build_app(config: FloorConfig, key: str, *, max_streams: int | None = None) 
         try:
             found = await session_of(request)
         except (psycopg.OperationalError, OSError):
-            return _unreachable()
+            return unreachable()
         if found is None:
-            return _error("log in first", 401)
+            return error("log in first", 401)
         stream = console.feed.subscribe(found.token)
         if stream is None:
-            return _error(
+            return error(
                 f"too many open console pages ({console.feed.max_streams}): close one and reload",
                 503,
             )
@@ -317,11 +224,11 @@ def build_app(config: FloorConfig, key: str, *, max_streams: int | None = None) 
 
     @page("acknowledge")
     async def acknowledge(request: Request, found: Session) -> Response:
-        form = await _form(request) or {}
-        if not _from_here(request) or not console.sessions.check_form(
+        form = await form_of(request) or {}
+        if not from_here(request) or not console.sessions.check_form(
             found.token, form.get("form_token", "")
         ):
-            return _error("acknowledge from the console's own page", 403)
+            return error("acknowledge from the console's own page", 403)
         alert_id = request.path_params["alert"]
         async with console.pool.connection() as conn, conn.transaction():
             cursor = await conn.execute(
@@ -335,7 +242,7 @@ def build_app(config: FloorConfig, key: str, *, max_streams: int | None = None) 
         if done is None:
             exists = await _alert_exists(console, alert_id)
             if not exists:
-                return _error("no such alert", 404)
+                return error("no such alert", 404)
         _log.info("alert acknowledged", alert=alert_id, user=found.user)
         if request.headers.get("accept", "").startswith("application/json"):
             return PlainTextResponse("acknowledged\n")
@@ -356,9 +263,9 @@ def build_app(config: FloorConfig, key: str, *, max_streams: int | None = None) 
         try:
             period = period_of(request, now)
         except search.SearchError as err:
-            return _error(str(err), 400)
+            return error(str(err), 400)
         if pit is not None and pit not in casino.pits and pit != figures.NO_PIT:
-            return _error("no such pit", 404)
+            return error("no such pit", 404)
         async with console.pool.connection() as conn:
             known = [row[0] for row in await (await conn.execute(queries.SILENT_SQL)).fetchall()]
             lines = await figures.period_figures(
@@ -401,11 +308,11 @@ def build_app(config: FloorConfig, key: str, *, max_streams: int | None = None) 
         try:
             period = period_of(request, now)
         except search.SearchError as err:
-            return _error(str(err), 400)
+            return error(str(err), 400)
         async with console.pool.connection() as conn:
             detail = await queries.table_detail(conn, casino, table)
             if detail is None:
-                return _error("the floor has heard of no such table", 404)
+                return error("the floor has heard of no such table", 404)
             lines = await figures.period_figures(conn, casino, period, now, known_tables=[table])
             charts = await figures.series(conn, casino, period, now, by="table", table=table)
             rounds = await queries.recent_rounds(conn, casino, table)
@@ -442,7 +349,7 @@ def build_app(config: FloorConfig, key: str, *, max_streams: int | None = None) 
         async with console.pool.connection() as conn:
             view = await recall.load(conn, casino, table, round_no)
         if view is None:
-            return _error("the floor holds no such round", 404)
+            return error("the floor holds no such round", 404)
         text = request.query_params.get("view") == "text"
         return HTMLResponse(
             render(
@@ -493,7 +400,7 @@ def build_app(config: FloorConfig, key: str, *, max_streams: int | None = None) 
                 dict(request.query_params), casino, now, casino.gaming_day(now)
             )
         except search.SearchError as err:
-            return _error(str(err), 400)
+            return error(str(err), 400)
         async with console.pool.connection() as conn:
             text = await search.export_csv(conn, casino, criteria)
         stamp = now.strftime("%Y%m%dT%H%M%SZ")

@@ -22,7 +22,6 @@ anything unexpected is shown as it came, escaped by the template.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,6 +33,7 @@ from controller.rules.errors import ForeignCardError
 from controller.rules.hands import hand_total
 from floor.casino import Casino
 from floor.queries import cash
+from floor.wording import JournalLine, Line, cents, describe, payment, word
 
 SUITS: Final = {
     "S": ("\u2660", False),
@@ -41,44 +41,9 @@ SUITS: Final = {
     "D": ("\u2666", True),
     "C": ("\u2663", False),
 }
-RANK_NAMES: Final = {"1": "A", "11": "J", "12": "Q", "13": "K"}
-IDENTIFIER: Final = re.compile(r"[a-z0-9_]{1,40}")
 SEATS: Final = range(
     7, 0, -1
 )  # as the layout lies seen from the players' side: seat 1 on the right
-
-
-@dataclass(frozen=True, slots=True)
-class JournalLine:
-    """One journal row of a round as the recall reads it."""
-
-    row: int
-    ts: str
-    kind: str
-    round_no: int | None
-    data: dict[str, Any]
-    hash: str
-
-    @classmethod
-    def of(cls, *columns: Any) -> JournalLine:
-        """From the stored columns ``(row_id, ts, kind, round, data, hash)``; ``data`` that
-        is not a JSON object reads as empty."""
-        row, ts, kind, round_no, text, digest = columns
-        try:
-            data = json.loads(text)
-        except ValueError:
-            data = None
-        return cls(row, ts, kind, round_no, data if isinstance(data, dict) else {}, digest)
-
-
-@dataclass
-class Line:
-    """A line of the recall: the row it shows, when, and what it says."""
-
-    row: int
-    at: str
-    text: str
-    cents: int | None = None  # a payment's net to the player
 
 
 @dataclass
@@ -178,105 +143,6 @@ def _total(cards: list[str]) -> str:
     return f"soft {total}" if soft else str(total)
 
 
-def _cents(value: Any) -> int | None:
-    return value if type(value) is int else None
-
-
-def _word(value: Any) -> str:
-    """A field as words: ``super_bonus`` -> ``super bonus``; anything else as it came."""
-    if value is None:
-        return ""
-    text = value if isinstance(value, str) else json.dumps(value)
-    return text.replace("_", " ") if IDENTIFIER.fullmatch(text) else text
-
-
-def _rank_counts(per_rank: Any) -> str:
-    if not isinstance(per_rank, dict):
-        return ""
-    order = sorted(per_rank, key=lambda k: int(k) if str(k).isdigit() else 99)
-    return ", ".join(f"{RANK_NAMES.get(str(k), str(k))} x{per_rank[k]}" for k in order)
-
-
-def describe(line: JournalLine) -> str:
-    """A row in words (the between-round rows and the round's own)."""
-    d, kind = line.data, line.kind
-    if kind == "station_started":
-        return (
-            f"station started: table {_word(d.get('table_id'))}, version {_word(d.get('version'))},"
-            f" profile {_word(d.get('profile'))}, {_word(d.get('decks'))} decks,"
-            f" {'sealed' if d.get('sealed') is True else 'not sealed'}"
-        )
-    if kind == "device":
-        details = [
-            f"{name} {_word(d.get(name))}"
-            for name in ("serial", "firmware", "reason")
-            if d.get(name)
-        ]
-        extra = f" ({', '.join(details)})" if details else ""
-        return f"{_word(d.get('device'))} {_word(d.get('status'))}{extra}"
-    if kind == "shuffle_commanded":
-        return f"shuffle of {_word(d.get('decks'))} decks commanded"
-    if kind == "hand_shuffle_done":
-        return f"hand shuffle of {_word(d.get('decks'))} decks confirmed"
-    if kind == "shuffle_done":
-        counted = _rank_counts(d.get("per_rank"))
-        return f"shuffler counted {_word(d.get('card_count'))} cards: {counted}"
-    if kind == "shoe_loaded":
-        return "shoe loaded"
-    if kind == "burn":
-        return f"burn {_word(d.get('card'))} ({_word(d.get('reason'))})"
-    if kind == "burn_disclosed":
-        return f"burn card {_word(d.get('card'))} disclosed on request"
-    if kind == "dealer_change":
-        return "dealer change"
-    if kind == "fault":
-        return f"FAULT {_word(d.get('code'))} in {_word(d.get('state'))}: {_word(d.get('message'))}"
-    if kind == "fault_resolved":
-        return f"fault resolved by the supervisor: {_word(d.get('resolution'))}"
-    if kind == "clean_shutdown":
-        return "station stopped"
-    if kind == "peek_requested":
-        return f"card reader asked: {_word(d.get('target'))}"
-    if kind == "peek":
-        return f"card reader answered: {_word(d.get('answer'))}"
-    if kind == "hole_card_dealt":
-        return f"hole card dealt face down, commitment {_word(d.get('commitment'))}"
-    if kind == "hole_card_revealed":
-        return f"hole card turned: {_word(d.get('card'))}"
-    if kind == "cover_card":
-        return "cover card came out: reshuffle after this round"
-    return _word(kind)
-
-
-def _payment(line: JournalLine, at: str) -> Line:
-    d = line.data
-    net = _cents(d.get("net_cents"))
-    amount = cash(net, signed=True) if net is not None else f"{_word(d.get('net_stakes'))} wager(s)"
-    wager = d.get("wager")
-    parts = []
-    if wager == "super_bonus_share":
-        parts.append("super bonus share")
-    elif wager == "match":
-        matches = d.get("matches")
-        parts.append(
-            f"Match the Dealer: {matches} match(es)" if matches else "Match the Dealer: no match"
-        )
-    elif wager == "insurance":
-        parts.append("insurance")
-    if d.get("total") is not None:
-        parts.append(_word(d.get("total")))
-    parts.append(_word(d.get("outcome")))
-    if d.get("odds"):
-        parts.append(f"at {_word(d.get('odds'))}")
-    if d.get("bonus"):
-        parts.append(f"bonus {_word(d.get('bonus'))}")
-    if d.get("super_bonus") is True:
-        parts.append(f"super bonus {cash(_cents(d.get('super_bonus_cents')))}")
-    if d.get("note"):
-        parts.append(f"({_word(d.get('note'))})")
-    return Line(line.row, at, f"{' '.join(p for p in parts if p)}: {amount}", net)
-
-
 class _Builder:
     def __init__(self, view: RoundView, casino: Casino) -> None:
         self.view, self.casino = view, casino
@@ -333,12 +199,12 @@ class _Builder:
             for entry in d.get("seats") or []:
                 if isinstance(entry, dict):
                     seat = self.seat(entry.get("seat"))
-                    seat.wager = cash(_cents(entry.get("wager_cents")))
+                    seat.wager = cash(cents(entry.get("wager_cents")))
                     match = entry.get("match_cents")
-                    seat.match = cash(_cents(match)) if match else ""
+                    seat.match = cash(cents(match)) if match else ""
                     self.hand(seat, 1)
         elif kind == "card":
-            role = _word(d.get("role"))
+            role = word(d.get("role"))
             face = card_face(line.row, at, d.get("card"), role)
             if d.get("role") == "burn":
                 view.burns.append(face)
@@ -377,43 +243,43 @@ class _Builder:
         elif kind == "decision":
             seat = self.seat(d.get("seat"))
             hand = self.hand(seat, d.get("hand"))
-            said = f"seat {seat.seat} hand {hand.number}: {_word(d.get('decision'))}"
-            hand.decisions.append(Line(line.row, at, _word(d.get("decision"))))
+            said = f"seat {seat.seat} hand {hand.number}: {word(d.get('decision'))}"
+            hand.decisions.append(Line(line.row, at, word(d.get("decision"))))
             if d.get("decision") == "split":
                 self.split(seat, hand)
         elif kind == "settlement":
             seat = self.seat(d.get("seat"))
-            payment = _payment(line, at)
+            paid = payment(line, at)
             if d.get("wager") == "main":
-                self.hand(seat, d.get("hand")).payments.append(payment)
+                self.hand(seat, d.get("hand")).payments.append(paid)
             else:
-                seat.side.append(payment)
-            said = f"seat {seat.seat}: {payment.text}"
+                seat.side.append(paid)
+            said = f"seat {seat.seat}: {paid.text}"
         elif kind in ("match_settled", "insurance"):
             seat = self.seat(d.get("seat"))
-            payment = _payment(line, at)
-            seat.side.append(payment)
-            said = f"seat {seat.seat}: {payment.text}"
+            paid = payment(line, at)
+            seat.side.append(paid)
+            said = f"seat {seat.seat}: {paid.text}"
         elif kind == "insurance_taken":
             seat = self.seat(d.get("seat"))
-            said = f"insurance taken: {cash(_cents(d.get('cents')))}"
+            said = f"insurance taken: {cash(cents(d.get('cents')))}"
             seat.side.append(Line(line.row, at, said))
             said = f"seat {seat.seat}: {said}"
         elif kind == "seat_result":
             seat = self.seat(d.get("seat"))
-            seat.result = cash(_cents(d.get("net_cents")), signed=True)
-            if _cents(d.get("net_cents")) is None and d.get("net_stakes") is not None:
-                seat.result = f"{_word(d.get('net_stakes'))} wager(s)"
+            seat.result = cash(cents(d.get("net_cents")), signed=True)
+            if cents(d.get("net_cents")) is None and d.get("net_stakes") is not None:
+                seat.result = f"{word(d.get('net_stakes'))} wager(s)"
             said = f"seat {seat.seat} result {seat.result}"
         elif kind == "wager_refused":
-            said = f"seat {_word(d.get('seat'))} wager refused: {_word(d.get('reason'))}"
+            said = f"seat {word(d.get('seat'))} wager refused: {word(d.get('reason'))}"
         elif kind in ("wager_collected", "wager_paid", "wager_taken", "wager_added"):
             said = (
-                f"seat {_word(d.get('seat'))} {_word(d.get('spot'))}: {kind.replace('_', ' ')},"
-                f" sensor reads {cash(_cents(d.get('cents')))}"
+                f"seat {word(d.get('seat'))} {word(d.get('spot'))}: {kind.replace('_', ' ')},"
+                f" sensor reads {cash(cents(d.get('cents')))}"
             )
         elif kind == "burn":
-            view.burns.append(card_face(line.row, at, d.get("card"), _word(d.get("reason"))))
+            view.burns.append(card_face(line.row, at, d.get("card"), word(d.get("reason"))))
             said = describe(line)
         elif kind == "cover_card" or kind in ("fault", "fault_resolved"):
             said = describe(line)
@@ -425,13 +291,13 @@ class _Builder:
         elif kind == "round_voided":
             view.status, view.ended = "voided", self.stamp(line.ts)
             view.end_row, view.end_hash = line.row, line.hash
-            said = f"round voided: {_word(d.get('reason'))}"
+            said = f"round voided: {word(d.get('reason'))}"
             view.void.extend(self._void(line, at))
         if said is not None:
             view.timeline.append(Line(line.row, at, said))
 
     def _void(self, line: JournalLine, at: str) -> list[Line]:
-        out = [Line(line.row, at, f"voided by the supervisor: {_word(line.data.get('reason'))}")]
+        out = [Line(line.row, at, f"voided by the supervisor: {word(line.data.get('reason'))}")]
         for entry in line.data.get("stand") or []:
             if isinstance(entry, dict):
                 hand = f" hand {entry.get('hand')}" if entry.get("hand") else ""
@@ -439,9 +305,9 @@ class _Builder:
                     Line(
                         line.row,
                         at,
-                        f"stands: seat {_word(entry.get('seat'))}"
-                        f" {_word(entry.get('wager'))}{hand},"
-                        f" net {cash(_cents(entry.get('net_cents')), signed=True)}",
+                        f"stands: seat {word(entry.get('seat'))}"
+                        f" {word(entry.get('wager'))}{hand},"
+                        f" net {cash(cents(entry.get('net_cents')), signed=True)}",
                     )
                 )
         for entry in line.data.get("returned") or []:
@@ -451,12 +317,12 @@ class _Builder:
                     Line(
                         line.row,
                         at,
-                        f"returned: seat {_word(entry.get('seat'))}"
-                        f" {_word(entry.get('wager'))}{hand}, {cash(_cents(entry.get('cents')))}",
+                        f"returned: seat {word(entry.get('seat'))}"
+                        f" {word(entry.get('wager'))}{hand}, {cash(cents(entry.get('cents')))}",
                     )
                 )
         if line.data.get("hole_card"):
-            out.append(Line(line.row, at, f"hole card: {_word(line.data.get('hole_card'))}"))
+            out.append(Line(line.row, at, f"hole card: {word(line.data.get('hole_card'))}"))
         return out
 
 

@@ -19,7 +19,8 @@ from console_web import console_config, http_login, serve_process, write_console
 
 from floor.auth import HASHING, WAITING
 from floor.config import FloorConfig
-from floor.monitor import POOL_SIZE, MonitorServer
+from floor.console import POOL_SIZE
+from floor.monitor import MonitorServer
 from floor.servers import Broker, Database, free_port, wait_for
 
 STREAMS = 60

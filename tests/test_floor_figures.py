@@ -242,3 +242,19 @@ def test_any_casino_section_gives_a_casino_or_one_line(casino: dict[str, Any]) -
         parse_floor_config(_config(casino), Path("/etc/floor.toml"))
     except ConfigError as err:
         assert "\n" not in str(err)
+
+
+def test_the_vendored_chart_library_matches_its_sums(tmp_path: Path) -> None:
+    """uPlot is served from the package as fetched (floor/vendor.py); an edited file fails."""
+    import shutil
+
+    from floor import vendor
+
+    vendor.check()
+    copy = tmp_path / "uplot"
+    shutil.copytree(vendor.DIRECTORY, copy)
+    script = copy / "uPlot.iife.min.js"
+    script.write_bytes(script.read_bytes().replace(b"uPlot", b"uPlut", 1))
+    with pytest.raises(vendor.VendorError, match=r"uPlot\.iife\.min\.js: sha256"):
+        vendor.check(copy)
+    assert "1.6.32" in (vendor.DIRECTORY / "SHA256SUMS").read_text()

@@ -89,8 +89,6 @@ DECLARE
     seat bigint;
     cents bigint;
     net bigint;
-    hole_at integer;
-    shoe text[] := '{}';
     marks text[] := '{}';
     added integer;
 BEGIN
@@ -117,9 +115,8 @@ BEGIN
         FOR r IN
             SELECT row_id, ts, kind, data FROM journal_row
             WHERE table_id = p_table AND round = p_round AND row_id <= p_end_row
-              AND kind IN ('round_started', 'card', 'hole_card_dealt', 'hole_card_revealed',
-                           'decision', 'insurance_taken', 'settlement', 'match_settled',
-                           'insurance', 'seat_result', 'fault')
+              AND kind IN ('round_started', 'decision', 'insurance_taken', 'settlement',
+                           'match_settled', 'insurance', 'fault')
             ORDER BY row_id
         LOOP
             d := r.data::jsonb;
@@ -190,28 +187,9 @@ BEGIN
                 st.win_match := st.win_match - coalesce(floor_cents(d -> 'net_cents'), 0);
             WHEN 'insurance' THEN
                 st.win_insurance := st.win_insurance - coalesce(floor_cents(d -> 'net_cents'), 0);
-            WHEN 'seat_result' THEN
-                net := floor_cents(d -> 'net_cents');
-                IF net IS NOT NULL THEN
-                    st.best_seat_cents := greatest(st.best_seat_cents, net);
-                    st.worst_seat_cents := least(st.worst_seat_cents, net);
-                END IF;
             WHEN 'fault' THEN
                 st.faults := st.faults + 1;
                 marks := marks || 'fault'::text;
-            WHEN 'card' THEN
-                IF d ->> 'role' IS DISTINCT FROM 'rejected' THEN
-                    shoe := shoe || left(coalesce(d ->> 'card', '?'), 3);
-                END IF;
-            WHEN 'hole_card_dealt' THEN
-                shoe := shoe || '?'::text;
-                hole_at := cardinality(shoe);
-            WHEN 'hole_card_revealed' THEN
-                IF hole_at IS NULL THEN
-                    shoe := shoe || left(coalesce(d ->> 'card', '?'), 3);
-                ELSE
-                    shoe[hole_at] := left(coalesce(d ->> 'card', '?'), 3);
-                END IF;
             ELSE
             END CASE;
         END LOOP;
@@ -231,7 +209,26 @@ BEGIN
                 END CASE;
             END LOOP;
         END IF;
-        st.cards := array_to_string(shoe, ' ');
+        -- The seats' results and the cards, each in one statement (the loop above is the
+        -- costly part: it takes only the rows that need a seat's wager or a flag).
+        SELECT max(n), min(n) INTO st.best_seat_cents, st.worst_seat_cents FROM (
+            SELECT floor_cents(data::jsonb -> 'net_cents') AS n FROM journal_row
+            WHERE table_id = p_table AND round = p_round AND row_id <= p_end_row
+              AND kind = 'seat_result') AS seat_results;
+        -- The cards as they left the shoe; the hole card where it was dealt, as revealed.
+        SELECT coalesce(string_agg(card, ' ' ORDER BY row_id), '') INTO st.cards FROM (
+            SELECT c.row_id, CASE c.kind
+                WHEN 'card' THEN left(coalesce(c.data::jsonb ->> 'card', '?'), 3)
+                ELSE coalesce((
+                    SELECT left(coalesce(h.data::jsonb ->> 'card', '?'), 3) FROM journal_row h
+                    WHERE h.table_id = p_table AND h.round = p_round AND h.row_id <= p_end_row
+                      AND h.kind = 'hole_card_revealed' ORDER BY h.row_id LIMIT 1), '?')
+                END AS card
+            FROM journal_row c
+            WHERE c.table_id = p_table AND c.round = p_round AND c.row_id <= p_end_row
+              AND (c.kind = 'hole_card_dealt'
+                   OR (c.kind = 'card' AND c.data::jsonb ->> 'role' IS DISTINCT FROM 'rejected'))
+        ) AS shoe;
         SELECT coalesce(array_agg(DISTINCT m ORDER BY m), '{}') INTO st.outcomes
             FROM unnest(marks) AS m;
     EXCEPTION WHEN others THEN
