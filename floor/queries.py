@@ -150,7 +150,7 @@ def grid_rows(
                 "limits": limits_text(limits),
                 "rounds_h": per_hour(rounds, hours / 3600),
                 "hands_h": per_hour(hands, hours / 3600),
-                "handle": cash(handle, whole=True),
+                "handle": cash(handle),
                 "handle_cents": handle,
                 "win": cash(win),
                 "win_cents": win,

@@ -34,9 +34,11 @@ from floor_fixtures import journal_rows, simulated, station_settings
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.wait import WebDriverWait
 
 from controller.journal.seal import new_sealing, save_state
+from controller.journal.store import Journal
 from controller.service.shipper import Shipper
 from floor.collector import Collector
 from floor.config import FloorConfig
@@ -44,6 +46,7 @@ from floor.monitor import MonitorServer
 from floor.servers import Broker, Database, wait_for
 
 TABLE, OTHER = "T21", "T22"
+MORE = ("T23", "T24", "T25")  # simulated tables too: Pit B, and one in no pit
 ZONE = "America/New_York"
 __all__ = ["browser"]
 
@@ -69,6 +72,7 @@ class Floor:
 
     monitor: MonitorServer
     journal: Path
+    other: Path  # T22's journal (a simulation)
     database: Database
     sam: str  # a surveillance session
     pat: str  # a pit supervisor's
@@ -83,29 +87,31 @@ def floor(
     save_state(directory / "sealing-key", state)
     journal = scripted_journal(directory / "t21.sqlite3", TABLE, directory / "sealing-key")
     other = simulated(directory / "t22.sqlite3", 12, 22)
+    more = [simulated(directory / f"{t.lower()}.sqlite3", 6, n) for n, t in enumerate(MORE)]
     config: FloorConfig = console_config(
         directory,
         floor_broker,
         floor_database,
-        casino={"time_zone": ZONE, "pits": {"Pit A": [TABLE, OTHER]}},
+        casino={"time_zone": ZONE, "pits": {"Pit A": [TABLE, OTHER], "Pit B": list(MORE[:2])}},
         keys={TABLE: key.to_text()},
     )
     collector = Collector(config)
     collector.start()
+    paths = [journal, other, *more]
     shippers = [
         Shipper(path, table, station_settings(floor_broker, table))
-        for path, table in ((journal, TABLE), (other, OTHER))
+        for path, table in zip(paths, (TABLE, OTHER, *MORE), strict=True)
     ]
     for shipper in shippers:
         shipper.start()
-    for shipper, path in zip(shippers, (journal, other), strict=True):
+    for shipper, path in zip(shippers, paths, strict=True):
         last = journal_rows(path)[-1][0]
         assert wait_for(lambda s=shipper, n=last: s.acked >= n, 60)
     monitor = MonitorServer(config)
     monitor.start()
     sam, pat = http_login(monitor.url, "sam")[1], http_login(monitor.url, "pat")[1]
     assert sam and pat
-    yield Floor(monitor, journal, floor_database, sam, pat)
+    yield Floor(monitor, journal, other, floor_database, sam, pat)
     monitor.stop()
     for shipper in shippers:
         shipper.stop()
@@ -191,6 +197,9 @@ def test_the_pit_view_shows_the_figures_of_the_record(
         for e in (pit, line, other)
     ]
     assert rounds[0] == rounds[1] + rounds[2] == 5 + 12
+    floor_total = browser.find_element(By.ID, "line-floor")
+    total = int(floor_total.find_element(By.CSS_SELECTOR, "td[data-figure='rounds']").text)
+    assert total == 5 + 12 + 3 * 6
     assert no_script_errors(browser) == []
     screenshot(browser, "floor-pits")
 
@@ -236,6 +245,38 @@ def test_the_charts_draw_what_the_database_holds(floor: Floor, browser: webdrive
     )
     assert painted > 500
     screenshot(browser, "floor-table")
+
+
+def test_the_live_grid_of_the_floor(floor: Floor, browser: webdriver.Chrome) -> None:
+    """The grid with its pits; a fault at T22 goes on top, a pit supervisor acknowledges it."""
+    log_in(browser, floor.monitor.url, "pat")
+    for table in (TABLE, OTHER, *MORE):
+        WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.ID, f"table-{table}")))
+    assert browser.find_element(By.CSS_SELECTOR, f"#table-{TABLE} .pit").text == "Pit A"
+    assert browser.find_element(By.CSS_SELECTOR, "#table-T25 .pit").text == ""
+    with Journal.open(floor.other) as station:
+        station.append("fault", {"code": "shoe_fault", "message": "jam", "state": "deal"})
+        WebDriverWait(browser, 10).until(
+            ec.text_to_be_present_in_element((By.CSS_SELECTOR, f"#table-{OTHER} .fault"), "shoe")
+        )
+        assert browser.find_element(By.CSS_SELECTOR, "#grid tr").get_attribute("id") == (
+            f"table-{OTHER}"
+        )
+        browser.find_element(By.CSS_SELECTOR, "#alerts button.ack").click()
+        WebDriverWait(browser, 5).until(
+            ec.text_to_be_present_in_element((By.ID, "alerts"), "acknowledged by pat")
+        )
+        station.append("fault", {"code": "device_lost", "message": "reader", "state": "peek"})
+        WebDriverWait(browser, 10).until(
+            ec.text_to_be_present_in_element((By.CSS_SELECTOR, f"#table-{OTHER} .fault"), "device")
+        )
+        screenshot(browser, "floor-grid")
+        station.append("fault_resolved", {"resolution": "resume"})
+    # Filtered to Pit B: its two tables only.
+    Select(browser.find_element(By.ID, "filter-pit")).select_by_visible_text("Pit B")
+    WebDriverWait(browser, 5).until(ec.text_to_be_present_in_element((By.ID, "count-shown"), "2"))
+    shown = {e.get_attribute("id") for e in browser.find_elements(By.CSS_SELECTOR, "#grid tr")}
+    assert shown == {"table-T23", "table-T24"}
 
 
 # --- recall ----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from console_web import browser, log_in, serve_process, write_console_toml
+from console_web import browser, log_in, screenshot, serve_process, write_console_toml
 from floor_fixtures import journal_rows, simulated, start_collector_process, station_settings
 from selenium import webdriver
 from selenium.webdriver.common.by import By
@@ -103,6 +103,7 @@ def test_a_banner_while_the_database_is_stopped(floor: Floor, browser: webdriver
         assert "Last good update: 20" in text  # a date and time, not "never"
         # The last figures stay on the grid, under the banner.
         assert browser.find_elements(By.ID, f"table-{TABLE}")
+        screenshot(browser, "floor-stale")
     finally:
         floor.database.start()
     _wait_fresh(browser)

@@ -26,7 +26,6 @@ from console_web import (
     no_script_errors,
     page_token,
     request,
-    screenshot,
 )
 from floor_fixtures import journal_rows, simulated, station_settings
 from hypothesis import HealthCheck, given, settings
@@ -129,7 +128,6 @@ def test_the_grid_shows_a_fault_within_a_second_and_a_pit_supervisor_acknowledge
         alert = browser.find_element(By.CSS_SELECTOR, "#alerts li.alert-fault")
         assert f"{TABLE}" in alert.text and "fault device_lost in deal" in alert.text
         assert browser.find_element(By.ID, "stale").get_attribute("hidden") is not None
-        screenshot(browser, "floor-grid")
         # The pit supervisor acknowledges it: who and when, kept; the record untouched.
         rows_before = _count(floor_database, "SELECT count(*) FROM journal_row")
         alert.find_element(By.CSS_SELECTOR, "button.ack").click()
