@@ -22,7 +22,7 @@ anything unexpected is shown as it came, escaped by the template.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -298,29 +298,18 @@ class _Builder:
 
     def _void(self, line: JournalLine, at: str) -> list[Line]:
         out = [Line(line.row, at, f"voided by the supervisor: {word(line.data.get('reason'))}")]
-        for entry in line.data.get("stand") or []:
-            if isinstance(entry, dict):
-                hand = f" hand {entry.get('hand')}" if entry.get("hand") else ""
-                out.append(
-                    Line(
-                        line.row,
-                        at,
-                        f"stands: seat {word(entry.get('seat'))}"
-                        f" {word(entry.get('wager'))}{hand},"
-                        f" net {cash(cents(entry.get('net_cents')), signed=True)}",
-                    )
-                )
-        for entry in line.data.get("returned") or []:
-            if isinstance(entry, dict):
-                hand = f" hand {entry.get('hand')}" if entry.get("hand") else ""
-                out.append(
-                    Line(
-                        line.row,
-                        at,
-                        f"returned: seat {word(entry.get('seat'))}"
-                        f" {word(entry.get('wager'))}{hand}, {cash(cents(entry.get('cents')))}",
-                    )
-                )
+        # What stands (its net) and what went back (its amount), as round_voided lists them.
+        amounts: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+            ("stand", lambda e: f"net {cash(cents(e.get('net_cents')), signed=True)}"),
+            ("returned", lambda e: cash(cents(e.get("cents")))),
+        )
+        for key, amount in amounts:
+            for entry in line.data.get(key) or []:
+                if isinstance(entry, dict):
+                    hand = f" hand {entry.get('hand')}" if entry.get("hand") else ""
+                    said = "stands" if key == "stand" else "returned"
+                    text = f"{said}: seat {word(entry.get('seat'))} {word(entry.get('wager'))}"
+                    out.append(Line(line.row, at, f"{text}{hand}, {amount(entry)}"))
         if line.data.get("hole_card"):
             out.append(Line(line.row, at, f"hole card: {word(line.data.get('hole_card'))}"))
         return out

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,6 +69,24 @@ def console_config(
         },
         directory / "floor.toml",
     )
+
+
+@pytest.fixture(autouse=True)
+def no_leaks() -> Iterator[None]:
+    """Replaces conftest's per-test check in a console module: its servers, event streams
+    and browser live across the module's tests by design (one server, one browser);
+    :func:`nothing_left_after_the_module` checks them at the end."""
+    yield
+
+
+@pytest.fixture(scope="module", autouse=True)
+def nothing_left_after_the_module() -> Iterator[None]:
+    """No thread of the module's servers, collector, shipper or browser outlives it."""
+    before = set(threading.enumerate())
+    yield
+    assert wait_for(lambda: not (set(threading.enumerate()) - before), 10), [
+        t.name for t in set(threading.enumerate()) - before
+    ]
 
 
 def write_console_toml(

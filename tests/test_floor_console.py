@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -26,7 +25,9 @@ from console_web import (
     console_config,
     http_login,
     log_in,
+    no_leaks,
     no_script_errors,
+    nothing_left_after_the_module,
     request,
     screenshot,
 )
@@ -48,22 +49,7 @@ from floor.servers import Broker, Database, wait_for
 TABLE, OTHER = "T21", "T22"
 MORE = ("T23", "T24", "T25")  # simulated tables too: Pit B, and one in no pit
 ZONE = "America/New_York"
-__all__ = ["browser"]
-
-
-@pytest.fixture(autouse=True)
-def no_leaks() -> Iterator[None]:
-    """The servers, shipper and browser live across the module (checked at its end)."""
-    yield
-
-
-@pytest.fixture(scope="module", autouse=True)
-def nothing_left_after_the_module() -> Iterator[None]:
-    before = set(threading.enumerate())
-    yield
-    assert wait_for(lambda: not (set(threading.enumerate()) - before), 10), [
-        t.name for t in set(threading.enumerate()) - before
-    ]
+__all__ = ["browser", "no_leaks", "nothing_left_after_the_module"]
 
 
 @dataclass

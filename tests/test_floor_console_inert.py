@@ -10,11 +10,10 @@ only, ``controller.journal.wire.TABLE_NAME``; the id a station claims in its row
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 
 import pytest
-from console_web import browser, console_config, log_in
+from console_web import browser, console_config, log_in, no_leaks, nothing_left_after_the_module
 from floor_fixtures import journal_rows, station_settings
 from selenium import webdriver
 from selenium.webdriver.common.by import By
@@ -33,22 +32,7 @@ IMAGE = "<img src=x onerror=__pwned=2>"  # 29 characters: fits a device name (32
 SVG = "<svg onload=__pwned=5>"  # and a device's health (32)
 BREAKOUT = '"></td><script>window.__pwned=3</script>'
 CLOSER = "</script><script>window.__pwned=4</script>"
-__all__ = ["browser"]
-
-
-@pytest.fixture(autouse=True)
-def no_leaks() -> Iterator[None]:
-    """The servers, shipper and browser live across the module (checked at its end)."""
-    yield
-
-
-@pytest.fixture(scope="module", autouse=True)
-def nothing_left_after_the_module() -> Iterator[None]:
-    before = set(threading.enumerate())
-    yield
-    assert wait_for(lambda: not (set(threading.enumerate()) - before), 10), [
-        t.name for t in set(threading.enumerate()) - before
-    ]
+__all__ = ["browser", "no_leaks", "nothing_left_after_the_module"]
 
 
 def _hostile_journal(path: object) -> None:

@@ -8,14 +8,19 @@ Real PostgreSQL; the console in-process and as ``dealer-station floor serve``.""
 from __future__ import annotations
 
 import http.client
-import threading
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psycopg
 import pytest
-from console_web import console_config, http_login, serve_process, write_console_toml
+from console_web import (
+    console_config,
+    http_login,
+    no_leaks,
+    nothing_left_after_the_module,
+    serve_process,
+    write_console_toml,
+)
 
 from floor.auth import HASHING, WAITING
 from floor.config import FloorConfig
@@ -24,21 +29,7 @@ from floor.monitor import MonitorServer
 from floor.servers import Broker, Database, free_port, wait_for
 
 STREAMS = 60
-
-
-@pytest.fixture(autouse=True)
-def no_leaks() -> Iterator[None]:
-    """The console's threads live across the module (checked at its end)."""
-    yield
-
-
-@pytest.fixture(scope="module", autouse=True)
-def nothing_left_after_the_module() -> Iterator[None]:
-    before = set(threading.enumerate())
-    yield
-    assert wait_for(lambda: not (set(threading.enumerate()) - before), 10), [
-        t.name for t in set(threading.enumerate()) - before
-    ]
+__all__ = ["no_leaks", "nothing_left_after_the_module"]
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,9 @@ from console_web import (
     http_login,
     log_in,
     login_form,
+    no_leaks,
     no_script_errors,
+    nothing_left_after_the_module,
     page_token,
     request,
 )
@@ -47,25 +49,7 @@ from floor.monitor import MonitorServer
 from floor.servers import Broker, Database, free_port, wait_for
 
 TABLE = "T21"
-__all__ = ["browser"]
-
-
-@pytest.fixture(autouse=True)
-def no_leaks() -> Iterator[None]:
-    """Replaces conftest's per-test check here: the console's worker threads, its event
-    streams and the browser's connection live across this module's tests by design (one
-    server, one browser). :func:`nothing_left_after_the_module` checks them at the end."""
-    yield
-
-
-@pytest.fixture(scope="module", autouse=True)
-def nothing_left_after_the_module() -> Iterator[None]:
-    """No thread of the module's servers, collector, shipper or browser outlives it."""
-    before = set(threading.enumerate())
-    yield
-    assert wait_for(lambda: not (set(threading.enumerate()) - before), 10), [
-        t.name for t in set(threading.enumerate()) - before
-    ]
+__all__ = ["browser", "no_leaks", "nothing_left_after_the_module"]
 
 
 @pytest.fixture(scope="module")
