@@ -109,7 +109,10 @@ async def _console_figures(conninfo: str, casino: Any, now: datetime, runs: int)
     from floor import figures, queries
 
     out: dict[str, Any] = {}
-    async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+    # As the console's own connections: no server-side prepared statements (floor.console).
+    async with await psycopg.AsyncConnection.connect(
+        conninfo, autocommit=True, prepare_threshold=None
+    ) as conn:
         grid: list[float] = []
         data: dict[str, Any] = {}
         for _ in range(runs):

@@ -55,7 +55,14 @@ class Console:
             max_size=POOL_SIZE,
             open=False,
             timeout=POOL_WAIT,
-            kwargs={"autocommit": True, "application_name": "floor-console"},
+            # No server-side prepared statements: psycopg prepares a query run five times, and
+            # PostgreSQL's generic plan for the pit view (a parameter array unnested and
+            # joined) took seconds where the planned one takes milliseconds.
+            kwargs={
+                "autocommit": True,
+                "application_name": "floor-console",
+                "prepare_threshold": None,
+            },
             # A connection the database dropped (a restart) is replaced, not handed out.
             check=AsyncConnectionPool.check_connection,
         )

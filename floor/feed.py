@@ -190,7 +190,10 @@ class Feed:
     async def _listen(self) -> None:
         conn = await asyncio.wait_for(
             psycopg.AsyncConnection.connect(
-                self.conninfo, autocommit=True, application_name="floor-console feed"
+                self.conninfo,
+                autocommit=True,
+                application_name="floor-console feed",
+                prepare_threshold=None,  # planned each time, as the pool's (floor.console)
             ),
             QUERY_SECONDS,
         )
