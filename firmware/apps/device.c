@@ -1,0 +1,219 @@
+/* The part every device application shares: see device.h. */
+#include "device.h"
+
+#include <string.h>
+
+#include "platform.h"
+
+fw_flash g_flash;
+fw_link g_link;
+static uint32_t g_now;
+static bool g_button; /* the pairing button */
+
+void txt_put(char *out, size_t cap, const char *s) {
+    size_t n = strlen(out);
+    while (*s && n + 1 < cap) out[n++] = *s++;
+    out[n] = 0;
+}
+
+void txt_uint(char *out, size_t cap, uint32_t v) {
+    char d[11];
+    int k = 0;
+    do {
+        d[k++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    char s[11];
+    int j = 0;
+    while (k) s[j++] = d[--k];
+    s[j] = 0;
+    txt_put(out, cap, s);
+}
+
+bool txt_num(const char **s, long *v) {
+    const char *p = *s;
+    while (*p == ' ') p++;
+    bool neg = false;
+    if (*p == '-') {
+        neg = true;
+        p++;
+    }
+    if (*p < '0' || *p > '9') return false;
+    long x = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (x > 100000000L) return false;
+        x = x * 10 + (*p++ - '0');
+    }
+    if (*p && *p != ' ') return false;
+    *v = neg ? -x : x;
+    *s = p;
+    return true;
+}
+
+bool txt_word(const char **s, char *w, size_t cap) {
+    const char *p = *s;
+    while (*p == ' ') p++;
+    size_t n = 0;
+    while (*p && *p != ' ') {
+        if (n + 1 >= cap) return false;
+        w[n++] = *p++;
+    }
+    w[n] = 0;
+    *s = p;
+    return n > 0;
+}
+
+uint32_t dev_now(void) { return g_now; }
+
+void dev_save(void) { plat_flash_write(&g_flash, sizeof g_flash); }
+
+bool dev_report(uint8_t type, const uint8_t *p, size_t n) {
+    return fw_link_send(&g_link, type, p, n, g_now);
+}
+
+/* --- the link's callbacks ------------------------------------------------------------ */
+
+static void op_write(void *ctx, const uint8_t *d, size_t n) {
+    (void)ctx;
+    plat_wire_write(d, n);
+}
+static void op_random(void *ctx, uint8_t *b, size_t n) {
+    (void)ctx;
+    plat_random(b, n);
+}
+static bool op_message(void *ctx, uint8_t type, const uint8_t *p, size_t n, bool reliable) {
+    (void)ctx;
+    (void)reliable;
+    return FW_APP.message(type, p, n);
+}
+static bool op_consent(void *ctx) {
+    (void)ctx;
+    return FW_APP.consent(g_button);
+}
+static void op_paired(void *ctx, const uint8_t secret[32], const char *station, size_t n) {
+    (void)ctx;
+    memcpy(g_flash.secret, secret, 32);
+    g_flash.paired = 1;
+    if (n > FW_MAX_TEXT) n = FW_MAX_TEXT;
+    memset(g_flash.station, 0, sizeof g_flash.station);
+    memcpy(g_flash.station, station, n);
+    dev_save();
+}
+
+static const fw_link_ops OPS = {op_write, op_random, op_message, op_consent, op_paired};
+
+void dev_boot(const char *serial, const char *firmware, const fw_timing *t, uint32_t now) {
+    g_now = now;
+    bool erased = !plat_flash_read(&g_flash, sizeof g_flash) || g_flash.magic != FW_FLASH_MAGIC ||
+                  g_flash.layout != FW_FLASH_LAYOUT;
+    if (erased) {
+        memset(&g_flash, 0, sizeof g_flash);
+        g_flash.magic = FW_FLASH_MAGIC;
+        g_flash.layout = FW_FLASH_LAYOUT;
+        strncpy(g_flash.serial, serial, FW_MAX_TEXT);
+        strncpy(g_flash.firmware, firmware, FW_MAX_TEXT);
+    }
+    g_flash.serial[FW_MAX_TEXT] = g_flash.firmware[FW_MAX_TEXT] = 0;
+    g_flash.station[FW_MAX_TEXT] = 0;
+    FW_APP.boot(erased);
+    if (erased) dev_save();
+    fw_link_init(&g_link, FW_APP.kind, g_flash.firmware, g_flash.serial, t, &OPS, NULL,
+                 g_flash.paired ? g_flash.secret : NULL, now);
+}
+
+void dev_wire(const uint8_t *data, size_t n, uint32_t now) {
+    g_now = now;
+    fw_link_rx(&g_link, data, n, now);
+}
+
+void dev_tick(uint32_t now) {
+    g_now = now;
+    fw_link_tick(&g_link, now);
+}
+
+uint32_t dev_wait(uint32_t now) { return fw_link_wait(&g_link, now); }
+
+static void status(char *out, size_t cap) {
+    const fw_link *l = &g_link;
+    const fw_stats *s = &l->stats;
+    struct {
+        const char *name;
+        uint32_t value;
+    } items[] = {
+        {"connected", fw_link_connected(l)}, {"unconfirmed", fw_link_unconfirmed(l)},
+        {"sessions", s->sessions},           {"paired", g_flash.paired},
+        {"refused", l->state == FW_REFUSED}, {"auth_failures", s->auth_failures},
+        {"dropped", s->dropped},             {"rejected", s->rejected},
+        {"forged_ends", s->forged_ends},     {"retransmits", s->retransmits},
+        {"heartbeat_requests", s->heartbeat_requests}, {"pairing_button", g_button},
+        {"frames_received", s->frames_received}, {"frames_sent", s->frames_sent},
+    };
+    for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
+        txt_put(out, cap, " ");
+        txt_put(out, cap, items[i].name);
+        txt_put(out, cap, "=");
+        txt_uint(out, cap, items[i].value);
+    }
+    txt_put(out, cap, " serial=");
+    txt_put(out, cap, g_flash.serial);
+    txt_put(out, cap, " firmware=");
+    txt_put(out, cap, g_flash.firmware);
+    txt_put(out, cap, " station=");
+    txt_put(out, cap, g_flash.paired ? g_flash.station : "-");
+    FW_APP.status(out, cap);
+}
+
+void dev_control(const char *line, char *reply, size_t cap, uint32_t now) {
+    g_now = now;
+    char cmd[24];
+    const char *args = line;
+    reply[0] = 0;
+    if (!txt_word(&args, cmd, sizeof cmd)) {
+        txt_put(reply, cap, "err empty command");
+        return;
+    }
+    char body[1024];
+    body[0] = 0;
+    bool ok = true;
+    if (strcmp(cmd, "status") == 0) {
+        status(body, sizeof body);
+    } else if (strcmp(cmd, "pair_button") == 0) {
+        long v;
+        ok = txt_num(&args, &v) && (v == 0 || v == 1);
+        if (ok) g_button = v == 1;
+        else txt_put(body, sizeof body, "pair_button takes 0 or 1");
+    } else if (strcmp(cmd, "deliver") == 0) {
+        /* Ask the station to acknowledge at once what is queued (ACK_NOW). */
+        fw_link_ack_now(&g_link);
+        fw_link_tick(&g_link, now);
+    } else if (strcmp(cmd, "claim_serial") == 0) {
+        /* An impostor's firmware: claims another serial number from the next HELLO on
+         * (the flash page keeps the real one). */
+        char sn[FW_MAX_TEXT + 1];
+        ok = txt_word(&args, sn, sizeof sn);
+        if (ok) {
+            memset(g_link.serial, 0, sizeof g_link.serial);
+            memcpy(g_link.serial, sn, strlen(sn));
+        } else {
+            txt_put(body, sizeof body, "claim_serial takes a text of 1..32 bytes");
+        }
+    } else if (strcmp(cmd, "reflash") == 0) {
+        /* A new firmware version text in the flash page (takes effect at the next boot). */
+        char fw[FW_MAX_TEXT + 1];
+        ok = txt_word(&args, fw, sizeof fw);
+        if (ok) {
+            memset(g_flash.firmware, 0, sizeof g_flash.firmware);
+            memcpy(g_flash.firmware, fw, strlen(fw));
+            dev_save();
+        } else {
+            txt_put(body, sizeof body, "reflash takes a version text of 1..32 bytes");
+        }
+    } else {
+        ok = FW_APP.command(cmd, args, body, sizeof body);
+    }
+    txt_put(reply, cap, ok ? "ok" : "err");
+    if (body[0]) {
+        txt_put(reply, cap, body[0] == ' ' ? "" : " ");
+        txt_put(reply, cap, body);
+    }
+}
