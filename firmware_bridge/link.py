@@ -184,6 +184,11 @@ class Endpoint(SessionSetup):
         """Reliable messages sent or queued and not yet acknowledged by the peer."""
         return len(self._window)
 
+    @property
+    def next_seq(self) -> int:
+        """The sequence number of this side's next new reliable frame."""
+        return self._window.next_seq
+
     def start(self, now: float) -> None:
         """Begin the first session: the station sends HELLO, the device waits for one."""
         self.reset(now)

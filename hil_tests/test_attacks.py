@@ -37,7 +37,7 @@ def test_a_forged_card_on_the_shoe_line_is_never_a_hit(station: Any) -> None:
     rows_before = len(t.rows())
     # The shoe's next reliable sequence number and its next draw number: all a tap learns
     # from the header (the payloads are sealed) and from counting frames.
-    seq = shoe._endpoint._window._next_seq
+    seq = shoe.next_seq
     payload = fb.encode_message(fb.CardDrawnReport(1, "S", shoe.draws + 1))[1]
     forged = fb.encode_frame(
         fb.Frame(fb.PROTOCOL_VERSION, fb.CardDrawnReport.TYPE_ID, seq, FLAG_RELIABLE, 0, payload)

@@ -86,7 +86,7 @@ class HostRunner:
             "--flash", str(flash), "--serial", serial, "--firmware", firmware,
             "--timing", timing, "--control", f"{ctl_in_r},{ctl_out_w}",
         ]  # fmt: skip
-        proc = subprocess.Popen(  # noqa: S603 - our own build, fixed arguments
+        proc = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -97,7 +97,11 @@ class HostRunner:
         os.close(ctl_out_w)
         assert proc.stdin is not None and proc.stdout is not None
         return FirmwareProcess(
-            proc, proc.stdin, proc.stdout, os.fdopen(ctl_in_w, "wb", 0), os.fdopen(ctl_out_r, "rb")
+            proc,
+            wire_in=proc.stdin,
+            wire_out=proc.stdout,
+            control_in=os.fdopen(ctl_in_w, "wb", 0),
+            control_out=os.fdopen(ctl_out_r, "rb"),
         )
 
 
@@ -107,6 +111,7 @@ class FirmwareProcess:
     def __init__(
         self,
         proc: subprocess.Popen[bytes] | None,
+        *,
         wire_in: IO[bytes],
         wire_out: IO[bytes],
         control_in: IO[bytes],
@@ -183,6 +188,7 @@ class FirmwareDevice(ABC):
         self._rx_partial = b""
         self._tx_partial = b""
         self.wire_log: list[bytes] | None = None
+        self._claimed_serial: str | None = None
         self.port = PtyPort(path, self._from_station)
         self._fw: FirmwareProcess | None = None
         self._pump: threading.Thread | None = None
@@ -198,6 +204,8 @@ class FirmwareDevice(ABC):
             target=self._from_device, args=(fw,), name=f"fw-{self.NAME}", daemon=True
         )
         self._pump.start()
+        if self._claimed_serial is not None:  # an impostor's image claims it at every boot
+            fw.ask(f"claim_serial {self._claimed_serial}")
 
     def power_cycle(self) -> None:
         """Reboot the board: RAM (the session, reports not yet sent) is lost, flash kept."""
@@ -212,6 +220,15 @@ class FirmwareDevice(ABC):
             self._pump.join(5.0)
             self._pump = None
         self._tx_partial = b""
+
+    def take_flash(self, other: FirmwareDevice) -> None:
+        """Become ``other``'s board: its flash page (batch, counts, hole cards, serial
+        number) copied into this one, powered up, and paired with this rig's station."""
+        self._power_off()
+        self.flash.write_bytes(other.flash.read_bytes())
+        self.serial_number = other.serial_number
+        self._power_on()
+        self.pair()
 
     def unplug(self) -> None:
         """Pull the cable (the board keeps power)."""
@@ -333,7 +350,23 @@ class FirmwareDevice(ABC):
 
     @hello_serial.setter
     def hello_serial(self, serial: str) -> None:
+        self._claimed_serial = None if serial == self.serial_number else serial
         self.ask(f"claim_serial {serial}")
+
+    @property
+    def refusals(self) -> list[str]:
+        """One entry per REFUSED the station sent the firmware (it keeps only a count)."""
+        return ["refused by the station"] * self._number("refusals")
+
+    @property
+    def next_seq(self) -> int:
+        """The sequence number of the firmware's next reliable frame (a tap learns it by
+        counting frames)."""
+        return self._number("next_seq")
+
+    def transmit(self, data: bytes) -> bool:
+        """Write bytes on the station's side of the cable, as a wire spliced in would."""
+        return self.port.write(data)
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``predicate()`` holds, looking every few milliseconds."""
@@ -383,6 +416,7 @@ class FirmwareShoe(FirmwareDevice):
     def __init__(self, path: Path, serial_number: str = "SHOE-0001", **kwargs: Any) -> None:
         super().__init__(path, serial_number, **kwargs)
         self.dealt: list[Card] = []
+        self._lie: Card | None = None
 
     @property
     def draws(self) -> int:
@@ -429,6 +463,31 @@ class FirmwareShoe(FirmwareDevice):
         card = parse_card(out)
         self.dealt.append(card)
         return card
+
+    @property
+    def hole_from(self) -> int | None:
+        """The draw the station named as the hole card's (``HoleCardNext``), if any."""
+        return int(self.status()["hole_from"]) or None
+
+    @property
+    def withheld(self) -> dict[bytes, tuple[Card, bytes]]:
+        """The hole cards the shoe keeps, by commitment: (card, nonce), read over the
+        bench's control channel (never over the link)."""
+        held: dict[bytes, tuple[Card, bytes]] = {}
+        for item in self.ask("held").split():
+            commitment, card, nonce = item.split(":")
+            held[bytes.fromhex(commitment)] = (parse_card(card), bytes.fromhex(nonce))
+        return held
+
+    @property
+    def lie_at_reveal(self) -> Card | None:
+        """Reveal this card instead of the one withheld (a tampered shoe)."""
+        return self._lie
+
+    @lie_at_reveal.setter
+    def lie_at_reveal(self, card: Card | None) -> None:
+        self.ask("lie 0 S" if card is None else f"lie {int(card.rank)} {card.suit.value}")
+        self._lie = card
 
     def deal_hole_card(self) -> Card | str | None:
         """Draw the next card through the hole-card slot."""

@@ -109,6 +109,13 @@ class DeviceFirmware(ABC):
             return self._endpoint.unconfirmed + len(self._backlog) + len(self._scheduled)
 
     @property
+    def next_seq(self) -> int:
+        """The sequence number of this device's next reliable frame (a tap learns it by
+        counting frames)."""
+        with self._lock:
+            return self._endpoint.next_seq
+
+    @property
     def stats(self) -> fb.LinkStats:
         """The device endpoint's counters."""
         return self._endpoint.stats

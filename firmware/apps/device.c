@@ -147,6 +147,7 @@ static void status(char *out, size_t cap) {
         {"forged_ends", s->forged_ends},     {"retransmits", s->retransmits},
         {"heartbeat_requests", s->heartbeat_requests}, {"pairing_button", g_button},
         {"frames_received", s->frames_received}, {"frames_sent", s->frames_sent},
+        {"refusals", s->refusals}, {"next_seq", (uint8_t)(l->base_seq + l->inflight)},
     };
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
         txt_put(out, cap, " ");
@@ -186,6 +187,7 @@ void dev_control(const char *line, char *reply, size_t cap, uint32_t now) {
         /* Ask the station to acknowledge at once what is queued (ACK_NOW). */
         fw_link_ack_now(&g_link);
         fw_link_tick(&g_link, now);
+#ifdef FW_TEST_SWITCHES
     } else if (strcmp(cmd, "claim_serial") == 0) {
         /* An impostor's firmware: claims another serial number from the next HELLO on
          * (the flash page keeps the real one). */
@@ -197,6 +199,7 @@ void dev_control(const char *line, char *reply, size_t cap, uint32_t now) {
         } else {
             txt_put(body, sizeof body, "claim_serial takes a text of 1..32 bytes");
         }
+#endif
     } else if (strcmp(cmd, "reflash") == 0) {
         /* A new firmware version text in the flash page (takes effect at the next boot). */
         char fw[FW_MAX_TEXT + 1];

@@ -32,6 +32,10 @@ typedef struct {
 
 _Static_assert(sizeof(shoe_state) <= sizeof(((fw_flash *)0)->app_state), "shoe state fits");
 
+#ifdef FW_TEST_SWITCHES
+static uint8_t g_lie_rank, g_lie_suit;
+#endif
+
 static shoe_state *S(void) { return (shoe_state *)(void *)g_flash.app_state; }
 static const char SUITS[] = "SHDC";
 static const char RANKS[] = "?A23456789TJQK";
@@ -126,6 +130,12 @@ static bool message(uint8_t type, const uint8_t *p, size_t n) {
                 break;
             }
         }
+#ifdef FW_TEST_SWITCHES
+        if (g_lie_rank) { /* a tampered shoe (a test switch of the host build) */
+            r[32] = g_lie_rank;
+            r[33] = g_lie_suit;
+        }
+#endif
         report(T_REVEAL, r, 50);
         return true;
     }
@@ -257,6 +267,46 @@ static bool command(const char *cmd, const char *args, char *reply, size_t cap) 
         report_card(s->last_rank, s->last_suit, s->last_draw);
         return true;
     }
+#ifdef FW_TEST_SWITCHES
+    if (strcmp(cmd, "lie") == 0) { /* "lie RANK SUIT": reveal that card; "lie 0 S": stop */
+        long rank;
+        char suit[4];
+        if (!txt_num(&args, &rank) || rank < 0 || rank > 13 || !txt_word(&args, suit, 4) ||
+            strlen(suit) != 1) {
+            txt_put(reply, cap, "lie: RANK SUIT (0 S: tell the truth)");
+            return false;
+        }
+        g_lie_rank = (uint8_t)rank;
+        g_lie_suit = (uint8_t)suit[0];
+        return true;
+    }
+    if (strcmp(cmd, "held") == 0) { /* the bench's look into the shoe's memory */
+        static const char hex[] = "0123456789abcdef";
+        for (unsigned i = 0; i < HELD; i++) {
+            const held_card *h = &s->held[i];
+            if (!h->used) continue;
+            char item[2 + 64 + 1 + 3 + 1 + 32 + 1];
+            size_t k = 0;
+            item[k++] = ' ';
+            for (unsigned j = 0; j < 32; j++) {
+                item[k++] = hex[h->commitment[j] >> 4];
+                item[k++] = hex[h->commitment[j] & 15u];
+            }
+            item[k++] = ':';
+            char text[4];
+            card_text(h->rank, h->suit, text);
+            for (const char *c = text; *c; c++) item[k++] = *c;
+            item[k++] = ':';
+            for (unsigned j = 0; j < 16; j++) {
+                item[k++] = hex[h->nonce[j] >> 4];
+                item[k++] = hex[h->nonce[j] & 15u];
+            }
+            item[k] = 0;
+            txt_put(reply, cap, item);
+        }
+        return true;
+    }
+#endif
     txt_put(reply, cap, "unknown command ");
     txt_put(reply, cap, cmd);
     return false;

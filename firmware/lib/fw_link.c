@@ -59,6 +59,63 @@ static bool take_text(const uint8_t *p, size_t n, size_t *at, size_t max) {
     return true;
 }
 
+/* --- keys and seals ------------------------------------------------------------------ */
+
+void fw_session_keys(const uint8_t secret[32], const uint8_t ns[16], const uint8_t nd[16],
+                     uint8_t kind, uint8_t s2d[32], uint8_t d2s[32]) {
+    uint8_t salt[32], info[sizeof LINK_INFO], okm[64];
+    memcpy(salt, ns, 16);
+    memcpy(salt + 16, nd, 16);
+    memcpy(info, LINK_INFO, sizeof LINK_INFO - 1);
+    info[sizeof LINK_INFO - 1] = kind;
+    fw_hkdf_sha256(secret, 32, salt, 32, info, sizeof info, okm, 64);
+    memcpy(s2d, okm, 32);
+    memcpy(d2s, okm + 32, 32);
+    fw_wipe(okm, sizeof okm);
+}
+
+bool fw_pairing_secret(const uint8_t priv[32], const uint8_t peer_pub[32],
+                       const uint8_t station_pub[32], const uint8_t device_pub[32], uint8_t kind,
+                       const char *serial, size_t serial_len, uint8_t out[32]) {
+    uint8_t shared[32];
+    if (serial_len > FW_MAX_TEXT || !fw_x25519_shared(shared, priv, peer_pub)) {
+        fw_wipe(shared, sizeof shared);
+        return false;
+    }
+    /* HKDF-SHA256(X25519, salt = Ps | Pd, info = "dealer-station pairing v2 " | kind | serial) */
+    uint8_t salt[64], info[sizeof PAIRING_INFO + FW_MAX_TEXT];
+    memcpy(salt, station_pub, 32);
+    memcpy(salt + 32, device_pub, 32);
+    size_t k = sizeof PAIRING_INFO - 1;
+    memcpy(info, PAIRING_INFO, k);
+    info[k++] = kind;
+    memcpy(info + k, serial, serial_len);
+    k += serial_len;
+    fw_hkdf_sha256(shared, 32, salt, 64, info, k, out, 32);
+    fw_wipe(shared, sizeof shared);
+    return true;
+}
+
+size_t fw_seal(const uint8_t key[32], uint32_t counter, const uint8_t header[FW_HEADER],
+               const uint8_t *msg, size_t n, uint8_t *body) {
+    fw_put32(body, counter);
+    fw_aead_seal(key, counter, header, FW_HEADER, msg, n, body + 4, body + 4 + n);
+    return n + FW_SEAL_OVERHEAD;
+}
+
+bool fw_unseal(const uint8_t key[32], uint32_t *last, const uint8_t header[FW_HEADER],
+               const uint8_t *body, size_t body_len, uint8_t *msg, size_t *n) {
+    if (body_len < FW_SEAL_OVERHEAD) return false;
+    uint32_t counter = fw_get32(body);
+    size_t len = body_len - FW_SEAL_OVERHEAD;
+    if (counter <= *last) return false; /* a replay within the session */
+    if (!fw_aead_open(key, counter, header, FW_HEADER, body + 4, len, body + 4 + len, msg))
+        return false;
+    *last = counter;
+    *n = len;
+    return true;
+}
+
 /* --- writing frames ------------------------------------------------------------------ */
 
 static void write_frame(fw_link *l, uint8_t type, uint8_t seq, uint8_t flags, uint8_t ack,
@@ -88,14 +145,12 @@ static void sealed(fw_link *l, uint8_t type, uint8_t seq, uint8_t flags, const u
     uint8_t header[FW_HEADER] = {FW_VERSION, type, seq, (uint8_t)(flags | FW_FLAG_SEALED),
                                  l->expected};
     uint8_t body[4 + FW_MAX_MESSAGE + FW_TAG];
-    uint32_t counter = ++l->tx_counter;
-    fw_put32(body, counter);
-    fw_aead_seal(l->k_tx, counter, header, FW_HEADER, msg, n, body + 4, body + 4 + n);
+    size_t body_len = fw_seal(l->k_tx, ++l->tx_counter, header, msg, n, body);
     l->ack_due = false;
     l->ack_owed = 0;
     uint8_t wire[FW_WIRE_MAX];
     fw_header h = {header[0], header[1], header[2], header[3], header[4]};
-    size_t len = fw_frame_wire(&h, body, 4 + n + FW_TAG, l->lead, wire);
+    size_t len = fw_frame_wire(&h, body, body_len, l->lead, wire);
     l->lead = false;
     l->ops->write(l->ctx, wire, len);
     l->stats.frames_sent++;
@@ -224,16 +279,7 @@ static void accept_hello(fw_link *l, uint32_t station_session, const uint8_t sta
     while (d == 0 || d == l->session);
     uint8_t nonce[16];
     l->ops->random(l->ctx, nonce, sizeof nonce);
-    /* HKDF-SHA256(secret, salt = Ns | Nd, info = "dealer-station link v2 " | kind) */
-    uint8_t salt[32], info[sizeof LINK_INFO], okm[64];
-    memcpy(salt, station_nonce, 16);
-    memcpy(salt + 16, nonce, 16);
-    memcpy(info, LINK_INFO, sizeof LINK_INFO - 1);
-    info[sizeof LINK_INFO - 1] = l->kind;
-    fw_hkdf_sha256(l->secret, 32, salt, 32, info, sizeof info, okm, 64);
-    memcpy(l->k_rx, okm, 32);      /* station to device */
-    memcpy(l->k_tx, okm + 32, 32); /* device to station */
-    fw_wipe(okm, sizeof okm);
+    fw_session_keys(l->secret, station_nonce, nonce, l->kind, l->k_rx, l->k_tx);
     l->session = d;
     l->peer_session = station_session;
     l->tx_counter = 0;
@@ -319,6 +365,7 @@ static void on_hello(fw_link *l, uint8_t version, const uint8_t *p, size_t n) {
     }
     accept_hello(l, s, p + 5);
     plain(l, FW_T_HELLO_REPLY, l->hello_reply, l->hello_reply_len);
+    launch(l); /* reports that waited for a session go out after the reply */
 }
 
 static void on_refused(fw_link *l, const uint8_t *p, size_t n) {
@@ -336,6 +383,7 @@ static void on_refused(fw_link *l, const uint8_t *p, size_t n) {
     }
     l->refused_session = l->peer_session;
     l->we_refused = false;
+    l->stats.refusals++;
     end_session(l);
     l->state = FW_REFUSED;
 }
@@ -360,29 +408,16 @@ static void on_pair_request(fw_link *l, const uint8_t *p, size_t n) {
     } else if (!l->ops->pair_consent(l->ctx)) {
         put(&t, "pairing refused: hold the device's pairing button");
     } else {
-        uint8_t priv[32], pub[32], shared[32];
+        uint8_t priv[32], pub[32], secret[32];
         l->ops->random(l->ctx, priv, sizeof priv);
         fw_x25519_public(pub, priv);
-        bool usable = fw_x25519_shared(shared, priv, station_key);
+        bool usable = fw_pairing_secret(priv, station_key, station_key, pub, l->kind, l->serial,
+                                        strlen(l->serial), secret);
         fw_wipe(priv, sizeof priv);
         if (!usable) {
-            fw_wipe(shared, sizeof shared);
             l->stats.dropped++;
             return;
         }
-        /* HKDF-SHA256(X25519, salt = Ps | Pd, info = "dealer-station pairing v2 " | kind |
-         * serial) */
-        uint8_t salt[64], info[sizeof PAIRING_INFO + FW_MAX_TEXT];
-        memcpy(salt, station_key, 32);
-        memcpy(salt + 32, pub, 32);
-        size_t k = sizeof PAIRING_INFO - 1, sl = strlen(l->serial);
-        memcpy(info, PAIRING_INFO, k);
-        info[k++] = l->kind;
-        memcpy(info + k, l->serial, sl);
-        k += sl;
-        uint8_t secret[32];
-        fw_hkdf_sha256(shared, 32, salt, 64, info, k, secret, 32);
-        fw_wipe(shared, sizeof shared);
         begin(l); /* a new secret ends any session of the old one */
         memcpy(l->secret, secret, 32);
         l->paired = true;
@@ -414,17 +449,13 @@ static void on_sealed(fw_link *l, const uint8_t *f, size_t n) {
         l->stats.dropped++;
         return;
     }
-    const uint8_t *b = f + FW_HEADER;
-    uint32_t counter = fw_get32(b);
-    size_t len = body - FW_SEAL_OVERHEAD;
     uint8_t msg[FW_MAX_PAYLOAD];
-    if (counter <= l->rx_last ||
-        !fw_aead_open(l->k_rx, counter, f, FW_HEADER, b + 4, len, b + 4 + len, msg)) {
+    size_t len;
+    if (!fw_unseal(l->k_rx, &l->rx_last, f, f + FW_HEADER, body, msg, &len)) {
         l->stats.auth_failures++;
         l->stats.dropped++;
         return;
     }
-    l->rx_last = counter;
     l->last_rx = l->now;
     l->sealed_seen = true;
     on_ack(l, f[4]);

@@ -57,7 +57,8 @@ typedef enum { FW_NO_SESSION = 0, FW_CONNECTED, FW_REFUSED } fw_state;
 
 typedef struct {
     uint32_t frames_received, frames_sent, dropped, auth_failures, rejected, duplicates,
-        out_of_order, retransmits, sessions, link_downs, forged_ends, heartbeat_requests;
+        out_of_order, retransmits, sessions, link_downs, forged_ends, heartbeat_requests,
+        refusals;
 } fw_stats;
 
 typedef struct {
@@ -120,6 +121,23 @@ static inline unsigned fw_link_unconfirmed(const fw_link *l) { return l->q_len; 
 static inline bool fw_link_connected(const fw_link *l) { return l->state == FW_CONNECTED; }
 /* Forget every report (a power cycle's loss of RAM: for tests). */
 void fw_link_clear_queue(fw_link *l);
+/* The session keys (section 4b): HKDF-SHA256(secret, salt = Ns | Nd, info = "dealer-station
+ * link v2 " | kind), 64 bytes: station-to-device, then device-to-station. */
+void fw_session_keys(const uint8_t secret[32], const uint8_t ns[16], const uint8_t nd[16],
+                     uint8_t kind, uint8_t s2d[32], uint8_t d2s[32]);
+/* The pairing secret (section 4a) from this side's X25519 private key and both public keys;
+ * false for a degenerate (low-order) peer key. */
+bool fw_pairing_secret(const uint8_t priv[32], const uint8_t peer_pub[32],
+                       const uint8_t station_pub[32], const uint8_t device_pub[32], uint8_t kind,
+                       const char *serial, size_t serial_len, uint8_t out[32]);
+/* A sealed body (section 4b): counter | ciphertext | tag, for msg under the 5 header
+ * bytes; returns its length (n + 20). */
+size_t fw_seal(const uint8_t key[32], uint32_t counter, const uint8_t header[FW_HEADER],
+               const uint8_t *msg, size_t n, uint8_t *body);
+/* Open a sealed body: false for a short body, a counter not above *last, or a bad tag;
+ * else the message in msg, its length in *n, and *last advanced. */
+bool fw_unseal(const uint8_t key[32], uint32_t *last, const uint8_t header[FW_HEADER],
+               const uint8_t *body, size_t body_len, uint8_t *msg, size_t *n);
 /* Kind name as the protocol's refusal texts write it ("shoe", "card_reader"...). */
 const char *fw_kind_name(uint8_t kind);
 

@@ -5,13 +5,13 @@
 
 uint16_t fw_crc16(const uint8_t *p, size_t n) {
     /* CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final XOR. */
-    uint16_t crc = 0xFFFFu;
+    uint32_t crc = 0xFFFFu;
     while (n--) {
-        crc ^= (uint16_t)((uint16_t)(*p++) << 8);
+        crc ^= (uint32_t)(*p++) << 8;
         for (int i = 0; i < 8; i++)
-            crc = (crc & 0x8000u) ? (uint16_t)((crc << 1) ^ 0x1021u) : (uint16_t)(crc << 1);
+            crc = ((crc & 0x8000u) ? ((crc << 1) ^ 0x1021u) : (crc << 1)) & 0xFFFFu;
     }
-    return crc;
+    return (uint16_t)crc;
 }
 
 size_t fw_cobs_encode(const uint8_t *in, size_t n, uint8_t *out) {
