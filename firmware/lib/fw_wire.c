@@ -26,6 +26,7 @@ size_t fw_cobs_encode(const uint8_t *in, size_t n, uint8_t *out) {
             out[o++] = in[i];
             if (++code == 0xFF) {
                 out[code_at] = code;
+                if (i + 1 == n) return o; /* a full block ends the input: no code after it */
                 code_at = o++;
                 code = 1;
             }
