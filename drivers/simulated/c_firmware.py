@@ -41,9 +41,11 @@ from drivers.simulated.wire_faults import faulty_pieces, without_acks
 from drivers.transport import Backoff
 from firmware_bridge.frame import DELIMITER, PROTOCOL_VERSION
 
-#: Where ``make -C firmware host`` puts the host builds.
+#: Where ``make -C firmware host`` puts the host builds (``san``: with AddressSanitizer and
+#: UndefinedBehaviorSanitizer).
 FIRMWARE_DIR: Final = Path(__file__).resolve().parents[2] / "firmware"
 HOST_BUILD: Final = FIRMWARE_DIR / "build" / "host"
+SAN_BUILD: Final = FIRMWARE_DIR / "build" / "san"
 _POLL = 0.005  # seconds between two looks at the firmware's status while waiting
 
 
@@ -61,6 +63,77 @@ def host_binary(kind: str) -> Path:
     if not path.exists():
         raise FirmwareError(f"{path} is missing: run make -C firmware host")
     return path
+
+
+def build(*targets: str) -> None:
+    """Run ``make -C firmware TARGETS`` (incremental: a no-op when up to date).
+
+    Raises:
+        FirmwareError: the build failed (its last lines).
+    """
+    done = subprocess.run(
+        ["make", "-s", "-C", str(FIRMWARE_DIR), *targets],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr).strip().splitlines()[-5:]
+        raise FirmwareError("make -C firmware failed: " + " / ".join(tail))
+
+
+class FuzzTarget:
+    """The sanitized C fuzz harness (``firmware/tests/fuzz.c``) as a long-lived process: one
+    record in, one ``.`` out; a record that gets no answer within ``timeout`` is a hang,
+    a process that dies is a crash (its sanitizer report in :attr:`report`)."""
+
+    def __init__(self, timeout: float = 5.0) -> None:
+        self.timeout = timeout
+        self.proc = subprocess.Popen(
+            [str(SAN_BUILD / "fw-fuzz"), "--echo"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+        )
+        self.report = ""
+
+    def feed(self, data: bytes) -> None:
+        """Feed one record.
+
+        Raises:
+            FirmwareError: the harness crashed (a sanitizer report) or hung.
+        """
+        import select
+
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        record = len(data[:0xFFFF]).to_bytes(2, "big") + data[:0xFFFF]
+        try:
+            self.proc.stdin.write(record)
+        except BrokenPipeError:
+            raise self._crashed() from None
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        if not ready:
+            raise FirmwareError(f"the C decoders hung on {data[:64].hex()}...")
+        if self.proc.stdout.read(1) != b".":
+            raise self._crashed()
+
+    def _crashed(self) -> FirmwareError:
+        self.proc.wait(5.0)
+        assert self.proc.stderr is not None
+        self.report = self.proc.stderr.read().decode(errors="replace")
+        first = next((line for line in self.report.splitlines() if "ERROR" in line), "")
+        return FirmwareError(f"the C decoders crashed (exit {self.proc.returncode}): {first}")
+
+    def close(self) -> str:
+        """End the run; the harness's summary line."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        summary = self.proc.stdout.read().decode().strip()
+        self.proc.wait(10.0)
+        assert self.proc.stderr is not None
+        self.report = self.proc.stderr.read().decode(errors="replace")
+        return summary
 
 
 def timing_arg(timing: fb.Timing | None) -> str:

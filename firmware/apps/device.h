@@ -31,6 +31,18 @@ typedef struct {
 
 extern const fw_app FW_APP; /* the one application this image runs */
 
+/* Each application's calls (apps/shoe.c, apps/panel.c), by name for the fuzz harness. */
+bool shoe_message(uint8_t type, const uint8_t *p, size_t n);
+bool shoe_command(const char *cmd, const char *args, char *reply, size_t cap);
+void shoe_status(char *out, size_t cap);
+bool shoe_consent(bool button);
+void shoe_boot(bool erased);
+bool panel_message(uint8_t type, const uint8_t *p, size_t n);
+bool panel_command(const char *cmd, const char *args, char *reply, size_t cap);
+void panel_status(char *out, size_t cap);
+bool panel_consent(bool button);
+void panel_boot(bool erased);
+
 /* The flash page: identity (written at manufacture), the pairing secret, app state. */
 typedef struct {
     uint32_t magic;

@@ -16,7 +16,7 @@ typedef struct {
 
 static panel_state P; /* lamps go dark at power-up: nothing here is kept in flash */
 
-static bool message(uint8_t type, const uint8_t *p, size_t n) {
+bool panel_message(uint8_t type, const uint8_t *p, size_t n) {
     if (type != T_LAMPS || n != 8) return false;
     uint32_t steady = fw_get32(p), blink = fw_get32(p + 4);
     if (steady & blink) { /* a lamp both steady and blinking: malformed */
@@ -41,7 +41,7 @@ static void flush_scan(void) {
     P.scanned = 0;
 }
 
-static bool command(const char *cmd, const char *args, char *reply, size_t cap) {
+bool panel_command(const char *cmd, const char *args, char *reply, size_t cap) {
     long a, b, c, d;
     if (strcmp(cmd, "press") == 0) { /* a press is reported, its release is not */
         if (!txt_num(&args, &a) || a < 0 || a > 255) {
@@ -102,7 +102,7 @@ static bool command(const char *cmd, const char *args, char *reply, size_t cap) 
     return false;
 }
 
-static void status(char *out, size_t cap) {
+void panel_status(char *out, size_t cap) {
     txt_put(out, cap, " steady=");
     txt_uint(out, cap, P.steady);
     txt_put(out, cap, " blink=");
@@ -117,11 +117,14 @@ static void status(char *out, size_t cap) {
 
 /* The board reads its key switch itself: pairing needs the key turned as well as the
  * pairing button held (docs/panel.md). */
-static bool consent(bool button) { return button && P.key_on; }
+bool panel_consent(bool button) { return button && P.key_on; }
 
-static void boot(bool erased) {
+void panel_boot(bool erased) {
     (void)erased;
     memset(&P, 0, sizeof P);
 }
 
-const fw_app FW_APP = {FW_KIND_PANEL, 0, message, command, status, consent, boot};
+#ifndef FW_FUZZ /* the fuzz harness links both applications' decoders */
+const fw_app FW_APP = {FW_KIND_PANEL, 0, panel_message, panel_command, panel_status,
+                       panel_consent, panel_boot};
+#endif

@@ -96,7 +96,7 @@ static void withhold(uint8_t rank, uint8_t suit, uint16_t draw) {
     report(T_HOLE_DEALT, p, 34);
 }
 
-static bool message(uint8_t type, const uint8_t *p, size_t n) {
+bool shoe_message(uint8_t type, const uint8_t *p, size_t n) {
     shoe_state *s = S();
     switch (type) {
     case T_HOLE_NEXT: {
@@ -236,7 +236,7 @@ static void deal(bool hole, char *reply, size_t cap) {
     if (empty) report_draw(T_EMPTY, draw);
 }
 
-static bool command(const char *cmd, const char *args, char *reply, size_t cap) {
+bool shoe_command(const char *cmd, const char *args, char *reply, size_t cap) {
     shoe_state *s = S();
     if (strcmp(cmd, "load") == 0) return fill(args, true, reply, cap);
     if (strcmp(cmd, "restock") == 0) return fill(args, false, reply, cap);
@@ -312,7 +312,7 @@ static bool command(const char *cmd, const char *args, char *reply, size_t cap) 
     return false;
 }
 
-static void status(char *out, size_t cap) {
+void shoe_status(char *out, size_t cap) {
     const shoe_state *s = S();
     txt_put(out, cap, " draws=");
     txt_uint(out, cap, s->draws);
@@ -324,10 +324,13 @@ static void status(char *out, size_t cap) {
     txt_uint(out, cap, s->hole_from);
 }
 
-static bool consent(bool button) { return button; }
+bool shoe_consent(bool button) { return button; }
 
-static void boot(bool erased) {
+void shoe_boot(bool erased) {
     if (erased) memset(S(), 0, sizeof(shoe_state));
 }
 
-const fw_app FW_APP = {FW_KIND_SHOE, sizeof(shoe_state), message, command, status, consent, boot};
+#ifndef FW_FUZZ /* the fuzz harness links both applications' decoders */
+const fw_app FW_APP = {FW_KIND_SHOE, sizeof(shoe_state), shoe_message, shoe_command, shoe_status,
+                       shoe_consent, shoe_boot};
+#endif
