@@ -6,7 +6,8 @@ through). With ``--c`` every input also goes to the C firmware's decoders
 (``firmware/tests/fuzz.c``, built with AddressSanitizer and UndefinedBehaviorSanitizer by
 ``make -C firmware san``): a crash, a hang or a delivered message there is a crash here.
 The bounded, seeded fuzz tests that run on every ``make test`` are
-``tests/test_bridge_fuzz.py`` and ``tests/test_firmware_fuzz.py``; this harness is for long runs on a developer machine.
+``tests/test_bridge_fuzz.py`` and ``tests/test_firmware_fuzz.py``; this harness is for
+long runs on a developer machine.
 Any exception other than a ``ProtocolError`` is a crash that libFuzzer reports and saves,
 and so is any message the authenticated endpoint delivers: fuzzed bytes carry no valid seal.
 """
