@@ -27,6 +27,7 @@ from table_driver import RunningStation, TableDriver
 
 from controller.service import config as cfg
 from controller.table.prompts import State
+from drivers.simulated.c_firmware import build
 
 #: Rounds the soak plays in the test command: short (7-15 s on this shared 2-core VM), so
 #: that the suite stays fast (issue 15). The long soak (2,500 rounds and more) is a
@@ -47,9 +48,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--devices",
         default="doubles",
-        choices=("doubles", "firmware"),
-        help="on --rig sim: the shoe and panel board as the Python doubles (default) or as"
-        " the C reference firmware (make -C firmware host)",
+        choices=("doubles", "firmware", "qemu"),
+        help="on --rig sim: the shoe and panel board as the Python doubles (default), as"
+        " the C reference firmware's host builds (firmware), or as its Cortex-M images on"
+        " QEMU's mps2-an385 boards (qemu)",
     )
     group.addoption(
         "--soak-rounds",
@@ -73,9 +75,10 @@ def _rig_option(config: pytest.Config) -> str:
     return str(config.getoption("--rig", default="sim"))
 
 
-def _firmware(config: pytest.Config) -> bool:
-    """Whether the shoe and panel board are the C firmware (``--devices firmware``)."""
-    return str(config.getoption("--devices", default="doubles")) == "firmware"
+def _firmware(config: pytest.Config) -> str | None:
+    """The C firmware's runner for the shoe and panel board (``--devices``), or None."""
+    devices = str(config.getoption("--devices", default="doubles"))
+    return {"firmware": "host", "qemu": "qemu"}.get(devices)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -130,8 +133,10 @@ def rigs(request: pytest.FixtureRequest) -> Iterator[RigFactory]:
     def make(decks: int = 6, seed: int = 0, **options: Any) -> Rig:
         rig: Rig
         if option == "sim":
-            if _firmware(request.config):
-                options.setdefault("firmware", True)
+            firmware = _firmware(request.config)
+            if firmware is not None:
+                build("host" if firmware == "host" else "arm")
+                options.setdefault("firmware", firmware)
             rig = SimRig(decks=decks, seed=seed, **options)
         else:
             rig = RealRig(Path(option))

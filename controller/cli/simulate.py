@@ -256,6 +256,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the device doubles and the dealer in a process of their own (as real devices are)",
     )
+    parser.add_argument(
+        "--firmware",
+        choices=["host", "qemu"],
+        default=None,
+        help="the shoe and panel board as the C reference firmware: its host builds, or its"
+        " Cortex-M images on QEMU mps2-an385 boards (make -C firmware host|arm; docs/firmware.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -278,7 +285,13 @@ def run(args: argparse.Namespace) -> int:
         faults=args.faults,
         journal=args.journal,
         delay=0.25 if args.speed == "real" else 0.0,
+        firmware=args.firmware,
     )
+    if args.firmware is not None and args.split:
+        print(
+            "dealer-station simulate: --firmware runs in-process: not with --split", file=sys.stderr
+        )
+        return 2
     _quiet_logs()
     live = sys.stdout.isatty() and not args.plain
     try:

@@ -262,6 +262,7 @@ class FirmwareDevice(ABC):
         self._tx_partial = b""
         self.wire_log: list[bytes] | None = None
         self._claimed_serial: str | None = None
+        self._held = 0
         self.port = PtyPort(path, self._from_station)
         self._fw: FirmwareProcess | None = None
         self._pump: threading.Thread | None = None
@@ -362,6 +363,19 @@ class FirmwareDevice(ABC):
             )
             for piece in pieces:
                 self.port.write(piece)
+
+    def hold(self) -> None:
+        """Start a scan (``DeviceFirmware.holding``): a board's sensor changes go out in one
+        frame at the end; the shoe sends each draw as it happens."""
+        self._held += 1
+        if self._held == 1 and isinstance(self, FirmwarePanel):
+            self.ask("hold")
+
+    def release(self) -> None:
+        """End one :meth:`hold`; the last one sends the scan."""
+        self._held -= 1
+        if self._held == 0 and isinstance(self, FirmwarePanel):
+            self.ask("release")
 
     def drop_acks(self, count: int) -> None:
         """Lose the next ``count`` ACK frames the station sends."""

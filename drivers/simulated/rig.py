@@ -93,13 +93,21 @@ class SimulatedRig:
         timing: fb.Timing | None = FAST_TIMING,
         panel_pins: PanelPins = DEFAULT_PINS,
         panel_board: bool | None = None,
-        firmware: bool = False,
+        firmware: str | None = None,
     ) -> None:
-        """``firmware``: the shoe and the panel board are the C reference firmware
-        (``drivers.simulated.c_firmware``, host builds) instead of the Python doubles;
+        """``firmware``: the shoe and the panel board are the C reference firmware instead
+        of the Python doubles: ``"host"`` its host builds (``drivers.simulated.c_firmware``),
+        ``"qemu"`` its Cortex-M images on emulated boards (``drivers.simulated.qemu_board``);
         ``panel_board`` (default: with the firmware, yes) a board rather than GPIO pins."""
         if panel_board is None:
-            panel_board = firmware
+            panel_board = firmware is not None
+        runners: dict[str, Any] = {}
+        if firmware == "qemu":
+            from drivers.simulated.qemu_board import QemuRunner
+
+            runners = {"shoe": QemuRunner("shoe"), "panel": QemuRunner("panel")}
+        elif firmware not in (None, "host"):
+            raise ValueError(f"firmware {firmware!r}: 'host' or 'qemu'")
         self._tmp = None
         if directory is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="dealer-rig-")
@@ -109,7 +117,9 @@ class SimulatedRig:
         self.timing = timing
         self.shuffler = ShufflerDouble(directory / "shuffler", timing=timing, seed=seed)
         self.shoe: ShoeDouble | FirmwareShoe = (
-            FirmwareShoe(directory / "shoe", timing=timing, seed=seed + 1)
+            FirmwareShoe(
+                directory / "shoe", timing=timing, seed=seed + 1, runner=runners.get("shoe")
+            )
             if firmware
             else ShoeDouble(directory / "shoe", timing=timing, seed=seed + 1)
         )
@@ -121,7 +131,9 @@ class SimulatedRig:
         # A panel board carries every lamp and all 21 wager sensors; GPIO has 26 pins.
         self.panel_board: PanelDouble | FirmwarePanel | None = None
         if firmware and panel_board:
-            self.panel_board = FirmwarePanel(directory / "panel", timing=timing, seed=seed + 3)
+            self.panel_board = FirmwarePanel(
+                directory / "panel", timing=timing, seed=seed + 3, runner=runners.get("panel")
+            )
         elif panel_board:
             self.panel_board = PanelDouble(directory / "panel", timing=timing, seed=seed + 3)
         #: The firmware versions the station's allow-list takes.
