@@ -173,7 +173,8 @@ void dev_control(const char *line, char *reply, size_t cap, uint32_t now) {
         txt_put(reply, cap, "err empty command");
         return;
     }
-    char body[1024];
+    /* static: the bench channel's buffers are not the link's stack (docs/firmware.md) */
+    static char body[1024];
     body[0] = 0;
     bool ok = true;
     if (strcmp(cmd, "status") == 0) {
