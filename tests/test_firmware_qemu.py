@@ -17,7 +17,7 @@ SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "firmware_rounds.py"
 
 @pytest.mark.timeout(300)
 def test_rounds_on_emulated_boards_settle_as_on_the_doubles() -> None:
-    proc = subprocess.run(  # noqa: S603 - the project's own script
+    proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--rounds", "4", "--seed", "3"],
         capture_output=True,
         text=True,
