@@ -283,6 +283,12 @@ class FirmwareDevice(ABC):
 
     def power_cycle(self) -> None:
         """Reboot the board: RAM (the session, reports not yet sent) is lost, flash kept."""
+        reset = getattr(self._runner, "reset", None)
+        if reset is not None and self._fw is not None:
+            reset(self._fw)  # an emulated board: reset in place, its flash page kept
+            if self._claimed_serial is not None:
+                self._fw.ask(f"claim_serial {self._claimed_serial}")
+            return
         self._power_off()
         self._power_on()
 
@@ -298,10 +304,17 @@ class FirmwareDevice(ABC):
     def take_flash(self, other: FirmwareDevice) -> None:
         """Become ``other``'s board: its flash page (batch, counts, hole cards, serial
         number) copied into this one, powered up, and paired with this rig's station."""
-        self._power_off()
-        self.flash.write_bytes(other.flash.read_bytes())
         self.serial_number = other.serial_number
-        self._power_on()
+        if getattr(self._runner, "reset", None) is None:  # a host build: the page is a file
+            self._power_off()
+            self.flash.write_bytes(other.flash.read_bytes())
+            self._power_on()
+        else:  # an emulated board: the page copied over the bench channel, then a reset
+            at = 0
+            while chunk := other.ask(f"page {at}"):
+                self.ask(f"page {at} {chunk}")
+                at += len(chunk) // 2
+            self.power_cycle()
         self.pair()
 
     def unplug(self) -> None:

@@ -57,11 +57,16 @@ def _connect(path: Path, proc: subprocess.Popen[bytes]) -> socket.socket:
 
 
 class QemuRunner:
-    """Starts one emulated board per power-up (see the module docstring)."""
+    """Starts one emulated board (see the module docstring); a power cycle is QEMU's
+    ``system_reset`` through its monitor, which reloads the program and keeps the flash
+    page (its NOLOAD sector), as a real board keeps its flash."""
 
     def __init__(self, kind: str, *, icount: int | None = None) -> None:
-        self.image = arm_image(kind)
+        # The rig's boards carry the bench's fault switches (an impostor's serial, a
+        # tampered reveal, a look at the shoe's memory), as the host builds do.
+        self.image = arm_image(f"{kind}-switches")
         self.icount = icount
+        self._boots: dict[int, tuple[str, str, str, Path]] = {}
 
     def start(self, flash: Path, serial: str, firmware: str, timing: str) -> FirmwareProcess:
         """Power the board on and start its application. ``flash`` is unused: the board's
@@ -70,9 +75,10 @@ class QemuRunner:
         del flash
         where = Path(tempfile.mkdtemp(prefix="mps2-"))
         wire, control = where / "uart0.sock", where / "uart1.sock"
+        monitor = where / "monitor.sock"
         command = [
-            QEMU, "-machine", "mps2-an385", "-display", "none", "-monitor", "none",
-            "-nodefaults", "-kernel", str(self.image),
+            QEMU, "-machine", "mps2-an385", "-display", "none", "-nodefaults",
+            "-monitor", f"unix:{monitor},server=on,wait=off", "-kernel", str(self.image),
             "-chardev", f"socket,id=uart0,path={wire},server=on,wait=off",
             "-chardev", f"socket,id=uart1,path={control},server=on,wait=off",
             "-serial", "chardev:uart0", "-serial", "chardev:uart1",
@@ -105,11 +111,28 @@ class QemuRunner:
             control_out=control_sock.makefile("rb"),
             on_stop=cleanup,
         )
+        self._boots[id(fw)] = (serial, firmware, timing, monitor)
         try:
-            fw.ask("seed " + os.urandom(32).hex())
-            fw.ask("timing " + timing)
-            fw.ask(f"boot {serial} {firmware}")
+            self._boot(fw)
         except FirmwareError:
             fw.stop()
             raise
         return fw
+
+    def _boot(self, fw: FirmwareProcess) -> None:
+        serial, firmware, timing, _ = self._boots[id(fw)]
+        fw.ask("seed " + os.urandom(32).hex())
+        fw.ask("timing " + timing)
+        fw.ask(f"boot {serial} {firmware}")
+
+    def reset(self, fw: FirmwareProcess) -> None:
+        """Power-cycle the board: ``system_reset``, then its start-up lines again (an
+        erased page would be provisioned; a written one keeps its identity and secret)."""
+        monitor = self._boots[id(fw)][3]
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(str(monitor))
+            sock.settimeout(5.0)
+            sock.recv(4096)  # the monitor's banner and prompt
+            sock.sendall(b"system_reset\n")
+            sock.recv(4096)
+        self._boot(fw)

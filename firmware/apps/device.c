@@ -200,6 +200,34 @@ void dev_control(const char *line, char *reply, size_t cap, uint32_t now) {
         } else {
             txt_put(body, sizeof body, "claim_serial takes a text of 1..32 bytes");
         }
+    } else if (strcmp(cmd, "page") == 0) {
+        /* "page OFFSET": 128 bytes of the flash page in hex; "page OFFSET HEX": write them
+         * (the bench moves a board's flash to another board: the same shoe, replugged). */
+        long at;
+        char hex[257];
+        uint8_t *page = (uint8_t *)&g_flash;
+        ok = txt_num(&args, &at) && at >= 0 && (size_t)at <= sizeof g_flash;
+        if (ok && txt_word(&args, hex, sizeof hex)) {
+            size_t n = strlen(hex) / 2;
+            for (size_t i = 0; i < n && (size_t)at + i < sizeof g_flash; i++) {
+                int hi = hex[2 * i] <= '9' ? hex[2 * i] - '0' : hex[2 * i] - 'a' + 10;
+                int lo = hex[2 * i + 1] <= '9' ? hex[2 * i + 1] - '0' : hex[2 * i + 1] - 'a' + 10;
+                page[(size_t)at + i] = (uint8_t)((hi & 15) << 4 | (lo & 15));
+            }
+            dev_save();
+        } else if (ok) {
+            static const char digits[] = "0123456789abcdef";
+            char out[257];
+            size_t k = 0;
+            for (size_t i = (size_t)at; i < sizeof g_flash && k < 256; i++) {
+                out[k++] = digits[page[i] >> 4];
+                out[k++] = digits[page[i] & 15u];
+            }
+            out[k] = 0;
+            txt_put(body, sizeof body, out);
+        } else {
+            txt_put(body, sizeof body, "page OFFSET [HEX]");
+        }
 #endif
     } else if (strcmp(cmd, "reflash") == 0) {
         /* A new firmware version text in the flash page (takes effect at the next boot). */
