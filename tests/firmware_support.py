@@ -62,13 +62,7 @@ class Bench:
             self.fw = None
 
     def _read(self, fw: FirmwareProcess) -> None:
-        while True:
-            try:
-                data = fw.wire_out.read(4096)
-            except (OSError, ValueError):
-                return
-            if not data:
-                return
+        for data in fw.chunks():
             self.rx.put(data)
 
     def ask(self, line: str) -> str:

@@ -23,7 +23,7 @@ import subprocess
 import threading
 import time
 from abc import ABC
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, ClassVar, Final
 
@@ -197,6 +197,17 @@ class FirmwareProcess:
         self._on_stop = on_stop
         self.lock = threading.Lock()
 
+    def chunks(self) -> Iterator[bytes]:
+        """What the firmware writes on its link, as it comes, until it stops."""
+        while True:
+            try:
+                data = self.wire_out.read(4096)
+            except (OSError, ValueError):
+                return
+            if not data:
+                return
+            yield data
+
     def ask(self, line: str) -> str:
         """One control request; the reply after ``ok``.
 
@@ -355,24 +366,18 @@ class FirmwareDevice(ABC):
         return None
 
     def _from_device(self, fw: FirmwareProcess) -> None:
-        while True:
-            try:
-                data = fw.wire_out.read(4096)
-            except (OSError, ValueError):
-                return
-            if not data:
-                return
+        for chunk in fw.chunks():
             if self.silent:
                 continue
             if self.noise.idle and not self._duplicate_acks and self.wire_version == 2:
-                self.port.write(data)
+                self.port.write(chunk)
                 continue
             # Frame by frame: a fault needs whole frames.
-            data, self._tx_partial = self._tx_partial + data, b""
-            cut = data.rfind(DELIMITER) + 1
-            data, self._tx_partial = data[:cut], data[cut:]
+            pending = self._tx_partial + chunk
+            cut = pending.rfind(DELIMITER) + 1
+            frames, self._tx_partial = pending[:cut], pending[cut:]
             pieces, self._duplicate_acks = faulty_pieces(
-                data, self.noise, self._duplicate_acks, self.wire_version
+                frames, self.noise, self._duplicate_acks, self.wire_version
             )
             for piece in pieces:
                 self.port.write(piece)

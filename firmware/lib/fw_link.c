@@ -148,13 +148,7 @@ static void sealed(fw_link *l, uint8_t type, uint8_t seq, uint8_t flags, const u
     size_t body_len = fw_seal(l->k_tx, ++l->tx_counter, header, msg, n, body);
     l->ack_due = false;
     l->ack_owed = 0;
-    uint8_t wire[FW_WIRE_MAX];
-    fw_header h = {header[0], header[1], header[2], header[3], header[4]};
-    size_t len = fw_frame_wire(&h, body, body_len, l->lead, wire);
-    l->lead = false;
-    l->ops->write(l->ctx, wire, len);
-    l->stats.frames_sent++;
-    l->last_tx = l->now;
+    write_frame(l, type, seq, header[3], header[4], body, body_len);
 }
 
 static void refused_frame(fw_link *l, uint32_t echo, const char *reason, size_t n) {
