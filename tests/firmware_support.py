@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import firmware_bridge as fb
-from drivers.simulated.c_firmware import FirmwareProcess, HostRunner, host_binary
+from drivers.simulated.c_firmware import FirmwareProcess, HostRunner, build, host_binary
 from firmware_bridge.link_messages import HelloReply
 
 TIMING = fb.Timing(
@@ -30,6 +30,7 @@ class Bench:
     """One firmware process and a station endpoint talking to it (see the module doc)."""
 
     def __init__(self, tmp: Path, kind: str = "shoe", *, serial: str = "SHO-0000042") -> None:
+        build("host")  # make -C firmware host: a no-op when it is up to date
         self.kind = KINDS[kind]
         self.name = kind
         self.flash = tmp / f"{kind}.flash"

@@ -34,6 +34,7 @@ from controller.simulation.split import DoublesProcessDiedError, SplitTable
 from controller.table.prompts import State
 from controller.table.view import TableView
 from drivers.hal import LedMode
+from drivers.simulated.c_firmware import FirmwareError
 
 LAMP_STYLE = {LedMode.STEADY: "bold green", LedMode.BLINK: "bold yellow blink"}
 
@@ -307,6 +308,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except DoublesProcessDiedError as err:
         print(f"dealer-station simulate: {err}", file=sys.stderr)
+        return 1
+    except FirmwareError as err:  # --firmware: not built, no QEMU, a board that stopped
+        print(f"dealer-station simulate: the C firmware: {err}", file=sys.stderr)
         return 1
     except StartError as err:
         print(f"dealer-station simulate: {_with_room(settings.journal, err)}", file=sys.stderr)
