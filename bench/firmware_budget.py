@@ -46,13 +46,13 @@ STM32F0 = {"flash": 256 * 1024, "ram": 32 * 1024}  # STM32F091: 256 KB flash, 32
 BENCH_BUFFERS = re.compile(r"^(reply|body|line)(\.\d+)?$")  # the bench channel's
 
 
+def _tool(*command: str) -> str:
+    """What a toolchain program prints."""
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
 def sections(elf: Path) -> dict[str, int]:
-    out = subprocess.run(
-        ["arm-none-eabi-size", "-A", str(elf)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = _tool("arm-none-eabi-size", "-A", str(elf))
     sizes = {}
     for line in out.splitlines():
         parts = line.split()
@@ -62,12 +62,7 @@ def sections(elf: Path) -> dict[str, int]:
 
 
 def bench_buffer_bytes(elf: Path) -> int:
-    out = subprocess.run(
-        ["arm-none-eabi-nm", "-S", str(elf)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = _tool("arm-none-eabi-nm", "-S", str(elf))
     total = 0
     for line in out.splitlines():
         parts = line.split()

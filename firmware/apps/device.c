@@ -164,6 +164,15 @@ static void status(char *out, size_t cap) {
     FW_APP.status(out, cap);
 }
 
+/* The next word of *args (1..32 bytes) into a text field of FW_MAX_TEXT + 1 bytes. */
+static bool take_text(const char **args, char dst[FW_MAX_TEXT + 1]) {
+    char word[FW_MAX_TEXT + 1];
+    if (!txt_word(args, word, sizeof word)) return false;
+    memset(dst, 0, FW_MAX_TEXT + 1);
+    memcpy(dst, word, strlen(word));
+    return true;
+}
+
 void dev_control(const char *line, char *reply, size_t cap, uint32_t now) {
     g_now = now;
     char cmd[24];
@@ -192,14 +201,8 @@ void dev_control(const char *line, char *reply, size_t cap, uint32_t now) {
     } else if (strcmp(cmd, "claim_serial") == 0) {
         /* An impostor's firmware: claims another serial number from the next HELLO on
          * (the flash page keeps the real one). */
-        char sn[FW_MAX_TEXT + 1];
-        ok = txt_word(&args, sn, sizeof sn);
-        if (ok) {
-            memset(g_link.serial, 0, sizeof g_link.serial);
-            memcpy(g_link.serial, sn, strlen(sn));
-        } else {
-            txt_put(body, sizeof body, "claim_serial takes a text of 1..32 bytes");
-        }
+        ok = take_text(&args, g_link.serial);
+        if (!ok) txt_put(body, sizeof body, "claim_serial takes a text of 1..32 bytes");
     } else if (strcmp(cmd, "page") == 0) {
         /* "page OFFSET": 128 bytes of the flash page in hex; "page OFFSET HEX": write them
          * (the bench moves a board's flash to another board: the same shoe, replugged). */
@@ -231,15 +234,9 @@ void dev_control(const char *line, char *reply, size_t cap, uint32_t now) {
 #endif
     } else if (strcmp(cmd, "reflash") == 0) {
         /* A new firmware version text in the flash page (takes effect at the next boot). */
-        char fw[FW_MAX_TEXT + 1];
-        ok = txt_word(&args, fw, sizeof fw);
-        if (ok) {
-            memset(g_flash.firmware, 0, sizeof g_flash.firmware);
-            memcpy(g_flash.firmware, fw, strlen(fw));
-            dev_save();
-        } else {
-            txt_put(body, sizeof body, "reflash takes a version text of 1..32 bytes");
-        }
+        ok = take_text(&args, g_flash.firmware);
+        if (ok) dev_save();
+        else txt_put(body, sizeof body, "reflash takes a version text of 1..32 bytes");
     } else {
         ok = FW_APP.command(cmd, args, body, sizeof body);
     }
