@@ -382,6 +382,10 @@ class DeviceFirmware(ABC):
                 self._send_backlog(now)
             elif isinstance(event, fb.MessageReceived):
                 self.commands.append(event.message)
+                if isinstance(event.message, fb.EchoRequest):
+                    # docs/protocol.md section 6a: answered at once, unreliable, sealed.
+                    self._endpoint.send(fb.EchoReply(event.message.data), now, reliable=False)
+                    continue
                 self._on_command(event.message)
             elif isinstance(event, fb.LinkDown):
                 # Unacknowledged reports go out again in the next session.
