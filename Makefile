@@ -44,7 +44,7 @@ test: system-deps lint typecheck unit firmware-test vm-test
 ## The device firmware in C (firmware/, docs/firmware.md): host builds, the sanitized test
 ## and fuzz harnesses, and the Cortex-M images for QEMU's mps2-an385 (incremental).
 firmware: system-deps
-	$(MAKE) -s -C firmware host san arm
+	$(MAKE) -s -j2 -C firmware host san arm
 
 ## Its known-answer vectors in C (ASan/UBSan), then the HIL suite with the shoe and the
 ## panel board as the C firmware's host builds (the soak, which builds its own doubles,
