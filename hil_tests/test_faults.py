@@ -25,7 +25,7 @@ from drivers.hal import (
     Led,
     LedMode,
 )
-from drivers.simulated.c_firmware import FirmwareShoe
+from drivers.simulated.c_devices import FirmwareShoe
 
 pytestmark = pytest.mark.doubles
 

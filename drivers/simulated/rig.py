@@ -30,7 +30,8 @@ from drivers.hal import Button, EventSink, SeatWagerChanged, WagerSpot
 from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
 from drivers.panel_link import SerialPanelDriver
 from drivers.serial_transport import SerialSettings
-from drivers.simulated.c_firmware import FirmwareDevice, FirmwarePanel, FirmwareShoe
+from drivers.simulated.c_device import FirmwareDevice
+from drivers.simulated.c_devices import FirmwarePanel, FirmwareShoe
 from drivers.simulated.card_reader import CardReaderDouble
 from drivers.simulated.firmware import DEFAULT_FIRMWARE, DeviceFirmware
 from drivers.simulated.panel import PanelDouble
