@@ -97,6 +97,7 @@ def started(backend: SimulatedUsbBackend) -> Iterator[tuple[UsbTransport, Record
         UsbSettings(VID, PID, "RD-0001", write_timeout=0.02),
         recorder,
         backend=backend,
+        name="card_reader",
         backoff=Backoff(0.01, cap=0.02),
     )
     transport.start()
@@ -206,3 +207,57 @@ def test_a_serial_link_is_named_after_its_port_unless_named() -> None:
     listener = Recorder()
     assert SerialTransport(SerialSettings("/dev/ttyUSB3"), listener).name == "/dev/ttyUSB3"
     assert SerialTransport(SerialSettings("/dev/ttyUSB3"), listener, name="shoe").name == "shoe"
+
+
+@pytest.mark.parametrize(
+    ("ids", "message"),
+    [
+        ((-1, 1), "USB vendor id must be 0..0xffff, not -1"),
+        ((0x10000, 1), "USB vendor id must be 0..0xffff, not 65536"),
+        ((1, -1), "USB product id must be 0..0xffff, not -1"),
+        ((1, 0x10000), "USB product id must be 0..0xffff, not 65536"),
+    ],
+)
+def test_usb_ids_are_16_bits_each_refused_in_one_line(ids: tuple[int, int], message: str) -> None:
+    with pytest.raises(DriverConfigError) as caught:
+        UsbSettings(ids[0], ids[1], "RD-0001")
+    assert str(caught.value) == message
+
+
+def test_usb_settings_take_both_ends_of_the_id_range_and_need_a_serial() -> None:
+    assert UsbSettings(0, 0xFFFF, "RD-0001").ids == "0000:ffff"
+    assert UsbSettings(0xFFFF, 0, "RD-0001").ids == "ffff:0000"
+    with pytest.raises(DriverConfigError) as caught:
+        UsbSettings(VID, PID, "")
+    assert str(caught.value) == "USB serial number is empty"
+
+
+class Crashing(UsbTransport):
+    """A transport whose port code raises what it never should (a bug)."""
+
+    def _open_port(self) -> str:
+        raise RuntimeError("boom")
+
+
+def test_a_reader_thread_that_crashes_reports_the_device_lost_naming_the_bug(
+    backend: SimulatedUsbBackend,
+) -> None:
+    recorder = Recorder()
+    transport = Crashing(UsbSettings(VID, PID, "RD-0001"), recorder, backend=backend, name="rd")
+    transport.start()
+    try:
+        error = recorder.next("down")
+        assert isinstance(error, TransportError)
+        assert str(error) == "rd: reader thread ended: RuntimeError: boom"
+        assert not transport.is_open
+    finally:
+        transport.close()
+
+
+def test_the_reader_thread_is_named_after_the_link_and_does_not_hold_the_process(
+    started: tuple[UsbTransport, Recorder],
+) -> None:
+    threads = [t for t in threading.enumerate() if t.name == "card_reader-link"]
+    transport, _ = started
+    assert transport.name == "card_reader"
+    assert len(threads) == 1 and threads[0].daemon
