@@ -248,6 +248,17 @@ def forget_survivors(module: str) -> None:
     path.write_text(json.dumps(meta, indent=4), encoding="utf-8")
 
 
+def _mark_unreached(module: str) -> None:
+    """mutmut stops before it records anything when no listed test reaches the module:
+    record every mutant as unreached (mutmut's own code for "no tests")."""
+    path = meta_path(module)
+    if not path.exists():
+        return
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    meta["exit_code_by_key"] = dict.fromkeys(meta["exit_code_by_key"], 33)
+    path.write_text(json.dumps(meta, indent=4), encoding="utf-8")
+
+
 def run_mutmut(module: str, tests: Sequence[str], seconds: float, jobs: int) -> str:
     """Run mutmut on ``module`` for at most ``seconds``; return how it ended, in words."""
     folder = prepare(module, tests)
@@ -290,6 +301,9 @@ def run_mutmut(module: str, tests: Sequence[str], seconds: float, jobs: int) -> 
     text = (folder / "mutmut.log").read_text(encoding="utf-8", errors="replace")
     if code != 0:
         if "could not find any test case for any mutant" in text:
+            if not read_exit_codes(module):
+                return "no function to mutate"
+            _mark_unreached(module)
             return "no listed test reaches the module"
         return f"mutmut failed (exit {code}): see {(folder / 'mutmut.log').relative_to(ROOT)}"
     if all(c is not None for c in read_exit_codes(module).values()):
