@@ -17,7 +17,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("rules", "table", "journal", "service", "simulation", "cli")
 PROJECT = ("controller", "drivers", "firmware_bridge", "floor")
-FLOOR_MAY_USE = ("controller.journal", "controller.rules", "controller.service.config_schema")
+FLOOR_MAY_USE = (
+    "controller.journal",
+    "controller.rules",
+    "controller.service.config_schema",
+    "controller.service.sdnotify",
+)
 
 
 def imports_of(path: Path) -> set[str]:
