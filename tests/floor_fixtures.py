@@ -48,11 +48,14 @@ def floor_database() -> Iterator[Database]:
 
 def simulate(journal: Path, rounds: int, seed: int, *extra: str) -> subprocess.Popen[bytes]:
     """Start the real station simulation writing ``journal`` (a child process; its
-    stderr goes to ``JOURNAL.log``)."""
+    stderr goes to ``JOURNAL.log``). Its table is the journal's name in capitals
+    (``t01.sqlite3`` deals as ``T01``): the floor takes a table's rows only from its own
+    account."""
     with journal.with_suffix(".log").open("wb") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "controller.cli.main", "simulate", "--plain", "--rounds",
-             str(rounds), "--seed", str(seed), "--journal", str(journal), *extra],
+             str(rounds), "--seed", str(seed), "--journal", str(journal),
+             "--table-id", journal.stem.upper(), *extra],
             stdout=subprocess.DEVNULL,
             stderr=log,
         )  # fmt: skip
@@ -99,8 +102,9 @@ def collector_config(
     client_id: str = "collector-1",
     keys: dict[str, str] | None = None,
 ) -> Any:
-    """A checked ``floor.toml`` for a collector on these servers (``keys``: the tables'
-    verification keys as text)."""
+    """A checked ``floor.toml`` for a collector on these servers, with the account
+    ``client_id`` (one of ``floor.servers.COLLECTORS``: the broker names each client after
+    its account); ``keys``: the tables' verification keys as text."""
     from floor.config import parse_floor_config
 
     return parse_floor_config(
@@ -109,10 +113,9 @@ def collector_config(
             "broker": {
                 "host": "127.0.0.1",
                 "port": broker.port,
-                "username": "collector",
-                "password_file": str(broker.password_file("collector")),
+                "username": client_id,
+                "password_file": str(broker.password_file(client_id)),
                 "ca_file": str(broker.ca_file),
-                "client_id": client_id,
             },
             "database": {"conninfo": database.conninfo},
         },
@@ -126,7 +129,7 @@ def station_settings(broker: Broker, table: str, **changes: Any) -> Any:
 
     values: dict[str, Any] = {
         "host": "127.0.0.1",
-        "port": broker.port,
+        "port": broker.station_port,
         "username": table,
         "password_file": broker.password_file(table),
         "ca_file": broker.ca_file,
@@ -136,12 +139,13 @@ def station_settings(broker: Broker, table: str, **changes: Any) -> Any:
     return FloorSettings(**values)
 
 
-def write_floor_toml(broker: Broker, database: Database, path: Path, client_id: str) -> Path:
-    """A ``floor.toml`` file for ``dealer-station floor collect`` on these servers."""
+def write_floor_toml(broker: Broker, database: Database, path: Path, account: str) -> Path:
+    """A ``floor.toml`` file for ``dealer-station floor collect`` on these servers, with
+    the collector account ``account`` (one of ``floor.servers.COLLECTORS``)."""
     path.write_text(
-        f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "collector"\n'
-        f'password_file = "{broker.password_file("collector")}"\n'
-        f'ca_file = "{broker.ca_file}"\nclient_id = "{client_id}"\n'
+        f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "{account}"\n'
+        f'password_file = "{broker.password_file(account)}"\n'
+        f'ca_file = "{broker.ca_file}"\n'
         f'[database]\nconninfo = "{database.conninfo}"\n',
         encoding="utf-8",
     )

@@ -187,7 +187,7 @@ def test_whatever_a_station_posts_as_limits_the_floor_keeps_cents_or_none(
     from floor.ingest import posted_limits
 
     table = f"Q{next(COUNTER)}"
-    rows = chain_of([("station_started", {"limits": limits})])
+    rows = chain_of([("station_started", {"limits": limits, "table_id": table})])
     applied = Ingest(conn).apply([Rows(table, rows)])
     assert applied.alerts == [] and applied.acks[table].row == 1
     stored = conn.execute("SELECT limits FROM floor_table WHERE table_id = %s", (table,))
