@@ -12,10 +12,11 @@ whose verification key the floor holds, :class:`SealedChain` keeps:
 
 When a seal row arrives on a branch and checks out with the epoch due, that branch up to
 the seal is merged, in order; every other pending row is moved to ``quarantine_row`` as
-evidence with a ``seal`` alert (a branch nobody could seal). A seal that fails sends its
-branch to the evidence with a ``seal`` alert; the table goes on (the station's own branch
-may still come, and wins when it does). So the branch with valid seals always wins, and
-rows nobody sealed never displace sealed ones.
+evidence with a ``seal`` alert (a branch nobody could seal). A seal that fails is evidence
+with a ``seal`` alert, and so is whatever follows it; the rows under it keep waiting (a bad
+seal proves nothing about them: anyone can put one on any chain), and the station's own
+seal, when it comes, wins. So the branch with valid seals always wins, and rows nobody
+sealed never displace sealed ones.
 
 Rows that contradict the merged (sealed) rows are evidence with a ``rollback`` alert; a
 seal among them is checked too, and one that checks out (the key of an epoch the floor has
@@ -60,11 +61,14 @@ class SealedChain:
     in_evidence: Callable[[int, str], bool]  # is (row, hash) in quarantine_row?
     merged: list[Row] = field(default_factory=list)
     new_pending: list[Row] = field(default_factory=list)
-    resolved: set[tuple[int, str]] = field(default_factory=set)  # leave pending_row
+    resolved: set[tuple[int, str]] = field(default_factory=set)  # to delete from pending_row
     evidence: list[Row] = field(default_factory=list)
     alerts: list[tuple[str, str]] = field(default_factory=list)
     quarantine: str | None = None
     ack: Ack | None = None
+
+    def __post_init__(self) -> None:
+        self._stored = set(self.pending)  # the rows already in pending_row
 
     def take(self, rows: Sequence[Row]) -> None:
         """Take one message's consecutive rows."""
@@ -137,14 +141,14 @@ class SealedChain:
         return path[::-1]
 
     def _seal(self, seal: Row) -> bool:
-        branch = self._branch(seal)
         problem = self.check(self.table, seal, self.epoch)
         if problem is not None:
-            first = branch[0].id if branch else seal.id
-            self._drop(branch)
-            text = f"seal: row {seal.id}: {problem} (rows {first}-{seal.id} not merged)"
-            self._evidence([*branch, seal], "seal", text)
+            # A bad seal proves nothing about the rows under it (anyone can put one on any
+            # chain): they keep waiting for a good one; the bad seal is evidence.
+            text = f"seal: row {seal.id}: {problem}"
+            self._evidence([seal], "seal", text)
             return False
+        branch = self._branch(seal)
         self._drop(branch)
         self.merged.extend([*branch, seal])
         fields = seal_fields(seal)
@@ -163,7 +167,7 @@ class SealedChain:
 
     def _drop(self, rows: Iterable[Row]) -> None:
         for row in rows:
-            if self.pending.pop(row.hash, None) is not None:
+            if self.pending.pop(row.hash, None) is not None and row.hash in self._stored:
                 self.resolved.add((row.id, row.hash))
         kept = set(self.pending)
         self.new_pending = [r for r in self.new_pending if r.hash in kept]

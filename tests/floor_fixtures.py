@@ -99,7 +99,7 @@ def query(database: Database, sql: str, *params: Any) -> list[tuple[Any, ...]]:
 def collector_config(
     broker: Broker,
     database: Database,
-    client_id: str = "collector-1",
+    client_id: str = "collector",
     keys: dict[str, str] | None = None,
 ) -> Any:
     """A checked ``floor.toml`` for a collector on these servers, with the account

@@ -334,8 +334,9 @@ def test_seals_are_checked_with_the_tables_verification_key(
         assert database_rows(floor_database, table) == rows
         assert sealed == (seals[-1][0], 4, None)
     else:
-        # Rows are merged only under a seal that checks: with none, nothing is merged; every
-        # row is held as evidence, and the seal failures raise one alert (counted again).
+        # Rows are merged only under a seal that checks: with none, nothing is merged. The
+        # first row waits for a seal that checks; the failed seal and all that follows it
+        # are held as evidence; the failures raise one alert (counted again).
         assert database_rows(floor_database, table) == []
         assert sealed == (0, 0, None)
         held = query(
@@ -343,7 +344,9 @@ def test_seals_are_checked_with_the_tables_verification_key(
             "SELECT row_id FROM quarantine_row WHERE table_id = %s ORDER BY row_id",
             table,
         )
-        assert [r for (r,) in held] == [r[0] for r in rows]
+        assert [r for (r,) in held] == [r[0] for r in rows[1:]]
+        waiting = query(floor_database, "SELECT row_id FROM pending_row WHERE table_id = %s", table)
+        assert waiting == [(1,)]
         (alert,) = query(
             floor_database, "SELECT kind, message FROM alert WHERE table_id = %s", table
         )
