@@ -107,6 +107,7 @@ class Collector:
         self.stored = 0
         self.rejected = 0  # refused by the checks (recorded and alerted)
         self.dropped = 0  # a full queue: never acknowledged, so sent again
+        self.disconnects = 0  # connections to the broker lost (not by stop())
         self.failure: str | None = None  # why a thread of the collector died
         self.suspects: dict[str, float] = {}  # table -> until (monotonic)
         self.heartbeat = time.monotonic()  # the writer's last turn
@@ -125,6 +126,7 @@ class Collector:
             client.tls_set(ca_certs=str(broker.ca_file))
         client.reconnect_delay_set(min_delay=1, max_delay=5)
         client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         return client
 
@@ -166,9 +168,8 @@ class Collector:
     def _network_loop(self) -> None:
         try:
             self._client.loop_forever(retry_first_connection=True)
-        except BaseException as err:
+        except BaseException as err:  # recorded; supervise() ends the process
             self._died("network", err)
-            raise
 
     def _on_connect(
         self, client: mqtt.Client, _u: Any, _f: Any, reason: ReasonCode, _p: Any
@@ -184,6 +185,11 @@ class Collector:
             ]
         )
         _log.info("collector connected", group=group)
+
+    def _on_disconnect(self, _c: mqtt.Client, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
+        if not self.stopping.is_set():
+            self.disconnects += 1
+            _log.warning("collector disconnected", reason=str(reason))
 
     def _on_message(self, _c: mqtt.Client, _u: Any, message: mqtt.MQTTMessage) -> None:
         try:
@@ -234,9 +240,8 @@ class Collector:
                         conn.close()
                     conn = None
                     self.stopping.wait(0.5)  # reconnect backoff, cut short by stop()
-        except BaseException as err:
+        except BaseException as err:  # recorded; supervise() ends the process
             self._died("writer", err)
-            raise
         finally:
             if conn is not None:
                 conn.close()
@@ -298,7 +303,7 @@ class Collector:
         if self.stopping.is_set():
             return
         self.failure = f"the {thread} thread stopped: {_first(err)}"
-        _log.critical("collector thread died", thread=thread, error=repr(err))
+        _log.critical("collector thread died", thread=thread, exc_info=err)
 
 
 def _first(err: BaseException) -> str:

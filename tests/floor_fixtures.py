@@ -171,3 +171,78 @@ def row_count(journal: Path) -> int:
     except sqlite3.Error:
         return 0
     return int(count)
+
+
+class RawClient:
+    """A bare MQTT v5 client with one account's password: what whoever holds a station's
+    password can send and see (TLS, the stations' listener unless ``port`` says otherwise).
+    A context manager: connected on entry (or ``refused`` set), disconnected on exit."""
+
+    def __init__(
+        self,
+        broker: Broker,
+        user: str,
+        *,
+        client_id: str | None = None,
+        port: int | None = None,
+        password: str | None = None,
+    ) -> None:
+        import threading
+
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        self.port = broker.station_port if port is None else port
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=client_id or f"raw-{user}", protocol=5
+        )
+        secret = password or broker.password_file(user).read_text().strip()
+        self.client.username_pw_set(user, secret)
+        self.client.tls_set(ca_certs=str(broker.ca_file))
+        self.connected = threading.Event()
+        self.refused = threading.Event()
+        self.disconnects: list[str] = []
+        self.messages: list[tuple[str, bytes]] = []
+        self.subscribed = threading.Event()
+        self.pubacks: dict[int, int] = {}
+        client = self.client
+        client.on_connect = self._on_connect
+        client.on_disconnect = lambda _c, _u, _f, reason, _p: self.disconnects.append(str(reason))
+        client.on_message = lambda _c, _u, m: self.messages.append((m.topic, bytes(m.payload)))
+        client.on_subscribe = lambda *_: self.subscribed.set()
+        client.on_publish = self._on_publish
+
+    def _on_connect(self, _c: Any, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
+        (self.refused if reason.is_failure else self.connected).set()
+
+    def _on_publish(self, _c: Any, _u: Any, mid: int, reason: Any, _p: Any) -> None:
+        self.pubacks[mid] = reason.value
+
+    def __enter__(self) -> RawClient:
+        self.client.connect("127.0.0.1", self.port)
+        self.client.loop_start()
+        assert self.connected.wait(10) or self.refused.is_set()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+        self.client.reinitialise()
+
+    def publish(self, topic: str, payload: bytes) -> int:
+        """Publish at QoS 1 and wait for the broker's PUBACK; its reason code (0: taken)."""
+        from floor.servers import wait_for
+
+        info = self.client.publish(topic, payload, qos=1)
+        assert wait_for(lambda: info.mid in self.pubacks, 10), "no PUBACK"
+        return self.pubacks[info.mid]
+
+
+def open_alerts(database: Database, table: str) -> dict[str, tuple[str, int]]:
+    """The open alerts of ``table``: kind -> (message, repeats)."""
+    found = query(
+        database,
+        "SELECT kind, message, repeats FROM alert WHERE table_id = %s AND cleared IS NULL",
+        table,
+    )
+    return {kind: (message, repeats) for kind, message, repeats in found}
