@@ -26,6 +26,7 @@ from floor_fixtures import (
 )
 
 from controller.journal.format import GENESIS_HASH, Row, canonical_json, format_ts, row_hash
+from controller.journal.store import Journal
 from controller.journal.wire import Status, encode_rows, encode_status
 from controller.service.shipper import Shipper
 from floor.collector import Collector
@@ -221,24 +222,31 @@ def test_a_message_over_the_brokers_limit_disconnects_its_sender(
     assert "T12 disconnected due to oversize packet" in log
 
 
+def _limited(broker: Broker, database: Database, directory: Path, limit: int) -> Collector:
+    """A collector whose own size limit is ``limit`` bytes (account collector-2)."""
+    account = "collector-2"
+    config = parse_floor_config(
+        {
+            "broker": {
+                "host": "127.0.0.1",
+                "port": broker.port,
+                "username": account,
+                "password_file": str(broker.password_file(account)),
+                "ca_file": str(broker.ca_file),
+            },
+            "database": {"conninfo": database.conninfo},
+            "collector": {"max_message_bytes": limit},
+        },
+        directory / "floor.toml",
+    )
+    return Collector(config)
+
+
 def test_the_collectors_own_limit_refuses_and_alerts_without_storing(
     floor_broker: Broker, floor_database: Database, tmp_path: Path
 ) -> None:
     """A broker configured without the limit: the collector's own check stops it."""
-    base = collector_config(floor_broker, floor_database, "collector-2")
-    config = parse_floor_config(
-        {
-            "broker": {
-                "host": "127.0.0.1", "port": floor_broker.port, "username": "collector-2",
-                "password_file": str(base.broker.password_file),
-                "ca_file": str(floor_broker.ca_file),
-            },
-            "database": {"conninfo": floor_database.conninfo},
-            "collector": {"max_message_bytes": 65536},
-        },
-        tmp_path / "floor.toml",
-    )  # fmt: skip
-    limited = Collector(config)
+    limited = _limited(floor_broker, floor_database, tmp_path, 65536)
     limited.start()
     rows = chain("T11", [("station_started", {"table_id": "T11", "pad": "x" * 70_000}, None)])
     payload = encode_rows("T11", rows)
@@ -338,3 +346,26 @@ def test_a_writer_that_dies_takes_the_process_down(
         assert wait_for(lambda: not running.healthy(), 15)
     assert module.supervise(running, threading.Event(), tick=0.05) == 1
     assert running.failure is not None and "writer" in running.failure
+
+
+def test_a_station_never_sends_a_message_over_the_limit(
+    floor_broker: Broker, floor_database: Database, tmp_path: Path
+) -> None:
+    """Rows of 300 kB each, 500 to a batch: the shipper cuts its batches to stay within
+    1 MiB, so a collector whose own limit is 1 MiB takes every row and refuses nothing."""
+    journal = tmp_path / "t07.sqlite3"
+    with Journal.open(journal) as station:
+        station.append("station_started", {"table_id": "T07"})
+        for n in range(12):
+            station.append("device", {"blob": "x" * 300_000, "n": n})
+    limited = _limited(floor_broker, floor_database, tmp_path, 1 << 20)
+    limited.start()
+    shipper = Shipper(journal, "T07", station_settings(floor_broker, "T07", batch_rows=500))
+    shipper.start()
+    try:
+        assert shipped(shipper, journal)
+    finally:
+        shipper.stop()
+        limited.stop()
+    assert database_rows(floor_database, "T07") == journal_rows(journal)
+    assert open_alerts(floor_database, "T07") == {}

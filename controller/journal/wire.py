@@ -32,6 +32,9 @@ PREFIX: Final = "floor"
 TABLE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")  # station.toml's table_id
 HASH: Final = re.compile(r"[0-9a-f]{64}")
 MAX_ROWS: Final = 5000  # per message; the shipper sends at most its batch size
+#: The shipper keeps each message within this (the floor's broker and collector refuse
+#: messages past their limit, 4 MiB as shipped): a batch that would be larger is cut.
+MAX_MESSAGE_BYTES: Final = 1 << 20
 TOPIC_KINDS: Final = ("rows", "status", "ack")
 
 
