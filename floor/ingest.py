@@ -60,6 +60,8 @@ _COLUMNS = "table_id, row_id, ts, kind, round, data, prev_hash, hash"
 ROUND_ENDS = ("round_completed", "round_voided")
 #: The fields of the table limits a station journals at start (``station_started``).
 LIMIT_FIELDS = ("main_min_cents", "main_max_cents", "match_min_cents", "match_max_cents")
+#: Sealed heads a station reported, kept until the floor holds their rows.
+ANCHORS_KEPT = 16
 
 
 @dataclass
@@ -75,7 +77,7 @@ class _Table:
     sealed_row: int
     sealed_hash: str | None
     status_arrived: datetime | None
-    station_anchor: list[Any] | None
+    station_anchors: list[list[Any]] | None
     clock_skew: float | None
     new_rows: list[Row] = field(default_factory=list)
     quarantine: list[Row] = field(default_factory=list)
@@ -144,7 +146,7 @@ class Ingest:
             )
             cur.execute(
                 "SELECT table_id, anchor_row, anchor_hash, anchor_ts, quarantined, status_ts,"
-                " status, seal_epoch, sealed_row, sealed_hash, status_arrived, station_anchor,"
+                " status, seal_epoch, sealed_row, sealed_hash, status_arrived, station_anchors,"
                 " clock_skew FROM floor_table WHERE table_id = ANY(%s) ORDER BY table_id"
                 " FOR UPDATE",
                 (ordered,),
@@ -253,20 +255,28 @@ class Ingest:
             self._alert(state.table, refused.kind, refused.reason, done)
             if refused.poisoned:
                 self._raise(state, done, None, f"refused: {refused.reason}")
-        anchor = state.station_anchor
-        if anchor and anchor[0] <= state.anchor_row:
-            row_id, epoch, digest = anchor
-            merged = {r.id: r.hash for r in state.new_rows}
-            ours = merged.get(row_id) or self._stored_hashes(state.table, row_id, row_id).get(
-                row_id
-            )
+        self._check_anchors(state, done)
+
+    def _check_anchors(self, state: _Table, done: Applied) -> None:
+        """Check each sealed head the station reported that the floor now holds: the
+        floor's row there must be that seal (else the station's sealed history is not the
+        floor's: a rewritten or replaced journal)."""
+        waiting = []
+        merged = {r.id: r.hash for r in state.new_rows}
+        for row_id, epoch, digest in state.station_anchors or []:
+            if row_id > state.anchor_row:
+                waiting.append([row_id, epoch, digest])
+                continue
+            ours = merged.get(row_id)
+            if ours is None:
+                ours = self._stored_hashes(state.table, row_id, row_id).get(row_id)
             if ours != digest:
                 text = (
                     f"forked: the station's sealed row {row_id} (epoch {epoch}) is not the"
                     " floor's: its journal was rewritten or replaced"
                 )
                 self._raise(state, done, "rollback", text)
-            state.station_anchor = None
+        state.station_anchors = waiting or None
 
     def _status(self, state: _Table, report: StatusReport, done: Applied) -> None:
         status, arrived = report.status, report.arrived
@@ -299,7 +309,15 @@ class Ingest:
                 self._alert(state.table, "fault", text, done)
         shown_ts = self._clock(state, status.ts, arrived, done)
         if status.anchor is not None:
-            state.station_anchor = list(status.anchor)
+            anchors = state.station_anchors or []
+            for row_id, epoch, digest in anchors:
+                if row_id == status.anchor[0] and digest != status.anchor[2]:
+                    # Two sealed rows at one place, both said to be this station's.
+                    text = f"forked: two different seals reported at row {row_id} (epoch {epoch})"
+                    self._raise(state, done, "rollback", text)
+            if list(status.anchor) not in anchors:
+                # The last few not yet checked (a station sends one per seal).
+                state.station_anchors = [*anchors, list(status.anchor)][-ANCHORS_KEPT:]
         state.status_arrived = datetime.fromtimestamp(arrived, UTC)
         state.status_ts = shown_ts
         state.status = {
@@ -406,7 +424,7 @@ class Ingest:
                     "UPDATE floor_table SET anchor_row = %s, anchor_hash = %s, anchor_ts = %s,"
                     " quarantined = %s, status = %s, status_ts = %s, last_seen = now(),"
                     " seal_epoch = %s, sealed_row = %s, sealed_hash = %s, status_arrived = %s,"
-                    " station_anchor = %s, clock_skew = %s WHERE table_id = %s",
+                    " station_anchors = %s, clock_skew = %s WHERE table_id = %s",
                     (
                         state.anchor_row,
                         state.anchor_hash,
@@ -418,7 +436,7 @@ class Ingest:
                         state.sealed_row,
                         state.sealed_hash,
                         state.status_arrived,
-                        json.dumps(state.station_anchor) if state.station_anchor else None,
+                        json.dumps(state.station_anchors) if state.station_anchors else None,
                         state.clock_skew,
                         state.table,
                     ),

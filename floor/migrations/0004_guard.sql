@@ -75,5 +75,6 @@ ALTER TABLE floor_table
     ADD COLUMN status_arrived timestamptz,
     -- The station's clock minus the collector's at that status, in seconds.
     ADD COLUMN clock_skew double precision,
-    -- The latest sealed head the station reported [row, epoch, hash], until checked.
-    ADD COLUMN station_anchor jsonb;
+    -- The sealed heads the station reported [[row, epoch, hash], ...] that the floor has
+    -- not merged up to yet: each is checked against the merged row when it arrives.
+    ADD COLUMN station_anchors jsonb;
