@@ -369,3 +369,40 @@ def test_a_station_never_sends_a_message_over_the_limit(
         limited.stop()
     assert database_rows(floor_database, "T07") == journal_rows(journal)
     assert open_alerts(floor_database, "T07") == {}
+
+
+def test_a_table_the_database_refuses_is_written_alone_and_the_rest_goes_on(
+    floor_broker: Broker, floor_database: Database, collector: Collector
+) -> None:
+    """A failure nobody foresaw (here a constraint the database was given): the batch is
+    written again table by table; the table that fails alone is refused with an alert and
+    written on its own from then on; every other table's rows are stored."""
+    refuse = (
+        "ALTER TABLE journal_row ADD CONSTRAINT refuse_t06 CHECK (table_id <> 'T06'"
+        " OR kind <> 'device')"
+    )
+    query_commit(floor_database, refuse)
+    good = chain("T05", [("station_started", {"table_id": "T05"}, None)]
+                 + [("device", {"n": n}, None) for n in range(5)])  # fmt: skip
+    bad = chain("T06", [("station_started", {"table_id": "T06"}, None)]
+                + [("device", {"n": n}, None) for n in range(5)])  # fmt: skip
+    try:
+        with RawClient(floor_broker, "T05") as one, RawClient(floor_broker, "T06") as other:
+            for n in range(len(good)):
+                other.client.publish("floor/T06/rows", encode_rows("T06", bad[: n + 1]), qos=1)
+                one.client.publish("floor/T05/rows", encode_rows("T05", good[: n + 1]), qos=1)
+            assert wait_for(lambda: len(database_rows(floor_database, "T05")) == len(good), 15)
+            assert wait_for(lambda: "malformed" in open_alerts(floor_database, "T06"), 15)
+    finally:
+        query_commit(floor_database, "ALTER TABLE journal_row DROP CONSTRAINT refuse_t06")
+    message, _ = open_alerts(floor_database, "T06")["malformed"]
+    assert "the database refused it" in message and "refuse_t06" in message
+    assert "T06" in collector.suspects and collector.healthy()
+    assert [r[2] for r in database_rows(floor_database, "T06")] in ([], ["station_started"])
+
+
+def query_commit(database: Database, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(database.conninfo, autocommit=True) as conn:
+        conn.execute(sql.encode())
