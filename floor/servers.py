@@ -107,15 +107,18 @@ class Broker:
 
     def _write_config(self) -> None:
         d = self.dir
-        write_broker_files(
-            d,
-            stations={t: self._passwords[t] for t in self.tables},
-            collectors={c: self._passwords[c] for c in COLLECTORS},
-            station_port=self.station_port,
-            collector_port=self.port,
-            extra=f"persistence false\nlog_dest file {d / 'mosquitto.log'}\n"
-            "log_type error\nlog_type warning\nlog_type notice\n",
-        )
+        try:
+            write_broker_files(
+                d,
+                stations={t: self._passwords[t] for t in self.tables},
+                collectors={c: self._passwords[c] for c in COLLECTORS},
+                station_port=self.station_port,
+                collector_port=self.port,
+                extra=f"persistence false\nlog_dest file {d / 'mosquitto.log'}\n"
+                "log_type error\nlog_type warning\nlog_type notice\n",
+            )
+        except FileNotFoundError as err:  # mosquitto_passwd is not installed
+            raise ServerError(str(err)) from None
         shutil.chown(d, "mosquitto", "mosquitto")
         for path in d.iterdir():
             shutil.chown(path, "mosquitto", "mosquitto")
