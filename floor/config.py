@@ -148,7 +148,8 @@ def _broker(section: Section, base: Path) -> Broker:
     if not host.strip() or any(c.isspace() for c in host):
         raise section.error("host", f"{host!r} is not a host name or address")
     tls = section.get("tls", bool, True)
-    port = section.get("port", int, 8883 if tls else 1883)
+    # The collectors' listener of the shipped broker configuration (floor/broker).
+    port = section.get("port", int, 8884 if tls else 1883)
     if not 1 <= port <= 65535:
         raise section.error("port", f"{port} is not a TCP port (1-65535)")
     username = section.get("username", str)

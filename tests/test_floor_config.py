@@ -27,7 +27,8 @@ def example() -> dict[str, Any]:
 
 def test_the_example_is_valid() -> None:
     config = load_floor_config(EXAMPLE)
-    assert config.broker.port == 8883 and config.broker.share_group == "collectors"
+    assert config.broker.port == 8884 and config.broker.share_group == "collectors"
+    assert config.broker.username == config.broker.client_id == "collector-1"
     assert config.broker.ca_file == Path("/etc/dealer-station/floor-ca.pem")
     assert {u.role for u in config.monitor.users.values()} == {"pit_supervisor", "surveillance"}
 
@@ -91,7 +92,7 @@ def test_the_limits_take_both_ends_and_the_defaults() -> None:
         for t in (1, 86_400)
     ]
     assert [c.clock_tolerance for c in edges] == [1.0, 86_400.0]
-    default = parse_floor_config(mutate("broker.client_id", ...), SOURCE)
+    default = parse_floor_config(example(), SOURCE)  # no client_id, mount_point, limits
     # The broker names the client after its account (use_username_as_clientid).
     assert default.broker.client_id == default.broker.username
     assert default.broker.mount_point == "station/"
