@@ -1,7 +1,7 @@
 """``dealer-station floor collect``: from the broker into PostgreSQL.
 
-Two threads, each owned here: the *network* thread runs paho's loop and only screens and
-queues (:func:`floor.screen.screen`, which never raises: a message can never stop it); the
+Two threads: the *network* thread (paho's own, ``loop_start``) only screens and queues
+(:func:`floor.screen.screen`, which never raises: a message can never stop it); the
 *writer* takes up to ``batch_messages`` messages at a time, applies them in one transaction
 (:class:`floor.ingest.Ingest`) and only after the commit publishes each table's
 acknowledgement. Several collectors share the stations' topics through an MQTT v5 shared
@@ -113,7 +113,6 @@ class Collector:
         self.heartbeat = time.monotonic()  # the writer's last turn
         self._started = False
         self._client = self._make_client()
-        self._network = threading.Thread(target=self._network_loop, name="collector-network")
         self._writer = threading.Thread(target=self._write_loop, name="collector-writer")
 
     def _make_client(self) -> mqtt.Client:
@@ -145,31 +144,32 @@ class Collector:
         # lost by it: a row counts as delivered only once a collector has acknowledged it.
         broker = self.config.broker
         self._client.connect_async(broker.host, broker.port, keepalive=15, clean_start=True)
-        self._network.start()
+        # paho's own thread: publish() from the writer is safe only with it (with a loop
+        # run in a thread of ours, publish() writes to the TLS socket from the writer's
+        # thread too, and the two interleave: the broker sees a corrupt stream).
+        self._client.loop_start()
 
     def healthy(self) -> bool:
         """Are both threads running (always True before :meth:`start`)?"""
         if not self._started or self.stopping.is_set():
             return True
-        return self._writer.is_alive() and self._network.is_alive()
+        # paho offers no accessor for its thread: read it where loop_start() keeps it.
+        network: threading.Thread | None = getattr(self._client, "_thread", None)
+        if network is None or not network.is_alive():
+            self.failure = self.failure or "the network thread (paho's loop) stopped"
+            return False
+        return self._writer.is_alive()
 
     def stop(self) -> None:
         """Disconnect and stop both threads (what they hold unacknowledged is sent again)."""
         self.stopping.set()
         self._client.disconnect()
-        if self._network.is_alive():
-            self._network.join(10)
-        self._client.reinitialise()  # closes the socket pair the network loop opened
+        self._client.loop_stop()
+        self._client.reinitialise()  # closes the socket pair loop_start() opened
         if self._writer.is_alive():
             self._writer.join(10)
 
     # --- the network thread -----------------------------------------------------------
-
-    def _network_loop(self) -> None:
-        try:
-            self._client.loop_forever(retry_first_connection=True)
-        except BaseException as err:  # recorded; supervise() ends the process
-            self._died("network", err)
 
     def _on_connect(
         self, client: mqtt.Client, _u: Any, _f: Any, reason: ReasonCode, _p: Any

@@ -28,14 +28,9 @@ a ``clock`` alert until it is back within the tolerance.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
-
-import psycopg
 
 from controller.journal.format import GENESIS_HASH, TS_FORMAT, Row
 from controller.journal.seal import SEAL_KIND, check_row_hash, seal_fields
@@ -47,53 +42,15 @@ from floor.screen import (
     Refused,
     Rows,
     StatusReport,
-    net_cents,
-    row_fields,
     row_problem,
 )
 from floor.seals import NO_SEALS, TableSeals
+from floor.store import Applied, Conn, TableState, posted_limits, write
 
 __all__ = ["Applied", "Ingest", "Message", "Rows", "StatusReport", "posted_limits"]
 
-Conn = psycopg.Connection[tuple[Any, ...]]
-_COLUMNS = "table_id, row_id, ts, kind, round, data, prev_hash, hash"
-ROUND_ENDS = ("round_completed", "round_voided")
-#: The fields of the table limits a station journals at start (``station_started``).
-LIMIT_FIELDS = ("main_min_cents", "main_max_cents", "match_min_cents", "match_max_cents")
 #: Sealed heads a station reported, kept until the floor holds their rows.
 ANCHORS_KEPT = 16
-
-
-@dataclass
-class _Table:
-    table: str
-    anchor_row: int
-    anchor_hash: str
-    anchor_ts: str | None
-    quarantined: str | None
-    status_ts: str | None
-    status: dict[str, Any] | None
-    seal_epoch: int
-    sealed_row: int
-    sealed_hash: str | None
-    status_arrived: datetime | None
-    station_anchors: list[list[Any]] | None
-    clock_skew: float | None
-    new_rows: list[Row] = field(default_factory=list)
-    quarantine: list[Row] = field(default_factory=list)
-    refused: list[Refused] = field(default_factory=list)
-    chain: SealedChain | None = None
-    ack: Ack | None = None
-
-
-@dataclass
-class Applied:
-    """What one transaction did: the acknowledgements to publish, alerts raised, rows
-    stored."""
-
-    acks: dict[str, Ack] = field(default_factory=dict)
-    alerts: list[tuple[str, str, str]] = field(default_factory=list)
-    stored: int = 0
 
 
 class Ingest:
@@ -132,12 +89,12 @@ class Ingest:
                     self._status(state, report, done)
             for state in tables.values():
                 self._settle(state, done)
-            self._write(tables.values(), done)
+            write(self.conn, tables.values(), done)
         return done
 
     # --- per table ------------------------------------------------------------------
 
-    def _lock(self, names: set[str]) -> dict[str, _Table]:
+    def _lock(self, names: set[str]) -> dict[str, TableState]:
         ordered = sorted(names)  # one lock order for every collector: no deadlock
         with self.conn.cursor() as cur:
             cur.executemany(
@@ -151,7 +108,7 @@ class Ingest:
                 " FOR UPDATE",
                 (ordered,),
             )
-            tables = {r[0]: _Table(*r) for r in cur.fetchall()}
+            tables = {r[0]: TableState(*r) for r in cur.fetchall()}
             sealing = [n for n in ordered if self.seals.sealed(n)]
             pending: dict[str, dict[str, Row]] = {n: {} for n in sealing}
             if sealing:
@@ -177,7 +134,7 @@ class Ingest:
             )
         return tables
 
-    def _rows(self, state: _Table, rows: Sequence[Row], done: Applied) -> None:
+    def _rows(self, state: TableState, rows: Sequence[Row], done: Applied) -> None:
         if state.quarantined:
             self._quarantine(state, rows)
             return
@@ -213,7 +170,7 @@ class Ingest:
         if rows:
             state.ack = Ack(rows[-1].id, rows[-1].hash)
 
-    def _check(self, state: _Table, row: Row) -> tuple[str, str] | None:
+    def _check(self, state: TableState, row: Row) -> tuple[str, str] | None:
         if row.prev_hash != state.anchor_hash:
             return "rollback", f"forked: row {row.id} does not follow the floor's row {row.id - 1}"
         if not check_row_hash(row):
@@ -228,12 +185,12 @@ class Ingest:
                 state.sealed_row, state.sealed_hash = row.id, row.hash
         return None
 
-    def _quarantine(self, state: _Table, rows: Sequence[Row]) -> None:
+    def _quarantine(self, state: TableState, rows: Sequence[Row]) -> None:
         state.quarantine.extend(rows)
         if rows:
             state.ack = Ack(rows[-1].id, rows[-1].hash)
 
-    def _settle(self, state: _Table, done: Applied) -> None:
+    def _settle(self, state: TableState, done: Applied) -> None:
         """Take what a sealing table's chain decided, refused messages, and check the
         station's reported anchor against what is now merged."""
         chain = state.chain
@@ -257,7 +214,7 @@ class Ingest:
                 self._raise(state, done, None, f"refused: {refused.reason}")
         self._check_anchors(state, done)
 
-    def _check_anchors(self, state: _Table, done: Applied) -> None:
+    def _check_anchors(self, state: TableState, done: Applied) -> None:
         """Check each sealed head the station reported that the floor now holds: the
         floor's row there must be that seal (else the station's sealed history is not the
         floor's: a rewritten or replaced journal)."""
@@ -278,7 +235,7 @@ class Ingest:
                 self._raise(state, done, "rollback", text)
         state.station_anchors = waiting or None
 
-    def _status(self, state: _Table, report: StatusReport, done: Applied) -> None:
+    def _status(self, state: TableState, report: StatusReport, done: Applied) -> None:
         status, arrived = report.status, report.arrived
         if state.status_arrived is not None and arrived <= state.status_arrived.timestamp():
             return  # an older status, taken by another collector after a newer one
@@ -308,7 +265,11 @@ class Ingest:
                 text = f"fault {status.fault['code']} in {status.fault['state']}"
                 self._alert(state.table, "fault", text, done)
         shown_ts = self._clock(state, status.ts, arrived, done)
-        if status.anchor is not None:
+        if status.anchor is not None and list(status.anchor) != [
+            state.sealed_row,
+            state.seal_epoch - 1,
+            state.sealed_hash,
+        ]:  # (the floor's own sealed head needs no check)
             anchors = state.station_anchors or []
             for row_id, epoch, digest in anchors:
                 if row_id == status.anchor[0] and digest != status.anchor[2]:
@@ -331,7 +292,7 @@ class Ingest:
             "station_ts": status.ts,
         }
 
-    def _clock(self, state: _Table, ts: str, arrived: float, done: Applied) -> str:
+    def _clock(self, state: TableState, ts: str, arrived: float, done: Applied) -> str:
         """The status time to show: the station's, clamped to the collector's clock plus the
         tolerance; records the skew and raises or clears the ``clock`` alert."""
         tolerance = self.clock_tolerance
@@ -340,16 +301,16 @@ class Ingest:
             state.clock_skew = None
             self._alert(state.table, "clock", f"the station's time {ts!r} is unreadable", done)
             return _format_ts(arrived)
-        skew = station - arrived
+        skew, before = station - arrived, state.clock_skew
         state.clock_skew = skew
         if abs(skew) > tolerance:
             text = f"the station's clock is {skew:+.0f} s from the collector's"
             self._alert(state.table, "clock", text, done)
-        else:
+        elif before is None or abs(before) > tolerance:  # an alert may be open: close it
             self._clear(state.table, "clock")
         return ts if skew <= tolerance else _format_ts(arrived + tolerance)
 
-    def _raise(self, state: _Table, done: Applied, kind: str | None, text: str) -> None:
+    def _raise(self, state: TableState, done: Applied, kind: str | None, text: str) -> None:
         if state.quarantined is None:
             state.quarantined = text
         if kind is not None:
@@ -385,133 +346,6 @@ class Ingest:
             (table, row_id, digest),
         ).fetchone()
         return found is not None
-
-    # --- writing --------------------------------------------------------------------
-
-    def _write(self, tables: Iterable[_Table], done: Applied) -> None:
-        tables = list(tables)
-        with self.conn.cursor() as cur:
-            with cur.copy(f"COPY journal_row ({_COLUMNS}, net_cents) FROM STDIN") as copy:
-                for state in tables:
-                    for r in state.new_rows:
-                        copy.write_row((*_values(state.table, r), net_cents(r)))
-                        done.stored += 1
-            for state in tables:
-                _insert(cur, "quarantine_row", state.table, state.quarantine)
-                if state.chain is not None:
-                    _insert(cur, "pending_row", state.table, state.chain.new_pending)
-                    if state.chain.resolved:
-                        cur.execute(
-                            "DELETE FROM pending_row WHERE table_id = %s AND (row_id, hash) IN"
-                            " (SELECT * FROM unnest(%s::bigint[], %s::text[]))",
-                            (
-                                state.table,
-                                [i for i, _ in state.chain.resolved],
-                                [h for _, h in state.chain.resolved],
-                            ),
-                        )
-                for refused in state.refused:
-                    _refuse(cur, refused)
-                for row in (r for r in state.new_rows if r.kind in ROUND_ENDS):
-                    _round_result(cur, state.table, row)
-                starts = [r for r in state.new_rows if r.kind == "station_started"]
-                if starts:
-                    cur.execute(
-                        "UPDATE floor_table SET limits = %s WHERE table_id = %s",
-                        (json.dumps(posted_limits(starts[-1])), state.table),
-                    )
-                cur.execute(
-                    "UPDATE floor_table SET anchor_row = %s, anchor_hash = %s, anchor_ts = %s,"
-                    " quarantined = %s, status = %s, status_ts = %s, last_seen = now(),"
-                    " seal_epoch = %s, sealed_row = %s, sealed_hash = %s, status_arrived = %s,"
-                    " station_anchors = %s, clock_skew = %s WHERE table_id = %s",
-                    (
-                        state.anchor_row,
-                        state.anchor_hash,
-                        state.anchor_ts,
-                        state.quarantined,
-                        json.dumps(state.status) if state.status is not None else None,
-                        state.status_ts,
-                        state.seal_epoch,
-                        state.sealed_row,
-                        state.sealed_hash,
-                        state.status_arrived,
-                        json.dumps(state.station_anchors) if state.station_anchors else None,
-                        state.clock_skew,
-                        state.table,
-                    ),
-                )
-                if state.ack is not None:
-                    done.acks[state.table] = state.ack
-            # The monitors listening show the change at once (delivered at the commit).
-            cur.execute("NOTIFY floor_changed")
-
-
-def _values(table: str, r: Row) -> tuple[Any, ...]:
-    return (table, r.id, r.ts, r.kind, r.round_no, r.data_text, r.prev_hash, r.hash)
-
-
-def _insert(cur: psycopg.Cursor[tuple[Any, ...]], into: str, table: str, rows: list[Row]) -> None:
-    if rows:
-        cur.executemany(
-            f"INSERT INTO {into} ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-            " ON CONFLICT DO NOTHING",
-            [_values(table, r) for r in rows],
-        )
-
-
-def _refuse(cur: psycopg.Cursor[tuple[Any, ...]], refused: Refused) -> None:
-    cur.execute(
-        "INSERT INTO refused_message (table_id, topic, reason, size, digest, payload)"
-        " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (table_id, digest) DO UPDATE SET"
-        " times = refused_message.times + 1, last_seen = clock_timestamp(),"
-        " size = excluded.size",
-        (
-            refused.table,
-            refused.topic,
-            refused.reason,
-            refused.size,
-            refused.digest,
-            refused.payload,
-        ),
-    )
-
-
-def _round_result(cur: psycopg.Cursor[tuple[Any, ...]], table: str, row: Row) -> None:
-    # The house result is minus the players' net over the round's settled wagers (main
-    # hands, Match the Dealer, insurance), as `simulate`'s tally counts it; each net was
-    # checked to be whole cents before its row was merged (floor.screen.row_problem).
-    cur.execute(
-        "INSERT INTO round_result (table_id, round, ended, status, house_cents)"
-        " SELECT %s, %s, %s, %s, COALESCE(-sum(net_cents), 0)"
-        " FROM journal_row WHERE table_id = %s AND round = %s"
-        " AND kind IN ('settlement', 'match_settled', 'insurance')"
-        " ON CONFLICT DO NOTHING",
-        (
-            table,
-            row.round_no,
-            row.ts,
-            "completed" if row.kind == "round_completed" else "voided",
-            table,
-            row.round_no,
-        ),
-    )
-
-
-def posted_limits(row: Row) -> dict[str, int | None]:
-    """The table limits a ``station_started`` row posts (NY 5324.12(d)(2)): each field a
-    whole number of cents or None. A row from an older station without them, or with
-    anything else in their place (the row's hash is checked, its content is the station's),
-    posts none."""
-    fields = row_fields(row)
-    data = fields.get("limits") if fields is not None else None
-    if not isinstance(data, dict):
-        data = {}
-    posted: dict[str, int | None] = {}
-    for name in LIMIT_FIELDS:
-        value = data.get(name)
-        posted[name] = value if type(value) is int and value > 0 else None
-    return posted
 
 
 def _parse_ts(text: str) -> float | None:

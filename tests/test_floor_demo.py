@@ -46,11 +46,11 @@ def test_the_demos_stations_each_ship_their_own_sealed_table() -> None:
                 break
         assert conninfo is not None
         tables = {"PA-S21-01", "PA-S21-02"}
-        assert wait_for(
-            lambda: {t for t, (named, sealed) in _merged(conninfo).items() if sealed > 0}
-            == tables,
-            60,
-        )
+
+        def sealed_tables() -> set[str]:
+            return {t for t, (_, sealed) in _merged(conninfo).items() if sealed > 0}
+
+        assert wait_for(lambda: sealed_tables() == tables, 60)
         merged = _merged(conninfo)
         assert {table: named for table, (named, _) in merged.items()} == {t: t for t in tables}
         with psycopg.connect(conninfo) as conn:
