@@ -108,6 +108,7 @@ class Collector:
         self.rejected = 0  # refused by the checks (recorded and alerted)
         self.dropped = 0  # a full queue: never acknowledged, so sent again
         self.disconnects = 0  # connections to the broker lost (not by stop())
+        self.subscribed = threading.Event()  # the broker has granted the subscriptions
         self.failure: str | None = None  # why a thread of the collector died
         self.suspects: dict[str, float] = {}  # table -> until (monotonic)
         self.heartbeat = time.monotonic()  # the writer's last turn
@@ -126,6 +127,7 @@ class Collector:
         client.reconnect_delay_set(min_delay=1, max_delay=5)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
+        client.on_subscribe = lambda *_: self.subscribed.set()
         client.on_message = self._on_message
         return client
 

@@ -46,6 +46,8 @@ def collector(floor_broker: Broker, floor_database: Database) -> Iterator[Collec
     """One collector on the module's servers."""
     running = Collector(collector_config(floor_broker, floor_database))
     running.start()
+    # A message published before the subscription is granted goes to nobody.
+    assert running.subscribed.wait(10)
     yield running
     running.stop()
 

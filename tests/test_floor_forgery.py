@@ -108,6 +108,7 @@ def test_a_round_forged_with_a_password_alone_never_displaces_the_sealed_one(
     key = verification_key_path(journal).read_text().strip()
     collector = collector_with(floor_broker, floor_database, {table: key})
     collector.start()
+    assert collector.subscribed.wait(10)
     genuine = rows_of(journal)
     first_seal = next(r for r in genuine if r.kind == "seal")
     # Whoever holds T's password (not its key) sends the journal's sealed start, then a
@@ -185,6 +186,7 @@ def test_a_history_resealed_with_a_copied_key_is_caught_and_quarantined(
         _sealed_rounds(writer, 2, 5_000_000)
     collector = collector_with(floor_broker, floor_database, {table: key.to_text()})
     collector.start()
+    assert collector.subscribed.wait(10)
     try:
         ship(journal, table, floor_broker)
         ship(insider / "t04.sqlite3", table, floor_broker)  # acknowledged: held as evidence
@@ -223,6 +225,7 @@ def test_an_anchor_that_disagrees_with_the_sealed_rows_raises_a_fork_alert(
     assert seal.kind == "seal"
     collector = collector_with(floor_broker, floor_database, {table: key.to_text()})
     collector.start()
+    assert collector.subscribed.wait(10)
     try:
         with RawClient(floor_broker, table) as status:
             # The station's status with its anchor: the row is not on the floor yet.
@@ -256,6 +259,8 @@ def floor_command(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def collector(floor_broker: Broker, floor_database: Database) -> Iterator[Collector]:
     running = collector_with(floor_broker, floor_database, {})
     running.start()
+    # A message published before the subscription is granted goes to nobody.
+    assert running.subscribed.wait(10)
     yield running
     running.stop()
 

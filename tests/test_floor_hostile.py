@@ -38,6 +38,8 @@ from floor.servers import Broker, Database, wait_for
 def collector(floor_broker: Broker, floor_database: Database) -> Iterator[Collector]:
     running = Collector(collector_config(floor_broker, floor_database))
     running.start()
+    # A message published before the subscription is granted goes to nobody.
+    assert running.subscribed.wait(10)
     yield running
     running.stop()
 
@@ -248,6 +250,7 @@ def test_the_collectors_own_limit_refuses_and_alerts_without_storing(
     """A broker configured without the limit: the collector's own check stops it."""
     limited = _limited(floor_broker, floor_database, tmp_path, 65536)
     limited.start()
+    assert limited.subscribed.wait(10)
     rows = chain("T11", [("station_started", {"table_id": "T11", "pad": "x" * 70_000}, None)])
     payload = encode_rows("T11", rows)
     try:
@@ -340,6 +343,7 @@ def test_a_writer_that_dies_takes_the_process_down(
     running = Collector(collector_config(floor_broker, floor_database, "collector-3"))
     monkeypatch.setattr(module.Ingest, "apply", die)
     running.start()
+    assert running.subscribed.wait(10)
     rows = chain("T08", [("station_started", {"table_id": "T08"}, None)])
     with RawClient(floor_broker, "T08") as station:
         station.publish("floor/T08/rows", encode_rows("T08", rows))
@@ -360,6 +364,7 @@ def test_a_station_never_sends_a_message_over_the_limit(
             station.append("device", {"blob": "x" * 300_000, "n": n})
     limited = _limited(floor_broker, floor_database, tmp_path, 1 << 20)
     limited.start()
+    assert limited.subscribed.wait(10)
     shipper = Shipper(journal, "T07", station_settings(floor_broker, "T07", batch_rows=500))
     shipper.start()
     try:
