@@ -70,10 +70,15 @@ def write(conn: Conn, tables: Iterable[TableState], done: Applied) -> None:
                 for r in state.new_rows:
                     copy.write_row((*_values(state.table, r), net_cents(r)))
                     done.stored += 1
+        # A sealing table's rows after its last seal, new in this transaction: the table's
+        # waiting rows were all read under its lock, so none is there twice.
+        with cur.copy(f"COPY pending_row ({_COLUMNS}) FROM STDIN") as copy:
+            for state in tables:
+                for r in state.chain.new_pending if state.chain is not None else ():
+                    copy.write_row(_values(state.table, r))
         for state in tables:
             _insert(cur, "quarantine_row", state.table, state.quarantine)
             if state.chain is not None:
-                _insert(cur, "pending_row", state.table, state.chain.new_pending)
                 if state.chain.resolved:
                     cur.execute(
                         "DELETE FROM pending_row WHERE table_id = %s AND (row_id, hash) IN"
