@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal.format import JournalError
+from controller.rules.profiles import PROFILES
 from controller.service.config import TABLE_ID
 from controller.service.daemon import StartError
 from controller.simulation.runner import (
@@ -232,7 +233,7 @@ class LiveView:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dealer-station simulate``."""
-    parser.add_argument("--profile", choices=["PA", "NJ", "NY"], default="PA")
+    parser.add_argument("--profile", choices=list(PROFILES), default="PA")
     parser.add_argument("--decks", type=int, choices=[6, 8], default=6)
     parser.add_argument("--seats", type=int, choices=range(1, 8), default=7, metavar="1..7")
     parser.add_argument("--rounds", type=int, default=100)

@@ -29,7 +29,6 @@ from controller.journal.verify import verify
 from controller.rules.legality import SEATS
 from controller.rules.profiles import Profile
 from controller.service import config as cfg
-from controller.service.config_rules import rules_profile
 from controller.service.config_schema import ConfigError
 from controller.service.logs import bind_round, bind_state, bind_table, configure_logging
 from controller.service.sdnotify import Notifier
@@ -56,14 +55,8 @@ class StartError(Exception):
 
 def station_profile(config: cfg.StationConfig) -> Profile:
     """The rules profile of a configured table: the jurisdiction plus its options (a NY
-    table without a card reader does not peek: ``config_rules.rules_profile``)."""
-    return rules_profile(
-        config.profile.value,
-        config.decks,
-        config.options,
-        card_reader=config.devices.card_reader is not None,
-        source=config.source,
-    )
+    table without a card reader does not peek: ``config_rules.table_profile``)."""
+    return config.rules()
 
 
 @dataclass

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal.seal import new_sealing, save_state
+from controller.rules.profiles import get_profile
 from controller.service import config as cfg
 from controller.service.config_panel import PanelConfig
 from controller.service.daemon import Built, build_station, simulated_drivers
@@ -53,13 +54,14 @@ class SimulationSettings:
 
 def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
     """A station configuration for the simulated rig (devices come from the rig)."""
-    table = cfg.PayTable.A if s.decks == 6 else cfg.PayTable.B
     return cfg.StationConfig(
         source=Path("<simulate>"),
         table_id=s.table_id,
-        profile=cfg.Profile(s.profile),
+        profile=get_profile(s.profile),
         decks=s.decks,
-        options=cfg.Options(match_the_dealer=True, match_pay_table=table),
+        # Every option the profile's own: Match the Dealer where it offers the wager, with
+        # the pay table of its deck count.
+        options=cfg.Options(),
         # The rig has every device: a card reader too, so PA and NY peek (a NY table
         # without one would not: controller.service.config_rules).
         devices=cfg.Devices(

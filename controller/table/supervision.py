@@ -67,7 +67,9 @@ class Supervised:
         self.journal = journal
         self.nonces = nonces  # hole-card commitment nonces (controller.table.holecard)
         self.book = BettingBook(
-            no_mid_shoe_entry=self.profile.no_mid_shoe_entry, limits=settings.limits
+            no_mid_shoe_entry=self.profile.no_mid_shoe_entry,
+            limits=settings.limits,
+            match_offered=self.profile.match_the_dealer,
         )
         self.play: RoundPlay | None = None
         # A round found open at a restart that cannot be rebuilt (its hole card was sealed):
@@ -280,6 +282,7 @@ class Supervised:
             FaultCode.BAD_BATCH,
             FaultCode.HOLE_CARD_MISMATCH,
             FaultCode.HOLE_CARD_COMMITMENT,
+            FaultCode.HOLE_CARD_IN_CLEAR,
         ):
             return f"{fault.code.value} cannot be resumed: void or reshuffle"
         if self.unbuilt_round is not None:
