@@ -78,17 +78,16 @@ def write(conn: Conn, tables: Iterable[TableState], done: Applied) -> None:
                     copy.write_row(_values(state.table, r))
         for state in tables:
             _insert(cur, "quarantine_row", state.table, state.quarantine)
-            if state.chain is not None:
-                if state.chain.resolved:
-                    cur.execute(
-                        "DELETE FROM pending_row WHERE table_id = %s AND (row_id, hash) IN"
-                        " (SELECT * FROM unnest(%s::bigint[], %s::text[]))",
-                        (
-                            state.table,
-                            [i for i, _ in state.chain.resolved],
-                            [h for _, h in state.chain.resolved],
-                        ),
-                    )
+            if state.chain is not None and state.chain.resolved:
+                cur.execute(
+                    "DELETE FROM pending_row WHERE table_id = %s AND (row_id, hash) IN"
+                    " (SELECT * FROM unnest(%s::bigint[], %s::text[]))",
+                    (
+                        state.table,
+                        [i for i, _ in state.chain.resolved],
+                        [h for _, h in state.chain.resolved],
+                    ),
+                )
             for refused in state.refused:
                 _refuse(cur, refused)
             for row in (r for r in state.new_rows if r.kind in ROUND_ENDS):
