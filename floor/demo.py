@@ -30,7 +30,7 @@ from floor.auth import hash_password
 from floor.collector import Collector
 from floor.config import parse_floor_config
 from floor.monitor import MonitorServer
-from floor.servers import COLLECTOR_USER, Broker, Database, ServerError, remove, wait_for
+from floor.servers import Broker, Database, ServerError, remove, wait_for
 
 
 def main() -> int:
@@ -89,13 +89,7 @@ def main() -> int:
             raise ServerError("the simulated stations did not start within 60 s")
         config = parse_floor_config(
             {
-                "broker": {
-                    "host": "127.0.0.1",
-                    "port": broker.port,
-                    "username": COLLECTOR_USER,
-                    "password_file": str(broker.password_file(COLLECTOR_USER)),
-                    "ca_file": str(broker.ca_file),
-                },
+                "broker": broker.collector_settings(),
                 "database": {"conninfo": database.conninfo},
                 "monitor": {
                     "port": args.port,

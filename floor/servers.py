@@ -87,6 +87,16 @@ class Broker:
             path.write_text(self._passwords[user] + "\n", encoding="utf-8")
         return path
 
+    def collector_settings(self, account: str = COLLECTOR_USER) -> dict[str, object]:
+        """``floor.toml``'s ``[broker]`` for a collector with ``account`` on this broker."""
+        return {
+            "host": "127.0.0.1",
+            "port": self.port,
+            "username": account,
+            "password_file": str(self.password_file(account)),
+            "ca_file": str(self.ca_file),
+        }
+
     def _make_certificates(self) -> None:
         d = self.dir
         _run(

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from controller.journal.format import Row
 from floor.servers import Broker, Database, remove
 
 #: Every table name a floor test may use (the broker's accounts and ACL are made for them).
@@ -101,26 +102,57 @@ def collector_config(
     database: Database,
     client_id: str = "collector",
     keys: dict[str, str] | None = None,
+    collector: dict[str, Any] | None = None,
 ) -> Any:
     """A checked ``floor.toml`` for a collector on these servers, with the account
     ``client_id`` (one of ``floor.servers.COLLECTORS``: the broker names each client after
-    its account); ``keys``: the tables' verification keys as text."""
+    its account); ``keys``: the tables' verification keys as text; ``collector``: its
+    ``[collector]`` section."""
     from floor.config import parse_floor_config
 
     return parse_floor_config(
         {
             "tables": {t: {"verify_key": k} for t, k in (keys or {}).items()},
-            "broker": {
-                "host": "127.0.0.1",
-                "port": broker.port,
-                "username": client_id,
-                "password_file": str(broker.password_file(client_id)),
-                "ca_file": str(broker.ca_file),
-            },
+            "broker": broker.collector_settings(client_id),
             "database": {"conninfo": database.conninfo},
+            "collector": collector or {},
         },
         broker.dir / "floor.toml",
     )
+
+
+def started(collector: Any) -> Any:
+    """``collector`` started, once the broker has granted its subscriptions (a message
+    published before that goes to nobody)."""
+    collector.start()
+    assert collector.subscribed.wait(10)
+    return collector
+
+
+@pytest.fixture(name="collector")
+def running_collector(floor_broker: Broker, floor_database: Database) -> Iterator[Any]:
+    """One collector (account ``collector``) on the module's servers, holding no key."""
+    from floor.collector import Collector
+
+    running = started(Collector(collector_config(floor_broker, floor_database)))
+    yield running
+    running.stop()
+
+
+def chained(records: list[tuple[str, Any, int | None]], ts: str | None = None) -> list[Row]:
+    """Well-chained rows (the journal's own hash, as anyone with the format can make
+    them) of ``(kind, data, round)``; ``data`` a dict or the text itself."""
+    from controller.journal.format import GENESIS_HASH, canonical_json, row_hash
+
+    rows: list[Row] = []
+    prev = GENESIS_HASH
+    for n, (kind, data, round_no) in enumerate(records, 1):
+        stamp = ts or f"2026-12-01T04:00:{n % 60:02d}.000000Z"
+        text = data if isinstance(data, str) else canonical_json(data)
+        digest = row_hash(prev, row_id=n, ts=stamp, kind=kind, round_no=round_no, data_text=text)
+        rows.append(Row(n, stamp, kind, round_no, text, prev, digest))
+        prev = digest
+    return rows
 
 
 def station_settings(broker: Broker, table: str, **changes: Any) -> Any:

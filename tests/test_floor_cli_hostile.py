@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from test_cli_hostile import DEEP_TOML, HYPOTHESIS, assert_refused, invoke, listing, sandbox
+from test_cli_hostile import (
+    DEEP_TOML,
+    HYPOTHESIS,
+    assert_refused,
+    invoke,
+    listing,
+    mutated_config,
+    sandbox,
+)
 
 from controller.service.config_schema import ConfigError
 from floor.config import load_floor_config
@@ -34,32 +42,11 @@ ACTIONS = [
 NOWHERE = 'conninfo = "host=/nonexistent/socket dbname=floor connect_timeout=2"'
 
 
-@st.composite
-def mutated_floor_toml(draw: st.DrawFn) -> bytes:
-    """The example floor.toml with one line replaced by anything, or one value changed."""
-    lines = [NOWHERE if line.startswith("conninfo =") else line for line in EXAMPLE_LINES]
-    index = draw(st.integers(0, len(lines) - 1))
-    line = lines[index]
-    if "=" in line and not line.lstrip().startswith("#") and draw(st.booleans()):
-        value = draw(
-            st.one_of(
-                st.integers(-(2**70), 2**70).map(str),
-                st.text(max_size=20).map(
-                    lambda t: '"' + t.replace("\\", "").replace('"', "") + '"'
-                ),
-                st.sampled_from(['"\\u0000"', '""', "-1", "[]", "{}", "true", '"/dev/zero"']),
-            )
-        )
-        lines[index] = f"{line.split('=', 1)[0]}= {value}"
-    else:
-        lines[index] = draw(st.text(max_size=40))
-    return "\n".join(lines).encode("utf-8", "surrogatepass")
-
-
 FILES = st.one_of(
     st.binary(max_size=400),
     st.text(max_size=400).map(lambda t: t.encode("utf-8", "surrogatepass")),
-    mutated_floor_toml(),
+    # The example, where no PostgreSQL listens, with a line changed.
+    mutated_config([NOWHERE if x.startswith("conninfo =") else x for x in EXAMPLE_LINES]),
 )
 
 

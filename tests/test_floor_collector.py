@@ -13,18 +13,18 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
 from daemon_support import station_toml
-from floor_fixtures import (
+from floor_fixtures import (  # running_collector: the `collector` fixture
     collector_config,
     database_rows,
     journal_rows,
     query,
+    running_collector,  # noqa: F401
     simulate,
     simulated,
     station_settings,
@@ -39,17 +39,6 @@ from controller.service.outbox import ack_path
 from controller.service.shipper import Shipper
 from floor.collector import Collector
 from floor.servers import Broker, Database, free_port, wait_for
-
-
-@pytest.fixture
-def collector(floor_broker: Broker, floor_database: Database) -> Iterator[Collector]:
-    """One collector on the module's servers."""
-    running = Collector(collector_config(floor_broker, floor_database))
-    running.start()
-    # A message published before the subscription is granted goes to nobody.
-    assert running.subscribed.wait(10)
-    yield running
-    running.stop()
 
 
 def shipped(shipper: Shipper, journal: Path, timeout: float = 30) -> bool:

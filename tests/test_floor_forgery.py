@@ -10,7 +10,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,9 @@ from floor_fixtures import (
     journal_rows,
     open_alerts,
     query,
+    running_collector,  # noqa: F401 (the collector fixture)
     simulated,
+    started,
     station_settings,
     write_floor_toml,
 )
@@ -107,8 +108,7 @@ def test_a_round_forged_with_a_password_alone_never_displaces_the_sealed_one(
     journal = simulated(tmp_path / f"{table.lower()}.sqlite3", 1, 5)
     key = verification_key_path(journal).read_text().strip()
     collector = collector_with(floor_broker, floor_database, {table: key})
-    collector.start()
-    assert collector.subscribed.wait(10)
+    started(collector)
     genuine = rows_of(journal)
     first_seal = next(r for r in genuine if r.kind == "seal")
     # Whoever holds T's password (not its key) sends the journal's sealed start, then a
@@ -159,6 +159,27 @@ def _sealed_rounds(journal: Journal, first: int, net_cents: int, rounds: int = 1
         journal.append("round_completed", {"reshuffle": False}, number)
 
 
+def two_histories(
+    directory: Path, table: str, key_file: Path, rounds_before_copy: int
+) -> tuple[Path, Path]:
+    """The station's sealed journal, and an insider's copy of it and its key file taken
+    after ``rounds_before_copy`` rounds; then each deals one more round of its own (the
+    copy's house losing $50,000). Returns (the station's journal, the copy)."""
+    station, insider = directory / "station", directory / "insider"
+    station.mkdir()
+    shutil.copy(key_file, station / "sealing-key")
+    journal = station / f"{table.lower()}.sqlite3"
+    with Journal.open(journal, sealing=station / "sealing-key") as writer:
+        writer.append("station_started", {"table_id": table})
+        _sealed_rounds(writer, 1, 100, rounds_before_copy)
+    shutil.copytree(station, insider)  # journal, head record and key file, as they stand
+    copy = insider / journal.name
+    for path, net in ((journal, 100), (copy, 5_000_000)):
+        with Journal.open(path, sealing=path.with_name("sealing-key")) as writer:
+            _sealed_rounds(writer, rounds_before_copy + 1, net)
+    return journal, copy
+
+
 def test_a_history_resealed_with_a_copied_key_is_caught_and_quarantined(
     tmp_path: Path,
     floor_broker: Broker,
@@ -172,24 +193,12 @@ def test_a_history_resealed_with_a_copied_key_is_caught_and_quarantined(
     quarantines the table: a sealed history that is not the floor's."""
     table = "T04"
     key_file, key = keys[table]
-    station, insider = tmp_path / "station", tmp_path / "insider"
-    station.mkdir()
-    shutil.copy(key_file, station / "sealing-key")
-    journal = station / "t04.sqlite3"
-    with Journal.open(journal, sealing=station / "sealing-key") as writer:
-        writer.append("station_started", {"table_id": table})
-        _sealed_rounds(writer, 1, 100)
-    shutil.copytree(station, insider)  # journal, head record and key file, as they stand
-    with Journal.open(journal, sealing=station / "sealing-key") as writer:
-        _sealed_rounds(writer, 2, 100)
-    with Journal.open(insider / "t04.sqlite3", sealing=insider / "sealing-key") as writer:
-        _sealed_rounds(writer, 2, 5_000_000)
+    journal, copy = two_histories(tmp_path, table, key_file, 1)
     collector = collector_with(floor_broker, floor_database, {table: key.to_text()})
-    collector.start()
-    assert collector.subscribed.wait(10)
+    started(collector)
     try:
         ship(journal, table, floor_broker)
-        ship(insider / "t04.sqlite3", table, floor_broker)  # acknowledged: held as evidence
+        ship(copy, table, floor_broker)  # acknowledged: held as evidence
     finally:
         collector.stop()
     assert database_rows(floor_database, table) == journal_rows(journal)
@@ -210,22 +219,11 @@ def test_an_anchor_that_disagrees_with_the_sealed_rows_raises_a_fork_alert(
     floor they are not the station's."""
     table = "T03"
     key_file, key = keys[table]
-    station, insider = tmp_path / "station", tmp_path / "insider"
-    station.mkdir()
-    shutil.copy(key_file, station / "sealing-key")
-    journal = station / "t03.sqlite3"
-    with Journal.open(journal, sealing=station / "sealing-key") as writer:
-        writer.append("station_started", {"table_id": table})
-    shutil.copytree(station, insider)
-    with Journal.open(journal, sealing=station / "sealing-key") as writer:
-        _sealed_rounds(writer, 1, 100)
-    with Journal.open(insider / "t03.sqlite3", sealing=insider / "sealing-key") as writer:
-        _sealed_rounds(writer, 1, 5_000_000)
+    journal, copy = two_histories(tmp_path, table, key_file, 0)
     seal = rows_of(journal)[-1]
     assert seal.kind == "seal"
     collector = collector_with(floor_broker, floor_database, {table: key.to_text()})
-    collector.start()
-    assert collector.subscribed.wait(10)
+    started(collector)
     try:
         with RawClient(floor_broker, table) as status:
             # The station's status with its anchor: the row is not on the floor yet.
@@ -237,7 +235,7 @@ def test_an_anchor_that_disagrees_with_the_sealed_rows_raises_a_fork_alert(
                               " WHERE table_id = %s", table) == [([[seal.id, 1, seal.hash]],)],
                 15,
             )  # fmt: skip
-        ship(insider / "t03.sqlite3", table, floor_broker)
+        ship(copy, table, floor_broker)
     finally:
         collector.stop()
     message, _ = open_alerts(floor_database, table)["rollback"]
@@ -253,16 +251,6 @@ def floor_command(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "controller.cli.main", "floor", *args, "--config", str(config)],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-
-
-@pytest.fixture
-def collector(floor_broker: Broker, floor_database: Database) -> Iterator[Collector]:
-    running = collector_with(floor_broker, floor_database, {})
-    running.start()
-    # A message published before the subscription is granted goes to nobody.
-    assert running.subscribed.wait(10)
-    yield running
-    running.stop()
 
 
 def test_an_operator_releases_a_quarantine_and_clears_an_alert_on_the_record(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,44 +16,24 @@ from typing import Any
 import pytest
 from floor_fixtures import (
     RawClient,
+    chained,
     collector_config,
     database_rows,
     journal_rows,
     open_alerts,
     query,
+    running_collector,  # noqa: F401 (the collector fixture)
     simulated,
+    started,
     station_settings,
 )
 
-from controller.journal.format import GENESIS_HASH, Row, canonical_json, format_ts, row_hash
+from controller.journal.format import GENESIS_HASH, Row, format_ts
 from controller.journal.store import Journal
 from controller.journal.wire import Status, encode_rows, encode_status
 from controller.service.shipper import Shipper
 from floor.collector import Collector
-from floor.config import parse_floor_config
 from floor.servers import Broker, Database, wait_for
-
-
-@pytest.fixture
-def collector(floor_broker: Broker, floor_database: Database) -> Iterator[Collector]:
-    running = Collector(collector_config(floor_broker, floor_database))
-    running.start()
-    # A message published before the subscription is granted goes to nobody.
-    assert running.subscribed.wait(10)
-    yield running
-    running.stop()
-
-
-def chain(table: str, records: list[tuple[str, dict[str, Any], int | None]]) -> list[Row]:
-    """Well-chained rows (the journal's own hash), as anyone with the format can make."""
-    rows: list[Row] = []
-    prev = GENESIS_HASH
-    for n, (kind, fields, round_no) in enumerate(records, 1):
-        ts, text = f"2026-12-01T04:00:{n % 60:02d}.000000Z", canonical_json(fields)
-        digest = row_hash(prev, row_id=n, ts=ts, kind=kind, round_no=round_no, data_text=text)
-        rows.append(Row(n, ts, kind, round_no, text, prev, digest))
-        prev = digest
-    return rows
 
 
 def _status_payload(table: str, fault: object) -> bytes:
@@ -76,12 +56,11 @@ POISONS: dict[str, Callable[[str], tuple[str, bytes, str]]] = {
         "rows",
         encode_rows(
             t,
-            chain(
-                t,
+            chained(
                 [
                     ("station_started", {"table_id": t}, None),
                     ("settlement", {"net_cents": "12"}, 1),
-                ],
+                ]
             ),
         ),
         "malformed",
@@ -179,7 +158,7 @@ def test_no_client_can_take_over_another_clients_connection(
             with RawClient(floor_broker, "T29", client_id=name) as thief:
                 assert thief.connected.is_set()
         # The victim still delivers, and the collector still takes it in and answers.
-        rows = chain("T28", [("station_started", {"table_id": "T28"}, None)])
+        rows = chained([("station_started", {"table_id": "T28"}, None)])
         assert victim.publish("floor/T28/rows", encode_rows("T28", rows)) == 0
         assert wait_for(lambda: victim.messages, 10)
         assert victim.disconnects == []
@@ -203,7 +182,7 @@ def test_a_station_cannot_join_the_collectors_shared_subscription(
             thief.subscribed.clear()
             thief.client.subscribe(name, qos=1)
             assert thief.subscribed.wait(10)
-        rows = chain("T13", [("station_started", {"table_id": "T13"}, None)]
+        rows = chained([("station_started", {"table_id": "T13"}, None)]
                      + [("device", {"n": n}, None) for n in range(19)])  # fmt: skip
         with RawClient(floor_broker, "T13") as station:
             for row in rows:  # one row a message, each sent once: a lost one is a gap
@@ -224,34 +203,20 @@ def test_a_message_over_the_brokers_limit_disconnects_its_sender(
     assert "T12 disconnected due to oversize packet" in log
 
 
-def _limited(broker: Broker, database: Database, directory: Path, limit: int) -> Collector:
-    """A collector whose own size limit is ``limit`` bytes (account collector-2)."""
-    account = "collector-2"
-    config = parse_floor_config(
-        {
-            "broker": {
-                "host": "127.0.0.1",
-                "port": broker.port,
-                "username": account,
-                "password_file": str(broker.password_file(account)),
-                "ca_file": str(broker.ca_file),
-            },
-            "database": {"conninfo": database.conninfo},
-            "collector": {"max_message_bytes": limit},
-        },
-        directory / "floor.toml",
+def _limited(broker: Broker, database: Database, limit: int) -> Collector:
+    """A collector whose own size limit is ``limit`` bytes (account collector-2), started."""
+    config = collector_config(
+        broker, database, "collector-2", collector={"max_message_bytes": limit}
     )
-    return Collector(config)
+    return started(Collector(config))
 
 
 def test_the_collectors_own_limit_refuses_and_alerts_without_storing(
     floor_broker: Broker, floor_database: Database, tmp_path: Path
 ) -> None:
     """A broker configured without the limit: the collector's own check stops it."""
-    limited = _limited(floor_broker, floor_database, tmp_path, 65536)
-    limited.start()
-    assert limited.subscribed.wait(10)
-    rows = chain("T11", [("station_started", {"table_id": "T11", "pad": "x" * 70_000}, None)])
+    limited = _limited(floor_broker, floor_database, 65536)
+    rows = chained([("station_started", {"table_id": "T11", "pad": "x" * 70_000}, None)])
     payload = encode_rows("T11", rows)
     try:
         with RawClient(floor_broker, "T11") as station:
@@ -342,9 +307,8 @@ def test_a_writer_that_dies_takes_the_process_down(
 
     running = Collector(collector_config(floor_broker, floor_database, "collector-3"))
     monkeypatch.setattr(module.Ingest, "apply", die)
-    running.start()
-    assert running.subscribed.wait(10)
-    rows = chain("T08", [("station_started", {"table_id": "T08"}, None)])
+    started(running)
+    rows = chained([("station_started", {"table_id": "T08"}, None)])
     with RawClient(floor_broker, "T08") as station:
         station.publish("floor/T08/rows", encode_rows("T08", rows))
         assert wait_for(lambda: not running.healthy(), 15)
@@ -362,9 +326,7 @@ def test_a_station_never_sends_a_message_over_the_limit(
         station.append("station_started", {"table_id": "T07"})
         for n in range(12):
             station.append("device", {"blob": "x" * 300_000, "n": n})
-    limited = _limited(floor_broker, floor_database, tmp_path, 1 << 20)
-    limited.start()
-    assert limited.subscribed.wait(10)
+    limited = _limited(floor_broker, floor_database, 1 << 20)
     shipper = Shipper(journal, "T07", station_settings(floor_broker, "T07", batch_rows=500))
     shipper.start()
     try:
@@ -387,9 +349,9 @@ def test_a_table_the_database_refuses_is_written_alone_and_the_rest_goes_on(
         " OR kind <> 'device')"
     )
     query_commit(floor_database, refuse)
-    good = chain("T05", [("station_started", {"table_id": "T05"}, None)]
+    good = chained([("station_started", {"table_id": "T05"}, None)]
                  + [("device", {"n": n}, None) for n in range(5)])  # fmt: skip
-    bad = chain("T06", [("station_started", {"table_id": "T06"}, None)]
+    bad = chained([("station_started", {"table_id": "T06"}, None)]
                 + [("device", {"n": n}, None) for n in range(5)])  # fmt: skip
     try:
         with RawClient(floor_broker, "T05") as one, RawClient(floor_broker, "T06") as other:

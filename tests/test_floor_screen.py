@@ -12,11 +12,11 @@ from typing import Any
 
 import psycopg
 import pytest
-from floor_fixtures import database_rows, query
+from floor_fixtures import chained, database_rows, query
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from controller.journal.format import GENESIS_HASH, Row, canonical_json, row_hash
+from controller.journal.format import canonical_json
 from controller.journal.wire import encode_rows
 from floor.ingest import Ingest
 from floor.screen import Refused, Rows, StatusReport, screen
@@ -77,16 +77,6 @@ def conn(floor_database: Database) -> Iterator[psycopg.Connection[tuple[object, 
 NUMBERS = iter(range(10**6))
 
 
-def _chain(table: str, records: list[tuple[str, str, str]]) -> list[Row]:
-    rows: list[Row] = []
-    prev = GENESIS_HASH
-    for n, (ts, kind, text) in enumerate(records, 1):
-        digest = row_hash(prev, row_id=n, ts=ts, kind=kind, round_no=1, data_text=text)
-        rows.append(Row(n, ts, kind, 1, text, prev, digest))
-        prev = digest
-    return rows
-
-
 TEXT = st.text(alphabet=st.characters(exclude_categories=()))  # lone surrogates too
 
 
@@ -122,8 +112,8 @@ def test_no_row_content_fails_a_transaction(
         text = raw_text if raw_text is not None else canonical_json(fields)
     except (ValueError, TypeError):  # NaN, a float the journal would not write
         text = json.dumps(fields, default=str)
-    hostile = _chain(table, [(ts, kind, text)])
-    good = _chain(other, [("2026-12-01T04:00:00.000000Z", "device", canonical_json({"n": 1}))])
+    hostile = chained([(kind, text, 1)], ts)
+    good = chained([("device", {"n": 1}, 1)])
     messages = [
         screen(
             f"station/floor/{t}/rows",

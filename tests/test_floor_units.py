@@ -9,22 +9,16 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from test_systemd_units import exposure, run_tool, security, verify
 
 FLOOR = Path(__file__).resolve().parent.parent / "systemd" / "floor"
 UNITS = sorted(FLOOR.glob("*.service"))
 EXPOSURE_LIMIT = 2.0
 ENTRY_POINT = Path(sys.executable).parent / "dealer-station"
-
-
-def tool(name: str) -> str:
-    path = shutil.which(name)
-    assert path is not None, f"{name} is missing: install Debian's systemd package"
-    return path
 
 
 def settings(unit: Path) -> dict[str, list[str]]:
@@ -54,47 +48,21 @@ def test_both_units_are_shipped() -> None:
 
 def test_each_unit_verifies_without_a_word(runnable: Path) -> None:
     # verify exits 0 even for unknown keys and bad values: any output is a failure.
-    result = subprocess.run(
-        [tool("systemd-analyze"), "verify", str(runnable)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = verify(runnable)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
 def test_verify_would_catch_a_bad_key(runnable: Path) -> None:
     runnable.write_text(runnable.read_text().replace("RestartSec=", "RestartSecs="))
-    result = subprocess.run(
-        [tool("systemd-analyze"), "verify", str(runnable)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = verify(runnable)
     assert "RestartSecs" in result.stdout + result.stderr
 
 
 def test_exposure_is_under_the_limit(runnable: Path) -> None:
-    result = subprocess.run(
-        [
-            tool("systemd-analyze"),
-            "security",
-            "--offline=yes",
-            # systemd 252 takes whole numbers on a 0-100 scale: 19 means "1.9 or less".
-            f"--threshold={round(EXPOSURE_LIMIT * 10) - 1}",
-            str(runnable),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    match = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", result.stdout)
-    assert match is not None, result.stdout + result.stderr
-    print(f"{runnable.name}: exposure {match[1]}")
-    assert result.returncode == 0 and float(match[1]) < EXPOSURE_LIMIT
+    result = security(runnable, EXPOSURE_LIMIT)
+    level = exposure(result)
+    print(f"{runnable.name}: exposure {level}")
+    assert result.returncode == 0 and level < EXPOSURE_LIMIT
 
 
 @pytest.mark.parametrize(
@@ -131,23 +99,12 @@ def test_sysusers_and_tmpfiles_apply(tmp_path: Path) -> None:
         target.mkdir(parents=True)
         shutil.copy(FLOOR / f"dealer-station-floor.{name}", target / "dealer-station-floor.conf")
     (tmp_path / "etc").mkdir()
-    users = subprocess.run(
-        [tool("systemd-sysusers"), f"--root={tmp_path}", "dealer-station-floor.conf"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    users = run_tool("systemd-sysusers", f"--root={tmp_path}", "dealer-station-floor.conf")
     assert users.returncode == 0 and "ignoring" not in users.stderr, users.stderr
     passwd = (tmp_path / "etc" / "passwd").read_text()
     assert re.search(r"^dealer-floor:x:\d+:\d+:", passwd, re.M)
-    files = subprocess.run(
-        [tool("systemd-tmpfiles"), f"--root={tmp_path}", "--create", "dealer-station-floor.conf"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    conf = "dealer-station-floor.conf"
+    files = run_tool("systemd-tmpfiles", f"--root={tmp_path}", "--create", conf)
     assert files.returncode == 0, files.stderr
     made = tmp_path / "etc" / "dealer-station"
     assert made.is_dir() and made.stat().st_mode & 0o777 == 0o750

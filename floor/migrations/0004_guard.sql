@@ -5,18 +5,7 @@
 -- until a seal checked with the table's verification key covers them. Several branches
 -- may wait side by side (a station's password alone makes a chain, not a seal): the
 -- branch whose seal checks is merged, the others go to quarantine_row as evidence.
-CREATE TABLE pending_row (
-    table_id text NOT NULL,
-    row_id bigint NOT NULL,
-    ts text NOT NULL,
-    kind text NOT NULL,
-    round bigint,
-    data text NOT NULL,
-    prev_hash text NOT NULL,
-    hash text NOT NULL,
-    stored timestamptz NOT NULL DEFAULT clock_timestamp(),
-    PRIMARY KEY (table_id, row_id, hash)
-);
+CREATE TABLE pending_row (LIKE quarantine_row INCLUDING ALL);  -- key: (table_id, row_id, hash)
 
 -- Messages refused before anything was stored: too large, not in the wire format, or
 -- holding text PostgreSQL cannot keep (a NUL, a lone surrogate). One line per table and
