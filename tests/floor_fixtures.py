@@ -97,6 +97,14 @@ def query(database: Database, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         return conn.execute(sql.encode(), params).fetchall()
 
 
+def execute(database: Database, sql: str) -> None:
+    """One statement on the floor database, committed (a schema change, a crash's loss)."""
+    import psycopg
+
+    with psycopg.connect(database.conninfo, autocommit=True) as conn:
+        conn.execute(sql.encode())
+
+
 def collector_config(
     broker: Broker,
     database: Database,

@@ -17,6 +17,7 @@ from floor_fixtures import (
     RawClient,
     collector_config,
     database_rows,
+    execute,
     journal_rows,
     open_alerts,
     query,
@@ -297,4 +298,31 @@ def test_an_operator_releases_a_quarantine_and_clears_an_alert_on_the_record(
     ]
     # Released: the station's own rows are checked from the anchor again, and merged.
     ship(journal, table, floor_broker)
+    assert database_rows(floor_database, table) == journal_rows(journal)
+
+
+def test_waiting_rows_lost_in_a_crash_are_asked_for_again(
+    tmp_path: Path, floor_broker: Broker, floor_database: Database
+) -> None:
+    """``pending_row`` is unlogged: a crash of PostgreSQL empties it. The station's next
+    rows then miss their parent, the floor asks for the rows after the last checked seal,
+    and the station's journal arrives whole."""
+    table = "T02"
+    journal = simulated(tmp_path / "t02.sqlite3", 2, 2)
+    key = verification_key_path(journal).read_text().strip()
+    collector = started(collector_with(floor_broker, floor_database, {table: key}))
+    rows = rows_of(journal)
+    first_round_end = next(r.id for r in rows if r.kind == "round_completed")
+    try:
+        with RawClient(floor_broker, table) as station:
+            # Up to the middle of round 1: its rows wait for their seal, acknowledged.
+            part = encode_rows(table, rows[: first_round_end - 5])
+            assert station.publish(f"floor/{table}/rows", part) == 0
+            waiting = "SELECT 1 FROM pending_row WHERE table_id = %s"
+            assert wait_for(lambda: query(floor_database, waiting, table), 15)
+        execute(floor_database, f"DELETE FROM pending_row WHERE table_id = '{table}'")
+        # The station goes on from what was acknowledged: the floor asks for more.
+        ship(journal, table, floor_broker)
+    finally:
+        collector.stop()
     assert database_rows(floor_database, table) == journal_rows(journal)

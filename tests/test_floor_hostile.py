@@ -19,6 +19,7 @@ from floor_fixtures import (
     chained,
     collector_config,
     database_rows,
+    execute,
     journal_rows,
     open_alerts,
     query,
@@ -348,7 +349,7 @@ def test_a_table_the_database_refuses_is_written_alone_and_the_rest_goes_on(
         "ALTER TABLE journal_row ADD CONSTRAINT refuse_t06 CHECK (table_id <> 'T06'"
         " OR kind <> 'device')"
     )
-    query_commit(floor_database, refuse)
+    execute(floor_database, refuse)
     good = chained([("station_started", {"table_id": "T05"}, None)]
                  + [("device", {"n": n}, None) for n in range(5)])  # fmt: skip
     bad = chained([("station_started", {"table_id": "T06"}, None)]
@@ -361,15 +362,8 @@ def test_a_table_the_database_refuses_is_written_alone_and_the_rest_goes_on(
             assert wait_for(lambda: len(database_rows(floor_database, "T05")) == len(good), 15)
             assert wait_for(lambda: "malformed" in open_alerts(floor_database, "T06"), 15)
     finally:
-        query_commit(floor_database, "ALTER TABLE journal_row DROP CONSTRAINT refuse_t06")
+        execute(floor_database, "ALTER TABLE journal_row DROP CONSTRAINT refuse_t06")
     message, _ = open_alerts(floor_database, "T06")["malformed"]
     assert "the database refused it" in message and "refuse_t06" in message
     assert "T06" in collector.suspects and collector.healthy()
     assert [r[2] for r in database_rows(floor_database, "T06")] in ([], ["station_started"])
-
-
-def query_commit(database: Database, sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(database.conninfo, autocommit=True) as conn:
-        conn.execute(sql.encode())

@@ -5,7 +5,10 @@
 -- until a seal checked with the table's verification key covers them. Several branches
 -- may wait side by side (a station's password alone makes a chain, not a seal): the
 -- branch whose seal checks is merged, the others go to quarantine_row as evidence.
-CREATE TABLE pending_row (LIKE quarantine_row INCLUDING ALL);  -- key: (table_id, row_id, hash)
+-- Unlogged (no WAL, not replicated, emptied after a crash): nothing here is the floor's
+-- record yet, and a station whose waiting rows are lost is asked for them again (its next
+-- rows' parent is missing: a rewind to the last checked seal).
+CREATE UNLOGGED TABLE pending_row (LIKE quarantine_row INCLUDING ALL);  -- key: (table_id, row_id, hash)
 
 -- Messages refused before anything was stored: too large, not in the wire format, or
 -- holding text PostgreSQL cannot keep (a NUL, a lone surrogate). One line per table and
