@@ -42,6 +42,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from controller.journal.wire import encode_ack, topic
 from controller.service.sdnotify import Notifier
 from floor.config import FloorConfig
+from floor.heartbeat import Heartbeat
 from floor.ingest import Applied, Ingest
 from floor.schema import migrate
 from floor.screen import Message, Refused, Rows, refused_rows, screen
@@ -115,6 +116,8 @@ class Collector:
         self._started = False
         self._client = self._make_client()
         self._writer = threading.Thread(target=self._write_loop, name="collector-writer")
+        # The console's sign of life from this collector (floor.heartbeat).
+        self._heartbeat = Heartbeat(config.conninfo, config.broker.client_id, self._health)
 
     def _make_client(self) -> mqtt.Client:
         broker = self.config.broker
@@ -150,6 +153,12 @@ class Collector:
         # run in a thread of ours, publish() writes to the TLS socket from the writer's
         # thread too, and the two interleave: the broker sees a corrupt stream).
         self._client.loop_start()
+        self._heartbeat.start()
+
+    def _health(self) -> str:
+        if not self.healthy():
+            return "writer stopped" if not self._writer.is_alive() else "network stopped"
+        return "ok" if self._client.is_connected() else "broker lost"
 
     def healthy(self) -> bool:
         """Are both threads running (always True before :meth:`start`)?"""
@@ -165,6 +174,7 @@ class Collector:
     def stop(self) -> None:
         """Disconnect and stop both threads (what they hold unacknowledged is sent again)."""
         self.stopping.set()
+        self._heartbeat.stop()
         self._client.disconnect()
         self._client.loop_stop()
         self._client.reinitialise()  # closes the socket pair loop_start() opened

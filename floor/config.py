@@ -18,6 +18,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from controller.journal.seal import SealError, VerificationKey
 from controller.service.config_schema import ConfigError, Section, read_secret, read_toml
+from floor.casino import Casino, parse_casino
 
 ROLES: Final = ("pit_supervisor", "surveillance")
 USER_NAME: Final = re.compile(r"[a-z][a-z0-9_.-]{0,31}")
@@ -77,6 +78,8 @@ class FloorConfig:
     batch_messages: int
     monitor: Monitor
     verify_keys: dict[str, str]
+    # [casino]: time zone, gaming day, shifts and pits of the console (floor.casino).
+    casino: Casino = field(default_factory=Casino)
     #: A message larger than this is refused unread and alerted (``[collector]``).
     max_message_bytes: int = 4 << 20
     #: How far a station's clock may run ahead of the collector's before its time is
@@ -133,8 +136,11 @@ def parse_floor_config(data: Mapping[str, Any], source: Path) -> FloorConfig:
                 raise table.error("verify_key", f"the key is for table {key.table!r}")
             keys[name] = text
             table.done()
+    casino = parse_casino(top.section("casino", required=False))
     top.done()
-    return FloorConfig(source, broker, conninfo, batch, monitor, keys, max_bytes, float(tolerance))
+    return FloorConfig(
+        source, broker, conninfo, batch, monitor, keys, casino, max_bytes, float(tolerance)
+    )
 
 
 def _required(section: Section, name: str) -> Section:

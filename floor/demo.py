@@ -106,6 +106,14 @@ def main() -> int:
                         },
                     },
                 },
+                # The console's clock and pits: two pits of half the tables each.
+                "casino": {
+                    "time_zone": "America/New_York",
+                    "pits": {
+                        "Pit 1": tables[: (len(tables) + 1) // 2],
+                        "Pit 2": tables[(len(tables) + 1) // 2 :],
+                    },
+                },
                 # Each station seals its journal: the floor merges a round once its seal checks.
                 "tables": {t: {"verify_key": keys[t].read_text().strip()} for t in tables},
             },

@@ -45,9 +45,17 @@ from floor.screen import (
     row_problem,
 )
 from floor.seals import NO_SEALS, TableSeals
-from floor.store import Applied, Conn, TableState, posted_limits, write
+from floor.store import LIMIT_FIELDS, Applied, Conn, TableState, posted_limits, write
 
-__all__ = ["Applied", "Ingest", "Message", "Rows", "StatusReport", "posted_limits"]
+__all__ = [
+    "LIMIT_FIELDS",
+    "Applied",
+    "Ingest",
+    "Message",
+    "Rows",
+    "StatusReport",
+    "posted_limits",
+]
 
 #: Sealed heads a station reported, kept until the floor holds their rows.
 ANCHORS_KEPT = 16

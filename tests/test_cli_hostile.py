@@ -215,7 +215,9 @@ def test_replay_reads_a_bounded_amount() -> None:
 @given(
     st.text(max_size=60),
     st.lists(
-        st.sampled_from(["--rounds", "--seats", "--decks", "--seed", "--faults", "--profile"]),
+        st.sampled_from(
+            ["--rounds", "--seats", "--decks", "--seed", "--faults", "--profile", "--firmware"]
+        ),
         max_size=3,
     ),
     st.lists(st.text(max_size=8), min_size=3, max_size=3),

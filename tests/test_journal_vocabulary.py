@@ -118,6 +118,7 @@ _OPTIONAL_NOT_SEEN = {
     "seat",
     "serial",
     "firmware",
+    "count",  # a device row's forged frames: the simulations forge none
 }
 
 

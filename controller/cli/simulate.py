@@ -36,6 +36,7 @@ from controller.simulation.split import DoublesProcessDiedError, SplitTable
 from controller.table.prompts import State
 from controller.table.view import TableView
 from drivers.hal import LedMode
+from drivers.simulated.c_firmware import FirmwareError
 
 LAMP_STYLE = {LedMode.STEADY: "bold green", LedMode.BLINK: "bold yellow blink"}
 
@@ -263,6 +264,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the device doubles and the dealer in a process of their own (as real devices are)",
     )
+    parser.add_argument(
+        "--firmware",
+        choices=["host", "qemu"],
+        default=None,
+        help="the shoe and panel board as the C reference firmware: its host builds, or its"
+        " Cortex-M images on QEMU mps2-an385 boards (make -C firmware host|arm; docs/firmware.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -293,7 +301,13 @@ def run(args: argparse.Namespace) -> int:
         journal=args.journal,
         delay=0.25 if args.speed == "real" else 0.0,
         table_id=args.table_id,
+        firmware=args.firmware,
     )
+    if args.firmware is not None and args.split:
+        print(
+            "dealer-station simulate: --firmware runs in-process: not with --split", file=sys.stderr
+        )
+        return 2
     _quiet_logs()
     live = sys.stdout.isatty() and not args.plain
     try:
@@ -309,6 +323,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except DoublesProcessDiedError as err:
         print(f"dealer-station simulate: {err}", file=sys.stderr)
+        return 1
+    except FirmwareError as err:  # --firmware: not built, no QEMU, a board that stopped
+        print(f"dealer-station simulate: the C firmware: {err}", file=sys.stderr)
         return 1
     except StartError as err:
         print(f"dealer-station simulate: {_with_room(settings.journal, err)}", file=sys.stderr)

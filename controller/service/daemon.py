@@ -253,12 +253,15 @@ def rig_drivers(rig: Any) -> Any:
 
 
 @contextmanager
-def simulated_drivers(config: cfg.StationConfig, seed: int = 0) -> Iterator[Any]:
-    """A ``drivers_for`` that builds the real drivers against the device doubles."""
+def simulated_drivers(
+    config: cfg.StationConfig, seed: int = 0, firmware: str | None = None
+) -> Iterator[Any]:
+    """A ``drivers_for`` that builds the real drivers against the device doubles (the shoe
+    and the panel board as the C reference firmware with ``firmware`` "host" or "qemu")."""
     from drivers.simulated.rig import SimulatedRig
 
     # The panel board double carries every lamp and wager sensor (with amounts).
-    with SimulatedRig(decks=config.decks, seed=seed, panel_board=True) as rig:
+    with SimulatedRig(decks=config.decks, seed=seed, panel_board=True, firmware=firmware) as rig:
         yield rig_drivers(rig)
 
 

@@ -50,6 +50,9 @@ class SimulationSettings:
     journal: Path = Path("simulation.sqlite3")
     delay: float = 0.0  # seconds between the dealer's actions (0: as fast as possible)
     table_id: str = "SIM-1"
+    #: The shoe and the panel board as the C reference firmware: "host" (host builds) or
+    #: "qemu" (Cortex-M images on emulated boards); None: the Python doubles.
+    firmware: str | None = None
 
 
 def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
@@ -110,7 +113,7 @@ class SimulatedTable:
         if not s.journal.exists():
             new_simulation_keys(s)
         started = time.perf_counter()
-        with simulated_drivers(config, seed=s.seed) as drivers_for:
+        with simulated_drivers(config, seed=s.seed, firmware=s.firmware) as drivers_for:
             self.rig = drivers_for.rig
             # A seed repeats the journal byte for byte apart from timestamps and the hole
             # cards' commitments and nonces: the shoe draws those from `secrets` (issue 14),

@@ -49,6 +49,7 @@ from drivers.hal import (
     DeviceFault,
     DeviceLost,
     ForeignCardDrawn,
+    ForgedFrame,
     HoleCardDealt,
     HoleCardRevealed,
     PeekResult,
@@ -395,6 +396,7 @@ _HANDLERS: dict[type, Callable[[Table, Any], None]] = {
     DeviceConnected: Table._on_connected,
     DeviceLost: Table._on_lost,
     DeviceFault: Table._on_device_fault,
+    ForgedFrame: Table._on_forged,
 }
 
 _ON_ENTER: dict[State, Callable[[Table], None]] = {

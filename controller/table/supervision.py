@@ -41,6 +41,7 @@ from drivers.hal import (
     DeviceFaultKind,
     DeviceKind,
     DeviceLost,
+    ForgedFrame,
     Led,
     LedMode,
     SupervisorKey,
@@ -196,6 +197,17 @@ class Supervised:
         if event.kind is DeviceFaultKind.AUTHENTICATION:
             code = FaultCode.DEVICE_AUTHENTICATION
         self.raise_fault(code, f"{event.device.value}: {event.reason}", device=event.device.value)
+
+    def _on_forged(self, event: ForgedFrame) -> None:
+        # Journaled, not a fault: only a rate no line noise reaches stops play (the driver
+        # raises the DeviceFault then; docs/protocol.md section 4c).
+        self._record(
+            "device",
+            device=event.device.value,
+            status="forged",
+            reason=event.reason,
+            count=event.count,
+        )
 
     def _on_key(self, event: SupervisorKey) -> None:
         self.supervisor_key = event.on
