@@ -1,10 +1,9 @@
 """Every string a station sends is inert in the console: a station whose journal carries
 markup and script in the version and profile it claims, its devices' names, serials and
-firmware, a
-fault's code, state and message, a card and a settlement's fields, shipped through the
-real shipper, broker, collector and PostgreSQL to the real console, shows them as text in
-a real headless Chromium, and none of them runs on any page (the grid, the alerts, the
-table's page, the pit view, the recall, the search).
+firmware, a fault's code, state and message, a card and a settlement's fields, shipped
+through the real shipper, broker, collector and PostgreSQL to the real console, shows them
+as text in a real headless Chromium, and none of them runs on any page (the grid, the
+alerts, the table's page, the pit view, the recall, the search).
 
 (The table id cannot carry any of it: the topic takes ``[A-Za-z0-9._-]`` only,
 ``controller.journal.wire.TABLE_NAME``, and the floor refuses rows that name another table
