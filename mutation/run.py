@@ -16,7 +16,8 @@ each mutant as killed, timeout (the tests ran past mutmut's limit: detected), su
 test failed, or no listed test reaches it), equivalent (listed in ``mutation/equivalents.toml``
 with the reason) or not checked (the budget ran out first). The score is
 (killed + timeout) / (killed + timeout + survived). With a whole package run (no --module),
-the package's row of the figures table in docs/testing.md is rewritten.
+the package's row of the figures table in docs/testing.md is rewritten (``--report-only``
+rewrites it from each module's last results, with the equivalents file as it is now).
 """
 
 from __future__ import annotations
@@ -623,7 +624,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{whole.counts['equivalent']} equivalent, {whole.counts['not checked']} not checked: "
             f"{percent(whole.score())} (report: {path.relative_to(ROOT)})"
         )
-        if args.module is None and not args.report_only:
+        if args.module is None:
             rows[package] = figures_row(package, mutants, mapping.targets.get(package), when)
     if rows and DOC.exists():
         DOC.write_text(rewrite_figures(DOC.read_text(encoding="utf-8"), rows), encoding="utf-8")
