@@ -12,13 +12,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_bridge_handshake import SECRET, SHOE, STATION
 
 from firmware_bridge import (
     PROTOCOL_VERSION,
-    DeviceKind,
     Endpoint,
     Frame,
-    Identity,
     LinkDown,
     LinkState,
     Role,
@@ -28,9 +27,6 @@ from firmware_bridge import (
 from firmware_bridge.frame import DELIMITER, FLAG_SEALED
 from firmware_bridge.link_messages import Heartbeat
 
-SECRET = bytes(range(32))
-STATION = Identity(DeviceKind.SHOE, "station-1.0", "TABLE-7")
-SHOE = Identity(DeviceKind.SHOE, "sho-2.3.1", "SHO-42")
 TIMING = Timing(heartbeat_interval=1.0, silence_timeout=3.0)
 
 

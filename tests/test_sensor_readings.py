@@ -93,12 +93,19 @@ def test_presence_only_chips_left_on_a_paid_match_are_the_payment_not_a_new_wage
     assert fault_message(rig) == "seat 2 match wager placed during the round"
 
 
-def test_presence_only_chips_left_after_a_surrender_are_the_returned_half() -> None:
+def seen_seat_one(*cards: str) -> Rig:
+    """PA: seat 1's main spot seen by a presence-only sensor, dealt ``cards`` (seat 1, up
+    card, seat 1, hole card)."""
     rig = make_rig("PA")
     ready(rig)
     presence(rig, 1, WagerSpot.MAIN, True)
     press(rig)
-    deal(rig, "KS", "9C", "6H", "5C")  # seat 1 16 against a 9
+    deal(rig, *cards)
+    return rig
+
+
+def test_presence_only_chips_left_after_a_surrender_are_the_returned_half() -> None:
+    rig = seen_seat_one("KS", "9C", "6H", "5C")  # seat 1 16 against a 9
     press(rig, Button.SURRENDER)
     assert rig.table.state is State.SETTLE_NOW and lit(rig, 1, Led.COLLECT)
     presence(rig, 1, WagerSpot.MAIN, True)  # half collected, half still lies there
@@ -106,15 +113,22 @@ def test_presence_only_chips_left_after_a_surrender_are_the_returned_half() -> N
     assert rows(rig, "wager_collected") == [{"seat": 1, "spot": "main", "cents": None}]
 
 
-def push_round() -> Rig:
-    """PA, weighed. Seat 1 $10 9D 9S = 18; seat 2 $10 7H QS = 17; up 8C, hole QH = 18: the
-    dealer stands; seat 2 loses, seat 1 pushes."""
+def two_seats(*cards: str) -> Rig:
+    """PA, weighed: seats 1 and 2 at $10 each, dealt ``cards`` (seat 1, seat 2, up card,
+    seat 1, seat 2, hole card)."""
     rig = make_rig("PA")
     ready(rig)
     bet(rig, 1, 1000)
     bet(rig, 2, 1000)
     press(rig)
-    deal(rig, "9D", "7H", "8C", "9S", "QS", "QH")
+    deal(rig, *cards)
+    return rig
+
+
+def push_round() -> Rig:
+    """Seat 1 9D 9S = 18; seat 2 7H QS = 17; up 8C, hole QH = 18: the dealer stands; seat 2
+    loses, seat 1 pushes."""
+    rig = two_seats("9D", "7H", "8C", "9S", "QS", "QH")
     press(rig)  # seat 1 stands
     press(rig)  # seat 2 stands
     press(rig)  # the hole card turned: 18
@@ -135,13 +149,8 @@ def test_a_push_taken_back_is_wager_taken_and_a_loss_emptied_is_wager_collected(
 
 
 def double_round() -> Rig:
-    """PA, weighed. Seat 1 $10 9D 2S = 11, seat 2 $10 4H 6S = 10, up 6C, hole 5C."""
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1, 1000)
-    bet(rig, 2, 1000)
-    press(rig)
-    deal(rig, "9D", "4H", "6C", "2S", "6S", "5C")
+    """Seat 1 9D 2S = 11, seat 2 4H 6S = 10, up 6C, hole 5C."""
+    rig = two_seats("9D", "4H", "6C", "2S", "6S", "5C")
     assert rig.table.state is State.PLAYERS
     return rig
 
@@ -172,11 +181,7 @@ def test_chips_added_after_the_seat_stood_fault() -> None:
 def test_a_seat_whose_amount_is_unknown_is_checked_for_presence_only() -> None:
     # docs/panel.md: a seat whose amounts are unknown (seen, not weighed, at no more bets) is
     # checked for presence, whatever amount its sensor reports later in the round.
-    rig = make_rig("PA")
-    ready(rig)
-    presence(rig, 1, WagerSpot.MAIN, True)
-    press(rig)
-    deal(rig, "9D", "6C", "2S", "5C")
+    rig = seen_seat_one("9D", "6C", "2S", "5C")
     assert rig.table.state is State.PLAYERS
     weighed(rig, 1, WagerSpot.MAIN, 2500)
     assert fault_message(rig) is None

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 
 import pytest
 from test_device_link import Link, forged
+from test_usb_transport import PID, VID, WAIT
+from test_usb_transport import Recorder as UsbRecorder
 
 import firmware_bridge as fb
 from drivers.errors import (
@@ -34,27 +36,18 @@ from drivers.simulated.usb_backend import SimulatedUsbBackend, SimulatedUsbDevic
 from drivers.transport import Backoff
 from drivers.usb_transport import UsbSettings, UsbTransport
 
-WAIT = 5.0
-VID, PID = 0x1D50, 0x6021
 
-
-class Recorder:
-    """A LinkListener that queues up/down/data; ``hold`` parks the reader thread in its next
-    tick until ``release`` (``entered`` says it is parked)."""
+class Recorder(UsbRecorder):
+    """tests/test_usb_transport.py's listener; ``hold`` also parks the reader thread in its
+    next tick until ``release`` (``entered`` says it is parked), and ticks are counted."""
 
     def __init__(self) -> None:
-        self.events: queue.Queue[tuple[str, object]] = queue.Queue()
+        super().__init__()
         self.hold = threading.Event()
         self.entered = threading.Event()
         self.release = threading.Event()
         self._ticks = 0
         self._ticked = threading.Condition()
-
-    def link_up(self, description: str) -> None:
-        self.events.put(("up", description))
-
-    def link_data(self, data: bytes) -> None:
-        self.events.put(("data", data))
 
     def link_tick(self) -> None:
         with self._ticked:
@@ -64,20 +57,12 @@ class Recorder:
             self.entered.set()
             self.release.wait(WAIT)
 
-    def link_down(self, error: TransportError) -> None:
-        self.events.put(("down", error))
-
     def wait_ticks(self, count: int) -> None:
         """Wait until the reader thread has ticked ``count`` more times (each failed open
         of the port ticks once)."""
         with self._ticked:
             goal = self._ticks + count
             assert self._ticked.wait_for(lambda: self._ticks >= goal, WAIT)
-
-    def next(self, kind: str) -> object:
-        got_kind, value = self.events.get(timeout=WAIT)
-        assert got_kind == kind, (got_kind, value)
-        return value
 
 
 def reader(serial: str, received: queue.Queue[bytes] | None = None) -> SimulatedUsbDevice:
