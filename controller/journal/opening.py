@@ -19,6 +19,7 @@ from controller.journal.format import (
     GENESIS_HASH,
     HEAD_RECORD_SIZE,
     SCHEMA_VERSION,
+    TRIGGER_SQL,
     JournalCorruptError,
     JournalError,
     JournalLockedError,
@@ -28,7 +29,14 @@ from controller.journal.format import (
     parse_head,
 )
 from controller.journal.reader import open_readonly
-from controller.journal.seal import SEAL_KIND, SealError, SealingState, load_state, save_state
+from controller.journal.seal import (
+    SEAL_KIND,
+    SealError,
+    SealingState,
+    read_state_text,
+    remove_stale_temporaries,
+    save_state,
+)
 
 #: Kinds a round writes several times each (most of its rows): left out of the index of
 #: kinds, so that a commit adds no page to it for them (issue 15). The last of one is a
@@ -95,6 +103,12 @@ INDEXED_KINDS: Final = (
 # term is one of the index's OR-ed terms.
 _MILESTONE_WHERE: Final = " OR ".join(f"kind = '{kind}'" for kind in INDEXED_KINDS)
 
+# The append-only triggers, as format.TRIGGER_SQL states them (verify compares the bodies).
+_TRIGGERS: Final = "\n".join(
+    sql.replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1) + ";"
+    for sql in TRIGGER_SQL.values()
+)
+
 SCHEMA: Final = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
 INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');
@@ -114,14 +128,7 @@ CREATE INDEX IF NOT EXISTS journal_milestone ON journal (kind) WHERE {_MILESTONE
 -- The last report of each wager spot, found without reading the whole journal at a start.
 CREATE INDEX IF NOT EXISTS journal_wager_spot ON journal
     (json_extract(data, '$.seat'), json_extract(data, '$.spot'), id) WHERE kind = 'event';
-CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
-BEGIN SELECT RAISE(ABORT, 'the journal is append-only: UPDATE refused'); END;
-CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
-BEGIN SELECT RAISE(ABORT, 'the journal is append-only: DELETE refused'); END;
-CREATE TRIGGER IF NOT EXISTS meta_no_update BEFORE UPDATE ON meta
-BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: UPDATE refused'); END;
-CREATE TRIGGER IF NOT EXISTS meta_no_delete BEFORE DELETE ON meta
-BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: DELETE refused'); END;
+{_TRIGGERS}
 """
 #: Run after :data:`SCHEMA` when the writer opens a journal: a journal made before issue 15
 #: indexed every row by kind (``journal_kind``); ``journal_milestone`` replaces it. An
@@ -157,29 +164,60 @@ def is_half_made(path: Path, head: Path) -> bool:
     return not {"journal", "meta"} <= tables
 
 
-def create_database(path: Path) -> None:
-    """Make a new, empty journal at ``path`` atomically: built under a temporary name,
-    synced, then renamed into place (and the directory synced), so that a full disk or a
-    power cut leaves either no journal or a whole one.
+#: The SQLite side files a database may have beside it.
+SIDE_SUFFIXES: Final = ("-wal", "-shm", "-journal")
+
+
+def creating_path(path: Path) -> Path:
+    """Where :func:`create_database` builds the journal at ``path`` before the rename."""
+    return path.with_name(f".{path.name}.creating")
+
+
+def remove_creation_leftovers(path: Path) -> None:
+    """Remove what a creation of the journal at ``path`` cut short left (the temporary
+    database and its side files). Call it under the writer's lock.
 
     Raises:
-        JournalWriteError: the file system refused (the temporary file is removed).
+        OSError: one could not be removed.
     """
-    tmp = path.with_name(f".{path.name}.creating")
-    leftovers = [tmp.with_name(tmp.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+    tmp = creating_path(path)
+    for leftover in (tmp, *(tmp.with_name(tmp.name + suffix) for suffix in SIDE_SUFFIXES)):
+        leftover.unlink(missing_ok=True)
+
+
+def create_database(path: Path) -> None:
+    """Make a new, empty journal at ``path`` atomically: built under a temporary name in
+    rollback-journal mode (each commit is in the file itself when it returns; a WAL could
+    be left unmerged by a checkpoint that failed quietly at close) and switched to WAL
+    only then, checked (:func:`_check_created`), synced, then renamed into place (and the
+    directory synced). A full disk or a power cut leaves
+    either no journal or a whole one, and never the temporary files.
+
+    Raises:
+        JournalWriteError: the file system refused (the temporary files are removed).
+    """
+    tmp = creating_path(path)
     try:
-        for leftover in leftovers:
-            leftover.unlink(missing_ok=True)
+        remove_creation_leftovers(path)
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA journal_mode=DELETE")
+            conn.execute("PRAGMA synchronous=FULL")
             conn.execute("BEGIN IMMEDIATE")
             for statement in SCHEMA.split(";\n"):
                 if statement.strip():
                     conn.execute(statement)
             conn.execute("COMMIT")
+            _check_created(conn)
+            # WAL from the start (a header change, written in rollback mode): the rename
+            # gives the writer the mode it opens with, with nothing to convert in place.
+            (mode,) = conn.execute("PRAGMA journal_mode=WAL").fetchone()
+            if mode != "wal":
+                raise sqlite3.OperationalError(f"SQLite refused WAL mode ({mode})")
         finally:
-            conn.close()  # checkpoints the WAL into the file and removes it
+            conn.close()  # removes the (empty) WAL
+        if any(tmp.with_name(tmp.name + suffix).exists() for suffix in SIDE_SUFFIXES):
+            raise sqlite3.OperationalError("the new journal left a side file behind")
         fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC)
         try:
             os.fsync(fd)
@@ -188,10 +226,22 @@ def create_database(path: Path) -> None:
         os.replace(tmp, path)
         sync_directory(path.parent)
     except (OSError, sqlite3.Error) as err:
-        for leftover in leftovers:
-            with contextlib.suppress(OSError):
-                leftover.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            remove_creation_leftovers(path)
         raise JournalWriteError(f"cannot create {path}: {err}") from err
+
+
+def _check_created(conn: sqlite3.Connection) -> None:
+    """The new database (committed in rollback mode on ``conn``) is whole: SQLite's
+    integrity check passes and it has the journal's tables and triggers.
+
+    Raises:
+        sqlite3.DatabaseError: it is not.
+    """
+    problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+    names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    if problems != ["ok"] or not {"journal", "meta", *TRIGGER_SQL} <= names:
+        raise sqlite3.DatabaseError("the new journal does not check out")
 
 
 def remove_half_made(path: Path) -> None:
@@ -231,6 +281,9 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         if version != str(SCHEMA_VERSION):
             raise JournalCorruptError(f"{path}: journal schema version {version} is not supported")
         last = conn.execute("SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1").fetchone()
+    except sqlite3.OperationalError as err:  # a full disk, an I/O error: not the file's fault
+        conn.close()
+        raise JournalWriteError(f"cannot open {path}: {err}") from err
     except sqlite3.DatabaseError as err:
         conn.close()
         raise JournalCorruptError(f"{path}: {err}") from err
@@ -270,8 +323,10 @@ def check_sealing(conn: sqlite3.Connection, state_path: Path) -> tuple[Path, Sea
     the id of the last sealed row. A state one epoch ahead of the last seal is the normal
     case; a state at the last seal's epoch means the station stopped between the seal and
     the key's evolution, which is finished now."""
+    remove_stale_temporaries(state_path)
     try:
-        state = load_state(state_path)
+        text = read_state_text(state_path)
+        state = SealingState.from_json(text)
     except (OSError, SealError) as err:
         raise JournalSealError(f"sealing state {state_path}: {err}") from err
     found = conn.execute(
@@ -286,22 +341,25 @@ def check_sealing(conn: sqlite3.Connection, state_path: Path) -> tuple[Path, Sea
             raise JournalSealError(f"row {found[0]}: the last seal is unreadable") from err
     if table != state.table:
         raise JournalSealError(f"the journal is sealed for table {table}, the key is {state.table}")
-    if last_epoch == state.epoch:
-        state = state.evolved()
-        try:
-            save_state(state_path, state)
-        except OSError as err:
-            raise JournalSealError(f"cannot evolve the sealing key: {err.strerror}") from err
-    elif last_epoch < state.epoch - 1:
+    if last_epoch < state.epoch - 1:
         raise JournalSealError(
             f"the journal is behind its sealing key: the seals of epochs {last_epoch + 1}.."
             f"{state.epoch - 1} are missing (rows removed at the end, or an older copy)"
         )
-    elif last_epoch > state.epoch:
+    if last_epoch > state.epoch:
         raise JournalSealError(
             f"the sealing key (epoch {state.epoch}) is older than the journal's last seal"
             f" (epoch {last_epoch}): a restored key file?"
         )
+    evolve = last_epoch == state.epoch
+    if evolve or text != state.to_json() + "\n":
+        # At the last seal's epoch: the key is evolved now. Of an earlier version: written
+        # again in today's, with the checkpoint key it was given.
+        state = state.evolved() if evolve else state
+        try:
+            save_state(state_path, state)
+        except OSError as err:
+            raise JournalSealError(f"cannot write the sealing key: {err.strerror}") from err
     return state_path, state, through
 
 
@@ -333,6 +391,8 @@ def open_files(
     replaced = False
     try:
         # Under the writer's lock: nobody else creates or removes the file meanwhile.
+        with contextlib.suppress(OSError):  # what cannot go now fails the creation below
+            remove_creation_leftovers(path)
         if is_half_made(path, head):
             remove_half_made(path)
             replaced = True
