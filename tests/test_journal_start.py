@@ -105,7 +105,8 @@ def forge(path: Path, change: Callable[[Rows], Rows], *, checkpoints: bool = Tru
     def rewrite(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM journal")
         prev = GENESIS_HASH
-        for new_id, (_, ts, kind, round_no, data) in enumerate(rows, start=1):
+        for new_id, (_, ts, kind, round_no, stored) in enumerate(rows, start=1):
+            data = stored
             if kind == "verified":
                 data = canonical_json(
                     checkpoint_data(new_id, ts, prev, schema=cookie, sealing=None)

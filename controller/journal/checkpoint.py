@@ -39,12 +39,21 @@ _FIELDS: Final = {"through": int, "hash": str, "schema": int}
 _SEALED_FIELDS: Final = {"key_epoch": int, "mac": str}
 
 
-def checkpoint_message(
-    table: str, row: int, through: int, digest: str, schema: int, key_epoch: int, ts: str
-) -> bytes:
-    """The bytes a checkpoint's MAC covers (see the module docstring)."""
+def checkpoint_message(table: str, row: int, ts: str, fields: dict[str, Any]) -> bytes:
+    """The bytes a checkpoint's MAC covers: checkpoint row ``row`` of ``table``, written at
+    ``ts``, with ``fields`` (``through``, ``hash``, ``schema``, ``key_epoch``; see the
+    module docstring)."""
     return canonical_json(
-        [CHECKPOINT_DOMAIN, table, row, through, digest, schema, key_epoch, ts]
+        [
+            CHECKPOINT_DOMAIN,
+            table,
+            row,
+            fields["through"],
+            fields["hash"],
+            fields["schema"],
+            fields["key_epoch"],
+            ts,
+        ]
     ).encode()
 
 
@@ -62,11 +71,8 @@ def checkpoint_data(
     ``prev_hash``; sealed with ``sealing``'s checkpoint key when there is one."""
     data: dict[str, Any] = {"through": row_id - 1, "hash": prev_hash, "schema": schema}
     if sealing is not None:
-        epoch = sealing.checkpoint_since
-        message = checkpoint_message(
-            sealing.table, row_id, row_id - 1, prev_hash, schema, epoch, ts
-        )
-        data["key_epoch"] = epoch
+        data["key_epoch"] = sealing.checkpoint_since
+        message = checkpoint_message(sealing.table, row_id, ts, data)
         data["mac"] = checkpoint_mac(sealing.checkpoint_key, message)
     return data
 
@@ -101,15 +107,7 @@ def check_checkpoint_mac(row: Row, fields: dict[str, Any], table: str, key: byte
     """``""`` when the checkpoint's MAC is good under ``key`` (a checkpoint key), else why."""
     if "mac" not in fields:
         return "it is not sealed"
-    message = checkpoint_message(
-        table,
-        row.id,
-        fields["through"],
-        fields["hash"],
-        fields["schema"],
-        fields["key_epoch"],
-        row.ts,
-    )
+    message = checkpoint_message(table, row.id, row.ts, fields)
     given = str(fields["mac"]).encode("utf-8", "backslashreplace")
     if not std_hmac.compare_digest(checkpoint_mac(key, message).encode(), given):
         return "its MAC does not match the checkpoint key"

@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
+from controller.journal.checkpoint import CHECKPOINT_KIND, checkpoint_data
 from controller.journal.format import (
     APPEND_ONLY_TRIGGERS,
     COLUMNS,
@@ -49,7 +50,6 @@ from controller.journal.format import (
     row_hash,
     utc_now,
 )
-from controller.journal.checkpoint import CHECKPOINT_KIND, checkpoint_data
 from controller.journal.opening import JournalSealError, check_head, open_files
 from controller.journal.reader import JournalReader, open_readonly, select_rows
 from controller.journal.seal import SEAL_KIND, SealingState

@@ -180,8 +180,8 @@ def _verify_open(
     if mode.checkpoint:
         found = gap(conn) or walk_start(conn, mode.trust)
         if isinstance(found, tuple):
-            case, message, first_row = found
-            return VerifyReport(VerifyCase(case), message, 0, first_row)
+            refused, message, first_row = found
+            return VerifyReport(VerifyCase(refused), message, 0, first_row)
         start, start_hash = found.after, found.digest
         notes += [found.note] if found.note else []
     if start_hash is None:

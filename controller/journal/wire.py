@@ -7,13 +7,17 @@ has one definition. Every message is one JSON object with ``"v": 1``:
 - ``floor/<table>/rows`` (station): ``{"v", "table", "rows": [[id, ts, kind, round, data,
   prev_hash, hash], ...]}``, consecutive committed rows, ``data`` the stored canonical JSON.
 - ``floor/<table>/status`` (station): ``{"v", "table", "ts", "state", "round", "fault",
-  "devices", "head", "acked"}``; never a card.
+  "devices", "head", "acked", "anchor"}``; never a card.
 - ``floor/<table>/ack`` (collector): ``{"v", "row", "hash", "rewind"}``: the collector holds
   every row up to ``row``; with ``rewind`` it asks for the rows after ``row`` again.
 
 ``head`` is the station's last committed row ``[id, hash]``: the collector compares it with
-the anchor it keeps to see a station that came back behind its own history. The decoder
-checks form only (types, sizes, the table name); the chain is checked by the collector.
+the anchor it keeps to see a station that came back behind its own history. ``anchor`` is
+the station's last seal ``[row, epoch, hash]`` (``journal anchor``'s fields; null before
+the first seal, absent from a station of an earlier version): a status goes out at every
+seal, even inside a round (a seal carries no card), so the floor holds an anchor of every
+sealed head however long a round keeps its rows on the table (docs/journal.md, "Anchors").
+The decoder checks form only (types, sizes, the table name); the chain is checked by the collector.
 """
 
 from __future__ import annotations
@@ -141,6 +145,7 @@ class Status:
     devices: dict[str, str]  # device -> connected / lost / fault
     head: tuple[int, str]  # the last committed row (id, hash); (0, "") when empty
     acked: int  # the last row the collector acknowledged, as the station knows it
+    anchor: tuple[int, int, str] | None = None  # the last seal (row, epoch, hash)
 
 
 def encode_status(status: Status) -> bytes:
@@ -155,6 +160,7 @@ def encode_status(status: Status) -> bytes:
             "devices": status.devices,
             "head": list(status.head),
             "acked": status.acked,
+            "anchor": None if status.anchor is None else list(status.anchor),
         }
     )
 
@@ -202,7 +208,26 @@ def decode_status(payload: bytes, table: str) -> Status:
         raise WireError("status: bad head")
     if not (type(acked) is int and 0 <= acked < 2**62):
         raise WireError("status: bad acked")
-    return Status(table, value["ts"], state, round_no, fault, devices, (head[0], head[1]), acked)
+    anchor = value.get("anchor")
+    if anchor is not None and not (
+        isinstance(anchor, list)
+        and len(anchor) == 3
+        and all(type(n) is int and 0 <= n < 2**62 for n in anchor[:2])
+        and isinstance(anchor[2], str)
+        and HASH.fullmatch(anchor[2])
+    ):
+        raise WireError("status: bad anchor")
+    return Status(
+        table,
+        value["ts"],
+        state,
+        round_no,
+        fault,
+        devices,
+        (head[0], head[1]),
+        acked,
+        None if anchor is None else (anchor[0], anchor[1], anchor[2]),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,10 @@ acknowledged. Sans-I/O: rows, acknowledgements and the time go in, decisions com
   the append-only journal; a lost or stale file only makes the station send rows again.
 - The live status (state, round, fault, device health) is read from the same rows: the
   ``prompt``, ``fault``, ``fault_resolved``, ``device`` and ``round_started`` records. It
-  never carries a card.
+  never carries a card. It carries the last seal as an anchor (row, epoch, hash), and a
+  new seal makes it go at once (``controller.service.shipper``): the floor holds an anchor
+  of every sealed head, the rows of a round in play included, which only an anchor taken
+  after them can show rewritten (docs/journal.md, "Anchors").
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.journal.format import GENESIS_HASH, Row, format_ts, utc_now
+from controller.journal.seal import SEAL_KIND
 from controller.journal.wire import Ack, Status
 
 ACK_SUFFIX: Final = "-floor"
@@ -85,6 +89,7 @@ class Outbox:
     round_no: int | None = None
     fault: dict[str, str] | None = None
     devices: dict[str, str] = field(default_factory=dict)
+    anchor: tuple[int, int, str] | None = None  # the last seal: (row, epoch, hash)
 
     @property
     def horizon(self) -> int:
@@ -123,6 +128,10 @@ class Outbox:
                 self.devices[name] = health
         elif kind == "clean_shutdown":
             self.state = "stopped"
+        elif kind == SEAL_KIND:
+            epoch = row.data.get("epoch")
+            if type(epoch) is int and epoch >= 0:
+                self.anchor = (row.id, epoch, row.hash)
 
     def next_batch(self, now: float, limit: int) -> tuple[int, int] | None:
         """The rows to send now, ``(first, last)``, or None (one batch in flight, or
@@ -172,6 +181,7 @@ class Outbox:
             devices=dict(self.devices),
             head=(self.scanned, self.head_hash),
             acked=self.acked,
+            anchor=self.anchor,
         )
 
 

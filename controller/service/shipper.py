@@ -271,10 +271,12 @@ class Shipper:
 
 
 def _changed(new: Status, old: Status) -> bool:
-    # The head and the acknowledgement move with every round: they go at the interval.
-    return (new.state, new.round_no, new.fault, new.devices) != (
+    # The head and the acknowledgement move with every round: they go at the interval. A
+    # new seal goes at once: its anchor is what the floor checks the rows against later.
+    return (new.state, new.round_no, new.fault, new.devices, new.anchor) != (
         old.state,
         old.round_no,
         old.fault,
         old.devices,
+        old.anchor,
     )
