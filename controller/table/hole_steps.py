@@ -46,11 +46,12 @@ class HoleCardSteps(Supervised):
         play = self.play
         waiting = play.hole_in_shoe() if play is not None else None
         card, nonce = event.card, event.nonce
-        voided = self.voided_holes.pop(event.commitment, None)
-        if voided is not None or play is None or event.commitment != waiting:
-            # Not the hole card of the round in play: a voided round's card given back,
-            # late or not, or a repeated answer for a card already turned. Journaled, and
-            # it acts on nothing: it never faults or settles the round in play.
+        voided = self.voided_holes.pop(event.commitment, None) if event.asked else None
+        if not event.asked or voided is not None or play is None or event.commitment != waiting:
+            # Not the answer the round in play waits for: a voided round's card given back,
+            # late or not; a repeated answer for a card already turned; or one this station
+            # never asked for (asked before a restart: it asks again when it needs it).
+            # Journaled, and it acts on nothing: it never faults or settles the round in play.
             self._late_hole_answer(voided, event)
             return
         self._record(
