@@ -18,6 +18,7 @@ from typing import Final
 from controller.journal.format import (
     GENESIS_HASH,
     HEAD_RECORD_SIZE,
+    HEAD_SUFFIX,
     SCHEMA_VERSION,
     TRIGGER_SQL,
     JournalCorruptError,
@@ -173,6 +174,19 @@ def creating_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.creating")
 
 
+def journal_files(path: Path) -> tuple[Path, ...]:
+    """Every file that belongs to the journal at ``path``: the database, its SQLite side
+    files, the head record, and the temporaries of its creation. Nothing else may be
+    written over any of them (a key file, a log)."""
+    tmp = creating_path(path)
+    return (
+        path,
+        *(path.with_name(path.name + suffix) for suffix in (*SIDE_SUFFIXES, HEAD_SUFFIX)),
+        tmp,
+        *(tmp.with_name(tmp.name + suffix) for suffix in SIDE_SUFFIXES),
+    )
+
+
 def remove_creation_leftovers(path: Path) -> None:
     """Remove what a creation of the journal at ``path`` cut short left (the temporary
     database and its side files). Call it under the writer's lock.
@@ -323,6 +337,9 @@ def check_sealing(conn: sqlite3.Connection, state_path: Path) -> tuple[Path, Sea
     the id of the last sealed row. A state one epoch ahead of the last seal is the normal
     case; a state at the last seal's epoch means the station stopped between the seal and
     the key's evolution, which is finished now."""
+    if state_path.is_symlink():
+        # Its replacement would replace the link and leave the old key where it points.
+        raise JournalSealError(f"sealing state {state_path} is a symlink: name the file itself")
     remove_stale_temporaries(state_path)
     try:
         text = read_state_text(state_path)

@@ -19,6 +19,7 @@ from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
 from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
 from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_limits import parse_limits
+from controller.service.config_paths import check_paths
 from controller.service.config_panel import PanelConfig, parse_panel
 from controller.service.config_rules import read_rule_options, rules_profile
 from controller.service.config_schema import ConfigError, Section
@@ -253,9 +254,11 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
             "devices.shuffler.max_decks",
             f"the shuffler takes {shuffler.max_decks} decks, the table uses {decks} (decks)",
         )
-    return StationConfig(
+    config = StationConfig(
         source, table_id, profile, decks, options, devices, journal, logging, pairing, floor, limits
     )
+    check_paths(config)
+    return config
 
 
 def _path(section: Section, name: str, default: str) -> Path:

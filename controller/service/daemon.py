@@ -90,6 +90,15 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
         StartError: when the chain is broken, the sealing state does not fit the journal
             or is missing for a journal that was sealed, or the file cannot be opened.
     """
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        what = (
+            "a symlink"
+            if path.is_symlink()
+            else "a directory"
+            if path.is_dir()
+            else "not a regular file"
+        )
+        raise StartError(f"journal {path} is {what}: name the journal's file itself")
     trust = start_trust(sealing) if sealing is not None else None
     if path.exists() and not is_half_made(path, head_path(path)):
         report = verify(path, since_checkpoint=True, trust=trust)

@@ -54,6 +54,9 @@ class ShoeDouble(SerialDeviceDouble):
         self.dealt: list[Card] = []
         #: Hole cards withheld, by commitment: (card, nonce). Kept until revealed.
         self.withheld: dict[bytes, tuple[Card, bytes]] = {}
+        #: Every hole card this shoe withheld, in order, across loads: (commitment in hex,
+        #: card). What a real shoe's own log tells an investigator (a test's ground truth).
+        self.hole_log: list[tuple[str, Card]] = []
         self._hole_from: int | None = None
         #: Reveal this card instead of the one withheld (a tampered shoe).
         self.lie_at_reveal: Card | None = None
@@ -169,6 +172,7 @@ class ShoeDouble(SerialDeviceDouble):
         commitment = bytes.fromhex(hole_card_commitment(card.text, nonce.hex()))
         with self._cond:
             self.withheld[commitment] = (card, nonce)
+            self.hole_log.append((commitment.hex(), card))
         self._report(fb.HoleCardDealtReport(draw, commitment))
 
     def _on_command(self, message: fb.Message) -> None:
