@@ -11,10 +11,11 @@ Run: .venv/bin/python bench/kill_loop.py [--kills N] [--seed S] [--seats N] [--d
   the doubles' control socket and kept in step by the daemon's debug log
   (``controller.simulation.remote``); at a restart found inside a round the supervisor
   resumes it (and voids it only when the table refuses the resume).
-* Each run of the daemon ends with SIGKILL at a random moment of one of three kinds:
-  during its start (after a random number of log lines), at a random look of the dealer
-  (the station idle, every event handled), or a random time after the dealer's first look
-  (anywhere: inside a commit, between a device's report and its acknowledgement).
+* Each run of the daemon ends with SIGKILL at a random point of one of three kinds: after
+  a random number of its log lines (a few: inside its start; more: inside the handling of
+  an event), at a random look of the dealer (the station idle, every event handled), or a
+  random time after the dealer's first look (anywhere: inside a commit, between a
+  device's report and its acknowledgement).
 * After the last kill the station runs a few rounds more and stops with SIGTERM.
 
 Figures: every start that was not killed before it was ready came up (``start_failures``
@@ -70,6 +71,8 @@ DECKS: Final = 6
 COVER_AT: Final = 200
 #: A start that takes longer than this is stuck (a bug), not slow.
 START_SECONDS: Final = 60.0
+#: The dealer waits this long for the station before she counts herself out of step.
+OUT_OF_STEP_SECONDS: Final = 10.0
 
 CONFIG: Final = """\
 table_id = "{table}"
@@ -107,6 +110,14 @@ firmware = ["sim-1.0"]
 """
 
 
+class QuickPacer(Pacer):
+    """The dealer's pacer with a shorter wait: a dealer out of step with the station (her
+    view of a round a kill cut short) is counted and the daemon killed, not waited for."""
+
+    def wait(self, after_seq: int, timeout: float = OUT_OF_STEP_SECONDS) -> tuple[TableView, int]:
+        return super().wait(after_seq, timeout)
+
+
 class Killed(Exception):  # noqa: N818 (a signal to the loop, not an error)
     """The daemon was killed at the dealer's look."""
 
@@ -122,7 +133,7 @@ class Daemon:
     config: Path
     log: Path
     kill_after_lines: int | None = None  # SIGKILL once it has logged this many lines
-    pacer: Pacer = field(default_factory=Pacer)
+    pacer: Pacer = field(default_factory=QuickPacer)
     ready: threading.Event = field(default_factory=threading.Event)
     killed: bool = False
     lines: int = 0
@@ -194,7 +205,6 @@ class KillLoop:
 
     def __init__(self, folder: Path, seed: int, seats: int) -> None:
         self.folder = folder
-        self.rng = random.Random(seed)
         self.serials = dict(DEFAULT_SERIALS)
         self.config = folder / "station.toml"
         self.config.write_text(
@@ -234,22 +244,28 @@ class KillLoop:
 
     # --- one run of the daemon -----------------------------------------------------------
 
-    def run_once(self, how: str, until: Callable[[TableView], bool] | None = None) -> None:
-        """Start the daemon and deal until it is killed (``how``: ``start``, ``look`` or
-        ``time``), or, with ``how`` ``none``, until ``until(view)``; then stop it."""
+    def run_once(
+        self, how: str, count: float = 0, until: Callable[[TableView], bool] | None = None
+    ) -> None:
+        """Start the daemon and deal until it is killed, then count what happened. ``how``:
+        ``line`` (SIGKILL once it has logged ``count`` lines: in its start, or anywhere in
+        an event's handling), ``look`` (at the dealer's ``count``-th look: the station idle),
+        ``time`` (``count`` seconds after the dealer's first look: anywhere), or ``none``
+        (no kill: deal until ``until(view)``, then SIGTERM)."""
         figures = self.figures
         figures.starts += 1
-        lines = self.rng.randint(1, 40) if how == "start" else None
-        daemon = Daemon(self.config, self.log, kill_after_lines=lines)
+        daemon = Daemon(
+            self.config, self.log, kill_after_lines=int(count) if how == "line" else None
+        )
         self.dealing.pacer = daemon.pacer
         daemon.pacer.expect(*[DeviceConnected] * len(KINDS))
-        looks = self.rng.randint(1, 80)
-        timer = None
+        looks = int(count)
+        timer: threading.Timer | None = None
 
         def on_view(view: TableView) -> None:
             nonlocal looks, timer
             if how == "time" and timer is None:
-                timer = threading.Timer(self.rng.uniform(0.0, 3.0), daemon.kill)
+                timer = threading.Timer(count, daemon.kill)
                 timer.start()
             looks -= 1
             if how == "look" and looks <= 0:
@@ -264,7 +280,7 @@ class KillLoop:
         except (Killed, DaemonEnded):
             pass
         except SimulationStuckError as err:
-            figures.stuck.append(str(err))  # the dealer and the station out of step: a bug
+            figures.stuck.append(str(err))  # the dealer and the station out of step
             daemon.kill()
         finally:
             if timer is not None:
@@ -275,25 +291,26 @@ class KillLoop:
                 figures.start_failures.append(f"stop: exit {status}")
         else:
             daemon.kill()
+        ready = daemon.ready.is_set()
         status = daemon.end()
-        figures.ready_starts += daemon.ready.is_set()
+        figures.ready_starts += ready
         if not daemon.killed and how != "none":
             figures.start_failures.append(f"exit {status}: {last_line(self.log)}")
         elif how != "none":
-            figures.kills[how] += 1
+            figures.kills["start" if not ready else how] += 1
 
-    def run(self, kills: int, rounds_after: int) -> None:
-        """``kills`` kills of the three kinds in turn, then ``rounds_after`` rounds more."""
+    def run(self, plan: list[tuple[str, float]], rounds_after: int) -> None:
+        """Kill as ``plan`` says (``run_once``'s ``how`` and ``count``, in order; it stops
+        at the first start that fails), then deal ``rounds_after`` rounds more."""
         started = time.perf_counter()
-        for n in range(kills):
-            self.run_once(("start", "look", "time")[n % 3] if n % 5 else "start")
+        for how, count in plan:
+            self.run_once(how, count)
             if self.figures.start_failures:
                 break
         target = self.round_now() + rounds_after
-        self.run_once(
-            "none", until=lambda v: v.state is State.BETTING and v.round_no >= target
-        )
+        self.run_once("none", until=lambda v: v.state is State.BETTING and v.round_no >= target)
         self.figures.seconds = time.perf_counter() - started
+
 
     def round_now(self) -> int:
         """The last round the journal started."""
@@ -315,6 +332,7 @@ class KillLoop:
         return {
             "kills": sum(f.kills.values()),
             "kills_in_start": f.kills["start"],
+            "kills_at_a_log_line": f.kills["line"],
             "kills_at_a_look": f.kills["look"],
             "kills_at_a_time": f.kills["time"],
             "starts": f.starts,
@@ -326,6 +344,7 @@ class KillLoop:
             "rounds_voided": rounds["voided"],
             "voids_after_money": rounds["voids_after_money"],
             "resumed_after_restart": rounds["resumed"],
+            "hole_cards_sealed_by_the_station": rounds["station_sealed"],
             "wrong_card_rounds": rounds["wrong_card"],
             "faults": {k[6:]: v for k, v in sorted(rounds.items()) if k.startswith("fault_")},
             "verify_key": report.case.value,
@@ -336,17 +355,34 @@ class KillLoop:
         )
 
 
+def random_plan(kills: int, rng: random.Random) -> list[tuple[str, float]]:
+    """``kills`` kill points: a log line early (in the start) or later (inside play), a
+    look of the dealer, or a time after her first look, in turn."""
+    plan: list[tuple[str, float]] = []
+    for n in range(kills):
+        kind = ("line", "look", "time", "line")[n % 4]
+        if kind == "line":
+            count: float = rng.randint(1, 40) if n % 8 == 0 else rng.randint(40, 600)
+        elif kind == "look":
+            count = rng.randint(1, 40)
+        else:
+            count = rng.uniform(0.0, 2.0)
+        plan.append((kind, count))
+    return plan
+
+
 def round_outcomes(rows: list[Any], truth: dict[str, str]) -> dict[str, int]:
     """Counts over the journal's rounds. A completed round that dealt a hole card is
     settled on a wrong card unless its own ``hole_card_revealed`` row (same round) is the
     card the shoe withheld under that round's commitment and opens it, before its first
     settlement the dealer's hand decides."""
     dealt: dict[int, str] = {}
+    by_station: set[str] = set()  # commitments the station made (the shoe gave the card)
     revealed: dict[int, tuple[str, str]] = {}
     first_main: dict[int, int] = {}
     revealed_at: dict[int, int] = {}
     counts = Counter[str]()
-    for name in ("started", "completed", "voided", "voids_after_money", "resumed"):
+    for name in ("started", "completed", "voided", "voids_after_money", "resumed", "station_sealed"):
         counts[name] = 0
     counts["wrong_card"] = 0
     for row in rows:
@@ -356,7 +392,7 @@ def round_outcomes(rows: list[Any], truth: dict[str, str]) -> dict[str, int]:
         elif row.kind == "round_completed":
             counts["completed"] += 1
             if number in dealt and not _right_card(number, dealt, revealed, revealed_at,
-                                                   first_main, truth):  # fmt: skip
+                                                   first_main, truth, by_station):  # fmt: skip
                 counts["wrong_card"] += 1
                 print(f"round {number}: dealt {dealt[number][:12]}, revealed"
                       f" {revealed.get(number)}, shoe {truth.get(dealt[number])}",
@@ -366,6 +402,9 @@ def round_outcomes(rows: list[Any], truth: dict[str, str]) -> dict[str, int]:
             counts["voids_after_money"] += bool(data.get("stand"))
         elif row.kind == "hole_card_dealt" and number is not None:
             dealt[number] = str(data["commitment"])
+            if data.get("sealed_by") == "station":
+                by_station.add(dealt[number])
+                counts["station_sealed"] += 1
         elif row.kind == "hole_card_revealed" and number is not None:
             revealed.setdefault(number, (str(data["card"]), str(data["nonce"])))
             revealed_at.setdefault(number, row.id)
@@ -394,12 +433,17 @@ def _right_card(
     revealed_at: dict[int, int],
     first_main: dict[int, int],
     truth: dict[str, str],
+    by_station: set[str],
 ) -> bool:
     commitment = dealt[number]
     if number not in revealed:
         return number not in first_main  # nothing settled against the dealer's hand
     card, nonce = revealed[number]
-    if truth.get(commitment) != card or hole_card_commitment(card, nonce) != commitment:
+    if hole_card_commitment(card, nonce) != commitment:
+        return False
+    # The shoe's own log is the truth for a card it withheld; one it gave in the open was
+    # sealed by the station, and only the station's nonce opens its commitment.
+    if commitment not in by_station and truth.get(commitment) != card:
         return False
     return number not in first_main or revealed_at[number] < first_main[number]
 
@@ -437,14 +481,15 @@ def main() -> int:
     with folder(args.dir, keep=args.keep) as path:
         loop = KillLoop(path, args.seed, args.seats)
         try:
-            loop.run(args.kills, args.rounds_after)
+            loop.run(random_plan(args.kills, random.Random(args.seed)), args.rounds_after)
             figures = loop.check()
         finally:
             loop.close()
     print(
         f"kill loop: {figures['kills']} kills of the real daemon ({figures['kills_in_start']}"
-        f" in its start, {figures['kills_at_a_look']} at a look of the dealer,"
-        f" {figures['kills_at_a_time']} at a random time), {figures['starts']} starts"
+        f" in its start; once ready: {figures['kills_at_a_log_line']} at a log line,"
+        f" {figures['kills_at_a_look']} at a look of the dealer, {figures['kills_at_a_time']}"
+        f" at a random time), {figures['starts']} starts"
         f" ({figures['starts_ready']} reached ready), {figures['start_failures']} refused"
     )
     print(
@@ -452,6 +497,8 @@ def main() -> int:
         f" {figures['rounds_voided']} voided ({figures['voids_after_money']} after some of"
         f" their wagers were settled), {figures['resumed_after_restart']} resumed after a"
         f" restart; {figures['wrong_card_rounds']} settled on a wrong hole card"
+        f" ({figures['hole_cards_sealed_by_the_station']} hole cards the shoe gave in the"
+        f" open, sealed by the station)"
     )
     faults = ", ".join(f"{code} {n}" for code, n in figures["faults"].items())
     print(f"  faults the supervisor resolved: {faults or 'none'}")

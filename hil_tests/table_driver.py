@@ -297,10 +297,15 @@ class TableDriver:
             peeking = self.state is State.PEEKING and button is Button.NEXT
             kinds: list[type] = [ButtonPressed, PeekResult] if peeking else [ButtonPressed]
             view = self.view
-            if self.state is State.DEALER and button is Button.NEXT and view.reveal_due:
+            if (
+                self.state is State.DEALER
+                and button is Button.NEXT
+                and view.reveal_due
+                and view.hole_in_shoe
+            ):
                 kinds.append(HoleCardRevealed)  # the station asks the shoe for it
             voiding = button in (Button.SUPERVISOR_VOID, Button.SUPERVISOR_RESHUFFLE)
-            if self.state is State.FAULT and voiding and view.hole_face_down and self._key_on():
+            if self.state is State.FAULT and voiding and view.hole_in_shoe and self._key_on():
                 kinds.append(HoleCardRevealed)  # asked for at the void, to be journaled
             self._act(kinds, self.hands.press, button)
 

@@ -209,8 +209,14 @@ def rebuild_round(
         SeatWager(s["seat"], s.get("wager_cents") or 100, s.get("match_cents") or 0) for s in seats
     )
     revealed = [r.data["card"] for r in rows if r.kind == "hole_card_revealed"]
-    if sum(r.kind == "hole_card_dealt" for r in rows) > len(revealed) and not shoe_withholds:
-        return None
+    dealt = [r.data.get("sealed_by") for r in rows if r.kind == "hole_card_dealt"]
+    if len(dealt) > len(revealed):
+        # Not yet revealed: only a card the shoe holds can be; one the station sealed
+        # itself had its nonce in the station's memory (a journal from before sealed_by
+        # was written names neither: then the table's shoe decides).
+        holder = dealt[-1] or ("shoe" if shoe_withholds else "station")
+        if holder != "shoe":
+            return None
     play = RoundPlay(profile, decks, ClosedBets(wagers, known, ()), lambda *_: None)
     round_ = play.round
     insurance: dict[int, int] = {}
