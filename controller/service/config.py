@@ -19,8 +19,8 @@ from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
 from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
 from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_limits import parse_limits
-from controller.service.config_paths import check_paths
 from controller.service.config_panel import PanelConfig, parse_panel
+from controller.service.config_paths import check_paths
 from controller.service.config_rules import read_rule_options, rules_profile
 from controller.service.config_schema import ConfigError, Section
 from controller.table.limits import NO_LIMITS, TableLimits
