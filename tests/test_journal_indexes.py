@@ -13,8 +13,8 @@ import pytest
 from test_journal_vocabulary import documented
 
 from controller.journal.anchor import latest_anchor
-from controller.journal.opening import FREQUENT_KINDS, INDEXED_KINDS
 from controller.journal.reader import JournalReader
+from controller.journal.schema import FREQUENT_KINDS, INDEXED_KINDS
 from controller.journal.seal import new_sealing, save_state
 from controller.journal.store import Journal
 from controller.journal.verify import verify

@@ -246,7 +246,7 @@ def _export(reader: JournalReader, args: argparse.Namespace) -> int:
         print("dealer-station journal export: --from must come before --to", file=sys.stderr)
         return EXIT_USAGE
     if args.output is not None:
-        from controller.journal.opening import journal_files
+        from controller.journal.creation import journal_files
 
         own = {os.path.realpath(p) for p in journal_files(reader.path)}
         if os.path.realpath(args.output) in own:

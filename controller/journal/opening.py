@@ -1,6 +1,7 @@
-"""Opening a journal file for writing: the schema, SQLite's settings, atomic creation, and
-the check of the head record and of the sealing state against the journal's last row and
-seal.
+"""Opening a journal file for writing: SQLite's settings and the schema
+(``controller.journal.schema``), creation when there is none (``controller.journal.creation``),
+and the check of the head record and of the sealing state against the journal's last row
+and seal.
 
 Used by :class:`controller.journal.store.Journal` only.
 """
@@ -13,14 +14,18 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import Final
 
+from controller.journal.creation import (
+    create_database,
+    is_half_made,
+    remove_creation_leftovers,
+    remove_half_made,
+    sync_directory,
+)
 from controller.journal.format import (
     GENESIS_HASH,
     HEAD_RECORD_SIZE,
-    HEAD_SUFFIX,
     SCHEMA_VERSION,
-    TRIGGER_SQL,
     JournalCorruptError,
     JournalError,
     JournalLockedError,
@@ -29,7 +34,7 @@ from controller.journal.format import (
     head_path,
     parse_head,
 )
-from controller.journal.reader import open_readonly
+from controller.journal.schema import MIGRATION, SCHEMA
 from controller.journal.seal import (
     SEAL_KIND,
     SealError,
@@ -38,239 +43,6 @@ from controller.journal.seal import (
     remove_stale_temporaries,
     save_state,
 )
-
-#: Kinds a round writes several times each (most of its rows): left out of the index of
-#: kinds, so that a commit adds no page to it for them (issue 15). The last of one is a
-#: few rows back; a listing of one reads the table either way.
-FREQUENT_KINDS: Final = (
-    "button",
-    "card",
-    "decision",
-    "event",
-    "match_settled",
-    "prompt",
-    "seat_result",
-    "settlement",
-    "state",
-    "wager_added",
-    "wager_collected",
-    "wager_paid",
-    "wager_taken",
-)
-#: Every other kind of the vocabulary (docs/journal.md): written about once a round or
-#: less, and looked up by kind (the last seal, start check, shuffle, burn, round start and
-#: end...). ``journal_milestone`` finds each without reading back through the rows. A kind
-#: added to the vocabulary later is found by reading back until a new index lists it: an
-#: existing file keeps the index it was given (``IF NOT EXISTS``), so a longer list needs
-#: an index of a new name, the old one dropped in :data:`MIGRATION`
-#: (``tests/test_journal_indexes.py`` wants every documented kind in one list or the other).
-INDEXED_KINDS: Final = (
-    "burn",
-    "burn_disclosed",
-    "button_ignored",
-    "clean_shutdown",
-    "cover_card",
-    "dealer_change",
-    "decision_refused",
-    "device",
-    "fault",
-    "fault_resolved",
-    "hand_shuffle_done",
-    "hole_card_dealt",
-    "hole_card_rejected",
-    "hole_card_reveal_answer",
-    "hole_card_reveal_requested",
-    "hole_card_revealed",
-    "insurance",
-    "insurance_taken",
-    "peek",
-    "peek_requested",
-    "recovered",
-    "resolution_refused",
-    "round_completed",
-    "round_started",
-    "round_voided",
-    "seal",
-    "shoe_empty",
-    "shoe_loaded",
-    "shuffle_commanded",
-    "shuffle_done",
-    "station_started",
-    "supervisor_key",
-    "verified",
-    "wager_refused",
-)
-# OR-ed equalities, not IN: SQLite uses a partial index for ``kind = ?`` only when that
-# term is one of the index's OR-ed terms.
-_MILESTONE_WHERE: Final = " OR ".join(f"kind = '{kind}'" for kind in INDEXED_KINDS)
-
-# The append-only triggers, as format.TRIGGER_SQL states them (verify compares the bodies).
-_TRIGGERS: Final = "\n".join(
-    sql.replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1) + ";"
-    for sql in TRIGGER_SQL.values()
-)
-
-SCHEMA: Final = f"""
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');
-CREATE TABLE IF NOT EXISTS journal (
-    id INTEGER PRIMARY KEY,
-    ts TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    round INTEGER,
-    data TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL
-) STRICT;
-CREATE INDEX IF NOT EXISTS journal_round ON journal (round);
-CREATE INDEX IF NOT EXISTS journal_ts ON journal (ts);
--- The rows of the kinds a round writes about once or less (INDEXED_KINDS), by kind.
-CREATE INDEX IF NOT EXISTS journal_milestone ON journal (kind) WHERE {_MILESTONE_WHERE};
--- The last report of each wager spot, found without reading the whole journal at a start.
-CREATE INDEX IF NOT EXISTS journal_wager_spot ON journal
-    (json_extract(data, '$.seat'), json_extract(data, '$.spot'), id) WHERE kind = 'event';
-{_TRIGGERS}
-"""
-#: Run after :data:`SCHEMA` when the writer opens a journal: a journal made before issue 15
-#: indexed every row by kind (``journal_kind``); ``journal_milestone`` replaces it. An
-#: index is derived data: no row, hash or seal changes, and older code opening the
-#: journal makes its index again.
-MIGRATION: Final = "DROP INDEX IF EXISTS journal_kind"
-
-
-def is_half_made(path: Path, head: Path) -> bool:
-    """True for a journal whose creation was cut short (a full disk, a power cut, before
-    creation was atomic): an empty file, or an SQLite file without the journal's tables,
-    beside a head record that names no row. It holds no record and may be made again."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return False
-    raw = head.read_bytes()[:HEAD_RECORD_SIZE] if head.is_file() else b""
-    named = parse_head(raw) if raw.strip() else None
-    if named is not None and named[0] > 0:
-        return False
-    if size == 0:
-        return True
-    try:
-        conn = open_readonly(path)
-    except (JournalCorruptError, FileNotFoundError):
-        return False
-    try:
-        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
-    except sqlite3.DatabaseError:
-        return False
-    finally:
-        conn.close()
-    return not {"journal", "meta"} <= tables
-
-
-#: The SQLite side files a database may have beside it.
-SIDE_SUFFIXES: Final = ("-wal", "-shm", "-journal")
-
-
-def creating_path(path: Path) -> Path:
-    """Where :func:`create_database` builds the journal at ``path`` before the rename."""
-    return path.with_name(f".{path.name}.creating")
-
-
-def journal_files(path: Path) -> tuple[Path, ...]:
-    """Every file that belongs to the journal at ``path``: the database, its SQLite side
-    files, the head record, and the temporaries of its creation. Nothing else may be
-    written over any of them (a key file, a log)."""
-    tmp = creating_path(path)
-    return (
-        path,
-        *(path.with_name(path.name + suffix) for suffix in (*SIDE_SUFFIXES, HEAD_SUFFIX)),
-        tmp,
-        *(tmp.with_name(tmp.name + suffix) for suffix in SIDE_SUFFIXES),
-    )
-
-
-def remove_creation_leftovers(path: Path) -> None:
-    """Remove what a creation of the journal at ``path`` cut short left (the temporary
-    database and its side files). Call it under the writer's lock.
-
-    Raises:
-        OSError: one could not be removed.
-    """
-    tmp = creating_path(path)
-    for leftover in (tmp, *(tmp.with_name(tmp.name + suffix) for suffix in SIDE_SUFFIXES)):
-        leftover.unlink(missing_ok=True)
-
-
-def create_database(path: Path) -> None:
-    """Make a new, empty journal at ``path`` atomically: built under a temporary name in
-    rollback-journal mode (each commit is in the file itself when it returns; a WAL could
-    be left unmerged by a checkpoint that failed quietly at close) and switched to WAL
-    only then, checked (:func:`_check_created`), synced, then renamed into place (and the
-    directory synced). A full disk or a power cut leaves
-    either no journal or a whole one, and never the temporary files.
-
-    Raises:
-        JournalWriteError: the file system refused (the temporary files are removed).
-    """
-    tmp = creating_path(path)
-    try:
-        remove_creation_leftovers(path)
-        conn = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            conn.execute("PRAGMA journal_mode=DELETE")
-            conn.execute("PRAGMA synchronous=FULL")
-            conn.execute("BEGIN IMMEDIATE")
-            for statement in SCHEMA.split(";\n"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute("COMMIT")
-            _check_created(conn)
-            # WAL from the start (a header change, written in rollback mode): the rename
-            # gives the writer the mode it opens with, with nothing to convert in place.
-            (mode,) = conn.execute("PRAGMA journal_mode=WAL").fetchone()
-            if mode != "wal":
-                raise sqlite3.OperationalError(f"SQLite refused WAL mode ({mode})")
-        finally:
-            conn.close()  # removes the (empty) WAL
-        if any(tmp.with_name(tmp.name + suffix).exists() for suffix in SIDE_SUFFIXES):
-            raise sqlite3.OperationalError("the new journal left a side file behind")
-        fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        sync_directory(path.parent)
-    except (OSError, sqlite3.Error) as err:
-        with contextlib.suppress(OSError):
-            remove_creation_leftovers(path)
-        raise JournalWriteError(f"cannot create {path}: {err}") from err
-
-
-def _check_created(conn: sqlite3.Connection) -> None:
-    """The new database (committed in rollback mode on ``conn``) is whole: SQLite's
-    integrity check passes and it has the journal's tables and triggers.
-
-    Raises:
-        sqlite3.DatabaseError: it is not.
-    """
-    problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
-    names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
-    if problems != ["ok"] or not {"journal", "meta", *TRIGGER_SQL} <= names:
-        raise sqlite3.DatabaseError("the new journal does not check out")
-
-
-def remove_half_made(path: Path) -> None:
-    """Remove a half-made journal (:func:`is_half_made`) and its SQLite side files."""
-    for suffix in ("-wal", "-shm", "-journal", ""):
-        path.with_name(path.name + suffix).unlink(missing_ok=True)
-
-
-def sync_directory(directory: Path) -> None:
-    """fsync a directory, so that a new or renamed entry in it survives a power cut."""
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:

@@ -22,7 +22,7 @@ from typing import Any
 
 import structlog
 
-from controller.journal.opening import is_half_made
+from controller.journal.creation import is_half_made
 from controller.journal.seal import SEAL_KIND
 from controller.journal.startcheck import start_trust
 from controller.journal.store import Journal, JournalError, JournalReader, head_path
