@@ -375,7 +375,7 @@ class KillLoop:
                 "kills_at_a_log_line": f.kills["line"],
                 "kills_at_a_look": f.kills["look"],
                 "kills_at_a_time": f.kills["time"],
-            "kills_out_of_step": f.kills["out_of_step"],
+                "kills_out_of_step": f.kills["out_of_step"],
                 "starts": f.starts,
                 "starts_ready": f.ready_starts,
                 "start_failures": len(f.start_failures),
