@@ -150,14 +150,15 @@ COMMANDS = (
     "doubles --control",
 )
 #: What may succeed: a read of the journal its own file names, and an export written to a
-#: device (as to /dev/stdout) or through a symlink to a file (as a shell's ``>`` does).
+#: device (as to /dev/stdout; never through a symlink, nor over the journal's files).
 READS_THE_JOURNAL = {"journal recall", "journal verify", "journal export", "journal anchor"}
-EXPORTS = {"device", "link-to-file"}
+EXPORTS = {"device"}
 
 
-@HYPOTHESIS
-@given(st.sampled_from(COMMANDS), st.sampled_from(KINDS))
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", COMMANDS)
 def test_every_subcommand_answers_a_hostile_path_in_one_line(name: str, kind: str) -> None:
+    """Every pair of a subcommand and a kind of path (a few dozen: each is run)."""
     with hostile_tree() as (root, paths):
         before = snapshot(root)
         status, out, err = invoke(command(name, paths[kind], root))
@@ -171,8 +172,6 @@ def test_every_subcommand_answers_a_hostile_path_in_one_line(name: str, kind: st
         changed = {
             p: after.get(p) for p in set(before) | set(after) if before.get(p) != after.get(p)
         }
-        if exported:
-            changed.pop(str(root / "target"), None)  # the export, where the link points
         assert changed == {}, changed
 
 
