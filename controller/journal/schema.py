@@ -8,6 +8,7 @@ Used by the opening of a journal (``controller.journal.opening``) and its creati
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Final
 
 from controller.journal.format import SCHEMA_VERSION, TRIGGER_SQL
@@ -109,3 +110,11 @@ CREATE INDEX IF NOT EXISTS journal_wager_spot ON journal
 #: index is derived data: no row, hash or seal changes, and older code opening the
 #: journal makes its index again.
 MIGRATION: Final = "DROP INDEX IF EXISTS journal_kind"
+
+
+def apply_schema(conn: sqlite3.Connection) -> None:
+    """Run :data:`SCHEMA`'s statements on ``conn`` (inside the caller's transaction): each
+    only where its table, index or trigger is not there yet."""
+    for statement in SCHEMA.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
