@@ -135,3 +135,166 @@ def test_a_checkpoint_the_station_wrote_is_taken_as_it_stands(
     report = verify(path, key=key)
     assert report.case is VerifyCase.INTACT, report.message
     assert "3 sealed checkpoints good" in report.message, report.message
+
+
+def rehash_after_changing(path: Path, row_id: int) -> None:
+    """The insider's rewrite of row ``row_id`` (its table or its seats changed) with every
+    hash after it made again and a head record to match, each checkpoint's data left as the
+    station wrote it (so its MAC still holds)."""
+
+    def work(conn: sqlite3.Connection) -> None:
+        rows = conn.execute("SELECT id, ts, kind, round, data FROM journal ORDER BY id").fetchall()
+        conn.execute("DELETE FROM journal")
+        prev = "0" * 64
+        for i, ts, kind, round_no, data in rows:
+            text = data.replace("T1", "T9").replace("[]", "[1]") if i == row_id else data
+            digest = row_hash(prev, row_id=i, ts=ts, kind=kind, round_no=round_no, data_text=text)
+            conn.execute(
+                "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (i, ts, kind, round_no, text, prev, digest),
+            )
+            prev = digest
+        head_path(path).write_bytes(head_record(len(rows), prev))
+
+    behind_the_triggers(path, work)
+
+
+def checkpoint_ids(path: Path) -> list[int]:
+    conn = sqlite3.connect(path)
+    try:
+        return [i for (i,) in conn.execute("SELECT id FROM journal WHERE kind = 'verified'")]
+    finally:
+        conn.close()
+
+
+def test_a_row_rewritten_before_the_checkpoint_is_refused_by_the_hash_the_checkpoint_names(
+    station: tuple[Path, Path, VerificationKey],
+) -> None:
+    """The row the last checkpoint names, and the chain after it, made again: the chain is
+    whole and the checkpoint's MAC holds, but the hash it names is not the row's any more."""
+    path, key_file, _ = station
+    last = checkpoint_ids(path)[-1]
+    rehash_after_changing(path, last - 1)
+    assert verify(path).ok  # the chain alone does not tell
+    assert refused(path, key_file).endswith(
+        f"failed verification: altered: row {last - 1} differs from the checkpoint in row {last}"
+    )
+
+
+def test_the_first_row_rewritten_under_a_checkpoint_that_names_it_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A checkpoint at row 2 names row 1 (a journal the station opened, wrote one row in and
+    checkpointed): row 1 rewritten is refused as well."""
+    from controller.journal.store import Journal
+
+    state, _ = new_sealing(TABLE)
+    key_file = tmp_path / "sealing-key"
+    save_state(key_file, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=key_file) as journal:
+        journal.append("round_started", {"round": 1, "seats": []}, 1)
+        assert journal.checkpoint() == 2
+    rehash_after_changing(path, 1)
+    assert refused(path, key_file).endswith("altered: row 1 differs from the checkpoint in row 2")
+
+
+def test_triggers_made_again_make_the_start_walk_every_row_and_say_so(
+    station: tuple[Path, Path, VerificationKey],
+) -> None:
+    """A trigger dropped and made again as it was (SQLite's schema cookie moves on): nothing
+    changed, and the start, no longer able to take its checkpoint's word, walks every row
+    and says why in its report."""
+    path, key_file, _ = station
+    last = checkpoint_ids(path)[-1]
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("DROP TRIGGER journal_no_update")
+    conn.execute(TRIGGER_SQL["journal_no_update"])
+    conn.close()
+    report = verify(path, since_checkpoint=True)
+    assert report.case is VerifyCase.INTACT, report.message
+    note = f"the schema changed since the checkpoint in row {last}: every row walked"
+    assert report.notes == (note,)
+    assert report.message.startswith(f"intact: {report.rows} rows,") and report.message.endswith(
+        "; " + note
+    )
+    conn = sqlite3.connect(path)
+    (rows,) = conn.execute("SELECT count(*) FROM journal").fetchone()
+    conn.close()
+    assert report.rows == rows > last  # every row, those before the checkpoint included
+    start(path, key_file, range(3, 4))
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            ["DROP TRIGGER journal_no_update", "DROP TRIGGER journal_no_delete"],
+            "append-only triggers removed (journal_no_update, journal_no_delete)",
+        ),
+        (
+            ["DROP TRIGGER meta_no_update", "DROP TRIGGER meta_no_delete"],
+            "append-only triggers removed (meta_no_update, meta_no_delete)",
+        ),
+        (
+            ["DROP TRIGGER journal_no_delete", "DROP TRIGGER meta_no_delete"],
+            "append-only triggers removed (journal_no_delete, meta_no_delete)",
+        ),
+        (
+            [
+                "DROP TRIGGER journal_no_delete",
+                "CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal BEGIN SELECT 1; END",
+                "DROP TRIGGER meta_no_update",
+                "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta BEGIN SELECT 1; END",
+            ],
+            "append-only triggers changed (journal_no_delete, meta_no_update): they may not refuse",
+        ),
+        (
+            [
+                "CREATE TRIGGER quiet AFTER INSERT ON journal BEGIN SELECT 1; END",
+                "CREATE TRIGGER a_quiet AFTER INSERT ON meta BEGIN SELECT 1; END",
+            ],
+            "triggers the journal never made (a_quiet, quiet)",
+        ),
+    ],
+    ids=["journal-removed", "meta-removed", "one-of-each", "changed", "extra"],
+)
+def test_the_schema_fault_names_every_trigger_concerned(
+    station: tuple[Path, Path, VerificationKey], change: list[str], problem: str
+) -> None:
+    path, key_file, _ = station
+    conn = sqlite3.connect(path, isolation_level=None)
+    for statement in change:
+        conn.execute(statement)
+    conn.close()
+    report = verify(path)
+    assert report.case is VerifyCase.SCHEMA
+    assert report.message.startswith(f"schema: {problem}; the chain of "), report.message
+    assert problem in refused(path, key_file)
+
+
+def test_a_journal_from_before_checkpoints_starts_with_the_key_file_taken_up_from_version_1(
+    tmp_path: Path,
+) -> None:
+    """A journal an older station sealed without checkpoints, and its key file in the format
+    of version 1 (no checkpoint key): the key is taken up at its epoch and has sealed nothing
+    since, so no checkpoint is owed and the start goes on (and writes the first)."""
+    from controller.journal.seal import SealingState
+    from controller.journal.store import Journal
+
+    state, key = new_sealing(TABLE)
+    key_file = tmp_path / "sealing-key"
+    save_state(key_file, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=key_file) as journal:
+        journal.append("station_started", {"table_id": TABLE})
+        journal.append("round_started", {"round": 1, "seats": []}, 1)
+        journal.append("round_completed", {"reshuffle": False}, 1)  # sealed: epoch 1
+    assert checkpoint_ids(path) == []
+    now = SealingState.from_json(key_file.read_text())
+    assert now.epoch > 0
+    key_file.write_text(
+        canonical_json({"version": 1, "table": TABLE, "epoch": now.epoch, "key": now.key.hex()})
+    )
+    start(path, key_file, range(2, 3))
+    assert verify(path, key=key).case is VerifyCase.INTACT
