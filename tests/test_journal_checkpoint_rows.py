@@ -1,6 +1,7 @@
-"""A checkpoint row that is not what the journal writes (docs/journal.md, "What a start
-proves"): the start refuses it in one line that names the row and what is wrong with it,
-and ``journal verify --key`` does the same for every checkpoint it walks over.
+"""A checkpoint row that is not what the journal writes, and a head record that does not
+match the last row (docs/journal.md, "What a start proves"): the start refuses either in one
+line that names the row and what is wrong with it, and ``journal verify --key`` does the
+same for every checkpoint it walks over.
 
 Each row here is appended by an insider with the journal file and not the key file: chained,
 the head record rewritten, the triggers made again and SQLite's schema cookie put back
@@ -298,3 +299,27 @@ def test_a_journal_from_before_checkpoints_starts_with_the_key_file_taken_up_fro
     )
     start(path, key_file, range(2, 3))
     assert verify(path, key=key).case is VerifyCase.INTACT
+
+
+# --- the head record -----------------------------------------------------------------------
+
+
+def test_a_head_record_naming_the_last_row_with_another_hash_is_refused(
+    station: tuple[Path, Path, VerificationKey],
+) -> None:
+    """The head record (docs/journal.md) names the last row and its hash: the right row
+    with another hash means the row was rewritten after the head record was written (or
+    the head record replaced), and the journal is not taken as intact."""
+    path, key_file, key = station
+    conn = sqlite3.connect(path)
+    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
+    conn.close()
+    head_path(path).write_bytes(head_record(last, "f" * 64))
+    expected = f"altered: row {last} differs from the head record"
+    for report in (verify(path), verify(path, key=key), verify(path, since_checkpoint=True)):
+        assert (report.case, report.message, report.first_bad_row) == (
+            VerifyCase.ALTERED,
+            expected,
+            last,
+        )
+    assert refused(path, key_file).endswith(expected)
