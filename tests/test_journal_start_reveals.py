@@ -164,3 +164,24 @@ def test_a_reveal_before_the_checkpoint_is_no_concern_of_the_walk_after_it(
     one_start(path, key_file, [*open_round(2), dealt("KD", NONCE_1, 2), revealed("KD", NONCE_1, 2)])
     report = verify(path, since_checkpoint=True)
     assert report.case is VerifyCase.INTACT and report.commitments_checked == 1, report.message
+
+
+def test_a_hole_card_revealed_twice_in_one_walk_is_reported(tmp_path: Path, key_file: Path) -> None:
+    """Both reveals after the same checkpoint, and in a whole walk: the second has no
+    commitment left to open, whether or not its card is the first's."""
+    path = tmp_path / "journal.sqlite3"
+    one_start(
+        path,
+        key_file,
+        [
+            *open_round(2),
+            dealt("KD", NONCE_1, 2),
+            revealed("KD", NONCE_1, 2),
+            revealed("KD", NONCE_1, 2),
+        ],
+    )
+    second = row_id(path, "hole_card_revealed", 1)
+    expected = f"commitment: row {second}: hole card revealed without a commitment"
+    for report in (verify(path), verify(path, since_checkpoint=True)):
+        assert report.case is VerifyCase.COMMITMENT and report.message == expected, report
+    assert refused(path, key_file).endswith(expected)
