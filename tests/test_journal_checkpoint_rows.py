@@ -323,3 +323,38 @@ def test_a_head_record_naming_the_last_row_with_another_hash_is_refused(
             last,
         )
     assert refused(path, key_file).endswith(expected)
+
+
+def test_a_checkpoint_naming_a_key_epoch_past_the_seals_before_it_is_refused(
+    station: tuple[Path, Path, VerificationKey],
+) -> None:
+    """A station takes its checkpoint key up at an epoch already sealed, or the one to come
+    (docs/journal.md): a checkpoint that names a later epoch was not written by it."""
+    path, _, key = station
+    conn = sqlite3.connect(path)
+    (seals,) = conn.execute("SELECT count(*) FROM journal WHERE kind = 'seal'").fetchone()
+    conn.close()
+    row_id = append_checkpoint(
+        path, lambda i, p, c: fields(i, p, c, key_epoch=seals + 1, mac="0" * 64)
+    )
+    report = verify(path, key=key)
+    assert report.message == (
+        f"seal: row {row_id}: checkpoint names key epoch {seals + 1}, past the {seals} seals"
+        " before it"
+    ), report.message
+
+
+def test_a_checkpoint_naming_the_epoch_to_come_is_checked_by_its_mac(
+    station: tuple[Path, Path, VerificationKey],
+) -> None:
+    """The other side of the range: the epoch to come (as many as the seals before it) is
+    allowed, and the checkpoint then stands or falls by its MAC."""
+    path, _, key = station
+    conn = sqlite3.connect(path)
+    (seals,) = conn.execute("SELECT count(*) FROM journal WHERE kind = 'seal'").fetchone()
+    conn.close()
+    row_id = append_checkpoint(path, lambda i, p, c: fields(i, p, c, key_epoch=seals, mac="0" * 64))
+    report = verify(path, key=key)
+    assert report.message == (
+        f"seal: row {row_id}: checkpoint its MAC does not match the checkpoint key"
+    ), report.message

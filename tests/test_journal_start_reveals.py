@@ -185,3 +185,55 @@ def test_a_hole_card_revealed_twice_in_one_walk_is_reported(tmp_path: Path, key_
     for report in (verify(path), verify(path, since_checkpoint=True)):
         assert report.case is VerifyCase.COMMITMENT and report.message == expected, report
     assert refused(path, key_file).endswith(expected)
+
+
+def test_a_hole_card_dealt_before_the_checkpoint_and_revealed_twice_after_it_is_reported(
+    tmp_path: Path, key_file: Path
+) -> None:
+    """The commitment before the checkpoint is looked up once: the first reveal opens it,
+    the second has none left."""
+    path = tmp_path / "journal.sqlite3"
+    one_start(path, key_file, [*open_round(2), dealt("KD", NONCE_1, 2)])
+    one_start(path, key_file, [revealed("KD", NONCE_1, 2), revealed("KD", NONCE_1, 2)])
+    second = row_id(path, "hole_card_revealed", 1)
+    assert refused(path, key_file).endswith(
+        f"commitment: row {second}: hole card revealed without a commitment"
+    )
+
+
+def test_a_tail_walk_begins_at_the_first_row_of_the_round_it_falls_in(tmp_path: Path) -> None:
+    """``journal verify --tail N`` walks about the last N rows, moved back to the start of
+    the round the first of them belongs to, so that each reveal meets its commitment: for
+    every N, the walk begins where the rounds say (worked from the rows' round column)."""
+    from controller.journal.store import Journal
+
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("station_started", {"table_id": TABLE})
+        for round_no, (card, nonce) in enumerate((("KD", NONCE_1), ("9S", NONCE_2)), start=1):
+            for kind, data, r in [
+                *open_round(round_no),
+                dealt(card, nonce, round_no),
+                ("card", {"role": "up", "card": "5C"}, round_no),
+                revealed(card, nonce, round_no),
+                ("round_completed", {"reshuffle": False}, round_no),
+            ]:
+                journal.append(kind, data, r)
+        journal.append("station_stopped", {})
+    conn = sqlite3.connect(path)
+    rounds = dict(conn.execute("SELECT id, round FROM journal").fetchall())
+    conn.close()
+    last = max(rounds)
+    for tail in range(1, last + 2):
+        start = max(0, last - tail)
+        first_round = rounds.get(start + 1)
+        if start > 0 and first_round is not None:
+            start = min(start, min(i for i, r in rounds.items() if r == first_round) - 1)
+        report = verify(path, tail=tail)
+        walked = f"intact: {last} rows" if start == 0 else f"intact: rows {start + 1}..{last}"
+        assert report.case is VerifyCase.INTACT and report.message.startswith(walked + ","), (
+            tail,
+            report.message,
+        )
+        reveals = sum(1 for i in range(start + 1, last + 1) if i in (5, 10))
+        assert report.commitments_checked == reveals, (tail, report.message)
