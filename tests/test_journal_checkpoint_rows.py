@@ -358,3 +358,33 @@ def test_a_checkpoint_naming_the_epoch_to_come_is_checked_by_its_mac(
     assert report.message == (
         f"seal: row {row_id}: checkpoint its MAC does not match the checkpoint key"
     ), report.message
+
+
+def test_an_unsealed_checkpoint_after_the_key_has_sealed_is_refused_saying_so(
+    station: tuple[Path, Path, VerificationKey],
+) -> None:
+    """A checkpoint as a station without a key writes it, appended by the insider: the key
+    the station holds has sealed since it took its checkpoint key up, so the checkpoint
+    must be sealed, and the one line says what may have happened."""
+    path, key_file, _ = station
+    row_id = append_checkpoint(path, fields)
+    assert refused(path, key_file).endswith(
+        f"failed verification: checkpoint: row {row_id}: it is not sealed: a checkpoint the"
+        " station did not write, or a sealing key file that is not this journal's"
+    )
+
+
+def test_a_journal_without_a_checkpoint_whose_key_has_sealed_is_refused_saying_so(
+    station: tuple[Path, Path, VerificationKey],
+) -> None:
+    """The chain made again without its checkpoint rows (renumbered, every hash recomputed):
+    the key file has sealed since it took its checkpoint key up, so a checkpoint is owed."""
+    from test_journal_start import forge
+
+    path, key_file, _ = station
+    forge(path, lambda rows: rows, checkpoints=False)
+    assert checkpoint_ids(path) == []
+    assert refused(path, key_file).endswith(
+        "failed verification: checkpoint: the journal holds no checkpoint, but its sealing key"
+        " has sealed since it made one: rows rewritten without the key?"
+    )
