@@ -179,6 +179,37 @@ def test_a_reveal_this_driver_did_not_ask_for_comes_without_its_card(shoe: ShoeD
         driver.close()
 
 
+def test_an_answer_sent_again_after_the_one_asked_for_comes_without_its_card(
+    shoe: ShoeDouble,
+) -> None:
+    """One question, one answer: the same report sent once more (a repeat on the link, or
+    a forged copy) after the answer came is not an answer to anything the driver asked, and
+    carries neither card nor nonce."""
+    driver, events = station(shoe)
+    try:
+        shoe.load(CARDS)
+        events.expect(ShoeLoaded)
+        shoe.deal_hole_card()
+        dealt = events.expect(HoleCardDealt)
+        driver.reveal_hole_card(dealt.commitment)
+        assert events.expect(HoleCardRevealed).card == CARDS[0]
+        card, nonce = shoe.withheld[bytes.fromhex(dealt.commitment)]
+        shoe._report(
+            fb.HoleCardRevealReport(
+                bytes.fromhex(dealt.commitment), int(card.rank), card.suit.value, nonce
+            )
+        )
+        assert events.expect(HoleCardRevealed) == HoleCardRevealed(
+            dealt.commitment,
+            None,
+            None,
+            "the shoe revealed a hole card this station did not ask for",
+            asked=False,
+        )
+    finally:
+        driver.close()
+
+
 def test_the_shoe_forgets_withheld_cards_at_the_next_load(shoe: ShoeDouble) -> None:
     driver, events = station(shoe)
     try:
