@@ -237,3 +237,25 @@ def test_a_tail_walk_begins_at_the_first_row_of_the_round_it_falls_in(tmp_path: 
         )
         reveals = sum(1 for i in range(start + 1, last + 1) if i in (5, 10))
         assert report.commitments_checked == reveals, (tail, report.message)
+
+
+def test_a_round_dealt_again_after_a_reveal_is_checked_against_its_later_commitment(
+    tmp_path: Path, key_file: Path
+) -> None:
+    """Round 2's first hole card was dealt and turned; the round was dealt a hole card again
+    (a round played over after a fault) before the stop: the reveal after the restart opens
+    the later commitment."""
+    path = tmp_path / "journal.sqlite3"
+    one_start(
+        path,
+        key_file,
+        [
+            *open_round(2),
+            dealt("9S", NONCE_2, 2),
+            revealed("9S", NONCE_2, 2),
+            dealt("KD", NONCE_1, 2),
+        ],
+    )
+    one_start(path, key_file, [revealed("KD", NONCE_1, 2)])
+    report = verify(path, since_checkpoint=True)
+    assert report.case is VerifyCase.INTACT and report.commitments_checked == 1, report.message
