@@ -225,3 +225,143 @@ def test_the_station_commits_with_the_nonce_it_is_given_or_a_fresh_one() -> None
     (first, nonce_1), (second, nonce_2) = commit_hole_card(card), commit_hole_card(card)
     assert re.fullmatch("[0-9a-f]{32}", nonce_1) and nonce_1 != nonce_2 and first != second
     assert check_commitment(first, "KD", nonce_1) and not check_commitment(first, "KD", nonce_2)
+
+
+# --- the moment the shoe is told, the peek, the dealer's NEXT -------------------------------
+
+
+def test_the_shoe_is_told_of_the_hole_card_only_when_it_is_the_next_card() -> None:
+    """PA 635a.7(e): seat 1's first card, the up card, seat 1's second card, then the hole
+    card. The shoe is told once, after the third card, never earlier."""
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    assert rig.shoe is not None
+    for card, told in (("9H", []), ("5C", []), ("8D", ["expect_hole_card"])):
+        deal(rig, card)
+        assert rig.shoe.told == told, card
+
+
+def test_a_hole_card_reported_before_its_turn_is_rejected_naming_the_step_awaited() -> None:
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)  # dealing: seat 1's first card is due
+    rig.table.handle(HoleCardDealt(COMMITMENT))
+    assert rows(rig, "hole_card_rejected") == [{"commitment": COMMITMENT}]
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
+    assert fault.message.startswith("a hole card was reported while waiting for "), fault.message
+    assert rows(rig, "hole_card_dealt") == []
+
+
+def test_a_second_hole_card_once_play_has_begun_is_rejected_naming_the_state() -> None:
+    rig = dealt_and_withheld()
+    rig.table.handle(HoleCardDealt(hole_card_commitment("KD", NONCE)))
+    fault = rig.table.fault
+    assert fault is not None and fault.message.startswith("a hole card was dealt while "), fault
+
+
+def test_the_revealed_hole_card_counts_among_the_cards_out_of_the_shoe() -> None:
+    rig = at_the_reveal()
+    before = rig.table.drawn[parse_card(HOLE)]
+    rig.table.handle(HoleCardRevealed(COMMITMENT, parse_card(HOLE), NONCE))
+    assert rig.table.drawn[parse_card(HOLE)] == before + 1 == 1
+
+
+def test_next_while_the_dealer_must_draw_is_journaled_as_ignored() -> None:
+    """5 + Q = 15: PA 635a.7(l) has the dealer draw; NEXT asks for nothing."""
+    rig = at_the_reveal()
+    rig.table.handle(HoleCardRevealed(COMMITMENT, parse_card(HOLE), NONCE))
+    press(rig)
+    assert rows(rig, "button_ignored")[-1] == {
+        "button": "next",
+        "state": "dealer",
+        "reason": "draw a card",
+    }
+    assert rig.table.state is State.DEALER
+
+
+def test_an_answer_the_driver_did_not_ask_for_is_journaled_with_its_problem() -> None:
+    rig = at_the_reveal()
+    problem = "the shoe revealed a hole card this station did not ask for"
+    rig.table.handle(HoleCardRevealed(COMMITMENT, None, None, problem, asked=False))
+    assert rows(rig, "hole_card_reveal_answer") == [
+        {"commitment": COMMITMENT, "answered": False, "problem": problem}
+    ]
+    assert rig.table.fault is None and rig.table.state is State.DEALER
+
+
+def test_an_unasked_answer_for_a_voided_rounds_card_leaves_the_asked_one_to_be_journaled() -> None:
+    """After a void the station asks for the card; an unasked answer (no card) that comes
+    first does not use up the question: the answer asked for is journaled under the voided
+    round."""
+    rig = dealt_and_withheld()
+    rig.table.handle(HoleCardDealt(hole_card_commitment("KD", NONCE)))  # a fault
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    voided_round = rig.journal.of("round_voided")[0].round_no
+    problem = "the shoe revealed a hole card this station did not ask for"
+    rig.table.handle(HoleCardRevealed(COMMITMENT, None, None, problem, asked=False))
+    assert rig.journal.of("hole_card_revealed") == []
+    rig.table.handle(HoleCardRevealed(COMMITMENT, parse_card(HOLE), NONCE))
+    assert [(r.data, r.round_no) for r in rig.journal.of("hole_card_revealed")] == [
+        ({"card": HOLE, "nonce": NONCE}, voided_round)
+    ]
+    assert rig.table.drawn[parse_card(HOLE)] == 1
+
+
+def peeking() -> Rig:
+    """PA 635a.7(g): seat 1 9H 8D against the up card KS; the hole card withheld; the
+    dealer slides it into the card reader and presses NEXT."""
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "KS", "8D")
+    rig.table.handle(HoleCardDealt(COMMITMENT))
+    assert rig.table.state is State.PEEKING
+    press(rig)
+    return rig
+
+
+def test_the_peek_asks_for_an_ace_under_a_king_and_journals_the_answer_only() -> None:
+    from drivers.hal import PeekAnswer, PeekResult
+
+    rig = peeking()
+    assert rows(rig, "peek_requested") == [{"target": "looking_for_ace"}]
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    assert rows(rig, "peek") == [{"answer": "no_blackjack"}]
+    assert rig.table.state is State.PLAYERS
+    assert HOLE not in journal_text(rig)
+
+
+def test_a_reader_that_cannot_read_faults_after_the_tries_saying_what_it_answered() -> None:
+    from drivers.hal import PeekAnswer, PeekResult
+
+    rig = peeking()
+    tries = rig.table.settings.peek_tries
+    for _ in range(tries - 1):
+        rig.table.handle(PeekResult(PeekAnswer.READ_ERROR))
+        assert rig.table.fault is None and rig.table.state is State.PEEKING
+        press(rig)  # slid in again
+    assert len(rows(rig, "peek_requested")) == tries
+    rig.table.handle(PeekResult(PeekAnswer.READ_ERROR))
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.READER_FAILED
+    assert (fault.device, fault.message) == (
+        "card_reader",
+        f"the card reader answered read_error {tries} times",
+    )
+
+
+def test_a_peek_answer_nobody_asked_for_changes_nothing() -> None:
+    """A reader's answer once play has moved on (late, or unrequested): journaled, and a
+    'blackjack' then ends no round and settles nothing."""
+    from drivers.hal import PeekAnswer, PeekResult
+
+    rig = dealt_and_withheld()  # up card 5: no peek
+    rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
+    assert rows(rig, "peek") == [{"answer": "blackjack"}]
+    assert rig.table.state is State.PLAYERS and rig.table.fault is None
+    assert rows(rig, "settlement") == []
