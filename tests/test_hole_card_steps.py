@@ -365,3 +365,22 @@ def test_a_peek_answer_nobody_asked_for_changes_nothing() -> None:
     assert rows(rig, "peek") == [{"answer": "blackjack"}]
     assert rig.table.state is State.PLAYERS and rig.table.fault is None
     assert rows(rig, "settlement") == []
+
+
+def test_a_card_the_table_sealed_shows_as_face_down_in_every_form_and_refuses_a_pickle() -> None:
+    """The hole card a shoe gave in the open, sealed by the table (docs/journal.md,
+    ``sealed_by: station``): every text of it, whatever the format asked, is the same
+    face-down text; a pickle (a copy that could be read elsewhere) is refused saying why."""
+    import pickle
+
+    from controller.rules.sealed import SealedCard
+
+    sealed = SealedCard(parse_card(HOLE))
+    for shown in (repr(sealed), str(sealed), f"{sealed}", f"{sealed:>40}", format(sealed, "x")):
+        assert shown == "SealedCard(<face down>)"
+    try:
+        pickle.dumps(sealed)
+    except TypeError as err:
+        assert str(err) == "a sealed card cannot be pickled"
+    else:
+        raise AssertionError("a sealed card was pickled")
