@@ -14,7 +14,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_journal_checkpoint_rows import station
+from test_journal_seal import _hkdf_expand_32
 from test_journal_start import behind_the_triggers
 
 from controller.journal.format import (
@@ -122,3 +125,20 @@ def test_seal_and_checkpoint_rows_cannot_be_appended(tmp_path: Path, kind: str) 
     finally:
         conn.close()
     assert kinds == ["round_started", "round_completed"]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=12), min_size=1, max_size=8))
+@settings(max_examples=60, deadline=None)
+def test_a_verification_key_gives_each_epochs_documented_key_whatever_order_it_is_asked(
+    epochs: list[int],
+) -> None:
+    """docs/journal.md: k_{e+1} = HKDF-Expand-SHA256(k_e, info="dealer-station seal evolve
+    v1", 32). ``verify --key`` asks for epochs in any order (a walk, then a checkpoint's
+    earlier epoch); each answer is the chain's key, worked here from k0 one step at a time."""
+    k0 = bytes(range(32))
+    chain = [k0]
+    while len(chain) <= max(epochs):
+        chain.append(_hkdf_expand_32(chain[-1], b"dealer-station seal evolve v1"))
+    key = VerificationKey("T1", k0)
+    for epoch in epochs:
+        assert key.epoch_key(epoch) == chain[epoch], epochs
