@@ -138,17 +138,21 @@ def test_a_checkpoint_the_station_wrote_is_taken_as_it_stands(
     assert "3 sealed checkpoints good" in report.message, report.message
 
 
-def rehash_after_changing(path: Path, row_id: int) -> None:
-    """The insider's rewrite of row ``row_id`` (its table or its seats changed) with every
-    hash after it made again and a head record to match, each checkpoint's data left as the
-    station wrote it (so its MAC still holds)."""
+#: A row as read back: (id, ts, kind, round, data).
+StoredRow = tuple[int, str, str, int | None, str]
+
+
+def rechain(path: Path, change: Callable[[StoredRow], StoredRow]) -> None:
+    """The insider's rewrite: each row passed through ``change`` (ids kept), every hash made
+    again and a head record to match; a checkpoint's data stays as the station wrote it
+    unless ``change`` alters it (so its MAC still holds)."""
 
     def work(conn: sqlite3.Connection) -> None:
         rows = conn.execute("SELECT id, ts, kind, round, data FROM journal ORDER BY id").fetchall()
         conn.execute("DELETE FROM journal")
         prev = "0" * 64
-        for i, ts, kind, round_no, data in rows:
-            text = data.replace("T1", "T9").replace("[]", "[1]") if i == row_id else data
+        for row in rows:
+            i, ts, kind, round_no, text = change(row)
             digest = row_hash(prev, row_id=i, ts=ts, kind=kind, round_no=round_no, data_text=text)
             conn.execute(
                 "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -158,6 +162,18 @@ def rehash_after_changing(path: Path, row_id: int) -> None:
         head_path(path).write_bytes(head_record(len(rows), prev))
 
     behind_the_triggers(path, work)
+
+
+def rehash_after_changing(path: Path, row_id: int) -> None:
+    """Row ``row_id`` rewritten (its table or its seats changed), the chain made again."""
+
+    def change(row: StoredRow) -> StoredRow:
+        i, ts, kind, round_no, data = row
+        if i == row_id:
+            data = data.replace("T1", "T9").replace("[]", "[1]")
+        return i, ts, kind, round_no, data
+
+    rechain(path, change)
 
 
 def checkpoint_ids(path: Path) -> list[int]:

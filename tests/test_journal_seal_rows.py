@@ -16,12 +16,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_journal_checkpoint_rows import station
+from test_journal_checkpoint_rows import StoredRow, rechain, station
 from test_journal_seal import _hkdf_expand_32
 from test_journal_start import behind_the_triggers
 
 from controller.journal.format import (
-    GENESIS_HASH,
     JournalRecordError,
     canonical_json,
     head_path,
@@ -53,21 +52,11 @@ def test_a_seal_moved_into_a_round_is_refused(
     path, _, key = station
     target = seal_rows(path)[-1][0]
 
-    def work(conn: sqlite3.Connection) -> None:
-        rows = conn.execute("SELECT id, ts, kind, round, data FROM journal ORDER BY id").fetchall()
-        conn.execute("DELETE FROM journal")
-        prev = GENESIS_HASH
-        for i, ts, kind, stored_round, data in rows:
-            round_no = 2 if i == target else stored_round
-            digest = row_hash(prev, row_id=i, ts=ts, kind=kind, round_no=round_no, data_text=data)
-            conn.execute(
-                "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (i, ts, kind, round_no, data, prev, digest),
-            )
-            prev = digest
-        head_path(path).write_bytes(head_record(len(rows), prev))
+    def into_round_2(row: StoredRow) -> StoredRow:
+        i, ts, kind, round_no, data = row
+        return i, ts, kind, 2 if i == target else round_no, data
 
-    behind_the_triggers(path, work)
+    rechain(path, into_round_2)
     assert verify(path).ok  # the chain alone does not tell
     report = verify(path, key=key)
     assert report.case is VerifyCase.SEAL and report.first_bad_row == target

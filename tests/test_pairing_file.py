@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from fsync_support import spy
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -74,21 +75,7 @@ def test_save_syncs_the_whole_file_before_the_rename_and_the_directory_after(
 ) -> None:
     # The real calls run; the spy notes what each fsync reached and in which order.
     directory = tmp_path / "pairing"
-    events: list[tuple[str, str, bytes]] = []
-    real_fsync, real_replace = os.fsync, os.replace
-
-    def fsync(fd: int) -> None:
-        target = os.readlink(f"/proc/self/fd/{fd}")
-        content = Path(target).read_bytes() if Path(target).is_file() else b""
-        events.append(("fsync", target, content))
-        real_fsync(fd)
-
-    def replace(src: str, dst: str) -> None:
-        events.append(("replace", str(dst), b""))
-        real_replace(src, dst)
-
-    monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(os, "replace", replace)
+    events = spy(monkeypatch)
     PairingStore(directory).save("shoe", PairedDevice("SHO-42", SECRET_A))
     line = f"SHO-42 {SECRET_A.hex()}\n".encode()
     renamed = events.index(("replace", str(directory / "shoe.key"), b""))

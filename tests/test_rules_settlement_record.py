@@ -74,6 +74,19 @@ def without_note(payment: Payment) -> Payment:
     return payment._replace(note="")
 
 
+def suited_777_round(profile: Profile, other_seat: int = 2) -> Round:
+    """NY 5324.12(b)(7)'s hand: seat 1 ($10.00) draws to 7-7-7 of diamonds against a dealer
+    7 (7S, then KC: 17); ``other_seat`` ($10.00) stands on 9S 8S. The round is settled."""
+    round_ = Round(profile, 6, [SeatWager(1, 1000), SeatWager(other_seat, 1000)])
+    for text in ("7D", "9S", "7S", "7D", "8S", "KC"):
+        round_.deal(parse_card(text))
+    round_.decide(1, Decision.HIT)
+    round_.deal(parse_card("7D"))
+    round_.decide(other_seat, Decision.STAND)
+    round_.reveal_hole()
+    return round_
+
+
 @pytest.mark.parametrize(
     ("player", "dealer_cards", "profile", "expected"),
     [
@@ -206,13 +219,7 @@ def test_a_dealer_blackjack_after_play_takes_the_original_wager_from_the_first_l
 def test_a_super_bonus_share_is_a_win_of_the_other_seat_naming_the_hand_it_follows() -> None:
     # NY 5324.12(b)(7): suited 7-7-7 against a dealer 7 on seat 1's $10.00 earns seat 1 the
     # $1,000 super bonus and seat 2, who also wagered, $50.00.
-    round_ = Round(get_profile("NY"), 6, [SeatWager(1, 1000), SeatWager(2, 1000)])
-    for text in ("7D", "9S", "7S", "7D", "8S", "KC"):  # seat 1 7D 7D; seat 2 9S 8S; up 7S
-        round_.deal(parse_card(text))
-    round_.decide(1, Decision.HIT)
-    round_.deal(parse_card("7D"))
-    round_.decide(2, Decision.STAND)
-    round_.reveal_hole()
+    round_ = suited_777_round(get_profile("NY"))
     shares = [p for p in round_.payments if p.wager is WagerKind.SUPER_BONUS_SHARE]
     assert [without_note(p) for p in shares] == [Payment(2, WagerKind.SUPER_BONUS_SHARE, WIN, 5000)]
     assert "seat 1" in shares[0].note
@@ -228,13 +235,7 @@ def test_a_profile_without_a_share_pays_the_other_seats_nothing() -> None:
     from controller.rules.options import SuperBonus
 
     profile = PENNSYLVANIA.with_options(super_bonus=SuperBonus(500, 100_000, 2_500, 500_000, 0))
-    round_ = Round(profile, 6, [SeatWager(1, 1000), SeatWager(2, 1000)])
-    for text in ("7D", "9S", "7S", "7D", "8S", "KC"):
-        round_.deal(parse_card(text))
-    round_.decide(1, Decision.HIT)
-    round_.deal(parse_card("7D"))
-    round_.decide(2, Decision.STAND)
-    round_.reveal_hole()
+    round_ = suited_777_round(profile)
     assert [p.seat for p in round_.payments if p.wager is WagerKind.SUPER_BONUS_SHARE] == []
     # Seat 1: 2:1 on $10.00 and the $1,000; seat 2's 17 ties the dealer's 17 (PA 635a.7(o)).
     assert sorted((p.seat, p.net) for p in round_.payments) == [(1, 2000 + 100_000), (2, 0)]
@@ -275,13 +276,7 @@ def test_each_payment_that_is_not_its_outcome_alone_carries_the_note_the_journal
 
 
 def test_the_super_bonus_share_note_names_the_seat_of_the_hand() -> None:
-    round_ = Round(get_profile("NY"), 6, [SeatWager(1, 1000), SeatWager(3, 1000)])
-    for text in ("7D", "9S", "7S", "7D", "8S", "KC"):
-        round_.deal(parse_card(text))
-    round_.decide(1, Decision.HIT)
-    round_.deal(parse_card("7D"))
-    round_.decide(3, Decision.STAND)
-    round_.reveal_hole()
+    round_ = suited_777_round(get_profile("NY"), 3)
     (share,) = [p for p in round_.payments if p.wager is WagerKind.SUPER_BONUS_SHARE]
     assert share.seat == 3
     assert share.note == documented_notes()[4].replace("N", "1")

@@ -3,8 +3,8 @@
 synced before the rename, the directory synced after it; a write that fails leaves the
 previous state and nothing beside it, and a seal whose key cannot evolve says so in one line.
 
-The real calls run; a spy notes what each ``fsync`` reached and in which order (as
-``tests/test_pairing_file.py`` does for the pairing files).
+The real calls run; a spy (``tests/fsync_support.py``) notes what each ``fsync`` reached
+and in which order.
 """
 
 from __future__ import annotations
@@ -14,32 +14,21 @@ import os
 from pathlib import Path
 
 import pytest
+from fsync_support import Events, spy
 
 from controller.journal.format import JournalWriteError
 from controller.journal.seal import SealingState, load_state, new_sealing, save_state
 from controller.journal.store import Journal
 
 TABLE = "T1"
-Events = list[tuple[str, str, bytes]]
 
 
-def spy(monkeypatch: pytest.MonkeyPatch) -> Events:
-    events: Events = []
-    real_fsync, real_replace = os.fsync, os.replace
-
-    def fsync(fd: int) -> None:
-        target = os.readlink(f"/proc/self/fd/{fd}")
-        content = Path(target).read_bytes() if Path(target).is_file() else b""
-        events.append(("fsync", target, content))
-        real_fsync(fd)
-
-    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        events.append(("replace", str(dst), b""))
-        real_replace(src, dst)
-
-    monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(os, "replace", replace)
-    return events
+def new_key_file(directory: Path) -> tuple[SealingState, Path]:
+    """A new table's sealing state (epoch 0), saved as ``directory/sealing-key``."""
+    state, _ = new_sealing(TABLE)
+    key_file = directory / "sealing-key"
+    save_state(key_file, state)
+    return state, key_file
 
 
 def assert_synced_around_the_rename(events: Events, key_file: Path, state: SealingState) -> None:
@@ -67,9 +56,7 @@ def test_each_seal_syncs_the_evolved_key_before_it_replaces_the_old_one(
 ) -> None:
     """A round completed is sealed: the next epoch's state is on the disk, synced, before
     the old key file's name points at it."""
-    state, _ = new_sealing(TABLE)
-    key_file = tmp_path / "sealing-key"
-    save_state(key_file, state)
+    state, key_file = new_key_file(tmp_path)
     path = tmp_path / "journal.sqlite3"
     with Journal.open(path, sealing=key_file) as journal:
         journal.append("round_started", {"round": 1, "seats": []}, 1)
@@ -84,9 +71,7 @@ def test_each_seal_syncs_the_evolved_key_before_it_replaces_the_old_one(
 def test_a_state_write_that_fails_leaves_the_previous_state_and_nothing_beside_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: str
 ) -> None:
-    state, _ = new_sealing(TABLE)
-    key_file = tmp_path / "sealing-key"
-    save_state(key_file, state)
+    state, key_file = new_key_file(tmp_path)
     before = key_file.read_bytes()
 
     def broken(*args: object) -> None:
@@ -105,9 +90,7 @@ def test_a_seal_whose_key_cannot_evolve_is_a_one_line_write_error_naming_the_row
 ) -> None:
     """The seal row is committed; the key file stays at the old epoch (the next start
     evolves it, ``controller.journal.opening``), and the error says which row is sealed."""
-    state, _ = new_sealing(TABLE)
-    key_file = tmp_path / "sealing-key"
-    save_state(key_file, state)
+    state, key_file = new_key_file(tmp_path)
     path = tmp_path / "journal.sqlite3"
     with Journal.open(path, sealing=key_file) as journal:
         journal.append("round_started", {"round": 1, "seats": []}, 1)
