@@ -278,3 +278,41 @@ def test_a_reply_with_an_unusable_public_key_is_a_pairing_error_saying_so() -> N
     pairing = StationPairing(DeviceKind.SHOE, "PA-S21-07")
     with pytest.raises(PairingError, match=r"^unusable public key"):
         pairing.receive(_reply(public_key=bytes(32)))  # a low-order point: no shared secret
+
+
+def test_a_request_the_device_answered_is_answered_again_with_the_same_reply() -> None:
+    """docs/protocol.md 4a: the same station public key again (its answer was lost) gets
+    that same PAIR_REPLY, and the secret stays the one the station can compute; a request
+    with a new key is a new pairing."""
+    d = device(secret=None, consent=lambda: True)
+    first = _request()
+    d.receive_data(first, 0.0)
+    (reply,) = frames(d.data_to_send())
+    (paired,) = [e for e in d.events() if isinstance(e, Paired)]
+    d.receive_data(first, 1.0)
+    (again,) = frames(d.data_to_send())
+    assert decode_message(again.type_id, again.payload) == decode_message(
+        reply.type_id, reply.payload
+    )
+    assert [e for e in d.events() if isinstance(e, Paired)] == []
+    assert d.secret == paired.secret
+    d.receive_data(_request(), 2.0)  # another station key pair
+    (other,) = frames(d.data_to_send())
+    assert decode_message(other.type_id, other.payload) != decode_message(
+        reply.type_id, reply.payload
+    )
+    assert d.secret != paired.secret
+
+
+def test_a_device_without_a_secret_refuses_every_hello_saying_it_is_not_paired() -> None:
+    """docs/firmware.md (the refusals): a device never paired refuses the station's HELLO
+    with REFUSED naming the cure, and says it again to a HELLO of the same session."""
+    s, d = station(), device(secret=None)
+    s.start(0.0)
+    hello = s.data_to_send()
+    d.receive_data(hello, 0.0)
+    reason = "the device is not paired with a station (dealer-station pair)"
+    assert [r.reason for r in _refusals(d.data_to_send())] == [reason]
+    assert d.state is LinkState.REFUSED and not d.connected
+    d.receive_data(hello, 0.5)  # the station's HELLO again (its retransmission)
+    assert [r.reason for r in _refusals(d.data_to_send())] == [reason]
