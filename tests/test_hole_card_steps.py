@@ -24,10 +24,10 @@ HOLE = "QS"
 COMMITMENT = hole_card_commitment(HOLE, NONCE)
 
 
-def dealt_and_withheld() -> Rig:
+def dealt_and_withheld(burn: str = "2C") -> Rig:
     """No more bets, the three open cards, and the hole card withheld by the shoe."""
     rig = make_rig("PA", withholding=True)
-    ready(rig)
+    ready(rig, burn)
     bet(rig, 1, 1000)
     press(rig)
     deal(rig, "9H", "5C", "8D")
@@ -36,9 +36,9 @@ def dealt_and_withheld() -> Rig:
     return rig
 
 
-def at_the_reveal() -> Rig:
+def at_the_reveal(burn: str = "2C") -> Rig:
     """Seat 1 stands and the dealer presses NEXT to turn the hole card: the shoe is asked."""
-    rig = dealt_and_withheld()
+    rig = dealt_and_withheld(burn)
     press(rig)  # seat 1 stands on 17
     assert rig.table.state is State.DEALER
     press(rig)  # turn the hole card
@@ -264,10 +264,13 @@ def test_a_second_hole_card_once_play_has_begun_is_rejected_naming_the_state() -
 
 
 def test_the_revealed_hole_card_counts_among_the_cards_out_of_the_shoe() -> None:
-    rig = at_the_reveal()
-    before = rig.table.drawn[parse_card(HOLE)]
-    rig.table.handle(HoleCardRevealed(COMMITMENT, parse_card(HOLE), NONCE))
-    assert rig.table.drawn[parse_card(HOLE)] == before + 1 == 1
+    """Six decks hold 24 queens of spades: each one out of the shoe is counted, the burn
+    card (PA 635a.7(d)) and the hole card alike."""
+    for burn, before in (("2C", 0), (HOLE, 1)):
+        rig = at_the_reveal(burn)
+        assert rig.table.drawn[parse_card(HOLE)] == before
+        rig.table.handle(HoleCardRevealed(COMMITMENT, parse_card(HOLE), NONCE))
+        assert rig.table.drawn[parse_card(HOLE)] == before + 1
 
 
 def test_next_while_the_dealer_must_draw_is_journaled_as_ignored() -> None:
