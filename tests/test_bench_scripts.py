@@ -93,10 +93,10 @@ def test_split_figures_takes_the_json_line_out_of_the_prose() -> None:
     assert run_all.split_figures("FIGURES {oops\n") == ("FIGURES {oops", None)
 
 
-def test_targets_compare_as_the_issues_say() -> None:
-    at_least = run_all.Target("r", ">=", 100, "", "")
-    under = run_all.Target("p99", "<", 2.0, "", "")
-    exactly = run_all.Target("inside", "==", True, "", "")
+def test_targets_compare_as_they_say() -> None:
+    at_least = run_all.Target("r", ">=", 100, "")
+    under = run_all.Target("p99", "<", 2.0, "")
+    exactly = run_all.Target("inside", "==", True, "")
     assert at_least.met(100) is True
     assert at_least.met(99.9) is False
     assert under.met(2.0) is False
