@@ -116,7 +116,7 @@ class SerialPanelDriver(LinkedDevice):
         )
         self.codes = codes or PanelCodes.default()
         self._buttons = {code: button for button, code in self.codes.buttons.items()}
-        # Each lamp's bit in PanelLamps, looked up once per lamp shown (issue 15).
+        # Each lamp's bit in PanelLamps, looked up once per lamp shown.
         self._bits = {led: 1 << code for led, code in self.codes.leds.items()}
         self._wanted = (0, 0)  # the (steady, blink) masks asked for
         self._sent: tuple[int, int] | None = None  # (steady, blink) masks the board has
@@ -139,7 +139,7 @@ class SerialPanelDriver(LinkedDevice):
         Raises:
             TypeError: a key that is not a ``Led`` or a value that is not a ``LedMode``.
         """
-        # The station thread's share of every panel state (issue 15, second pass): one
+        # The station thread's share of every panel state (bench/hil_throughput.py): one
         # dict lookup and two identity tests a lamp, the masks built as it goes.
         bits = self._bits
         steady = blink = 0
@@ -167,8 +167,8 @@ class SerialPanelDriver(LinkedDevice):
         return LedMode.BLINK if blink & bit else LedMode.OFF
 
     def _send_lamps(self) -> None:
-        # The whole panel state in one frame (issue 15: one frame per lamp was 46% of the
-        # station's time), and only when it differs from what the board has.
+        # The whole panel state in one frame (one frame per lamp was 46% of the station's
+        # time in bench/hil_throughput.py), and only when it differs from what the board has.
         wanted = self._wanted
         if wanted != self._sent and self._send(fb.PanelLamps(*wanted)):
             self._sent = wanted
@@ -182,7 +182,7 @@ class SerialPanelDriver(LinkedDevice):
         return ()
 
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
-        # Tuples, not a generator: two or three frames a dealer's action (issue 15).
+        # Tuples, not a generator: two or three frames a dealer's action.
         if isinstance(message, fb.ButtonReport):
             return self._button(message.button, message.pressed)
         if isinstance(message, fb.WagerSensorReport):
@@ -190,7 +190,7 @@ class SerialPanelDriver(LinkedDevice):
             return (SeatWagerChanged(message.seat, spot, message.present, message.cents),)
         if isinstance(message, fb.WagerSensorScan):
             # One scan of the board's sensors, in the order it read them: the same events,
-            # in the same order, as one report each (issue 15).
+            # in the same order, as one report each.
             return tuple(
                 SeatWagerChanged(r.seat, _SPOTS[r.spot], r.present, r.cents)
                 for r in message.reports

@@ -81,7 +81,7 @@ class ShoeDriver(LinkedDevice):
         )
         self.decks = decks
         # Copies of each card since the load, by the card's text: a str hashes once and
-        # keeps it, a Card hashes its two Enums in Python each time (issue 15).
+        # keeps it, a Card hashes its two Enums in Python each time (a card a frame).
         self._seen: Counter[str] = Counter()
         # The shoe's codes -> the shared Card (a 10 or a bad code is never kept).
         self._by_codes: dict[tuple[int, str], Card] = {}
@@ -138,7 +138,7 @@ class ShoeDriver(LinkedDevice):
                 self._reveals_asked.discard(raw)
 
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
-        # A card is nearly every message: a tuple for it, not a generator (issue 15).
+        # A card is nearly every message: a tuple for it, not a generator.
         if isinstance(message, fb.CardDrawnReport):
             rank, suit = message.rank, message.suit
             fresh, fault = self._check_draw(message.draw, f"{rank}{suit}")

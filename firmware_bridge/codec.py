@@ -95,7 +95,7 @@ class _Layout:
         self.flat = not self.variable and all(t.items == 1 for t in types)
         self.converters = [t.from_wire for t in types]
         # Flat messages of two or more fields encode in one C-level pass: attrgetter reads
-        # every field, map checks each with its wire type (issue 15: a frame a button).
+        # every field, map checks each with its wire type (a frame a button).
         self.flat_get = operator.attrgetter(*names) if self.flat and len(names) > 1 else None
         self.checkers = [t.to_wire for t in types]
 

@@ -11,7 +11,7 @@ the link goes down and the unacked messages are reported in :class:`LinkDown`.
 
 Opening a session (HELLO, proofs, refusals, pairing) is ``firmware_bridge.handshake``'s
 half; this module carries the session's traffic. Every frame of a session passes through
-``_on_frame`` and ``data_to_send``, so both work on tuples and locals (issue 15): the header
+``_on_frame`` and ``data_to_send``, so both work on tuples and locals (the hot path): the header
 is unpacked once and its five bytes are the seal's associated data as they came; queued
 frames are ``(type, seq, flags, payload)`` and get their ack and seal as they go out.
 """

@@ -93,7 +93,7 @@ class Code(WireType):
     def __init__(self, enum: type[IntEnum]) -> None:
         self.enum = enum
         # Byte -> member: a dict lookup, where ``enum(raw)`` runs Enum.__call__ in Python
-        # (a wager sensor report decodes one on every frame, issue 15).
+        # (a wager sensor report decodes one on every frame: docs/performance.md).
         self._members: dict[int, IntEnum] = {int(member): member for member in enum}
 
     def to_wire(self, value: Any) -> Any:

@@ -6,7 +6,7 @@ The broker runs as it would on a floor: TLS only (a CA and a server certificate 
 station publish and read only under its own ``floor/<table>/`` topics (the collectors may use
 all of ``floor/``). PostgreSQL listens on a unix socket only. Both run as their own users
 (``mosquitto``, ``postgres``): as root, the directories are handed to them first
-(LIBRARY-NOTES, "The floor stack").
+(docs/pitfalls.md, "The floor stack").
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from controller.table.prompts import State
 from drivers.simulated.c_firmware import build
 
 #: Rounds the soak plays in the test command: short (7-15 s on this shared 2-core VM), so
-#: that the suite stays fast (issue 15). The long soak (2,500 rounds and more) is a
+#: that the suite stays fast. The long soak (2,500 rounds and more) is a
 #: benchmark: ``bench/soak_bench.py``, figures in docs/performance.md.
 DEFAULT_SOAK_ROUNDS = 300
 #: Threads that end on their own get this long after a test (not a device wait).

@@ -1,4 +1,4 @@
-"""The attacks of issue 14 against the whole station on the doubles: each fails to do harm.
+"""Attacks on the links against the whole station on the doubles: each fails to do harm.
 
 Someone with a wire on the shoe's line writes a `CardDrawnReport` with the right sequence
 and draw numbers (it was journaled as seat 1's hit); an impostor board reports the right

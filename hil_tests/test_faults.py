@@ -363,7 +363,7 @@ def test_a_device_with_an_unknown_serial_number_is_refused(station: Any) -> None
 
 
 def test_power_loss_mid_round_recovers_from_the_journal(station: Any, rigs: Any) -> None:
-    """Issue 13: the power goes between the deal and the reveal. The station comes back on
+    """The power goes between the deal and the reveal. The station comes back on
     the same journal, rebuilds the round at the step it had reached (the hole card from the
     shoe's commitment) and, once the supervisor resumes, the round goes on: the shoe, which
     kept the hole card and its nonce through the power cut, reveals it at the reveal."""

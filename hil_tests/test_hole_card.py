@@ -1,4 +1,4 @@
-"""The withheld hole card at the table (issue 14): a shoe that lies at the reveal is caught.
+"""The withheld hole card at the table: a shoe that lies at the reveal is caught.
 
 The shoe commits to the hole card at the deal and reveals it only when the dealer turns it
 (PA 635a.7(k)); the station checks card and nonce against the commitment it journaled. A

@@ -1,7 +1,7 @@
 """A fixed script of journal writes, run by the writer on main at 1ac22a8 to make the
 files in ``tests/data/journal-1ac22a8/`` and by today's writer in
 ``tests/test_journal_compat.py``: the same calls with the same clock and sealing key must
-give the same bytes (issue 15 changed how the writer works, not what it writes).
+give the same bytes (the faster writer changed how it works, not what it writes).
 
 Make the fixture again (only if the format changes on purpose, with a version bump):
 ``python tests/journal_compat_support.py DIR`` with the old code first on ``sys.path``.

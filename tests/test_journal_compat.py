@@ -1,4 +1,4 @@
-"""The writer of issue 15 (fewer calls a row, no tail read a batch) writes what the writer
+"""The faster writer (fewer calls a row, no tail read a batch) writes what the writer
 before it wrote, byte for byte, and goes on from a journal that one wrote.
 
 ``tests/data/journal-1ac22a8/`` was written by the code on main at 1ac22a8 running
@@ -63,7 +63,7 @@ def test_todays_writer_writes_the_bytes_the_earlier_writer_wrote(tmp_path: Path)
 def test_a_journal_the_earlier_writer_wrote_opens_verifies_and_grows(tmp_path: Path) -> None:
     path = fixture_copy(tmp_path)
     before = stored_rows(path)
-    assert "journal_kind" in indexes(path)  # every row by kind, before issue 15
+    assert "journal_kind" in indexes(path)  # every row by kind, in the older writer
     with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
         assert (journal.last_id, journal.last_hash) == (before[-1][0], before[-1][6])
         with journal.batch():

@@ -1,5 +1,5 @@
 """``dealer-station pair``: the supervisor key, the device's consent, the 0600 secret file,
-and a link that then authenticates with it (issue 14)."""
+and a link that then authenticates with it (docs/protocol.md 4a)."""
 
 from __future__ import annotations
 

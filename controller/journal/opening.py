@@ -31,7 +31,7 @@ from controller.journal.reader import open_readonly
 from controller.journal.seal import SEAL_KIND, SealError, SealingState, load_state, save_state
 
 #: Kinds a round writes several times each (most of its rows): left out of the index of
-#: kinds, so that a commit adds no page to it for them (issue 15). The last of one is a
+#: kinds, so that a commit adds no page to it for them (journal_milestone). The last of one is a
 #: few rows back; a listing of one reads the table either way.
 FREQUENT_KINDS: Final = (
     "button",
@@ -123,8 +123,8 @@ BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS meta_no_delete BEFORE DELETE ON meta
 BEGIN SELECT RAISE(ABORT, 'journal meta is append-only: DELETE refused'); END;
 """
-#: Run after :data:`SCHEMA` when the writer opens a journal: a journal made before issue 15
-#: indexed every row by kind (``journal_kind``); ``journal_milestone`` replaces it. An
+#: Run after :data:`SCHEMA` when the writer opens a journal: a journal made by an older
+#: writer indexed every row by kind (``journal_kind``); ``journal_milestone`` replaces it. An
 #: index is derived data: no row, hash or seal changes, and older code opening the
 #: journal makes its index again.
 MIGRATION: Final = "DROP INDEX IF EXISTS journal_kind"

@@ -117,7 +117,7 @@ class Journal:
         #: cleared before every transaction, set once a commit's bookkeeping is done (see
         #: :meth:`_begin`).
         self._tail_known = False
-        # The default clock's time formatted without a datetime (format.now_ts, issue 15).
+        # The default clock's time formatted without a datetime (format.now_ts).
         self._timestamp: Callable[[], str] = (
             now_ts if clock is utc_now else lambda: format_ts(clock())
         )
@@ -246,7 +246,7 @@ class Journal:
         ``_tail_known`` false, so the chain cannot fork (and a seal committed then has its
         key evolved now: no epoch seals twice). Otherwise the tail held here is
         the database's (one writer: the head record's lock), and the read is saved (one
-        query per transaction, issue 15).
+        query per transaction, bench/journal_round.py).
         """
         known, self._tail_known = self._tail_known, False
         self._conn.execute("BEGIN IMMEDIATE")
@@ -282,7 +282,7 @@ class Journal:
             row = (row_id, ts, kind, round_no, data_text, prev_hash, digest)
             if in_batch:
                 # Inserted with the batch's other rows, in one call, before its COMMIT
-                # (one call instead of ~4 a round's event: issue 15).
+                # (one call instead of ~4 a round's event: bench/journal_round.py).
                 self._batch_rows.append(row)
             else:
                 self._conn.execute(_INSERT, row)

@@ -161,7 +161,7 @@ def deferred(devices: TableDevices, buffer: CommandBuffer) -> TableDevices:
 class EventQueue(Protocol):
     """The one queue the device drivers feed: ``queue.SimpleQueue`` in the daemon (its put
     and get are C calls, about a tenth of ``queue.Queue``'s lock-and-condition dance per
-    event; issue 15), or a ``queue.Queue``."""
+    event, bench/hil_throughput.py), or a ``queue.Queue``."""
 
     def put(self, item: DeviceEvent, block: bool = True, timeout: float | None = None) -> None:
         """Add an event (from any thread)."""
@@ -297,7 +297,7 @@ class Station:
         # expect the hole card must know before the dealer can deal it), then the
         # observer's view, then the lamps. A remote observer (the simulated dealer in its
         # own process) reads the view while this thread lights the panel, instead of
-        # waiting for it (issue 15); nothing the station does waits on the lamps.
+        # waiting for it; nothing the station does waits on the lamps.
         self.commands.flush_devices()
         for event in group:
             self.stats.events += 1

@@ -116,7 +116,7 @@ class SimulatedTable:
         with simulated_drivers(config, seed=s.seed, firmware=s.firmware) as drivers_for:
             self.rig = drivers_for.rig
             # A seed repeats the journal byte for byte apart from timestamps and the hole
-            # cards' commitments and nonces: the shoe draws those from `secrets` (issue 14),
+            # cards' commitments and nonces: the shoe draws those from `secrets`,
             # or anyone with the seed could open each commitment before the reveal.
             built = build_station(config, drivers_for, observer=self.pacer.observe)
             self.table_profile = built.table.profile

@@ -76,7 +76,7 @@ def view_record(view: TableView) -> dict[str, Any]:
     as the boot test's reads it back with :func:`view_from_record`). Public by
     construction: a view has no field that could carry the hole card."""
     # Written out field by field, not a comprehension over __slots__: ~20 snapshots a round
-    # go to the simulated dealer (issue 15); the round-trip test (tests/test_view_record.py)
+    # go to the simulated dealer; the round-trip test (tests/test_view_record.py)
     # fails if a field is left out.
     settling = view.settling
     return {
@@ -155,7 +155,7 @@ def view_from_record(record: dict[str, Any]) -> TableView:
 
 # The simulated dealer in its own process decodes a view at each look (~17 a round), most
 # of whose hands it decoded before: by value lookups and kept hands, a decode costs 4 us
-# instead of 16 (Enum calls and a frozen dataclass per hand; issue 15).
+# instead of 16 (Enum calls and a frozen dataclass per hand).
 _STATE_OF: Final = {state.value: state for state in State}
 _LED_OF: Final = {led.value: led for led in Led}
 _MODE_OF: Final = {mode.value: mode for mode in LedMode}
@@ -196,7 +196,7 @@ def table_view(table: Table) -> TableView:
         for seat in seats:
             for h in round_.hands[seat]:
                 # A hand's view changes only with its cards, status or double: kept from one
-                # snapshot to the next (a snapshot per idle point, ~28 a round; issue 15).
+                # snapshot to the next (a snapshot per idle point, ~28 a round).
                 # A hand only gains cards, or at a split drops to its first card and gains
                 # a new second one: its count and last card tell every change (a split hand
                 # keeps its count with a new second card; the same card again shows alike).

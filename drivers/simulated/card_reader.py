@@ -104,7 +104,7 @@ class CardReaderDouble(DeviceFirmware):
     def _tick_loop(self) -> None:
         # Ticks when the firmware's next deadline comes (what tick() returns), and again
         # after each burst from the host (receive notifies: it may set a deadline), not
-        # every _TICK: the reader is idle most of a round (issue 15).
+        # every _TICK: the reader is idle most of a round.
         with self._lock:
             while not self._stop.is_set():
                 wait = self.tick()

@@ -52,7 +52,7 @@ class PanelDouble(SerialDeviceDouble):
     def press(self, button: Button) -> None:
         """Press and release ``button``: the board reports the press only (docs/protocol.md,
         ``0x41 ButtonReport``: the station acts on presses, so a release would be a sealed
-        frame and an acknowledgement for nothing, about 17 a round; issue 15)."""
+        frame and an acknowledgement for nothing, about 17 a round)."""
         self._report(fb.ButtonReport(self.codes.buttons[button], True))
 
     def release_report(self, button: Button) -> None:
