@@ -135,7 +135,7 @@ def test_document_lists_missing_scripts_machine_and_targets() -> None:
     assert {"CPU", "Cores", "RAM", "Python", "Kernel", "Date"} <= set(info)
     hand = run_all.hand_recorded("")
     text = run_all.render([measured, missing], info, hand, 12.0)
-    assert "| `card_frame_bytes` | card-drawn frame < 16 bytes | 11 | meets | #3 |" in text
+    assert "| `card_frame_bytes` | card-drawn frame < 16 bytes | 11 | meets |" in text
     assert "| 150,000 | **misses** |" in text
     assert "| read it from the output |" in text  # no FIGURES for a known target
     assert "Not run: `bench/not_there.py` is not in this tree." in text
