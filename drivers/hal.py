@@ -19,14 +19,9 @@ from typing import Protocol
 
 from controller.rules.cards import Card
 
-
-class DeviceKind(Enum):
-    """The table's devices, by the name they give in their HELLO."""
-
-    SHUFFLER = "shuffler"
-    SHOE = "shoe"
-    CARD_READER = "card_reader"
-    PANEL = "panel"
+# The table's devices: one name for the HAL and the wire (its text is ``value``, its byte in
+# HELLO ``code``); drivers/registry.py declares what the station knows of each.
+from firmware_bridge.codec import DeviceKind as DeviceKind  # noqa: PLC0414 - re-exported
 
 
 class PeekAnswer(Enum):

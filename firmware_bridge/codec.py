@@ -20,7 +20,7 @@ import operator
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import fields
-from enum import Enum, IntEnum
+from enum import Enum
 from typing import Any, ClassVar, TypeVar, get_args, get_origin, get_type_hints
 
 from firmware_bridge.errors import PayloadError, UnknownMessageError
@@ -34,18 +34,32 @@ class Role(Enum):
     DEVICE = "device"
 
 
-class DeviceKind(IntEnum):
-    """The table's devices, by their code in HELLO. ``name_text`` matches ``drivers.hal``."""
+class DeviceKind(Enum):
+    """The table's devices, one name for the whole station: ``value`` is the text the
+    journal, the configuration, the logs and the HAL events use (``drivers.hal`` exports
+    this class), ``code`` the byte HELLO and pairing carry (docs/protocol.md section 4).
+    What the station knows of each kind is declared in ``drivers/registry.py``."""
 
-    SHUFFLER = 1
-    SHOE = 2
-    CARD_READER = 3
-    PANEL = 4
+    _value_: str
+    #: The kind's byte in HELLO, HELLO_REPLY, PAIR_REQUEST and PAIR_REPLY, and in the
+    #: session and pairing key derivations.
+    code: int
+
+    SHUFFLER = ("shuffler", 1)
+    SHOE = ("shoe", 2)
+    CARD_READER = ("card_reader", 3)
+    PANEL = ("panel", 4)
+
+    def __new__(cls, text: str, code: int) -> DeviceKind:
+        member = object.__new__(cls)
+        member._value_ = text
+        member.code = code
+        return member
 
     @property
     def name_text(self) -> str:
         """The kind as text: ``shuffler``, ``shoe``, ``card_reader``, ``panel``."""
-        return self.name.lower()
+        return self._value_
 
 
 class Message:

@@ -293,7 +293,7 @@ class SessionSetup:
                 self._refuse(reason, hello.session, peer, now)
                 return
             assert self.secret is not None
-            keys = SessionKeys(self.secret, hello.nonce, self._nonce, self.identity.kind)
+            keys = SessionKeys(self.secret, hello.nonce, self._nonce, self.identity.kind.code)
             self._sealer = Sealer(keys.device_to_station)
             self._opener = Opener(keys.station_to_device)
             me = self.identity
@@ -341,7 +341,7 @@ class SessionSetup:
         if self.secret is None:
             return "the station is not paired with this device (dealer-station pair)"
         try:
-            keys = SessionKeys(self.secret, self._nonce, reply.nonce, self.identity.kind)
+            keys = SessionKeys(self.secret, self._nonce, reply.nonce, self.identity.kind.code)
         except AuthenticationError as err:
             return f"device failed authentication: {err}"
         opener = Opener(keys.device_to_station)
@@ -376,7 +376,7 @@ class SessionSetup:
             reason = "pairing refused: hold the device's pairing button"
         else:
             key = PairingKey()
-            info = pairing_info(me.kind, me.serial_number)
+            info = pairing_info(me.kind.code, me.serial_number)
             try:
                 secret = key.secret(request.public_key, request.public_key, key.public, info)
             except AuthenticationError as err:

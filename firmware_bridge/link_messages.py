@@ -16,7 +16,7 @@ from typing import Annotated
 from firmware_bridge.codec import DeviceKind, Message, Role, message
 from firmware_bridge.wire_types import U32, Code, FixedBytes, Text
 
-_KIND = Code(DeviceKind)
+_KIND = Code(DeviceKind, lambda kind: kind.code)
 _NONCE = FixedBytes(16)
 _TAG = FixedBytes(16)
 _PUBLIC_KEY = FixedBytes(32)
