@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import structlog
 
 import firmware_bridge as fb
-from drivers.device_link import ExpectedDevice, LinkedDevice
+from drivers.device_link import ExpectedDevice
 from drivers.errors import DriverConfigError
 from drivers.hal import (
     Button,
@@ -44,8 +44,8 @@ from drivers.hal import (
     WagerSpot,
 )
 from drivers.panel import SUPERVISOR_BUTTONS
-from drivers.serial_transport import SerialSettings, SerialTransport
-from drivers.transport import Backoff
+from drivers.serial_driver import SerialDriver
+from drivers.serial_transport import SerialSettings
 
 log = structlog.get_logger(__name__)
 
@@ -94,7 +94,7 @@ class PanelCodes:
         )
 
 
-class SerialPanelDriver(LinkedDevice):
+class SerialPanelDriver(SerialDriver):
     """``drivers.hal.DealerPanel`` on a panel board over serial (see the module docstring)."""
 
     KIND: ClassVar[DeviceKind] = DeviceKind.PANEL
@@ -106,14 +106,11 @@ class SerialPanelDriver(LinkedDevice):
         expected: ExpectedDevice,
         *,
         codes: PanelCodes | None = None,
-        timing: fb.Timing | None = None,
-        backoff: Backoff | None = None,
-        station_id: str = "station",
-        refusal_retry: float = 1.0,
+        **link: Any,
     ) -> None:
-        super().__init__(
-            sink, expected, station_id=station_id, timing=timing, refusal_retry=refusal_retry
-        )
+        """``codes``: the board's lamp and button numbers; ``link``: the options of
+        :class:`SerialDriver` (timing, backoff, station_id, refusal_retry)."""
+        super().__init__(settings, sink, expected, **link)
         self.codes = codes or PanelCodes.default()
         self._buttons = {code: button for button, code in self.codes.buttons.items()}
         # Each lamp's bit in PanelLamps, looked up once per lamp shown.
@@ -121,11 +118,6 @@ class SerialPanelDriver(LinkedDevice):
         self._wanted = (0, 0)  # the (steady, blink) masks asked for
         self._sent: tuple[int, int] | None = None  # (steady, blink) masks the board has
         self._key_on = False
-        self._serial = SerialTransport(settings, self, name="panel", backoff=backoff)
-
-    @property
-    def transport(self) -> SerialTransport:
-        return self._serial
 
     @property
     def supervisor_key_on(self) -> bool:
