@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
+from typing import Final, Protocol
 
 from controller.rules.cards import Card
 
@@ -95,6 +95,16 @@ class Led(Enum):
     def seat(number: int) -> Led:
         """The lamp in front of seat ``number`` (1..7)."""
         return Led(f"seat_{number}")
+
+
+#: The lamp that shows a device's faults (a device not here shows the general fault lamp
+#: only). Here, beside the lamps, because the table sees the devices only through this
+#: module; drivers/registry.py gives each spec its lamp from it.
+FAULT_LAMPS: Final[Mapping[DeviceKind, Led]] = {
+    DeviceKind.SHUFFLER: Led.SHUFFLER_FAULT,
+    DeviceKind.SHOE: Led.SHOE_FAULT,
+    DeviceKind.CARD_READER: Led.READER_FAULT,
+}
 
 
 class LedMode(Enum):

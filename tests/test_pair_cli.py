@@ -146,7 +146,7 @@ def test_an_unknown_device_is_a_usage_error(
     config = config_for(tmp_path, shoe)
     assert main(["pair", "dice", "--config", str(config)]) == 2
     assert capsys.readouterr().err.strip() == (
-        "dealer-station pair: unknown device 'dice': one of shoe, shuffler, card_reader, panel"
+        "dealer-station pair: unknown device 'dice': one of shuffler, shoe, card_reader, panel"
     )
 
 

@@ -42,15 +42,17 @@ from controller.simulation.split_link import (
 from controller.simulation.table_side import Pluggable
 from controller.table.view import TableView
 from drivers.hal import Button, WagerSpot
+from drivers.registry import seed_offset
 from drivers.simulated.firmware import Holding
 from drivers.simulated.panel import PanelDouble
 from drivers.simulated.rig import FAST_TIMING
-from drivers.simulated.serve import start_doubles
+from drivers.simulated.serve import SERVED, start_doubles
 from drivers.simulated.serve_control import Doubles
 from drivers.simulated.shoe import ShoeDouble
 
-#: Each served double's own seed, as the in-process rig seeds it (offset from the run's).
-SEED_OFFSETS = {"shuffler": 0, "shoe": 1, "panel": 3}
+#: Each served double's own seed, as the in-process rig seeds it (offset from the run's):
+#: every serial device of the registry is served here.
+SEED_OFFSETS = {name: seed_offset(spec.kind) for name, spec in SERVED.items()}
 
 
 class ServedSide:

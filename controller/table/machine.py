@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from transitions import Machine
 
 from controller.rules.profiles import Profile
 from controller.table.limits import NO_LIMITS, TableLimits
 from controller.table.prompts import State
-from drivers.hal import CardReader, DealerPanel, ShoeSensor, Shuffler
+from drivers.hal import CardReader, DealerPanel, Device, DeviceKind, ShoeSensor, Shuffler
 
 
 class Recorder(Protocol):
@@ -36,6 +36,17 @@ class TableDevices:
     #: The shoe, for the withheld hole card; None: a shoe that reports it like any card
     #: (the table then seals it itself, as in unit tests and the direct simulation).
     shoe: ShoeSensor | None = None
+
+    @classmethod
+    def of(cls, drivers: Mapping[DeviceKind, Device]) -> TableDevices:
+        """The devices the procedure commands among ``drivers`` (by kind); a device that
+        only reports (the procedure commands nothing of it) is not among them."""
+        return cls(
+            shuffler=cast(Shuffler | None, drivers.get(DeviceKind.SHUFFLER)),
+            panel=cast(DealerPanel, drivers[DeviceKind.PANEL]),
+            reader=cast(CardReader | None, drivers.get(DeviceKind.CARD_READER)),
+            shoe=cast(ShoeSensor | None, drivers.get(DeviceKind.SHOE)),
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ from controller.table.recovery import (
     void_accounts_from_rows,
 )
 from drivers.hal import (
+    FAULT_LAMPS,
     Button,
     DeviceConnected,
     DeviceFault,
@@ -362,8 +363,4 @@ RESOLUTIONS = {
     Button.SUPERVISOR_RESHUFFLE: Resolution.RESHUFFLE,
 }
 
-_DEVICE_LAMPS = {
-    "shuffler": Led.SHUFFLER_FAULT,
-    "shoe": Led.SHOE_FAULT,
-    "card_reader": Led.READER_FAULT,
-}
+_DEVICE_LAMPS = {kind.value: lamp for kind, lamp in FAULT_LAMPS.items()}

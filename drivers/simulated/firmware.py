@@ -33,11 +33,12 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import ClassVar
 
 import firmware_bridge as fb
+from drivers.simulated.control_calls import Call
 from drivers.simulated.line_noise import LineNoise
 from drivers.simulated.wire_faults import faulty_pieces, without_acks
 from firmware_bridge.frame import PROTOCOL_VERSION
@@ -49,6 +50,10 @@ class DeviceFirmware(ABC):
     """Device-side protocol engine with fault injection (see the module docstring)."""
 
     KIND: ClassVar[fb.DeviceKind]
+    #: The double's own calls on the control socket, and its readable state
+    #: (``drivers.simulated.control_calls``).
+    CONTROL: ClassVar[Mapping[str, Call]] = {}
+    READABLE: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
         self,
