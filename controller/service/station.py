@@ -93,13 +93,14 @@ class _WriteAhead:
         self._device.close()
 
     def __getattr__(self, name: str) -> Callable[..., None]:
-        command = getattr(self._device, name)
-        if name.startswith("_") or not callable(command):
-            raise AttributeError(f"{name!r} is not a command of {type(self._device).__name__}")
+        device = self._device
+        if name.startswith("_") or not callable(getattr(device, name)):
+            raise AttributeError(f"{name!r} is not a command of {type(device).__name__}")
         hold = self._hold
 
         def held(*args: Any, **kwargs: Any) -> None:
-            hold(lambda: command(*args, **kwargs))
+            # The device's own method when the command is carried out, as it is then.
+            hold(lambda: getattr(device, name)(*args, **kwargs))
 
         setattr(self, name, held)  # looked up once: the next call finds it here
         return held
