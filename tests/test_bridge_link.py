@@ -430,7 +430,7 @@ def raw_frame(type_id: int, payload: bytes, seq: int = 0) -> bytes:
 def sealed_frame(sender: Endpoint, type_id: int, payload: bytes, seq: int = 0) -> bytes:
     """A frame sealed with ``sender``'s session key: what that peer's firmware would send."""
     frame = Frame(PROTOCOL_VERSION, type_id, seq, FLAG_RELIABLE | FLAG_SEALED, 0, payload)
-    sealer = sender._sealer
+    sealer = sender._s.sealer
     assert sealer is not None
     return encode_frame(frame._replace(payload=sealer.seal(frame.header(), payload)))
 

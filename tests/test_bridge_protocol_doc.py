@@ -19,6 +19,7 @@ import firmware_bridge
 import firmware_bridge.link
 import firmware_bridge.link_messages
 import firmware_bridge.messages
+import firmware_bridge.session
 from firmware_bridge import (
     CardDrawnReport,
     DeviceKind,
@@ -126,7 +127,7 @@ def test_session_trace_is_what_two_endpoints_exchange(monkeypatch: pytest.Monkey
     assert len(wires) == 9
     # Nonces as the document gives them (in the order the endpoints below draw them).
     nonces = iter([bytes(16), bytes(16), DEVICE_NONCE, STATION_NONCE])
-    monkeypatch.setattr(firmware_bridge.link, "new_nonce", lambda: next(nonces))
+    monkeypatch.setattr(firmware_bridge.session, "new_nonce", lambda: next(nonces))
     station = Endpoint(
         Role.STATION,
         Identity(DeviceKind.SHOE, "st-1.0", "T7"),

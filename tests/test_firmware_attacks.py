@@ -224,7 +224,7 @@ def test_a_forged_no_session_does_not_take_the_firmwares_link_down(shoe: Bench) 
 def test_the_firmware_answers_a_heartbeat_request_at_once(shoe: Bench) -> None:
     station = connected(shoe)
     before = int(shoe.status()["frames_sent"])
-    station._outbox.append((Heartbeat.TYPE_ID, 0, FLAG_ACK_NOW, b""))  # the request
+    station._s.outbox.append((Heartbeat.TYPE_ID, 0, FLAG_ACK_NOW, b""))  # the request
     shoe.pump(0.05)  # well under the 0.2 s heartbeat interval
     status = shoe.status()
     assert status["heartbeat_requests"] == "1"
