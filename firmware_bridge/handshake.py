@@ -114,6 +114,9 @@ class SessionSetup:
     _events: list[LinkEvent]
     #: The current session (``firmware_bridge.session``): a new one each time one begins.
     _s: Session
+    #: Device side: a new session a HELLO asked for while this one is up, answered and not
+    #: joined until one of its sealed frames opens (docs/protocol.md section 4c).
+    _pending: Session | None
 
     def _begin(self, now: float, session: int | None = None) -> None:
         raise NotImplementedError  # pragma: no cover - the endpoint's
@@ -218,6 +221,10 @@ class SessionSetup:
             self._drop(err)
             return
         if isinstance(msg, Refused):
+            pending = self._pending
+            if pending is not None and msg.echo == pending.session:
+                self._pending = None  # the station refused the new session: keep this one
+                return
             if msg.echo == self._s.session and self._s.state is LinkState.CONNECTED:
                 if self.role is Role.STATION:
                     # A device refuses HELLOs, never a session it joined: check it.
@@ -250,7 +257,8 @@ class SessionSetup:
             return
         peer = Identity(hello.kind, hello.firmware, hello.serial_number, version)
         if self._s.state is LinkState.CONNECTED and hello.session != self._s.peer_session:
-            self._link_down("station started a new session")
+            self._hello_of_another_session(hello, peer, now)
+            return
         if self._s.state is LinkState.DOWN:
             if hello.session == self._s.peer_session:
                 return  # a late HELLO of the session that went down
@@ -265,23 +273,7 @@ class SessionSetup:
                 self._s.refused_session = hello.session
                 self._refuse(reason, hello.session, peer, now)
                 return
-            assert self.secret is not None
-            keys = SessionKeys(self.secret, hello.nonce, self._s.nonce, self.identity.kind.code)
-            self._s.sealer = Sealer(keys.device_to_station)
-            self._s.opener = Opener(keys.station_to_device)
-            me = self.identity
-            reply = HelloReply(
-                me.kind,
-                self._s.session,
-                hello.session,
-                self._s.nonce,
-                bytes(TAG_BYTES),
-                me.firmware,
-                me.serial_number,
-            )
-            self._s.reply = dataclasses.replace(
-                reply, proof=self._s.sealer.proof(encode_message(reply)[1])
-            )
+            self._answer_hello(self._s, hello)
             self._connect(peer, hello.session, now)
         if self._s.state is LinkState.REFUSED:
             if self._s.refusal:  # we refused it: say so again; if the station refused us, hush
@@ -290,6 +282,59 @@ class SessionSetup:
         # Connected: (re)send the reply; a lost reply shows as a resent HELLO.
         if self._s.reply is not None:
             self._queue_message(self._s.reply, now)
+
+    def _answer_hello(self, s: Session, hello: Hello) -> None:
+        """Derive session ``s``'s keys from ``hello`` and make its HELLO_REPLY (the proof)."""
+        assert self.secret is not None
+        keys = SessionKeys(self.secret, hello.nonce, s.nonce, self.identity.kind.code)
+        s.sealer = Sealer(keys.device_to_station)
+        s.opener = Opener(keys.station_to_device)
+        me = self.identity
+        reply = HelloReply(
+            me.kind,
+            s.session,
+            hello.session,
+            s.nonce,
+            bytes(TAG_BYTES),
+            me.firmware,
+            me.serial_number,
+        )
+        s.reply = dataclasses.replace(reply, proof=s.sealer.proof(encode_message(reply)[1]))
+
+    def _hello_of_another_session(self, hello: Hello, peer: Identity, now: float) -> None:
+        """A HELLO of a new session while connected (section 4c): answered, and the new
+        session kept pending until one of its sealed frames opens; the session goes on."""
+        pending = self._pending
+        if pending is not None and hello.session == pending.peer_session:
+            assert pending.reply is not None
+            self._queue_pending(pending, pending.reply)  # its reply was lost: the same again
+            return
+        self.stats.unsealed_ends += 1
+        reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
+        if reason is None and self.secret is None:
+            reason = "the device is not paired with a station (dealer-station pair)"
+        if reason is not None:
+            text = reason.encode()[:200].decode(errors="ignore")
+            self._queue_message(Refused(hello.session, text), now)  # this session stays
+            return
+        pending = Session(self._new_session_number(), self.timing, now)
+        self._answer_hello(pending, hello)
+        pending.peer, pending.peer_session = peer, hello.session
+        pending.state = LinkState.CONNECTED
+        self._pending = pending
+        assert pending.reply is not None
+        self._queue_pending(pending, pending.reply)
+
+    def _queue_pending(self, pending: Session, message: Message) -> None:
+        type_id, payload = encode_message(message)
+        pending.outbox.append((type_id, 0, 0, payload))
+
+    def _new_session_number(self) -> int:
+        """A random non-zero session number, not the current one."""
+        while True:
+            number = self._rng.randrange(1, 1 << 32)
+            if number != self._s.session:
+                return number
 
     def _on_hello_reply(self, reply: HelloReply, version: int, now: float) -> None:
         if self._s.state is not LinkState.HANDSHAKING or reply.echo != self._s.session:

@@ -38,6 +38,7 @@ from firmware_bridge.errors import (
     ProtocolError,
 )
 from firmware_bridge.events import (
+    Connected,
     Identity,
     LinkDown,
     LinkEvent,
@@ -140,6 +141,7 @@ class Endpoint(SessionSetup):
             Hello(identity.kind, 1, bytes(16), identity.firmware, identity.serial_number)
         )
         self._events = []
+        self._pending = None
         self._begin(0.0, session=0)
         self._s.state = LinkState.IDLE  # no session until start()
 
@@ -249,6 +251,8 @@ class Endpoint(SessionSetup):
         Every frame carries the current ack; a frame of a session is sealed here, so its
         counter follows the order of the bytes on the wire.
         """
+        if self._pending is not None:
+            return self._held_to_send(self._pending)
         s = self._s
         outbox = s.outbox
         if not outbox:
@@ -315,6 +319,13 @@ class Endpoint(SessionSetup):
             return
         if s.state is not LinkState.CONNECTED:
             return
+        if self._pending is not None:
+            # Pending a new session (section 4c) only the silence of this one is timed: a
+            # session that fell silent is over anyway, and the device joins the new one as
+            # it would without a session.
+            if now - s.last_rx >= t.silence_timeout:
+                self._join(self._pending, f"peer silent for {now - s.last_rx:.2f} s", now)
+            return
         if s.check_until is not None and now >= s.check_until:
             self._link_down(s.check_reason)
             return
@@ -342,6 +353,8 @@ class Endpoint(SessionSetup):
             return s.hello_at + t.hello_interval
         if s.state is not LinkState.CONNECTED:
             return None
+        if self._pending is not None:
+            return s.last_rx + t.silence_timeout
         deadline = min(s.last_rx + t.silence_timeout, s.last_tx + t.heartbeat_interval)
         if s.ack_due:
             deadline = min(deadline, s.ack_at)
@@ -361,6 +374,7 @@ class Endpoint(SessionSetup):
         """A new session (a new object: nothing of the old one carries over)."""
         number = self._rng.randrange(1, 1 << 32) if session is None else session
         self._s = Session(number, self.timing, now)
+        self._pending = None
         self._now = now
 
     def _send_hello(self, now: float) -> None:
@@ -373,11 +387,53 @@ class Endpoint(SessionSetup):
 
     def _link_down(self, reason: str) -> None:
         s = self._s
+        self._pending = None  # a session asked for meanwhile goes with it
         unconfirmed = s.window.take_unconfirmed()
         s.outbox.clear()
         s.sealer = s.opener = None  # the session's keys die with it
         s.state = LinkState.DOWN
         self._events.append(LinkDown(reason, unconfirmed))
+
+    def _join_pending(self, raw: bytes) -> bytes | None:
+        """A sealed frame that the current session cannot open, tried under the pending
+        session's keys (section 4c): the payload, the pending session now the current one
+        (the old one reported down), or None."""
+        pending = self._pending
+        assert pending is not None and pending.opener is not None
+        try:
+            payload = pending.opener.open(raw[:HEADER_SIZE], raw[HEADER_SIZE:-CRC_SIZE])
+        except AuthenticationError:
+            return None
+        self._join(pending, "station started a new session", self._now)
+        return payload
+
+    def _join(self, pending: Session, reason: str, now: float) -> None:
+        """End the current session for ``reason`` and go on in ``pending``."""
+        self._link_down(reason)
+        self._s = pending
+        pending.last_rx = now
+        assert pending.peer is not None
+        self._events.append(Connected(pending.peer))
+
+    def _held_to_send(self, pending: Session) -> bytes:
+        """While a new session is pending (section 4c): the unsealed frames only (the
+        pending session's HELLO_REPLY, a REFUSED); the current session's sealed ones wait."""
+        s = self._s
+        frames = [f for f in s.outbox if f[0] in PLAIN] + pending.outbox
+        if not frames:
+            return b""
+        s.outbox[:] = [f for f in s.outbox if f[0] not in PLAIN]
+        pending.outbox.clear()
+        version = self._version
+        out = b"".join(
+            wire_frame(_pack_header(version, type_id, seq, flags, 0) + payload)
+            for type_id, seq, flags, payload in frames
+        )
+        self.stats.frames_sent += len(frames)
+        if pending.leading_delimiter:
+            pending.leading_delimiter = False
+            out = DELIMITER + out
+        return out
 
     # --- receiving ------------------------------------------------------------------------
 
@@ -397,8 +453,19 @@ class Endpoint(SessionSetup):
             # The header's own five bytes are the associated data the sender sealed under.
             payload = opener.open(raw[:HEADER_SIZE], raw[HEADER_SIZE:-CRC_SIZE])
         except AuthenticationError as err:
-            self._drop(err)
-            return
+            joined = None if self._pending is None else self._join_pending(raw)
+            if joined is None:
+                self._drop(err)
+                return
+            s, payload = self._s, joined
+        else:
+            if self._pending is not None:
+                # This session is alive: the HELLO that asked for another was forged.
+                self._pending = None
+                self.stats.forged_ends += 1
+                self._drop(
+                    AuthenticationError("a Hello of another session while this one is alive")
+                )
         s.last_rx = now
         if s.check_until is not None:
             # The session is alive: the unsealed end it was checked for was forged.
