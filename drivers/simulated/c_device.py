@@ -308,6 +308,11 @@ class FirmwareDevice(ABC):
         """Write bytes on the station's side of the cable, as a wire spliced in would."""
         return self.port.write(data)
 
+    def receive(self, data: bytes) -> None:
+        """Write bytes on the firmware's side of the cable, as a wire spliced in would (or
+        as the station does)."""
+        self._from_station(data)
+
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``predicate()`` holds, looking every few milliseconds."""
         deadline = time.monotonic() + timeout
