@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import operator
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from enum import Enum
 from typing import Any, ClassVar, TypeVar, get_args, get_origin, get_type_hints
@@ -73,6 +73,10 @@ class Message:
     DEVICE: ClassVar[DeviceKind | None]
     #: Link-layer messages (HELLO, ACK, ...) are handled by the endpoint, never delivered.
     CONTROL: ClassVar[bool]
+    #: The worked example of docs/protocol.md section 7 (``firmware_bridge.examples``), and
+    #: its header's sequence number, flags and ack.
+    EXAMPLE: ClassVar[Message | None]
+    EXAMPLE_HEADER: ClassVar[tuple[int, int, int]]
 
 
 def may_send(cls: type[Message], role: Role, kind: DeviceKind) -> bool:
@@ -167,8 +171,12 @@ def message(
     sender: Role | None,
     device: DeviceKind | None,
     control: bool = False,
+    example: Mapping[str, Any] | None = None,
+    header: tuple[int, int, int] = (0, 0, 0),
 ) -> Callable[[type[M]], type[M]]:
-    """Register a message dataclass under ``type_id`` (1..255, unique)."""
+    """Register a message dataclass under ``type_id`` (1..255, unique); ``example``: its
+    fields' values in the worked example of docs/protocol.md, ``header`` that example's
+    sequence number, flags and ack (``firmware_bridge.examples``)."""
 
     def register(cls: type[M]) -> type[M]:
         if not 0 < type_id <= 0xFF or type_id in _BY_TYPE:
@@ -190,6 +198,8 @@ def message(
         layout = _Layout(cls, names, types)
         _BY_TYPE[type_id] = layout
         _BY_CLASS[cls] = layout
+        cls.EXAMPLE = None if example is None else cls(**example)
+        cls.EXAMPLE_HEADER = header
         return cls
 
     return register
