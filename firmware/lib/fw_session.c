@@ -166,6 +166,20 @@ static void build_refusal(fw_link *l, uint8_t code, uint8_t arg, char *buf, size
     *n = t.n;
 }
 
+/* Why a HELLO of this frame version and kind is refused (0: it is not), and the argument
+ * the refusal's text names. */
+static uint8_t hello_refusal(const fw_link *l, uint8_t version, uint8_t kind, uint8_t *arg) {
+    if (version != FW_VERSION) {
+        *arg = version;
+        return REFUSE_VERSION;
+    }
+    if (kind != l->kind) {
+        *arg = kind;
+        return REFUSE_KIND;
+    }
+    return l->paired ? 0 : REFUSE_UNPAIRED;
+}
+
 static void refuse(fw_link *l, uint32_t echo) {
     char reason[200];
     size_t n;
@@ -270,14 +284,7 @@ static void hello_while_connected(fw_link *l, uint8_t version, uint8_t kind, uin
         fwi_plain(l, FW_T_HELLO_REPLY, l->pending_reply, l->pending_reply_len);
         return;
     }
-    uint8_t code = 0, arg = 0;
-    if (version != FW_VERSION) {
-        code = REFUSE_VERSION;
-        arg = version;
-    } else if (kind != l->kind) {
-        code = REFUSE_KIND;
-        arg = kind;
-    }
+    uint8_t arg = 0, code = hello_refusal(l, version, kind, &arg);
     if (code) {
         char reason[200];
         size_t n;
@@ -321,16 +328,7 @@ void fwi_on_hello(fw_link *l, uint8_t version, const uint8_t *p, size_t n) {
     }
     if (l->down_session != 0 && s == l->down_session) return; /* a late HELLO of it */
     l->lead = true;
-    uint8_t code = 0, arg = 0;
-    if (version != FW_VERSION) {
-        code = REFUSE_VERSION;
-        arg = version;
-    } else if (kind != l->kind) {
-        code = REFUSE_KIND;
-        arg = kind;
-    } else if (!l->paired) {
-        code = REFUSE_UNPAIRED;
-    }
+    uint8_t arg = 0, code = hello_refusal(l, version, kind, &arg);
     if (code) {
         l->state = FW_REFUSED;
         l->refused_session = s;
