@@ -1,4 +1,6 @@
-"""``dealer-station check-config FILE``: check a station.toml without starting anything."""
+"""``dealer-station check-config [--ports] FILE``: check a station.toml without starting
+anything; with ``--ports``, also that no other process has a configured serial port open
+(the service's unit runs it as root before every start: docs/operations.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from pathlib import Path
 
 from controller.rules.options import shown
 from controller.rules.profiles import OPTION_FIELDS, DealerSecondCard, Profile
-from controller.service.config import DEFAULT_CONFIG_PATH, load_config
+from controller.service.config import DEFAULT_CONFIG_PATH, StationConfig, load_config
 from controller.service.config_schema import ConfigError
 
 EXIT_BAD_CONFIG = 2
@@ -17,6 +19,11 @@ EXIT_BAD_CONFIG = 2
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """One optional argument: the file (default /etc/dealer-station/station.toml)."""
     parser.add_argument("file", nargs="?", type=Path, default=DEFAULT_CONFIG_PATH)
+    parser.add_argument(
+        "--ports",
+        action="store_true",
+        help="also refuse a serial port another process has open (run as root to see all)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,13 +34,15 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_BAD_CONFIG
-    devices = config.devices
-    present = ["shoe", "panel"]
-    present += ["shuffler"] if devices.shuffler else []
-    present += ["card_reader"] if devices.card_reader else []
+    if args.ports:
+        held = held_port(config)
+        if held:
+            print(f"{args.file}: {held}", file=sys.stderr)
+            return EXIT_BAD_CONFIG
     print(
         f"{args.file}: ok: table {config.table_id}, profile {config.profile.code},"
-        f" {config.decks} decks, devices {', '.join(present)}, journal {config.journal.path}"
+        f" {config.decks} decks, devices {', '.join(config.devices.names())},"
+        f" journal {config.journal.path}"
     )
     profile = config.rules()
     print(f"procedure: {procedure_summary(profile)}")
@@ -42,6 +51,20 @@ def run(args: argparse.Namespace) -> int:
         mark = ", set" if name in config.options else ""
         print(f"  {name} = {shown(getattr(profile, name))}  ({profile.basis(name)}{mark})")
     return 0
+
+
+def held_port(config: StationConfig) -> str:
+    """``key: what`` for the first configured serial port another process has open, or
+    ``""``. ``TIOCEXCL`` stops only later openers without root's capability: a process that
+    opened the port first, or root's, would share the device's bytes with the station."""
+    from drivers.port_holders import port_holders
+
+    for key, port in config.devices.serial_ports():
+        holders = port_holders(port)
+        if holders:
+            who = ", ".join(map(str, holders))
+            return f"{key}: {port} is held by {who}: close it before the station starts"
+    return ""
 
 
 def procedure_summary(profile: Profile) -> str:

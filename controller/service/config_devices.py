@@ -69,6 +69,19 @@ class Devices:
         """How ``kind`` is configured, or None."""
         return self.configured.get(kind)
 
+    def names(self) -> list[str]:
+        """The kind's text of each configured device, in the registry's order."""
+        return [spec.name for spec in DEVICES if spec.kind in self.configured]
+
+    def serial_ports(self) -> list[tuple[str, Path]]:
+        """Each device on a serial port as ``(devices.<section>.port, port)``, in the
+        registry's order (a panel wired to GPIO has none)."""
+        return [
+            (f"devices.{spec.section}.port", settings.port)
+            for spec in DEVICES
+            if isinstance(settings := self.configured.get(spec.kind), SerialDevice)
+        ]
+
     @property
     def shoe(self) -> SerialDevice:
         """The shoe (required)."""

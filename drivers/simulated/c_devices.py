@@ -26,7 +26,7 @@ class FirmwareShoe(FirmwareDevice):
     KIND: ClassVar[fb.DeviceKind] = fb.DeviceKind.SHOE
     NAME: ClassVar[str] = "shoe"
     CONTROL: ClassVar[Mapping[str, Call]] = ShoeDouble.CONTROL
-    READABLE: ClassVar[frozenset[str]] = ShoeDouble.READABLE
+    READABLE: ClassVar[frozenset[str]] = ShoeDouble.READABLE - ShoeDouble.DOUBLE_ONLY
 
     def __init__(self, path: Path, serial_number: str = "SHOE-0001", **kwargs: Any) -> None:
         super().__init__(path, serial_number, **kwargs)

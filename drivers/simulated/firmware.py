@@ -54,6 +54,9 @@ class DeviceFirmware(ABC):
     #: (``drivers.simulated.control_calls``).
     CONTROL: ClassVar[Mapping[str, Call]] = {}
     READABLE: ClassVar[frozenset[str]] = frozenset()
+    #: Readable state only this Python double keeps (a test bench's record of what the
+    #: device hid): the C firmware standing for it has none.
+    DOUBLE_ONLY: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
         self,

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import signal
 import sys
 import threading
@@ -41,6 +43,7 @@ import firmware_bridge as fb
 from drivers.registry import DEVICES, Implementation, Link
 from drivers.simulated.c_device import FirmwareDevice
 from drivers.simulated.c_firmware import FirmwareError
+from drivers.simulated.firmware import DEFAULT_FIRMWARE
 from drivers.simulated.pty_port import PtyPort
 from drivers.simulated.rig import FAST_TIMING
 from drivers.simulated.serial_device import BytePort, PortFactory, SerialDeviceDouble
@@ -52,6 +55,17 @@ from drivers.simulated.socket_port import SocketPort
 SERVED: Final = {spec.name: spec for spec in DEVICES if spec.link is Link.SERIAL}
 KINDS: Final = tuple(SERVED)
 DEFAULT_SERIALS: Final = {name: spec.serial_number for name, spec in SERVED.items()}
+
+
+def station_sections(ports: Mapping[str, Path | str], serials: Mapping[str, str]) -> str:
+    """The ``[devices.<section>]`` tables of ``station.toml`` for the doubles served at
+    ``ports`` (kind's text -> the path the station opens), each reporting its serial in
+    ``serials`` and the doubles' firmware version."""
+    return "".join(
+        f'\n[devices.{SERVED[kind].section}]\nport = "{port}"\nserial = "{serials[kind]}"\n'
+        f'firmware = ["{DEFAULT_FIRMWARE}"]\n'
+        for kind, port in ports.items()
+    )
 
 
 # --- endpoints ----------------------------------------------------------------------------
@@ -151,6 +165,47 @@ def start_doubles(
     return Doubles(started)
 
 
+#: A serial number as a HELLO carries it and a configuration names it: printable ASCII.
+SERIAL: Final = re.compile(r"[\x21-\x7E]([\x20-\x7E]{0,30}[\x21-\x7E])?")
+SECRET_BYTES: Final = 32
+
+
+def _serial(text: str) -> str:
+    if not SERIAL.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a serial number (1-32 printable ASCII characters)"
+        )
+    return text
+
+
+def _secret(text: str) -> bytes:
+    try:
+        secret = bytes.fromhex(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a pairing secret is 64 hex digits") from None
+    if len(secret) != SECRET_BYTES:
+        raise argparse.ArgumentTypeError(
+            f"a pairing secret is {SECRET_BYTES} bytes (64 hex digits), not {len(secret)}"
+        )
+    return secret
+
+
+def path_problem(endpoints: Mapping[str, str], control: Path) -> str:
+    """What is wrong with where the doubles would publish (``""``: nothing): a path named
+    twice, or one that exists already (a pty's symlink, a listening socket or the control
+    socket would replace it). ``unix-connect:`` paths must exist: the double connects."""
+    seen: dict[str, str] = {}
+    for kind, spec in [*endpoints.items(), ("control", f"control:{control}")]:
+        scheme, _, path = spec.partition(":")
+        real = os.path.realpath(path)
+        if real in seen:
+            return f"{path} is named for {seen[real]} and {kind}: one path a device"
+        seen[real] = kind
+        if scheme != "unix-connect" and os.path.lexists(path):
+            return f"{path} exists: the {kind} double does not replace it (remove it first)"
+    return ""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dealer-station doubles``."""
     for kind, spec in SERVED.items():
@@ -168,14 +223,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             f"--{kind}-serial",
             metavar="SERIAL",
+            type=_serial,
             default=DEFAULT_SERIALS[kind],
-            help="the serial number its HELLO reports",
+            help="the serial number its HELLO reports (1-32 printable ASCII characters)",
         )
         parser.add_argument(
             f"--{kind}-secret",
             metavar="HEX",
-            type=bytes.fromhex,
-            help="start already paired with this 32-byte secret (hex)",
+            type=_secret,
+            help="start already paired with this 32-byte secret (64 hex digits)",
         )
     parser.add_argument(
         "--control", type=Path, required=True, metavar="PATH", help="control socket (JSON lines)"
@@ -195,6 +251,16 @@ def run(args: argparse.Namespace) -> int:
     if not endpoints:
         names = ", ".join(f"--{kind}" for kind in KINDS)
         print(f"dealer-station doubles: name at least one of {names}", file=sys.stderr)
+        return 2
+    for spec in endpoints.values():
+        try:
+            port_factory(spec)
+        except ValueError as err:
+            print(f"dealer-station doubles: {err}", file=sys.stderr)
+            return 2
+    problem = path_problem(endpoints, args.control)
+    if problem:
+        print(f"dealer-station doubles: {problem}", file=sys.stderr)
         return 2
     serials = {k: getattr(args, f"{k}_serial") for k in KINDS}
     secrets = {k: getattr(args, f"{k}_secret") for k in KINDS if getattr(args, f"{k}_secret")}
