@@ -60,12 +60,12 @@ from controller.table.prompts import State
 from controller.table.view import TableView
 from drivers.hal import DeviceConnected, WagerSpot
 from drivers.pairing import PairedDevice, PairingStore
-# Every device of the table is on a serial line (NY, no card reader): KINDS, every served one.
 from drivers.simulated.serve import DEFAULT_SERIALS, KINDS, station_sections
 from drivers.simulated.serve_client import ServedDoubles
 
 DEALER_STATION: Final = Path(sys.executable).parent / "dealer-station"
 TABLE: Final = "NY-KILL-1"
+# Every device of the table is on a serial line (NY, no card reader): KINDS, the served ones.
 DECKS: Final = 6
 #: The dealer cuts the cover card this far into the batch (a shoe lasts ~20 rounds).
 COVER_AT: Final = 200

@@ -1,9 +1,9 @@
 """The real daemon (``dealer-station run``, configured devices, no ``--simulated-devices``)
 against doubles in their own process (``dealer-station doubles``) on ptys: the shuffler,
 the shoe and a panel board (``[devices.panel_board]``): every device the doubles' process
-serves. NJ without the card reader, so every device of the table is on a serial line. Each device is paired first with
-``dealer-station pair`` (the double's pairing button held through the control socket), as
-docs/operations.md installs a table.
+serves. NJ without the card reader, so every device of the table is on a serial line.
+Each device is paired first with ``dealer-station pair`` (the double's pairing button held
+through the control socket), as docs/operations.md installs a table.
 """
 
 from __future__ import annotations
