@@ -34,6 +34,7 @@ from controller.table.recovery import (
     rebuild_round,
     void_accounts_from_rows,
 )
+from controller.table.view import HandViews
 from drivers.hal import (
     FAULT_LAMPS,
     Button,
@@ -90,10 +91,8 @@ class Supervised:
         self.peek_tries = 0
         self.settle_queue: list[Payment] = []
         self.lamps: dict[Led, LedMode] = {}
-        #: (seat, hand) -> (the hand, its card count, its last card, status, double, its
-        #: view): the snapshots' cache (``controller.table.view.table_view``), checked
-        #: against the hand each time.
-        self.hand_views: dict[tuple[int, int], tuple[Any, int, Any, Any, int, Any]] = {}
+        #: The snapshots' view of each hand (``controller.table.view.table_view``).
+        self.hand_views = HandViews()
         #: Hole cards of voided rounds still in the shoe: commitment -> round number. The
         #: shoe is asked for them at the void so that the journal accounts for every card.
         self.voided_holes: dict[str, int] = {}

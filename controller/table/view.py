@@ -8,13 +8,17 @@ hole card before the reveal: the view has no field that could carry it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from controller.rules.cards import Card
+from controller.rules.hands import HandStatus, PlayerHand
 from controller.rules.steps import LEGAL_SETS, NeedCard, NeedDecision, NeedReveal
-from controller.table.procedure import Table
 from controller.table.prompts import SETTLE_STATES, State, settle_word
 from controller.table.sensors import spot_of
 from drivers.hal import Led, LedMode
+
+if TYPE_CHECKING:
+    from controller.table.procedure import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +31,53 @@ class HandView:
     total: int
     status: str
     doubled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _SeenHand:
+    """A hand as its view was made: the hand, its card count, its last card, status and
+    double. A hand only gains cards, or at a split drops to its first card and gains a new
+    second one: its count and last card tell every change (a split hand keeps its count
+    with a new second card; the same card again shows alike)."""
+
+    hand: PlayerHand
+    count: int
+    last: Card | None
+    status: HandStatus
+    double_cents: int
+    view: HandView
+
+
+class HandViews:
+    """The view of each hand on the layout, kept from one snapshot to the next: a hand's
+    view changes only with its cards, status or double, and a table takes a snapshot at
+    each idle point (~28 a round). The table owns one; only :func:`table_view` uses it."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[int, int], _SeenHand] = {}
+
+    def view(self, h: PlayerHand) -> HandView:
+        """The view of ``h`` (made again only when it changed)."""
+        key = (h.seat, h.index)
+        cards = h.cards
+        last = cards[-1] if cards else None
+        seen = self._seen.get(key)
+        if (
+            seen is not None
+            and seen.hand is h
+            and seen.count == len(cards)
+            and seen.last is last
+            and seen.status is h.status
+            and seen.double_cents == h.double_cents
+        ):
+            return seen.view
+        view = HandView(
+            h.seat, h.index + 1, tuple([c.text for c in cards]), h.total, h.status.value, h.doubled
+        )
+        self._seen[key] = _SeenHand(h, len(cards), last, h.status, h.double_cents, view)
+        return view
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,38 +247,9 @@ def table_view(table: Table) -> TableView:
     if play is not None:
         round_ = play.round
         seats = round_.seats
-        cache = table.hand_views
+        views = table.hand_views
         for seat in seats:
-            for h in round_.hands[seat]:
-                # A hand's view changes only with its cards, status or double: kept from one
-                # snapshot to the next (a snapshot per idle point, ~28 a round).
-                # A hand only gains cards, or at a split drops to its first card and gains
-                # a new second one: its count and last card tell every change (a split hand
-                # keeps its count with a new second card; the same card again shows alike).
-                key = (seat, h.index)
-                cards = h.cards
-                last = cards[-1] if cards else None
-                cached = cache.get(key)
-                if (
-                    cached is not None
-                    and cached[0] is h
-                    and cached[1] == len(cards)
-                    and cached[2] is last
-                    and cached[3] is h.status
-                    and cached[4] == h.double_cents
-                ):
-                    hands.append(cached[5])
-                    continue
-                view = HandView(
-                    seat,
-                    h.index + 1,
-                    tuple([c.text for c in cards]),
-                    h.total,
-                    h.status.value,
-                    h.doubled,
-                )
-                cache[key] = (h, len(cards), last, h.status, h.double_cents, view)
-                hands.append(view)
+            hands.extend(views.view(h) for h in round_.hands[seat])
         dealer = tuple(c.text for c in round_.dealer_cards)
         hole_down = round_.hole is not None
         step = round_.step
