@@ -158,7 +158,7 @@ def check_restored(
     recovered = [r for r in journal.rows[cut:] if r.kind == "recovered"]
     assert [r.data for r in recovered] == [{"state": table.state.value, "round": rec.round_no}]
     if table.state is State.FAULT:
-        assert table.fault is not None and table.resume_to is not None
+        assert table.fault is not None and table.t.resume_to is not None
         if rec.open_round:
             assert table.fault.code is FaultCode.RECOVERED_MID_ROUND
         elif strict:

@@ -113,7 +113,7 @@ class SimulatedTable:
             # cards' commitments and nonces: the shoe draws those from `secrets`,
             # or anyone with the seed could open each commitment before the reveal.
             built = build_station(config, drivers_for, observer=self.pacer.observe)
-            self.table_profile = built.table.profile
+            self.table_profile = built.table.t.profile
             side = self.table_side(self.rig)
             dealing = Dealing(dealing_plan(s), self.table_profile, side, self.pacer, self.on_view)
             self.result = dealing.result

@@ -236,7 +236,8 @@ _LEGAL_TEXTS: Final = tuple(tuple(sorted(d.value for d in legal)) for legal in L
 
 def table_view(table: Table) -> TableView:
     """Snapshot ``table`` for display; the hole card appears only once revealed."""
-    play = table.play
+    t = table.t
+    play = t.play
     hands: list[HandView] = []
     seats: tuple[int, ...] = ()
     dealer: tuple[str, ...] = ()
@@ -247,7 +248,7 @@ def table_view(table: Table) -> TableView:
     if play is not None:
         round_ = play.round
         seats = round_.seats
-        views = table.hand_views
+        views = t.hand_views
         for seat in seats:
             hands.extend(views.view(h) for h in round_.hands[seat])
         dealer = tuple(c.text for c in round_.dealer_cards)
@@ -261,7 +262,7 @@ def table_view(table: Table) -> TableView:
             legal = _LEGAL_TEXTS[step.mask]
         elif isinstance(step, NeedCard) and step.seat is not None:
             acting_seat, acting_hand = step.seat, (step.hand or 0) + 1
-    queue = table.settle_queue if table.state in SETTLE_STATES else []
+    queue = t.settle_queue if t.state in SETTLE_STATES else []
     settlements: tuple[SettlementView, ...] = ()
     if queue and play is not None:
         known = play.bets.amounts_known
@@ -276,12 +277,12 @@ def table_view(table: Table) -> TableView:
             )
             for payment in queue
         )
-    fault = table.fault
+    fault = t.fault
     return TableView(
-        state=table.state,
-        prompt=table.prompt.text,
-        round_no=table.round_no,
-        lamps=tuple(table.lamps.items()),
+        state=t.state,
+        prompt=t.prompt.text,
+        round_no=t.round_no,
+        lamps=tuple(t.lamps.items()),
         seats=seats,
         hands=tuple(hands),
         dealer_cards=dealer,
