@@ -11,78 +11,77 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from controller.cli.diagram import BEGIN, DOCS, END, embed, generated
+from controller.cli.main import main
 from controller.journal import kinds as kinds_module
-from controller.journal.kinds import FREQUENT_KINDS, INDEXED_KINDS, KINDS, RecordKind
+from controller.journal.kinds import (
+    FREQUENT_KINDS,
+    INDEXED_KINDS,
+    KINDS,
+    RecordKind,
+    markdown_table,
+)
 from controller.journal.reader import JournalReader
 from controller.journal.schema import MILESTONE_INDEX
 from controller.journal.store import Journal
 from controller.journal.verify import verify
-from controller.journal.vocabulary import DOC, main, markdown_table, render
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def page_block(text: str) -> str:
+    return text[text.index(BEGIN) + len(BEGIN) : text.index(END)]
 
 
 def test_docs_journal_shows_the_declared_kinds() -> None:
-    text = DOC.read_text(encoding="utf-8")
-    assert render(text) == text, "python -m controller.journal.vocabulary --write"
-    assert main([str(DOC)]) == 0
+    text = (ROOT / DOCS["journal"]).read_text(encoding="utf-8")
+    assert page_block(text) == "\n" + generated("journal") == "\n" + markdown_table()
+    assert "| `shoe_empty` | | the shoe reports it is empty |" in text
 
 
 def test_a_kind_declared_but_not_on_the_page_is_a_difference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = (ROOT / DOCS["journal"]).read_text(encoding="utf-8")
+    added = RecordKind("chip_tray", "total_cents", "the chip tray counted the dealer's tray")
+    monkeypatch.setattr(kinds_module, "KINDS", (*KINDS, added))
+    assert page_block(text) != "\n" + markdown_table()
+    made = embed(text, markdown_table())
+    assert "| `chip_tray` | `total_cents` | the chip tray counted" in made
+    assert embed(made, markdown_table()) == made
+
+
+def test_a_row_on_the_page_that_no_kind_declares_is_a_difference() -> None:
+    text = (ROOT / DOCS["journal"]).read_text(encoding="utf-8")
+    changed = text.replace("| `shoe_empty` | |", "| `shoe_gone` | | vanished |\n| `shoe_empty` | |")
+    assert page_block(changed) != "\n" + generated("journal")
+
+
+def test_update_docs_on_pages_without_their_blocks_says_so_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    page = tmp_path / "journal.md"
-    page.write_text(DOC.read_text(encoding="utf-8"), encoding="utf-8")
-    added = RecordKind("chip_tray", "total_cents", "the chip tray counted the dealer's tray")
-    monkeypatch.setattr("controller.journal.vocabulary.KINDS", (*KINDS, added))
-    assert main([str(page)]) == 1
-    assert "+| `chip_tray` | `total_cents` | the chip tray counted" in capsys.readouterr().out
-    assert main([str(page), "--write"]) == 0
-    assert main([str(page)]) == 0
-    assert "| `chip_tray` | `total_cents` |" in page.read_text(encoding="utf-8")
-
-
-def test_a_row_on_the_page_that_no_kind_declares_is_a_difference(tmp_path: Path) -> None:
-    page = tmp_path / "journal.md"
-    text = DOC.read_text(encoding="utf-8")
-    page.write_text(
-        text.replace("| `shoe_empty` | |", "| `shoe_gone` | | vanished |\n| `shoe_empty` | |"),
-        encoding="utf-8",
-    )
-    assert main([str(page)]) == 1
-
-
-def test_a_page_without_the_table_is_refused_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    page = tmp_path / "journal.md"
-    page.write_text("# A journal\n\nno table here\n", encoding="utf-8")
-    assert main([str(page)]) == 2
+    (tmp_path / "docs").mkdir()
+    for path in DOCS.values():
+        (tmp_path / path).write_text("# A page\n\nno block here\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["diagram", "--update-docs"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "<!-- kinds: begin -->" in err
+    assert err.count("\n") == 1 and err.startswith("dealer-station diagram: docs/")
 
 
-@given(
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200),
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200),
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200),
-)
-def test_render_replaces_the_block_and_keeps_the_rest(before: str, inside: str, after: str) -> None:
-    marker = "<!-- kinds: begin -->"
-    text = f"{before}\n{marker}\n{inside}\n<!-- kinds: end -->{after}"
-    if before.count(marker) or inside.count("<!-- kinds: end -->"):
-        return  # a page with two blocks: the first is the table
-    made = render(text)
-    assert made == f"{before}\n{marker}\n{markdown_table()}\n<!-- kinds: end -->{after}"
-    assert render(made) == made
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200)
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))
-def test_any_page_is_rendered_or_refused_with_a_value_error(text: str) -> None:
-    try:
-        made = render(text)
-    except ValueError as err:
-        assert "kinds: begin" in str(err)
-    else:
-        assert markdown_table() in made
+@given(_TEXT, _TEXT, _TEXT)
+def test_the_vocabulary_replaces_the_block_and_keeps_the_rest(
+    before: str, inside: str, after: str
+) -> None:
+    if BEGIN in before or END in before or END in inside:
+        return  # a page with two blocks: the first is the generated one
+    text = f"{before}{BEGIN}{inside}{END}{after}"
+    made = embed(text, markdown_table())
+    assert made == f"{before}{BEGIN}\n{markdown_table()}{END}{after}"
+    assert embed(made, markdown_table()) == made
 
 
 def test_each_kind_is_declared_once_and_either_frequent_or_indexed() -> None:
@@ -167,7 +166,3 @@ def test_a_journal_with_the_declared_index_is_opened_without_touching_its_schema
         Journal.open(path).close()
     assert _cookie(path) == cookie
     assert _index_sql(path) == MILESTONE_INDEX
-
-
-def test_the_module_says_where_the_page_is() -> None:
-    assert kinds_module.__doc__ is not None and "docs/journal.md" in kinds_module.__doc__

@@ -5,10 +5,9 @@ name, the fields of its data as docs/journal.md lists them (``?``: in some rows 
 ``...``: further fields, as a device or event reports them), when it is written, and
 whether a round writes it several times (``frequent``). From this tuple derive:
 
-* the vocabulary table of docs/journal.md ("Record vocabulary",
-  ``controller.journal.vocabulary``: ``python -m controller.journal.vocabulary [--write]``
-  shows how the page differs or writes it; ``tests/test_journal_kinds.py`` fails when it
-  differs);
+* the vocabulary table of docs/journal.md ("Record vocabulary", :func:`markdown_table`):
+  ``dealer-station diagram --update-docs`` writes it with the other generated blocks of
+  docs/, and ``tests/test_diagram.py`` fails when the page differs;
 * the journal's index of kinds (``controller.journal.schema``): ``journal_milestone`` holds
   the rows of every kind that is not frequent (:data:`INDEXED_KINDS`), so that a commit of
   a round's ordinary rows adds no page to it (:data:`FREQUENT_KINDS`: about 40% of a
@@ -363,3 +362,12 @@ FREQUENT_KINDS: Final = tuple(sorted(kind.name for kind in KINDS if kind.frequen
 #: Every other kind: written about once a round or less, and looked up by kind (the last
 #: seal, start check, shuffle, burn, round start and end...).
 INDEXED_KINDS: Final = tuple(sorted(kind.name for kind in KINDS if not kind.frequent))
+
+
+def markdown_table() -> str:
+    """The vocabulary as the table of docs/journal.md ("Record vocabulary")."""
+    lines = ["| kind | fields | written when |", "|---|---|---|"]
+    for kind in KINDS:
+        fields = f" `{kind.fields}` |" if kind.fields else " |"
+        lines.append(f"| `{kind.name}` |{fields} {kind.written_when} |")
+    return "\n".join(lines) + "\n"
