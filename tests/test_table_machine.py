@@ -24,7 +24,7 @@ from controller.table.machine import (
     shared_machine,
 )
 from controller.table.prompts import State
-from controller.table.state import TableState
+from controller.table.state import TablePart, TableState
 
 TABLE = Path(__file__).resolve().parents[1] / "controller" / "table"
 
@@ -139,9 +139,11 @@ def test_the_parts_are_handed_the_state_not_a_base_class() -> None:
     from controller.table.shoe_steps import ShoeSteps
     from controller.table.supervision import Supervision
 
-    for part in (Table, HoleCardSteps, ShoeSteps, Supervision):
+    for part in (Table, Supervision):
         assert part.__mro__ == (part, object)
-    for part in (HoleCardSteps, ShoeSteps, Supervision):
+    for steps in (HoleCardSteps, ShoeSteps):
+        assert steps.__mro__ == (steps, TablePart, object)  # its collaborators, no state
+    for part in (TablePart, Supervision):
         assert "t" in inspect.signature(part.__init__).parameters
     modules = ("procedure.py", "hole_steps.py", "shoe_steps.py", "supervision.py")
     assert "NotImplementedError" not in "".join(

@@ -14,26 +14,15 @@ the commitment (a mismatch is the fault ``hole_card_commitment``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from controller.table.faults import FaultCode
 from controller.table.holecard import check_commitment
 from controller.table.prompts import State
-from controller.table.state import TableState
-from controller.table.supervision import Supervision
+from controller.table.state import TablePart
 from drivers.hal import HoleCardDealt, HoleCardRevealed, PeekResult
 
 
-class HoleCardSteps:
+class HoleCardSteps(TablePart):
     """The hole-card, peek and reveal handlers of the table's procedure."""
-
-    def __init__(
-        self, t: TableState, supervision: Supervision, follow_round: Callable[[], None]
-    ) -> None:
-        self.t = t
-        self.supervision = supervision
-        #: Moves the table to the state the round's next step belongs to.
-        self.follow_round = follow_round
 
     def on_hole_dealt(self, event: HoleCardDealt) -> None:
         play = self.t.play

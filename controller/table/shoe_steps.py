@@ -11,13 +11,10 @@ table's flow (``follow_round``), each passed to it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from controller.rules.cards import Card, composition_problems
 from controller.table.faults import FaultCode
 from controller.table.prompts import State
-from controller.table.state import TableState
-from controller.table.supervision import Supervision
+from controller.table.state import TablePart
 from drivers.hal import (
     CardDrawn,
     CoverCardSeen,
@@ -34,16 +31,8 @@ HOLE_CARD_IN_CLEAR = (
 )
 
 
-class ShoeSteps:
+class ShoeSteps(TablePart):
     """The shuffle, load, burn and card handlers of the table's procedure."""
-
-    def __init__(
-        self, t: TableState, supervision: Supervision, follow_round: Callable[[], None]
-    ) -> None:
-        self.t = t
-        self.supervision = supervision
-        #: Moves the table to the state the round's next step belongs to.
-        self.follow_round = follow_round
 
     def on_shuffle_done(self, event: ShuffleDone) -> None:
         composition = {str(k): v for k, v in event.per_rank}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.rules.cards import Card
 from controller.rules.profiles import DealerSecondCard, Profile
@@ -25,6 +25,9 @@ from controller.table.prompts import Prompt, State, prompt_for
 from controller.table.recovery import JournalledRow
 from controller.table.view import HandViews
 from drivers.hal import DeviceKind, Led, LedMode
+
+if TYPE_CHECKING:
+    from controller.table.supervision import Supervision
 
 
 class TableState(Triggers):
@@ -96,3 +99,16 @@ class TableState(Triggers):
     def _entered(self, *_: object, **__: object) -> None:
         # The machine's after_state_change (a resume's ``to`` comes along: not needed).
         self.entered()
+
+
+class TablePart:
+    """A part of the procedure that a round's event hands on (the shoe's steps, the hole
+    card's): handed the table's state, its supervision, and the flow's ``follow_round``,
+    which moves the table to the state the round's next step belongs to."""
+
+    def __init__(
+        self, t: TableState, supervision: Supervision, follow_round: Callable[[], None]
+    ) -> None:
+        self.t = t
+        self.supervision = supervision
+        self.follow_round = follow_round
