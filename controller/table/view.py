@@ -32,6 +32,18 @@ class HandView:
     status: str
     doubled: bool
 
+    @classmethod
+    def of(cls, h: PlayerHand) -> HandView:
+        """The view of ``h`` as it is now."""
+        return cls(
+            h.seat,
+            h.index + 1,
+            tuple([c.text for c in h.cards]),
+            h.total,
+            h.status.value,
+            h.doubled,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class _SeenHand:
@@ -73,9 +85,7 @@ class HandViews:
             and seen.double_cents == h.double_cents
         ):
             return seen.view
-        view = HandView(
-            h.seat, h.index + 1, tuple([c.text for c in cards]), h.total, h.status.value, h.doubled
-        )
+        view = HandView.of(h)
         self._seen[key] = _SeenHand(h, len(cards), last, h.status, h.double_cents, view)
         return view
 
