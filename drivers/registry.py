@@ -11,8 +11,10 @@ and the tests that hold the udev rules and docs/hardware.md to it. Its order is 
 in which the station starts the devices and seeds their doubles.
 
 A new device is a kind in ``firmware_bridge.codec``, its messages, its HAL events, a driver
-(a ``drivers.serial_driver.SerialDriver`` for a serial device), a double, and one entry
-here (docs/design.md).
+(a ``drivers.serial_driver.SerialDriver`` for a serial device), a double, one entry here,
+and where the table acts on its events, their handler in ``controller.table.procedure`` and
+the record kind they journal (``controller.journal.kinds``): docs/hardware.md, "Adding a
+device".
 """
 
 from __future__ import annotations
