@@ -3,8 +3,8 @@
 :func:`doubles_and_dealer` is the process's entry point: ``controller.simulation.split``
 starts ``python -m controller.simulation.split_doubles CONTROL_FD OBSERVATION_FD`` with
 its ends of two socket pairs, and sends the :class:`DoublesSetup` as the first message on
-the control one. It serves the shuffler, shoe and panel-board
-doubles on pseudo-terminals (:func:`drivers.simulated.serve.start_doubles`: the same
+the control one. It serves the doubles of the registry's serial devices (the shuffler,
+shoe and panel board) on pseudo-terminals (:func:`drivers.simulated.serve.start_doubles`: the same
 classes as the in-process rig, already paired with the station's secrets), feeds a
 :class:`~controller.simulation.pacer.Pacer` from the station's observations
 (:class:`~controller.simulation.split_link.ObservationFeed`) and runs the shared dealing
