@@ -45,7 +45,7 @@ from drivers.hal import Button, WagerSpot
 from drivers.registry import seed_offset
 from drivers.simulated.firmware import Holding
 from drivers.simulated.panel import PanelDouble
-from drivers.simulated.rig import FAST_TIMING
+from drivers.simulated.rig import SIMULATION_TIMING
 from drivers.simulated.serve import SERVED, start_doubles
 from drivers.simulated.serve_control import Doubles
 from drivers.simulated.shoe import ShoeDouble
@@ -173,7 +173,7 @@ def doubles_and_dealer(
     plan, directory = setup.plan, setup.directory
     endpoints = {kind: f"pty:{directory / kind}" for kind in SEED_OFFSETS}
     seeds = {kind: plan.seed + offset for kind, offset in SEED_OFFSETS.items()}
-    doubles = start_doubles(endpoints, timing=FAST_TIMING, secrets=setup.secrets, seeds=seeds)
+    doubles = start_doubles(endpoints, timing=SIMULATION_TIMING, secrets=setup.secrets, seeds=seeds)
     try:
         pacer = Pacer()
         feed = ObservationFeed(observations, pacer)

@@ -43,6 +43,7 @@ from drivers.simulated.usb_backend import SimulatedUsbBackend
 from drivers.simulated.wiring import (
     FAST_BACKOFF,
     FAST_TIMING,
+    SIMULATION_TIMING,
     DoubleAddress,
     RigDrivers,
     pair_double,
@@ -55,6 +56,7 @@ from drivers.usb_transport import UsbSettings
 __all__ = [
     "FAST_BACKOFF",
     "FAST_TIMING",
+    "SIMULATION_TIMING",
     "DoubleAddress",
     "RigDrivers",
     "RigFault",
@@ -97,7 +99,7 @@ class SimulatedRig:
         *,
         decks: int = 6,
         seed: int = 0,
-        timing: fb.Timing | None = FAST_TIMING,
+        timing: fb.Timing | None = SIMULATION_TIMING,
         panel_pins: PanelPins = DEFAULT_PINS,
         panel_board: bool | None = None,
         firmware: str | None = None,

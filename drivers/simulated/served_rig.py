@@ -29,7 +29,7 @@ from drivers.simulated.firmware import DEFAULT_FIRMWARE
 from drivers.simulated.usb_backend import SimulatedUsbBackend
 from drivers.simulated.wiring import (
     FAST_BACKOFF,
-    FAST_TIMING,
+    SIMULATION_TIMING,
     DoubleAddress,
     RigDrivers,
     pair_double,
@@ -64,7 +64,7 @@ class ServedRig:
         *,
         decks: int = 6,
         seed: int = 0,
-        timing: fb.Timing | None = FAST_TIMING,
+        timing: fb.Timing | None = SIMULATION_TIMING,
     ) -> None:
         missing = set(SERVED_KINDS) - set(served)
         if missing:
