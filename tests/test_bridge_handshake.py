@@ -42,6 +42,7 @@ from firmware_bridge.frame import DELIMITER
 from firmware_bridge.link_messages import HelloReply, PairReply, PairRequest, Refused
 
 SECRET = bytes(range(32))
+SHOE_KIND_CODE = 2  # docs/protocol.md section 4: kind 2 is the shoe
 STATION = Identity(DeviceKind.SHOE, "station-1.0", "TABLE-7")
 SHOE = Identity(DeviceKind.SHOE, "sho-2.3.1", "SHO-42")
 
@@ -218,7 +219,7 @@ def test_the_station_derives_the_documented_pairing_secret() -> None:
     result = pairing.receive(wire(PairReply(DeviceKind.SHOE, pd, "sho-2.3.1", "SHO-42")))
     assert result is not None
     expected = _documented_secret(
-        device_key, request.public_key, request.public_key + pd, DeviceKind.SHOE.value, "SHO-42"
+        device_key, request.public_key, request.public_key + pd, SHOE_KIND_CODE, "SHO-42"
     )
     assert result.secret == expected
     assert result.device == Identity(DeviceKind.SHOE, "sho-2.3.1", "SHO-42", PROTOCOL_VERSION)
@@ -233,7 +234,7 @@ def test_the_device_derives_the_documented_pairing_secret() -> None:
     reply = decode_message(frame.type_id, frame.payload)
     assert isinstance(reply, PairReply)
     expected = _documented_secret(
-        station_key, reply.public_key, ps + reply.public_key, DeviceKind.SHOE.value, "SHO-42"
+        station_key, reply.public_key, ps + reply.public_key, SHOE_KIND_CODE, "SHO-42"
     )
     (paired,) = [e for e in d.events() if isinstance(e, Paired)]
     assert paired.secret == d.secret == expected and paired.station == "PA-S21-07"

@@ -268,9 +268,9 @@ def test_the_revealed_hole_card_counts_among_the_cards_out_of_the_shoe() -> None
     card (PA 635a.7(d)) and the hole card alike."""
     for burn, before in (("2C", 0), (HOLE, 1)):
         rig = at_the_reveal(burn)
-        assert rig.table.drawn[parse_card(HOLE)] == before
+        assert rig.table.t.drawn[parse_card(HOLE)] == before
         rig.table.handle(HoleCardRevealed(COMMITMENT, parse_card(HOLE), NONCE))
-        assert rig.table.drawn[parse_card(HOLE)] == before + 1
+        assert rig.table.t.drawn[parse_card(HOLE)] == before + 1
 
 
 def test_next_while_the_dealer_must_draw_is_journaled_as_ignored() -> None:
@@ -311,7 +311,7 @@ def test_an_unasked_answer_for_a_voided_rounds_card_leaves_the_asked_one_to_be_j
     assert [(r.data, r.round_no) for r in rig.journal.of("hole_card_revealed")] == [
         ({"card": HOLE, "nonce": NONCE}, voided_round)
     ]
-    assert rig.table.drawn[parse_card(HOLE)] == 1
+    assert rig.table.t.drawn[parse_card(HOLE)] == 1
 
 
 def peeking() -> Rig:
@@ -343,7 +343,7 @@ def test_a_reader_that_cannot_read_faults_after_the_tries_saying_what_it_answere
     from drivers.hal import PeekAnswer, PeekResult
 
     rig = peeking()
-    tries = rig.table.settings.peek_tries
+    tries = rig.table.t.settings.peek_tries
     for _ in range(tries - 1):
         rig.table.handle(PeekResult(PeekAnswer.READ_ERROR))
         assert rig.table.fault is None and rig.table.state is State.PEEKING
