@@ -16,6 +16,7 @@ from pathlib import Path
 
 from journal_compat_support import verification_key, write_script
 
+from controller.journal.kinds import INDEXES
 from controller.journal.store import COLUMNS, Journal, head_path
 from controller.journal.verify import VerifyCase, verify
 
@@ -115,10 +116,6 @@ def test_a_journal_the_earlier_writer_wrote_opens_verifies_and_grows(tmp_path: P
     assert after[len(before)][5] == before[-1][6]  # chained onto the earlier writer's tail
     report = verify(path, key=verification_key())
     assert report.case is VerifyCase.INTACT, report.message
-    # The writer's open replaced the index of every row by kind with journal_milestone.
-    assert indexes(path) == {
-        "journal_round",
-        "journal_ts",
-        "journal_milestone",
-        "journal_wager_spot",
-    }
+    # The writer's open replaced the indexes of every row (by kind, time, round) with those
+    # kinds.INDEXES declares.
+    assert indexes(path) == set(INDEXES)

@@ -29,6 +29,7 @@ from controller.journal.format import (
     head_path,
     parse_head,
 )
+from controller.journal.kinds import INDEXES, stale_indexes
 from controller.journal.reader import open_readonly
 from controller.journal.seal import (
     SEAL_KIND,
@@ -39,76 +40,13 @@ from controller.journal.seal import (
     save_state,
 )
 
-#: Kinds a round writes several times each (most of its rows): left out of the index of
-#: kinds, so that a commit adds no page to it for them (issue 15). The last of one is a
-#: few rows back; a listing of one reads the table either way.
-FREQUENT_KINDS: Final = (
-    "button",
-    "card",
-    "decision",
-    "event",
-    "match_settled",
-    "prompt",
-    "seat_result",
-    "settlement",
-    "state",
-    "wager_added",
-    "wager_collected",
-    "wager_paid",
-    "wager_taken",
-)
-#: Every other kind of the vocabulary (docs/journal.md): written about once a round or
-#: less, and looked up by kind (the last seal, start check, shuffle, burn, round start and
-#: end...). ``journal_milestone`` finds each without reading back through the rows. A kind
-#: added to the vocabulary later is found by reading back until a new index lists it: an
-#: existing file keeps the index it was given (``IF NOT EXISTS``), so a longer list needs
-#: an index of a new name, the old one dropped in :data:`MIGRATION`
-#: (``tests/test_journal_indexes.py`` wants every documented kind in one list or the other).
-INDEXED_KINDS: Final = (
-    "burn",
-    "burn_disclosed",
-    "button_ignored",
-    "clean_shutdown",
-    "cover_card",
-    "dealer_change",
-    "decision_refused",
-    "device",
-    "fault",
-    "fault_resolved",
-    "hand_shuffle_done",
-    "hole_card_dealt",
-    "hole_card_rejected",
-    "hole_card_reveal_answer",
-    "hole_card_reveal_requested",
-    "hole_card_revealed",
-    "insurance",
-    "insurance_taken",
-    "peek",
-    "peek_requested",
-    "recovered",
-    "resolution_refused",
-    "round_completed",
-    "round_started",
-    "round_voided",
-    "seal",
-    "shoe_empty",
-    "shoe_loaded",
-    "shuffle_commanded",
-    "shuffle_done",
-    "station_started",
-    "supervisor_key",
-    "verified",
-    "wager_refused",
-)
-# OR-ed equalities, not IN: SQLite uses a partial index for ``kind = ?`` only when that
-# term is one of the index's OR-ed terms.
-_MILESTONE_WHERE: Final = " OR ".join(f"kind = '{kind}'" for kind in INDEXED_KINDS)
-
 # The append-only triggers, as format.TRIGGER_SQL states them (verify compares the bodies).
 _TRIGGERS: Final = "\n".join(
     sql.replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1) + ";"
     for sql in TRIGGER_SQL.values()
 )
+
+_INDEXES: Final = "\n".join(f"{sql};" for sql in INDEXES.values())
 
 SCHEMA: Final = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -122,20 +60,19 @@ CREATE TABLE IF NOT EXISTS journal (
     prev_hash TEXT NOT NULL,
     hash TEXT NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS journal_round ON journal (round);
-CREATE INDEX IF NOT EXISTS journal_ts ON journal (ts);
--- The rows of the kinds a round writes about once or less (INDEXED_KINDS), by kind.
-CREATE INDEX IF NOT EXISTS journal_milestone ON journal (kind) WHERE {_MILESTONE_WHERE};
--- The last report of each wager spot, found without reading the whole journal at a start.
-CREATE INDEX IF NOT EXISTS journal_wager_spot ON journal
-    (json_extract(data, '$.seat'), json_extract(data, '$.spot'), id) WHERE kind = 'event';
+{_INDEXES}
 {_TRIGGERS}
 """
-#: Run after :data:`SCHEMA` when the writer opens a journal: a journal made before issue 15
-#: indexed every row by kind (``journal_kind``); ``journal_milestone`` replaces it. An
-#: index is derived data: no row, hash or seal changes, and older code opening the
-#: journal makes its index again.
-MIGRATION: Final = "DROP INDEX IF EXISTS journal_kind"
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Run after :data:`SCHEMA` when the writer opens a journal (inside its transaction):
+    drop every index ``controller.journal.kinds.INDEXES`` does not declare (one an earlier
+    list of kinds or an earlier program made). An index is derived data: no row, hash or
+    seal changes, and older code opening the journal makes its own indexes again."""
+    names = [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")]
+    for name in stale_indexes(names):
+        conn.execute(f"DROP INDEX {name}")
 
 
 def is_half_made(path: Path, head: Path) -> bool:
@@ -289,7 +226,7 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         for statement in SCHEMA.split(";\n"):
             if statement.strip():
                 conn.execute(statement)
-        conn.execute(MIGRATION)
+        migrate(conn)
         conn.execute("COMMIT")
         (version,) = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if version != str(SCHEMA_VERSION):

@@ -141,10 +141,12 @@ def _round_start(conn: sqlite3.Connection, start: int) -> tuple[int, str | None]
     meets its commitment), and that row's hash (None: the row is missing)."""
     first = conn.execute("SELECT round FROM journal WHERE id = ?", (start + 1,)).fetchone()
     if start > 0 and first is not None and first[0] is not None:
-        (round_start,) = conn.execute(
-            "SELECT min(id) FROM journal WHERE round = ?", (first[0],)
+        # The round's first row is its round_started (kinds.INDEXES: journal_round_start).
+        found = conn.execute(
+            "SELECT min(id) FROM journal WHERE kind = 'round_started' AND round = ?", (first[0],)
         ).fetchone()
-        start = min(start, round_start - 1)
+        if found[0] is not None:
+            start = min(start, found[0] - 1)
     if start <= 0:
         return 0, GENESIS_HASH
     found = conn.execute("SELECT hash FROM journal WHERE id = ?", (start,)).fetchone()
