@@ -31,6 +31,7 @@ from controller.journal.wire import (
     topic,
 )
 from floor.config import FloorConfig
+from floor.heartbeat import Heartbeat
 from floor.ingest import Ingest, Message, Rows
 from floor.schema import migrate
 from floor.seals import SealCheck, TableSeals
@@ -54,6 +55,8 @@ class Collector:
         self.rejected = 0
         self._client = self._make_client()
         self._writer = threading.Thread(target=self._write_loop, name="collector-writer")
+        # The console's sign of life from this collector (floor.heartbeat).
+        self._heartbeat = Heartbeat(config.conninfo, config.broker.client_id, self._health)
 
     def _make_client(self) -> mqtt.Client:
         broker = self.config.broker
@@ -83,10 +86,17 @@ class Collector:
         broker = self.config.broker
         self._client.connect_async(broker.host, broker.port, keepalive=15, clean_start=True)
         self._client.loop_start()
+        self._heartbeat.start()
+
+    def _health(self) -> str:
+        if not self._writer.is_alive():
+            return "writer stopped"
+        return "ok" if self._client.is_connected() else "broker lost"
 
     def stop(self) -> None:
         """Disconnect and stop the writer (what it holds unacknowledged is sent again)."""
         self.stopping.set()
+        self._heartbeat.stop()
         self._client.disconnect()
         self._client.loop_stop()
         self._client.reinitialise()  # closes the wake-up socket pair loop_start() opened

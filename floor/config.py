@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from controller.journal.seal import SealError, VerificationKey
 from controller.service.config_schema import ConfigError, Section
+from floor.casino import Casino, parse_casino
 
 ROLES: Final = ("pit_supervisor", "surveillance")
 USER_NAME: Final = re.compile(r"[a-z][a-z0-9_.-]{0,31}")
@@ -69,6 +70,8 @@ class FloorConfig:
     batch_messages: int
     monitor: Monitor
     verify_keys: dict[str, str]
+    # [casino]: time zone, gaming day, shifts and pits of the console (floor.casino).
+    casino: Casino = field(default_factory=Casino)
 
 
 def load_floor_config(path: Path | str) -> FloorConfig:
@@ -118,8 +121,9 @@ def parse_floor_config(data: Mapping[str, Any], source: Path) -> FloorConfig:
                 raise table.error("verify_key", f"the key is for table {key.table!r}")
             keys[name] = text
             table.done()
+    casino = parse_casino(top.section("casino", required=False))
     top.done()
-    return FloorConfig(source, broker, conninfo, batch, monitor, keys)
+    return FloorConfig(source, broker, conninfo, batch, monitor, keys, casino)
 
 
 def _required(section: Section, name: str) -> Section:

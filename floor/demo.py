@@ -70,6 +70,14 @@ def main() -> int:
                     },
                 },
             },
+            # The console's clock and pits: two pits of half the tables each.
+            "casino": {
+                "time_zone": "America/New_York",
+                "pits": {
+                    "Pit 1": tables[: (len(tables) + 1) // 2],
+                    "Pit 2": tables[(len(tables) + 1) // 2 :],
+                },
+            },
         },
         work / "floor.toml",
     )

@@ -65,9 +65,11 @@ def hostile_tree() -> Iterator[tuple[Path, dict[str, Path]]]:
             paths["journal-wal"] = journal.with_name(journal.name + "-wal")
             paths["journal-head"] = journal.with_name(journal.name + "-head")
             assert paths["journal-wal"].exists()
-            config_text = EXAMPLE.read_text().replace(
-                "/var/lib/dealer-station/journal.sqlite3", str(journal)
-            ).replace("/var/lib/dealer-station/sealing-key", str(key))
+            config_text = (
+                EXAMPLE.read_text()
+                .replace("/var/lib/dealer-station/journal.sqlite3", str(journal))
+                .replace("/var/lib/dealer-station/sealing-key", str(key))
+            )
             (root / "station.toml").write_text(config_text)
             yield root, paths
         finally:
@@ -104,10 +106,23 @@ def command(name: str, path: Path, root: Path) -> list[str]:
         "journal anchor": ["journal", "anchor", "--journal", str(path)],
         "journal verify --config": ["journal", "verify", "--config", str(path)],
         "journal verify --key": ["journal", "verify", "--journal", journal, "--key", f"@{path}"],
-        "journal export --output": ["journal", "export", "--journal", journal, "--output",
-                                    str(path)],  # fmt: skip
-        "journal setup-keys": ["journal", "setup-keys", "--table", "T1", "--force",
-                               "--key-file", str(path)],  # fmt: skip
+        "journal export --output": [
+            "journal",
+            "export",
+            "--journal",
+            journal,
+            "--output",
+            str(path),
+        ],
+        "journal setup-keys": [
+            "journal",
+            "setup-keys",
+            "--table",
+            "T1",
+            "--force",
+            "--key-file",
+            str(path),
+        ],
         "replay": ["replay", str(path)],
         "simulate": ["simulate", "--plain", "--rounds", "1", "--journal", str(path)],
         "pair": ["pair", "shoe", "--config", str(path), "--timeout", "0.2"],
@@ -153,7 +168,9 @@ def test_every_subcommand_answers_a_hostile_path_in_one_line(name: str, kind: st
         else:
             assert_refused((status, out, err), {1, 2, 3})
         after = snapshot(root)
-        changed = {p: after.get(p) for p in set(before) | set(after) if before.get(p) != after.get(p)}
+        changed = {
+            p: after.get(p) for p in set(before) | set(after) if before.get(p) != after.get(p)
+        }
         if exported:
             changed.pop(str(root / "target"), None)  # the export, where the link points
         assert changed == {}, changed
@@ -202,14 +219,21 @@ def test_every_path_of_the_configuration_answers_a_hostile_path_in_one_line(
         argv = {
             "check-config": ["check-config", str(root / "station.toml")],
             "run": ["run", "--config", str(root / "station.toml")],
-            "journal setup-keys": ["journal", "setup-keys", "--force", "--config",
-                                   str(root / "station.toml")],  # fmt: skip
+            "journal setup-keys": [
+                "journal",
+                "setup-keys",
+                "--force",
+                "--config",
+                str(root / "station.toml"),
+            ],
         }[action]
         status, out, err = invoke(argv)
         if status != 0:
             assert_refused((status, out, err), {1, 2})
         after = snapshot(root)
-        changed = {p: after.get(p) for p in set(before) | set(after) if before.get(p) != after.get(p)}
+        changed = {
+            p: after.get(p) for p in set(before) | set(after) if before.get(p) != after.get(p)
+        }
         # setup-keys may replace the station's own key file, and nothing else.
         changed.pop(str(root / "sealing-key"), None) if action == "journal setup-keys" else None
         assert changed == {}, (key, kind, action, changed)
@@ -240,7 +264,9 @@ def test_check_config_refuses_a_key_file_that_is_the_journal_or_one_of_its_files
 
 def test_check_config_refuses_one_port_for_two_devices() -> None:
     with sandbox() as root:
-        text = EXAMPLE.read_text().replace('port = "/dev/dealer-shuffler"', 'port = "/dev/dealer-shoe"')
+        text = EXAMPLE.read_text().replace(
+            'port = "/dev/dealer-shuffler"', 'port = "/dev/dealer-shoe"'
+        )
         assert text != EXAMPLE.read_text()
         (root / "station.toml").write_text(text)
         result = invoke(["check-config", str(root / "station.toml")])

@@ -8,10 +8,9 @@ import signal
 import socket
 import threading
 from pathlib import Path
-
-import pytest
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import settings as settings_for_hypothesis
 from hypothesis import strategies as st
@@ -133,7 +132,14 @@ def test_doubles_process_dying_mid_round_gives_the_device_lost_fault(
     # Where the station was when its links dropped: no earlier than where the kill saw
     # it (the dealer may have acted on that view before she died), still in the round.
     in_round = (
-        "dealing", "match", "insurance", "peeking", "players", "settle_now", "dealer", "settling"
+        "dealing",
+        "match",
+        "insurance",
+        "peeking",
+        "players",
+        "settle_now",
+        "dealer",
+        "settling",
     )
     assert device_lost[0][1]["state"] in in_round[in_round.index(killed_in[0].value) :]
 

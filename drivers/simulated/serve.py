@@ -212,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         print("dealer-station doubles: name at least one of --shoe, --shuffler, --panel",
               file=sys.stderr)  # fmt: skip
         return 2
-    for kind, spec in endpoints.items():
+    for spec in endpoints.values():
         try:
             port_factory(spec)
         except ValueError as err:
