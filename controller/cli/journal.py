@@ -17,6 +17,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.cli.journal_verify import add_options as add_verify_options
 from controller.journal.store import (
     DEFAULT_PATH,
     JournalCorruptError,
@@ -110,6 +111,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="A",
         help="an anchor taken earlier (TABLE:ROW:EPOCH:HASH): fail if behind or forked",
     )
+    add_verify_options(verify)
     _add_location(verify)
     anchor = sub.add_parser("anchor", help="print the latest sealed head (TABLE:ROW:EPOCH:HASH)")
     _add_location(anchor)
@@ -192,11 +194,9 @@ def run(args: argparse.Namespace) -> int:
         print(err, file=sys.stderr)
         return EXIT_USAGE
     if args.journal_command == "verify":
-        from controller.journal.verify import verify
+        from controller.cli.journal_verify import run_verify
 
-        report = verify(path, tail=args.tail, key=args.key, anchor=args.anchor)
-        print(report.message, file=sys.stdout if report.ok else sys.stderr)
-        return 0 if report.ok else EXIT_DAMAGED
+        return run_verify(path, args)
     try:
         with JournalReader.open(path) as reader:
             if args.journal_command == "recall":

@@ -55,6 +55,7 @@ STATE_VERSION: Final = 2
 _EVOLVE_INFO: Final = b"dealer-station seal evolve v1"
 _MAC_INFO: Final = b"dealer-station seal mac v1"
 _CHECKPOINT_INFO: Final = b"dealer-station checkpoint key v1"
+_PROOF_INFO: Final = b"dealer-station verify proof key v1"
 _CHECK_CHARS: Final = 4
 
 
@@ -121,6 +122,11 @@ class VerificationKey:
             key, at = evolve(key), at + 1
         self._cached = (at, key)
         return key
+
+    def proof_key(self) -> bytes:
+        """The key that seals an operator's proof of a verified journal
+        (``controller.journal.proof``): only the holder of the verification key makes one."""
+        return _expand(self._secret, _PROOF_INFO)
 
     def checkpoint_key(self, epoch: int) -> bytes:
         """The checkpoint key a station took up at ``epoch`` (see :func:`checkpoint_key`)."""

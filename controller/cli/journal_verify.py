@@ -1,0 +1,158 @@
+"""``dealer-station journal verify``: its options beyond the journal's location, and the run
+(progress on a terminal, the operator's proof read before and written after).
+
+``--since FILE`` (with ``--key``) walks only the rows after the seal a proof names;
+``--save FILE`` writes the proof of this run (``controller.journal.proof``): kept off the
+station with the verification key, the two make a nightly check that hashes only the new
+rows. ``--workers N`` sets the processes of a long walk (default: one per core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from controller.journal.proof import Proof
+    from controller.journal.seal import VerificationKey
+
+#: Worker processes at most (a journal's walk gains nothing past the cores it has).
+MAX_WORKERS = 64
+
+
+def _proof(text: str) -> Proof:
+    from controller.journal.proof import read_proof
+    from controller.journal.seal import SealError
+
+    try:
+        return read_proof(Path(text))
+    except OSError as err:
+        raise argparse.ArgumentTypeError(f"{text}: {err.strerror}") from None
+    except SealError as err:
+        raise argparse.ArgumentTypeError(f"{text}: {err}") from None
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of workers: {text!r}") from None
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"workers must be 1..{MAX_WORKERS}, not {value}")
+    return value
+
+
+def add_options(verify: argparse.ArgumentParser) -> None:
+    """``--since``, ``--save`` and ``--workers`` (see the module docstring)."""
+    verify.add_argument(
+        "--since",
+        type=_proof,
+        metavar="FILE",
+        help="with --key: check only the rows after the seal this proof (--save) names",
+    )
+    verify.add_argument(
+        "--save",
+        type=Path,
+        metavar="FILE",
+        help="with --key: write the proof of this run (for a later --since)",
+    )
+    verify.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="processes for a long walk (default: one per core)",
+    )
+
+
+class _Progress:
+    """Rows walked, on one line of a terminal, at most twice a second."""
+
+    def __init__(self, out: TextIO, total: int) -> None:
+        self.out, self.total = out, max(total, 1)
+        self.done, self.began, self.shown = 0, time.monotonic(), 0.0
+
+    def __call__(self, rows: int) -> None:
+        self.done += rows
+        now = time.monotonic()
+        if now - self.shown >= 0.5:
+            self.shown = now
+            rate = self.done / max(now - self.began, 1e-9)
+            self.out.write(
+                f"\rverify: {self.done:,} of {self.total:,} rows"
+                f" ({100 * self.done / self.total:.0f}%), {rate:,.0f} rows/s "
+            )
+            self.out.flush()
+
+    def end(self) -> None:
+        if self.shown:
+            self.out.write("\r\033[K")
+            self.out.flush()
+
+
+def _last_id(path: Path) -> int:
+    from controller.journal.reader import open_readonly
+
+    with contextlib.suppress(Exception):  # verify itself says what is wrong with the file
+        conn = open_readonly(path)
+        try:
+            (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
+            return int(last or 0)
+        finally:
+            conn.close()
+    return 0
+
+
+def run_verify(path: Path, args: argparse.Namespace) -> int:
+    """Run ``journal verify``; 0 good, 1 a problem found, 2 a usage error."""
+    from controller.journal.verify import verify
+
+    key: VerificationKey | None = args.key
+    if (args.since or args.save) and key is None:
+        print("journal verify: --since and --save need --key", file=sys.stderr)
+        return 2
+    progress = _Progress(sys.stderr, _last_id(path)) if sys.stderr.isatty() else None
+    try:
+        report = verify(
+            path,
+            tail=args.tail,
+            key=key,
+            anchor=args.anchor,
+            since=args.since,
+            workers=args.workers,
+            progress=progress,
+        )
+    finally:
+        if progress is not None:
+            progress.end()
+    print(report.message, file=sys.stdout if report.ok else sys.stderr)
+    if not report.ok:
+        return 1
+    if args.save is not None and key is not None:
+        if report.sealed is None:
+            print(f"journal verify: no seal proved: {args.save} not written", file=sys.stderr)
+            return 1
+        try:
+            _save(args.save, key, report.sealed)
+        except OSError as err:
+            print(f"journal verify: cannot write {args.save}: {err.strerror}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _save(path: Path, key: VerificationKey, sealed: tuple[int, str, int]) -> None:
+    """Write the proof to ``path`` whole (a temporary file renamed over it)."""
+    from controller.journal.proof import make_proof
+
+    row, digest, seals = sealed
+    text = make_proof(key, row, digest, seals).to_text()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
