@@ -59,7 +59,7 @@ def test_each_kind_is_declared_once_with_a_good_name_and_one_index_class() -> No
 def test_fields_are_read_as_the_document_writes_them() -> None:
     spec = BY_NAME["device"]
     assert spec.required == {"device", "status"}
-    assert spec.optional == {"serial", "firmware", "reason"}
+    assert spec.optional == {"serial", "firmware", "reason", "count"}
     assert spec.open_ended
     assert not BY_NAME["card"].open_ended
     assert BY_NAME["shoe_loaded"].required == frozenset()

@@ -92,10 +92,11 @@ KINDS: Final[tuple[KindSpec, ...]] = (
     ),
     KindSpec(
         "device",
-        "device, status, serial?, firmware?, reason?, ...",
+        "device, status, serial?, firmware?, reason?, count?, ...",
         (
             "a device comes (`connected`), goes (`lost`) or faults (`fault`, with the device's "
-            "details)"
+            "details); a frame on its link failed its seal below the rate that faults it "
+            "(`forged`, with the session's `count`: docs/protocol.md section 4c)"
         ),
     ),
     KindSpec(
@@ -227,8 +228,12 @@ KINDS: Final[tuple[KindSpec, ...]] = (
     ),
     KindSpec(
         "insurance_taken",
-        "seat, cents",
-        "insurance closes with this seat's wager",
+        "seat, cents, stakes?, posted?",
+        (
+            'insurance closes with this seat\'s wager (`posted: "half the wager"`: a sensor that '
+            "reports presence only saw it, docs/procedure.md; `stakes`: the amount in the seat's "
+            "wagers where `cents` is null)"
+        ),
     ),
     KindSpec(
         "peek_requested",
@@ -276,10 +281,12 @@ KINDS: Final[tuple[KindSpec, ...]] = (
     ),
     KindSpec(
         "seat_result",
-        "seat, net_cents, net_stakes?",
+        "seat, net_cents, net_stakes?, fixed_cents?",
         (
             "before `round_completed` or `round_voided`, one per seat: the sum of its journaled "
-            "settlements this round (after a void: those that stand)"
+            "settlements this round (after a void: those that stand); where `net_cents` is null, "
+            "`net_stakes` sums the results in wagers and `fixed_cents` the fixed payouts (a super "
+            "bonus share)"
         ),
         frequent=True,
     ),
