@@ -160,3 +160,18 @@ def test_a_bound_kind_uses_the_index_too(
         assert conn.execute(query, params).fetchone() is not None or "round_voided" in params
     finally:
         conn.close()
+
+
+def test_the_starts_count_of_rows_reads_the_small_index(
+    sealed_journal: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start counts every row (a gap in the ids): through ``journal_count``, never the
+    table's pages (a year's table is gigabytes)."""
+    path, _ = sealed_journal
+    statements = traced_statements(monkeypatch)
+    assert verify(path, since_checkpoint=True).ok
+    monkeypatch.undo()
+    counts = [s for s in statements if "count(*) FROM journal" in s]
+    assert counts
+    for statement in counts:
+        assert "USING COVERING INDEX journal_count" in plan(path, statement), statement

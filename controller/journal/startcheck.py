@@ -114,9 +114,12 @@ def walk_start(conn: sqlite3.Connection, trust: StartTrust | None) -> WalkStart 
 
 def gap(conn: sqlite3.Connection) -> Failure | None:
     """Rows missing anywhere (the ids skip), found by counting: the start's walk begins at
-    the checkpoint, and a round cut out before it must not go unseen. ``count(*)`` reads
-    the smallest index (about 15 ms on a million rows here)."""
-    count, last = conn.execute("SELECT count(*), max(id) FROM journal").fetchone()
+    the checkpoint, and a round cut out before it must not go unseen. ``count(*)`` alone
+    reads the index ``journal_count`` (a few bytes a row: about 6 ms on a million rows
+    here; with ``max(id)`` in the same statement SQLite would read the table), ``max(id)``
+    the table's last page."""
+    (count,) = conn.execute("SELECT count(*) FROM journal").fetchone()
+    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
     if last is not None and count != last:
         return (
             "removed",
