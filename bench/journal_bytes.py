@@ -92,7 +92,8 @@ def file_breakdown(path: Path, figures: dict[str, Any]) -> None:
     print("kinds (rows a round, stored bytes a round):")
     for kind, count in by_kind.most_common():
         share = 100 * kind_bytes[kind] / stored
-        print(f"  {kind:28s} {count / rounds:6.2f} {kind_bytes[kind] / rounds:8,.0f} ({share:4.1f}%)")
+        per_round = kind_bytes[kind] / rounds
+        print(f"  {kind:28s} {count / rounds:6.2f} {per_round:8,.0f} ({share:4.1f}%)")
     figures["file_bytes_per_round"] = round(total / rounds)
     figures["rows_per_round"] = round(rows / rounds, 1)
     figures["file_bytes_per_year_gb"] = round(total / rounds * ROUNDS_A_YEAR / 1e9, 2)
@@ -106,7 +107,7 @@ def _write_counters() -> dict[str, int]:
 def replay_child(calls_file: Path, folder: Path) -> None:
     """In the child: replay the calls, print the ``/proc/self/io`` deltas as JSON."""
     with calls_file.open("rb") as f:
-        calls: list[Call] = pickle.load(f)  # noqa: S301 - written by this script's parent
+        calls: list[Call] = pickle.load(f)  # written by this script's parent
     before = _write_counters()
     replay(folder, calls)
     after = _write_counters()

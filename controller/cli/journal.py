@@ -17,6 +17,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.cli.journal_verify import add_archive_parsers
 from controller.cli.journal_verify import add_options as add_verify_options
 from controller.journal.store import (
     DEFAULT_PATH,
@@ -113,6 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_verify_options(verify)
     _add_location(verify)
+    add_archive_parsers(sub, _add_location, _verification_key)
     anchor = sub.add_parser("anchor", help="print the latest sealed head (TABLE:ROW:EPOCH:HASH)")
     _add_location(anchor)
     keys = sub.add_parser(
@@ -184,6 +186,10 @@ def run(args: argparse.Namespace) -> int:
     """Run the chosen action; one line on stderr for any error."""
     from controller.service.config_schema import ConfigError
 
+    if args.journal_command == "verify-archive":
+        from controller.cli.journal_verify import run_verify_archive
+
+        return run_verify_archive(args)
     try:
         if args.journal_command == "setup-keys":
             from controller.cli.journal_keys import setup_keys
@@ -197,6 +203,10 @@ def run(args: argparse.Namespace) -> int:
         from controller.cli.journal_verify import run_verify
 
         return run_verify(path, args)
+    if args.journal_command == "archive":
+        from controller.cli.journal_verify import run_archive
+
+        return run_archive(path, args)
     try:
         with JournalReader.open(path) as reader:
             if args.journal_command == "recall":

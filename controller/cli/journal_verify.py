@@ -1,5 +1,6 @@
 """``dealer-station journal verify``: its options beyond the journal's location, and the run
-(progress on a terminal, the operator's proof read before and written after).
+(progress on a terminal, the operator's proof read before and written after); ``journal
+archive`` and ``journal verify-archive`` (``controller.journal.archive``).
 
 ``--since FILE`` (with ``--key``) walks only the rows after the seal a proof names;
 ``--save FILE`` writes the proof of this run (``controller.journal.proof``): kept off the
@@ -14,6 +15,7 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -156,3 +158,77 @@ def _save(path: Path, key: VerificationKey, sealed: tuple[int, str, int]) -> Non
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def add_archive_parsers(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    add_location: Callable[[argparse.ArgumentParser], None],
+    verification_key: Callable[[str], VerificationKey],
+) -> None:
+    """``journal archive --to DIR`` and ``journal verify-archive DIR``."""
+    archive = sub.add_parser(
+        "archive", help="write the sealed rounds not archived yet into segments in DIR"
+    )
+    archive.add_argument("--to", type=Path, required=True, metavar="DIR", help="the archive")
+    add_location(archive)
+    check = sub.add_parser(
+        "verify-archive", help="check every segment of an archive and their links"
+    )
+    check.add_argument("archive", type=Path, metavar="DIR")
+    check.add_argument(
+        "--key",
+        type=verification_key,
+        metavar="KEY",
+        help="the table's verification key (ds1:...), or @FILE holding it: prove every seal",
+    )
+    check.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="processes, a segment each at a time (default: one per core)",
+    )
+
+
+def run_archive(path: Path, args: argparse.Namespace) -> int:
+    """Run ``journal archive``; 0 done, 1 a problem, 2 a usage error."""
+    from controller.journal.anchor import latest_anchor
+    from controller.journal.archive import ArchiveError, archive
+    from controller.journal.format import JournalCorruptError
+    from controller.journal.reader import JournalReader
+
+    try:
+        with JournalReader.open(path) as reader:
+            anchor = reader.query(latest_anchor)
+    except FileNotFoundError as err:
+        print(f"journal archive: {err}", file=sys.stderr)
+        return 2
+    except JournalCorruptError as err:
+        print(f"journal archive: {err} (run 'journal verify')", file=sys.stderr)
+        return 1
+    if anchor is None:
+        print("journal archive: the journal holds no seal: nothing to archive", file=sys.stderr)
+        return 1
+    try:
+        written = archive(path, args.to, table=anchor.table)
+    except ArchiveError as err:
+        print(f"journal archive: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"journal archive: {args.to}: {err.strerror}", file=sys.stderr)
+        return 1
+    if not written:
+        print("journal archive: no new segment (fewer rows than a segment since the last)")
+    for segment in written:
+        print(f"journal archive: {segment}")
+    return 0
+
+
+def run_verify_archive(args: argparse.Namespace) -> int:
+    """Run ``journal verify-archive``; 0 good, 1 a problem found."""
+    from controller.journal.archive import verify_archive
+    from controller.journal.walk import cores
+
+    workers = args.workers or cores()
+    report = verify_archive(args.archive, args.key, workers=workers)
+    print(report.message, file=sys.stdout if report.ok else sys.stderr)
+    return 0 if report.ok else 1
