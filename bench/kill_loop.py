@@ -115,10 +115,11 @@ firmware = ["sim-1.0"]
 
 class QuickPacer(Pacer):
     """The dealer's pacer with a shorter wait: a dealer out of step with the station (her
-    view of a round a kill cut short) is counted and the daemon killed, not waited for."""
+    view of a round a kill cut short) is counted and the daemon killed, not waited for.
+    The first wait is the start's (each device may take its connect timeout)."""
 
     def wait(self, after_seq: int, timeout: float = OUT_OF_STEP_SECONDS) -> tuple[TableView, int]:
-        return super().wait(after_seq, timeout)
+        return super().wait(after_seq, timeout if after_seq else START_SECONDS)
 
 
 class Killed(Exception):  # noqa: N818 (a signal to the loop, not an error)
@@ -317,7 +318,7 @@ class KillLoop:
             figures.stuck.append(str(err))  # the dealer and the station out of step
             daemon.kill()
             self.resync = True
-            how = "stuck"
+            how = "out_of_step"
         finally:
             if timer is not None:
                 timer.cancel()
@@ -330,9 +331,9 @@ class KillLoop:
         ready = daemon.ready.is_set()
         status = daemon.end()
         figures.ready_starts += ready
-        if not daemon.killed and how not in ("none", "stuck"):
+        if not daemon.killed and how != "none":
             figures.start_failures.append(f"exit {status}: {last_line(self.log)}")
-        elif how not in ("none", "stuck"):
+        elif how != "none":
             figures.kills["start" if not ready else how] += 1
 
     def run(self, plan: list[tuple[str, float]], rounds_after: int) -> None:
@@ -374,6 +375,7 @@ class KillLoop:
                 "kills_at_a_log_line": f.kills["line"],
                 "kills_at_a_look": f.kills["look"],
                 "kills_at_a_time": f.kills["time"],
+                "kills_out_of_step": f.kills["out_of_step"],
                 "starts": f.starts,
                 "starts_ready": f.ready_starts,
                 "start_failures": len(f.start_failures),
@@ -526,7 +528,8 @@ def main() -> int:
         f"kill loop: {figures['kills']} kills of the real daemon ({figures['kills_in_start']}"
         f" in its start; once ready: {figures['kills_at_a_log_line']} at a log line,"
         f" {figures['kills_at_a_look']} at a look of the dealer, {figures['kills_at_a_time']}"
-        f" at a random time), {figures['starts']} starts"
+        f" at a random time, {figures['kills_out_of_step']} when the dealer was out of step),"
+        f" {figures['starts']} starts"
         f" ({figures['starts_ready']} reached ready), {figures['start_failures']} refused"
     )
     print(

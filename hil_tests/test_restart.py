@@ -10,50 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from table_driver import TableDriver
+from table_driver import TableDriver, restart, start_once_more
 from test_faults import CARDS, ONE_SEAT, _finish_round, _to_players
 
-from controller.journal.seal import VerificationKey, new_sealing, save_state
-from controller.journal.verify import VerifyCase, verify
-from controller.simulation.runner import sealing_path
+from controller.journal.seal import VerificationKey
 from controller.table.prompts import State
 from drivers.hal import Button, ButtonPressed, ForeignCardDrawn, HoleCardRevealed, SupervisorKey
 
 pytestmark = pytest.mark.doubles
-
-
-@pytest.fixture
-def sealed(journal_dir: Path) -> tuple[Path, VerificationKey]:
-    """A journal path whose station seals (its key made as ``journal setup-keys`` does)."""
-    path = journal_dir / "journal.sqlite3"
-    state, key = new_sealing("HIL-SIM")
-    save_state(sealing_path(path), state)
-    return path, key
-
-
-def restart(station: Any, t: TableDriver, *, power_cut: bool) -> TableDriver:
-    """Stop the station (a power cut: no clean shutdown; else SIGTERM's clean stop) and
-    start it again on the same journal and the same devices; the script's knowledge of the
-    shoe and the chips carries over."""
-    rig, journal = t.station.rig, t.station.journal_path
-    if power_cut:
-        t.station.cut_power()
-    else:
-        t.station.stop()
-    again: TableDriver = station("PA", journal=journal, rig=rig)
-    again.shoe, again.dealt, again.hole, again.chips = t.shoe, t.dealt, t.hole, t.chips
-    return again
-
-
-def start_once_more(station: Any, t: TableDriver, key: VerificationKey) -> None:
-    """Stop cleanly, start again (refused: the test fails), stop; every seal checks out."""
-    journal = t.station.journal_path
-    t.finish()
-    again = restart(station, t, power_cut=False)
-    assert again.state is not State.FAULT, again.view.fault
-    again.finish()
-    report = verify(journal, key=key)
-    assert report.case is VerifyCase.INTACT, report.message
 
 
 def void_with_the_answer_held(t: TableDriver) -> None:

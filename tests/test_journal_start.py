@@ -364,3 +364,35 @@ def test_verify_with_the_key_checks_every_sealed_checkpoint(tmp_path: Path) -> N
     report = verify(path, key=key)
     assert report.case is VerifyCase.SEAL, report.message
     assert report.message.startswith("seal: row 1: checkpoint its MAC does not match"), report
+
+
+def test_a_rollback_with_its_key_file_is_refused_once_the_floor_acknowledged_more(
+    station: tuple[Path, Path, VerificationKey], tmp_path: Path
+) -> None:
+    """The insider puts back the journal and its key file of an hour ago, together: each
+    is consistent with the other, and a start cannot tell from them alone (without a floor
+    link it starts: the window docs/journal.md states). With a floor link, the collector's
+    last acknowledgement, kept beside the journal, names a row the old copy does not hold:
+    the start is refused."""
+    from controller.journal.format import head_path as head_of
+    from controller.service.outbox import ack_path, save_ack
+
+    path, key_file, _ = station
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    for file in (path, head_of(path), key_file):
+        (saved / file.name).write_bytes(file.read_bytes())
+    start(path, key_file, range(7, 9))
+    last = read_rows(path)[-1]
+    conn = sqlite3.connect(path)
+    try:
+        (digest,) = conn.execute("SELECT hash FROM journal WHERE id = ?", (last[0],)).fetchone()
+    finally:
+        conn.close()
+    save_ack(ack_path(path), last[0], digest)  # what the collector confirmed
+    for file in (path, head_of(path), key_file):
+        file.write_bytes((saved / file.name).read_bytes())
+    message = refused(path, key_file)
+    assert f"the floor acknowledged row {last[0]}, which the journal does not hold" in message
+    ack_path(path).unlink()  # no floor link: nothing beside the journal says otherwise
+    start(path, key_file, range(7, 8))

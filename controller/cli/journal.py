@@ -256,7 +256,7 @@ def _export(reader: JournalReader, args: argparse.Namespace) -> int:
         print("dealer-station journal export: --from must come before --to", file=sys.stderr)
         return EXIT_USAGE
     if args.output is not None:
-        from controller.journal.opening import journal_files
+        from controller.journal.creation import journal_files
 
         own = {os.path.realpath(p) for p in journal_files(reader.path)}
         if os.path.realpath(args.output) in own:
@@ -271,7 +271,15 @@ def _export(reader: JournalReader, args: argparse.Namespace) -> int:
         for row in rows:
             sys.stdout.write(canonical_json(row.as_json()) + "\n")
         return 0
-    with Path(args.output).open("w", encoding="ascii") as out:
+    if Path(args.output).is_symlink():
+        print(
+            f"dealer-station journal export: {args.output} is a symlink: name the file itself",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    # O_NOFOLLOW: a link put there meanwhile is refused, not written through.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    with os.fdopen(os.open(args.output, flags, 0o640), "w", encoding="ascii") as out:
         for row in rows:
             out.write(canonical_json(row.as_json()) + "\n")
     return 0

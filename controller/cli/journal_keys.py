@@ -18,7 +18,7 @@ import stat
 import sys
 from pathlib import Path
 
-from controller.journal.opening import journal_files
+from controller.journal.creation import journal_files
 from controller.journal.seal import (
     DEFAULT_STATE_PATH,
     SealError,

@@ -40,8 +40,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Final
 
+from controller.journal.creation import sync_directory
 from controller.journal.format import GENESIS_HASH, JournalError, Row, canonical_json
-from controller.journal.opening import sync_directory
 from controller.journal.reader import open_readonly
 from controller.journal.seal import SEAL_KIND, VerificationKey, check_seal
 from controller.table.holecard import check_commitment

@@ -46,7 +46,7 @@ _C_ENCODER: Final = make_encoder(
 Clock = Callable[[], datetime]
 
 #: The append-only triggers: name -> the statement SQLite keeps for it in ``sqlite_master``
-#: (``controller.journal.opening.SCHEMA`` creates them from this text). ``verify`` and the
+#: (``controller.journal.schema.SCHEMA`` creates them from this text). ``verify`` and the
 #: start check compare each body, whitespace aside: a trigger of the right name that does
 #: nothing is a tampered schema, as a missing one is.
 TRIGGER_SQL: Final = {

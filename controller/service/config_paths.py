@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.journal.opening import journal_files
+from controller.journal.creation import journal_files
 from controller.service.config_schema import ConfigError
 from controller.service.outbox import ack_path
 

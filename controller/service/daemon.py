@@ -22,7 +22,7 @@ from typing import Any
 
 import structlog
 
-from controller.journal.opening import is_half_made
+from controller.journal.creation import is_half_made
 from controller.journal.seal import SEAL_KIND
 from controller.journal.startcheck import start_trust
 from controller.journal.store import Journal, JournalError, JournalReader, head_path
@@ -32,6 +32,7 @@ from controller.rules.profiles import Profile
 from controller.service import config as cfg
 from controller.service.config_schema import ConfigError
 from controller.service.logs import bind_round, bind_state, bind_table, configure_logging
+from controller.service.outbox import ack_beyond
 from controller.service.sdnotify import Notifier
 from controller.service.station import CommandBuffer, Observer, Station, deferred
 from controller.table.holecard import fresh_nonce
@@ -97,6 +98,9 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
         report = verify(path, since_checkpoint=True, trust=trust)
         if not report.ok:
             raise StartError(f"journal {path} failed verification: {report.message}")
+        rolled_back = ack_beyond(path)
+        if rolled_back:
+            raise StartError(f"journal {path}: {rolled_back}")
     missing_key = sealing is not None and not sealing.exists()
     try:
         journal = Journal.open(path, sealing=None if missing_key else sealing)
