@@ -311,3 +311,32 @@ def test_progress_shows_on_a_terminal_and_not_in_a_pipe(copy: Path) -> None:
     assert f"verify: {ROUNDS * 6 + 1:,} of {ROUNDS * 6 + 1:,} rows (100%)".encode() in shown
     piped = subprocess.run(command, capture_output=True, check=False, timeout=60)
     assert piped.returncode == 0 and b"verify:" not in piped.stderr
+
+
+def test_a_key_check_derives_each_epoch_key_once_however_many_checkpoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A running station's checkpoints (a checkpoint key taken up at epoch 0) between its
+    seals: the check evolves the key once an epoch, not again from 0 at each checkpoint
+    (a year's check would evolve it billions of times)."""
+    from controller.journal import seal as seal_module
+
+    state, key = new_sealing("T1")
+    save_state(tmp_path / "sealing-key", state)
+    with Journal.open(tmp_path / "journal.sqlite3", sealing=tmp_path / "sealing-key") as journal:
+        journal.checkpoint()
+        for round_no in range(1, 31):
+            journal.append("round_completed", {"reshuffle": False}, round_no)
+            journal.checkpoint()
+    evolved = 0
+    evolve = seal_module.evolve
+
+    def counted(epoch_key: bytes) -> bytes:
+        nonlocal evolved
+        evolved += 1
+        return evolve(epoch_key)
+
+    monkeypatch.setattr(seal_module, "evolve", counted)
+    report = verify(tmp_path / "journal.sqlite3", key=key)
+    assert report.ok and "31 sealed checkpoints good" in report.message, report.message
+    assert evolved <= 30

@@ -110,6 +110,7 @@ class VerificationKey:
         self.table = table
         self._secret = secret
         self._cached: tuple[int, bytes] = (0, secret)
+        self._checkpoint_keys: dict[int, bytes] = {}
 
     def epoch_key(self, epoch: int) -> bytes:
         """The key of ``epoch`` (0 is the secret itself)."""
@@ -117,7 +118,13 @@ class VerificationKey:
             raise SealError(f"bad epoch {epoch!r}")
         at, key = self._cached
         if epoch < at:
+            # An earlier epoch (a checkpoint key's, taken up long ago): derived apart, so
+            # that the seals walked in order keep their place (else each sealed checkpoint
+            # of a year would derive every key again from 0).
             at, key = 0, self._secret
+            while at < epoch:
+                key, at = evolve(key), at + 1
+            return key
         while at < epoch:
             key, at = evolve(key), at + 1
         self._cached = (at, key)
@@ -129,8 +136,12 @@ class VerificationKey:
         return _expand(self._secret, _PROOF_INFO)
 
     def checkpoint_key(self, epoch: int) -> bytes:
-        """The checkpoint key a station took up at ``epoch`` (see :func:`checkpoint_key`)."""
-        return checkpoint_key(self.epoch_key(epoch))
+        """The checkpoint key a station took up at ``epoch`` (see :func:`checkpoint_key`;
+        remembered: a journal's checkpoints name a few epochs, each thousands of times)."""
+        found = self._checkpoint_keys.get(epoch)
+        if found is None:
+            found = self._checkpoint_keys[epoch] = checkpoint_key(self.epoch_key(epoch))
+        return found
 
     def to_text(self) -> str:
         """``ds1:TABLE:XXXX-XXXX-...:CHCK``: base32 of the secret and a checksum."""
