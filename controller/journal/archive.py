@@ -62,6 +62,7 @@ _CHECKED: Final = frozenset({b"seal", b"verified", b"hole_card_dealt", b"hole_ca
 _TS_FIELD: Final = 30
 #: The first letters of the kinds a walk checks further (``_CHECKED``).
 _FIRST_LETTERS: Final = frozenset(b"svh")
+_COMMA: Final = ord(",")
 
 
 class ArchiveError(JournalError, ValueError):
@@ -354,13 +355,14 @@ def _walk_segment(
     epoch, rows, last_seal = header.seals[0], 0, 0
     for line in lines(path):
         digest = hexlify(sha256(prev + line).digest())
-        comma = line.find(b",")
-        # After '[id,"2026-11-30T09:15:12.123456Z","': the kind's first letter.
-        first = line[comma + _TS_FIELD + 2] if len(line) > comma + _TS_FIELD + 2 else 0
-        if first in _FIRST_LETTERS or line[comma + _TS_FIELD : comma + _TS_FIELD + 1] != b",":
-            at = comma + _TS_FIELD + 2
-            kind = line[at : line.find(b'"', at)]
-            if kind in _CHECKED or line[comma + _TS_FIELD : comma + _TS_FIELD + 1] != b",":
+        at = line.find(b",") + _TS_FIELD  # the comma after a plain ts
+        try:
+            letter, plain = line[at + 2], line[at] == _COMMA  # the kind's first letter
+        except IndexError:
+            letter, plain = 0, False
+        if letter in _FIRST_LETTERS or not plain:
+            kind = line[at + 2 : line.find(b'"', at + 2)] if plain else b"?"
+            if kind in _CHECKED or not plain:
                 row_id = header.first + rows
                 problem = _check_row(
                     line.decode("ascii", "replace"),
@@ -373,7 +375,7 @@ def _walk_segment(
                 if problem:
                     result.problem = _first_gap(path, header) or f"row {row_id}: {problem}"
                     return
-                if kind == b"seal":
+                if kind == b"seal" or (not plain and _split(line.decode())[0] == SEAL_KIND):
                     epoch += 1
                     last_seal = row_id
         prev = digest
