@@ -7,7 +7,10 @@ Run: .venv/bin/python bench/journal_bytes.py [--rounds N] [--dir DIR]
    the file is measured with SQLite's ``dbstat`` (the pages of the table and of each
    index), and the rows by kind: how many a round, their stored bytes (columns as SQLite
    keeps them), and how much of the data is field names.
-2. **The writes.** The recorded calls are written again into a fresh sealed journal on
+2. **The archive.** The same journal written into archive segments
+   (``controller.journal.archive``, as ``journal archive`` does; here one segment for all
+   the rounds, as a day's segment holds a day): its bytes a round.
+3. **The writes.** The recorded calls are written again into a fresh sealed journal on
    ``--dir`` (a disk, not tmpfs) in a child process: its ``/proc/self/io`` ``write_bytes``
    (every page the process dirtied: WAL frames, the database at SQLite's checkpoints, the
    head record, the sealing key's replacement) and, under ``strace -c`` when it is
@@ -99,6 +102,37 @@ def file_breakdown(path: Path, figures: dict[str, Any]) -> None:
     figures["file_bytes_per_year_gb"] = round(total / rounds * ROUNDS_A_YEAR / 1e9, 2)
 
 
+def archive_bytes(path: Path, folder: Path, figures: dict[str, Any]) -> None:
+    """Archive the journal at ``path`` into ``folder``; print its bytes a round."""
+    from controller.journal.anchor import latest_anchor
+    from controller.journal.archive import archive, read_header
+    from controller.journal.reader import JournalReader
+
+    with JournalReader.open(path) as reader:
+        anchor = reader.query(latest_anchor)
+        (rows,) = reader.query(lambda c: c.execute("SELECT count(*) FROM journal").fetchone())
+    assert anchor is not None, "the recorded journal is sealed"
+    written = archive(path, folder, table=anchor.table, segment_rows=max(rows * 9 // 10, 1))
+    size = sum(p.stat().st_size for p in written)
+    last = read_header(written[-1]).last
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        (rounds,) = conn.execute(
+            "SELECT count(*) FROM journal WHERE id <= ?"
+            " AND kind IN ('round_completed', 'round_voided')",
+            (last,),
+        ).fetchone()
+    finally:
+        conn.close()
+    rounds = max(rounds, 1)
+    print(
+        f"archive: {size / rounds:,.0f} bytes a round ({rounds} rounds, rows 1..{last},"
+        f" {len(written)} segment), {size / rounds * ROUNDS_A_YEAR / 1e9:,.2f} GB a year"
+    )
+    figures["archive_bytes_per_round"] = round(size / rounds)
+    figures["archive_gb_per_year"] = round(size / rounds * ROUNDS_A_YEAR / 1e9, 3)
+
+
 def _write_counters() -> dict[str, int]:
     text = Path("/proc/self/io").read_text()
     return {k: int(v) for k, v in (line.split(": ") for line in text.splitlines())}
@@ -166,6 +200,7 @@ def main() -> None:
         calls, rounds = record_calls(folder, args.rounds)
         print(f"{rounds} rounds, PA, 7 seats, seed 2026; load average {os.getloadavg()[0]:.1f}")
         file_breakdown(folder / "recorded.sqlite3", figures)
+        archive_bytes(folder / "recorded.sqlite3", folder / "archive", figures)
         bench_writes(folder, calls, rounds, figures)
     print("FIGURES " + json.dumps(figures))
 

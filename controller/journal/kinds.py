@@ -60,10 +60,10 @@ KINDS: Final[tuple[KindSpec, ...]] = (
         "verified",
         "through, hash, schema, key_epoch?, mac?",
         (
-            'at start, after the journal check (a checkpoint: "What a start proves"): rows '
-            "1..`through` are checked (`hash`: that row's hash; `schema`: SQLite's schema cookie "
-            "then); `key_epoch`, `mac`: sealed with the checkpoint key when the station seals; the"
-            " next start walks only the rows after it"
+            "at start, after the journal check, and every 2,000 rows while running (a checkpoint:"
+            ' "What a start proves"): rows 1..`through` are checked (`hash`: that row\'s hash;'
+            " `schema`: SQLite's schema cookie then); `key_epoch`, `mac`: sealed with the"
+            " checkpoint key when the station seals; the next start walks only the rows after it"
         ),
     ),
     KindSpec(
