@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from test_journal_compat import indexes
 
 from controller.journal.format import KIND_PATTERN
 from controller.journal.kinds import (
@@ -73,15 +74,6 @@ def test_the_milestone_index_covers_exactly_the_indexed_kinds() -> None:
         assert f"kind = '{kind}'" not in sql
 
 
-def _index_names(path: Path) -> set[str]:
-    conn = sqlite3.connect(path)
-    try:
-        found = conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql NOT NULL")
-        return {name for (name,) in found}
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize(
     "old",
     [
@@ -105,11 +97,11 @@ def test_an_index_of_another_declaration_is_replaced_at_the_next_open(
     conn.execute(f"DROP INDEX {MILESTONE_NAME}")
     conn.commit()
     conn.close()
-    assert MILESTONE_NAME not in _index_names(path)
-    assert stale_indexes(sorted(_index_names(path))) == [old.split()[2]]
+    assert MILESTONE_NAME not in indexes(path)
+    assert stale_indexes(sorted(indexes(path))) == [old.split()[2]]
     with Journal.open(path) as journal:
         journal.append("round_completed", {"reshuffle": False}, 1)
-    assert _index_names(path) == set(INDEXES)
+    assert indexes(path) == set(INDEXES)
     assert verify(path).ok
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_journal_archive import play
 from test_journal_verify import tamper
 
 from controller.cli.main import main
@@ -19,22 +20,11 @@ from controller.journal.proof import Proof, make_proof, read_proof
 from controller.journal.seal import VerificationKey, new_sealing, save_state
 from controller.journal.store import Journal, canonical_json
 from controller.journal.verify import VerifyCase, verify
-from controller.rules.cards import parse_card
-from controller.table.holecard import commit_hole_card
 
-ROUNDS = 40  # 6 rows a round: 240 rows
-
-
-def play(journal: Journal, first: int, rounds: int) -> None:
-    for round_no in range(first, first + rounds):
-        with journal.batch():
-            journal.append("round_started", {"round": round_no, "seats": []}, round_no)
-            commitment, nonce = commit_hole_card(parse_card("5D"))
-            journal.append("hole_card_dealt", {"commitment": commitment}, round_no)
-        # The reveal in a commit of its own: ranges cut between deal and reveal too.
-        journal.append("card", {"card": "7S", "hand": 1, "role": "hit", "seat": 1}, round_no)
-        journal.append("hole_card_revealed", {"card": "5D", "nonce": nonce}, round_no)
-        journal.append("round_completed", {"reshuffle": False}, round_no)  # and its seal
+ROUNDS = 40  # 7 rows a round and the start's checkpoint: 281 rows
+TOTAL = ROUNDS * 7 + 1
+#: With two workers the second range begins after this row.
+HALF = -(-TOTAL // 2)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +64,7 @@ def test_an_intact_journal_reads_the_same_over_the_cores(
 ) -> None:
     one, many = both(copy, sealed[1], workers)
     assert one == many
-    assert one.startswith(f"intact: {ROUNDS * 6 + 1} rows, chain and {ROUNDS} hole-card")
+    assert one.startswith(f"intact: {TOTAL} rows, chain and {ROUNDS} hole-card")
     assert f"{ROUNDS} seals good" in one and "1 sealed checkpoints good" in one
 
 
@@ -87,7 +77,7 @@ def test_an_intact_journal_reads_the_same_over_the_cores(
         # a row removed in the middle
         ("DELETE FROM journal WHERE id = 170", "removed"),
         # the link to the row before broken at a row a range begins with
-        ("UPDATE journal SET prev_hash = '" + "1" * 64 + "' WHERE id = 122", "altered"),
+        (f"UPDATE journal SET prev_hash = '{'1' * 64}' WHERE id = {HALF + 1}", "altered"),
     ],
 )
 def test_a_damaged_row_is_found_and_named_the_same_over_the_cores(
@@ -104,23 +94,23 @@ def test_a_damaged_row_is_found_and_named_the_same_over_the_cores(
 def test_a_row_rewritten_with_its_own_hash_at_a_range_end_is_found_over_the_cores(
     copy: Path, sealed: tuple[Path, VerificationKey]
 ) -> None:
-    """Row 121 (the last of the first of two ranges) rewritten and its hash recomputed: its
-    range is whole, and only the link to row 122's prev_hash shows the change."""
+    """The last row of the first of two ranges rewritten and its hash recomputed: its range
+    is whole, and only the link to the next row's prev_hash shows the change."""
     import sqlite3
 
     from controller.journal.store import row_hash
 
     conn = sqlite3.connect(copy)
     ts, kind, round_no, prev = conn.execute(
-        "SELECT ts, kind, round, prev_hash FROM journal WHERE id = 121"
+        "SELECT ts, kind, round, prev_hash FROM journal WHERE id = ?", (HALF,)
     ).fetchone()
     conn.close()
     data = canonical_json({"rewritten": True})
-    digest = row_hash(prev, row_id=121, ts=ts, kind=kind, round_no=round_no, data_text=data)
-    tamper(copy, f"UPDATE journal SET data = '{data}', hash = '{digest}' WHERE id = 121")
+    digest = row_hash(prev, row_id=HALF, ts=ts, kind=kind, round_no=round_no, data_text=data)
+    tamper(copy, f"UPDATE journal SET data = '{data}', hash = '{digest}' WHERE id = {HALF}")
     one, many = both(copy, None, workers=2)
     assert one == many
-    assert one.startswith("altered: row 121: rewritten (its hash no longer matches row 122")
+    assert one.startswith(f"altered: row {HALF}: rewritten (its hash no longer matches row")
 
 
 @pytest.mark.usefixtures("every_walk_parallel")
@@ -182,7 +172,7 @@ def test_the_incremental_check_walks_only_the_rows_after_the_proof(
         last = journal.last_id
     report = verify(copy, key=key, since=proof, workers=workers)
     assert report.case is VerifyCase.INTACT, report.message
-    assert report.rows == last - row == 5 * 6
+    assert report.rows == last - row == 5 * 7
     assert f"rows {row + 1}..{last}" in report.message
     assert f"5 seals good (epochs {ROUNDS}..{ROUNDS + 4}" in report.message
     assert report.sealed is not None and report.sealed[0] == last and report.sealed[2] == ROUNDS + 5
@@ -308,7 +298,7 @@ def test_progress_shows_on_a_terminal_and_not_in_a_pipe(copy: Path) -> None:
     finally:
         os.close(master)
     assert done.returncode == 0
-    assert f"verify: {ROUNDS * 6 + 1:,} of {ROUNDS * 6 + 1:,} rows (100%)".encode() in shown
+    assert f"verify: {TOTAL:,} of {TOTAL:,} rows (100%)".encode() in shown
     piped = subprocess.run(command, capture_output=True, check=False, timeout=60)
     assert piped.returncode == 0 and b"verify:" not in piped.stderr
 

@@ -196,26 +196,24 @@ def run_archive(path: Path, args: argparse.Namespace) -> int:
     from controller.journal.format import JournalCorruptError
     from controller.journal.reader import JournalReader
 
+    def refused(text: str, code: int = 1) -> int:
+        print(f"journal archive: {text}", file=sys.stderr)
+        return code
+
     try:
         with JournalReader.open(path) as reader:
             anchor = reader.query(latest_anchor)
-    except FileNotFoundError as err:
-        print(f"journal archive: {err}", file=sys.stderr)
-        return 2
-    except JournalCorruptError as err:
-        print(f"journal archive: {err} (run 'journal verify')", file=sys.stderr)
-        return 1
-    if anchor is None:
-        print("journal archive: the journal holds no seal: nothing to archive", file=sys.stderr)
-        return 1
-    try:
+        if anchor is None:
+            return refused("the journal holds no seal: nothing to archive")
         written = archive(path, args.to, table=anchor.table)
+    except FileNotFoundError as err:
+        return refused(str(err), 2)
+    except JournalCorruptError as err:
+        return refused(f"{err} (run 'journal verify')")
     except ArchiveError as err:
-        print(f"journal archive: {err}", file=sys.stderr)
-        return 1
+        return refused(str(err))
     except OSError as err:
-        print(f"journal archive: {args.to}: {err.strerror}", file=sys.stderr)
-        return 1
+        return refused(f"{args.to}: {err.strerror}")
     if not written:
         print("journal archive: no new segment (fewer rows than a segment since the last)")
     for segment in written:
