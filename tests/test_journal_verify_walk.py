@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_journal_archive import play
 from test_journal_verify import tamper
 
@@ -330,3 +332,22 @@ def test_a_key_check_derives_each_epoch_key_once_however_many_checkpoints(
     report = verify(tmp_path / "journal.sqlite3", key=key)
     assert report.ok and "31 sealed checkpoints good" in report.message, report.message
     assert evolved <= 30
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=400), st.builds(json.dumps, st.dictionaries(
+    st.sampled_from(["version", "table", "row", "hash", "seals", "mac"]),
+    st.one_of(st.none(), st.integers(-5, 2**63), st.text(max_size=70), st.booleans()),
+))))  # fmt: skip
+def test_any_proof_file_text_is_a_proof_or_a_one_line_refusal(text: str) -> None:
+    """``--since FILE`` reads what the operator gives: anything that is not a proof is
+    refused in one line, never a traceback, and a proof read is one ``make_proof`` could
+    have written (its MAC is checked against the key before it is used)."""
+    from controller.journal.seal import SealError
+
+    try:
+        proof = Proof.from_text(text)
+    except SealError as err:
+        assert "\n" not in str(err)
+    else:
+        assert proof.row > 0 and proof.seals > 0 and Proof.from_text(proof.to_text()) == proof
