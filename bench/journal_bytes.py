@@ -3,7 +3,8 @@
 Run: .venv/bin/python bench/journal_bytes.py [--rounds N] [--dir DIR]
 
 1. **The file.** A simulated busy table (PA, seven seats, seed 2026: the calls
-   ``bench/journal_round.py`` records, as ``bench/sd_card.py`` replays them) is journaled;
+   ``bench/journal_round.py`` records, which the Raspberry Pi image's SD-card bench replays
+   too) is journaled;
    the file is measured with SQLite's ``dbstat`` (the pages of the table and of each
    index), and the rows by kind: how many a round, their stored bytes (columns as SQLite
    keeps them), and how much of the data is field names.
@@ -14,9 +15,10 @@ Run: .venv/bin/python bench/journal_bytes.py [--rounds N] [--dir DIR]
    ``--dir`` (a disk, not tmpfs) in a child process: its ``/proc/self/io`` ``write_bytes``
    (every page the process dirtied: WAL frames, the database at SQLite's checkpoints, the
    head record, the sealing key's replacement) and, under ``strace -c`` when it is
-   installed, its ``fsync``/``fdatasync`` calls, a round. ``bench/sd_card.py`` replays the
-   same calls onto an ext4 loop device and counts what reaches the device (ext4's own
-   journal included), so the two figures are of the same rounds.
+   installed, its ``fsync``/``fdatasync`` calls, a round. The Raspberry Pi image's SD-card
+   bench replays the same calls onto an ext4 loop device and counts what
+   reaches the device (ext4's own journal included), so the two figures are of the same
+   rounds.
 """
 
 from __future__ import annotations
