@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from controller.journal.archive import Header, _write, segments, verify_archive
+from controller.journal.archive import Header, segments, verify_archive, write_segment
 from controller.journal.checkpoint import CHECKPOINT_ROWS, checkpoint_data
 from controller.journal.format import (
     GENESIS_HASH,
@@ -38,8 +38,8 @@ from controller.journal.format import (
     format_ts,
     plain_row_hash,
 )
+from controller.journal.ranges import cores
 from controller.journal.seal import SealingState, VerificationKey, new_sealing
-from controller.journal.walk import cores
 
 ROUNDS_A_DAY = 60 * 16
 #: The year's first round: 08:00 UTC.
@@ -121,7 +121,7 @@ def build(folder: Path, days: int) -> tuple[VerificationKey, int]:
             "BENCH", rows[0].id, rows[-1].id, len(rows), prev_segment, rows[-1].hash,
             (epoch, year.seals), (),
         )  # fmt: skip
-        _write(folder, header, rows)
+        write_segment(folder, header, rows)
         prev_segment, epoch, year.rows, year.seals = rows[-1].hash, epoch + year.seals, [], 0
         print(f"\rbuilt day {day + 1} of {days}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)

@@ -224,7 +224,7 @@ def run_archive(path: Path, args: argparse.Namespace) -> int:
 def run_verify_archive(args: argparse.Namespace) -> int:
     """Run ``journal verify-archive``; 0 good, 1 a problem found."""
     from controller.journal.archive import verify_archive
-    from controller.journal.walk import cores
+    from controller.journal.ranges import cores
 
     workers = args.workers or cores()
     report = verify_archive(args.archive, args.key, workers=workers)

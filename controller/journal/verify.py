@@ -26,6 +26,7 @@ from controller.journal.format import (
     parse_head,
 )
 from controller.journal.proof import Proof, check_proof
+from controller.journal.ranges import PARALLEL_MIN_ROWS, cores, page_check, walk_parallel
 from controller.journal.reader import open_readonly
 from controller.journal.report import GOOD_CASES, VerifyCase, VerifyReport
 from controller.journal.seal import SEAL_KIND, VerificationKey
@@ -37,16 +38,7 @@ from controller.journal.startcheck import (
     walk_start,
 )
 from controller.journal.wal import WalState, read_wal_state
-from controller.journal.walk import (
-    PARALLEL_MIN_ROWS,
-    Chain,
-    Progress,
-    cores,
-    page_check,
-    raw_rows,
-    walk,
-    walk_parallel,
-)
+from controller.journal.walk import Chain, Progress, raw_rows, walk
 
 
 def _has_journal(conn: sqlite3.Connection) -> bool:
