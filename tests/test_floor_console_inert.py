@@ -1,12 +1,13 @@
 """Every string a station sends is inert in the console: a station whose journal carries
-markup and script in the table id it claims, its devices' names, serials and firmware, a
-fault's code, state and message, a card and a settlement's fields, shipped through the
-real shipper, broker, collector and PostgreSQL to the real console, shows them as text in
-a real headless Chromium, and none of them runs on any page (the grid, the alerts, the
-table's page, the pit view, the recall, the search).
+markup and script in the version and profile it claims, its devices' names, serials and
+firmware, a fault's code, state and message, a card and a settlement's fields, shipped
+through the real shipper, broker, collector and PostgreSQL to the real console, shows them
+as text in a real headless Chromium, and none of them runs on any page (the grid, the
+alerts, the table's page, the pit view, the recall, the search).
 
-(The table id in the topic cannot carry any of it: the wire takes ``[A-Za-z0-9._-]``
-only, ``controller.journal.wire.TABLE_NAME``; the id a station claims in its rows can.)"""
+(The table id cannot carry any of it: the topic takes ``[A-Za-z0-9._-]`` only,
+``controller.journal.wire.TABLE_NAME``, and the floor refuses rows that name another table
+than the topic's, ``floor.screen.row_problem``.)"""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def _hostile_journal(path: object) -> None:
     with Journal.open(path) as station:  # type: ignore[arg-type]
         station.append(
             "station_started",
-            {"version": CLOSER, "table_id": SCRIPT, "profile": BREAKOUT, "decks": IMAGE,
+            {"version": CLOSER, "table_id": TABLE, "profile": BREAKOUT, "decks": IMAGE,
              "sealed": False, "limits": None},
         )  # fmt: skip
         station.append(

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-from floor_fixtures import database_rows
+from floor_fixtures import chained, database_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -145,18 +145,6 @@ def test_a_table_not_heard_from_for_the_silent_time_shows_silent(
     assert "S-31" in silent and "S-29" not in silent
 
 
-def chain_of(records: list[tuple[str, object]]) -> list[Row]:
-    """A valid chain of rows of these kinds and data."""
-    rows: list[Row] = []
-    prev = GENESIS_HASH
-    for n, (kind, fields) in enumerate(records, 1):
-        ts, data = f"2026-12-01T04:00:{n % 60:02d}.000000Z", canonical_json(fields)
-        digest = row_hash(prev, row_id=n, ts=ts, kind=kind, round_no=None, data_text=data)
-        rows.append(Row(n, ts, kind, None, data, prev, digest))
-        prev = digest
-    return rows
-
-
 POSTED = {
     "main_min_cents": 1000,
     "main_max_cents": 500_000,
@@ -172,12 +160,12 @@ def test_the_grid_shows_the_limits_of_the_latest_start(
     later start with other limits replaces them; a station without limits posts none."""
     table = f"L{next(COUNTER)}"
     started = {"version": "1", "table_id": table, "profile": "NY", "decks": 6, "sealed": True}
-    rows = chain_of(
+    rows = chained(
         [
-            ("station_started", started),  # an older station: no limits field
-            ("device", {"n": 1}),
-            ("station_started", {**started, "limits": POSTED}),
-            ("station_started", {**started, "limits": {**POSTED, "main_min_cents": 2500}}),
+            ("station_started", started, None),  # an older station: no limits field
+            ("device", {"n": 1}, None),
+            ("station_started", {**started, "limits": POSTED}, None),
+            ("station_started", {**started, "limits": {**POSTED, "main_min_cents": 2500}}, None),
         ]
     )
     ingest = Ingest(conn)
@@ -214,7 +202,7 @@ def test_whatever_a_station_posts_as_limits_the_floor_keeps_cents_or_none(
     from floor.ingest import posted_limits
 
     table = f"Q{next(COUNTER)}"
-    rows = chain_of([("station_started", {"limits": limits})])
+    rows = chained([("station_started", {"limits": limits, "table_id": table}, None)])
     applied = Ingest(conn).apply([Rows(table, rows)])
     assert applied.alerts == [] and applied.acks[table].row == 1
     stored = conn.execute("SELECT limits FROM floor_table WHERE table_id = %s", (table,))

@@ -23,6 +23,7 @@ from controller.journal.store import Journal
 from controller.journal.wire import Status, decode_status, topic
 from controller.service.outbox import Outbox
 from controller.service.shipper import Shipper
+from floor.broker import MOUNT_POINT
 from floor.servers import COLLECTOR_USER, Broker
 
 __all__ = ["floor_broker"]
@@ -39,7 +40,8 @@ def statuses(floor_broker: Broker) -> Iterator[queue.Queue[tuple[str, bytes]]]:
     client.username_pw_set(COLLECTOR_USER, password)
     client.tls_set(ca_certs=str(floor_broker.ca_file), cert_reqs=ssl.CERT_REQUIRED)
     subscribed = queue.Queue[bool]()
-    client.on_connect = lambda c, *_: c.subscribe(f"floor/{TABLE}/#", qos=1)
+    # The collectors' listener shows a station's topics under the stations' mount point.
+    client.on_connect = lambda c, *_: c.subscribe(f"{MOUNT_POINT}floor/{TABLE}/status", qos=1)
     client.on_subscribe = lambda *_: subscribed.put(True)
     client.on_message = lambda _c, _u, m: received.put((m.topic, bytes(m.payload)))
     client.connect("127.0.0.1", floor_broker.port)
@@ -51,11 +53,10 @@ def statuses(floor_broker: Broker) -> Iterator[queue.Queue[tuple[str, bytes]]]:
 
 
 def next_anchor(received: queue.Queue[tuple[str, bytes]], row: int) -> Status:
-    """The first status whose anchor is the seal in ``row``; rows messages seen meanwhile
-    are checked to hold no row of round 1 before its end."""
+    """The first status whose anchor is the seal in ``row``."""
     while True:
         name, payload = received.get(timeout=WAIT)
-        if name == topic(TABLE, "status"):
+        if name == MOUNT_POINT + topic(TABLE, "status"):
             status = decode_status(payload, TABLE)
             if status.anchor is not None and status.anchor[0] == row:
                 return status

@@ -23,7 +23,7 @@ from controller.journal.format import (
     parse_head,
 )
 from controller.journal.reader import open_readonly
-from controller.journal.schema import SCHEMA
+from controller.journal.schema import apply_schema
 
 
 def is_half_made(path: Path, head: Path) -> bool:
@@ -106,9 +106,7 @@ def create_database(path: Path) -> None:
             conn.execute("PRAGMA journal_mode=DELETE")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("BEGIN IMMEDIATE")
-            for statement in SCHEMA.split(";\n"):
-                if statement.strip():
-                    conn.execute(statement)
+            apply_schema(conn)
             conn.execute("COMMIT")
             _check_created(conn)
             # WAL from the start (a header change, written in rollback mode): the rename

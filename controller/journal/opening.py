@@ -34,7 +34,7 @@ from controller.journal.format import (
     head_path,
     parse_head,
 )
-from controller.journal.schema import SCHEMA, migrate
+from controller.journal.schema import apply_schema, migrate
 from controller.journal.seal import (
     SEAL_KIND,
     SealError,
@@ -58,9 +58,7 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         # After each checkpoint the WAL shrinks back to this size instead of staying large.
         conn.execute("PRAGMA journal_size_limit=8388608")
         conn.execute("BEGIN IMMEDIATE")
-        for statement in SCHEMA.split(";\n"):
-            if statement.strip():
-                conn.execute(statement)
+        apply_schema(conn)
         migrate(conn)
         conn.execute("COMMIT")
         (version,) = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()

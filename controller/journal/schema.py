@@ -47,3 +47,11 @@ def migrate(conn: sqlite3.Connection) -> None:
     names = [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")]
     for name in stale_indexes(names):
         conn.execute(f"DROP INDEX {name}")
+
+
+def apply_schema(conn: sqlite3.Connection) -> None:
+    """Run :data:`SCHEMA`'s statements on ``conn`` (inside the caller's transaction): each
+    only where its table, index or trigger is not there yet."""
+    for statement in SCHEMA.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)

@@ -7,17 +7,15 @@ has one definition. Every message is one JSON object with ``"v": 1``:
 - ``floor/<table>/rows`` (station): ``{"v", "table", "rows": [[id, ts, kind, round, data,
   prev_hash, hash], ...]}``, consecutive committed rows, ``data`` the stored canonical JSON.
 - ``floor/<table>/status`` (station): ``{"v", "table", "ts", "state", "round", "fault",
-  "devices", "head", "acked", "anchor"}``; never a card.
+  "devices", "head", "acked", "anchor"}``; never a card. ``anchor`` is the journal's
+  latest seal ``[row, epoch, hash]`` (or null): sent again at every seal, it lets the floor
+  see a sealed history that differs from the one it holds (``journal anchor``).
 - ``floor/<table>/ack`` (collector): ``{"v", "row", "hash", "rewind"}``: the collector holds
   every row up to ``row``; with ``rewind`` it asks for the rows after ``row`` again.
 
 ``head`` is the station's last committed row ``[id, hash]``: the collector compares it with
-the anchor it keeps to see a station that came back behind its own history. ``anchor`` is
-the station's last seal ``[row, epoch, hash]`` (``journal anchor``'s fields; null before
-the first seal, absent from a station of an earlier version): a status goes out at every
-seal, even inside a round (a seal carries no card), so the floor holds an anchor of every
-sealed head however long a round keeps its rows on the table (docs/journal.md, "Anchors").
-The decoder checks form only (types, sizes, the table name); the chain is checked by the collector.
+the anchor it keeps to see a station that came back behind its own history. The decoder
+checks form only (types, sizes, the table name); the chain is checked by the collector.
 """
 
 from __future__ import annotations
@@ -34,6 +32,9 @@ PREFIX: Final = "floor"
 TABLE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")  # station.toml's table_id
 HASH: Final = re.compile(r"[0-9a-f]{64}")
 MAX_ROWS: Final = 5000  # per message; the shipper sends at most its batch size
+#: The shipper keeps each message within this (the floor's broker and collector refuse
+#: messages past their limit, 4 MiB as shipped): a batch that would be larger is cut.
+MAX_MESSAGE_BYTES: Final = 1 << 20
 TOPIC_KINDS: Final = ("rows", "status", "ack")
 
 
@@ -74,6 +75,8 @@ def _load(payload: bytes) -> dict[str, Any]:
         value = json.loads(payload)
     except (ValueError, UnicodeDecodeError) as err:
         raise WireError(f"not JSON: {err}") from None
+    except RecursionError:  # thousands of nested arrays (json recurses per level)
+        raise WireError("not JSON: nested too deeply") from None
     if not isinstance(value, dict):
         raise WireError("not a JSON object")
     if value.get("v") != VERSION:
@@ -145,7 +148,7 @@ class Status:
     devices: dict[str, str]  # device -> connected / lost / fault
     head: tuple[int, str]  # the last committed row (id, hash); (0, "") when empty
     acked: int  # the last row the collector acknowledged, as the station knows it
-    anchor: tuple[int, int, str] | None = None  # the last seal (row, epoch, hash)
+    anchor: tuple[int, int, str] | None = None  # the latest seal: (row, epoch, hash)
 
 
 def encode_status(status: Status) -> bytes:
@@ -160,7 +163,7 @@ def encode_status(status: Status) -> bytes:
             "devices": status.devices,
             "head": list(status.head),
             "acked": status.acked,
-            "anchor": None if status.anchor is None else list(status.anchor),
+            "anchor": list(status.anchor) if status.anchor else None,
         }
     )
 
@@ -212,7 +215,9 @@ def decode_status(payload: bytes, table: str) -> Status:
     if anchor is not None and not (
         isinstance(anchor, list)
         and len(anchor) == 3
-        and all(type(n) is int and 0 <= n < 2**62 for n in anchor[:2])
+        and _is_int(anchor[0])
+        and type(anchor[1]) is int
+        and 0 <= anchor[1] < 2**62
         and isinstance(anchor[2], str)
         and HASH.fullmatch(anchor[2])
     ):
@@ -226,7 +231,7 @@ def decode_status(payload: bytes, table: str) -> Status:
         devices,
         (head[0], head[1]),
         acked,
-        None if anchor is None else (anchor[0], anchor[1], anchor[2]),
+        (anchor[0], anchor[1], anchor[2]) if anchor else None,
     )
 
 
