@@ -9,8 +9,9 @@ round a minute, each round's end sealed with the evolving key as a station seals
 sealed checkpoint every 2,000 rows as a running station writes one, cut into a segment a
 day by the archive's own writer (``controller.journal.archive``). It is built once and
 kept in ``--cache`` (default ``~/.cache/dealer-station-bench``, outside the repository:
-about 600 MB), then verified with the key over the cores. Prints the archive's bytes a
-round and the check's wall time, its CPU time (the workers') and its rate a core.
+about 600 MB; a build stopped part way goes on from its last whole day), then verified
+with the key over the cores. Prints the archive's bytes a round and the check's wall
+time, its CPU time (the workers') and its rate a core.
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from controller.journal.archive import Header, segments, verify_archive, write_segment
+from controller.journal.archive import (
+    Header,
+    read_header,
+    segments,
+    verify_archive,
+    write_segment,
+)
 from controller.journal.checkpoint import CHECKPOINT_ROWS, checkpoint_data
 from controller.journal.format import (
     GENESIS_HASH,
@@ -89,20 +96,37 @@ class _Year:
         self.seals += 1
 
 
+#: Written after each day's segment while the year is built, so that a build stopped
+#: part way goes on from its last whole day at the next run (a year takes over an hour).
+PROGRESS = "progress.json"
+
+
 def build(folder: Path, days: int) -> tuple[VerificationKey, int]:
-    """Write the year's segments into ``folder``; its verification key and rounds."""
+    """Write the year's segments into ``folder``; its verification key and rounds. Goes
+    on from :data:`PROGRESS` when an earlier run stopped part way."""
     with tempfile.TemporaryDirectory(prefix="journal-year-") as scratch:
         groups = template(Path(scratch))
-    state, key = new_sealing("BENCH")
-    # The station's first start: its checkpoint before any seal.
-    year = _Year(state)
-    first = format_ts(START)
-    year.add(first, "verified", None, canonical_json(
-        checkpoint_data(1, first, GENESIS_HASH, schema=9, sealing=state)
-    ))  # fmt: skip
-    year.checkpointed = 1
-    prev_segment, epoch, round_no = GENESIS_HASH, 0, 0
-    for day in range(days):
+    saved = folder / PROGRESS
+    if saved.is_file():
+        was = json.loads(saved.read_text())
+        key = VerificationKey.from_text(was["key"])
+        year = _Year(SealingState.from_json(was["state"]))
+        year.row_id, year.prev, year.checkpointed = was["row"], was["prev"], was["checkpointed"]
+        prev_segment, epoch, round_no, begin = year.prev, was["epoch"], was["round"], was["day"]
+        for path in segments(folder):  # a segment written after the progress was saved
+            if read_header(path).first > year.row_id:
+                path.unlink()
+    else:
+        state, key = new_sealing("BENCH")
+        # The station's first start: its checkpoint before any seal.
+        year = _Year(state)
+        first = format_ts(START)
+        year.add(first, "verified", None, canonical_json(
+            checkpoint_data(1, first, GENESIS_HASH, schema=9, sealing=state)
+        ))  # fmt: skip
+        year.checkpointed = 1
+        prev_segment, epoch, round_no, begin = GENESIS_HASH, 0, 0, 0
+    for day in range(begin, days):
         for minute in range(ROUNDS_A_DAY):
             round_no += 1
             group = groups[round_no % len(groups)]
@@ -123,8 +147,22 @@ def build(folder: Path, days: int) -> tuple[VerificationKey, int]:
         )  # fmt: skip
         write_segment(folder, header, rows)
         prev_segment, epoch, year.rows, year.seals = rows[-1].hash, epoch + year.seals, [], 0
+        progress = {
+            "key": key.to_text(),
+            "state": year.state.to_json(),
+            "row": year.row_id,
+            "prev": year.prev,
+            "checkpointed": year.checkpointed,
+            "epoch": epoch,
+            "round": round_no,
+            "day": day + 1,
+        }
+        tmp = saved.with_suffix(".tmp")
+        tmp.write_text(json.dumps(progress))
+        os.replace(tmp, saved)
         print(f"\rbuilt day {day + 1} of {days}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
+    saved.unlink(missing_ok=True)
     return key, round_no
 
 
@@ -142,8 +180,9 @@ def main() -> None:
     folder = args.cache / f"table-year-{FORMAT_NOTE}-{args.days}d"
     meta = folder / "bench.json"
     if not meta.is_file():
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
+        if not (folder / PROGRESS).is_file():  # nothing to go on from
+            shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
         began = time.perf_counter()
         key, rounds = build(folder, args.days)
         meta.write_text(json.dumps({"key": key.to_text(), "rounds": rounds}))
