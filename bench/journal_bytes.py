@@ -38,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from journal_round import Call, record_calls, replay
+from journal_table import SCRATCH_DISK, end_on_signals
 
 #: Rounds a busy table plays in a day and a year: a round a minute, 16 hours a day.
 ROUNDS_A_DAY = 60 * 16
@@ -187,9 +188,12 @@ def bench_writes(folder: Path, calls: list[Call], rounds: int, figures: dict[str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200, help="simulated rounds")
-    parser.add_argument("--dir", type=Path, default=Path.cwd(), help="a directory on disk")
+    parser.add_argument(
+        "--dir", type=Path, default=SCRATCH_DISK, help=f"a directory on disk ({SCRATCH_DISK})"
+    )
     parser.add_argument("--replay", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    end_on_signals()
     if args.replay:
         replay_child(*args.replay)
         return
