@@ -49,6 +49,22 @@ def _workers(text: str) -> int:
     return value
 
 
+def one_line(text: str) -> str:
+    """``text`` with what a terminal would not show as one line (a newline in a path...)
+    escaped as Python writes it."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _folder(text: str) -> Path:
+    """An archive folder's path as given: not empty (which would be the working directory)
+    and without a NUL byte (the kernel cannot take one)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path")
+    if "\0" in text:
+        raise argparse.ArgumentTypeError(f"a NUL byte in the path {text!r}")
+    return Path(text)
+
+
 def add_options(verify: argparse.ArgumentParser) -> None:
     """``--since``, ``--save`` and ``--workers`` (see the module docstring)."""
     verify.add_argument(
@@ -169,12 +185,12 @@ def add_archive_parsers(
     archive = sub.add_parser(
         "archive", help="write the sealed rounds not archived yet into segments in DIR"
     )
-    archive.add_argument("--to", type=Path, required=True, metavar="DIR", help="the archive")
+    archive.add_argument("--to", type=_folder, required=True, metavar="DIR", help="the archive")
     add_location(archive)
     check = sub.add_parser(
         "verify-archive", help="check every segment of an archive and their links"
     )
-    check.add_argument("archive", type=Path, metavar="DIR")
+    check.add_argument("archive", type=_folder, metavar="DIR")
     check.add_argument(
         "--key",
         type=verification_key,
@@ -197,36 +213,45 @@ def run_archive(path: Path, args: argparse.Namespace) -> int:
     from controller.journal.reader import JournalReader
 
     def refused(text: str, code: int = 1) -> int:
-        print(f"journal archive: {text}", file=sys.stderr)
+        print(f"journal archive: {one_line(text)}", file=sys.stderr)
         return code
 
+    if args.to.exists() and not args.to.is_dir():
+        return refused(f"{args.to}: not a directory", 2)
     try:
         with JournalReader.open(path) as reader:
             anchor = reader.query(latest_anchor)
-        if anchor is None:
-            return refused("the journal holds no seal: nothing to archive")
-        written = archive(path, args.to, table=anchor.table)
     except FileNotFoundError as err:
         return refused(str(err), 2)
     except JournalCorruptError as err:
         return refused(f"{err} (run 'journal verify')")
+    if anchor is None:
+        return refused("the journal holds no seal: nothing to archive")
+    try:
+        written = archive(path, args.to, table=anchor.table)
     except ArchiveError as err:
         return refused(str(err))
+    except JournalCorruptError as err:
+        return refused(f"{err} (run 'journal verify')")
     except OSError as err:
-        return refused(f"{args.to}: {err.strerror}")
+        return refused(f"{err.filename or args.to}: {err.strerror}")
     if not written:
         print("journal archive: no new segment (fewer rows than a segment since the last)")
     for segment in written:
-        print(f"journal archive: {segment}")
+        print(f"journal archive: {one_line(str(segment))}")
     return 0
 
 
 def run_verify_archive(args: argparse.Namespace) -> int:
-    """Run ``journal verify-archive``; 0 good, 1 a problem found."""
+    """Run ``journal verify-archive``; 0 good, 1 a problem found, 2 a usage error."""
     from controller.journal.archive import verify_archive
     from controller.journal.ranges import cores
 
+    if not args.archive.is_dir():
+        problem = "not a directory" if args.archive.exists() else "no such directory"
+        print(f"journal verify-archive: {one_line(str(args.archive))}: {problem}", file=sys.stderr)
+        return 2
     workers = args.workers or cores()
     report = verify_archive(args.archive, args.key, workers=workers)
-    print(report.message, file=sys.stdout if report.ok else sys.stderr)
+    print(one_line(report.message), file=sys.stdout if report.ok else sys.stderr)
     return 0 if report.ok else 1

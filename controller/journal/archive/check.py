@@ -15,6 +15,7 @@ from typing import Final
 from controller.journal.archive.segment import (
     ArchiveError,
     Header,
+    SegmentFileError,
     lines,
     read_header,
     segments,
@@ -44,6 +45,9 @@ class SegmentResult:
     checkpoints: int = 0
     commitments: int = 0
     problem: str = ""
+    #: The report's case when ``problem`` is set: ``altered`` (its bytes do not check) or
+    #: ``corrupt`` (it cannot be read, or it is no file).
+    case: str = "altered"
     #: Hole cards still unrevealed at the end (round -> (row, commitment)).
     left_open: dict[int, tuple[int, str]] = field(default_factory=dict)
 
@@ -54,8 +58,12 @@ def verify_segment(path: Path, key: VerificationKey | None = None) -> SegmentRes
     try:
         result.header = header = read_header(path)
         _walk_segment(path, header, key, result)
-    except (ArchiveError, OSError) as err:
+    except SegmentFileError as err:
+        result.case, result.problem = "corrupt", str(err).removeprefix(f"{path.name}: ")
+    except ArchiveError as err:
         result.problem = result.problem or str(err)
+    except OSError as err:
+        result.case, result.problem = "corrupt", f"cannot be read ({err.strerror})"
     return result
 
 
@@ -224,7 +232,15 @@ def _joined(results: list[SegmentResult], key: VerificationKey | None) -> Archiv
     for result in results:
         header = result.header
         if result.problem or header is None:
-            return ArchiveReport(False, f"altered: {result.name}: {result.problem}", rows)
+            return ArchiveReport(False, f"{result.case}: {result.name}: {result.problem}", rows)
+        # The seals cover the rows, not the header's table name: held to the key's and
+        # to the other segments'.
+        table = key.table if key is not None else results[0].header and results[0].header.table
+        if header.table != table:
+            return ArchiveReport(
+                False, f"altered: {result.name}: a segment of table {header.table!r}, not"
+                f" {table!r}" + (" (the key's)" if key is not None else ""), rows
+            )  # fmt: skip
         if before is not None and before.header is not None:
             was = before.header
             if header.first != was.last + 1:

@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
 from controller.journal.format import JournalError, canonical_json
 
@@ -45,11 +47,20 @@ NAME: Final = re.compile(r"([0-9]{12})-([0-9]{12})\.dsa")
 SEGMENT_ROWS: Final = 125_000
 #: A header line is at most this long (``open`` holds a few voided rounds at most).
 HEADER_MAX: Final = 64 * 1024
+#: A row line is at most this long (a busy table's rows are a few hundred bytes): a line
+#: without its end is refused there, and the rows are inflated ``_READ`` bytes at a time,
+#: so a hostile segment (a zlib bomb, a file of one line) cannot fill the memory.
+LINE_MAX: Final = 16 << 20
 _READ: Final = 1 << 20
 
 
 class ArchiveError(JournalError, ValueError):
     """A segment that is not one, or an archive that cannot be written."""
+
+
+class SegmentFileError(ArchiveError):
+    """A segment's name on a directory, a FIFO, a device or a socket, or a segment of a
+    format this program does not read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +96,10 @@ class Header:
         try:
             value = json.loads(line)
             if value["format"] != FORMAT:
-                raise ArchiveError(f"not a {FORMAT} segment")
+                raise SegmentFileError(
+                    f"its format is {str(value['format'])[:80]!r}: this program reads"
+                    f" {FORMAT!r} segments only"
+                )
             seals = tuple(value["seals"])
             opened = tuple((int(r), int(i), str(c)) for r, i, c in value["open"])
             header = cls(
@@ -118,6 +132,39 @@ def segments(folder: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.name)
 
 
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a file"
+
+
+def open_segment(path: Path) -> BinaryIO:
+    """``path`` opened for reading, a regular file (a symlink to one is followed): never a
+    FIFO, a device or a directory, which would block the walk or feed it without end.
+
+    Raises:
+        SegmentFileError: it is not a regular file.
+        OSError: it cannot be opened.
+    """
+    # O_NONBLOCK: opening a FIFO for reading would wait for a writer.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise SegmentFileError(f"{path.name}: {_kind_of(mode)}, not a segment file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_header(path: Path) -> Header:
     """The header of the segment at ``path``.
 
@@ -125,33 +172,48 @@ def read_header(path: Path) -> Header:
         ArchiveError: it is not a segment.
         OSError: it cannot be read.
     """
-    with path.open("rb") as f:
+    with open_segment(path) as f:
         line = f.readline(HEADER_MAX + 1)
     if not line.endswith(b"\n"):
         raise ArchiveError(f"{path.name}: no segment header")
-    return Header.parse(line)
+    try:
+        return Header.parse(line)
+    except SegmentFileError as err:
+        raise SegmentFileError(f"{path.name}: {err}") from None
 
 
 def lines(path: Path) -> Iterator[bytes]:
-    """The row lines of the segment at ``path`` (ASCII bytes), streamed: constant memory.
+    """The row lines of the segment at ``path`` (ASCII bytes), streamed: memory bounded by
+    :data:`LINE_MAX` whatever the file holds.
 
     Raises:
-        ArchiveError: the compressed rows are damaged.
+        ArchiveError: the compressed rows are damaged, or not a segment's.
+        OSError: it cannot be read.
     """
     inflate = zlib.decompressobj()
     rest = b""
-    with path.open("rb") as f:
+    with open_segment(path) as f:
         f.readline(HEADER_MAX + 1)
         try:
-            while chunk := f.read(_READ):
-                parts = (rest + inflate.decompress(chunk)).split(b"\n")
+            while not inflate.eof:
+                if inflate.unconsumed_tail:
+                    data = inflate.decompress(inflate.unconsumed_tail, _READ)
+                elif chunk := f.read(_READ):
+                    data = inflate.decompress(chunk, _READ)
+                else:
+                    break
+                parts = (rest + data).split(b"\n")
                 rest = parts.pop()
+                if len(rest) > LINE_MAX:
+                    raise ArchiveError(f"{path.name}: a row line longer than {LINE_MAX} bytes")
                 yield from parts
             tail = inflate.flush()
         except zlib.error as err:
             raise ArchiveError(f"{path.name}: the rows are damaged ({err})") from None
         if not inflate.eof:
             raise ArchiveError(f"{path.name}: the rows are cut short")
+        if inflate.unused_data or f.read(1):
+            raise ArchiveError(f"{path.name}: bytes after the rows")
     parts = (rest + tail).split(b"\n")
     if parts.pop() != b"":
         raise ArchiveError(f"{path.name}: the last row is cut short")
