@@ -137,29 +137,24 @@ def test_verify_archive_through_a_symlinked_folder_verifies(
 
 
 @pytest.mark.parametrize(
-    "kind", ["device", "fifo", "file", "link-to-file", "journal", "journal-head"]
-)
-def test_archive_to_what_is_no_folder_is_a_usage_error_and_writes_nothing(
+    "kind",
+    ["device", "fifo", "file", "link-to-file", "journal", "journal-head", "dangling-link",
+     "link-to-itself"],
+)  # fmt: skip
+def test_archive_to_what_is_no_folder_is_refused_in_one_line_and_writes_nothing(
     tree: tuple[Path, dict[str, Path]], kind: str
 ) -> None:
+    """A usage error (2) naming the path; a broken symlink, which mkdir cannot follow, is
+    one line too (1: "File exists" or "Too many levels")."""
     root, paths = tree
     before = snapshot(root)
     journal = str(paths["journal"])
     result = invoke(["journal", "archive", "--journal", journal, "--to", str(paths[kind])])
-    assert_refused(result, {2})
-    assert result[2][0].endswith(f"{paths[kind]}: not a directory"), result[2][0]
-    assert snapshot(root) == before
-
-
-@pytest.mark.parametrize("kind", ["dangling-link", "link-to-itself"])
-def test_archive_to_a_broken_symlink_is_one_line_and_writes_nothing(
-    tree: tuple[Path, dict[str, Path]], kind: str
-) -> None:
-    root, paths = tree
-    before = snapshot(root)
-    journal = str(paths["journal"])
-    result = invoke(["journal", "archive", "--journal", journal, "--to", str(paths[kind])])
-    assert_refused(result, {1, 2})
+    if kind.startswith(("dangling", "link-to-itself")):
+        assert_refused(result, {1})
+    else:
+        assert_refused(result, {2})
+        assert result[2][0].endswith(f"{paths[kind]}: not a directory"), result[2][0]
     assert snapshot(root) == before
 
 
