@@ -342,6 +342,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
                 "fewer bytes written a round than the ~560 KB of d42c833 (/proc/self/io)",
                 "#31",
             ),
+            Target(
+                "syncs_per_round",
+                "<",
+                14.9,
+                "fewer fsync + fdatasync a round than the 14.9 of d42c833 (strace)",
+                "#31",
+            ),
         ),
     ),
     Benchmark(
