@@ -280,7 +280,7 @@ def test_bytes_after_the_rows_are_found(tree: tuple[Path, dict[str, Path]]) -> N
     last.write_bytes(last.read_bytes() + b"x")
     result = invoke(["journal", "verify-archive", str(root / "archive")])
     assert_refused(result, {1})
-    assert result[2][0] == f"altered: {last.name}: {last.name}: bytes after the rows"
+    assert result[2][0] == f"altered: {last.name}: bytes after the rows"
 
 
 @pytest.mark.parametrize("other", ["dealer-station segment v0", "dealer-station segment v2", ""])

@@ -61,7 +61,7 @@ def verify_segment(path: Path, key: VerificationKey | None = None) -> SegmentRes
     except SegmentFileError as err:
         result.case, result.problem = "corrupt", str(err).removeprefix(f"{path.name}: ")
     except ArchiveError as err:
-        result.problem = result.problem or str(err)
+        result.problem = result.problem or str(err).removeprefix(f"{path.name}: ")
     except OSError as err:
         result.case, result.problem = "corrupt", f"cannot be read ({err.strerror})"
     return result
