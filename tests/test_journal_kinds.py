@@ -1,6 +1,7 @@
-"""The journal's kinds and indexes come from one declaration (``controller.journal.kinds``):
-the record vocabulary table of docs/journal.md is the declaration's, both ways, and a
-journal made with other indexes gets the declared ones at the writer's next open."""
+"""The record kinds are declared once (``controller.journal.kinds``): docs/journal.md's
+vocabulary table is made from the declaration, and so are the journal's indexes: a journal
+made with other indexes (an earlier list of kinds, an earlier program) gets the declared
+ones at the writer's next open, and an open that finds them leaves the schema alone."""
 
 from __future__ import annotations
 
@@ -8,62 +9,92 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_journal_compat import indexes
 
-from controller.journal.format import KIND_PATTERN
+from controller.cli.diagram import BEGIN, DOCS, END, embed, generated
+from controller.cli.main import main
+from controller.journal import kinds as kinds_module
 from controller.journal.kinds import (
-    BY_NAME,
     FREQUENT_KINDS,
     INDEXED_KINDS,
     INDEXES,
     KINDS,
     MILESTONE_NAME,
-    KindSpec,
+    RecordKind,
+    markdown_table,
     stale_indexes,
-    vocabulary_table,
 )
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "journal.md"
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def doc_table() -> str:
-    """The table under "## Record vocabulary" in docs/journal.md, as written."""
-    section = DOC.read_text().split("## Record vocabulary", 1)[1]
-    start = section.index("| kind |")
-    return section[start : section.index("\n\n", start) + 1]
+def page_block(text: str) -> str:
+    return text[text.index(BEGIN) + len(BEGIN) : text.index(END)]
 
 
-def test_the_documented_vocabulary_is_the_declared_one() -> None:
-    """Line for line: a kind declared and not documented, documented and not declared, or
-    with other fields or another text in either place fails (regenerate the table with
-    ``python -m controller.journal.kinds``)."""
-    assert doc_table() == vocabulary_table()
+def test_docs_journal_shows_the_declared_kinds() -> None:
+    text = (ROOT / DOCS["journal"]).read_text(encoding="utf-8")
+    assert page_block(text) == "\n" + generated("journal") == "\n" + markdown_table()
+    assert "| `shoe_empty` | | the shoe reports it is empty |" in text
 
 
-def test_a_kind_added_to_either_side_alone_is_seen() -> None:
-    table = doc_table()
-    extra = KindSpec("chip_tray", "seat, cents", "the chip tray reports its total")
-    assert table + f"| `{extra.name}` | `{extra.fields}` | {extra.when} |\n" != vocabulary_table()
-    assert table.replace("| `peek` |", "| `peeked` |") != vocabulary_table()
+def test_a_kind_declared_but_not_on_the_page_is_a_difference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = (ROOT / DOCS["journal"]).read_text(encoding="utf-8")
+    added = RecordKind("chip_tray", "total_cents", "the chip tray counted the dealer's tray")
+    monkeypatch.setattr(kinds_module, "KINDS", (*KINDS, added))
+    assert page_block(text) != "\n" + markdown_table()
+    made = embed(text, markdown_table())
+    assert "| `chip_tray` | `total_cents` | the chip tray counted" in made
+    assert embed(made, markdown_table()) == made
 
 
-def test_each_kind_is_declared_once_with_a_good_name_and_one_index_class() -> None:
-    names = [spec.name for spec in KINDS]
-    assert len(names) == len(set(names)) == len(BY_NAME)
-    assert all(KIND_PATTERN.fullmatch(name) for name in names)
-    assert set(INDEXED_KINDS).isdisjoint(FREQUENT_KINDS)
-    assert set(INDEXED_KINDS) | set(FREQUENT_KINDS) == set(names)
+def test_a_row_on_the_page_that_no_kind_declares_is_a_difference() -> None:
+    text = (ROOT / DOCS["journal"]).read_text(encoding="utf-8")
+    changed = text.replace("| `shoe_empty` | |", "| `shoe_gone` | | vanished |\n| `shoe_empty` | |")
+    assert page_block(changed) != "\n" + generated("journal")
 
 
-def test_fields_are_read_as_the_document_writes_them() -> None:
-    spec = BY_NAME["device"]
-    assert spec.required == {"device", "status"}
-    assert spec.optional == {"serial", "firmware", "reason", "count"}
-    assert spec.open_ended
-    assert not BY_NAME["card"].open_ended
-    assert BY_NAME["shoe_loaded"].required == frozenset()
+def test_update_docs_on_pages_without_their_blocks_says_so_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "docs").mkdir()
+    for path in DOCS.values():
+        (tmp_path / path).write_text("# A page\n\nno block here\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["diagram", "--update-docs"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("dealer-station diagram: docs/")
+
+
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200)
+
+
+@given(_TEXT, _TEXT, _TEXT)
+def test_the_vocabulary_replaces_the_block_and_keeps_the_rest(
+    before: str, inside: str, after: str
+) -> None:
+    if BEGIN in before or END in before or END in inside:
+        return  # a page with two blocks: the first is the generated one
+    text = f"{before}{BEGIN}{inside}{END}{after}"
+    made = embed(text, markdown_table())
+    assert made == f"{before}{BEGIN}\n{markdown_table()}{END}{after}"
+    assert embed(made, markdown_table()) == made
+
+
+def test_each_kind_is_declared_once_and_either_frequent_or_indexed() -> None:
+    names = [kind.name for kind in KINDS]
+    assert len(names) == len(set(names))
+    assert set(FREQUENT_KINDS) | set(INDEXED_KINDS) == set(names)
+    assert not set(FREQUENT_KINDS) & set(INDEXED_KINDS)
+    # A round's ordinary rows (docs/journal.md "Storage"): never in the index.
+    assert {"card", "state", "prompt", "event", "button", "decision"} <= set(FREQUENT_KINDS)
+    assert {"seal", "verified", "round_started", "round_completed"} <= set(INDEXED_KINDS)
 
 
 def test_the_milestone_index_covers_exactly_the_indexed_kinds() -> None:
@@ -107,3 +138,26 @@ def test_an_index_of_another_declaration_is_replaced_at_the_next_open(
 
 def test_sqlites_own_indexes_are_never_stale() -> None:
     assert stale_indexes(["sqlite_autoindex_meta_1", MILESTONE_NAME]) == []
+
+
+def _cookie(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("PRAGMA schema_version").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_a_journal_with_the_declared_indexes_is_opened_without_touching_its_schema(
+    tmp_path: Path,
+) -> None:
+    """Making an index moves SQLite's schema cookie, and a start whose checkpoint names
+    another cookie walks every row: an open must not do it for nothing."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("round_started", {"round": 1, "seats": []}, 1)
+    cookie = _cookie(path)
+    for _ in range(3):
+        Journal.open(path).close()
+    assert _cookie(path) == cookie
+    assert indexes(path) == set(INDEXES)

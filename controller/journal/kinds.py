@@ -1,17 +1,24 @@
-"""The journal's record kinds, declared once: each kind's fields, when it is written, and
-whether a round writes it several times (which decides the index it gets); and the
-journal's indexes.
+"""The journal's record kinds, declared once.
 
-Everything that enumerates kinds derives from :data:`KINDS`: the record vocabulary table
-of ``docs/journal.md`` (:func:`vocabulary_table`; ``tests/test_journal_kinds.py`` holds the
-document to it), the journal's indexes (:data:`INDEXES`, made by
-``controller.journal.opening``; the partial index of the rows looked up by kind lists
-:data:`INDEXED_KINDS`), and the lists of kinds the tests walk. A new kind is one
-:class:`KindSpec` here and its line in the document (printed by ``python -m
-controller.journal.kinds``); its index follows by itself: the index's name carries a
-digest of the kinds it covers, and the writer's open drops every index that is not
-declared here (:func:`stale_indexes`), so a journal made with another list gets the new
-one at the writer's next open.
+Each kind of row the station writes is one :class:`RecordKind` in :data:`KINDS`: its
+name, the fields of its data as docs/journal.md lists them (``?``: in some rows only;
+``...``: further fields, as a device or event reports them), when it is written, and
+whether a round writes it several times (``frequent``). From this tuple derive:
+
+* the vocabulary table of docs/journal.md ("Record vocabulary", :func:`markdown_table`):
+  ``dealer-station diagram --update-docs`` writes it with the other generated blocks of
+  docs/, and ``tests/test_diagram.py`` fails when the page differs;
+* the journal's indexes (:data:`INDEXES`, made by ``controller.journal.schema``): the
+  partial index of the rows looked up by kind (:data:`MILESTONE_NAME`) holds every kind
+  that is not frequent (:data:`INDEXED_KINDS`), so that a commit of a round's ordinary rows
+  adds no page to it (:data:`FREQUENT_KINDS`: about 40% of a commit's WAL bytes went to an
+  index of every row by kind, measured on simulated rounds). The index's name carries a
+  digest of the kinds it covers, and the writer's open drops every index not declared
+  here (:func:`stale_indexes`, ``controller.journal.schema.migrate``): a journal made with
+  another list gets the new index at the writer's next open, with no migration by hand.
+
+A new kind is one entry here; ``tests/test_journal_vocabulary.py`` checks what simulations
+write against it.
 """
 
 from __future__ import annotations
@@ -22,51 +29,31 @@ from typing import Final
 
 
 @dataclass(frozen=True, slots=True)
-class KindSpec:
-    """One record kind: its ``name``, its ``fields`` as the document writes them (``x?``:
-    present in some rows only; ``...``: further fields as a device reports them), ``when``
-    it is written, and whether it is ``frequent``: written several times a round (cards,
-    prompts, buttons...), and so left out of the index of kinds, so that a commit of a
-    round's ordinary rows adds no page to it (about 40% of a commit's WAL bytes went to an
-    index of every row by kind)."""
+class RecordKind:
+    """One kind of journal row (see the module docstring)."""
 
     name: str
+    #: Its data's fields, as docs/journal.md writes them: ``seat, spot?, ...``.
     fields: str
-    when: str
+    #: When the station writes it (a cell of docs/journal.md's table, markdown).
+    written_when: str
+    #: A round writes it several times: left out of the index of kinds.
     frequent: bool = False
 
-    @property
-    def required(self) -> frozenset[str]:
-        """The fields every row of the kind holds."""
-        return frozenset(f for f in self._names() if not f.endswith("?") and f != "...")
 
-    @property
-    def optional(self) -> frozenset[str]:
-        """The fields some rows of the kind hold."""
-        return frozenset(f[:-1] for f in self._names() if f.endswith("?"))
-
-    @property
-    def open_ended(self) -> bool:
-        """True when rows may hold further fields (``...``: a device's own details)."""
-        return "..." in self._names()
-
-    def _names(self) -> list[str]:
-        return [f.strip() for f in self.fields.split(",") if f.strip()]
-
-
-#: The record vocabulary, in the document's order.
-KINDS: Final[tuple[KindSpec, ...]] = (
-    KindSpec(
+KINDS: Final[tuple[RecordKind, ...]] = (
+    RecordKind(
         "verified",
         "through, hash, schema, key_epoch?, mac?",
         (
-            "at start, after the journal check, and every 2,000 rows while running (a checkpoint:"
-            ' "What a start proves"): rows 1..`through` are checked (`hash`: that row\'s hash;'
-            " `schema`: SQLite's schema cookie then); `key_epoch`, `mac`: sealed with the"
-            " checkpoint key when the station seals; the next start walks only the rows after it"
+            "at start, after the journal check, and every 2,000 rows while running (a "
+            'checkpoint: "What a start proves"): rows '
+            "1..`through` are checked (`hash`: that row's hash; `schema`: SQLite's schema cookie "
+            "then); `key_epoch`, `mac`: sealed with the checkpoint key when the station seals; the "
+            "next start walks only the rows after it"
         ),
     ),
-    KindSpec(
+    RecordKind(
         "station_started",
         "version, table_id, profile, decks, sealed, limits",
         (
@@ -75,22 +62,22 @@ KINDS: Final[tuple[KindSpec, ...]] = (
             "match_max_cents`, null where none is set)"
         ),
     ),
-    KindSpec(
+    RecordKind(
         "seal",
         "epoch, head, mac, row, table",
         'after a round, a start or a stop, or 30 s of unsealed rows ("Forward-secure sealing")',
     ),
-    KindSpec(
+    RecordKind(
         "recovered",
         "state, round",
         "start, once the table is restored from the journal",
     ),
-    KindSpec(
+    RecordKind(
         "clean_shutdown",
         "events",
         "SIGTERM handled (`events`: events served)",
     ),
-    KindSpec(
+    RecordKind(
         "device",
         "device, status, serial?, firmware?, reason?, count?, ...",
         (
@@ -99,69 +86,69 @@ KINDS: Final[tuple[KindSpec, ...]] = (
             "(`forged`, with the session's `count`: docs/protocol.md section 4c)"
         ),
     ),
-    KindSpec(
+    RecordKind(
         "supervisor_key",
         "on",
         "the supervisor key is turned",
     ),
-    KindSpec(
+    RecordKind(
         "button",
         "button, state",
         "a panel button is pressed",
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "button_ignored",
         "button, state, reason",
         "a button that means nothing in this state",
     ),
-    KindSpec(
+    RecordKind(
         "shuffle_commanded",
         "decks",
         "the shuffler is told to shuffle",
     ),
-    KindSpec(
+    RecordKind(
         "hand_shuffle_done",
         "decks",
         "the dealer confirms a hand shuffle (no shuffler)",
     ),
-    KindSpec(
+    RecordKind(
         "shuffle_done",
         "card_count, per_rank",
         "the shuffler counted the batch (`per_rank`: `{rank: count}`)",
     ),
-    KindSpec(
+    RecordKind(
         "shoe_loaded",
         "",
         "the shoe reports the batch loaded",
     ),
-    KindSpec(
+    RecordKind(
         "shoe_empty",
         "",
         "the shoe reports it is empty",
     ),
-    KindSpec(
+    RecordKind(
         "burn",
         "card, reason",
         "the burn card goes to the discard rack (`reason`: `load` / `dealer_change`)",
     ),
-    KindSpec(
+    RecordKind(
         "burn_disclosed",
         "card",
         "a player asked to see the burn card (NJ, NY)",
     ),
-    KindSpec(
+    RecordKind(
         "dealer_change",
         "",
         "a new dealer takes the table",
     ),
-    KindSpec(
+    RecordKind(
         "event",
         "type, ...",
         "a raw device event (`type: seat_wager`: `seat, spot, present, cents`)",
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "wager_refused",
         "seat, reason, spot?",
         (
@@ -170,12 +157,12 @@ KINDS: Final[tuple[KindSpec, ...]] = (
             "5324.12(d)(2), `controller.table.limits`)"
         ),
     ),
-    KindSpec(
+    RecordKind(
         "round_started",
         "round, seats",
         "no more bets (`seats`: `[{seat, wager_cents, match_cents}]`)",
     ),
-    KindSpec(
+    RecordKind(
         "card",
         "role, card, seat?, hand?",
         (
@@ -185,30 +172,30 @@ KINDS: Final[tuple[KindSpec, ...]] = (
         ),
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "hole_card_dealt",
         "commitment, sealed_by",
         (
-            "the hole card is dealt face down (`sealed_by: shoe`: the shoe withheld it and this is"
-            " its commitment; `station`: the shoe gave it in the open, the station sealed it with "
-            "a nonce kept in memory only)"
+            "the hole card is dealt face down (`sealed_by: shoe`: the shoe withheld it and this is "
+            "its commitment; `station`: the shoe gave it in the open, the station sealed it with a "
+            "nonce kept in memory only)"
         ),
     ),
-    KindSpec(
+    RecordKind(
         "hole_card_revealed",
         "card, nonce",
         "the hole card is turned over",
     ),
-    KindSpec(
+    RecordKind(
         "hole_card_reveal_requested",
         "commitment, reason?",
         (
             "the station asks the shoe, which withholds the hole card, for card and nonce (each "
-            "press of NEXT until they come; `reason: void` when a void asks for it, so the journal"
-            " accounts for the card)"
+            "press of NEXT until they come; `reason: void` when a void asks for it, so the journal "
+            "accounts for the card)"
         ),
     ),
-    KindSpec(
+    RecordKind(
         "hole_card_reveal_answer",
         "commitment, answered, problem",
         (
@@ -216,17 +203,17 @@ KINDS: Final[tuple[KindSpec, ...]] = (
             "`hole_card_revealed` follows once they open the commitment)"
         ),
     ),
-    KindSpec(
+    RecordKind(
         "hole_card_rejected",
         "commitment",
         "the shoe reported a hole card when none was due",
     ),
-    KindSpec(
+    RecordKind(
         "cover_card",
         "",
         "the cover card came out",
     ),
-    KindSpec(
+    RecordKind(
         "insurance_taken",
         "seat, cents, stakes?, posted?",
         (
@@ -235,39 +222,39 @@ KINDS: Final[tuple[KindSpec, ...]] = (
             "wagers where `cents` is null)"
         ),
     ),
-    KindSpec(
+    RecordKind(
         "peek_requested",
         "target",
         "the card reader is asked (`looking_for_ace` / `looking_for_ten`)",
     ),
-    KindSpec(
+    RecordKind(
         "peek",
         "answer",
         "the card reader's answer (never the rank)",
     ),
-    KindSpec(
+    RecordKind(
         "match_settled",
         "seat, wager, outcome, matches, odds, net_cents, net_stakes?, note?",
-        ("Match the Dealer settled (PA 635a.7(f)); `matches`: 0, 1 or 2 cards matched the up card"),
+        "Match the Dealer settled (PA 635a.7(f)); `matches`: 0, 1 or 2 cards matched the up card",
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "insurance",
         "seat, wager, outcome, odds, net_cents, net_stakes?, note?",
         "insurance settled",
     ),
-    KindSpec(
+    RecordKind(
         "decision",
         "seat, hand, decision",
         "a player decision is taken",
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "decision_refused",
         "reason",
         "a decision button the hand may not take",
     ),
-    KindSpec(
+    RecordKind(
         "settlement",
         (
             "seat, wager, outcome, odds, net_cents, hand?, cards?, total?, net_stakes?, bonus?, "
@@ -279,7 +266,7 @@ KINDS: Final[tuple[KindSpec, ...]] = (
         ),
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "seat_result",
         "seat, net_cents, net_stakes?, fixed_cents?",
         (
@@ -290,7 +277,7 @@ KINDS: Final[tuple[KindSpec, ...]] = (
         ),
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "wager_collected",
         "seat, spot, cents",
         (
@@ -299,7 +286,7 @@ KINDS: Final[tuple[KindSpec, ...]] = (
         ),
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "wager_paid",
         "seat, spot, cents",
         (
@@ -308,7 +295,7 @@ KINDS: Final[tuple[KindSpec, ...]] = (
         ),
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "wager_taken",
         "seat, spot, cents",
         (
@@ -318,7 +305,7 @@ KINDS: Final[tuple[KindSpec, ...]] = (
         ),
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "wager_added",
         "seat, spot, cents",
         (
@@ -327,37 +314,37 @@ KINDS: Final[tuple[KindSpec, ...]] = (
         ),
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "round_completed",
         "reshuffle",
         "the round is over (`reshuffle`: the cover card came out)",
     ),
-    KindSpec(
+    RecordKind(
         "round_voided",
         "reason, stand, returned, hole_card?",
         (
             "a supervisor voided the round: `stand` lists the settlements journaled before "
             "(`{seat, wager, hand, net_cents}`), which stand; `returned` the other wagers, given "
-            "back (`{seat, wager, hand, cents}`; `hand` null: the seat's whole wager); `hole_card:"
-            ' "withheld by the shoe: asked for at the void"` when the shoe still holds it'
+            "back (`{seat, wager, hand, cents}`; `hand` null: the seat's whole wager); `hole_card: "
+            '"withheld by the shoe: asked for at the void"` when the shoe still holds it'
         ),
     ),
-    KindSpec(
+    RecordKind(
         "fault",
         "code, message, state",
         "play stopped on something unexpected (`state`: where it resumes)",
     ),
-    KindSpec(
+    RecordKind(
         "fault_resolved",
         "resolution, code",
         "a supervisor resolved the last fault (`resume` / `void` / `reshuffle`)",
     ),
-    KindSpec(
+    RecordKind(
         "resolution_refused",
         "resolution, reason",
         "a resolution that does not fit the fault",
     ),
-    KindSpec(
+    RecordKind(
         "prompt",
         "state, lamps",
         (
@@ -366,7 +353,7 @@ KINDS: Final[tuple[KindSpec, ...]] = (
         ),
         frequent=True,
     ),
-    KindSpec(
+    RecordKind(
         "state",
         "state",
         "the procedure enters a state",
@@ -374,12 +361,11 @@ KINDS: Final[tuple[KindSpec, ...]] = (
     ),
 )
 
-BY_NAME: Final = {spec.name: spec for spec in KINDS}
-#: Kinds a round writes several times each: no index by kind.
-FREQUENT_KINDS: Final = tuple(sorted(spec.name for spec in KINDS if spec.frequent))
+#: Kinds a round writes several times each (most of its rows).
+FREQUENT_KINDS: Final = tuple(sorted(kind.name for kind in KINDS if kind.frequent))
 #: Every other kind: written about once a round or less, and looked up by kind (the last
-#: seal, the start's checkpoint, shuffle, burn, a round's start and end...).
-INDEXED_KINDS: Final = tuple(sorted(spec.name for spec in KINDS if not spec.frequent))
+#: seal, start check, shuffle, burn, round start and end...).
+INDEXED_KINDS: Final = tuple(sorted(kind.name for kind in KINDS if not kind.frequent))
 
 _DIGEST: Final = hashlib.sha256(",".join(INDEXED_KINDS).encode()).hexdigest()[:8]
 #: The partial index of :data:`INDEXED_KINDS` by kind, named after a digest of the list.
@@ -426,14 +412,10 @@ def stale_indexes(names: list[str]) -> list[str]:
     return [n for n in names if n not in INDEXES and not n.startswith("sqlite_autoindex_")]
 
 
-def vocabulary_table() -> str:
-    """The record vocabulary table of ``docs/journal.md``, from :data:`KINDS`."""
+def markdown_table() -> str:
+    """The vocabulary as the table of docs/journal.md ("Record vocabulary")."""
     lines = ["| kind | fields | written when |", "|---|---|---|"]
-    for spec in KINDS:
-        fields = f" `{spec.fields}` " if spec.fields else " "
-        lines.append(f"| `{spec.name}` |{fields}| {spec.when} |")
+    for kind in KINDS:
+        fields = f" `{kind.fields}` |" if kind.fields else " |"
+        lines.append(f"| `{kind.name}` |{fields} {kind.written_when} |")
     return "\n".join(lines) + "\n"
-
-
-if __name__ == "__main__":
-    print(vocabulary_table(), end="")
