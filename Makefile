@@ -33,14 +33,14 @@ run: $(STAMP)
 ## for a Cortex-M and run it on emulated mps2-an385 boards (firmware/, docs/firmware.md).
 SYSTEM_COMMANDS := systemd-analyze dpkg-buildpackage dh_virtualenv gcc lintian mmdebstrap \
     mkfs.ext4 qemu-system-x86_64 qemu-img mosquitto mosquitto_passwd openssl chromium chromedriver \
-    /usr/lib/postgresql/15/bin/initdb qemu-aarch64-static arch-test arm-none-eabi-gcc \
+    /usr/lib/postgresql/15/bin/initdb qemu-aarch64-static arch-test arm-none-eabi-gcc strace \
     qemu-system-arm /usr/lib/picolibc/arm-none-eabi/picolibc.specs
 system-deps:
 	@missing=; for c in $(SYSTEM_COMMANDS); do command -v $$c >/dev/null || [ -f $$c ] || missing="$$missing $$c"; done; \
 	[ -f /usr/include/python3.11/Python.h ] || missing="$$missing Python.h"; \
 	[ -z "$$missing" ] || { echo "system-deps: installing for$$missing"; \
 	    if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 qemu-utils qemu-user-static arch-test mosquitto postgresql chromium chromium-driver openssl gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm; }
+	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 qemu-utils qemu-user-static arch-test mosquitto postgresql chromium chromium-driver openssl gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm strace; }
 
 test: system-deps lint typecheck unit firmware-test vm-test
 
