@@ -191,7 +191,24 @@ def lines(path: Path) -> Iterator[bytes]:
         OSError: it cannot be read.
     """
     inflate = zlib.decompressobj()
-    rest = b""
+    line = bytearray()  # the row line begun and not yet ended: one growing buffer, never
+    # copied whole per read (a copy per read made a long line's peak memory the sum of its
+    # sizes under glibc's growing mmap threshold)
+
+    def ended(data: bytes) -> Iterator[bytes]:
+        start = 0
+        while (end := data.find(b"\n", start)) >= 0:
+            if line:
+                line.extend(memoryview(data)[start:end])
+                yield bytes(line)
+                line.clear()
+            else:
+                yield data[start:end]
+            start = end + 1
+        line.extend(memoryview(data)[start:])
+        if len(line) > LINE_MAX:
+            raise ArchiveError(f"{path.name}: a row line longer than {LINE_MAX} bytes")
+
     with open_segment(path) as f:
         f.readline(HEADER_MAX + 1)
         try:
@@ -202,11 +219,7 @@ def lines(path: Path) -> Iterator[bytes]:
                     data = inflate.decompress(chunk, _READ)
                 else:
                     break
-                parts = (rest + data).split(b"\n")
-                rest = parts.pop()
-                if len(rest) > LINE_MAX:
-                    raise ArchiveError(f"{path.name}: a row line longer than {LINE_MAX} bytes")
-                yield from parts
+                yield from ended(data)
             tail = inflate.flush()
         except zlib.error as err:
             raise ArchiveError(f"{path.name}: the rows are damaged ({err})") from None
@@ -214,10 +227,9 @@ def lines(path: Path) -> Iterator[bytes]:
             raise ArchiveError(f"{path.name}: the rows are cut short")
         if inflate.unused_data or f.read(1):
             raise ArchiveError(f"{path.name}: bytes after the rows")
-    parts = (rest + tail).split(b"\n")
-    if parts.pop() != b"":
+    yield from ended(tail)
+    if line:
         raise ArchiveError(f"{path.name}: the last row is cut short")
-    yield from parts
 
 
 def split_line(line: str) -> tuple[str, int | None, int, str]:
