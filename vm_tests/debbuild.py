@@ -27,7 +27,7 @@ OUT = ROOT / "build" / "deb"
 #: changing them does not rebuild it. Nor is floor/ (the floor's collector and monitor run
 #: off the table: the station never needs them).
 PACKAGED = ("controller/", "drivers/", "firmware_bridge/", "debian/", "systemd/", "docs/",
-            "examples/", "README.md", "pyproject.toml")  # fmt: skip
+            "examples/", "README.md", "pyproject.toml", "setup.py")  # fmt: skip
 
 
 def source_files(root: Path = ROOT) -> list[Path]:

@@ -185,18 +185,33 @@ def package(build_root: Path, source: Path, wheels: Path, log: Path) -> Path:
         "DEALER_STATION_WHEELHOUSE": "/build/wheels",
     }
     with chroot_mounts(build_root):
-        done = subprocess.run(
+        returncode = logged(
             ["nice", "-n", "19", "chroot", str(build_root), "/bin/sh", "-ec",
              "cd /build/src && dpkg-buildpackage -b -us -uc"],
-            env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT, check=False,
+            env, log,
         )  # fmt: skip
-    if done.returncode != 0:
+    if returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-25:]
         raise Arm64Error("dpkg-buildpackage in the arm64 root failed:\n" + "\n".join(tail))
     debs = sorted(build.glob("dealer-station_*_arm64.deb"))
     if len(debs) != 1:
         raise Arm64Error(f"dpkg-buildpackage left {len(debs)} arm64 packages (log: {log})")
     return debs[0]
+
+
+def logged(command: list[str], env: dict[str, str], log: Path) -> int:
+    """Run ``command``, each line of its output appended to ``log`` with the seconds since
+    it started (where an emulated build spends its time); its exit status."""
+    started = time.monotonic()
+    with log.open("a") as out:
+        process = subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            errors="replace",
+        )  # fmt: skip
+        assert process.stdout is not None
+        for line in process.stdout:
+            out.write(f"{time.monotonic() - started:7.1f} {line}")
+    return process.wait()
 
 
 def build(source: Path, wanted: Path, python: str) -> bool:
