@@ -31,6 +31,43 @@ KERNEL_ARGS = (
 )
 
 
+@dataclass(frozen=True)
+class Machine:
+    """How QEMU boots one kind of guest: the emulator, its machine and CPU, the kernel's
+    command line, the disk in the image directory and where the console goes."""
+
+    qemu: str
+    machine: tuple[str, ...]
+    kernel_args: str
+    disk: str
+    disk_format: str = "raw"
+
+    def console(self, path: Path) -> list[str]:
+        """The arguments that write the guest's console to ``path``."""
+        if self.qemu == "qemu-system-x86_64":
+            return ["-serial", f"file:{path}"]
+        # arm64: the console on a virtio console, leaving the PL011 UART to the test.
+        return ["-chardev", f"file,id=console,path={path}", "-device",
+                "virtconsole,chardev=console"]  # fmt: skip
+
+
+#: The boot test's Debian 12 amd64 guest (image.py).
+AMD64 = Machine(
+    "qemu-system-x86_64", ("-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2"),
+    KERNEL_ARGS, "root.img",
+)  # fmt: skip
+#: The Raspberry Pi image (pi_image.py's test.img) on QEMU's generic arm64 board: the Pi 4's
+#: Cortex-A72, the image's own root by its label (read-only, as on the Pi), the console on
+#: hvc0 (the PL011 UART, ttyAMA0 as on the Pi, is the table's).
+ARM64 = Machine(
+    "qemu-system-aarch64",
+    ("-machine", "virt", "-accel", "tcg,thread=multi", "-cpu", "cortex-a72", "-smp", "2"),
+    "root=LABEL=RASPIROOT ro rootwait console=hvc0 net.ifnames=0"
+    " systemd.show_status=false loglevel=4 panic=-1",
+    "test.img",
+)  # fmt: skip
+
+
 class GuestError(Exception):
     """The guest did not do what was asked; one line."""
 
@@ -55,14 +92,25 @@ class Vm:
     """One guest (see the module docstring); ``close`` kills QEMU."""
 
     def __init__(
-        self, workdir: Path, image: Path, payload: Path, usb: list[UsbSerial], memory: int = 1536
+        self,
+        workdir: Path,
+        image: Path,
+        payload: Path,
+        usb: list[UsbSerial],
+        memory: int = 1536,
+        *,
+        machine: Machine = AMD64,
+        extra: tuple[str, ...] = (),
+        prefix: tuple[str, ...] = (),
     ) -> None:
+        """Boot ``image`` on ``machine``; ``extra`` QEMU arguments are added, and the
+        command runs behind ``prefix`` (``nsenter --net=...`` for a network of its own)."""
         self.workdir = workdir
         self.usb = {u.id: u for u in usb}
         overlay = workdir / "root.qcow2"
         subprocess.run(
-            ["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
-             "-b", str(image / "root.img"), str(overlay)],
+            ["qemu-img", "create", "-q", "-f", "qcow2", "-F", machine.disk_format,
+             "-b", str(image / machine.disk), str(overlay)],
             check=True,
         )  # fmt: skip
         disk = workdir / "payload.img"
@@ -71,18 +119,18 @@ class Vm:
         self.qmp_path = workdir / "qmp.sock"
         self.console = workdir / "console.log"
         command = [
-            "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2",
-            "-m", str(memory), "-display", "none", "-no-reboot", "-nic", "none",
+            *prefix, machine.qemu, *machine.machine,
+            "-m", str(memory), "-display", "none", "-no-reboot",
             "-kernel", str(image / "vmlinuz"), "-initrd", str(image / "initrd.img"),
-            "-append", KERNEL_ARGS,
+            "-append", machine.kernel_args,
             "-drive", f"file={overlay},format=qcow2,if=virtio",
             "-drive", f"file={disk},format=raw,if=virtio,readonly=on",
-            "-serial", f"file:{self.console}",
-            "-device", "virtio-serial-pci",
+            "-device", "virtio-serial-pci", *machine.console(self.console),
             "-chardev", f"socket,id=agent,path={self.agent_path},server=on,wait=off",
             "-device", "virtserialport,chardev=agent,name=agent",
             "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
             "-device", "qemu-xhci,id=xhci",
+            *(extra or ("-nic", "none")),
         ]  # fmt: skip
         for device in usb:
             command += ["-chardev", f"socket,id={device.id},path={device.socket},reconnect=1"]

@@ -1,0 +1,301 @@
+"""``make image``: the flashable Raspberry Pi image (arm64, Debian 12) with the package installed.
+
+Built the way Debian's own Raspberry Pi images are (its raspi image-specs), with mmdebstrap
+and our own partitioning instead of vmdb2 (no loop devices or kpartx needed, so it builds in a
+container too):
+
+1. **The base root** (cached by the recipe's hash, like the boot test's image):
+   ``mmdebstrap --arch=arm64`` of bookworm with Debian's ``linux-image-arm64`` and
+   ``raspi-firmware`` (the Pi's boot firmware, config.txt and cmdline.txt), systemd-networkd,
+   -resolved and -timesyncd, then ``pi-image/setup.sh`` with the files under
+   ``pi-image/rootfs/`` (fstab, config.txt additions, the UART's udev rule, the watchdog, logs
+   in RAM). Maintainer scripts run under qemu-user-static and binfmt_misc.
+2. **The image** (cached by the base's hash and the package's): a copy of the base with the
+   arm64 package (``make deb ARCH=arm64``) installed by dpkg, not configured; then three
+   partitions on an MBR disk, as the Pi's firmware wants:
+
+   ====  =========  ======  ===================================================
+   1     RASPIFIRM  FAT32   firmware, kernel, initrd, device trees, config.txt (read-only)
+   2     RASPIROOT  ext4    the OS and the package (read-only in service)
+   3     DSDATA     ext4    the journal, sealing state, pairing, the saved clock
+   ====  =========  ======  ===================================================
+
+The result is ``build/image/dealer-station-pi-arm64.img`` (write it to the SD card whole).
+Beside it in the cache are the kernel and initrd QEMU boots it with (``-machine virt``), and
+``test.img``: the same image with the boot test's agent unit (``vm-agent.service``) and NTP
+server added, which the flashable image never carries.
+
+    sudo python3 vm_tests/pi_image.py            # build unless cached; prints the path
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from arm64 import Arm64Error, aarch64_binfmt, chroot_mounts, run_host
+
+ROOT = Path(__file__).resolve().parent.parent
+RECIPE_DIR = ROOT / "pi-image"
+CACHE = Path(os.environ.get("DEALER_STATION_PI_CACHE", "/var/cache/dealer-station-pi"))
+OUT = ROOT / "build" / "image"
+IMAGE_NAME = "dealer-station-pi-arm64.img"
+SUITE = "bookworm"
+#: raspi-firmware is in non-free-firmware (the Pi's closed boot firmware).
+MIRRORS = (
+    "deb http://deb.debian.org/debian bookworm main non-free-firmware",
+    "deb http://deb.debian.org/debian bookworm-updates main non-free-firmware",
+    "deb http://deb.debian.org/debian-security bookworm-security main non-free-firmware",
+)
+PACKAGES = (
+    "systemd,systemd-sysv,systemd-timesyncd,systemd-resolved,udev,kmod,"
+    "linux-image-arm64,initramfs-tools,raspi-firmware,e2fsprogs,dosfstools,fdisk,"
+    "python3.11,libusb-1.0-0,procps,sudo"
+)
+#: Partition sizes in MiB (the disk starts with 4 MiB for the MBR and alignment, as Debian's).
+FIRMWARE_MIB, ROOT_MIB, DATA_MIB, LEAD_MIB = 256, 1536, 512, 4
+
+#: The boot test's additions (test.img only): its agent, from the payload disk, and NTP from
+#: the host side (10.0.2.2 in QEMU's user network), retried every few seconds.
+TEST_AGENT_UNIT = """\
+[Unit]
+Description=dealer-station boot test agent (payload disk /dev/vdb)
+Requires=dev-vdb.device
+After=dev-vdb.device
+
+[Service]
+ExecStartPre=/bin/mkdir -p /run/payload
+ExecStartPre=/bin/mount -o ro /dev/vdb /run/payload
+ExecStart=/usr/bin/python3 /run/payload/agent.py
+StandardOutput=journal
+
+[Install]
+WantedBy=multi-user.target
+"""
+TEST_TIMESYNCD = """\
+[Time]
+NTP=10.0.2.2
+FallbackNTP=
+ConnectionRetrySec=2
+PollIntervalMinSec=16
+"""
+
+
+def recipe_files() -> dict[str, str]:
+    """The recipe's own files (pi-image/), path -> sha256."""
+    return {
+        str(path.relative_to(RECIPE_DIR)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(RECIPE_DIR.rglob("*"))
+        if path.is_file()
+    }
+
+
+def base_hash() -> str:
+    """The base root's cache key: sha256 of what mmdebstrap is given, 16 hex digits."""
+    recipe = {"suite": SUITE, "mirrors": MIRRORS, "packages": PACKAGES}
+    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def cached_base(log: Path) -> Path:
+    """The base root for the current recipe, built if missing (atomically)."""
+    target = CACHE / f"base-{base_hash()}"
+    if (target / "root" / "usr" / "bin" / "python3.11").exists():
+        return target / "root"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="building-", dir=CACHE))
+    try:
+        run_host(
+            ["nice", "-n", "19", "mmdebstrap", "--mode=root", "--arch=arm64", "--variant=apt",
+             f"--include={PACKAGES}", SUITE, str(work / "root"), *MIRRORS],
+            log,
+        )  # fmt: skip
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return target / "root"
+
+
+def _ids(root: Path, table: str, name: str) -> tuple[int, int]:
+    """The uid and gid (or gid twice) of ``name`` in the root's passwd or group file."""
+    for line in (root / "etc" / table).read_text().splitlines():
+        fields = line.split(":")
+        if fields[0] == name:
+            return int(fields[2]), int(fields[3] if table == "passwd" else fields[2])
+    raise Arm64Error(f"no {name} in the image's /etc/{table}")
+
+
+def data_tree(root: Path, target: Path) -> None:
+    """DSDATA's first contents: the station's state directory and timesyncd's clock file
+    directory, owned by their users as the package and systemd made them in ``root``."""
+    state = target / "dealer-station"
+    clock = target / "timesync"
+    state.mkdir(parents=True)
+    clock.mkdir()
+    os.chown(state, *_ids(root, "passwd", "dealer-station"))
+    state.chmod(0o750)
+    os.chown(clock, *_ids(root, "passwd", "systemd-timesync"))
+    clock.chmod(0o755)
+
+
+def partitions(root: Path, work: Path, log: Path) -> dict[str, Path]:
+    """The three file systems from ``root`` (whose /boot/firmware is moved out into the FAT)."""
+    firmware = work / "firmware.vfat"
+    run_host(["mkfs.vfat", "-C", "-F", "32", "-n", "RASPIFIRM", str(firmware),
+              str(FIRMWARE_MIB * 1024)], log)  # fmt: skip
+    files = sorted((root / "boot" / "firmware").iterdir())
+    if not files:
+        raise Arm64Error("the root's /boot/firmware is empty: raspi-firmware wrote nothing")
+    run_host(["mcopy", "-s", "-p", "-i", str(firmware), *map(str, files), "::/"], log)
+    held = work / "firmware-files"
+    shutil.move(root / "boot" / "firmware", held)
+    (root / "boot" / "firmware").mkdir()
+    try:
+        system = work / "root.ext4"
+        run_host(["mkfs.ext4", "-q", "-F", "-L", "RASPIROOT", "-d", str(root), str(system),
+                  f"{ROOT_MIB}M"], log)  # fmt: skip
+    finally:
+        shutil.rmtree(root / "boot" / "firmware")
+        shutil.move(held, root / "boot" / "firmware")
+    data = work / "data"
+    data_tree(root, data)
+    data_fs = work / "data.ext4"
+    run_host(["mkfs.ext4", "-q", "-F", "-L", "DSDATA", "-d", str(data), str(data_fs),
+              f"{DATA_MIB}M"], log)  # fmt: skip
+    return {"firmware": firmware, "root": system, "data": data_fs}
+
+
+def assemble(parts: dict[str, Path], image: Path, log: Path) -> None:
+    """An MBR disk with the three partitions, as the Pi's firmware reads it."""
+    total = LEAD_MIB + FIRMWARE_MIB + ROOT_MIB + DATA_MIB
+    with image.open("wb") as out:
+        out.truncate(total * 1024 * 1024)
+    table = (
+        "label: dos\n"
+        f"start={LEAD_MIB}MiB, size={FIRMWARE_MIB}MiB, type=c, bootable\n"
+        f"size={ROOT_MIB}MiB, type=83\n"
+        f"size={DATA_MIB}MiB, type=83\n"
+    )
+    done = subprocess.run(["sfdisk", "-q", str(image)], input=table.encode(),
+                          capture_output=True, check=False)  # fmt: skip
+    if done.returncode != 0:
+        raise Arm64Error(f"sfdisk: {done.stderr.decode(errors='replace').strip()}")
+    offset = LEAD_MIB
+    for name, size in (("firmware", FIRMWARE_MIB), ("root", ROOT_MIB), ("data", DATA_MIB)):
+        run_host(["dd", f"if={parts[name]}", f"of={image}", "bs=1M", f"seek={offset}",
+                  "conv=notrunc,sparse", "status=none"], log)  # fmt: skip
+        offset += size
+
+
+def install_package(root: Path, deb: Path, log: Path) -> None:
+    """``dpkg -i`` the package in ``root`` (under emulation), as a technician would."""
+    shutil.copy2(deb, root / "tmp" / "dealer-station.deb")
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive",
+           "LANG": "C.UTF-8"}  # fmt: skip
+    with chroot_mounts(root), log.open("ab") as out:
+        done = subprocess.run(
+            ["nice", "-n", "19", "chroot", str(root), "dpkg", "-i", "/tmp/dealer-station.deb"],
+            env=env, stdout=out, stderr=subprocess.STDOUT, check=False,
+        )  # fmt: skip
+    (root / "tmp" / "dealer-station.deb").unlink()
+    if done.returncode != 0:
+        raise Arm64Error(f"dpkg -i in the image failed (log: {log})")
+
+
+def add_test_parts(root: Path) -> None:
+    """The boot test's agent unit and NTP server (test.img only)."""
+    unit = root / "etc/systemd/system/vm-agent.service"
+    unit.write_text(TEST_AGENT_UNIT)
+    wants = root / "etc/systemd/system/multi-user.target.wants"
+    wants.mkdir(parents=True, exist_ok=True)
+    (wants / "vm-agent.service").symlink_to("/etc/systemd/system/vm-agent.service")
+    conf = root / "etc/systemd/timesyncd.conf.d"
+    conf.mkdir(parents=True, exist_ok=True)
+    (conf / "boot-test.conf").write_text(TEST_TIMESYNCD)
+
+
+def image_key(deb: Path) -> str:
+    """The image's cache key: the base's, pi-image/'s files, this module's test additions
+    and the package's sha256."""
+    recipe = {
+        "base": base_hash(),
+        "files": recipe_files(),
+        "test": [TEST_AGENT_UNIT, TEST_TIMESYNCD],
+        "sizes": [LEAD_MIB, FIRMWARE_MIB, ROOT_MIB, DATA_MIB],
+        "deb": hashlib.sha256(deb.read_bytes()).hexdigest(),
+    }
+    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def cached_image(deb: Path) -> Path:
+    """The image directory (``pi.img``, ``test.img``, ``vmlinuz``, ``initrd.img``) for the
+    current recipe and ``deb``, built if missing.
+
+    Raises:
+        Arm64Error: a step failed (one line, naming the log).
+    """
+    target = CACHE / f"image-{image_key(deb)}"
+    if (target / "test.img").exists():
+        return target
+    if os.geteuid() != 0:
+        raise Arm64Error("needs root (mmdebstrap --mode=root, chroot, binfmt_misc)")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    log = CACHE / "build.log"
+    log.write_text("")
+    work = Path(tempfile.mkdtemp(prefix="building-", dir=CACHE))
+    try:
+        with aarch64_binfmt():
+            base = cached_base(log)
+            root = work / "root"
+            run_host(["cp", "-a", str(base), str(root)], log)
+            run_host(["sh", str(RECIPE_DIR / "setup.sh"), str(root)], log)
+            install_package(root, deb, log)
+        kernel = sorted((root / "boot").glob("vmlinuz-*"))[-1]
+        version = kernel.name.removeprefix("vmlinuz-")
+        shutil.copy2(kernel, work / "vmlinuz")
+        shutil.copy2(root / "boot" / f"initrd.img-{version}", work / "initrd.img")
+        assemble(partitions(root, work, log), work / "pi.img", log)
+        add_test_parts(root)
+        assemble(partitions(root, work, log), work / "test.img", log)
+        for name in ("firmware.vfat", "root.ext4", "data.ext4"):
+            (work / name).unlink()
+        for leftover in ("root", "data", "firmware-files"):
+            shutil.rmtree(work / leftover, ignore_errors=True)
+        # One image per package is kept: an older one is of no further use.
+        for old in CACHE.glob("image-*"):
+            shutil.rmtree(old, ignore_errors=True)
+        os.replace(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return target
+
+
+def main() -> int:
+    """``make image``: build (or find) the image; copy it to build/image/."""
+    from debbuild import built_deb
+
+    started = time.monotonic()
+    try:
+        deb = built_deb("arm64")
+        built = cached_image(deb)
+    except (Arm64Error, RuntimeError, subprocess.CalledProcessError) as err:
+        print(f"make image: {err}", file=sys.stderr)
+        return 1
+    OUT.mkdir(parents=True, exist_ok=True)
+    run_host(["cp", "--sparse=always", str(built / "pi.img"), str(OUT / IMAGE_NAME)])
+    print(f"{OUT / IMAGE_NAME} ({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

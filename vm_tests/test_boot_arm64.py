@@ -1,0 +1,400 @@
+"""The Raspberry Pi image booted on arm64: the checks of the amd64 boot test that matter on a Pi,
+and the Pi's own realities (UART, hardware watchdog, no real-time clock, SD card, lgpio).
+
+One guest for the module, tests in file order, each leaving the station running for the next:
+
+* the guest is the flashable image of ``make image`` (``pi_image.py``: the package installed,
+  not configured) plus the test's agent unit and NTP server (``test.img``), on QEMU's generic
+  arm64 board (``-machine virt``, TCG, Cortex-A72 as in the Pi 4), booted with the image's own
+  kernel and initrd, its root read-only as on the Pi;
+* the shoe and shuffler are QEMU ``usb-serial`` devices, as in the amd64 test; the panel board
+  is on the board's PL011 UART, ttyAMA0 as on the Pi, which the image's udev rule names
+  ``/dev/dealer-uart``; the card reader is the FunctionFS gadget on ``dummy_hcd``;
+* the clock: the board's RTC starts 30 days in the past (a Pi boots with the clock of its last
+  shutdown), and NTP is a server on the host side (``ntp_server.py``, in a network namespace
+  of its own with QEMU) that stays silent until the clock test lets it answer;
+* a hardware watchdog (QEMU's i6300esb; the Pi's is the BCM2835's) fed by systemd.
+
+Every wait has a deadline and waits on a condition, as in ``test_boot.py``, whose tests this
+module reuses where the check is the same.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from debbuild import ROOT, built_deb
+from pi_image import cached_image
+from remote_table import LogFeed, RemoteTable
+from test_boot import CONFIG, COVER_AT, READER, STEP, Rig, udev_rules
+from test_boot import test_sigkill_restarts_it_and_the_round_resumes as _sigkill_resumes
+from test_boot import test_sigstop_the_watchdog_restarts_it_within_watchdogsec as _sigstop
+from vm import ARM64, UsbSerial, Vm
+
+from controller.simulation.runner import SimulationSettings
+from controller.table.prompts import State
+from drivers.simulated.serve_client import ServedDoubles
+
+pytestmark = [pytest.mark.timeout(900)]
+
+BOOT_TIMEOUT = 300.0
+USB = {"shuffler": "SHF-VM-1", "shoe": "SHO-VM-1"}
+PANEL_SERIAL = "PNL-VM-1"
+#: How far behind the board's clock starts: the Pi was last shut down a month ago.
+CLOCK_BEHIND = timedelta(days=30)
+TIMES: dict[str, float] = {}
+FIGURES: dict[str, object] = {}
+#: The amd64 test's configuration with the panel board on the header's UART.
+PI_CONFIG = CONFIG.replace('port = "/dev/dealer-panel"', 'port = "/dev/dealer-uart"')
+JOURNAL = "/var/lib/dealer-station/journal.sqlite3"
+
+
+def host_tools() -> list[str]:
+    """What the test runs on the host that this machine lacks."""
+    tools = ("qemu-system-aarch64", "qemu-img", "mmdebstrap", "mkfs.vfat", "mcopy", "sfdisk",
+             "aarch64-linux-gnu-gcc", "unshare", "nsenter")  # fmt: skip
+    return [t for t in tools if shutil.which(t) is None]
+
+
+class Ntp:
+    """The NTP server process (in its own network namespace) and its control socket."""
+
+    def __init__(self, work: Path) -> None:
+        self.control = work / "ntp.sock"
+        self.process = subprocess.Popen(
+            ["unshare", "--net", sys.executable,
+             str(ROOT / "vm_tests" / "ntp_server.py"), "--control", str(self.control)],
+            stdout=subprocess.DEVNULL, stderr=(work / "ntp.log").open("wb"),
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while not self.control.exists():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"the NTP server did not start: {(work / 'ntp.log').read_text()}"
+                )
+            time.sleep(0.05)  # the socket appears once the server has bound its port
+
+    @property
+    def namespace(self) -> tuple[str, ...]:
+        """The prefix that runs a command in the server's network namespace."""
+        return ("nsenter", f"--net=/proc/{self.process.pid}/ns/net")
+
+    def order(self, **fields: object) -> dict[str, object]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(10)
+            sock.connect(str(self.control))
+            sock.sendall(json.dumps(fields).encode() + b"\n")
+            reply: dict[str, object] = json.loads(sock.makefile("rb").readline())
+        return reply
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait(10)
+
+
+class PiRig(Rig):
+    """:class:`test_boot.Rig` with the NTP server."""
+
+    ntp: Ntp
+
+
+def _diskstats(vm: Vm, device: str) -> tuple[int, int]:
+    """Sectors written and flushes completed on ``device`` (/proc/diskstats fields 10, 18)."""
+    for line in vm.sh("cat /proc/diskstats").splitlines():
+        fields = line.split()
+        if fields[2] == device:
+            return int(fields[9]), int(fields[17])
+    raise AssertionError(f"no {device} in /proc/diskstats")
+
+
+@pytest.fixture(scope="module")
+def rig() -> Iterator[PiRig]:
+    missing = host_tools()
+    if missing:
+        pytest.fail(f"not installed: {', '.join(missing)} (make system-deps installs them)")
+    started = time.monotonic()
+    deb = built_deb("arm64")
+    TIMES["arm64 deb (built or reused)"] = time.monotonic() - started
+    started = time.monotonic()
+    image = cached_image(deb)
+    TIMES["image (built or cached)"] = time.monotonic() - started
+    work = Path(f"/tmp/dspi-{os.getpid()}")  # unix socket paths must stay short
+    shutil.rmtree(work, ignore_errors=True)
+    payload = work / "payload"
+    payload.mkdir(parents=True)
+    shutil.copy2(ROOT / "vm_tests/guest/agent.py", payload / "agent.py")
+    (payload / "station.toml").write_text(PI_CONFIG)
+    (payload / "99-dealer-station.rules").write_text(udev_rules())
+    serials = {**USB, "panel": PANEL_SERIAL}
+    endpoints = {kind: f"unix:{work}/{kind}.sock" for kind in serials}
+    doubles = ServedDoubles(endpoints, work / "control.sock", serials=serials, seed=29)
+    ntp = Ntp(work)
+    usb = [UsbSerial(kind, work / f"{kind}.sock", serial) for kind, serial in USB.items()]
+    behind = (datetime.now(UTC) - CLOCK_BEHIND).strftime("%Y-%m-%dT%H:%M:%S")
+    extra = (
+        "-chardev", f"socket,id=uart,path={work}/panel.sock,reconnect=1",
+        "-serial", "chardev:uart",
+        "-rtc", f"base={behind}",
+        "-nic", "user,model=virtio-net-pci",
+        "-device", "i6300esb",
+    )  # fmt: skip
+    vm = Vm(work, image, payload, usb, machine=ARM64, extra=extra, prefix=ntp.namespace)
+    feed = None
+    try:
+        TIMES["boot to agent"] = vm.wait_for_agent(BOOT_TIMEOUT)
+        settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=29)
+        table = RemoteTable(vm, doubles.client, settings, COVER_AT)
+        feed = LogFeed(vm, vm.log_mark(), table.pacer.observe)
+        pi = PiRig(vm, doubles, table, feed)
+        pi.ntp = ntp
+        yield pi
+    finally:
+        if feed is not None:
+            feed.stop()
+        print(f"\nconsole:\n{vm.console_tail(20)}")
+        try:
+            print(vm.sh("journalctl --no-pager -n 60 -u dealer-station -u systemd-timesyncd"
+                        " | cut -c1-300", check=False, timeout=30))  # fmt: skip
+        except Exception as err:  # diagnostics only
+            print(f"no journal: {err}")
+        print("timings: " + json.dumps({k: round(v, 1) for k, v in TIMES.items()}))
+        print("FIGURES " + json.dumps(FIGURES))
+        vm.close()
+        doubles.close()
+        ntp.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_the_image_boots_read_only_with_the_package_installed_and_stopped(rig: PiRig) -> None:
+    vm = rig.vm
+    assert vm.sh("dpkg-query -W -f '${Status}' dealer-station") == "install ok installed"
+    assert vm.sh("systemctl is-enabled dealer-station", check=False).strip() == "disabled"
+    vm.sh("systemctl start dealer-station")
+    assert rig.show("ActiveState") == "inactive"
+    assert rig.show("ConditionResult") == "no"  # no station.toml yet
+    # The root and the firmware read-only; the table's data partition writable, holding the
+    # station's state directory and timesyncd's saved clock.
+    assert "ro" in vm.sh("findmnt -no OPTIONS /").split(",")
+    assert "ro" in vm.sh("findmnt -no OPTIONS /boot/firmware").split(",")
+    assert vm.sh("findmnt -no SOURCE,OPTIONS /srv/table").split()[1].startswith("rw")
+    assert vm.sh("findmnt -no SOURCE /srv/table").strip().endswith("vda3")
+    for bound in ("/var/lib/dealer-station", "/var/lib/systemd/timesync"):
+        assert vm.sh(f"findmnt -no SOURCE {bound}").strip().endswith("]"), bound  # a bind
+    assert vm.sh("stat -c %U:%a /var/lib/dealer-station").strip() == "dealer-station:750"
+    # Logs in RAM, not on the card.
+    assert vm.sh("test -d /run/log/journal && ! test -d /var/log/journal && echo ram") == "ram\n"
+    # The compiled rules engine and gpiozero's lgpio pin factory in the package's venv.
+    probe = vm.sh(
+        "cd /tmp && /opt/dealer-station/bin/python -c 'import controller.rules.round as m,"
+        " lgpio, gpiozero.pins.lgpio, platform; print(platform.machine(), m.__file__)'"
+    ).split()
+    assert probe[0] == "aarch64"
+    FIGURES["rules engine"] = "compiled" if probe[1].endswith("aarch64-linux-gnu.so") else "pure"
+
+
+def test_systemd_feeds_the_hardware_watchdog(rig: PiRig) -> None:
+    vm = rig.vm
+    assert vm.sh("systemctl show -P RuntimeWatchdogUSec").strip() == "14s"
+    assert vm.sh("cat /sys/class/watchdog/watchdog0/state").strip() == "active"
+    assert vm.sh("cat /sys/class/watchdog/watchdog0/timeout").strip() == "14"
+
+
+def test_udev_names_the_uart_and_the_usb_devices(rig: PiRig) -> None:
+    vm = rig.vm
+    assert vm.sh("readlink -f /dev/dealer-uart").strip() == "/dev/ttyAMA0"
+    assert vm.sh("stat -L -c %G:%a /dev/dealer-uart").strip() == "dialout:660"
+    # The technician's step 3: the devices' serial numbers in a copy of the package's rules,
+    # on the root remounted writable for the configuration.
+    vm.sh("mount -o remount,rw /")
+    vm.sh("install -m 0644 /run/payload/99-dealer-station.rules /etc/udev/rules.d/")
+    vm.sh("udevadm control --reload && udevadm trigger --action=add --subsystem-match=tty"
+          " && udevadm settle --timeout=60")  # fmt: skip
+    for name in ("shuffler", "shoe"):
+        target = vm.sh(f"readlink -f /dev/dealer-{name}").strip()
+        assert target.startswith("/dev/ttyUSB"), (name, target)
+    vm.sh("modprobe -a dummy_hcd libcomposite usb_f_fs")
+    vm.sh(
+        "systemd-run --unit=reader-gadget /opt/dealer-station/bin/python -m"
+        f" drivers.simulated.ffs_gadget --vid {READER['vid']:#x} --pid {READER['pid']:#x}"
+        f" --serial {READER['serial']} --control /run/reader.sock"
+    )
+    vm.sh("timeout 60 sh -c 'until [ -S /run/reader.sock ]; do sleep 0.1; done'")
+
+
+def test_configured_paired_and_enabled_it_reaches_ready_with_the_clock_unsynchronised(
+    rig: PiRig,
+) -> None:
+    vm = rig.vm
+    vm.sh("install -m 0640 -g dealer-station /run/payload/station.toml /etc/dealer-station/")
+    vm.sh("runuser -u dealer-station -- dealer-station journal setup-keys"
+          " --config /etc/dealer-station/station.toml >/dev/null")  # fmt: skip
+    for kind in ("shuffler", "shoe", "panel", "card_reader"):
+        if kind == "card_reader":
+            vm.reader("set", "pairing_button", True)
+        else:
+            rig.doubles.client.set(kind, "pairing_button", True)
+        if kind == "panel":
+            rig.doubles.client.call("panel", "turn_key", True)
+        out = vm.sh(
+            "runuser -u dealer-station -g dealer-station -G dialout --"
+            f" dealer-station pair {kind} --config /etc/dealer-station/station.toml"
+            " --without-key-switch --timeout 60"
+        )
+        assert f"{kind} paired" in out
+        if kind == "card_reader":
+            vm.reader("set", "pairing_button", False)
+        else:
+            rig.doubles.client.set(kind, "pairing_button", False)
+        if kind == "panel":
+            rig.doubles.client.call("panel", "turn_key", False)
+    started = time.monotonic()
+    vm.sh("systemctl enable --now dealer-station", timeout=STEP)
+    TIMES["enable --now to READY"] = time.monotonic() - started
+    TIMES["QEMU start to READY"] = time.monotonic() - vm.started
+    vm.sh("sync && mount -o remount,ro /")  # configured: read-only again
+    assert rig.show("SubState") == "running"
+    # No NTP yet: the clock is the board's, a month behind, and the station says so.
+    assert vm.sh("test -e /run/systemd/timesync/synchronized || echo no").strip() == "no"
+    _, entry = vm.log_wait(0, STEP, fields={"event": "clock"})
+    assert entry["station"]["synchronized"] is False
+    assert entry["station"]["step_us"] == 0
+
+
+def test_a_shoe_through_usb_serial_deals_rounds_and_the_journal_verifies(rig: PiRig) -> None:
+    vm = rig.vm
+    rounds_before = _rounds(vm)
+    written, flushes = _diskstats(vm, "vda3")
+    started = time.monotonic()
+    view = rig.table.play_until()
+    TIMES["full shoe"] = time.monotonic() - started
+    assert rig.feed.error is None
+    assert view.state in (State.SHUFFLING, State.LOADING)
+    assert rig.doubles.client.get("shoe", "draws") > COVER_AT
+    rounds = _rounds(vm) - rounds_before
+    assert rounds >= 4
+    written_after, flushes_after = _diskstats(vm, "vda3")
+    FIGURES["rounds"] = rounds
+    FIGURES["bytes_per_round"] = round((written_after - written) * 512 / rounds)
+    FIGURES["flushes_per_round"] = round((flushes_after - flushes) / rounds, 1)
+    FIGURES["rounds_per_s_emulated"] = round(rounds / TIMES["full shoe"], 3)
+    _verified(vm)
+
+
+def _rounds(vm: Vm) -> int:
+    return int(_query(vm, "select count(*) from journal where kind = 'round_completed'"))
+
+
+def _query(vm: Vm, sql: str) -> str:
+    return (
+        vm.sh(
+            "runuser -u dealer-station -- /opt/dealer-station/bin/python -c 'import sqlite3, sys;"
+            f' print(sqlite3.connect("file:{JOURNAL}?mode=ro", uri=True).execute(sys.argv[1])'
+            f'.fetchall())\' "{sql}"'
+        )
+        .strip()
+        .removeprefix("[(")
+        .removesuffix(",)]")
+    )
+
+
+def _verified(vm: Vm) -> None:
+    reply = vm.call("sh", cmd="runuser -u dealer-station -- dealer-station journal verify")
+    assert reply["rc"] == 0 and "intact" in reply["out"], reply
+
+
+def _clock_rows(vm: Vm) -> list[tuple[int, str, dict[str, object]]]:
+    out = vm.sh(
+        "runuser -u dealer-station -- dealer-station journal export"
+        f' --journal {JOURNAL} | grep \'"kind":"clock"\' || true'
+    )
+    rows = [json.loads(line) for line in out.splitlines()]
+    return [(r["id"], r["ts"], r["data"]) for r in rows]
+
+
+def test_ntp_arriving_is_journalled_with_the_correction(rig: PiRig) -> None:
+    vm = rig.vm
+    mark = vm.log_mark()
+    asked = time.monotonic()
+    rig.ntp.order(answer=True)
+    vm.log_wait(mark, STEP, fields={"event": "clock", "synchronized": True})
+    TIMES["NTP answering to the clock row"] = time.monotonic() - asked
+    rows = _clock_rows(vm)
+    # The start's row, then the correction: about the month the board was behind (less the
+    # seconds between the test's reading of the host clock and QEMU's start).
+    assert rows[0][2] == {"synchronized": False, "step_us": 0}
+    forward = sum(int(data["step_us"]) for _, _, data in rows[1:])  # type: ignore[call-overload]
+    month = CLOCK_BEHIND.total_seconds() * 1e6
+    assert month - 120e6 < forward < month + 120e6, forward
+    assert rows[-1][2]["synchronized"] is True
+    # The rows before the correction carry the board's time, the rows after the true one.
+    before = datetime.fromisoformat(rows[0][1].replace("Z", "+00:00"))
+    assert datetime.now(UTC) - before > CLOCK_BEHIND - timedelta(hours=1)
+    rig.table.play_until(lambda v: v.state is State.BETTING)
+    _verified(vm)
+
+
+def test_a_step_back_never_reorders_the_journal(rig: PiRig) -> None:
+    """The clock set an hour ahead by hand, then pulled back by NTP: both steps journalled,
+    and the rows of the hour ahead stay before the rows written after, with earlier times."""
+    vm = rig.vm
+    known = len(_clock_rows(vm))
+    mark = vm.log_mark()
+    vm.sh("date -s '+1 hour' >/dev/null")
+    # timesyncd sees the clock set and asks the server again at once: the step back.
+    deadline = time.monotonic() + STEP
+    while True:
+        rows = _clock_rows(vm)[known:]
+        steps = [int(data["step_us"]) for _, _, data in rows]  # type: ignore[call-overload]
+        if any(step < -3000e6 for step in steps):
+            break
+        assert time.monotonic() < deadline, rows
+        index, _ = vm.log_wait(mark, STEP, fields={"event": "clock"})
+        mark = index + 1
+    assert steps[0] > 3000e6, steps  # the hour ahead came first, then the step back
+    rig.table.play_until(lambda v: v.state is State.BETTING)
+    _verified(vm)
+    exported = [
+        json.loads(line)
+        for line in vm.sh(
+            f"runuser -u dealer-station -- dealer-station journal export --journal {JOURNAL}"
+        ).splitlines()
+    ]
+    ids = [row["id"] for row in exported]
+    assert ids == list(range(1, len(ids) + 1))
+    first_step = rows[0][0]
+    after = [row["ts"] for row in exported if row["id"] >= first_step]
+    assert min(after[-5:]) < max(after[:5])  # later rows, earlier times: order kept by id
+    recalled = json.loads(
+        vm.sh("runuser -u dealer-station -- dealer-station journal recall 20 --json")
+    )
+    numbers = [r["round"] for r in recalled["rounds"]]
+    assert numbers == sorted(numbers) and len(numbers) >= 2
+
+
+def test_sigkill_restarts_it_and_the_round_resumes(rig: PiRig) -> None:
+    _sigkill_resumes(rig)
+
+
+def test_sigstop_the_watchdog_restarts_it_within_watchdogsec(rig: PiRig) -> None:
+    _sigstop(rig)
+
+
+def test_a_hung_system_is_reset_by_the_hardware_watchdog(rig: PiRig) -> None:
+    """PID 1 frozen stands in for a hung kernel: nobody feeds the watchdog, which resets
+    the board (QEMU, told not to reboot, then exits)."""
+    vm = rig.vm
+    vm.call("sh", cmd="kill -SEGV 1", timeout=10)  # systemd freezes on a crash
+    frozen = time.monotonic()
+    vm.process.wait(timeout=120)
+    TIMES["PID 1 frozen to reset"] = time.monotonic() - frozen
+    assert 10 <= TIMES["PID 1 frozen to reset"] <= 60
