@@ -228,6 +228,19 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ),
     ),
     Benchmark(
+        "SD card wear",
+        "bench/sd_card.py",
+        ("--rounds", "200"),
+        ("--rounds", "3"),
+        keys=(
+            "bytes_per_round",
+            "write_requests_per_round",
+            "flushes_per_round",
+            "card_years",
+            "card_years_worst",
+        ),
+    ),
+    Benchmark(
         "Audit journal",
         "bench/journal_bench.py",
         ("--rows", "1000", "--verify-rows", "100000", "--start-rows", "1000000", "--rounds", "200"),

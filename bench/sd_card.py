@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from journal_round import record_calls, replay  # noqa: E402
+from journal_round import record_calls, replay
 
 #: Assumptions for the card's life, each printed with the result.
 CARD_BYTES = 32 * 10**9
