@@ -19,7 +19,7 @@ from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
 from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
 from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_limits import parse_limits
-from controller.service.config_panel import PanelConfig, parse_panel
+from controller.service.config_panel import PanelConfig, check_uart, parse_panel
 from controller.service.config_rules import read_rule_options, rules_profile
 from controller.service.config_schema import ConfigError, Section
 from controller.table.limits import NO_LIMITS, TableLimits
@@ -224,6 +224,9 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
         raise devices_section.error(
             "panel", "missing: the GPIO pin map, or [devices.panel_board] for a panel board"
         )
+    if isinstance(panel, PanelConfig):
+        ports = {"shoe": str(shoe.port)} | ({"shuffler": str(shuffler.port)} if shuffler else {})
+        check_uart(panel, devices_section, ports)
     devices_section.done()
     devices = Devices(shoe=shoe, panel=panel, shuffler=shuffler, card_reader=card_reader)
     options = _options(options_section, profile, decks, devices)
