@@ -74,7 +74,7 @@ After=dev-vdb.device
 [Service]
 ExecStartPre=/bin/mkdir -p /run/payload
 ExecStartPre=/bin/mount -o ro /dev/vdb /run/payload
-ExecStart=/usr/bin/python3 /run/payload/agent.py
+ExecStart=/usr/bin/python3.11 /run/payload/agent.py
 StandardOutput=journal
 
 [Install]
