@@ -23,12 +23,15 @@ systemctl --root="$root" mask serial-getty@ttyAMA0.service serial-getty@ttyS0.se
     e2scrub_all.timer e2scrub_reap.service systemd-random-seed.service
 ln -sf /run/systemd/resolve/stub-resolv.conf "$root/etc/resolv.conf"
 
-# The firmware partition's files with the settings above (config.txt, cmdline.txt).
+# The firmware partition's files with the settings above (config.txt, cmdline.txt), as the
+# kernel's postinst writes them (the hook acts on "configure" only).
 for kernel in "$root"/boot/vmlinuz-*; do
-    chroot "$root" /etc/kernel/postinst.d/z50-raspi-firmware "${kernel##*/vmlinuz-}"
+    DEB_MAINT_PARAMS=configure chroot "$root" /etc/kernel/postinst.d/z50-raspi-firmware \
+        "${kernel##*/vmlinuz-}"
 done
 grep -q '^enable_uart=1' "$root/boot/firmware/config.txt"
 grep -q '^dtparam=watchdog=on' "$root/boot/firmware/config.txt"
+grep -q 'root=LABEL=RASPIROOT' "$root/boot/firmware/cmdline.txt"
 
 # As Debian's own Raspberry Pi images: root logs in on the console without a password until
 # the technician sets one (docs/operations.md, first boot); a new machine id at each boot.

@@ -288,7 +288,8 @@ def cached_image(deb: Path) -> Path:
             base = cached_base(log)
             root = work / "root"
             run_host(["cp", "-a", str(base), str(root)], log)
-            run_host(["sh", str(RECIPE_DIR / "setup.sh"), str(root)], log)
+            with chroot_mounts(root):  # raspi-firmware's hook looks at /proc
+                run_host(["sh", str(RECIPE_DIR / "setup.sh"), str(root)], log)
             install_package(root, deb, log)
         kernel = sorted((root / "boot").glob("vmlinuz-*"))[-1]
         version = kernel.name.removeprefix("vmlinuz-")
