@@ -178,31 +178,44 @@ def data_tree(root: Path, target: Path) -> None:
     clock.chmod(0o755)
 
 
-def partitions(root: Path, work: Path, log: Path) -> dict[str, Path]:
-    """The three file systems from ``root`` (whose /boot/firmware is moved out into the FAT)."""
+def firmware_fs(root: Path, work: Path, log: Path) -> Path:
+    """The FAT firmware partition from the root's /boot/firmware (raspi-firmware's files)."""
     firmware = work / "firmware.vfat"
+    firmware.unlink(missing_ok=True)
     run_host(["mkfs.vfat", "-C", "-F", "32", "-n", "RASPIFIRM", str(firmware),
               str(FIRMWARE_MIB * 1024)], log)  # fmt: skip
     files = sorted((root / "boot" / "firmware").iterdir())
     if not files:
         raise Arm64Error("the root's /boot/firmware is empty: raspi-firmware wrote nothing")
     run_host(["mcopy", "-s", "-p", "-i", str(firmware), *map(str, files), "::/"], log)
+    return firmware
+
+
+def root_fs(root: Path, work: Path, log: Path) -> Path:
+    """The root file system, its /boot/firmware left empty (the FAT partition mounts there)."""
+    system = work / "root.ext4"
+    system.unlink(missing_ok=True)
     held = work / "firmware-files"
     shutil.move(root / "boot" / "firmware", held)
     (root / "boot" / "firmware").mkdir()
     try:
-        system = work / "root.ext4"
         run_host(["mkfs.ext4", "-q", "-F", "-L", "RASPIROOT", "-d", str(root), str(system),
                   f"{ROOT_MIB}M"], log)  # fmt: skip
     finally:
-        shutil.rmtree(root / "boot" / "firmware")
+        (root / "boot" / "firmware").rmdir()
         shutil.move(held, root / "boot" / "firmware")
+    return system
+
+
+def data_fs(root: Path, work: Path, log: Path) -> Path:
+    """DSDATA, the table's own partition, with its first directories."""
     data = work / "data"
     data_tree(root, data)
     data_fs = work / "data.ext4"
     run_host(["mkfs.ext4", "-q", "-F", "-L", "DSDATA", "-d", str(data), str(data_fs),
               f"{DATA_MIB}M"], log)  # fmt: skip
-    return {"firmware": firmware, "root": system, "data": data_fs}
+    shutil.rmtree(data)
+    return data_fs
 
 
 def assemble(parts: dict[str, Path], image: Path, log: Path) -> None:
@@ -295,13 +308,18 @@ def cached_image(deb: Path) -> Path:
         version = kernel.name.removeprefix("vmlinuz-")
         shutil.copy2(kernel, work / "vmlinuz")
         shutil.copy2(root / "boot" / f"initrd.img-{version}", work / "initrd.img")
-        assemble(partitions(root, work, log), work / "pi.img", log)
+        parts = {
+            "firmware": firmware_fs(root, work, log),
+            "root": root_fs(root, work, log),
+            "data": data_fs(root, work, log),
+        }
+        assemble(parts, work / "pi.img", log)
         add_test_parts(root)
-        assemble(partitions(root, work, log), work / "test.img", log)
-        for name in ("firmware.vfat", "root.ext4", "data.ext4"):
-            (work / name).unlink()
-        for leftover in ("root", "data", "firmware-files"):
-            shutil.rmtree(work / leftover, ignore_errors=True)
+        parts["root"] = root_fs(root, work, log)
+        assemble(parts, work / "test.img", log)
+        for part in parts.values():
+            part.unlink()
+        shutil.rmtree(root)
         # One image per package is kept: an older one is of no further use.
         for old in CACHE.glob("image-*"):
             shutil.rmtree(old, ignore_errors=True)
