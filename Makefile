@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: run test system-deps lint typecheck unit bench systemd-check clean deb vm-test floor-demo \
-    compiled image
+    compiled firmware firmware-test image
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,20 +28,36 @@ run: $(STAMP)
 ## qemu-user-static and arch-test let mmdebstrap make arm64 roots (vm_tests/arm64.py, the arm64
 ## package's build root, the Raspberry Pi image); gcc-aarch64-linux-gnu and its libc compile the
 ## arm64 rules engine (make deb ARCH=arm64); dosfstools, mtools and fdisk make the image's
-## partitions (make image); qemu-system-arm boots it (vm_tests/test_boot_arm64.py).
+## partitions (make image); qemu-system-arm boots it (vm_tests/test_boot_arm64.py) and runs
+## the device firmware: gcc-arm-none-eabi and picolibc-arm-none-eabi build it for a Cortex-M,
+## run on emulated mps2-an385 boards (firmware/, docs/firmware.md).
 SYSTEM_COMMANDS := systemd-analyze dpkg-buildpackage dh_virtualenv gcc lintian mmdebstrap \
     mkfs.ext4 qemu-system-x86_64 qemu-img mosquitto mosquitto_passwd openssl chromium chromedriver \
-    /usr/lib/postgresql/15/bin/initdb qemu-aarch64-static arch-test qemu-system-aarch64 \
+    /usr/lib/postgresql/15/bin/initdb qemu-aarch64-static arch-test arm-none-eabi-gcc \
+    qemu-system-arm /usr/lib/picolibc/arm-none-eabi/picolibc.specs qemu-system-aarch64 \
     aarch64-linux-gnu-gcc mkfs.vfat mcopy sfdisk
 system-deps:
-	@missing=; for c in $(SYSTEM_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
+	@missing=; for c in $(SYSTEM_COMMANDS); do command -v $$c >/dev/null || [ -f $$c ] || missing="$$missing $$c"; done; \
 	[ -f /usr/include/python3.11/Python.h ] || missing="$$missing Python.h"; \
 	[ -f /usr/aarch64-linux-gnu/lib/crti.o ] || missing="$$missing libc6-dev-arm64-cross"; \
 	[ -z "$$missing" ] || { echo "system-deps: installing for$$missing"; \
 	    if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 qemu-utils qemu-user-static arch-test qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross dosfstools mtools fdisk mosquitto postgresql chromium chromium-driver openssl; }
+	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 qemu-utils qemu-user-static arch-test mosquitto postgresql chromium chromium-driver openssl gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross dosfstools mtools fdisk; }
 
-test: system-deps lint typecheck unit vm-test
+test: system-deps lint typecheck unit firmware-test vm-test
+
+## The device firmware in C (firmware/, docs/firmware.md): host builds, the sanitized test
+## and fuzz harnesses, and the Cortex-M images for QEMU's mps2-an385 (incremental).
+firmware: system-deps
+	$(MAKE) -s -j2 -C firmware host san arm
+
+## Its known-answer vectors in C (ASan/UBSan), then the HIL suite with the shoe and the
+## panel board as the C firmware's host builds (the soak, which builds its own doubles,
+## runs once in unit). The emulated-board rounds and the firmware's attack and fuzz tests
+## run in unit (tests/test_firmware_*.py).
+firmware-test: firmware $(STAMP)
+	$(MAKE) -s -C firmware test
+	$(BIN)/pytest -q -p no:cacheprovider hil_tests --devices firmware -m "not soak"
 
 ## The Debian package, build/deb/dealer-station_<version>_<arch>.deb (debian/, dh-virtualenv);
 ## ARCH=arm64 builds the Raspberry Pi's on this machine (vm_tests/debbuild_arm64.py).
@@ -83,7 +99,7 @@ compiled: $(MYPYC_STAMP)
 COMPILED_TESTS := tests/test_rules_*.py tests/test_strategy.py tests/test_house_edge.py \
     tests/test_montecarlo.py tests/test_procedure.py tests/test_holecard.py tests/test_recovery.py \
     tests/test_replay.py
-unit: $(STAMP) $(MYPYC_STAMP)
+unit: $(STAMP) $(MYPYC_STAMP) firmware
 	$(BIN)/pytest -q
 	DEALER_STATION_EXPECT_COMPILED=1 PYTHONPATH=$(MYPYC) $(BIN)/pytest -q -p no:cacheprovider \
 	    $(COMPILED_TESTS)

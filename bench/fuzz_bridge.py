@@ -2,8 +2,12 @@
 
 Run: ``.venv/bin/pip install atheris`` then
 ``.venv/bin/python bench/fuzz_bridge.py -atheris_runs=1000000`` (libFuzzer flags pass
-through). The bounded, seeded fuzz test that runs on every ``make test`` is
-``tests/test_bridge_fuzz.py``; this harness is for long runs on a developer machine.
+through). With ``--c`` every input also goes to the C firmware's decoders
+(``firmware/tests/fuzz.c``, built with AddressSanitizer and UndefinedBehaviorSanitizer by
+``make -C firmware san``): a crash, a hang or a delivered message there is a crash here.
+The bounded, seeded fuzz tests that run on every ``make test`` are
+``tests/test_bridge_fuzz.py`` and ``tests/test_firmware_fuzz.py``; this harness is for
+long runs on a developer machine.
 Any exception other than a ``ProtocolError`` is a crash that libFuzzer reports and saves,
 and so is any message the authenticated endpoint delivers: fuzzed bytes carry no valid seal.
 """
@@ -14,6 +18,7 @@ import contextlib
 import random
 import sys
 
+from drivers.simulated.c_firmware import FuzzTarget, build
 from firmware_bridge import (
     DeviceKind,
     Endpoint,
@@ -39,6 +44,7 @@ _opener = Opener(
 )
 _device.start(0.0)
 _clock = [0.0]
+_c_target: list[FuzzTarget] = []  # the C harness, with --c
 
 
 def test_one_input(data: bytes) -> None:
@@ -61,6 +67,8 @@ def test_one_input(data: bytes) -> None:
     _device.data_to_send()
     delivered = [e for e in _device.events() if isinstance(e, MessageReceived)]
     assert not delivered, f"a fuzzed frame was delivered: {delivered}"
+    for target in _c_target:
+        target.feed(data)  # raises FirmwareError on a crash or a hang of the C side
 
 
 def main() -> int:
@@ -69,6 +77,10 @@ def main() -> int:
     except ImportError:
         print("atheris is not installed: .venv/bin/pip install atheris", file=sys.stderr)
         return 2
+    if "--c" in sys.argv:
+        sys.argv.remove("--c")
+        build("san")
+        _c_target.append(FuzzTarget())
     atheris.instrument_all()  # coverage feedback for the already-imported decoders
     atheris.Setup(sys.argv, test_one_input)
     atheris.Fuzz()

@@ -372,6 +372,50 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ),
         env=(("PYTHONPATH", "build/mypyc"),),
     ),
+    Benchmark(
+        "Device firmware in C on a Cortex-M: flash, RAM, stack, instructions per step",
+        "bench/firmware_budget.py",
+        ("--rounds", "30"),
+        ("--rounds", "2"),
+        keys=(
+            "shoe_flash_bytes_m3",
+            "shoe_flash_bytes_m0",
+            "shoe_static_ram_bytes_m3",
+            "panel_static_ram_bytes_m3",
+            "shoe_stack_bytes",
+            "panel_stack_bytes",
+            "seal_card_frame_instructions_m3",
+            "seal_card_frame_instructions_m0",
+            "open_card_frame_instructions_m3",
+            "seal_220_byte_frame_instructions_m3",
+            "session_keys_and_proof_instructions_m3",
+            "pairing_x25519_hkdf_instructions_m0",
+            "worst_ram_bytes",
+            "worst_flash_bytes",
+            "fits_rp2040",
+            "fits_stm32f0",
+        ),
+        targets=(
+            Target("fits_rp2040", "==", True, "fits an RP2040 (264 KB RAM, 2 MB flash)", "#28"),
+            Target("fits_stm32f0", "==", True, "fits an STM32F0-class board (32 KB RAM)", "#28"),
+        ),
+    ),
+    Benchmark(
+        "Rounds with the shoe and panel board on emulated Cortex-M boards",
+        "bench/firmware_rounds.py",
+        ("--rounds", "500"),
+        ("--rounds", "2"),
+        keys=("rounds", "boards_rounds_per_s", "doubles_rounds_per_s", "same_outcome_as_doubles"),
+        targets=(
+            Target(
+                "same_outcome_as_doubles",
+                "==",
+                True,
+                "the C firmware on emulated boards gives the station the same table",
+                "#28",
+            ),
+        ),
+    ),
 )
 
 

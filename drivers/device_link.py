@@ -13,8 +13,9 @@ into ``drivers.hal`` events:
   outage (one journal row); retried every ``refusal_retry`` seconds in case the right
   device is plugged in;
 * a device that cannot prove it holds the pairing secret, or :data:`AUTH_FAILURE_LIMIT`
-  frames that fail their seal in one session -> ``DeviceFault`` of kind
-  ``AUTHENTICATION`` (its own fault code and prompt); the session is then renewed;
+  frames that fail their seal within :data:`AUTH_FAILURE_WINDOW` seconds -> ``DeviceFault``
+  of kind ``AUTHENTICATION`` (its own fault code and prompt); fewer -> ``ForgedFrame``, a
+  journal row each, play goes on (docs/protocol.md section 4c);
 * device messages -> the subclass's ``_on_message``.
 
 Frames dropped for a bad CRC or framing are recovered by retransmission and only counted
@@ -27,6 +28,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -44,6 +46,7 @@ from drivers.hal import (
     DeviceKind,
     DeviceLost,
     EventSink,
+    ForgedFrame,
 )
 from drivers.transport import ThreadedTransport
 
@@ -108,6 +111,8 @@ class LinkedDevice(ABC):
         )
         self._idle_wait = self._endpoint.timing.retransmit_timeout
         self._auth_failures = 0
+        self._forged_at: deque[float] = deque()  # when this session's forged frames came
+        self._forgery_fault = False
         self._status = _Status.STARTING
         self._last_fault: str | None = None
         self._port_open = False
@@ -264,6 +269,8 @@ class LinkedDevice(ABC):
                 self._status = _Status.CONNECTED
                 self._last_fault = None
                 self._auth_failures = 0
+                self._forged_at.clear()
+                self._forgery_fault = False
                 peer = event.peer
                 log.info("device connected", device=self.KIND.value, serial=peer.serial_number)
                 self._emit(DeviceConnected(self.KIND, peer.serial_number, peer.firmware))
@@ -333,17 +340,31 @@ class LinkedDevice(ABC):
         self._emit(DeviceFault(self.KIND, f"{self.KIND.value} refused: {reason}", details, kind))
 
     def _forged(self, reason: str) -> None:
-        """A frame failed its seal: counted; the limit in one session faults the device."""
+        """A frame failed its seal (or an unsealed end was disproven): journaled; the
+        limit within the window faults the device, once a session (docs/protocol.md
+        section 4c: no line noise reaches that rate)."""
         if self._status is not _Status.CONNECTED:
             return  # frames of a session that ended (or never began): nothing acts on them
+        now = self._clock()
         self._auth_failures += 1
+        recent = self._forged_at
+        recent.append(now)
+        while recent and recent[0] <= now - fb.AUTH_FAILURE_WINDOW:
+            recent.popleft()
         log.warning("frame failed authentication", device=self.KIND.value, reason=reason)
-        if self._auth_failures == fb.AUTH_FAILURE_LIMIT:
+        if self._forgery_fault:
+            return  # the device is faulted: the rest are counted in stats.auth_failures
+        if len(recent) >= fb.AUTH_FAILURE_LIMIT:
+            self._forgery_fault = True
+            window = f"{fb.AUTH_FAILURE_WINDOW:g} s"
             self._emit(
                 DeviceFault(
                     self.KIND,
-                    f"{fb.AUTH_FAILURE_LIMIT} frames failed authentication (forged or altered)",
+                    f"{fb.AUTH_FAILURE_LIMIT} frames failed authentication within {window}"
+                    " (forged or altered)",
                     {"auth_failures": str(self.stats.auth_failures)},
                     DeviceFaultKind.AUTHENTICATION,
                 )
             )
+            return
+        self._emit(ForgedFrame(self.KIND, reason, self._auth_failures))

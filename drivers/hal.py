@@ -239,6 +239,17 @@ class DeviceFault:
     kind: DeviceFaultKind = DeviceFaultKind.GENERAL
 
 
+@dataclass(frozen=True, slots=True)
+class ForgedFrame:
+    """A frame on a device's link failed its seal, below the rate that faults the device
+    (docs/protocol.md section 4c): journaled, play goes on."""
+
+    device: DeviceKind
+    reason: str
+    #: Forged frames in the current session, this one included.
+    count: int
+
+
 DeviceEvent = (
     CardDrawn
     | ForeignCardDrawn
@@ -255,6 +266,7 @@ DeviceEvent = (
     | DeviceConnected
     | DeviceLost
     | DeviceFault
+    | ForgedFrame
 )
 
 EventSink = Callable[[DeviceEvent], None]

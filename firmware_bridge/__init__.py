@@ -5,7 +5,7 @@ Bytes and a clock go in, frames and events come out; nothing here opens a port. 
 reference for firmware authors). See ``docs/protocol.md`` for the byte layout.
 """
 
-from firmware_bridge.auth import AUTH_FAILURE_LIMIT, SECRET_BYTES, TAG_BYTES
+from firmware_bridge.auth import AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW, SECRET_BYTES, TAG_BYTES
 from firmware_bridge.codec import (
     DeviceKind,
     Message,
@@ -103,6 +103,7 @@ __all__ = [
     "ACK_DELAY",
     "ACK_EVERY",
     "AUTH_FAILURE_LIMIT",
+    "AUTH_FAILURE_WINDOW",
     "HEARTBEAT_INTERVAL",
     "HELLO_INTERVAL",
     "HELLO_TRIES",

@@ -53,10 +53,13 @@ COUNTER: Final = struct.Struct(">I")
 SEAL_OVERHEAD: Final = COUNTER.size + TAG_BYTES
 #: The last counter a key may use; the session ends (and is renegotiated) before it wraps.
 MAX_COUNTER: Final = 0xFFFFFFFF
-#: Frames with a bad tag in one session before the device is faulted: noise fails the CRC,
-#: not the tag, so even one is a sign of tampering; a few tolerate a bug without stopping
-#: play for one stray frame.
+#: Forged frames (a bad tag, an unsealed frame in a session, an unsealed end disproven by
+#: the check) within :data:`AUTH_FAILURE_WINDOW` seconds that fault the device: noise fails
+#: the CRC, not the tag (a damaged frame passes the CRC once in 65,536), so three in ten
+#: seconds cannot be noise on a line that carries ~1,100 frames a second; fewer are
+#: journaled and do not stop play (docs/protocol.md section 4c).
 AUTH_FAILURE_LIMIT: Final = 3
+AUTH_FAILURE_WINDOW: Final = 10.0
 
 _SESSION_INFO: Final = b"dealer-station link v2 "
 _PAIRING_INFO: Final = b"dealer-station pairing v2 "

@@ -40,8 +40,9 @@ from firmware_bridge.events import (
     LinkStats,
     Paired,
 )
-from firmware_bridge.frame import CRC_SIZE, HEADER_SIZE, SUPPORTED_VERSIONS
+from firmware_bridge.frame import CRC_SIZE, FLAG_ACK_NOW, HEADER_SIZE, SUPPORTED_VERSIONS
 from firmware_bridge.link_messages import (
+    Heartbeat,
     Hello,
     HelloReply,
     NoSession,
@@ -140,6 +141,9 @@ class SessionSetup:
     _rx: ReceiveSequence
     _last_rx: float
     _last_tx: float
+    _check_until: float | None
+    _check_reason: str
+    _check_name: str
 
     def _begin(self, now: float, session: int | None = None) -> None:
         raise NotImplementedError  # pragma: no cover - the endpoint's
@@ -212,9 +216,25 @@ class SessionSetup:
             self._drop(NotConnectedError(f"frame type 0x{type_id:02X} outside a session"))
             return
         if type_id == NoSession.TYPE_ID and self.role is Role.STATION:
-            # Unsealed (a device without a session has no keys): a forged one can only end
-            # the session, as cutting the cable would.
-            self._link_down("device has no session (it restarted or ended the session)")
+            # Unsealed (a device without a session has no keys): anyone can write one, so it
+            # only makes the station check the session (docs/protocol.md section 4c).
+            self._check_session(
+                "device has no session (it restarted or ended the session)", "NoSession", now
+            )
+
+    def _check_session(self, reason: str, name: str, now: float) -> None:
+        """An unsealed frame says the session ended: ask the peer to prove it alive (a
+        heartbeat request); no sealed frame within the check time and the link is down for
+        ``reason``, one that opens proves the unsealed frame forged (section 4c)."""
+        self.stats.unsealed_ends += 1
+        if self._check_until is not None:
+            return  # already checking: one answer settles both
+        t = self.timing
+        self._check_until = now + t.retransmit_timeout * t.max_tries
+        self._check_reason = reason
+        self._check_name = name
+        self._outbox.append((Heartbeat.TYPE_ID, 0, FLAG_ACK_NOW, b""))
+        self._last_tx = now
 
     # --- handshake ------------------------------------------------------------------------
 
@@ -225,6 +245,17 @@ class SessionSetup:
             self._drop(err)
             return
         if isinstance(msg, Refused):
+            if msg.echo == self._session and self._state is LinkState.CONNECTED:
+                if self.role is Role.STATION:
+                    # A device refuses HELLOs, never a session it joined: check it.
+                    self._check_session(f"device refused the session: {msg.reason}", "Refused", now)
+                    return
+                if self._opener is not None and self._opener.last > 0:
+                    # The station refuses only before it seals anything (section 4c).
+                    self.stats.unsealed_ends += 1
+                    self.stats.forged_ends += 1
+                    self._drop(AuthenticationError("an unsealed Refused of a proven session"))
+                    return
             if msg.echo == self._session and self._state in (
                 LinkState.HANDSHAKING,
                 LinkState.CONNECTED,

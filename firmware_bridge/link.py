@@ -117,6 +117,7 @@ class Endpoint(SessionSetup):
     _hello_at: float
     _hello_tries: int
     _now: float
+    _check_until: float | None
 
     def __init__(
         self,
@@ -183,6 +184,11 @@ class Endpoint(SessionSetup):
     def unconfirmed(self) -> int:
         """Reliable messages sent or queued and not yet acknowledged by the peer."""
         return len(self._window)
+
+    @property
+    def next_seq(self) -> int:
+        """The sequence number of this side's next new reliable frame."""
+        return self._window.next_seq
 
     def start(self, now: float) -> None:
         """Begin the first session: the station sends HELLO, the device waits for one."""
@@ -313,6 +319,9 @@ class Endpoint(SessionSetup):
             return
         if self._state is not LinkState.CONNECTED:
             return
+        if self._check_until is not None and now >= self._check_until:
+            self._link_down(self._check_reason)
+            return
         if now - self._last_rx >= t.silence_timeout:
             self._link_down(f"peer silent for {now - self._last_rx:.2f} s")
             return
@@ -339,6 +348,8 @@ class Endpoint(SessionSetup):
         deadline = min(self._last_rx + t.silence_timeout, self._last_tx + t.heartbeat_interval)
         if self._ack_due:
             deadline = min(deadline, self._ack_at)
+        if self._check_until is not None:
+            deadline = min(deadline, self._check_until)
         resend = self._window.deadline()
         return deadline if resend is None else min(deadline, resend)
 
@@ -373,6 +384,9 @@ class Endpoint(SessionSetup):
         self._sealer = None
         self._opener = None
         self._reply = None
+        self._check_until = None
+        self._check_reason = ""
+        self._check_name = ""
 
     def _send_hello(self, now: float) -> None:
         me = self.identity
@@ -408,10 +422,20 @@ class Endpoint(SessionSetup):
             self._drop(err)
             return
         self._last_rx = now
+        if self._check_until is not None:
+            # The session is alive: the unsealed end it was checked for was forged.
+            self._check_until = None
+            self.stats.forged_ends += 1
+            name = self._check_name
+            self._drop(AuthenticationError(f"an unsealed {name} while the session is alive"))
         for out in self._window.on_ack(ack, now):
             self._outbox.append((out.type_id, out.seq, FLAG_RELIABLE, out.payload))
             self._last_tx = now
         if type_id in _HEADER_ONLY:
+            if type_id == Heartbeat.TYPE_ID and flags & FLAG_ACK_NOW:
+                # A heartbeat request: prove the session alive at once (section 6).
+                self._outbox.append((Heartbeat.TYPE_ID, 0, 0, b""))
+                self._last_tx = now
             return
         reliable = bool(flags & FLAG_RELIABLE)
         if reliable:

@@ -107,6 +107,11 @@ class SendWindow:
         self._pending: deque[tuple[int, bytes, Message]] = deque()
         self._next_seq = 0
 
+    @property
+    def next_seq(self) -> int:
+        """The sequence number the next frame launched into the window takes."""
+        return self._next_seq
+
     def __len__(self) -> int:
         """Messages sent or queued and not yet acknowledged."""
         return len(self._in_flight) + len(self._pending)

@@ -2,7 +2,11 @@
 
 ``--rig sim`` (default) runs every scenario against the device doubles over the real
 transports; ``--rig PATH`` runs them against the real rig a ``station.toml`` describes, with
-a person at the table answering on stdin (run pytest with ``-s``). Tests marked
+a person at the table answering on stdin (run pytest with ``-s``). ``--devices firmware``
+puts the shoe and the panel board on the C reference firmware (``firmware/``, host builds)
+instead of the Python doubles: the same scenarios against a second implementation of the
+protocol (tests marked ``python_double`` use the Python doubles' internals and are skipped
+there). Tests marked
 ``needs_person`` are skipped on the doubles; tests marked ``doubles`` use the doubles' fault
 switches and are skipped on a real rig.
 """
@@ -23,6 +27,7 @@ from table_driver import RunningStation, TableDriver
 
 from controller.service import config as cfg
 from controller.table.prompts import State
+from drivers.simulated.c_firmware import build
 
 #: Rounds the soak plays in the test command: short (7-15 s on this shared 2-core VM), so
 #: that the suite stays fast (issue 15). The long soak (2,500 rounds and more) is a
@@ -41,6 +46,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         " real rig's devices",
     )
     group.addoption(
+        "--devices",
+        default="doubles",
+        choices=("doubles", "firmware", "qemu"),
+        help="on --rig sim: the shoe and panel board as the Python doubles (default), as"
+        " the C reference firmware's host builds (firmware), or as its Cortex-M images on"
+        " QEMU's mps2-an385 boards (qemu)",
+    )
+    group.addoption(
         "--soak-rounds",
         type=int,
         default=DEFAULT_SOAK_ROUNDS,
@@ -52,14 +65,25 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "doubles: uses the device doubles' fault switches; skipped on a real rig"
     )
+    config.addinivalue_line(
+        "markers",
+        "python_double: uses the Python doubles' internals; skipped with --devices firmware",
+    )
 
 
 def _rig_option(config: pytest.Config) -> str:
     return str(config.getoption("--rig", default="sim"))
 
 
+def _firmware(config: pytest.Config) -> str | None:
+    """The C firmware's runner for the shoe and panel board (``--devices``), or None."""
+    devices = str(config.getoption("--devices", default="doubles"))
+    return {"firmware": "host", "qemu": "qemu"}.get(devices)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     real = _rig_option(config) != "sim"
+    firmware = _firmware(config)
     for item in items:
         if "hil_tests" not in item.path.parts:
             continue
@@ -67,6 +91,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason="needs a person at a real rig (--rig PATH)"))
         if real and item.get_closest_marker("doubles"):
             item.add_marker(pytest.mark.skip(reason="uses the device doubles' fault switches"))
+        if firmware and item.get_closest_marker("python_double"):
+            item.add_marker(pytest.mark.skip(reason="uses the Python doubles' internals"))
 
 
 @pytest.fixture(autouse=True)
@@ -107,6 +133,10 @@ def rigs(request: pytest.FixtureRequest) -> Iterator[RigFactory]:
     def make(decks: int = 6, seed: int = 0, **options: Any) -> Rig:
         rig: Rig
         if option == "sim":
+            firmware = _firmware(request.config)
+            if firmware is not None:
+                build("host" if firmware == "host" else "arm")
+                options.setdefault("firmware", firmware)
             rig = SimRig(decks=decks, seed=seed, **options)
         else:
             rig = RealRig(Path(option))

@@ -21,6 +21,7 @@ from typing import Any, Protocol, TextIO
 
 import firmware_bridge as fb
 from controller.rules.cards import Card
+from controller.rules.profiles import get_profile
 from controller.service import config as cfg
 from controller.service.daemon import real_drivers, rig_drivers
 from controller.simulation.runner import SimulationSettings, simulation_config
@@ -176,12 +177,6 @@ class Rig(Protocol):
         """Release the rig."""
 
 
-def default_options(decks: int) -> cfg.Options:
-    """Match the Dealer offered with the pay table its deck count takes (NY 5324.12(d)(5))."""
-    table = cfg.PayTable.A if decks == 6 else cfg.PayTable.B
-    return cfg.Options(match_the_dealer=True, match_pay_table=table)
-
-
 class SimRig:
     """The device doubles (see the module docstring)."""
 
@@ -197,7 +192,7 @@ class SimRig:
     ) -> cfg.StationConfig:
         """The simulator's configuration with this test's profile, options and journal."""
         base = simulation_config(SimulationSettings(profile=profile, decks=decks, journal=journal))
-        return replace(base, table_id="HIL-SIM", options=options or default_options(decks))
+        return replace(base, table_id="HIL-SIM", options=options or cfg.Options())
 
     def drivers_for(self, config: cfg.StationConfig) -> Callable[..., Any]:
         """The real drivers pointed at the doubles."""
@@ -235,9 +230,9 @@ class RealRig:
         """The rig's devices with this test's profile, options and journal."""
         return replace(
             self.base,
-            profile=cfg.Profile(profile),
+            profile=get_profile(profile),
             decks=decks,
-            options=options or default_options(decks),
+            options=options or cfg.Options(),
             journal=cfg.JournalSettings(journal),
         )
 

@@ -16,8 +16,9 @@ import pytest
 
 import firmware_bridge as fb
 from controller.table.prompts import State
-from drivers.hal import DeviceFault, DeviceLost
+from drivers.hal import DeviceFault, DeviceLost, ForgedFrame
 from firmware_bridge.frame import FLAG_RELIABLE
+from firmware_bridge.link_messages import NoSession
 
 pytestmark = pytest.mark.doubles
 
@@ -37,7 +38,7 @@ def test_a_forged_card_on_the_shoe_line_is_never_a_hit(station: Any) -> None:
     rows_before = len(t.rows())
     # The shoe's next reliable sequence number and its next draw number: all a tap learns
     # from the header (the payloads are sealed) and from counting frames.
-    seq = shoe._endpoint._window._next_seq
+    seq = shoe.next_seq
     payload = fb.encode_message(fb.CardDrawnReport(1, "S", shoe.draws + 1))[1]
     forged = fb.encode_frame(
         fb.Frame(fb.PROTOCOL_VERSION, fb.CardDrawnReport.TYPE_ID, seq, FLAG_RELIABLE, 0, payload)
@@ -48,8 +49,10 @@ def test_a_forged_card_on_the_shoe_line_is_never_a_hit(station: Any) -> None:
     assert t.state is State.FAULT and t.fault == "device_authentication"
     new_rows = t.rows()[rows_before:]
     assert not [r for r in new_rows if r.kind in ("card", "decision")]  # no hit, no card
-    (fault,) = [r.data for r in new_rows if r.kind == "device"]
-    assert fault["status"] == "fault" and "failed authentication" in fault["reason"]
+    devices = [r.data for r in new_rows if r.kind == "device"]
+    # The first two journaled as forged; the third within 10 s faults the shoe.
+    assert [d["status"] for d in devices] == ["forged", "forged", "fault"]
+    assert "failed authentication within 10 s" in devices[2]["reason"]
     assert t.doubles.shoe.connected  # the genuine shoe's session was never disturbed
 
 
@@ -70,3 +73,46 @@ def test_an_impostor_with_the_right_serial_and_evil_firmware_is_refused_once(
     # The driver keeps retrying (a good board may be plugged in): no second row for it.
     shoe.wait_for(lambda: len(shoe.refusals) >= 3, 10.0)
     assert [r.kind for r in t.rows()[rows_before:]].count("device") == 2
+
+
+# --- docs/protocol.md section 4c: forged ends and the rate of forgeries --------------------
+
+
+def test_a_forged_frame_below_the_rate_is_journaled_and_play_goes_on(station: Any) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    shoe = t.doubles.shoe
+    rows_before = len(t.rows())
+    payload = fb.encode_message(fb.CardDrawnReport(1, "S", shoe.draws + 1))[1]
+    forged = fb.encode_frame(
+        fb.Frame(
+            fb.PROTOCOL_VERSION,
+            fb.CardDrawnReport.TYPE_ID,
+            shoe.next_seq,
+            FLAG_RELIABLE,
+            0,
+            payload,
+        )
+    )
+    with t.expect(ForgedFrame):
+        shoe.transmit(forged)
+    (row,) = [r.data for r in t.rows()[rows_before:] if r.kind == "device"]
+    assert (row["status"], row["count"]) == ("forged", 1)
+    assert t.state is State.BETTING  # one forged frame does not stop the table
+    t.bet(1)
+    t.press()
+    t.deal("9H", "KS", "8D", "7D")  # the genuine shoe deals on
+    assert [d["card"] for d in t.data("card")] == ["9H", "KS", "8D"]
+
+
+def test_a_forged_no_session_does_not_take_the_shoe_down(station: Any) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    shoe = t.doubles.shoe
+    rows_before = len(t.rows())
+    no_session = fb.encode_frame(fb.Frame(fb.PROTOCOL_VERSION, NoSession.TYPE_ID, 0, 0, 0, b""))
+    with t.expect(ForgedFrame):  # checked with a heartbeat request, answered: forged
+        shoe.transmit(b"\0" + no_session)
+    kinds = [(r.kind, r.data.get("status")) for r in t.rows()[rows_before:]]
+    assert ("device", "forged") in kinds and ("device", "lost") not in kinds
+    assert t.state is State.BETTING and shoe.connected

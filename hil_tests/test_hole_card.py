@@ -82,13 +82,13 @@ def test_a_round_voided_before_its_hole_card_leaves_the_shoe_dealing_ordinary_ca
     t.press()
     t.deal("9H", "KS", "8D")  # the hole card is due now: the shoe was told its draw
     shoe = t.doubles.shoe
-    assert shoe.wait_for(lambda: shoe._hole_from is not None, 5.0)
+    assert shoe.wait_for(lambda: shoe.hole_from is not None, 5.0)
     with t.expect(ForeignCardDrawn):
         shoe.deal_ten("H")  # a 10 in the shoe: the table faults
     assert t.state is State.FAULT and t.fault == "foreign_card"
     t.supervisor(Button.SUPERVISOR_VOID)
     assert t.state is State.BETTING
-    assert shoe.wait_for(lambda: shoe._hole_from is None, 5.0)  # the shoe forgot it
+    assert shoe.wait_for(lambda: shoe.hole_from is None, 5.0)  # the shoe forgot it
     t.bet(1)
     t.press()
     # Seat 1 7D QC, up 3D, hole 6H: the first card is reported like any card (before the

@@ -140,12 +140,8 @@ def test_every_payout_matches_the_hand_worked_amounts(station: Any, example: Pat
 
 
 def _station_options(document: dict[str, Any]) -> cfg.Options:
-    decks = document["decks"]
-    table = cfg.PayTable.A if decks == 6 else cfg.PayTable.B
     extra = document.get("options") or {}
-    return cfg.Options(
-        match_the_dealer=True, match_pay_table=table, hit_soft_17=bool(extra.get("hit_soft_17"))
-    )
+    return cfg.Options.of(hit_soft_17=bool(extra.get("hit_soft_17")))
 
 
 def _cents(amount: Any) -> int:

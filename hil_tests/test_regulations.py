@@ -14,12 +14,19 @@ from typing import Any
 import pytest
 from table_driver import TableDriver, card_due
 
+from controller.rules.options import MatchPayTable
+from controller.rules.profiles import PROFILES as DECLARED
+from controller.rules.profiles import DealerSecondCard
 from controller.service import config as cfg
 from controller.table.prompts import State
 from drivers.hal import Button, Led, LedMode
 
-PROFILES = ["PA", "NJ", "NY"]
-HOLE_CARD_PROFILES = ["PA", "NY"]  # NJ deals the dealer's second card after the players
+PROFILES = list(DECLARED)
+# NJ deals the dealer's second card after the players (19.7(g)).
+HOLE_CARD_PROFILES = [
+    c for c, p in DECLARED.items() if p.dealer_second_card is DealerSecondCard.HOLE
+]
+MATCH_HOLE_CARD_PROFILES = [c for c in HOLE_CARD_PROFILES if DECLARED[c].match_the_dealer]
 # Spare cards after a scenario's script, so the shoe never runs dry by accident.
 SPARE = " 2D 3C 4S 5H 6D 2H 3S 4C 5S 6C"
 
@@ -45,7 +52,8 @@ def test_pa_635a_7_c_nj_19_7_c_ny_5324_12_c_3_first_card_after_load_is_burned(
     # NJ 19.7(c), NY 5324.12(c)(3): the burn card is disclosed if a player asks; PA is silent.
     t.press(Button.DISCLOSE_BURN)
     disclosed = t.data("burn_disclosed")
-    assert disclosed == ([] if profile == "PA" else [{"card": "5D"}])
+    shown = DECLARED[profile].burn_disclosed_on_request
+    assert disclosed == ([{"card": "5D"}] if shown else [])
     t.finish()
 
 
@@ -109,7 +117,10 @@ def test_pa_635a_7_e_ny_5324_12_c_4_iv_deal_order_hole_card_face_down(
     [
         ("NJ", None),
         # NY 5324.12(c)(4): the licensee may give every determinate card first.
-        ("NY", cfg.Options(ny_determinate_cards=True)),
+        (
+            "NY",
+            cfg.Options.of(dealer_second_card=DealerSecondCard.AFTER_PLAYERS, peek=False),
+        ),
     ],
 )
 def test_nj_19_7_d_g_ny_5324_12_c_4_dealers_second_card_after_the_players(
@@ -132,8 +143,11 @@ def test_nj_19_7_d_g_ny_5324_12_c_4_dealers_second_card_after_the_players(
 
 
 def test_nj_19_7_i_card_reader_alternative_deals_a_hole_card_and_peeks(station: Any) -> None:
-    options = cfg.Options(
-        nj_card_reader=True, match_the_dealer=True, match_pay_table=cfg.PayTable.A
+    options = cfg.Options.of(
+        dealer_second_card=DealerSecondCard.HOLE,
+        peek=True,
+        match_the_dealer=True,
+        match_tables={6: MatchPayTable.A},
     )
     t = station("NJ", options=options)
     t.ready("2C 9H KC 8D 4S" + SPARE)
@@ -149,7 +163,7 @@ def test_nj_19_7_i_card_reader_alternative_deals_a_hole_card_and_peeks(station: 
 # --- Match the Dealer -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("profile", HOLE_CARD_PROFILES)
+@pytest.mark.parametrize("profile", MATCH_HOLE_CARD_PROFILES)
 def test_pa_635a_7_f_ny_5324_12_d_match_the_dealer_settled_before_the_card_reader(
     station: Any, rig: Any, profile: str
 ) -> None:
@@ -210,7 +224,7 @@ def test_ny_5324_12_b_4_no_wager_withdrawn_after_the_first_card(station: Any) ->
 
 
 def test_ny_5324_12_b_10_a_seat_that_sat_out_waits_for_the_reshuffle(station: Any) -> None:
-    t = station("NY", options=cfg.Options(ny_no_mid_shoe_entry=True))
+    t = station("NY", options=cfg.Options.of(no_mid_shoe_entry=True))
     t.ready("2C 9H 5C 8D 4S 7H 6C 3D 2D 9S" + SPARE)
     t.bet(1)
     t.press()  # seat 2 sits this round out

@@ -10,7 +10,7 @@ import pytest
 from rig_layer import PersonHands, RealRig
 
 from controller.rules.cards import parse_card
-from controller.service import config as cfg
+from controller.rules.options import MatchPayTable
 from controller.service.config_schema import ConfigError
 from drivers.hal import Button, WagerSpot
 from drivers.shoe import ShoeDriver
@@ -21,8 +21,8 @@ EXAMPLE = Path(__file__).parents[1] / "examples" / "station.toml"
 def test_a_station_toml_describes_a_real_rig_and_tests_set_the_rest(tmp_path: Path) -> None:
     rig = RealRig(EXAMPLE, PersonHands(io.StringIO(), io.StringIO()))
     config = rig.config("NY", 8, None, tmp_path / "j.sqlite3")
-    assert (config.profile, config.decks) == (cfg.Profile.NY, 8)
-    assert config.options.match_pay_table is cfg.PayTable.B
+    assert (config.profile.code, config.decks) == ("NY", 8)
+    assert config.rules().match_table(8) is MatchPayTable.B
     assert config.journal.path == tmp_path / "j.sqlite3"
     assert config.devices.shoe.serial_number == "SHO-0000042"
     events: list[object] = []

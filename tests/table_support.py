@@ -10,9 +10,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules.profiles import get_profile
+from controller.rules.profiles import PROFILES, DealerSecondCard, get_profile
 from controller.table.procedure import Table, TableDevices, TableSettings
 from drivers.hal import Led, LedMode, PeekTarget
+
+#: The declared profiles that deal a hole card (PA 635a.7(e)(4), NY 5324.12(c)(4)(iv)).
+HOLE_CARD_PROFILES = [
+    code for code, p in PROFILES.items() if p.dealer_second_card is DealerSecondCard.HOLE
+]
+#: Those of them that offer Match the Dealer (PA 635a.7(f), NY 5324.12(d)).
+MATCH_HOLE_CARD_PROFILES = [code for code in HOLE_CARD_PROFILES if PROFILES[code].match_the_dealer]
 
 
 @dataclass
@@ -80,19 +87,46 @@ class RecordingPanel:
 
 
 @dataclass
+class RecordingShoe:
+    """A shoe the station tells to withhold the hole card; what it was told, in order."""
+
+    told: list[str] = field(default_factory=list)
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def expect_hole_card(self) -> None:
+        self.told.append("expect_hole_card")
+
+    def reveal_hole_card(self, commitment: str) -> None:
+        self.told.append(f"reveal {commitment}")
+
+    def cancel_hole_card(self) -> None:
+        self.told.append("cancel_hole_card")
+
+
+@dataclass
 class Rig:
     table: Table
     journal: ListJournal
     shuffler: RecordingShuffler
     reader: RecordingReader
     panel: RecordingPanel
+    shoe: RecordingShoe | None = None
 
 
-def make_rig(profile: str = "PA", decks: int = 6, **options: Any) -> Rig:
+def make_rig(
+    profile: str = "PA", decks: int = 6, *, withholding: bool = False, **options: Any
+) -> Rig:
+    """A table with recording devices; ``withholding``: a shoe the station tells to
+    withhold the hole card (else the shoe reports it like any card and the table seals it)."""
     prof = get_profile(profile)
     if options:
         prof = prof.with_options(**options)
     journal = ListJournal()
     shuffler, reader, panel = RecordingShuffler(), RecordingReader(), RecordingPanel()
-    table = Table(TableSettings(prof, decks), TableDevices(shuffler, panel, reader), journal)
-    return Rig(table, journal, shuffler, reader, panel)
+    shoe = RecordingShoe() if withholding else None
+    devices = TableDevices(shuffler, panel, reader, shoe)
+    table = Table(TableSettings(prof, decks), devices, journal)
+    return Rig(table, journal, shuffler, reader, panel, shoe)

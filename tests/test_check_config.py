@@ -21,13 +21,14 @@ def test_a_bad_file_gives_exit_2_and_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = tmp_path / "station.toml"
-    bad.write_text(EXAMPLE.read_text().replace("decks = 6", "decks = 8"))
+    text = EXAMPLE.read_text().replace("decks = 6", "decks = 8")
+    bad.write_text(text.replace('profile = "PA"', 'profile = "NY"'))
     assert main(["check-config", str(bad)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        f"{bad}: options.match_pay_table: pay table A is for six decks,"
-        " this table has 8 (decks = 8)\n"
+        f"{bad}: options.match_pay_table: profile NY: match_tables = 8: A is not allowed:"
+        " NY 5324.12(d)(5) fixes match_tables = 6: A, 8: B\n"
     )
 
 

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from controller.cli.main import main
+from controller.rules.profiles import OPTION_FIELDS
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"
 EXAMPLE_LINES = EXAMPLE.read_text().splitlines()
@@ -119,9 +120,12 @@ def test_check_config_answers_any_file_in_one_line(content: bytes) -> None:
         (root / "station.toml").write_bytes(content)
         status, out, err = invoke(["check-config", str(root / "station.toml")])
         if status == 0:  # a mutation that is still a valid configuration
-            # `ok: ...` and the `procedure: ...` line (docs/operations.md)
-            assert len(out) == 2 and err == [] and ": ok: " in out[0]
-            assert out[1].startswith("procedure: ")
+            # `ok: ...`, the `procedure: ...` line and every rules option with its value
+            # and basis (docs/operations.md)
+            assert len(out) == 3 + len(OPTION_FIELDS) and err == [] and ": ok: " in out[0]
+            assert out[1].startswith("procedure: ") and out[2].startswith("options ")
+            names = [line.split(" = ", 1)[0].strip() for line in out[3:]]
+            assert names == list(OPTION_FIELDS)
         else:
             assert_refused((status, out, err), {2})
         assert listing(root) == ["station.toml"]
@@ -211,7 +215,9 @@ def test_replay_reads_a_bounded_amount() -> None:
 @given(
     st.text(max_size=60),
     st.lists(
-        st.sampled_from(["--rounds", "--seats", "--decks", "--seed", "--faults", "--profile"]),
+        st.sampled_from(
+            ["--rounds", "--seats", "--decks", "--seed", "--faults", "--profile", "--firmware"]
+        ),
         max_size=3,
     ),
     st.lists(st.text(max_size=8), min_size=3, max_size=3),

@@ -1,27 +1,35 @@
-"""station.toml and the rules profile (issue 12): every option the engine and the
-regulation allow is settable; an option the regulation fixes is refused naming the clause;
-a NY table without a card reader runs the no-peek procedure of 5324.12(c)(7)."""
+"""station.toml and the rules profile: every option docs/rules.md lists is settable under its
+own name where the regulation leaves it open, and refused naming the clause where the
+regulation fixes or excludes it; left out, an option is the profile's own; a NY table
+without a card reader runs the no-peek procedure of 5324.12(c)(7)."""
 
 from __future__ import annotations
 
 import copy
+import json
 import re
 import tomllib
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.cli.main import main
+from controller.rules.options import Basis, SuperBonus, shown
 from controller.rules.profiles import (
     MAX_SPLIT_HANDS,
-    OPTION_BASES,
+    OPTION_FIELDS,
+    PROFILES,
     DealerSecondCard,
+    MatchPayTable,
+    Profile,
     SettlementOrder,
     SplitTwentyOne,
 )
 from controller.service.config import parse_config
-from controller.service.config_rules import RULE_OPTIONS
 from controller.service.config_schema import ConfigError
 from controller.service.daemon import station_profile
 from controller.table.machine import TableDevices, TableSettings
@@ -31,17 +39,6 @@ from controller.table.prompts import State
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "station.toml"
 SOURCE = Path("/etc/dealer-station/station.toml")
-
-#: Profile fields set through keys of their own rather than under their profile name.
-SPECIAL_KEYS = {
-    "hit_soft_17": "options.hit_soft_17",
-    "match_the_dealer": "options.match_the_dealer",
-    "match_tables": "options.match_pay_table",
-    "no_mid_shoe_entry": "options.ny_no_mid_shoe_entry",
-    "dealer_second_card": "options.nj_card_reader / options.ny_determinate_cards",
-    "peek": "devices.card_reader (NY), options.nj_card_reader",
-    "decks_allowed": "decks",
-}
 
 
 def example(profile: str = "PA", **options: Any) -> dict[str, Any]:
@@ -61,23 +58,120 @@ def error_of(data: dict[str, Any]) -> str:
     return str(caught.value)
 
 
-def test_every_profile_option_is_settable_in_station_toml() -> None:
-    assert set(OPTION_BASES) == set(RULE_OPTIONS) | set(SPECIAL_KEYS)
-
-
-def test_every_rule_option_is_documented_in_the_example_with_a_valid_pa_value(
+def test_every_option_is_documented_in_the_example_with_a_valid_pa_value(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = EXAMPLE.read_text()
-    for name in RULE_OPTIONS:
-        assert re.search(rf"^# {name} = ", text, re.MULTILINE), name
+    for name in OPTION_FIELDS:
+        assert re.search(rf"^(# )?{name} = ", text, re.MULTILINE) or f"`{name}`" in text, name
     # Uncommented, the example's values are a valid PA configuration.
     uncommented = tmp_path / "station.toml"
-    names = "|".join(RULE_OPTIONS)
+    names = "|".join(OPTION_FIELDS)
     uncommented.write_text(re.sub(rf"^# ((?:{names}) = )", r"\1", text, flags=re.MULTILINE))
-    assert set(RULE_OPTIONS) <= set(tomllib.loads(uncommented.read_text())["options"])
+    options = tomllib.loads(uncommented.read_text())["options"]
+    assert set(OPTION_FIELDS) - {"match_tables"} <= set(options)
     assert main(["check-config", str(uncommented)]) == 0
     assert main(["check-config", str(EXAMPLE)]) == 0
+
+
+# --- every option docs/rules.md lists, through check-config ----------------------------------
+
+
+def _docs_rows() -> list[tuple[str, str, str, str]]:
+    """(option, profile, value, basis) for every cell of docs/rules.md's table."""
+    text = (ROOT / "docs" / "rules.md").read_text()
+    block = text.split("<!-- option bases: begin -->\n")[1].split("<!-- option bases: end -->")[0]
+    lines = block.splitlines()
+    codes = [c.strip() for c in lines[0].strip("|").split("|")][1:]
+    rows = []
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        for code, cell in zip(codes, cells[1:], strict=True):
+            value, basis = cell[1:].split("` ", 1)
+            rows.append((cells[0].strip("`"), code, value, basis))
+    return rows
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, SuperBonus):
+        return _toml({f.name: getattr(value, f.name) for f in fields(value)})
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(map(str, value)) + "]"
+    if isinstance(value, dict):
+        items = (f"{k} = {_toml(v if isinstance(v, int) else shown(v))}" for k, v in value.items())
+        return "{ " + ", ".join(items) + " }"
+    if isinstance(value, int):
+        return str(value)
+    return f'"{shown(value)}"'
+
+
+def _others(profile: Profile, name: str) -> list[tuple[object, str]]:
+    """Values other than the profile's for option ``name``, each as TOML."""
+    value = getattr(profile, name)
+    if isinstance(value, bool):
+        return [(not value, _toml(not value))]
+    if isinstance(value, int):
+        return [(value - 1, str(value - 1))]
+    if isinstance(value, tuple):
+        return [((6,), "[6]")]
+    if name == "match_tables":
+        other = {6: MatchPayTable.B}
+        return [(other, '{ 6 = "B" }')]
+    if name == "bonus_odds":
+        return [({"five_card_21": "2:1"}, '{ five_card_21 = "2:1" }')]
+    if name == "super_bonus":
+        return [({"share_cents": 2_500}, "{ share_cents = 2500 }")]
+    members = [m for m in type(value) if m is not value]
+    return [(m, f'"{m.value}"') for m in members]
+
+
+def _walk_config(tmp_path: Path, code: str, options: dict[str, str]) -> Path:
+    text = EXAMPLE.read_text().replace('profile = "PA"', f'profile = "{code}"')
+    start = text.index("[options]\n")
+    end = text.index("\n[", start) + 1
+    body = "".join(f"{k} = {v}\n" for k, v in options.items())
+    text = text[:start] + "[options]\n" + body + text[end:]
+    start = text.index("[limits]\n")  # no Match limits where a walk turns the wager off
+    text = text[:start] + text[text.index("\n[", start) + 1 :]
+    path = tmp_path / f"{code}.toml"
+    path.write_text(text)
+    return path
+
+
+def test_every_option_docs_rules_lists_walks_through_check_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """For each cell of docs/rules.md's table, check-config shows the documented value and
+    basis; the option set to that value is taken; set otherwise it is taken where the
+    basis leaves it open (and check-config shows the new value), and refused naming the
+    clause where the regulation fixes or excludes it."""
+    rows = _docs_rows()
+    assert {(n, c) for n, c, _, _ in rows} == {(n, c) for n in OPTION_FIELDS for c in PROFILES}
+    for name, code, value, basis in rows:
+        profile = PROFILES[code]
+        own = _toml(getattr(profile, name))
+        companions = {"dealer_second_card": '"hole"'} if name == "peek" else {}
+        assert main(["check-config", str(_walk_config(tmp_path, code, {name: own}))]) == 0
+        out = capsys.readouterr().out
+        assert f"\n  {name} = {value}  ({basis}, set)\n" in out, (name, code)
+        for other, toml in _others(profile, name):
+            path = _walk_config(tmp_path, code, {name: toml, **companions})
+            code_of_run = main(["check-config", str(path)])
+            captured = capsys.readouterr()
+            excluded = any(shown(other) == shown(x) for x in profile.basis(name).excludes)
+            if profile.basis(name).kind is Basis.FIXED or excluded:
+                assert code_of_run == 2, (name, code, toml)
+                clause = profile.basis(name).clause if not excluded else ""
+                assert f"options.{name}: profile {code}: {name} = " in captured.err
+                assert clause in captured.err and "is not allowed" in captured.err
+            else:
+                assert code_of_run == 0, (name, code, toml, captured.err)
+                shown_line = next(
+                    line for line in captured.out.splitlines() if line.startswith(f"  {name} = ")
+                )
+                assert shown_line != f"  {name} = {value}  ({basis}, set)", (name, code)
 
 
 def test_pa_635a_7_p_2_settlement_order_is_settable() -> None:
@@ -85,8 +179,8 @@ def test_pa_635a_7_p_2_settlement_order_is_settable() -> None:
     assert station_profile(config).settlement_order is SettlementOrder.RIGHT_TO_LEFT
     message = error_of(example(settlement_order="clockwise"))
     assert message == (
-        f"{SOURCE}: options.settlement_order: 'clockwise' is not one of"
-        " collect_then_pay, right_to_left"
+        f"{SOURCE}: options.settlement_order: must be one of"
+        " collect_then_pay, right_to_left, not 'clockwise'"
     )
 
 
@@ -146,7 +240,8 @@ def test_max_split_hands_checked_on_both_sides(hands: int, ok: bool) -> None:
         assert station_profile(parse_config(data, SOURCE)).max_split_hands == hands
     else:
         assert error_of(data) == (
-            f"{SOURCE}: options.max_split_hands: {hands} is not 1 to {MAX_SPLIT_HANDS} hands"
+            f"{SOURCE}: options.max_split_hands: profile PA: max_split_hands must be 1 to"
+            f" {MAX_SPLIT_HANDS}, not {hands}"
         )
 
 
@@ -212,13 +307,81 @@ def test_ny_without_a_card_reader_plays_a_king_up_card_without_a_peek() -> None:
 @pytest.mark.parametrize(
     ("key", "value", "problem"),
     [
-        ("surrender", "yes", "expected true or false"),
-        ("max_split_hands", 2.5, "expected an integer"),
-        ("settlement_order", 2, "expected a string"),
-        ("dealer_blackjack_takes", "some", "'some' is not one of original_only, all"),
+        ("surrender", "yes", "must be true or false"),
+        ("max_split_hands", 2.5, "must be a whole number"),
+        ("settlement_order", 2, "must be one of collect_then_pay, right_to_left"),
+        ("dealer_blackjack_takes", "some", "must be one of original_only, all"),
     ],
 )
 def test_a_rule_option_of_the_wrong_kind_is_one_line(key: str, value: object, problem: str) -> None:
     message = error_of(example(**{key: value}))
     assert message.startswith(f"{SOURCE}: options.{key}: ")
     assert problem in message
+
+
+@pytest.mark.parametrize("name", ["split_21_vs_dealer_21", "split_21_vs_dealer_blackjack"])
+def test_pa_635a_7_o_a_losing_split_21_is_refused_in_station_toml_and_in_a_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """(o): equal totals tie, and only 21 in more than two cards loses to a Blackjack; (n)(3)
+    may make a split A-K a winner. No reading lets a split two-card 21 lose."""
+    refusal = f"profile PA: {name} = lose is not allowed: PA 635a.7(o) ("
+    assert error_of(example(**{name: "lose"})).startswith(f"{SOURCE}: options.{name}: {refusal}")
+    script = tmp_path / "round.json"
+    script.write_text(
+        json.dumps(
+            {
+                "profile": "PA",
+                "decks": 6,
+                "options": {name: "lose"},
+                "seats": [{"seat": 1, "wager": 10, "decisions": ["stand"]}],
+                "shoe": ["KH", "6C", "9S", "QH", "9D"],
+            }
+        )
+    )
+    assert main(["replay", str(script)]) == 2
+    assert refusal in capsys.readouterr().err
+    for reading in ("push", "win"):  # the two readings (n)(3) and (o) leave open
+        profile = station_profile(parse_config(example(**{name: reading}), SOURCE))
+        assert getattr(profile, name).value == reading
+
+
+_TOML_SCALARS = st.one_of(
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.sampled_from(["hole", "after_players", "win", "lose", "A", "B", "2:1", "0:1", "all"]),
+)
+_TOML_VALUES = st.one_of(
+    _TOML_SCALARS,
+    st.lists(_TOML_SCALARS, max_size=3),
+    st.dictionaries(
+        st.sampled_from(["6", "8", "7", "five_card_21", "777_spades", "share_cents", "x"]),
+        _TOML_SCALARS,
+        max_size=3,
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(list(PROFILES)),
+    st.dictionaries(
+        st.sampled_from([*OPTION_FIELDS, "match_pay_table", "nj_card_reader", "bogus"]),
+        _TOML_VALUES,
+        max_size=4,
+    ),
+)
+def test_any_options_give_a_table_or_one_line_naming_the_key(
+    code: str, options: dict[str, Any]
+) -> None:
+    data = example(code)
+    data["options"] = options
+    del data["limits"]
+    try:
+        profile = parse_config(data, SOURCE).rules()
+    except ConfigError as err:
+        assert "\n" not in str(err) and str(err).startswith(f"{SOURCE}: ")
+        return
+    assert profile.code == code

@@ -11,7 +11,7 @@ import pytest
 from table_support import ListJournal
 from test_simulate import journal_content, scratch, seeded_part
 
-from controller.rules.profiles import get_profile
+from controller.rules.profiles import PROFILES, get_profile
 from controller.simulation.dealer import (
     Action,
     Press,
@@ -48,7 +48,9 @@ def played(profile: str, seed: int, dealer: type[SimulatedDealer]) -> tuple[list
     rng = random.Random(seed)
     journal = ListJournal()
     rig = DirectRig(get_profile(profile), 6, journal, random_chooser(rng), rng)
-    rig.dealer = dealer(rig.seats, rig.chooser, rng, dealer_change_every=7)
+    rig.dealer = dealer(
+        rig.seats, rig.chooser, rng, dealer_change_every=7, match_offered=rig.dealer.match_offered
+    )
     looks = 0
     act = rig.dealer.act
 
@@ -69,7 +71,7 @@ def played(profile: str, seed: int, dealer: type[SimulatedDealer]) -> tuple[list
     return rows, looks
 
 
-@pytest.mark.parametrize("profile", ["PA", "NJ", "NY"])
+@pytest.mark.parametrize("profile", list(PROFILES))
 def test_settling_a_whole_queue_in_one_look_journals_what_a_look_per_settlement_does(
     profile: str,
 ) -> None:
@@ -165,3 +167,20 @@ def test_every_table_side_has_every_hand_the_dealing_loop_uses() -> None:
     assert {"draw", "press", "place_wager", "holding", "deliver"} <= hands
     for side in (RigSide, ServedSide, RemoteSide):
         assert hands <= {n for n in dir(side) if callable(getattr(side, n))}, side.__name__
+
+
+def test_the_simulated_players_wager_on_match_the_dealer_only_where_it_is_offered() -> None:
+    """A profile without Match the Dealer (a licensee's PA table that does not offer it):
+    the simulated players leave the Match spot alone."""
+    for offered in (True, False):
+        rng = random.Random(4)
+        journal = ListJournal()
+        profile = get_profile("PA").with_options(match_the_dealer=offered)
+        rig = DirectRig(profile, 6, journal, random_chooser(rng), rng)
+        try:
+            rig.play(8)
+        finally:
+            rig.close()
+        kinds = journal.kinds()
+        assert ("match_settled" in kinds) is offered
+        assert "wager_refused" not in kinds

@@ -23,6 +23,7 @@ from drivers.hal import (
     DeviceFaultKind,
     DeviceKind,
     DeviceLost,
+    ForgedFrame,
 )
 from drivers.transport import ThreadedTransport
 from firmware_bridge.auth import Sealer, SessionKeys
@@ -197,12 +198,16 @@ def test_forged_card_report_is_dropped_and_repeated_forgeries_fault_the_device()
     card = fb.encode_message(fb.CoverCardReport(1))[1]
     link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
     link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0, sealed_with=bytes(32)))
-    assert link.driver.events == [DeviceConnected(DeviceKind.SHOE, "S-1", "fw-2")]
+    assert link.driver.events == [
+        DeviceConnected(DeviceKind.SHOE, "S-1", "fw-2"),
+        ForgedFrame(DeviceKind.SHOE, "frame type 0x21 is not sealed", 1),
+        ForgedFrame(DeviceKind.SHOE, "frame tag does not verify", 2),
+    ]  # journaled, play goes on
     assert link.driver.stats.auth_failures == 2
     link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
     faults = [e for e in link.driver.events if isinstance(e, DeviceFault)]
     assert len(faults) == 1 and faults[0].kind is DeviceFaultKind.AUTHENTICATION
-    assert "3 frames failed authentication" in faults[0].reason
+    assert "3 frames failed authentication within 10 s" in faults[0].reason
     # The genuine shoe's own report still gets through, once.
     link.device.send(fb.CoverCardReport(1), link.clock[0])
     link.pump()
@@ -223,8 +228,10 @@ def test_a_frame_recorded_in_an_earlier_session_is_refused() -> None:
     link.pump()
     assert link.driver.connected
     before = len(link.driver.events)
-    link.driver.link_data(recorded)  # replayed from the tap
-    assert link.driver.events[before:] == []
+    link.driver.link_data(recorded)  # replayed from the tap: journaled, never delivered
+    assert link.driver.events[before:] == [
+        ForgedFrame(DeviceKind.SHOE, "frame tag does not verify", 1)
+    ]
     assert link.driver.stats.auth_failures == 1
 
 

@@ -19,6 +19,7 @@ from drivers.hal import (
     DeviceFault,
     DeviceFaultKind,
     DeviceLost,
+    ForgedFrame,
     Led,
     LedMode,
     SeatWagerChanged,
@@ -186,7 +187,12 @@ def test_forged_key_and_resume_frames_never_reach_the_station(board: Board) -> N
     board.double.transmit(forged_button(key, True, 0))
     board.double.transmit(forged_button(resume, True, 1, key=bytes(32)))
     board.double.place_wager(2, WagerSpot.MAIN)  # the genuine board, after them
-    assert isinstance(board.events.next(), SeatWagerChanged)  # nothing came before it
+    # Before it only the two forgeries, journaled (docs/protocol.md section 4c).
+    assert [type(board.events.next()) for _ in range(3)] == [
+        ForgedFrame,
+        ForgedFrame,
+        SeatWagerChanged,
+    ]
     assert board.driver.stats.auth_failures == 2
     assert not board.driver.supervisor_key_on
     board.double.transmit(forged_button(resume, True, 1))

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from test_simulate import journal_content, scratch, seeded_part
 
 from controller.rules.cards import ALL_CARDS, Card, parse_card
-from controller.rules.profiles import get_profile
+from controller.rules.profiles import PROFILES, get_profile
 from controller.rules.round import Round
 from controller.rules.steps import CardRole, Decision, NeedCard, NeedDecision, SeatWager
 from controller.simulation import dealing as dealing_module
@@ -258,7 +258,7 @@ def same_step(layout: TurnOnLayout, game: Round) -> bool:
     wishes=st.lists(st.sampled_from([HIT, STAND, SPLIT, DOUBLE]), min_size=60, max_size=60),
     seats=st.integers(1, 7),
     up=st.sampled_from("23456789"),
-    profile=st.sampled_from(["PA", "NJ", "NY"]),
+    profile=st.sampled_from(list(PROFILES)),
 )
 def test_the_turn_on_the_layout_foresees_what_the_stations_round_asks(
     cards: list[Card], wishes: list[Decision], seats: int, up: str, profile: str
@@ -305,7 +305,7 @@ def test_the_turn_on_the_layout_foresees_what_the_stations_round_asks(
         assert same_step(layout, game)
 
 
-@pytest.mark.parametrize("profile", ["PA", "NJ", "NY"])
+@pytest.mark.parametrize("profile", list(PROFILES))
 def test_the_players_turn_in_one_look_journals_what_a_look_per_signal_does(
     scratch: Path, monkeypatch: pytest.MonkeyPatch, profile: str
 ) -> None:

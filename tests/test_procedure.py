@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from table_support import Rig, make_rig
+from table_support import HOLE_CARD_PROFILES, MATCH_HOLE_CARD_PROFILES, Rig, make_rig
 
 from controller.rules.cards import Rank, parse_card
 from controller.table.faults import FaultCode
@@ -91,7 +91,7 @@ def play_seat_one_round(rig: Rig) -> None:
     settle_all(rig)
 
 
-@pytest.fixture(params=["PA", "NY"])
+@pytest.fixture(params=HOLE_CARD_PROFILES)
 def hole_rig(request: pytest.FixtureRequest) -> Rig:
     return make_rig(request.param)
 
@@ -270,8 +270,9 @@ def test_nj_19_7_i_card_reader_alternative_peeks() -> None:
     assert rig.table.state is State.PEEKING
 
 
-def test_pa_635a_7_f_match_the_dealer_settled_before_the_card_reader(hole_rig: Rig) -> None:
-    rig = hole_rig
+@pytest.mark.parametrize("profile", MATCH_HOLE_CARD_PROFILES)
+def test_pa_635a_7_f_match_the_dealer_settled_before_the_card_reader(profile: str) -> None:
+    rig = make_rig(profile)
     ready(rig)
     bet(rig, 1, match=500)
     bet(rig, 4, match=500)
@@ -594,3 +595,19 @@ def test_ny_5324_12_b_7_the_super_bonus_is_journaled_with_its_shares() -> None:
         {"seat": 1, "net_cents": 505_000},
         {"seat": 2, "net_cents": 6_000},
     ]
+
+
+def test_pa_635a_7_f_a_match_wager_where_the_table_offers_none_is_refused_not_played() -> None:
+    # A table whose profile offers no Match the Dealer: chips on the Match spot are refused
+    # at "no more bets" (the seat plays its Spanish 21 wager), never a rules error.
+    rig = make_rig("PA", match_the_dealer=False)
+    ready(rig)
+    bet(rig, 1, 1000, match=500)
+    press(rig)
+    assert rows(rig, "wager_refused") == [
+        {"seat": 1, "reason": "this table offers no Match the Dealer", "spot": "match"}
+    ]
+    assert rows(rig, "round_started")[0]["seats"] == [
+        {"seat": 1, "wager_cents": 1000, "match_cents": 0}
+    ]
+    assert rig.table.state is State.DEALING

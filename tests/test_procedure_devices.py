@@ -6,11 +6,21 @@ directly (tests/table_support.py), each case beside the one the rule allows."""
 from __future__ import annotations
 
 import pytest
-from table_support import ListJournal, RecordingPanel, RecordingReader, make_rig
-from test_procedure import bet, deal, full_batch, play_seat_one_round, press, ready, rows
+from table_support import ListJournal, RecordingPanel, RecordingReader, Rig, make_rig
+from test_procedure import (
+    bet,
+    deal,
+    full_batch,
+    play_seat_one_round,
+    press,
+    ready,
+    rows,
+    supervisor,
+)
 
 from controller.rules.profiles import PENNSYLVANIA
 from controller.table.faults import FaultCode
+from controller.table.holecard import check_commitment
 from controller.table.procedure import Table, TableDevices, TableSettings
 from controller.table.prompts import State
 from drivers.hal import (
@@ -18,6 +28,8 @@ from drivers.hal import (
     ButtonPressed,
     CoverCardSeen,
     DeviceEvent,
+    Led,
+    LedMode,
     ShoeEmpty,
     ShoeLoaded,
 )
@@ -115,3 +127,54 @@ def test_the_cover_card_after_the_first_burn_is_an_ordinary_one() -> None:
     ready(rig)  # the round after it is the shoe's last
     rig.table.handle(CoverCardSeen())
     assert rig.table.state is State.BETTING and rig.table.reshuffle_pending
+
+
+def _hole_card_dealt_face_up(withholding: bool) -> Rig:
+    """PA: seat 1 9H 8D, up KS; the hole card 5C comes as a CardDrawn, with its face."""
+    rig = make_rig("PA", withholding=withholding)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "KS", "8D")  # seat 1, up card, seat 1: the hole card is next
+    deal(rig, "5C")
+    return rig
+
+
+def test_pa_635a_7_e_4_g_a_hole_card_a_withholding_shoe_sends_in_clear_faults() -> None:
+    """PA 635a.7(e)(4), (g): the hole card is dealt face down and exposed to nobody. The
+    station told the shoe to withhold it (it owes a commitment); a shoe that sends the card
+    face up instead (old firmware, a swapped board, a forged frame) stops play with a fault
+    of its own, journaled with why; the card is never taken as if nothing happened. The
+    round can only be voided, and the void turns the card over in the journal."""
+    rig = _hole_card_dealt_face_up(withholding=True)
+    assert rig.shoe is not None and rig.shoe.told == ["expect_hole_card"]
+    assert rig.table.state is State.FAULT
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.HOLE_CARD_IN_CLEAR
+    assert fault.device == "shoe"
+    assert rig.panel.lamps.get(Led.SHOE_FAULT) is LedMode.BLINK
+    (journaled,) = rows(rig, "fault")
+    assert journaled["code"] == "hole_card_in_clear"
+    assert "told to withhold it" in journaled["message"] and "5C" not in journaled["message"]
+    # Nothing names the card before the void: no card row, the hole card a commitment.
+    assert [r["card"] for r in rows(rig, "card")] == ["9H", "KS", "8D"]
+    (dealt,) = rows(rig, "hole_card_dealt")
+    assert "5C" not in str(dealt)
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.FAULT
+    assert rows(rig, "resolution_refused")[0]["reason"] == (
+        "hole_card_in_clear cannot be resumed: void or reshuffle"
+    )
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rig.table.state is State.BETTING
+    (revealed,) = rows(rig, "hole_card_revealed")
+    assert revealed["card"] == "5C"
+    assert check_commitment(dealt["commitment"], "5C", revealed["nonce"])
+    assert rows(rig, "round_voided")[0]["reason"].startswith("hole_card_in_clear: ")
+
+
+def test_a_hole_card_from_a_shoe_that_reports_it_like_any_card_is_sealed_by_the_table() -> None:
+    # Unit tests and the direct simulation: no shoe was told to withhold anything, so the
+    # table seals the hole card itself and play goes on (the other side of the fault above).
+    rig = _hole_card_dealt_face_up(withholding=False)
+    assert rig.table.state is State.PEEKING and rig.table.fault is None

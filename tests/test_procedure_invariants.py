@@ -13,7 +13,7 @@ from table_support import ListJournal, make_rig
 from test_procedure import full_batch
 
 from controller.rules.cards import parse_card
-from controller.rules.profiles import get_profile
+from controller.rules.profiles import PROFILES, get_profile
 from controller.simulation.dealer import random_chooser
 from controller.simulation.direct import DirectRig
 from controller.table.holecard import check_commitment
@@ -52,7 +52,7 @@ def _checked(table: Table, seen: list[State]) -> Callable[[DeviceEvent], None]:
     return checked
 
 
-@pytest.mark.parametrize("profile", ["PA", "NJ", "NY"])
+@pytest.mark.parametrize("profile", list(PROFILES))
 def test_random_rounds_with_faults_keep_a_legal_state_and_account_for_every_card(
     profile: str,
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from table_support import ListJournal
+from table_support import HOLE_CARD_PROFILES, ListJournal
 
 from controller.rules.profiles import get_profile
 from controller.simulation.dealer import random_chooser
@@ -37,7 +37,7 @@ def test_nj_19_7_g_no_prompt_speaks_of_a_hole_card_and_the_dealers_card_is_annou
     assert any("Dealer's Card" in p for p in shown)
 
 
-@pytest.mark.parametrize("profile", ["PA", "NY"])
+@pytest.mark.parametrize("profile", HOLE_CARD_PROFILES)
 def test_pa_635a_7_k_ny_5324_12_c_7_hole_card_profiles_prompt_to_turn_it(profile: str) -> None:
     shown = _prompts(profile, 40)
     assert any("turn the hole card" in p for p in shown)

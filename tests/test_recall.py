@@ -242,3 +242,90 @@ def test_recall_of_engine_rounds_matches_every_settled_hand(tmp_path: Path) -> N
         item.unlink()
     if directory != tmp_path:
         directory.rmdir()
+
+
+def _super_bonus_round(tmp_path: Path, seat_two_weighed: bool) -> dict[str, Any]:
+    """NY, six decks, seats 1 and 2 at $10 (seat 2 presence only unless weighed). Seat 1
+    7S 7S hits 7S: suited 7-7-7 (spades) against the dealer's 7H; seat 2 9D KD stands on
+    19; the dealer 7H QC stands on 17. Recalled from a real journal."""
+    from table_support import RecordingPanel, RecordingReader, RecordingShuffler
+    from test_procedure import bet, deal, press, ready
+
+    from controller.rules.profiles import get_profile
+    from controller.table.procedure import Table, TableDevices, TableSettings
+    from drivers.hal import SeatWagerChanged, WagerSpot
+
+    class _Rig:
+        pass
+
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        devices = TableDevices(RecordingShuffler(), RecordingPanel(), RecordingReader())
+        table = Table(TableSettings(get_profile("NY"), 6), devices, journal)
+        rig: Any = _Rig()
+        rig.table = table
+        ready(rig)
+        bet(rig, 1, 1000)
+        if seat_two_weighed:
+            bet(rig, 2, 1000)
+        else:
+            table.handle(SeatWagerChanged(2, WagerSpot.MAIN, True, None))
+        press(rig)
+        deal(rig, "7S", "9D", "7H", "7S", "KD", "QC")
+        deal(rig, "7S")  # seat 1 hits: 21, its turn ends
+        press(rig)  # seat 2 stands
+        press(rig)  # the hole card: 17
+        while table.state.value == "settling":
+            press(rig)
+        table.close()
+    with JournalReader.open(path) as reader:
+        return recall(reader)
+
+
+def test_ny_5324_12_b_7_a_super_bonus_share_is_its_own_line_beside_the_hands_result(
+    tmp_path: Path,
+) -> None:
+    """(b)(7): the $50 share paid to every other player who wagered is a payment of its
+    own, recalled under the seat's shares; the hand's own result (19 beats 17 at 1:1, +$10)
+    stays under the hand, in JSON and in text."""
+    recalled = _super_bonus_round(tmp_path, seat_two_weighed=True)
+    (round_,) = recalled["rounds"]
+    one, two = round_["seats"]
+    hand = two["hands"][0]["settlement"]
+    assert (hand["total"], hand["outcome"], hand["odds"], hand["net_cents"]) == (
+        19,
+        "win",
+        "1:1",
+        1000,
+    )
+    (share,) = two["super_bonus_shares"]
+    assert (share["wager"], share["net_cents"], share["note"]) == (
+        "super_bonus_share",
+        5000,
+        "super bonus at seat 1",
+    )
+    assert two["net_cents"] == 6000
+    # Seat 1: 7-7-7 of spades pays 3:1 ($30) and the fixed $1,000 ($5 <= $10 < $25).
+    assert one["hands"][0]["settlement"]["net_cents"] == 103_000
+    assert one["super_bonus_shares"] == []
+    text = render_text(recalled)
+    assert "      19: win at 1:1, net +$10.00" in text
+    assert "    super bonus share (super bonus at seat 1): net +$50.00" in text
+
+
+def test_ny_5324_12_b_7_a_share_at_a_seat_the_sensors_cannot_weigh_stays_in_cents(
+    tmp_path: Path,
+) -> None:
+    # The share is $50 whatever the wager: cents, never "50" wagers; the seat's own result
+    # (one wager won) is counted in wagers, in a field of its own.
+    recalled = _super_bonus_round(tmp_path, seat_two_weighed=False)
+    two = recalled["rounds"][0]["seats"][1]
+    (share,) = two["super_bonus_shares"]
+    assert share["net_cents"] == 5000 and "net_stakes" not in share
+    hand = two["hands"][0]["settlement"]
+    assert (hand["net_cents"], hand["net_stakes"]) == (None, "1")
+    assert (two["net_cents"], two["net_stakes"], two["fixed_cents"]) == (None, "1", 5000)
+    text = render_text(recalled)
+    (line,) = [ln for ln in text.splitlines() if ln.startswith("  seat 2: wager ?")]
+    assert line.endswith(", net 1 wager(s) and +$50.00")
+    assert "    super bonus share (super bonus at seat 1): net +$50.00" in text

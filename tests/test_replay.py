@@ -20,7 +20,7 @@ from controller.cli.main import main
 from controller.cli.replay import ReplayError, money, parse_script, play, settlement, to_cents
 from controller.rules.cards import ALL_CARDS, shoe_composition
 from controller.rules.hands import is_blackjack_pair
-from controller.rules.profiles import Profile
+from controller.rules.profiles import PROFILES, Profile
 from controller.rules.round import Round
 from controller.rules.steps import (
     Decision,
@@ -385,7 +385,7 @@ BAD_SCRIPTS: list[tuple[str, object, str]] = [
     (
         "option bad choice",
         base(options={"settlement_order": "random"}),
-        "options: settlement_order must be one of collect_then_pay, right_to_left",
+        "options: settlement_order must be one of collect_then_pay, right_to_left, not 'random'",
     ),
     (
         "option contradiction",
@@ -403,7 +403,16 @@ BAD_SCRIPTS: list[tuple[str, object, str]] = [
         base(options={"max_split_hands": True}),
         "options: max_split_hands must be a whole number",
     ),
-    ("option not settable", base(options={"decks_allowed": [6]}), "decks_allowed must be left"),
+    (
+        "option the regulation fixes",
+        base(profile="NY", options={"decks_allowed": [6]}),
+        "NY 5324.12(a) fixes decks_allowed = 6, 8",
+    ),
+    (
+        "PA 635a.7(o): a split 21 never loses",
+        base(options={"split_21_vs_dealer_21": "lose"}),
+        "profile PA: split_21_vs_dealer_21 = lose is not allowed: PA 635a.7(o)",
+    ),
     ("option code", base(options={"code": "NJ"}), "unknown profile option 'code'"),
     (
         "no split hands",
@@ -587,14 +596,15 @@ def allowed(code: str, options: dict[str, Any]) -> bool:
 def test_replay_of_a_random_round_settles_as_the_engine(data: st.DataObject) -> None:
     seats = data.draw(st.lists(st.integers(1, 7), min_size=1, max_size=7, unique=True))
     document: dict[str, Any] = {
-        "profile": (profile := data.draw(st.sampled_from(["PA", "NJ", "NY"]))),
+        "profile": (profile := data.draw(st.sampled_from(list(PROFILES)))),
         "decks": data.draw(st.sampled_from([6, 8])),
         "options": data.draw(st.sampled_from(OPTION_SETS).filter(lambda o: allowed(profile, o))),
         "seats": [
             {
                 "seat": seat,
                 "wager": data.draw(st.sampled_from([5, 10, 12.5, 25, 100])),
-                "match": data.draw(st.sampled_from([0, 0, 5])),
+                # Match the Dealer where the profile offers it.
+                "match": data.draw(st.sampled_from([0, 0, 5])) * PROFILES[profile].match_the_dealer,
             }
             for seat in seats
         ],
@@ -717,7 +727,7 @@ DECISION_NAMES = [d.value for d in Decision]
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.sampled_from(["PA", "NJ", "NY"]),
+    st.sampled_from(list(PROFILES)),
     st.lists(
         st.tuples(
             st.integers(1, 7),

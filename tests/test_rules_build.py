@@ -52,7 +52,7 @@ STAY_PURE = {
     "controller/rules/sealed.py",
     # Compiling it gave nothing measurable (190,837 against 190,966 hands/s with it), and a
     # compiled dataclass checks field types on replace(), where with_options reports its own
-    # errors; the replay command read its fields' types as text (it reads both now).
+    # errors.
     "controller/rules/profiles.py",
 }
 

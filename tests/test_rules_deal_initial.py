@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from controller.rules.cards import Card, SealedCard, parse_card, shoe_composition
 from controller.rules.errors import OutOfTurnError
 from controller.rules.hands import hole_card_gives_blackjack
-from controller.rules.profiles import NEW_JERSEY, NEW_YORK, PENNSYLVANIA, Profile
+from controller.rules.profiles import PENNSYLVANIA, PROFILES, DealerSecondCard, Profile
 from controller.rules.round import Round
 from controller.rules.steps import NeedCard, NeedDecision, NeedPeek, NeedReveal, SeatWager
 
@@ -40,7 +40,7 @@ def _finish(round_: Round, shoe: list[Card]) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.sampled_from([PENNSYLVANIA, NEW_JERSEY, NEW_YORK]),
+    st.sampled_from(list(PROFILES.values())),
     st.lists(st.integers(1, 7), min_size=1, max_size=7, unique=True),
     st.integers(0, 2**32),
     st.booleans(),
@@ -48,18 +48,20 @@ def _finish(round_: Round, shoe: list[Card]) -> None:
 def test_one_call_deals_as_card_by_card(
     profile: Profile, seats: list[int], seed: int, sealed: bool
 ) -> None:
-    wagers = [SeatWager(s, 1000, 500 if s % 2 else 0) for s in seats]
+    match = 500 if profile.match_the_dealer else 0
+    wagers = [SeatWager(s, 1000, match if s % 2 else 0) for s in seats]
+    hole = profile.dealer_second_card is DealerSecondCard.HOLE
     shoe = list(shoe_composition(6).elements())
     random.Random(seed).shuffle(shoe)
     by_card, at_once = Round(profile, 6, wagers), Round(profile, 6, wagers)
     due = at_once.initial_cards_due
     # PA/NY deal a hole card, NJ deals the dealer's second card after the players.
-    assert due == 2 * len(seats) + (2 if profile is not NEW_JERSEY else 1)
+    assert due == 2 * len(seats) + (2 if hole else 1)
     open_cards = shoe[-due:][::-1]
     for card in open_cards:
         by_card.deal(card)
     initial: list[Card | SealedCard] = list(open_cards)
-    if sealed and profile is not NEW_JERSEY:
+    if sealed and hole:
         initial[-1] = SealedCard(open_cards[-1])
     at_once.deal_initial(initial)
     assert at_once.initial_cards_due == 0

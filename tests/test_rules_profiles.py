@@ -1,4 +1,4 @@
-"""Jurisdiction profiles PA, NJ, NY: the data each regulation imposes, and options."""
+"""Jurisdiction profiles: the registry, the data each regulation imposes, and options."""
 
 from __future__ import annotations
 
@@ -8,28 +8,34 @@ from pathlib import Path
 import pytest
 
 from controller.rules.errors import ProfileError, RulesError
+from controller.rules.odds import Odds
+from controller.rules.options import NY_SUPER_BONUS, Bonus, SuperBonus
 from controller.rules.profiles import (
     MATCH_TABLE_FOR_DECKS,
     NEW_JERSEY,
     NEW_YORK,
     OPTION_BASES,
+    OPTION_FIELDS,
     PENNSYLVANIA,
     PROFILES,
+    Basis,
     DealerBlackjackTakes,
     DealerSecondCard,
     MatchPayTable,
     Profile,
     SettlementOrder,
     SplitTwentyOne,
+    declare,
+    fixed,
     get_profile,
-    option_basis,
+    option_table_markdown,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_three_profiles_by_code() -> None:
-    assert set(PROFILES) == {"PA", "NJ", "NY"}
+    assert {"PA", "NJ", "NY"} <= set(PROFILES)
     assert get_profile("pa") is PENNSYLVANIA
     assert get_profile("NJ") is NEW_JERSEY
     assert get_profile("Ny") is NEW_YORK
@@ -160,8 +166,8 @@ def test_ny_5324_12_a_six_or_eight_decks(decks: int) -> None:
 
 
 def test_assumed_defaults_for_sections_not_included() -> None:
-    # 635a.9-635a.11 are not in the shared regulations: documented assumptions.
-    for profile in PROFILES.values():
+    # 635a.9-635a.11 are not in the texts we hold: documented assumptions.
+    for profile in (PENNSYLVANIA, NEW_JERSEY, NEW_YORK):
         assert profile.surrender
         assert profile.rescue
         assert profile.double_after_split
@@ -177,78 +183,53 @@ def test_profiles_are_frozen() -> None:
         PENNSYLVANIA.hit_soft_17 = True  # type: ignore[misc]
 
 
-def test_every_profile_field_cites_a_clause_or_an_assumption() -> None:
-    # The comment block above each field (or on its line) must name PA, NJ, NY or say
-    # ASSUMPTION; fields grouped under one comment share it.
-    source = (ROOT / "controller" / "rules" / "profiles.py").read_text().splitlines()
-    start = next(i for i, line in enumerate(source) if line.startswith("class Profile"))
-    cited = ("PA ", "NJ ", "NY ", "ASSUMPTION")
-    names = {f.name for f in fields(Profile)} - {"code", "name", "citation"}
-    block: list[str] = []
-    after_field = False
-    checked = set()
-    for line in source[start:]:
-        stripped = line.strip()
-        if stripped.startswith("def "):
-            break
-        if stripped.startswith("#"):
-            block = [*([] if after_field else block), stripped]
-            after_field = False
-            continue
-        name = stripped.split(":", 1)[0]
-        if name in names:
-            after_field = True
-            comment = " ".join(block) + (line.split("#", 1)[1] if "#" in line else "")
-            assert any(c in comment for c in cited), f"{name} cites nothing"
-            checked.add(name)
-    assert checked == names
+def test_every_profile_gives_every_option_a_basis_with_its_clause() -> None:
+    fixed_names = {"code", "name", "citation", "bases"}
+    assert set(OPTION_FIELDS) == {f.name for f in fields(Profile)} - fixed_names
+    for profile in PROFILES.values():
+        assert set(profile.bases) == set(OPTION_FIELDS), profile.code
+        for name, basis in profile.bases.items():
+            assert basis.clause.strip(), (profile.code, name)
+            assert bool(basis.excludes) == bool(basis.excluded_by), (profile.code, name)
+
+
+def test_a_declaration_must_name_every_option_once() -> None:
+    before = dict(PROFILES)
+    with pytest.raises(ProfileError, match="missing"):
+        declare("XX", "Nowhere", "none", hit_soft_17=fixed(False, "XX 1"))
+    with pytest.raises(ProfileError, match="declared once"):
+        declare("PA", "Pennsylvania again", "none")
+    with pytest.raises(ProfileError, match="upper case"):
+        declare("xx", "lower", "none")
+    assert before == PROFILES
 
 
 def test_docs_rules_lists_every_profile_field() -> None:
     text = (ROOT / "docs" / "rules.md").read_text()
-    for f in fields(Profile):
-        assert f"`{f.name}`" in text, f.name
+    for name in OPTION_FIELDS:
+        assert f"`{name}`" in text, name
 
 
 # --- what each regulation fixes, leaves to the licensee, or is silent on ----------------------
 
 
-def _docs_option_table() -> dict[str, dict[str, tuple[str, str, str]]]:
+def _docs_option_block() -> str:
     text = (ROOT / "docs" / "rules.md").read_text()
-    block = text.split("<!-- option bases: begin -->")[1].split("<!-- option bases: end -->")[0]
-    table: dict[str, dict[str, tuple[str, str, str]]] = {}
-    for line in block.strip().splitlines()[2:]:
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        name = cells[0].strip("`")
-        table[name] = {}
-        for code, cell in zip(("PA", "NJ", "NY"), cells[1:], strict=True):
-            value, rest = cell[1:].split("` ", 1)
-            kind, clause = rest.split(": ", 1)
-            table[name][code] = (value, kind, clause)
-    return table
+    return text.split("<!-- option bases: begin -->\n")[1].split("<!-- option bases: end -->")[0]
 
 
-def _shown(value: object) -> str:
-    if isinstance(value, tuple):
-        return ", ".join(str(v) for v in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{k}: {v.value}" for k, v in sorted(value.items()))
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(getattr(value, "value", value))
-
-
-def test_docs_table_matches_every_profiles_options() -> None:
+def test_docs_table_is_the_registrys_both_ways() -> None:
     """docs/rules.md's per-profile table (fixed / licensee / assumed, with clauses) is the
-    code's: every option field, every profile, value, basis and clause."""
-    table = _docs_option_table()
-    option_fields = {f.name for f in fields(Profile)} - {"code", "name", "citation"}
-    assert set(table) == option_fields == set(OPTION_BASES)
-    for name, row in table.items():
-        for code, (value, kind, clause) in row.items():
-            assert value == _shown(getattr(PROFILES[code], name)), (name, code)
-            basis = option_basis(code, name)
-            assert (kind, clause) == (basis.kind.value, basis.clause), (name, code)
+    registry's, both ways: a profile, an option, a value or a basis in either and not in
+    the other fails (the expected block is in the message)."""
+    block = _docs_option_block()
+    header = [c.strip() for c in block.splitlines()[0].strip("|").split("|")][1:]
+    assert header == list(PROFILES), "docs/rules.md's columns are not the declared profiles"
+    rows = {line.split("|")[1].strip().strip("`") for line in block.splitlines()[2:]}
+    assert rows == set(OPTION_FIELDS) == set(OPTION_BASES)
+    assert block == option_table_markdown(), "docs/rules.md should read:\n" + (
+        option_table_markdown()
+    )
 
 
 # The fixed values each regulation imposes, read from the texts (not from the code).
@@ -265,6 +246,11 @@ FIXED_BY_TEXT = [
     ("NY", "decks_allowed", (6,), "NY 5324.12(a)"),
     ("NY", "match_tables", {6: MatchPayTable.B}, "NY 5324.12(d)(5)"),
     ("NJ", "burn_disclosed_on_request", False, "NJ 19.7(c)"),
+    ("NY", "bonus_odds", {Bonus.FIVE_CARD_21.value: Odds(2, 1)}, "NY 5324.12(b)(6)"),
+    ("NY", "super_bonus", SuperBonus(500, 50_000, 2_500, 500_000, 5_000), "NY 5324.12(b)(7)"),
+    ("NY", "match_needs_shuffler", False, "NY 5324.12(d)(1)"),
+    # (g): the reader finds a dealer blackjack before any double or split is made.
+    ("PA", "dealer_blackjack_takes", DealerBlackjackTakes.ALL, "PA 635a.7(g)"),
 ]
 
 
@@ -289,6 +275,119 @@ def test_pa_635a_7_l_hit_soft_17_refused_with_the_clause() -> None:
     )
 
 
+@pytest.mark.parametrize("name", ["split_21_vs_dealer_21", "split_21_vs_dealer_blackjack"])
+def test_pa_635a_7_o_equal_totals_tie_so_a_split_21_never_loses(name: str) -> None:
+    """(o): equal totals tie, and only 21 in more than two cards loses to a Blackjack; (n)(3)
+    may make a split A-K a winner. No reading lets a split two-card 21 lose: "lose" is
+    refused with the clause, "push" and "win" are the two readings."""
+    with pytest.raises(ProfileError) as caught:
+        PENNSYLVANIA.with_options(**{name: SplitTwentyOne.LOSE})
+    assert str(caught.value).startswith(f"profile PA: {name} = lose is not allowed: PA 635a.7(o) ")
+    assert str(caught.value).endswith(f"excludes {name} = lose")
+    for reading in (SplitTwentyOne.PUSH, SplitTwentyOne.WIN):
+        assert getattr(PENNSYLVANIA.with_options(**{name: reading}), name) is reading
+    assert PENNSYLVANIA.basis(name).kind is Basis.ASSUMED
+    # NJ 19.5 is not in the texts we hold: every reading stays open there.
+    assert NEW_JERSEY.with_options(**{name: SplitTwentyOne.LOSE})
+
+
+def test_bonus_and_super_bonus_payouts_are_profile_fields_with_their_basis() -> None:
+    """NY 5324.12(b)(6), (b)(7) fix them; PA and NJ pay the same where their payout
+    sections are not in the texts we hold (assumed, settable)."""
+    for profile in PROFILES.values():
+        assert set(profile.bonus_odds) == {b.value for b in Bonus}
+    assert NEW_YORK.bonus_odds[Bonus.SEVEN_PLUS_CARD_21.value] == Odds(3, 1)  # (b)(6)(vii)
+    assert NEW_YORK.bonus_odds[Bonus.SIX_SEVEN_EIGHT_MIXED.value] == Odds(3, 2)  # (b)(6)(i)
+    assert NEW_YORK.super_bonus == SuperBonus(500, 100_000, 2_500, 500_000, 5_000)  # (b)(7)
+    assert str(NY_SUPER_BONUS) == "$1,000 from $5, $5,000 from $25, $50 to each other player"
+    assert NEW_YORK.basis("bonus_odds").kind is Basis.FIXED
+    for profile in (PENNSYLVANIA, NEW_JERSEY):
+        assert profile.basis("bonus_odds").kind is Basis.ASSUMED
+        assert profile.basis("super_bonus").kind is Basis.ASSUMED
+        assert "not included" in profile.basis("bonus_odds").clause
+    richer = PENNSYLVANIA.with_options(bonus_odds={Bonus.FIVE_CARD_21.value: Odds(2, 1)})
+    assert richer.bonus_odds[Bonus.FIVE_CARD_21.value] == Odds(2, 1)
+    assert richer.bonus_odds[Bonus.SIX_CARD_21.value] == Odds(2, 1)  # the rest kept
+    none = PENNSYLVANIA.with_options(super_bonus=SuperBonus(500, 0, 2_500, 0, 0))
+    assert none.super_bonus.for_wager(10_000) == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "problem"),
+    [
+        ("bonus_odds", {Bonus.FIVE_CARD_21.value: Odds(1, 2)}, "pays less than 1:1"),
+        ("bonus_odds", {Bonus.FIVE_CARD_21.value: Odds(1, 1)}, ""),  # 1:1 is the floor
+        ("super_bonus", SuperBonus(2_600, 100_000, 2_500, 500_000, 5_000), "above"),
+        ("super_bonus", SuperBonus(500, -1, 2_500, 500_000, 5_000), "0 to 100000000"),
+        ("super_bonus", SuperBonus(500, 100_000_001, 2_500, 1, 0), "0 to 100000000"),
+        ("super_bonus", SuperBonus(0, 0, 0, 100_000_000, 0), ""),
+        ("max_split_hands", 0, "1 to 8"),
+        ("max_split_hands", 9, "1 to 8"),
+        ("max_split_hands", 1, ""),
+        ("max_split_hands", 8, ""),
+        ("decks_allowed", (7,), "6, 8 or both"),
+        ("decks_allowed", (6,), ""),
+        ("match_tables", {7: MatchPayTable.A}, "pay table for 6 and 8"),
+    ],
+)
+def test_option_ranges_on_both_sides(name: str, value: object, problem: str) -> None:
+    if not problem:
+        assert getattr(NEW_JERSEY.with_options(**{name: value}), name) is not None
+        return
+    with pytest.raises(ProfileError, match=problem):
+        NEW_JERSEY.with_options(**{name: value})
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "expected"),
+    [
+        ("hit_soft_17", True, True),
+        ("max_split_hands", 3, 3),
+        ("settlement_order", "right_to_left", SettlementOrder.RIGHT_TO_LEFT),
+        ("decks_allowed", [6], (6,)),
+        ("match_tables", {"6": "B"}, {6: MatchPayTable.B}),
+        ("bonus_odds", {"five_card_21": "2:1"}, {"five_card_21": Odds(2, 1)}),
+        (
+            "super_bonus",
+            {"share_cents": 2_500},
+            SuperBonus(500, 100_000, 2_500, 500_000, 2_500),
+        ),
+    ],
+)
+def test_an_option_read_from_a_script_or_station_toml(
+    name: str, raw: object, expected: object
+) -> None:
+    assert NEW_JERSEY.parse(name, raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "problem"),
+    [
+        ("hit_soft_17", 1, "true or false"),
+        ("max_split_hands", True, "whole number"),
+        ("max_split_hands", 2.5, "whole number"),
+        ("settlement_order", "clockwise", "one of collect_then_pay, right_to_left"),
+        ("decks_allowed", [], "list of deck counts"),
+        ("decks_allowed", [6.0], "list of deck counts"),
+        ("match_tables", {"six": "A"}, "decks = pay table"),
+        ("match_tables", {"6": "C"}, "decks = pay table"),
+        ("bonus_odds", {"five_card_21": "3/2"}, "bonus = odds"),
+        ("bonus_odds", {"five_card_22": "3:2"}, "bonus = odds"),
+        ("bonus_odds", {"five_card_21": "0:1"}, "bonus = odds"),
+        ("bonus_odds", [], "bonus = odds"),
+        ("super_bonus", {"share": 1}, "amounts in cents"),
+        ("super_bonus", {"share_cents": "50"}, "amounts in cents"),
+        ("no_such_option", True, "unknown profile option"),
+    ],
+)
+def test_an_option_of_the_wrong_form_is_one_line_naming_it(
+    name: str, raw: object, problem: str
+) -> None:
+    with pytest.raises(ProfileError, match=problem) as caught:
+        NEW_JERSEY.parse(name, raw)
+    assert "\n" not in str(caught.value)
+
+
 LEFT_OPEN = [
     ("PA", "settlement_order", SettlementOrder.RIGHT_TO_LEFT),  # PA 635a.7(p)(2)
     ("PA", "hit_soft_17", False),  # the fixed value itself is accepted
@@ -300,6 +399,10 @@ LEFT_OPEN = [
     ("NY", "peek", False),  # NY orders no peek
     ("NY", "dealer_second_card", DealerSecondCard.AFTER_PLAYERS),  # NY (c)(4)
     ("NY", "hit_soft_17", True),  # NY silent
+    ("PA", "match_tables", {6: MatchPayTable.B}),  # PA 635a.12(e) not included
+    ("PA", "no_mid_shoe_entry", True),  # PA 635a.7 silent
+    ("PA", "split_21_vs_dealer_21", SplitTwentyOne.WIN),  # (n)(3), 635a.1 not included
+    ("PA", "bonus_odds", {"five_card_21": Odds(2, 1)}),  # PA 635a.12 not included
 ]
 
 
@@ -309,4 +412,7 @@ def test_a_profile_keeps_options_the_text_leaves_open(code: str, name: str, valu
     if name == "dealer_second_card" and value is DealerSecondCard.AFTER_PLAYERS:
         options["peek"] = False
     profile = get_profile(code).with_options(**options)
-    assert getattr(profile, name) == value
+    if isinstance(value, dict):  # a table names the entries it changes
+        assert getattr(profile, name) | value == getattr(profile, name)
+    else:
+        assert getattr(profile, name) == value

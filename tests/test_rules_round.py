@@ -26,6 +26,7 @@ from controller.rules.profiles import (
     NEW_JERSEY,
     NEW_YORK,
     PENNSYLVANIA,
+    PROFILES,
     DealerBlackjackTakes,
     DealerSecondCard,
     Profile,
@@ -145,7 +146,9 @@ def dealer(played: Played) -> str:
 # --- deal order ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("profile", [PA, NY])
+@pytest.mark.parametrize(
+    "profile", [p for p in PROFILES.values() if p.dealer_second_card is DealerSecondCard.HOLE]
+)
 def test_pa_635a_7_e_deal_order_with_hole_card(profile: Profile) -> None:
     played = play(
         profile,

@@ -11,6 +11,7 @@ from controller.rules.profiles import (
     NEW_JERSEY,
     NEW_YORK,
     PENNSYLVANIA,
+    PROFILES,
     DealerBlackjackTakes,
     MatchPayTable,
     Profile,
@@ -78,7 +79,7 @@ def outcome_net(payment: Payment) -> tuple[Outcome, int]:
 # --- winning conditions --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("profile", [PA, NJ, NY])
+@pytest.mark.parametrize("profile", list(PROFILES.values()))
 def test_pa_635a_7_n_1_player_wins_when_dealer_busts(profile: Profile) -> None:
     assert outcome_net(settle(hand("9S 3H"), "6C QH 9S", profile)) == (Outcome.WIN, 1000)
     assert settle(hand("9S 3H"), "6C QH 9S", profile).odds == EVEN
@@ -92,7 +93,7 @@ def test_pa_635a_7_n_2_lower_total_loses() -> None:
     assert outcome_net(settle(hand("KS 7H"), "9C KH")) == (Outcome.LOSE, -1000)
 
 
-@pytest.mark.parametrize("profile", [PA, NJ, NY])
+@pytest.mark.parametrize("profile", list(PROFILES.values()))
 @pytest.mark.parametrize(("player", "dealer_cards"), [("KS 8H", "9C 9D"), ("KS 7H", "AC 6D")])
 def test_pa_635a_7_o_equal_totals_push(profile: Profile, player: str, dealer_cards: str) -> None:
     assert outcome_net(settle(hand(player), dealer_cards, profile)) == (Outcome.PUSH, 0)
@@ -134,17 +135,17 @@ def test_ny_5324_12_b_5_blackjack_3_to_2_odd_cent_rounded_up_never_below_the_odd
     assert settle(hand("AS KH", 501), "9C 9H").net == 752
 
 
-@pytest.mark.parametrize("profile", [PA, NJ, NY])
+@pytest.mark.parametrize("profile", list(PROFILES.values()))
 def test_pa_635a_7_n_3_blackjack_beats_dealer_21_of_three_cards(profile: Profile) -> None:
     assert outcome_net(settle(hand("AS QH"), "7C 7D 7H", profile)) == (Outcome.BLACKJACK, 1500)
 
 
-@pytest.mark.parametrize("profile", [PA, NJ, NY])
+@pytest.mark.parametrize("profile", list(PROFILES.values()))
 def test_ny_5324_12_b_1_iii_blackjack_beats_dealer_blackjack(profile: Profile) -> None:
     assert outcome_net(settle(hand("JS AH"), "AC KD", profile)) == (Outcome.BLACKJACK, 1500)
 
 
-@pytest.mark.parametrize("profile", [PA, NJ, NY])
+@pytest.mark.parametrize("profile", list(PROFILES.values()))
 def test_pa_635a_7_n_4_21_of_three_cards_beats_dealer_21_of_three(profile: Profile) -> None:
     payment = settle(hand("9S 9H 3D"), "KC 5D 6H", profile)
     assert outcome_net(payment) == (Outcome.WIN, 1000)
@@ -154,7 +155,7 @@ def test_ny_5324_12_b_1_iv_21_of_four_cards_beats_dealer_21_of_four_cards() -> N
     assert outcome_net(settle(hand("2S 9H 3D 7S"), "5C 5D 5H 6S", NY)) == (Outcome.WIN, 1000)
 
 
-@pytest.mark.parametrize("profile", [PA, NJ, NY])
+@pytest.mark.parametrize("profile", list(PROFILES.values()))
 def test_pa_635a_7_o_21_of_three_cards_loses_to_dealer_blackjack(profile: Profile) -> None:
     assert outcome_net(settle(hand("9S 9H 3D"), "AC KD", profile)) == (Outcome.LOSE, -1000)
 
@@ -202,7 +203,7 @@ def test_pa_635a_7_o_split_two_card_21_ties_dealer_blackjack() -> None:
     assert outcome_net(settle(hand("AS KH", split=True), "AC QD", NJ)) == (Outcome.PUSH, 0)
 
 
-@pytest.mark.parametrize("profile", [PA, NJ, NY])
+@pytest.mark.parametrize("profile", list(PROFILES.values()))
 def test_pa_635a_7_n_2_split_two_card_21_beats_a_lower_total_1_to_1(profile: Profile) -> None:
     payment = settle(hand("AS KH", split=True), "9C KD", profile)
     assert outcome_net(payment) == (Outcome.WIN, 1000)
@@ -529,3 +530,33 @@ def test_pa_635a_7_p_a_split_seats_hands_keep_their_order_within_the_seat() -> N
     assert by_seat == [(6, 0), (6, 1), (2, 0), (2, 1), (2, 2)]
     collect_then_pay = [(p.seat, p.hand) for p in in_settlement_order(listed, PA)]
     assert collect_then_pay == [(6, 0), (2, 1), (6, 1), (2, 0), (2, 2)]
+
+
+def test_a_profiles_bonus_odds_and_super_bonus_are_what_it_pays() -> None:
+    """The bonus and super bonus payouts are profile fields (NY 5324.12(b)(6), (b)(7); PA and
+    NJ assumed, settable). Worked by hand: a $10.00 five-card 21 at 2:1 is +$20.00 (NY's
+    3:2 would be +$15.00); a suited 7-7-7 against a 7 pays 3:1 on spades ($30.00) plus a
+    $2,000 fixed amount, and $25.00 to the other seat."""
+    from controller.rules.options import SuperBonus
+    from controller.rules.round import Round
+    from controller.rules.settlement import WagerKind
+    from controller.rules.steps import Decision, SeatWager
+
+    richer = PA.with_options(
+        bonus_odds={Bonus.FIVE_CARD_21.value: Odds(2, 1)},
+        super_bonus=SuperBonus(500, 200_000, 2_500, 500_000, 2_500),
+    )
+    five = hand("2S 3H 4D 5C 7S")
+    assert settle(five, "9C 8D", richer).net == 2000
+    assert settle(five, "9C 8D", PA).net == 1500
+    round_ = Round(richer, 6, [SeatWager(1, 1000), SeatWager(2, 1000)])
+    for text in ("7S", "9S", "7H", "7S", "8S", "KC"):  # seat 1 7S 7S; seat 2 9S 8S; up 7H
+        round_.deal(parse_card(text))
+    round_.decide(1, Decision.HIT)
+    round_.deal(parse_card("7S"))
+    round_.decide(2, Decision.STAND)
+    round_.reveal_hole()
+    main = next(p for p in round_.payments if p.seat == 1 and p.wager is WagerKind.MAIN)
+    assert (main.net, main.super_bonus) == (3000 + 200_000, 200_000)
+    shares = [p for p in round_.payments if p.wager is WagerKind.SUPER_BONUS_SHARE]
+    assert [(p.seat, p.net) for p in shares] == [(2, 2500)]

@@ -249,7 +249,7 @@ def test_match_limits_need_the_match_wager() -> None:
     data["options"]["match_the_dealer"] = False
     del data["options"]["match_pay_table"]
     message = config_error(data)
-    assert "limits.match_min_cents" in message and "match_the_dealer is false" in message
+    assert "limits.match_min_cents" in message and "offers no Match the Dealer" in message
 
 
 @settings(max_examples=80, deadline=None)

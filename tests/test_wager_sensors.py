@@ -20,7 +20,7 @@ from table_support import ListJournal, Rig, make_rig
 from test_procedure import bet, deal, press, ready, rows
 
 from controller.rules.legality import MAX_WAGER_CENTS
-from controller.rules.profiles import get_profile
+from controller.rules.profiles import PROFILES, get_profile
 from controller.simulation.dealer import random_chooser
 from controller.simulation.direct import DirectRig
 from controller.table.faults import FaultCode
@@ -257,7 +257,7 @@ def test_nj_19_7_g_prompt_says_dealers_card_not_hole_card() -> None:
     assert rig.table.state is State.DEALER
 
 
-@pytest.mark.parametrize("profile", ["PA", "NJ", "NY"])
+@pytest.mark.parametrize("profile", list(PROFILES))
 def test_simulated_dealer_with_sensors_plays_rounds_without_a_fault(profile: str) -> None:
     """The simulated dealer collects and pays at every prompt as a dealer with wager
     sensors would (``dealer-station simulate`` does 500 rounds the same way)."""

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from controller.rules.profiles import DealerSecondCard, Profile
+from controller.rules.options import shown
+from controller.rules.profiles import OPTION_FIELDS, DealerSecondCard, Profile
 from controller.service.config import DEFAULT_CONFIG_PATH, load_config
-from controller.service.config_rules import rules_profile
 from controller.service.config_schema import ConfigError
 
 EXIT_BAD_CONFIG = 2
@@ -20,7 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit 0 and summarise a good file; exit 2 with one line naming what is wrong."""
+    """Exit 0 and summarise a good file (the procedure, then every rules option with its
+    value and basis); exit 2 with one line naming what is wrong."""
     try:
         config = load_config(args.file)
     except ConfigError as err:
@@ -31,17 +32,15 @@ def run(args: argparse.Namespace) -> int:
     present += ["shuffler"] if devices.shuffler else []
     present += ["card_reader"] if devices.card_reader else []
     print(
-        f"{args.file}: ok: table {config.table_id}, profile {config.profile.value},"
+        f"{args.file}: ok: table {config.table_id}, profile {config.profile.code},"
         f" {config.decks} decks, devices {', '.join(present)}, journal {config.journal.path}"
     )
-    profile = rules_profile(
-        config.profile.value,
-        config.decks,
-        config.options,
-        card_reader=devices.card_reader is not None,
-        source=args.file,
-    )
+    profile = config.rules()
     print(f"procedure: {procedure_summary(profile)}")
+    print("options (value, then its basis; 'set' where [options] sets it):")
+    for name in OPTION_FIELDS:
+        mark = ", set" if name in config.options else ""
+        print(f"  {name} = {shown(getattr(profile, name))}  ({profile.basis(name)}{mark})")
     return 0
 
 

@@ -11,17 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from controller.rules.cards import Card, parse_card
 from controller.rules.errors import ProfileError, RulesError
 from controller.rules.hands import PlayerHand, hand_total, hole_card_gives_blackjack
-from controller.rules.profiles import Profile, get_profile
+from controller.rules.profiles import Profile, get_profile, profile_codes
 from controller.rules.round import Round
 from controller.rules.settlement import Payment, WagerKind
 from controller.rules.steps import (
@@ -111,14 +110,19 @@ def parse_script(document: object) -> RoundScript:
         if key not in document:
             raise ReplayError(f"missing key {key!r}")
     if not isinstance(document["profile"], str):
-        raise ReplayError("profile must be a string: PA, NJ or NY")
+        raise ReplayError(f"profile must be a string: {profile_codes(', ', ' or ')}")
     try:
         profile = get_profile(document["profile"])
         options = document.get("options", {})
         if not isinstance(options, dict):
             raise ReplayError("options must be an object of profile options")
-        if options:
-            profile = profile.with_options(**_profile_options(options))
+        parsed: dict[str, object] = {}
+        for key, value in options.items():
+            try:
+                parsed[key] = profile.parse(key, value)
+            except ProfileError as err:
+                raise ReplayError(f"options: {err}") from err
+        profile = profile.with_options(**parsed)
         decks = document["decks"]
         if not isinstance(decks, int) or isinstance(decks, bool):
             raise ReplayError("decks must be 6 or 8")
@@ -134,36 +138,6 @@ def parse_script(document: object) -> RoundScript:
     return RoundScript(
         profile, decks, tuple(_parse_seat(s, i) for i, s in enumerate(seats)), _parse_shoe(shoe)
     )
-
-
-def _profile_options(options: Mapping[str, Any]) -> dict[str, object]:
-    from controller.rules import profiles
-
-    parsed: dict[str, object] = {}
-    fields = profiles.Profile.__dataclass_fields__
-    for key, value in options.items():
-        field = fields.get(key)
-        if field is None or key in ("code", "name", "citation", "match_tables"):
-            raise ReplayError(f"options: unknown profile option {key!r}")
-        # The annotation's name: text in pure Python, the type itself in the compiled build.
-        type_name = field.type if isinstance(field.type, str) else field.type.__name__
-        kind = getattr(profiles, type_name, None)
-        if isinstance(kind, type) and issubclass(kind, Enum):
-            try:
-                parsed[key] = kind(value)
-            except ValueError as err:
-                choices = ", ".join(str(m.value) for m in kind)
-                raise ReplayError(f"options: {key} must be one of {choices}") from err
-        elif type_name == _type_name(value):
-            parsed[key] = value
-        else:
-            wanted = {"bool": "true or false", "int": "a whole number"}.get(type_name)
-            raise ReplayError(f"options: {key} must be {wanted or 'left alone'}")
-    return parsed
-
-
-def _type_name(value: object) -> str:
-    return "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "other"
 
 
 def _parse_seat(entry: object, position: int) -> SeatScript:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal.format import JournalError
+from controller.rules.profiles import PROFILES
 from controller.service.daemon import StartError
 from controller.simulation.runner import (
     SimulatedTable,
@@ -34,6 +35,7 @@ from controller.simulation.split import DoublesProcessDiedError, SplitTable
 from controller.table.prompts import State
 from controller.table.view import TableView
 from drivers.hal import LedMode
+from drivers.simulated.c_firmware import FirmwareError
 
 LAMP_STYLE = {LedMode.STEADY: "bold green", LedMode.BLINK: "bold yellow blink"}
 
@@ -231,7 +233,7 @@ class LiveView:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dealer-station simulate``."""
-    parser.add_argument("--profile", choices=["PA", "NJ", "NY"], default="PA")
+    parser.add_argument("--profile", choices=list(PROFILES), default="PA")
     parser.add_argument("--decks", type=int, choices=[6, 8], default=6)
     parser.add_argument("--seats", type=int, choices=range(1, 8), default=7, metavar="1..7")
     parser.add_argument("--rounds", type=int, default=100)
@@ -256,6 +258,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the device doubles and the dealer in a process of their own (as real devices are)",
     )
+    parser.add_argument(
+        "--firmware",
+        choices=["host", "qemu"],
+        default=None,
+        help="the shoe and panel board as the C reference firmware: its host builds, or its"
+        " Cortex-M images on QEMU mps2-an385 boards (make -C firmware host|arm; docs/firmware.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -278,7 +287,13 @@ def run(args: argparse.Namespace) -> int:
         faults=args.faults,
         journal=args.journal,
         delay=0.25 if args.speed == "real" else 0.0,
+        firmware=args.firmware,
     )
+    if args.firmware is not None and args.split:
+        print(
+            "dealer-station simulate: --firmware runs in-process: not with --split", file=sys.stderr
+        )
+        return 2
     _quiet_logs()
     live = sys.stdout.isatty() and not args.plain
     try:
@@ -294,6 +309,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except DoublesProcessDiedError as err:
         print(f"dealer-station simulate: {err}", file=sys.stderr)
+        return 1
+    except FirmwareError as err:  # --firmware: not built, no QEMU, a board that stopped
+        print(f"dealer-station simulate: the C firmware: {err}", file=sys.stderr)
         return 1
     except StartError as err:
         print(f"dealer-station simulate: {_with_room(settings.journal, err)}", file=sys.stderr)

@@ -4,7 +4,11 @@ Rows with a round number belong to that round; rows without one that come betwee
 rounds (shuffles, burns, dealer changes, faults, devices) are shown before the round they
 lead up to. The hole card is shown only once a ``hole_card_revealed`` row holds it; before
 that the recall shows the commitment. Money is integer cents; ``None`` means the wager
-sensor could not tell the amount.
+sensor could not tell the amount, and ``net_stakes`` then counts the result in the seat's
+wagers (a fixed payout, the super bonus share, stays in cents). Each payment is its own
+entry under what it pays for: a hand's settlement under the hand, Match the Dealer and
+insurance under the seat, each super bonus share (NY 5324.12(b)(7)) in the seat's
+``super_bonus_shares``, never in place of a hand's own result.
 """
 
 from __future__ import annotations
@@ -109,6 +113,7 @@ def _seat(current: Record, number: Any) -> Record:
         "hands": [],
         "match": None,
         "insurance": None,
+        "super_bonus_shares": [],
         "net_cents": None,
     }
     current["seats"].append(seat)
@@ -169,7 +174,7 @@ def _apply(current: Record, row: Row, data: Record, open_faults: list[Record]) -
     elif kind == "match_settled":
         _seat(current, data.get("seat"))["match"] = _without(data, "seat")
     elif kind == "insurance_taken":
-        _seat(current, data.get("seat"))["insurance"] = {"cents": data.get("cents")}
+        _seat(current, data.get("seat"))["insurance"] = _without(data, "seat")
     elif kind == "insurance":  # the settlement keeps the amount insurance_taken gave
         seat = _seat(current, data.get("seat"))
         seat["insurance"] = {**(seat["insurance"] or {}), **_without(data, "seat")}
@@ -179,11 +184,14 @@ def _apply(current: Record, row: Row, data: Record, open_faults: list[Record]) -
         hand["decisions"].append(data.get("decision"))
         if data.get("decision") == "split" and hand["cards"]:
             _split(seat, hand)
+    elif kind == "settlement" and data.get("wager") == "super_bonus_share":
+        _seat(current, data.get("seat"))["super_bonus_shares"].append(_without(data, "seat"))
     elif kind == "settlement":
         hand = _hand(_seat(current, data.get("seat")), data.get("hand"))
         hand["settlement"] = _without(data, "seat", "hand")
     elif kind == "seat_result":
-        _seat(current, data.get("seat"))["net_cents"] = data.get("net_cents")
+        seat = _seat(current, data.get("seat"))
+        seat.update(_without(data, "seat"))
     elif kind == "round_completed":
         current["status"], current["ended"] = "completed", row.ts
         current["reshuffle"] = bool(data.get("reshuffle"))
@@ -292,27 +300,36 @@ def _void_text(void: Record) -> list[str]:
     return lines
 
 
+def _net(entry: Record) -> str:
+    """A result: in cents, or counted in wagers where the sensors could not weigh them."""
+    if entry.get("net_cents") is None and entry.get("net_stakes") is not None:
+        text = f"{entry['net_stakes']} wager(s)"
+        if entry.get("fixed_cents"):
+            text += f" and {money(entry['fixed_cents'], signed=True)}"
+        return text
+    return money(entry.get("net_cents"), signed=True)
+
+
 def _seat_text(seat: Record) -> list[str]:
     head = f"  seat {seat['seat']}: wager {money(seat['wager_cents'])}"
     if seat["match_cents"] is not None:
         head += f", match {money(seat['match_cents'])}"
-    if seat["net_cents"] is not None:
-        head += f", net {money(seat['net_cents'], signed=True)}"
+    if seat["net_cents"] is not None or seat.get("net_stakes") is not None:
+        head += f", net {_net(seat)}"
     lines = [head]
     if seat["match"]:
         m = seat["match"]
         matches = (
             f"{m.get('matches')} match(es) at {m.get('odds')}" if m.get("matches") else "no match"
         )
-        lines.append(
-            f"    match the dealer: {matches}, net {money(m.get('net_cents'), signed=True)}"
-        )
+        lines.append(f"    match the dealer: {matches}, net {_net(m)}")
     if seat["insurance"]:
         i = seat["insurance"]
-        lines.append(
-            f"    insurance {money(i.get('cents'))}: {i.get('outcome')},"
-            f" net {money(i.get('net_cents'), signed=True)}"
-        )
+        amount = money(i.get("cents"))
+        if i.get("cents") is None and i.get("stakes") is not None:
+            amount = f"{i['stakes']} wager(s)"
+        posted = f" (posted: {i['posted']})" if i.get("posted") else ""
+        lines.append(f"    insurance {amount}{posted}: {i.get('outcome')}, net {_net(i)}")
     for hand in seat["hands"]:
         text = f"    hand {hand['hand']}: {' '.join(map(str, hand['cards'])) or '-'}"
         if hand["decisions"]:
@@ -324,8 +341,7 @@ def _seat_text(seat: Record) -> list[str]:
             if s.get("super_bonus_cents"):
                 bonus += f", super bonus {money(s['super_bonus_cents'])}"
             odds = f" at {s['odds']}" if s.get("odds") else ""
-            net = money(s.get("net_cents"), signed=True)
-            if s.get("net_cents") is None and s.get("net_stakes") is not None:
-                net = f"{s['net_stakes']} wager(s)"
-            lines.append(f"      {s.get('total')}: {s.get('outcome')}{odds}{bonus}, net {net}")
+            lines.append(f"      {s.get('total')}: {s.get('outcome')}{odds}{bonus}, net {_net(s)}")
+    for share in seat.get("super_bonus_shares") or []:
+        lines.append(f"    super bonus share ({share.get('note')}): net {_net(share)}")
     return lines

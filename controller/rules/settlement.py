@@ -13,7 +13,8 @@ from typing import Final, NamedTuple
 
 from controller.rules.cards import Card, Rank, Suit
 from controller.rules.hands import BLACKJACK_TOTAL, HandStatus, PlayerHand
-from controller.rules.odds import EVEN, THREE_TO_ONE, THREE_TO_TWO, TWO_TO_ONE, Odds
+from controller.rules.odds import EVEN, THREE_TO_TWO, TWO_TO_ONE, Odds
+from controller.rules.options import NY_SUPER_BONUS, Bonus, SuperBonus
 from controller.rules.profiles import (
     DealerBlackjackTakes,
     MatchPayTable,
@@ -51,45 +52,7 @@ class Outcome(Enum):
         return "push" if self is Outcome.PUSH else "collect"
 
 
-class Bonus(Enum):
-    """Bonus hands of NY 5324.12(b)(6), with their odds when not doubled."""
-
-    FIVE_CARD_21 = "five_card_21"  # (b)(6)(v) 3:2
-    SIX_CARD_21 = "six_card_21"  # (b)(6)(vi) 2:1
-    SEVEN_PLUS_CARD_21 = "seven_plus_card_21"  # (b)(6)(vii) 3:1
-    SIX_SEVEN_EIGHT_MIXED = "678_mixed"  # (b)(6)(i) 3:2
-    SIX_SEVEN_EIGHT_SUITED = "678_suited"  # (b)(6)(ii) 2:1
-    SIX_SEVEN_EIGHT_SPADES = "678_spades"  # (b)(6)(ii) 3:1
-    SEVEN_SEVEN_SEVEN_MIXED = "777_mixed"  # (b)(6)(iii) 3:2
-    SEVEN_SEVEN_SEVEN_SUITED = "777_suited"  # (b)(6)(iv) 2:1
-    SEVEN_SEVEN_SEVEN_SPADES = "777_spades"  # (b)(6)(iv) 3:1
-
-    @property
-    def odds(self) -> Odds:
-        """The bonus odds (paid only on a hand that was not doubled)."""
-        return _BONUS_ODDS[self._value_]  # by value: an Enum's own hash is a Python call
-
-
-_BONUS_ODDS: Final = {
-    Bonus.FIVE_CARD_21.value: THREE_TO_TWO,
-    Bonus.SIX_CARD_21.value: TWO_TO_ONE,
-    Bonus.SEVEN_PLUS_CARD_21.value: THREE_TO_ONE,
-    Bonus.SIX_SEVEN_EIGHT_MIXED.value: THREE_TO_TWO,
-    Bonus.SIX_SEVEN_EIGHT_SUITED.value: TWO_TO_ONE,
-    Bonus.SIX_SEVEN_EIGHT_SPADES.value: THREE_TO_ONE,
-    Bonus.SEVEN_SEVEN_SEVEN_MIXED.value: THREE_TO_TWO,
-    Bonus.SEVEN_SEVEN_SEVEN_SUITED.value: TWO_TO_ONE,
-    Bonus.SEVEN_SEVEN_SEVEN_SPADES.value: THREE_TO_ONE,
-}
-
 _SIX_SEVEN_EIGHT: Final = (Rank.SIX, Rank.SEVEN, Rank.EIGHT)
-
-#: NY 5324.12(b)(7): fixed super bonus amounts, in cents, by the original wager.
-SUPER_BONUS_LOW_CENTS: Final = 100_000  # $1,000 for a wager of $5 up to $25
-SUPER_BONUS_HIGH_CENTS: Final = 500_000  # $5,000 for $25 and over
-SUPER_BONUS_LOW_WAGER: Final = 500
-SUPER_BONUS_HIGH_WAGER: Final = 2_500
-SUPER_BONUS_SHARE_CENTS: Final = 5_000  # $50 to every other player who wagered
 
 
 def bonus_of(cards: Sequence[Card]) -> Bonus | None:
@@ -118,13 +81,10 @@ def bonus_of(cards: Sequence[Card]) -> Bonus | None:
     return None
 
 
-def super_bonus_cents(wager: int) -> int:
-    """The fixed super bonus for an original wager of ``wager`` cents (NY 5324.12(b)(7))."""
-    if wager >= SUPER_BONUS_HIGH_WAGER:
-        return SUPER_BONUS_HIGH_CENTS
-    if wager >= SUPER_BONUS_LOW_WAGER:
-        return SUPER_BONUS_LOW_CENTS
-    return 0
+def super_bonus_cents(wager: int, bonus: SuperBonus = NY_SUPER_BONUS) -> int:
+    """The fixed super bonus for an original wager of ``wager`` cents (NY 5324.12(b)(7);
+    a profile's ``super_bonus`` gives the amounts)."""
+    return bonus.for_wager(wager)
 
 
 class Payment(NamedTuple):
@@ -240,15 +200,16 @@ def settle_hand(hand: PlayerHand, dealer: DealerResult, profile: Profile) -> Pay
             return _main_payment(seat, outcome, net, index, odds, note="split 21")
         # Dealer 21 here has three or more cards (two would be a blackjack): PA
         # 635a.7(n)(4), NY (b)(1)(iv): player 21 of more than two cards wins.
-    return _winning_hand(hand, dealer, stake)
+    return _winning_hand(hand, dealer, stake, profile)
 
 
-def _winning_hand(hand: PlayerHand, dealer: DealerResult, stake: int) -> Payment:
+def _winning_hand(hand: PlayerHand, dealer: DealerResult, stake: int, profile: Profile) -> Payment:
     bonus = bonus_of(hand.cards) if hand.total == BLACKJACK_TOTAL else None
     if bonus is None:
         return _main_payment(hand.seat, _WIN, EVEN.pay(stake), hand.index, EVEN)
     if hand.doubled:
-        # NY 5324.12(b)(6): a doubled bonus hand is paid only 1:1.
+        # NY 5324.12(b)(6): a doubled bonus hand is paid only 1:1 (every profile: its
+        # bonus_odds are for hands not doubled).
         return _main_payment(
             hand.seat,
             _WIN,
@@ -259,14 +220,15 @@ def _winning_hand(hand: PlayerHand, dealer: DealerResult, stake: int) -> Payment
             note="doubled: bonus paid 1:1",
         )
     # NY 5324.12(b)(7): suited 7-7-7 against a dealer 7, never doubled or split. The fixed
-    # amount depends on the wager ($5 or more); the other players' $50 on the hand itself.
+    # amount depends on the wager ($5 or more); the other players' $50 on the hand itself
+    # (the profile's super_bonus gives the amounts, its bonus_odds the odds).
     super_hand = (
         bonus in (Bonus.SEVEN_SEVEN_SEVEN_SUITED, Bonus.SEVEN_SEVEN_SEVEN_SPADES)
         and dealer.up_card.rank is Rank.SEVEN
         and not hand.from_split
     )
-    extra = super_bonus_cents(hand.wager) if super_hand else 0
-    odds = bonus.odds
+    extra = profile.super_bonus.for_wager(hand.wager) if super_hand else 0
+    odds = profile.bonus_odds[bonus._value_]  # by value: an Enum's own hash is a Python call
     return _main_payment(
         hand.seat,
         _WIN,
@@ -390,14 +352,15 @@ def final_settlement(
         final += seat_payments
     # NY 5324.12(b)(7): $50 to every other player who wagered this round. (Most rounds
     # have no super bonus hand: the flag saves them a scan of the payments.)
-    if super_hands:
+    share = profile.super_bonus.share_cents
+    if super_hands and share:
         for payment in [p for p in final if p.super_bonus_hand]:
             final.extend(
                 Payment(
                     s,
                     WagerKind.SUPER_BONUS_SHARE,
                     Outcome.WIN,
-                    SUPER_BONUS_SHARE_CENTS,
+                    share,
                     note=f"super bonus at seat {payment.seat}",
                 )
                 for s in seats

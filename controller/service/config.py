@@ -10,60 +10,29 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
-from enum import Enum
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
 from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
 from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
+from controller.rules.cards import DECK_COUNTS
+from controller.rules.profiles import PROFILES, Profile, profile_codes
 from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_limits import parse_limits
 from controller.service.config_panel import PanelConfig, check_uart, parse_panel
-from controller.service.config_rules import read_rule_options, rules_profile
+from controller.service.config_rules import Options, read_options, table_profile
 from controller.service.config_schema import ConfigError, Section
 from controller.table.limits import NO_LIMITS, TableLimits
 
+__all__ = ["DECK_COUNTS", "ConfigError", "Options", "Profile", "StationConfig", "load_config"]
+
 DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")
-DECK_COUNTS: Final = (6, 8)
 BAUD_RATES: Final = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
 TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
 MAX_CONFIG_BYTES: Final = 1 << 20
 #: A firmware version on the allow-list: what a device's HELLO says (at most 32 bytes).
 FIRMWARE: Final = re.compile(r"[\x21-\x7E]([\x20-\x7E]{0,30}[\x21-\x7E])?")
-
-
-class Profile(Enum):
-    """Jurisdiction profiles: the regulation the table follows."""
-
-    PA = "PA"  # 58 Pa. Code 635a.7
-    NJ = "NJ"  # N.J.A.C. 13:69F-19.7
-    NY = "NY"  # 9 NYCRR 5324.12
-
-
-class PayTable(Enum):
-    """Match the Dealer pay tables (NY 5324.12(d)(5)): A for six decks, B for eight."""
-
-    A = "A"
-    B = "B"
-
-
-PAY_TABLE_FOR_DECKS: Final = {6: PayTable.A, 8: PayTable.B}
-_DECK_WORDS: Final = {PayTable.A: "six", PayTable.B: "eight"}
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    """Profile options; each defaults to the regulation's plain procedure."""
-
-    match_the_dealer: bool = False
-    match_pay_table: PayTable | None = None  # set exactly when match_the_dealer is
-    hit_soft_17: bool = False
-    nj_card_reader: bool = False  # NJ 13:69F-19.7(i): hole card and reader instead of (g)
-    ny_determinate_cards: bool = False  # NY 5324.12(c)(4): determinate cards before the 2nd
-    ny_no_mid_shoe_entry: bool = False  # NY 5324.12(b)(10): no entry until a reshuffle
-    # The other profile options, under their profile names (controller.service.config_rules).
-    rules: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +110,7 @@ class StationConfig:
 
     source: Path
     table_id: str
-    profile: Profile
+    profile: Profile  # the jurisdiction as declared (controller.rules.profiles)
     decks: int
     options: Options
     devices: Devices
@@ -150,6 +119,23 @@ class StationConfig:
     pairing: PairingSettings = PairingSettings()
     floor: FloorSettings | None = None  # no [floor] section: the station ships nothing
     limits: TableLimits = NO_LIMITS  # [limits]: the posted table limits (NY 5324.12(d)(2))
+
+    def rules(self) -> Profile:
+        """The rules profile this table plays: the jurisdiction with its options, as its
+        devices allow (``config_rules.table_profile``).
+
+        Raises:
+            ConfigError: naming an option or a device the regulation requires otherwise.
+        """
+        shuffler = self.devices.shuffler
+        return table_profile(
+            self.profile,
+            self.decks,
+            self.options,
+            card_reader=self.devices.card_reader is not None,
+            shuffler_decks=shuffler.max_decks if shuffler is not None else None,
+            source=self.source,
+        )
 
 
 def load_config(path: Path | str) -> StationConfig:
@@ -189,7 +175,10 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
     table_id = top.get("table_id", str)
     if not TABLE_ID.fullmatch(table_id):
         raise top.error("table_id", f"{table_id!r}: use 1-32 letters, digits, '.', '_', '-'")
-    profile: Profile = top.choice("profile", Profile)
+    code = top.get("profile", str)
+    profile = PROFILES.get(code)
+    if profile is None:
+        raise top.error("profile", f"{code!r} is not one of {profile_codes()}")
     decks = top.get("decks", int)
     if decks not in DECK_COUNTS:
         raise top.error("decks", f"a Spanish 21 shoe has 6 or 8 decks, not {decks}")
@@ -229,7 +218,7 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
         check_uart(panel, devices_section, ports)
     devices_section.done()
     devices = Devices(shoe=shoe, panel=panel, shuffler=shuffler, card_reader=card_reader)
-    options = _options(options_section, profile, decks, devices)
+    options = read_options(options_section, profile, decks)
     journal_section = top.section("journal", required=False)
     journal = JournalSettings()
     if journal_section is not None:
@@ -246,9 +235,16 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
         pairing = PairingSettings(source.parent / pairing_dir)
     logging = _logging(top.section("logging", required=False))
     limits_section = top.section("limits", required=False)
-    limits = parse_limits(limits_section, options.match_the_dealer) if limits_section else NO_LIMITS
     floor_section = top.section("floor", required=False)
     floor = parse_floor(floor_section, source.parent) if floor_section is not None else None
+    config = StationConfig(
+        source, table_id, profile, decks, options, devices, journal, logging, pairing, floor
+    )
+    # The profile must take every option: one the regulation fixes is refused with its
+    # clause (PA 635a.7(l) and hit_soft_17, ...); so must the devices (PA 635a.7(g): a peek
+    # needs the card reader).
+    rules = config.rules()
+    limits = parse_limits(limits_section, rules.match_the_dealer) if limits_section else NO_LIMITS
     top.done()
     if shuffler is not None and shuffler.max_decks < decks:
         raise ConfigError(
@@ -256,9 +252,7 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
             "devices.shuffler.max_decks",
             f"the shuffler takes {shuffler.max_decks} decks, the table uses {decks} (decks)",
         )
-    return StationConfig(
-        source, table_id, profile, decks, options, devices, journal, logging, pairing, floor, limits
-    )
+    return replace(config, limits=limits)
 
 
 def _path(section: Section, name: str, default: str) -> Path:
@@ -318,78 +312,6 @@ def _usb_device(section: Section) -> UsbDevice:
     firmware = _firmware(section)
     section.done()
     return UsbDevice(ids["vid"], ids["pid"], serial, interface, firmware)
-
-
-def _options(section: Section, profile: Profile, decks: int, devices: Devices) -> Options:
-    flags = {
-        name: section.get(name, bool, False)
-        for name in (
-            "match_the_dealer",
-            "hit_soft_17",
-            "nj_card_reader",
-            "ny_determinate_cards",
-            "ny_no_mid_shoe_entry",
-        )
-    }
-    pay_table: PayTable | None = None
-    if "match_pay_table" in section.data:
-        pay_table = section.choice("match_pay_table", PayTable)
-        if not flags["match_the_dealer"]:
-            raise section.error("match_pay_table", "set, but options.match_the_dealer is false")
-        if pay_table is not PAY_TABLE_FOR_DECKS[decks]:
-            raise section.error(
-                "match_pay_table",
-                f"pay table {pay_table.value} is for {_DECK_WORDS[pay_table]} decks,"
-                f" this table has {decks} (decks = {decks})",
-            )
-    elif flags["match_the_dealer"]:
-        pay_table = PAY_TABLE_FOR_DECKS[decks]
-    rules = read_rule_options(section)
-    section.done()
-    for name, only in (
-        ("nj_card_reader", Profile.NJ),
-        ("ny_determinate_cards", Profile.NY),
-        ("ny_no_mid_shoe_entry", Profile.NY),
-    ):
-        if flags[name] and profile is not only:
-            raise section.error(
-                name, f"a profile {only.value} option, the profile is {profile.value}"
-            )
-    file = section.file
-    if profile is Profile.PA and devices.card_reader is None:
-        raise ConfigError(
-            file, "devices.card_reader", "missing: PA 635a.7(g) peeks with a card reader"
-        )
-    if flags["nj_card_reader"] and devices.card_reader is None:
-        raise ConfigError(
-            file,
-            "devices.card_reader",
-            "missing: options.nj_card_reader (NJ 13:69F-19.7(i)) peeks with a card reader",
-        )
-    if profile is Profile.NY and flags["match_the_dealer"]:
-        shuffler = devices.shuffler
-        if shuffler is None or shuffler.max_decks < min(DECK_COUNTS):
-            what = "none is configured" if shuffler is None else f"max_decks = {shuffler.max_decks}"
-            raise section.error(
-                "match_the_dealer",
-                "NY 5324.12(d)(1) offers Match the Dealer only with a six- or eight-deck"
-                f" multi-shuffle device (devices.shuffler: {what})",
-            )
-    options = Options(
-        match_the_dealer=flags["match_the_dealer"],
-        match_pay_table=pay_table,
-        hit_soft_17=flags["hit_soft_17"],
-        nj_card_reader=flags["nj_card_reader"],
-        ny_determinate_cards=flags["ny_determinate_cards"],
-        ny_no_mid_shoe_entry=flags["ny_no_mid_shoe_entry"],
-        rules=rules,
-    )
-    # The profile must take every option: one the regulation fixes is refused with its
-    # clause (PA 635a.7(l) and hit_soft_17, ...).
-    rules_profile(
-        profile.value, decks, options, card_reader=devices.card_reader is not None, source=file
-    )
-    return options
 
 
 def _logging(section: Section | None) -> LoggingSettings:

@@ -7,7 +7,7 @@ the station does with them. Every key is optional; a limit left out is no limit:
     [limits]
     main_min_cents = 1000      # $10.00
     main_max_cents = 500000    # $5,000.00
-    match_min_cents = 500      # only with options.match_the_dealer = true
+    match_min_cents = 500      # only where the table offers Match the Dealer
     match_max_cents = 10000
 """
 
@@ -47,7 +47,7 @@ def parse_limits(section: Section, match_the_dealer: bool) -> TableLimits:
         except WagerError as err:
             raise section.error(key, str(err)) from None
         if name.startswith("match") and not match_the_dealer:
-            raise section.error(key, "set, but options.match_the_dealer is false")
+            raise section.error(key, "set, but this table offers no Match the Dealer")
         values[name] = value
     section.done()
     for side in ("main", "match"):

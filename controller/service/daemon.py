@@ -30,7 +30,6 @@ from controller.rules.legality import SEATS
 from controller.rules.profiles import Profile
 from controller.service import config as cfg
 from controller.service.clock import watching_clock
-from controller.service.config_rules import rules_profile
 from controller.service.config_schema import ConfigError
 from controller.service.logs import bind_round, bind_state, bind_table, configure_logging
 from controller.service.sdnotify import Notifier
@@ -57,14 +56,8 @@ class StartError(Exception):
 
 def station_profile(config: cfg.StationConfig) -> Profile:
     """The rules profile of a configured table: the jurisdiction plus its options (a NY
-    table without a card reader does not peek: ``config_rules.rules_profile``)."""
-    return rules_profile(
-        config.profile.value,
-        config.decks,
-        config.options,
-        card_reader=config.devices.card_reader is not None,
-        source=config.source,
-    )
+    table without a card reader does not peek: ``config_rules.table_profile``)."""
+    return config.rules()
 
 
 @dataclass
@@ -261,12 +254,15 @@ def rig_drivers(rig: Any) -> Any:
 
 
 @contextmanager
-def simulated_drivers(config: cfg.StationConfig, seed: int = 0) -> Iterator[Any]:
-    """A ``drivers_for`` that builds the real drivers against the device doubles."""
+def simulated_drivers(
+    config: cfg.StationConfig, seed: int = 0, firmware: str | None = None
+) -> Iterator[Any]:
+    """A ``drivers_for`` that builds the real drivers against the device doubles (the shoe
+    and the panel board as the C reference firmware with ``firmware`` "host" or "qemu")."""
     from drivers.simulated.rig import SimulatedRig
 
     # The panel board double carries every lamp and wager sensor (with amounts).
-    with SimulatedRig(decks=config.decks, seed=seed, panel_board=True) as rig:
+    with SimulatedRig(decks=config.decks, seed=seed, panel_board=True, firmware=firmware) as rig:
         yield rig_drivers(rig)
 
 

@@ -102,8 +102,9 @@ class SimulatedDealer:
     """Decides the next actions at the table from what the panel and layout show.
 
     ``seats`` bet every round (``wager_cents`` each); a Match the Dealer wager is placed
-    with probability ``match_rate``, insurance (half the wager) with ``insurance_rate``;
-    a new dealer comes every ``dealer_change_every`` rounds.
+    with probability ``match_rate`` where the table offers it (``match_offered``), insurance
+    (half the wager) with ``insurance_rate``; a new dealer comes every
+    ``dealer_change_every`` rounds.
 
     The wager sensors see what a dealer does with the chips (docs/panel.md): at each
     settlement prompt the dealer collects a lost spot (empty), pays a won one (wager plus
@@ -116,6 +117,7 @@ class SimulatedDealer:
     rng: Random
     wager_cents: int = 2_500
     match_rate: float = 0.3
+    match_offered: bool = True  # the table's profile offers Match the Dealer
     insurance_rate: float = 0.3
     dealer_change_every: int = 0
     wagers_placed: bool = False
@@ -191,7 +193,9 @@ class SimulatedDealer:
             self.wagers_placed = True
             self._settled.clear()
             for seat in self.seats:
-                match = self.wager_cents // 5 if self.rng.random() < self.match_rate else None
+                # Drawn either way: a seed deals the same cards whatever the table offers.
+                placed = self.rng.random() < self.match_rate and self.match_offered
+                match = self.wager_cents // 5 if placed else None
                 actions += self._put(seat, WagerSpot.MAIN, self.wager_cents)
                 actions += self._put(seat, WagerSpot.MATCH, match)
                 if self.chips.get((seat, WagerSpot.INSURANCE)):

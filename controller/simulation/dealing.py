@@ -125,6 +125,7 @@ class Dealing:
             self.rng,
             dealer_change_every=25,
             profile=profile,
+            match_offered=profile.match_the_dealer,
         )
 
     def expect_start(self) -> None:

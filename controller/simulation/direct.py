@@ -152,7 +152,13 @@ class DirectRig:
             TableDevices(self.devices, self.devices, self.devices, shoe),
             self.journal,
         )
-        self.dealer = SimulatedDealer(self.seats, self.chooser, self.rng, dealer_change_every=7)
+        self.dealer = SimulatedDealer(
+            self.seats,
+            self.chooser,
+            self.rng,
+            dealer_change_every=7,
+            match_offered=self.profile.match_the_dealer,
+        )
         self.shoe: list[Card | None] = []
         self._next_batch: list[Card | None] = []
         self._pending_reconnect = False

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal.seal import new_sealing, save_state
+from controller.rules.profiles import get_profile
 from controller.service import config as cfg
 from controller.service.config_panel import PanelConfig
 from controller.service.daemon import Built, build_station, simulated_drivers
@@ -49,17 +50,21 @@ class SimulationSettings:
     journal: Path = Path("simulation.sqlite3")
     delay: float = 0.0  # seconds between the dealer's actions (0: as fast as possible)
     table_id: str = "SIM-1"
+    #: The shoe and the panel board as the C reference firmware: "host" (host builds) or
+    #: "qemu" (Cortex-M images on emulated boards); None: the Python doubles.
+    firmware: str | None = None
 
 
 def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
     """A station configuration for the simulated rig (devices come from the rig)."""
-    table = cfg.PayTable.A if s.decks == 6 else cfg.PayTable.B
     return cfg.StationConfig(
         source=Path("<simulate>"),
         table_id=s.table_id,
-        profile=cfg.Profile(s.profile),
+        profile=get_profile(s.profile),
         decks=s.decks,
-        options=cfg.Options(match_the_dealer=True, match_pay_table=table),
+        # Every option the profile's own: Match the Dealer where it offers the wager, with
+        # the pay table of its deck count.
+        options=cfg.Options(),
         # The rig has every device: a card reader too, so PA and NY peek (a NY table
         # without one would not: controller.service.config_rules).
         devices=cfg.Devices(
@@ -108,7 +113,7 @@ class SimulatedTable:
         if not s.journal.exists():
             new_simulation_keys(s)
         started = time.perf_counter()
-        with simulated_drivers(config, seed=s.seed) as drivers_for:
+        with simulated_drivers(config, seed=s.seed, firmware=s.firmware) as drivers_for:
             self.rig = drivers_for.rig
             # A seed repeats the journal byte for byte apart from timestamps and the hole
             # cards' commitments and nonces: the shoe draws those from `secrets` (issue 14),

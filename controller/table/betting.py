@@ -50,6 +50,7 @@ class BettingBook:
 
     no_mid_shoe_entry: bool = False
     limits: TableLimits = NO_LIMITS
+    match_offered: bool = True  # the profile offers Match the Dealer
     present: dict[tuple[int, WagerSpot], bool] = field(default_factory=dict)
     cents: dict[tuple[int, WagerSpot], int | None] = field(default_factory=dict)
     barred: set[int] = field(default_factory=set)
@@ -100,6 +101,8 @@ class BettingBook:
                 refused.append(RefusedWager(seat, problem))
                 continue
             problem = self.limits.match_problem(seat, match_cents) if match else ""
+            if match and not self.match_offered:
+                problem = "this table offers no Match the Dealer"
             if problem:
                 # NY 5324.12(d)(2): the posted limits; the main wager plays on its own.
                 refused.append(RefusedWager(seat, problem, WagerSpot.MATCH))

@@ -22,6 +22,9 @@ class FaultCode(Enum):
     HOLE_CARD_MISMATCH = "hole_card_mismatch"  # the reveal disagrees with the reader
     # The shoe's revealed hole card and nonce do not open the commitment it made at the deal.
     HOLE_CARD_COMMITMENT = "hole_card_commitment"
+    # Told to withhold the hole card, the shoe sent it face up on the line (old firmware, a
+    # swapped board, a forged frame): the round can only be voided.
+    HOLE_CARD_IN_CLEAR = "hole_card_in_clear"
     SHOE_EMPTY = "shoe_empty"
     WAGER_CHANGED = "wager_changed"  # NY 5324.12(b)(4),(8): no change after the first card
     UNEXPECTED_COVER_CARD = "unexpected_cover_card"

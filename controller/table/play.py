@@ -10,7 +10,7 @@ fault or a refused prompt.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from decimal import Decimal
+from operator import attrgetter
 from typing import Any
 
 from controller.rules.cards import Card
@@ -29,7 +29,8 @@ from controller.rules.steps import (
     NeedReveal,
     describe,
 )
-from controller.table.betting import UNKNOWN_AMOUNT_STAKE, ClosedBets
+from controller.table import accounts
+from controller.table.betting import ClosedBets
 from controller.table.holecard import WithheldCard, commit_hole_card, fresh_nonce
 from controller.table.prompts import State
 from drivers.hal import Button, PeekAnswer, PeekTarget
@@ -45,6 +46,7 @@ _DECISION_FOR = {
 }
 _DEAL_ROLES = frozenset({CardRole.INITIAL, CardRole.UP, CardRole.HOLE})
 _DEALER_ROLES = frozenset({CardRole.SECOND, CardRole.DRAW})
+_SEAT = attrgetter("seat")
 _PAYMENT_KIND = {
     WagerKind.MAIN: "settlement",
     WagerKind.SUPER_BONUS_SHARE: "settlement",
@@ -138,10 +140,11 @@ class RoundPlay:
         """The settlements the dealer must make now, before play goes on; empty once the
         round is over (the final settlement takes the rest).
 
-        Match the Dealer first and alone (PA 635a.7(f)); then, in the order they arose:
+        Match the Dealer first and alone, from the dealer's right (PA 635a.7(f)); then
         insurance at the peek (PA 635a.7(g)), a surrender or rescue at the decision, and a
-        blackjack against a 2-9 up card when play reaches its seat (PA 635a.7(h)(1)(i):
-        from the dealer's left, so not before the seats on its left have acted).
+        blackjack against a 2-9 up card when play reaches its seat (PA 635a.7(h)(1)(i)), in
+        the walk of (h): seat by seat from the dealer's left, whatever order they arose in
+        (a surrender at seat 1 before the blackjack at seat 2 paid once seat 1 has acted).
         """
         if self.round.over:
             return []
@@ -150,11 +153,14 @@ class RoundPlay:
         if match:
             return match
         acting = self.acting_seat()
-        return [
+        due = [
             p
             for p in unprompted
             if not (p.outcome is Outcome.BLACKJACK and acting is not None and p.seat > acting)
         ]
+        # PA 635a.7(h): clockwise from the dealer's left, the seats' order (stable: a seat's
+        # own settlements keep the order they arose in).
+        return sorted(due, key=_SEAT)
 
     def acknowledge(self, payment: Payment) -> None:
         """The dealer has been prompted for ``payment`` (NEXT pressed on it)."""
@@ -222,7 +228,7 @@ class RoundPlay:
                 {
                     "role": step.role.value,
                     "seat": step.seat,
-                    "hand": _hand_no(step.hand),
+                    "hand": accounts.hand_no(step.hand),
                     "card": card.text,
                 },
             )
@@ -246,15 +252,25 @@ class RoundPlay:
         self.withheld.fill(card)
         self.__nonce = nonce
 
-    def insurance(self, amounts: Mapping[int, int]) -> str | None:
-        """Close insurance with these wagers (cents by seat)."""
+    def insurance(self, amounts: Mapping[int, int | None]) -> str | None:
+        """Close insurance with these wagers (cents by seat). ``None``: the spot's sensor
+        saw chips it cannot weigh; the wager is the posted amount, half the seat's wager
+        (PA 635a.7(g): the insurance wager seen is settled, whatever the sensor measures),
+        journaled with ``posted`` and, where the seat's wager is not known in cents either,
+        as a count of the seat's Spanish 21 wagers."""
+        wagers = self.round.wagers
         try:
-            self.round.take_insurance(amounts)
+            self.round.take_insurance(
+                {
+                    seat: wagers[seat].wager // 2 if cents is None and seat in wagers else cents
+                    for seat, cents in amounts.items()
+                }
+            )
         except RulesError as err:
             return str(err)
-        for seat, cents in amounts.items():
-            if cents:
-                self.record("insurance_taken", {"seat": seat, "cents": cents})
+        for seat, cents in self.round.insurance.items():  # the seats insured, by seat
+            posted = amounts[seat] is None
+            self.record("insurance_taken", accounts.insurance_row(self.bets, seat, cents, posted))
         self._flush()
         return None
 
@@ -316,34 +332,8 @@ class RoundPlay:
         return self.round.over and self._journaled == len(self.round.payments)
 
     def void_accounts(self) -> dict[str, list[dict[str, Any]]]:
-        """What a void leaves, per seat: the settlements journaled so far stand (Match the
-        Dealer, insurance, a surrender, a blackjack paid at once...), every other wager on
-        the layout is returned (``cents``: the stake, doubles and splits included)."""
-        journaled = self.round.payments[: self._journaled]
-        stand = [
-            {
-                "seat": p.seat,
-                "wager": p.wager.value,
-                "hand": _hand_no(p.hand),
-                "net_cents": p.net if p.seat in self.bets.amounts_known else None,
-            }
-            for p in journaled
-        ]
-        returned: list[dict[str, Any]] = []
-        for wager in self.bets.wagers:
-            seat = wager.seat
-            known = seat in self.bets.amounts_known
-            paid = {(p.wager, p.hand) for p in journaled if p.seat == seat}
-            for hand in self.round.hands[seat]:
-                if (WagerKind.MAIN, hand.index) not in paid:
-                    stake = hand.wager + hand.double_cents
-                    returned.append(_returned(seat, "main", hand.index + 1, stake, known))
-            if wager.match and (WagerKind.MATCH, None) not in paid:
-                returned.append(_returned(seat, "match", None, wager.match, known))
-            insured = self.round.insurance.get(seat)
-            if insured and (WagerKind.INSURANCE, None) not in paid:
-                returned.append(_returned(seat, "insurance", None, insured, known=True))
-        return {"stand": stand, "returned": returned}
+        """What a void leaves (``controller.table.accounts.void_accounts``)."""
+        return accounts.void_accounts(self.round, self.bets, self._journaled_payments())
 
     def void(self, reason: str) -> None:
         """Void the round: the settlements journaled so far stand and every other wager is
@@ -364,16 +354,11 @@ class RoundPlay:
         """Journal each seat's result for the round: the sum of its journaled settlements
         (main, Match the Dealer, insurance, super bonus shares; after a void, those that
         stand), in cents where the amounts are known, else in wagers."""
-        journaled = self.round.payments[: self._journaled]
-        for wager in self.bets.wagers:
-            net = sum(p.net for p in journaled if p.seat == wager.seat)
-            data: dict[str, Any] = {"seat": wager.seat}
-            if wager.seat in self.bets.amounts_known:
-                data["net_cents"] = net
-            else:
-                data["net_cents"] = None
-                data["net_stakes"] = str(Decimal(net) / UNKNOWN_AMOUNT_STAKE)
+        for data in accounts.seat_results(self.bets, self._journaled_payments()):
             self.record("seat_result", data)
+
+    def _journaled_payments(self) -> list[Payment]:
+        return self.round.payments[: self._journaled]
 
     def _decide(self, step: NeedDecision, decision: Decision) -> None:
         self.record(
@@ -385,39 +370,6 @@ class RoundPlay:
     def _flush(self) -> None:
         payments = self.round.payments
         for payment in payments[self._journaled :]:
-            self.record(_PAYMENT_KIND[payment.wager], self._payment_data(payment))
+            row = accounts.payment_row(self.round, self.bets, payment)
+            self.record(_PAYMENT_KIND[payment.wager], row)
         self._journaled = len(payments)
-
-    def _payment_data(self, payment: Payment) -> dict[str, Any]:
-        known = payment.seat in self.bets.amounts_known
-        data: dict[str, Any] = {
-            "seat": payment.seat,
-            "wager": payment.wager.value,
-            "outcome": payment.outcome.value,
-            "odds": str(payment.odds) if payment.odds else None,
-            "net_cents": payment.net if known else None,
-        }
-        if not known:
-            # The sensors saw chips but not their value: the result in wagers (stakes).
-            data["net_stakes"] = str(Decimal(payment.net) / UNKNOWN_AMOUNT_STAKE)
-        if payment.hand is not None:
-            hand = self.round.hands[payment.seat][payment.hand]
-            data.update(hand=payment.hand + 1, cards=[c.text for c in hand.cards], total=hand.total)
-        if payment.bonus is not None:
-            data["bonus"] = payment.bonus.value
-        if payment.super_bonus_hand:
-            data["super_bonus"] = True
-            data["super_bonus_cents"] = payment.super_bonus if known else None
-        if payment.note:
-            data["note"] = payment.note
-        if payment.wager is WagerKind.MATCH:
-            data["matches"] = payment.matches  # recall: "2 match(es) at 4:1" (PA 635a.7(f))
-        return data
-
-
-def _returned(seat: int, wager: str, hand: int | None, cents: int, known: bool) -> dict[str, Any]:
-    return {"seat": seat, "wager": wager, "hand": hand, "cents": cents if known else None}
-
-
-def _hand_no(index: int | None) -> int | None:
-    return None if index is None else index + 1

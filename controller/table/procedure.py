@@ -49,6 +49,7 @@ from drivers.hal import (
     DeviceFault,
     DeviceLost,
     ForeignCardDrawn,
+    ForgedFrame,
     HoleCardDealt,
     HoleCardRevealed,
     PeekResult,
@@ -61,6 +62,12 @@ from drivers.hal import (
 )
 
 _log = structlog.get_logger("dealer_station.procedure")
+
+#: The fault's message (the panel's prompt and the journal's reason; no card in it).
+HOLE_CARD_IN_CLEAR = (
+    "the shoe sent the hole card face up after it was told to withhold it (old firmware, a"
+    " swapped board or a forged frame): void the round and have the shoe checked"
+)
 
 
 class Table(HoleCardSteps):
@@ -154,9 +161,16 @@ class Table(HoleCardSteps):
         if play is None or self.state not in (State.DEALING, State.PLAYERS, State.DEALER):
             self._reject(card, f"a card was drawn while {self.prompt.text}")
             return
+        # The shoe was told to withhold this card (it owes a commitment): a face on the line
+        # is a shoe that ignored the instruction. The card is sealed at once, so the round
+        # accounts for it, and turned over in the journal when the round is voided.
+        in_clear = play.hole_announced and play.hole_card_due()
         error = play.card(card)
         if error:
             self._reject(card, error)
+            return
+        if in_clear:
+            self.raise_fault(FaultCode.HOLE_CARD_IN_CLEAR, HOLE_CARD_IN_CLEAR, device="shoe")
             return
         self._follow_round()
 
@@ -298,8 +312,10 @@ class Table(HoleCardSteps):
     def _close_insurance(self) -> None:
         assert self.play is not None
         seats = self.play.round.seats
+        # PA 635a.7(g): every insurance wager seen on its spot is settled. A sensor that
+        # reports presence only gives None: the wager is the posted amount (RoundPlay).
         amounts = {
-            s: self.book.amount(s, WagerSpot.INSURANCE) or 0
+            s: self.book.amount(s, WagerSpot.INSURANCE)
             for s in seats
             if self.book.has(s, WagerSpot.INSURANCE)
         }
@@ -380,6 +396,7 @@ _HANDLERS: dict[type, Callable[[Table, Any], None]] = {
     DeviceConnected: Table._on_connected,
     DeviceLost: Table._on_lost,
     DeviceFault: Table._on_device_fault,
+    ForgedFrame: Table._on_forged,
 }
 
 _ON_ENTER: dict[State, Callable[[Table], None]] = {

@@ -23,6 +23,7 @@ from controller.rules.cards import parse_card
 from controller.rules.errors import RulesError
 from controller.rules.profiles import Profile
 from controller.rules.steps import Decision, NeedInsurance, NeedReveal, SeatWager
+from controller.table.accounts import stake_units
 from controller.table.betting import ClosedBets
 from controller.table.faults import Fault, FaultCode
 from controller.table.holecard import WithheldCard
@@ -131,7 +132,7 @@ def void_accounts_from_rows(rows: list[JournalledRow]) -> dict[str, list[dict[st
     wager is returned as one (``hand`` null) when none of its hands was settled."""
     stand: list[dict[str, Any]] = []
     paid: set[tuple[int, str]] = set()
-    insurance: dict[int, int] = {}
+    insurance: dict[int, int | None] = {}
     for row in rows:
         data = row.data
         if row.kind in _PAYMENT_KINDS:
@@ -146,7 +147,7 @@ def void_accounts_from_rows(rows: list[JournalledRow]) -> dict[str, list[dict[st
             )
             paid.add((seat, wager))
         elif row.kind == "insurance_taken":
-            insurance[int(data["seat"])] = int(data["cents"])
+            insurance[int(data["seat"])] = data["cents"]  # None: not weighed, returned as such
     returned: list[dict[str, Any]] = []
     for entry in rows[0].data["seats"]:
         seat = int(entry["seat"])
@@ -156,7 +157,7 @@ def void_accounts_from_rows(rows: list[JournalledRow]) -> dict[str, list[dict[st
         ):
             if (seat, wager) not in paid and cents != 0:
                 returned.append({"seat": seat, "wager": wager, "hand": None, "cents": cents})
-        if insurance.get(seat) and (seat, "insurance") not in paid:
+        if seat in insurance and (seat, "insurance") not in paid:
             returned.append(
                 {"seat": seat, "wager": "insurance", "hand": None, "cents": insurance[seat]}
             )
@@ -192,7 +193,7 @@ def rebuild_round(
         for row in rows[1:]:
             kind, data = row.kind, row.data
             if kind == "insurance_taken":
-                insurance[int(data["seat"])] = int(data["cents"])
+                insurance[int(data["seat"])] = stake_units(data)
                 continue
             # Match the Dealer is settled before insurance is offered, and a fault may
             # return to either: only a state that follows insurance closes it.

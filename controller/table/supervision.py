@@ -41,6 +41,7 @@ from drivers.hal import (
     DeviceFaultKind,
     DeviceKind,
     DeviceLost,
+    ForgedFrame,
     Led,
     LedMode,
     SupervisorKey,
@@ -67,7 +68,9 @@ class Supervised:
         self.journal = journal
         self.nonces = nonces  # hole-card commitment nonces (controller.table.holecard)
         self.book = BettingBook(
-            no_mid_shoe_entry=self.profile.no_mid_shoe_entry, limits=settings.limits
+            no_mid_shoe_entry=self.profile.no_mid_shoe_entry,
+            limits=settings.limits,
+            match_offered=self.profile.match_the_dealer,
         )
         self.play: RoundPlay | None = None
         # A round found open at a restart that cannot be rebuilt (its hole card was sealed):
@@ -195,6 +198,17 @@ class Supervised:
             code = FaultCode.DEVICE_AUTHENTICATION
         self.raise_fault(code, f"{event.device.value}: {event.reason}", device=event.device.value)
 
+    def _on_forged(self, event: ForgedFrame) -> None:
+        # Journaled, not a fault: only a rate no line noise reaches stops play (the driver
+        # raises the DeviceFault then; docs/protocol.md section 4c).
+        self._record(
+            "device",
+            device=event.device.value,
+            status="forged",
+            reason=event.reason,
+            count=event.count,
+        )
+
     def _on_key(self, event: SupervisorKey) -> None:
         self.supervisor_key = event.on
         self._record("supervisor_key", on=event.on)
@@ -280,6 +294,7 @@ class Supervised:
             FaultCode.BAD_BATCH,
             FaultCode.HOLE_CARD_MISMATCH,
             FaultCode.HOLE_CARD_COMMITMENT,
+            FaultCode.HOLE_CARD_IN_CLEAR,
         ):
             return f"{fault.code.value} cannot be resumed: void or reshuffle"
         if self.unbuilt_round is not None:

@@ -109,6 +109,13 @@ class DeviceFirmware(ABC):
             return self._endpoint.unconfirmed + len(self._backlog) + len(self._scheduled)
 
     @property
+    def next_seq(self) -> int:
+        """The sequence number of this device's next reliable frame (a tap learns it by
+        counting frames)."""
+        with self._lock:
+            return self._endpoint.next_seq
+
+    @property
     def stats(self) -> fb.LinkStats:
         """The device endpoint's counters."""
         return self._endpoint.stats
@@ -375,6 +382,10 @@ class DeviceFirmware(ABC):
                 self._send_backlog(now)
             elif isinstance(event, fb.MessageReceived):
                 self.commands.append(event.message)
+                if isinstance(event.message, fb.EchoRequest):
+                    # docs/protocol.md section 6a: answered at once, unreliable, sealed.
+                    self._endpoint.send(fb.EchoReply(event.message.data), now, reliable=False)
+                    continue
                 self._on_command(event.message)
             elif isinstance(event, fb.LinkDown):
                 # Unacknowledged reports go out again in the next session.

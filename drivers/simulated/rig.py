@@ -30,6 +30,8 @@ from drivers.hal import Button, EventSink, SeatWagerChanged, WagerSpot
 from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
 from drivers.panel_link import SerialPanelDriver
 from drivers.serial_transport import SerialSettings
+from drivers.simulated.c_device import FirmwareDevice
+from drivers.simulated.c_devices import FirmwarePanel, FirmwareShoe
 from drivers.simulated.card_reader import CardReaderDouble
 from drivers.simulated.firmware import DEFAULT_FIRMWARE, DeviceFirmware
 from drivers.simulated.panel import PanelDouble
@@ -91,8 +93,22 @@ class SimulatedRig:
         seed: int = 0,
         timing: fb.Timing | None = FAST_TIMING,
         panel_pins: PanelPins = DEFAULT_PINS,
-        panel_board: bool = False,
+        panel_board: bool | None = None,
+        firmware: str | None = None,
     ) -> None:
+        """``firmware``: the shoe and the panel board are the C reference firmware instead
+        of the Python doubles: ``"host"`` its host builds (``drivers.simulated.c_firmware``),
+        ``"qemu"`` its Cortex-M images on emulated boards (``drivers.simulated.qemu_board``);
+        ``panel_board`` (default: with the firmware, yes) a board rather than GPIO pins."""
+        if panel_board is None:
+            panel_board = firmware is not None
+        runners: dict[str, Any] = {}
+        if firmware == "qemu":
+            from drivers.simulated.qemu_board import QemuRunner
+
+            runners = {"shoe": QemuRunner("shoe"), "panel": QemuRunner("panel")}
+        elif firmware not in (None, "host"):
+            raise ValueError(f"firmware {firmware!r}: 'host' or 'qemu'")
         self._tmp = None
         if directory is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="dealer-rig-")
@@ -101,16 +117,26 @@ class SimulatedRig:
         self.decks = decks
         self.timing = timing
         self.shuffler = ShufflerDouble(directory / "shuffler", timing=timing, seed=seed)
-        self.shoe = ShoeDouble(directory / "shoe", timing=timing, seed=seed + 1)
+        self.shoe: ShoeDouble | FirmwareShoe = (
+            FirmwareShoe(
+                directory / "shoe", timing=timing, seed=seed + 1, runner=runners.get("shoe")
+            )
+            if firmware
+            else ShoeDouble(directory / "shoe", timing=timing, seed=seed + 1)
+        )
         self.usb_backend = SimulatedUsbBackend()
         self.card_reader = CardReaderDouble(self.usb_backend, timing=timing, seed=seed + 2)
         self.pin_factory = MockFactory()
         self.panel_pins = panel_pins
         self._sink: EventSink | None = None
         # A panel board carries every lamp and all 21 wager sensors; GPIO has 26 pins.
-        self.panel_board = (
-            PanelDouble(directory / "panel", timing=timing, seed=seed + 3) if panel_board else None
-        )
+        self.panel_board: PanelDouble | FirmwarePanel | None = None
+        if firmware and panel_board:
+            self.panel_board = FirmwarePanel(
+                directory / "panel", timing=timing, seed=seed + 3, runner=runners.get("panel")
+            )
+        elif panel_board:
+            self.panel_board = PanelDouble(directory / "panel", timing=timing, seed=seed + 3)
         #: The firmware versions the station's allow-list takes.
         self.firmware_allowed = frozenset({DEFAULT_FIRMWARE})
         try:
@@ -127,17 +153,24 @@ class SimulatedRig:
         for double in self._doubles():
             self.pair(double)
 
-    def pair(self, double: DeviceFirmware) -> None:
+    def pair(self, double: DeviceFirmware | FirmwareDevice) -> None:
         """Pair one double (its pairing button held while the station asks)."""
-        pair_double(double, self.usb_backend)
+        if isinstance(double, FirmwareDevice):
+            double.pair()
+        else:
+            pair_double(double, self.usb_backend)
 
-    def _doubles(self) -> list[DeviceFirmware]:
-        doubles: list[DeviceFirmware] = [self.shuffler, self.shoe, self.card_reader]
+    def _doubles(self) -> list[DeviceFirmware | FirmwareDevice]:
+        doubles: list[DeviceFirmware | FirmwareDevice] = [
+            self.shuffler,
+            self.shoe,
+            self.card_reader,
+        ]
         if self.panel_board is not None:
             doubles.append(self.panel_board)
         return doubles
 
-    def expected(self, double: DeviceFirmware) -> ExpectedDevice:
+    def expected(self, double: DeviceFirmware | FirmwareDevice) -> ExpectedDevice:
         """What the station's configuration says of ``double``: serial, allow-list, key."""
         return ExpectedDevice(
             double.serial_number, firmware=self.firmware_allowed, secret=double.secret

@@ -102,6 +102,11 @@ class ShoeDouble(SerialDeviceDouble):
         """The number of the last draw since the load (cards, foreign ones and the cover)."""
         return self._draws
 
+    @property
+    def hole_from(self) -> int | None:
+        """The draw the station named as the hole card's (``HoleCardNext``), if any."""
+        return self._hole_from
+
     def deal_hole_card(self) -> Card | str | None:
         """Draw the next card through the hole-card slot: withheld if it is a card."""
         return self.deal(hole=True)

@@ -49,6 +49,10 @@ class ShufflerDouble(SerialDeviceDouble):
         with self._cond:
             self.jammed = True
             self.state = fb.ShufflerState.JAMMED
+            # A shuffle in progress never completes: its slow ShuffleDone is not sent.
+            self._scheduled = [
+                (at, m) for at, m in self._scheduled if not isinstance(m, fb.ShuffleDoneReport)
+            ]
             self._report(fb.JamReport())
 
     def clear_jam(self) -> None:
