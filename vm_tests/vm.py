@@ -61,10 +61,13 @@ AMD64 = Machine(
 #: screen as the image has it (the PL011 UART, ttyAMA0 as on the Pi, is the table's; a
 #: console on the virtio console, whose driver is not in the image's initramfs, lost PID 1's
 #: console early in the boot and the guest reset).
+#: systemd.watchdog_sec=60: the hardware watchdog fed as the image configures it, with a
+#: longer timeout than the Pi's 14 s: the board's watchdog counts real time, and a TCG guest on
+#: a loaded 2-core machine was starved for longer than 14 s and reset in the middle of a test.
 ARM64 = Machine(
     "qemu-system-aarch64",
     ("-machine", "virt", "-accel", "tcg,thread=multi", "-cpu", "cortex-a72", "-smp", "2"),
-    "root=LABEL=RASPIROOT ro rootwait console=tty0 net.ifnames=0"
+    "root=LABEL=RASPIROOT ro rootwait console=tty0 net.ifnames=0 systemd.watchdog_sec=60"
     " systemd.show_status=false loglevel=4 panic=-1",
     "test.img",
 )  # fmt: skip
