@@ -35,13 +35,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from arm64 import CACHE, Arm64Error, aarch64_binfmt, chroot_mounts, run_host
+from arm64 import CACHE, Arm64Error, aarch64_binfmt, arm64_root, chroot_mounts, run_host
 from image import MIRRORS, SUITE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,26 +67,9 @@ def build_root_hash() -> str:
 
 
 def cached_build_root(log: Path) -> Path:
-    """The arm64 build root for the current recipe, made with mmdebstrap if missing
-    (atomically: a half-made root is never used)."""
+    """The arm64 build root for the current recipe, made with mmdebstrap if missing."""
     target = CACHE / f"build-{build_root_hash()}"
-    if (target / "root" / "usr" / "bin" / "dh_virtualenv").exists():
-        return target / "root"
-    CACHE.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="build-", dir=CACHE))
-    try:
-        run_host(
-            ["nice", "-n", "19", "mmdebstrap", "--mode=root", "--arch=arm64", "--variant=apt",
-             f"--include={BUILD_PACKAGES}", SUITE, str(work / "root"), *MIRRORS],
-            log,
-        )  # fmt: skip
-        (work / "recipe.json").write_text(json.dumps(BUILD_RECIPE, indent=1))
-        shutil.rmtree(target, ignore_errors=True)
-        os.replace(work, target)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    return target / "root"
+    return arm64_root(target, BUILD_PACKAGES, log, marker="usr/bin/dh_virtualenv")
 
 
 @contextlib.contextmanager

@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from arm64 import Arm64Error, aarch64_binfmt, chroot_mounts, run_host
+from arm64 import Arm64Error, aarch64_binfmt, arm64_root, chroot_mounts, run_host
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE_DIR = ROOT / "pi-image"
@@ -135,25 +135,11 @@ def base_hash() -> str:
 
 
 def cached_base(log: Path) -> Path:
-    """The base root for the current recipe, built if missing (atomically)."""
+    """The base root for the current recipe, made with mmdebstrap if missing."""
+    hooks = (f"--essential-hook={HOLD_INITRAMFS}", f"--customize-hook={MAKE_INITRAMFS}")
     target = CACHE / f"base-{base_hash()}"
-    if (target / "root" / "usr" / "bin" / "python3.11").exists():
-        return target / "root"
-    CACHE.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="building-", dir=CACHE))
-    try:
-        run_host(
-            ["nice", "-n", "19", "mmdebstrap", "--mode=root", "--arch=arm64", "--variant=apt",
-             f"--include={PACKAGES}", f"--essential-hook={HOLD_INITRAMFS}",
-             f"--customize-hook={MAKE_INITRAMFS}", SUITE, str(work / "root"), *MIRRORS],
-            log,
-        )  # fmt: skip
-        shutil.rmtree(target, ignore_errors=True)
-        os.replace(work, target)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    return target / "root"
+    return arm64_root(target, PACKAGES, log, marker="boot/firmware/config.txt", hooks=hooks,
+                      mirrors=MIRRORS)  # fmt: skip
 
 
 def _ids(root: Path, table: str, name: str) -> tuple[int, int]:

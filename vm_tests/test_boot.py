@@ -193,6 +193,32 @@ def unit_log_after_each_test(rig: Rig) -> Iterator[None]:
                     check=False, timeout=30))  # fmt: skip
 
 
+def _pairing_mode(rig: Rig, kind: str, on: bool) -> None:
+    """Hold (or let go) the device's pairing button; the panel board reads its own key switch
+    for pairing, so that is turned too."""
+    if kind == "card_reader":
+        rig.vm.reader("set", "pairing_button", on)
+    else:
+        rig.doubles.client.set(kind, "pairing_button", on)
+    if kind == "panel":
+        rig.doubles.client.call("panel", "turn_key", on)
+
+
+def pair_devices(rig: Rig) -> None:
+    """Pair every device as the service user, its pairing button held (docs/operations.md,
+    step 3); a panel-board table has no GPIO key line for pairing to read
+    (--without-key-switch)."""
+    for kind in ("shuffler", "shoe", "panel", "card_reader"):
+        _pairing_mode(rig, kind, True)
+        out = rig.vm.sh(
+            "runuser -u dealer-station -g dealer-station -G dialout --"
+            f" dealer-station pair {kind} --config /etc/dealer-station/station.toml"
+            " --without-key-switch --timeout 60"
+        )
+        assert f"{kind} paired" in out
+        _pairing_mode(rig, kind, False)
+
+
 def test_install_leaves_the_service_stopped_until_configured(rig: Rig) -> None:
     vm = rig.vm
     vm.sh("dpkg -i /mnt/payload/dealer-station.deb", timeout=STEP)
@@ -249,27 +275,7 @@ def test_configured_and_enabled_it_reaches_ready(rig: Rig) -> None:
     )
     vm.sh("runuser -u dealer-station -- dealer-station journal setup-keys"
           " --config /etc/dealer-station/station.toml >/dev/null")  # fmt: skip
-    # Pair every device, its pairing button held (docs/operations.md, step 3); a panel-board
-    # table has no GPIO key line for pairing to read (--without-key-switch).
-    for kind in ("shuffler", "shoe", "panel", "card_reader"):
-        if kind == "card_reader":
-            vm.reader("set", "pairing_button", True)
-        else:
-            rig.doubles.client.set(kind, "pairing_button", True)
-        if kind == "panel":  # the board reads its own key switch for pairing
-            rig.doubles.client.call("panel", "turn_key", True)
-        out = vm.sh(
-            "runuser -u dealer-station -g dealer-station -G dialout --"
-            f" dealer-station pair {kind} --config /etc/dealer-station/station.toml"
-            " --without-key-switch --timeout 60"
-        )
-        assert f"{kind} paired" in out
-        if kind == "card_reader":
-            vm.reader("set", "pairing_button", False)
-        else:
-            rig.doubles.client.set(kind, "pairing_button", False)
-        if kind == "panel":
-            rig.doubles.client.call("panel", "turn_key", False)
+    pair_devices(rig)
     assert vm.sh("stat -c %U:%a /var/lib/dealer-station/pairing").strip() == "dealer-station:700"
     started = time.monotonic()
     vm.sh("systemctl enable --now dealer-station", timeout=STEP)  # Type=notify: READY=1

@@ -36,7 +36,7 @@ import pytest
 from debbuild import ROOT, built_deb
 from pi_image import cached_image
 from remote_table import LogFeed, RemoteTable
-from test_boot import CONFIG, COVER_AT, READER, STEP, Rig, udev_rules
+from test_boot import CONFIG, COVER_AT, READER, STEP, Rig, pair_devices, udev_rules
 from test_boot import test_sigkill_restarts_it_and_the_round_resumes as _sigkill_resumes
 from test_boot import test_sigstop_the_watchdog_restarts_it_within_watchdogsec as _sigstop
 from vm import ARM64, UsbSerial, Vm
@@ -247,27 +247,10 @@ def test_configured_paired_and_enabled_it_reaches_ready_with_the_clock_unsynchro
 ) -> None:
     vm = rig.vm
     vm.sh("install -m 0640 -g dealer-station /run/payload/station.toml /etc/dealer-station/")
+    pair_devices(rig)
+    # Seal (docs/operations.md: flash, first boot, configure, pair, seal).
     vm.sh("runuser -u dealer-station -- dealer-station journal setup-keys"
           " --config /etc/dealer-station/station.toml >/dev/null")  # fmt: skip
-    for kind in ("shuffler", "shoe", "panel", "card_reader"):
-        if kind == "card_reader":
-            vm.reader("set", "pairing_button", True)
-        else:
-            rig.doubles.client.set(kind, "pairing_button", True)
-        if kind == "panel":
-            rig.doubles.client.call("panel", "turn_key", True)
-        out = vm.sh(
-            "runuser -u dealer-station -g dealer-station -G dialout --"
-            f" dealer-station pair {kind} --config /etc/dealer-station/station.toml"
-            " --without-key-switch --timeout 60"
-        )
-        assert f"{kind} paired" in out
-        if kind == "card_reader":
-            vm.reader("set", "pairing_button", False)
-        else:
-            rig.doubles.client.set(kind, "pairing_button", False)
-        if kind == "panel":
-            rig.doubles.client.call("panel", "turn_key", False)
     started = time.monotonic()
     vm.sh("systemctl enable --now dealer-station", timeout=STEP)
     TIMES["enable --now to READY"] = time.monotonic() - started
