@@ -8,6 +8,7 @@ sources it came from; ``built_deb()`` reuses it while the sources are unchanged.
 
     python3 vm_tests/debbuild.py           # build unless up to date; prints the path
     python3 vm_tests/debbuild.py --force   # build anyway
+    sudo python3 vm_tests/debbuild.py --arch arm64   # the Raspberry Pi's (debbuild_arm64.py)
 """
 
 from __future__ import annotations
