@@ -113,9 +113,10 @@ floor-demo: system-deps $(STAMP)
 bench: system-deps $(STAMP) $(MYPYC_STAMP)
 	$(BIN)/python bench/run_all.py
 
-## The systemd unit, udev rules and sysusers/tmpfiles snippets (also part of `unit`).
+## The systemd units (the station's and the floor's), udev rules and sysusers/tmpfiles snippets
+## (also part of `unit`).
 systemd-check: $(STAMP)
-	$(BIN)/pytest -q -s tests/test_systemd_units.py
+	$(BIN)/pytest -q -s tests/test_systemd_units.py tests/test_floor_units.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis $(MYPYC) build/mypyc-objects

@@ -1,8 +1,11 @@
 """Floor benchmark: N stations -> one mosquitto -> collector(s) -> one PostgreSQL.
 
-Real parts throughout: journals from a real simulation (``dealer-station simulate``), the
-station's real shipper (``controller.service.shipper``), the real broker with TLS,
-passwords and ACL, ``dealer-station floor collect`` processes and PostgreSQL with its
+Real parts throughout: journals from a real simulation (``dealer-station simulate``), each
+station's copy written again under its own table id and sealing key by the journal's own
+writer, the station's real shipper (``controller.service.shipper``), the real broker from
+the shipped configuration (TLS, passwords, ACL), ``dealer-station floor collect`` processes
+holding every table's verification key (each round merged once its seal checks; with
+``--unsealed`` the floor holds no key and merges row by row) and PostgreSQL with its
 default durability (fsync on), all from ``floor.servers``. The stations run in worker
 processes (a station is a journal and its shipper; in the live phase also a writer).
 
@@ -16,6 +19,7 @@ processes (a station is a journal and its shipper; in the live phase also a writ
 
     .venv/bin/python bench/floor_bench.py [--stations 200] [--rounds 20]
         [--live-stations 200] [--round-seconds 6] [--live-seconds 30] [--collectors 1]
+        [--unsealed]
 
 The last line is ``FIGURES {json}`` (bench/run_all.py).
 """
@@ -59,6 +63,45 @@ def _postgres_ticks() -> float:
     return total
 
 
+def _relabel(source: Path, journal: Path, table: str, sealing: Path | None) -> str | None:
+    """``source``'s records written again as station ``table``'s own journal (its own
+    ``station_started`` table id, its own seals with a fresh sealing state at ``sealing``);
+    the table's verification key as text (None without ``sealing``)."""
+    from controller.journal.store import Journal
+
+    key = _new_key(table, sealing)
+    with Journal.open(journal, sealing=sealing) as station, station.batch():
+        for kind, data, round_no in _records(source):
+            station.append(kind, _own(kind, data, table), round_no)
+    return key
+
+
+def _new_key(table: str, sealing: Path | None) -> str | None:
+    from controller.journal.seal import new_sealing, save_state
+
+    if sealing is None:
+        return None
+    state, key = new_sealing(table)
+    save_state(sealing, state)
+    return key.to_text()
+
+
+def _records(source: Path) -> list[tuple[str, Any, int | None]]:
+    """The source journal's records, without the rows its journal wrote itself."""
+    from controller.journal.reader import JournalReader
+
+    with JournalReader.open(source) as reader:
+        return [
+            (r.kind, r.data, r.round_no)
+            for r in reader.rows()
+            if r.kind not in ("seal", "verified")
+        ]
+
+
+def _own(kind: str, data: Any, table: str) -> Any:
+    return {**data, "table_id": table} if kind == "station_started" else data
+
+
 def _simulate(journal: Path, rounds: int) -> None:
     subprocess.run(
         [sys.executable, "-m", "controller.cli.main", "simulate", "--plain", "--rounds",
@@ -92,14 +135,9 @@ def worker(spec: dict[str, Any]) -> None:
     shippers = {t: Shipper(j, t, settings(t)) for t, j in journals.items()}
     writers: list[threading.Thread] = []
     if spec["live"]:
-        with JournalReader.open(Path(spec["source"])) as reader:
-            # Seal and checkpoint rows are the source journal's own (a simulation seals its
-            # journal); the live journal writes none of its own (it has no sealing state).
-            rows = [
-                (r.kind, r.data, r.round_no)
-                for r in reader.rows()
-                if r.kind not in ("seal", "verified")
-            ]
+        # Seal and checkpoint rows are the source journal's own: each live journal seals
+        # its own rounds with its own sealing state (when the floor holds the keys).
+        rows = _records(Path(spec["source"]))
         rounds: list[list[tuple[str, Any, int | None]]] = [[]]
         for row in rows:
             rounds[-1].append(row)
@@ -107,8 +145,9 @@ def worker(spec: dict[str, Any]) -> None:
                 rounds.append([])
         stop_at = time.monotonic() + spec["live_seconds"]
 
-        def write(journal: Path, offset: float) -> None:
-            with Journal.open(journal) as station:
+        def write(table: str, journal: Path, offset: float) -> None:
+            sealing = spec["sealing"].get(table)
+            with Journal.open(journal, sealing=Path(sealing) if sealing else None) as station:
                 next_at = time.monotonic() + offset
                 for block in rounds:
                     time.sleep(max(0.0, next_at - time.monotonic()))  # the table's pace
@@ -116,12 +155,12 @@ def worker(spec: dict[str, Any]) -> None:
                         return
                     with station.batch():
                         for kind, data, round_no in block:
-                            station.append(kind, data, round_no)
+                            station.append(kind, _own(kind, data, table), round_no)
                     next_at += spec["round_seconds"]
 
-        for n, journal in enumerate(journals.values()):
+        for n, (table, journal) in enumerate(journals.items()):
             offset = spec["round_seconds"] * n / max(1, len(journals))  # tables not in step
-            writers.append(threading.Thread(target=write, args=(journal, offset)))
+            writers.append(threading.Thread(target=write, args=(table, journal, offset)))
     for shipper in shippers.values():
         shipper.start()
     while not all(s.connected for s in shippers.values()):
@@ -203,6 +242,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch-rows", type=int, default=500, help="the stations' batch_rows")
     parser.add_argument("--table-rounds", type=int, default=100, help="rounds per table run")
+    parser.add_argument(
+        "--unsealed", action="store_true", help="the floor holds no key: rows merge one by one"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -219,13 +261,30 @@ def main() -> None:
     import psycopg
 
     from floor.schema import migrate
-    from floor.servers import Broker, Database, free_port, remove
+    from floor.servers import COLLECTORS, Broker, Database, free_port, remove
 
     work = Path(tempfile.mkdtemp(prefix="floor-bench-"))
     source = work / "source.sqlite3"
     _simulate(source, args.rounds)
     catch_up = [f"C{n:03d}" for n in range(args.stations)]
     live = [f"L{n:03d}" for n in range(args.live_stations)]
+    if args.collectors > len(COLLECTORS):
+        sys.exit(f"floor bench: at most {len(COLLECTORS)} collectors (one account each)")
+    # Each station's journal under its own table id and sealing key (the floor refuses
+    # rows naming another table), written before the clock starts.
+    journals: dict[str, str] = {}
+    sealing: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    for table in [*catch_up, *live]:
+        sealing[table] = str(work / f"{table}.sealing-key")
+    for table in catch_up:
+        journals[table] = str(work / f"{table}.sqlite3")
+        key = _relabel(source, Path(journals[table]), table, Path(sealing[table]))
+        keys[table] = key or ""
+    for table in live:
+        keys[table] = _new_key(table, Path(sealing[table])) or ""
+    if args.unsealed:
+        keys = {}
     broker = Broker([*catch_up, *live, "D-LIVE"])
     broker.start()
     database = Database(durable=True)
@@ -234,13 +293,15 @@ def main() -> None:
     try:
         with psycopg.connect(database.conninfo) as conn:
             migrate(conn)
+        tables_toml = "".join(f'[tables.{t}]\nverify_key = "{k}"\n' for t, k in keys.items())
         for n in range(args.collectors):
             config = work / f"floor-{n}.toml"
+            account = COLLECTORS[n]
             config.write_text(
-                f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "collector"\n'
-                f'password_file = "{broker.password_file("collector")}"\n'
-                f'ca_file = "{broker.ca_file}"\nclient_id = "bench-collector-{n}"\n'
-                f'[database]\nconninfo = "{database.conninfo}"\n'
+                f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "{account}"\n'
+                f'password_file = "{broker.password_file(account)}"\n'
+                f'ca_file = "{broker.ca_file}"\n'
+                f'[database]\nconninfo = "{database.conninfo}"\n{tables_toml}'
             )
             collectors.append(
                 subprocess.Popen(
@@ -263,9 +324,10 @@ def main() -> None:
         for table in [*catch_up, *live]:
             broker.password_file(table)
         spec: dict[str, Any] = {
-            "port": broker.port, "ca": str(broker.ca_file), "passwords": str(broker.dir),
+            "port": broker.station_port, "ca": str(broker.ca_file), "passwords": str(broker.dir),
             "source": str(source), "round_seconds": args.round_seconds,
             "live_seconds": args.live_seconds, "batch_rows": args.batch_rows,
+            "sealing": {} if args.unsealed else sealing,
         }  # fmt: skip
 
         # 0. the table's own speed: no floor, broker gone, shipping to a live floor
@@ -277,16 +339,12 @@ def main() -> None:
             "none": table_rounds_per_s(work, args.table_rounds, "D-NONE", None, None),
             "down": table_rounds_per_s(work, args.table_rounds, "D-DOWN", free_port(), None),
             "live": table_rounds_per_s(
-                work, args.table_rounds, "D-LIVE", broker.port, broker.ca_file
+                work, args.table_rounds, "D-LIVE", broker.station_port, broker.ca_file
             ),
         }
 
         # 1. catch-up
-        journals = {}
-        for table in catch_up:
-            journals[table] = str(work / f"{table}.sqlite3")
-            shutil.copy(source, journals[table])
-        with sqlite3.connect(source) as src:
+        with sqlite3.connect(journals[catch_up[0]]) as src:
             per_station = src.execute("SELECT count(*) FROM journal").fetchone()[0]
         src.close()
         expected = per_station * len(catch_up)

@@ -8,17 +8,23 @@ taken from the file's directory. ``examples/floor.toml`` documents every key.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
 from controller.journal.seal import SealError, VerificationKey
-from controller.service.config_schema import ConfigError, Section
+from controller.service.config_schema import ConfigError, Section, read_secret, read_toml
+from floor.casino import Casino, parse_casino
 
 ROLES: Final = ("pit_supervisor", "surveillance")
 USER_NAME: Final = re.compile(r"[a-z][a-z0-9_.-]{0,31}")
+#: A broker account or client id (mosquitto takes almost anything; we keep it plain).
+ACCOUNT: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
+MOUNT_POINT: Final = re.compile(r"([a-z0-9_-]+/)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +38,13 @@ class Broker:
     ca_file: Path | None
     client_id: str
     share_group: str = "collectors"
+    #: The prefix the broker's station listener puts before the stations' topics
+    #: (mosquitto's ``mount_point``, ``floor/broker/mosquitto.conf``); "" for none.
+    mount_point: str = "station/"
 
     def password(self) -> str:
-        """The first line of the password file (raises OSError)."""
-        return self.password_file.read_text(encoding="utf-8").splitlines()[0].strip()
+        """The first line of the password file (raises OSError, one line)."""
+        return read_secret(self.password_file)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +78,13 @@ class FloorConfig:
     batch_messages: int
     monitor: Monitor
     verify_keys: dict[str, str]
+    # [casino]: time zone, gaming day, shifts and pits of the console (floor.casino).
+    casino: Casino = field(default_factory=Casino)
+    #: A message larger than this is refused unread and alerted (``[collector]``).
+    max_message_bytes: int = 4 << 20
+    #: How far a station's clock may run ahead of the collector's before its time is
+    #: clamped and a ``clock`` alert raised.
+    clock_tolerance: float = 120.0
 
 
 def load_floor_config(path: Path | str) -> FloorConfig:
@@ -79,15 +95,7 @@ def load_floor_config(path: Path | str) -> FloorConfig:
             missing key; one line naming the file and the key.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise ConfigError(path, "(file)", f"cannot read: {err.strerror}") from err
-    except UnicodeDecodeError as err:
-        raise ConfigError(path, "(file)", "not UTF-8 text") from err
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(path, "(syntax)", f"not valid TOML: {err}") from err
-    return parse_floor_config(data, path)
+    return parse_floor_config(read_toml(path), path)
 
 
 def parse_floor_config(data: Mapping[str, Any], source: Path) -> FloorConfig:
@@ -97,11 +105,21 @@ def parse_floor_config(data: Mapping[str, Any], source: Path) -> FloorConfig:
     broker = _broker(_required(top, "broker"), base)
     database = _required(top, "database")
     conninfo = database.get("conninfo", str)
+    try:
+        conninfo_to_dict(conninfo)
+    except psycopg.Error as err:
+        raise database.error("conninfo", str(err).splitlines()[0]) from None
     database.done()
     collector = top.section("collector", required=False) or Section(source, {}, "collector")
     batch = collector.get("batch_messages", int, 200)
     if not 1 <= batch <= 10_000:
         raise collector.error("batch_messages", f"{batch} is not 1-10000")
+    max_bytes = collector.get("max_message_bytes", int, 4 << 20)
+    if not 64 << 10 <= max_bytes <= 256 << 20:
+        raise collector.error("max_message_bytes", f"{max_bytes} is not 65536-268435456")
+    tolerance = collector.get("clock_tolerance_seconds", int, 120)
+    if not 1 <= tolerance <= 86_400:
+        raise collector.error("clock_tolerance_seconds", f"{tolerance} is not 1-86400")
     collector.done()
     monitor = _monitor(top.section("monitor", required=False), source)
     keys: dict[str, str] = {}
@@ -118,8 +136,11 @@ def parse_floor_config(data: Mapping[str, Any], source: Path) -> FloorConfig:
                 raise table.error("verify_key", f"the key is for table {key.table!r}")
             keys[name] = text
             table.done()
+    casino = parse_casino(top.section("casino", required=False))
     top.done()
-    return FloorConfig(source, broker, conninfo, batch, monitor, keys)
+    return FloorConfig(
+        source, broker, conninfo, batch, monitor, keys, casino, max_bytes, float(tolerance)
+    )
 
 
 def _required(section: Section, name: str) -> Section:
@@ -133,18 +154,37 @@ def _broker(section: Section, base: Path) -> Broker:
     if not host.strip() or any(c.isspace() for c in host):
         raise section.error("host", f"{host!r} is not a host name or address")
     tls = section.get("tls", bool, True)
-    port = section.get("port", int, 8883 if tls else 1883)
+    # The collectors' listener of the shipped broker configuration (floor/broker).
+    port = section.get("port", int, 8884 if tls else 1883)
     if not 1 <= port <= 65535:
         raise section.error("port", f"{port} is not a TCP port (1-65535)")
     username = section.get("username", str)
-    password_file = base / section.get("password_file", str)
-    ca_file = base / section.get("ca_file", str) if tls else None
-    client_id = section.get("client_id", str)
+    if not ACCOUNT.fullmatch(username):
+        raise section.error("username", f"{username!r}: use 1-64 letters, digits, '.', '_', '-'")
+    password_file = _path(section, "password_file", base)
+    ca_file = _path(section, "ca_file", base) if tls else None
+    # The shipped broker configuration makes the account name the client id
+    # (use_username_as_clientid), so that no client can take over another's connection.
+    client_id = section.get("client_id", str, username)
+    if not ACCOUNT.fullmatch(client_id):
+        raise section.error("client_id", f"{client_id!r}: use 1-64 letters, digits, '.', '_', '-'")
     group = section.get("share_group", str, "collectors")
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", group):
         raise section.error("share_group", f"{group!r}: use 1-32 letters, digits, '_', '-'")
+    mount = section.get("mount_point", str, "station/")
+    if not MOUNT_POINT.fullmatch(mount):
+        raise section.error(
+            "mount_point", f"{mount!r}: empty, or words of a-z 0-9 _ - each ending in '/'"
+        )
     section.done()
-    return Broker(host, port, username, password_file, ca_file, client_id, group)
+    return Broker(host, port, username, password_file, ca_file, client_id, group, mount)
+
+
+def _path(section: Section, name: str, base: Path) -> Path:
+    text = section.get(name, str)
+    if not text or "\x00" in text:
+        raise section.error(name, "not a file path")
+    return base / text
 
 
 def _monitor(section: Section | None, source: Path) -> Monitor:
@@ -154,7 +194,7 @@ def _monitor(section: Section | None, source: Path) -> Monitor:
     port = section.get("port", int, 8021)
     if not 1 <= port <= 65535:
         raise section.error("port", f"{port} is not a TCP port (1-65535)")
-    key_file = source.parent / section.get("session_key_file", str)
+    key_file = _path(section, "session_key_file", source.parent)
     silent = section.get("silent_after_seconds", int, 30)
     if not 2 <= silent <= 3600:
         raise section.error("silent_after_seconds", f"{silent} is not 2-3600")

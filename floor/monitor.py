@@ -1,31 +1,43 @@
-"""``dealer-station floor serve``: the floor monitor, a read-only web page.
+"""``dealer-station floor serve``: the floor console (Starlette + uvicorn).
 
-Routes: ``/login`` (GET form, POST check), ``/logout`` (POST), ``/`` (the grid),
-``/events`` (server-sent events: the grid and the alerts as JSON, pushed when the
-collector signals a change with PostgreSQL ``NOTIFY floor_changed``, and at least every
-second so that a silent station shows), ``/recall/TABLE`` and ``/recall/TABLE/ROUND``
-(surveillance only). Nothing here writes to the database or reaches a station.
+Pages (``floor/templates``, :mod:`floor.page`):
 
-Sessions are signed cookies (Starlette's ``SessionMiddleware``: itsdangerous HMAC) holding
-the user and role, ``SameSite=Strict``, eight hours; passwords are checked with
-:func:`floor.auth.check_password`.
+- ``/`` the live grid: every table's state, round, pace, handle, win and hold this shift,
+  win this gaming day, limits, faults, devices, last seen; sorted and filtered in the page;
+  faulted, quarantined and silent tables on top; the alerts, with who acknowledged each.
+  Kept live over ``/events`` (server-sent events from :mod:`floor.feed`), never reloaded.
+- ``/pit`` (``/pit/NAME``): the pit view: figures per pit and table over the shift, the
+  gaming day or a chosen period (:mod:`floor.figures`), with charts of hands per hour and
+  the win over the period (uPlot, served from the package: :mod:`floor.vendor`).
+- ``/table/ID``: one table's figures and charts, its start, devices, alerts and rounds.
+- ``/recall/ID/ROUND`` (surveillance): the round laid out with card faces, each decision
+  and payment with its row and time to the millisecond (:mod:`floor.recall`); ``?view=text``
+  the same as text. ``/search`` and ``/search.csv`` (surveillance): rounds across tables
+  and time (:mod:`floor.search`).
+
+Writes: a login and a logout (``console_session``, :mod:`floor.sessions`) and an alert's
+acknowledgement (``POST /alerts/ID/ack``, pit supervisors only: ``alert_ack``); nothing
+touches a table's record or reaches a station. Every POST carries the form's token and
+must come from the console's own pages (``Origin``, ``Sec-Fetch-Site``). Logins pass the
+:class:`floor.auth.LoginGuard` first (lockout, rate, at most two password checks at once).
+Every answer carries the headers of :mod:`floor.headers`.
+
+The database: a pool of at most :data:`floor.console.POOL_SIZE` connections for the pages,
+and one for the feed, whatever the number of open pages.
 """
 
 from __future__ import annotations
 
-import json
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any, Final
-from urllib.parse import parse_qs
+from typing import Any
+from urllib.parse import urlencode
 
-import anyio
 import psycopg
+import structlog
 import uvicorn
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -34,120 +46,369 @@ from starlette.responses import (
     Response,
     StreamingResponse,
 )
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
-from floor import page, queries
-from floor.auth import N, check_password, may
-from floor.config import FloorConfig, config_error
+from floor import figures, queries, recall, search
+from floor.auth import DUMMY_HASH, LoginRefusedError, may
+from floor.casino import Period
+from floor.config import FloorConfig
+from floor.console import (
+    Console,
+    address,
+    error,
+    form_of,
+    from_here,
+    session_key,
+    set_cookie,
+    unreachable,
+)
+from floor.feed import CHANGED
+from floor.headers import SecurityHeaders
+from floor.page import render
+from floor.sessions import COOKIE, LIFETIME, LOGIN_COOKIE, Session, new_token
 
-CHANNEL: Final = "floor_changed"
-SESSION_SECONDS: Final = 8 * 3600
-MAX_FORM_BYTES: Final = 4096
-# Checked for an unknown user, so that a wrong name costs the same as a wrong password.
-_DUMMY_HASH: Final = f"scrypt${N}$8$1${'A' * 22}==${'A' * 43}="
-
-
-def session_key(config: FloorConfig) -> str:
-    """The secret that signs session cookies, from ``monitor.session_key_file``.
-
-    Raises:
-        ConfigError: no key file configured, or one shorter than 32 characters.
-        OSError: the file cannot be read.
-    """
-    path = config.monitor.session_key_file
-    if path is None:
-        raise config_error(config.source, "monitor.session_key_file", "missing (required)")
-    key = path.read_text(encoding="utf-8").strip()
-    if len(key) < 32:
-        raise config_error(config.source, "monitor.session_key_file", "key under 32 characters")
-    return key
+_log = structlog.get_logger("dealer_station.floor.monitor")
 
 
-def snapshot(conn: queries.Conn, silent_after: float) -> dict[str, Any]:
-    """The grid and the alerts, as the page renders them."""
-    now = datetime.now(UTC)
-    return {
-        "at": now.strftime("%H:%M:%S"),
-        "tables": queries.grid(conn, silent_after, now),
-        "alerts": queries.alerts(conn, silent_after, now),
-    }
+Handler = Callable[[Request, Session], Awaitable[Response]]
 
 
-def build_app(config: FloorConfig, key: str) -> Starlette:
-    """The monitor's ASGI application."""
+def build_app(config: FloorConfig, key: str, *, max_streams: int | None = None) -> Starlette:
+    """The console's ASGI application."""
+    console = Console(config, key, max_streams=max_streams)
     users = config.monitor.users
-    conninfo = config.conninfo
-    silent_after = config.monitor.silent_after
+    casino = console.casino
+    secure = config.monitor.secure_cookies
 
-    def user_of(request: Request) -> tuple[str, str] | None:
-        name, role = request.session.get("user"), request.session.get("role")
-        if isinstance(name, str) and name in users and users[name].role == role:
-            return name, role
-        return None
+    async def session_of(request: Request) -> Session | None:
+        token = request.cookies.get(COOKIE, "")
+        if not token:
+            return None
+        found = await console.sessions.find(token)
+        # A user removed from floor.toml, or given another role, is logged out.
+        if found is None or found.user not in users or users[found.user].role != found.role:
+            return None
+        return found
 
-    async def login_form(_request: Request) -> Response:
-        return HTMLResponse(page.login_page())
+    def page(right: str) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
+        """A page that needs a login with ``right``."""
+
+        def wrap(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+            async def endpoint(request: Request) -> Response:
+                try:
+                    found = await session_of(request)
+                    if found is None:
+                        return RedirectResponse("/login", status_code=303)
+                    if not may(found.role, right):
+                        return error(f"not for the role {found.role.replace('_', ' ')}", 403)
+                    return await handler(request, found)
+                except (psycopg.OperationalError, OSError):
+                    return unreachable()
+
+            return endpoint
+
+        return wrap
+
+    def context(found: Session, **more: Any) -> dict[str, Any]:
+        return {
+            "user": found.user,
+            "role": found.role,
+            "form_token": console.sessions.form_token(found.token),
+            "zone": casino.time_zone,
+            **more,
+        }
+
+    # --- login ------------------------------------------------------------------------------
+
+    def login_page(request: Request, problem: str | None = None, status: int = 200) -> Response:
+        login_token = request.cookies.get(LOGIN_COOKIE, "")
+        fresh = not 20 <= len(login_token) <= 100
+        if fresh:
+            login_token = new_token()
+        response = HTMLResponse(
+            render(
+                "login.html",
+                problem=problem,
+                form_token=console.sessions.login_form_token(login_token),
+            ),
+            status_code=status,
+        )
+        if fresh:
+            set_cookie(response, LOGIN_COOKIE, login_token, secure, 3600)
+        return response
+
+    async def login_form(request: Request) -> Response:
+        return login_page(request)
 
     async def login(request: Request) -> Response:
-        body = await request.body()
-        if len(body) > MAX_FORM_BYTES:
-            return PlainTextResponse("form too large", status_code=413)
-        form = parse_qs(body.decode("utf-8", "replace"))
-        name = (form.get("user") or [""])[0]
-        password = (form.get("password") or [""])[0]
-        user = users.get(name)
-        # The same work for an unknown user as for a known one.
-        good = await anyio.to_thread.run_sync(
-            check_password, password, user.password_hash if user else _DUMMY_HASH
-        )
+        form = await form_of(request)
+        if form is None:
+            return error("form too large", 413)
+        if not from_here(request) or not console.sessions.check_login_form(
+            request.cookies.get(LOGIN_COOKIE, ""), form.get("form_token", "")
+        ):
+            return login_page(request, "the login form had expired: please log in again", 403)
+        name, password = form.get("user", "")[:64], form.get("password", "")[:1024]
+        try:
+            console.guard.admit(name, address(request))
+            user = users.get(name)
+            # The same work for an unknown user as for a known one.
+            good = await console.guard.check(password, user.password_hash if user else DUMMY_HASH)
+        except LoginRefusedError as refused:
+            _log.warning("login refused", user=name, address=address(request), why=str(refused))
+            return login_page(request, str(refused), refused.status)
         if user is None or not good:
-            return HTMLResponse(page.login_page("wrong user or password"), status_code=401)
-        request.session.clear()
-        request.session.update({"user": user.name, "role": user.role})
-        return RedirectResponse("/", status_code=303)
+            console.guard.failed(name)
+            _log.info("wrong login", user=name, address=address(request))
+            return login_page(request, "wrong user or password", 401)
+        console.guard.succeeded(name)
+        try:
+            token = await console.sessions.open(user.name, user.role, address(request))
+        except (psycopg.OperationalError, OSError):
+            return unreachable()
+        response = RedirectResponse("/", status_code=303)
+        set_cookie(response, COOKIE, token, secure, int(LIFETIME.total_seconds()))
+        response.delete_cookie(LOGIN_COOKIE, path="/")
+        return response
 
     async def logout(request: Request) -> Response:
-        request.session.clear()
-        return RedirectResponse("/login", status_code=303)
+        form = await form_of(request) or {}
+        token = request.cookies.get(COOKIE, "")
+        if not from_here(request) or not token:
+            return error("log out from the console's own page", 403)
+        if not console.sessions.check_form(token, form.get("form_token", "")):
+            return error("log out from the console's own page", 403)
+        try:
+            await console.sessions.end(token)
+        except (psycopg.OperationalError, OSError):
+            return unreachable()
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(COOKIE, path="/")
+        return response
 
-    async def home(request: Request) -> Response:
-        who = user_of(request)
-        if who is None:
-            return RedirectResponse("/login", status_code=303)
-        return HTMLResponse(page.grid_page(who[0], who[1], may(who[1], "recall")))
+    # --- the grid and its feed ----------------------------------------------------------------
+
+    @page("grid")
+    async def home(_request: Request, found: Session) -> Response:
+        pits = list(casino.pits)
+        return HTMLResponse(render("grid.html", **context(found, pits=pits)))
 
     async def events(request: Request) -> Response:
-        if user_of(request) is None:
-            return PlainTextResponse("log in first", status_code=401)
-        return StreamingResponse(_stream(conninfo, silent_after), media_type="text/event-stream")
+        try:
+            found = await session_of(request)
+        except (psycopg.OperationalError, OSError):
+            return unreachable()
+        if found is None:
+            return error("log in first", 401)
+        stream = console.feed.subscribe(found.token)
+        if stream is None:
+            return error(
+                f"too many open console pages ({console.feed.max_streams}): close one and reload",
+                503,
+            )
 
-    def _recall_allowed(request: Request) -> Response | None:
-        who = user_of(request)
-        if who is None:
-            return RedirectResponse("/login", status_code=303)
-        if not may(who[1], "recall"):
-            return PlainTextResponse("recall is for surveillance", status_code=403)
-        return None
+        async def body() -> AsyncIterator[str]:
+            try:
+                yield "retry: 2000\n\n"
+                yield console.feed.full()
+                while True:
+                    text = await stream.queue.get()
+                    yield text
+                    if stream.closed and stream.queue.empty():
+                        return
+            finally:
+                console.feed.unsubscribe(stream)
 
-    def table_rounds(request: Request) -> Response:
-        refused = _recall_allowed(request)
-        if refused is not None:
-            return refused
+        return StreamingResponse(body(), media_type="text/event-stream")
+
+    @page("acknowledge")
+    async def acknowledge(request: Request, found: Session) -> Response:
+        form = await form_of(request) or {}
+        if not from_here(request) or not console.sessions.check_form(
+            found.token, form.get("form_token", "")
+        ):
+            return error("acknowledge from the console's own page", 403)
+        alert_id = request.path_params["alert"]
+        async with console.pool.connection() as conn, conn.transaction():
+            cursor = await conn.execute(
+                "INSERT INTO alert_ack (alert_id, user_name, role)"
+                " SELECT id, %s, %s FROM alert WHERE id = %s"
+                " ON CONFLICT (alert_id) DO NOTHING RETURNING alert_id",
+                (found.user, found.role, alert_id),
+            )
+            done = await cursor.fetchone()
+            await conn.execute(f"NOTIFY {CHANGED}")
+        if done is None:
+            exists = await _alert_exists(console, alert_id)
+            if not exists:
+                return error("no such alert", 404)
+        _log.info("alert acknowledged", alert=alert_id, user=found.user)
+        if request.headers.get("accept", "").startswith("application/json"):
+            return PlainTextResponse("acknowledged\n")
+        return RedirectResponse("/", status_code=303)
+
+    # --- the pit view ---------------------------------------------------------------------
+
+    def period_of(request: Request, now: datetime) -> Period:
+        chosen = request.query_params.get("period", "shift")
+        if chosen == "day":
+            return casino.gaming_day(now)
+        if chosen == "custom":
+            return search.parse_period(dict(request.query_params), casino, now, casino.shift(now))
+        return casino.shift(now)
+
+    async def pit_page(request: Request, found: Session, pit: str | None) -> Response:
+        now = datetime.now(UTC)
+        try:
+            period = period_of(request, now)
+        except search.SearchError as err:
+            return error(str(err), 400)
+        if pit is not None and pit not in casino.pits and pit != figures.NO_PIT:
+            return error("no such pit", 404)
+        async with console.pool.connection() as conn:
+            known = [row[0] for row in await (await conn.execute(queries.SILENT_SQL)).fetchall()]
+            lines = await figures.period_figures(
+                conn, casino, period, now, pit=pit, known_tables=[str(t) for t in known]
+            )
+            charts = await figures.series(
+                conn, casino, period, now, by="table" if pit else "pit", pit=pit
+            )
+        return HTMLResponse(
+            render(
+                "pit.html",
+                **context(
+                    found,
+                    pit=pit,
+                    pits=list(casino.pits),
+                    period=period,
+                    elapsed=figures.elapsed_hours(period, now),
+                    chosen=request.query_params.get("period", "shift"),
+                    query=urlencode(dict(request.query_params)),
+                    from_value=casino.local(period.start).strftime("%Y-%m-%dT%H:%M"),
+                    to_value=casino.local(period.end).strftime("%Y-%m-%dT%H:%M"),
+                    lines=lines,
+                    charts=charts,
+                ),
+            )
+        )
+
+    @page("pit")
+    async def floor_pits(request: Request, found: Session) -> Response:
+        return await pit_page(request, found, None)
+
+    @page("pit")
+    async def one_pit(request: Request, found: Session) -> Response:
+        return await pit_page(request, found, request.path_params["pit"])
+
+    @page("grid")
+    async def table_page(request: Request, found: Session) -> Response:
         table = request.path_params["table"]
-        with psycopg.connect(conninfo) as conn:
-            found = queries.rounds(conn, table)
-        return HTMLResponse(page.rounds_page(table, found))
+        now = datetime.now(UTC)
+        try:
+            period = period_of(request, now)
+        except search.SearchError as err:
+            return error(str(err), 400)
+        async with console.pool.connection() as conn:
+            detail = await queries.table_detail(conn, casino, table)
+            if detail is None:
+                return error("the floor has heard of no such table", 404)
+            lines = await figures.period_figures(conn, casino, period, now, known_tables=[table])
+            charts = await figures.series(conn, casino, period, now, by="table", table=table)
+            rounds = await queries.recent_rounds(conn, casino, table)
+            cursor = await conn.execute(queries.ALERTS_SQL.replace(
+                "WHERE a.cleared IS NULL", "WHERE a.cleared IS NULL AND a.table_id = %s"
+            ), (table, 50))  # fmt: skip
+            alerts = queries.alert_rows(
+                await cursor.fetchall(), [], casino, config.monitor.silent_after, now
+            )
+        mine = next(line for line in lines if line.table == table)
+        return HTMLResponse(
+            render(
+                "table.html",
+                **context(
+                    found,
+                    t=detail,
+                    period=period,
+                    chosen=request.query_params.get("period", "shift"),
+                    from_value=casino.local(period.start).strftime("%Y-%m-%dT%H:%M"),
+                    to_value=casino.local(period.end).strftime("%Y-%m-%dT%H:%M"),
+                    line=mine,
+                    charts=charts,
+                    rounds=rounds,
+                    alerts=alerts,
+                ),
+            )
+        )
 
-    def recall(request: Request) -> Response:
-        refused = _recall_allowed(request)
-        if refused is not None:
-            return refused
+    # --- recall and search (surveillance) ---------------------------------------------------
+
+    @page("recall")
+    async def recall_page(request: Request, found: Session) -> Response:
         table, round_no = request.path_params["table"], request.path_params["round"]
-        with psycopg.connect(conninfo) as conn:
-            text = queries.recall_text(conn, table, round_no)
-        if text is None:
-            return PlainTextResponse("the floor holds no such round", status_code=404)
-        return HTMLResponse(page.recall_page(table, round_no, text))
+        async with console.pool.connection() as conn:
+            view = await recall.load(conn, casino, table, round_no)
+        if view is None:
+            return error("the floor holds no such round", 404)
+        text = request.query_params.get("view") == "text"
+        return HTMLResponse(
+            render(
+                "recall.html",
+                **context(found, r=view, text=recall.render_text(view) if text else None),
+            )
+        )
+
+    @page("search")
+    async def search_page(request: Request, found: Session) -> Response:
+        now = datetime.now(UTC)
+        form = dict(request.query_params)
+        results: list[dict[str, Any]] | None = None
+        problem = None
+        criteria = None
+        try:
+            criteria = search.parse_criteria(form, casino, now, casino.gaming_day(now))
+        except search.SearchError as err:
+            problem = str(err)
+        if criteria is not None and form:
+            async with console.pool.connection() as conn:
+                results = await search.search(conn, casino, criteria)
+        period = criteria.period if criteria else casino.gaming_day(now)
+        return HTMLResponse(
+            render(
+                "search.html",
+                **context(
+                    found,
+                    form=form,
+                    problem=problem,
+                    results=results,
+                    shown=search.SHOWN,
+                    outcomes=search.OUTCOMES,
+                    pits=list(casino.pits),
+                    from_value=casino.local(period.start).strftime("%Y-%m-%dT%H:%M"),
+                    to_value=casino.local(period.end).strftime("%Y-%m-%dT%H:%M"),
+                    export=urlencode(criteria.query_string()) if criteria else "",
+                ),
+            ),
+            status_code=400 if problem else 200,
+        )
+
+    @page("search")
+    async def search_csv(request: Request, _found: Session) -> Response:
+        now = datetime.now(UTC)
+        try:
+            criteria = search.parse_criteria(
+                dict(request.query_params), casino, now, casino.gaming_day(now)
+            )
+        except search.SearchError as err:
+            return error(str(err), 400)
+        async with console.pool.connection() as conn:
+            text = await search.export_csv(conn, casino, criteria)
+        stamp = now.strftime("%Y%m%dT%H%M%SZ")
+        return Response(
+            text,
+            media_type="text/csv; charset=utf-8",
+            headers={"content-disposition": f'attachment; filename="rounds-{stamp}.csv"'},
+        )
 
     routes = [
         Route("/login", login_form, methods=["GET"]),
@@ -155,66 +416,56 @@ def build_app(config: FloorConfig, key: str) -> Starlette:
         Route("/logout", logout, methods=["POST"]),
         Route("/", home, methods=["GET"]),
         Route("/events", events, methods=["GET"]),
-        Route("/recall/{table:str}", table_rounds, methods=["GET"]),
-        Route("/recall/{table:str}/{round:int}", recall, methods=["GET"]),
+        Route("/alerts/{alert:int}/ack", acknowledge, methods=["POST"]),
+        Route("/pit", floor_pits, methods=["GET"]),
+        Route("/pit/{pit:str}", one_pit, methods=["GET"]),
+        Route("/table/{table:str}", table_page, methods=["GET"]),
+        Route("/recall/{table:str}/{round:int}", recall_page, methods=["GET"]),
+        Route("/search", search_page, methods=["GET"]),
+        Route("/search.csv", search_csv, methods=["GET"]),
+        Mount("/static", StaticFiles(packages=[("floor", "static")]), name="static"),
     ]
-    middleware = [
-        Middleware(
-            SessionMiddleware,
-            secret_key=key,
-            max_age=SESSION_SECONDS,
-            same_site="strict",
-            https_only=config.monitor.secure_cookies,
-        )
-    ]
-    return Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=routes, lifespan=console.lifespan)
+    app.add_middleware(SecurityHeaders)
+    app.state.console = console
+    return app
 
 
-async def _stream(conninfo: str, silent_after: float) -> AsyncIterator[str]:
-    conn = await anyio.to_thread.run_sync(lambda: psycopg.connect(conninfo, autocommit=True))
-    try:
-        conn.execute(f"LISTEN {CHANNEL}")
-        last = None
-        while True:
-            data = await anyio.to_thread.run_sync(_next_snapshot, conn, silent_after)
-            text = json.dumps(data["tables"]) + json.dumps(data["alerts"])
-            if text != last:
-                last = text
-                yield f"data: {json.dumps(data)}\n\n"
-            else:
-                yield ": idle\n\n"  # a comment: keeps proxies from timing out
-    finally:
-        conn.close()
-
-
-def _next_snapshot(conn: queries.Conn, silent_after: float) -> dict[str, Any]:
-    # Waits for the collector's NOTIFY (or one second, so silence shows), then reads.
-    for _ in conn.notifies(timeout=1.0, stop_after=1):
-        pass
-    return snapshot(conn, silent_after)
+async def _alert_exists(console: Console, alert_id: int) -> bool:
+    async with console.pool.connection() as conn:
+        cursor = await conn.execute("SELECT 1 FROM alert WHERE id = %s", (alert_id,))
+        return await cursor.fetchone() is not None
 
 
 class MonitorServer:
-    """The monitor served by uvicorn in a thread (for ``floor serve``, tests, the demo)."""
+    """The console served by uvicorn in a thread (for the tests and the demo)."""
 
-    def __init__(self, config: FloorConfig, *, port: int | None = None) -> None:
-        app = build_app(config, session_key(config))
+    def __init__(
+        self, config: FloorConfig, *, port: int | None = None, max_streams: int | None = None
+    ) -> None:
+        self.app = build_app(config, session_key(config), max_streams=max_streams)
         self.port = port if port is not None else config.monitor.port
         self.server = uvicorn.Server(
             uvicorn.Config(
-                app,
+                self.app,
                 host=config.monitor.listen,
                 port=self.port,
                 log_level="warning",
-                lifespan="off",
+                lifespan="on",
                 timeout_graceful_shutdown=1,
             )
         )
         self.thread = threading.Thread(target=self.server.run, name="floor-monitor")
 
     @property
+    def console(self) -> Console:
+        """The console's state (its feed, guard and sessions)."""
+        console: Console = self.app.state.console
+        return console
+
+    @property
     def url(self) -> str:
-        """Where the page is."""
+        """Where the console is."""
         return f"http://{self.server.config.host}:{self.port}/"
 
     def start(self) -> None:
@@ -224,7 +475,7 @@ class MonitorServer:
             self.thread.join(0.02)
 
     def stop(self) -> None:
-        """Stop serving (open event streams are closed)."""
+        """Stop serving (open event streams are ended)."""
         self.server.should_exit = True
         self.thread.join(10)
 
@@ -232,5 +483,11 @@ class MonitorServer:
 def serve(config: FloorConfig) -> None:
     """Serve until SIGTERM or SIGINT (uvicorn handles both)."""
     app = build_app(config, session_key(config))
-    print(f"floor monitor on http://{config.monitor.listen}:{config.monitor.port}/", flush=True)
-    uvicorn.run(app, host=config.monitor.listen, port=config.monitor.port, log_level="warning")
+    print(f"floor console on http://{config.monitor.listen}:{config.monitor.port}/", flush=True)
+    uvicorn.run(
+        app,
+        host=config.monitor.listen,
+        port=config.monitor.port,
+        log_level="warning",
+        timeout_graceful_shutdown=2,
+    )

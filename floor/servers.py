@@ -1,10 +1,11 @@
 """A real broker and a real database in a temporary directory, for the tests, the bench
 and ``make floor-demo``: Debian's ``mosquitto`` and PostgreSQL 15, started and stopped here.
 
-The broker runs as it would on a floor: TLS only (a CA and a server certificate made with
-``openssl``), no anonymous clients, a password per station, and an ACL that lets each
-station publish and read only under its own ``floor/<table>/`` topics (the collectors may use
-all of ``floor/``). PostgreSQL listens on a unix socket only. Both run as their own users
+The broker runs from the shipped configuration (``floor.broker``), as on a floor: TLS only
+(a CA and a server certificate made with ``openssl``), no anonymous clients, the stations
+on one listener (``station_port``: a password per table, each publishing only its own
+``floor/<table>/`` topics) and the collectors on another (``port``: their own accounts).
+PostgreSQL listens on a unix socket only. Both run as their own users
 (``mosquitto``, ``postgres``): as root, the directories are handed to them first
 (LIBRARY-NOTES, "The floor stack").
 """
@@ -22,8 +23,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
+from floor.broker import write_broker_files
+
 PG_BIN: Final = Path("/usr/lib/postgresql/15/bin")
 COLLECTOR_USER: Final = "collector"
+#: The collectors' accounts (the broker makes the account name the client id).
+COLLECTORS: Final = (COLLECTOR_USER, *(f"collector-{n}" for n in range(1, 5)))
 
 
 class ServerError(RuntimeError):
@@ -67,12 +72,12 @@ class Broker:
     def __init__(self, tables: Iterable[str]) -> None:
         self.dir = _server_directory("floor-mosquitto-")
         self.tables = list(tables)
-        self.port = free_port()
+        self.port = free_port()  # the collectors' listener
+        self.station_port = free_port()  # the stations' listener
         self.ca_file = self.dir / "ca.pem"
         self.process: subprocess.Popen[bytes] | None = None
-        self._passwords = {name: secrets.token_hex(12) for name in [*self.tables, COLLECTOR_USER]}
+        self._passwords = {name: secrets.token_hex(12) for name in [*self.tables, *COLLECTORS]}
         self._make_certificates()
-        self._make_accounts()
         self._write_config()
 
     def password_file(self, user: str) -> Path:
@@ -81,6 +86,16 @@ class Broker:
         if not path.exists():
             path.write_text(self._passwords[user] + "\n", encoding="utf-8")
         return path
+
+    def collector_settings(self, account: str = COLLECTOR_USER) -> dict[str, object]:
+        """``floor.toml``'s ``[broker]`` for a collector with ``account`` on this broker."""
+        return {
+            "host": "127.0.0.1",
+            "port": self.port,
+            "username": account,
+            "password_file": str(self.password_file(account)),
+            "ca_file": str(self.ca_file),
+        }
 
     def _make_certificates(self) -> None:
         d = self.dir
@@ -100,24 +115,20 @@ class Broker:
             "-extfile", d / "san.ext",
         )  # fmt: skip
 
-    def _make_accounts(self) -> None:
-        passwd = self.dir / "passwd"
-        passwd.write_text("".join(f"{u}:{p}\n" for u, p in self._passwords.items()))
-        _run("mosquitto_passwd", "-U", passwd)  # hashes the file in place
-        acl = [f"user {COLLECTOR_USER}\ntopic readwrite floor/#\n"]
-        acl += [f"user {t}\ntopic readwrite floor/{t}/#\n" for t in self.tables]
-        (self.dir / "acl").write_text("\n".join(acl))
-
     def _write_config(self) -> None:
         d = self.dir
-        (d / "mosquitto.conf").write_text(
-            "per_listener_settings false\nallow_anonymous false\n"
-            f"password_file {d / 'passwd'}\nacl_file {d / 'acl'}\n"
-            f"listener {self.port} 127.0.0.1\n"
-            f"cafile {self.ca_file}\ncertfile {d / 'server.pem'}\nkeyfile {d / 'server.key'}\n"
-            "persistence false\nmax_queued_messages 10000\n"
-            f"log_dest file {d / 'mosquitto.log'}\nlog_type error\nlog_type warning\n"
-        )
+        try:
+            write_broker_files(
+                d,
+                stations={t: self._passwords[t] for t in self.tables},
+                collectors={c: self._passwords[c] for c in COLLECTORS},
+                station_port=self.station_port,
+                collector_port=self.port,
+                extra=f"persistence false\nlog_dest file {d / 'mosquitto.log'}\n"
+                "log_type error\nlog_type warning\nlog_type notice\n",
+            )
+        except FileNotFoundError as err:  # mosquitto_passwd is not installed
+            raise ServerError(str(err)) from None
         shutil.chown(d, "mosquitto", "mosquitto")
         for path in d.iterdir():
             shutil.chown(path, "mosquitto", "mosquitto")
@@ -134,11 +145,14 @@ class Broker:
             stderr=subprocess.DEVNULL,
         )
         process = self.process
-        if not wait_for(lambda: _accepts(self.port) or process.poll() is not None, 10):
+        if not wait_for(lambda: self._listening() or process.poll() is not None, 10):
             self.kill()
             raise ServerError(f"mosquitto did not start: {self._log_tail()}")
         if process.poll() is not None:
             raise ServerError(f"mosquitto exited: {self._log_tail()}")
+
+    def _listening(self) -> bool:
+        return _accepts(self.port) and _accepts(self.station_port)
 
     def kill(self) -> None:
         """SIGKILL the broker (its in-flight messages are lost: persistence is off)."""

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from controller.journal.format import Row
 from floor.servers import Broker, Database, remove
 
 #: Every table name a floor test may use (the broker's accounts and ACL are made for them).
@@ -48,11 +49,14 @@ def floor_database() -> Iterator[Database]:
 
 def simulate(journal: Path, rounds: int, seed: int, *extra: str) -> subprocess.Popen[bytes]:
     """Start the real station simulation writing ``journal`` (a child process; its
-    stderr goes to ``JOURNAL.log``)."""
+    stderr goes to ``JOURNAL.log``). Its table is the journal's name in capitals
+    (``t01.sqlite3`` deals as ``T01``): the floor takes a table's rows only from its own
+    account."""
     with journal.with_suffix(".log").open("wb") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "controller.cli.main", "simulate", "--plain", "--rounds",
-             str(rounds), "--seed", str(seed), "--journal", str(journal), *extra],
+             str(rounds), "--seed", str(seed), "--journal", str(journal),
+             "--table-id", journal.stem.upper(), *extra],
             stdout=subprocess.DEVNULL,
             stderr=log,
         )  # fmt: skip
@@ -93,31 +97,70 @@ def query(database: Database, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         return conn.execute(sql.encode(), params).fetchall()
 
 
+def execute(database: Database, sql: str) -> None:
+    """One statement on the floor database, committed (a schema change, a crash's loss)."""
+    import psycopg
+
+    with psycopg.connect(database.conninfo, autocommit=True) as conn:
+        conn.execute(sql.encode())
+
+
 def collector_config(
     broker: Broker,
     database: Database,
-    client_id: str = "collector-1",
+    client_id: str = "collector",
     keys: dict[str, str] | None = None,
+    collector: dict[str, Any] | None = None,
 ) -> Any:
-    """A checked ``floor.toml`` for a collector on these servers (``keys``: the tables'
-    verification keys as text)."""
+    """A checked ``floor.toml`` for a collector on these servers, with the account
+    ``client_id`` (one of ``floor.servers.COLLECTORS``: the broker names each client after
+    its account); ``keys``: the tables' verification keys as text; ``collector``: its
+    ``[collector]`` section."""
     from floor.config import parse_floor_config
 
     return parse_floor_config(
         {
             "tables": {t: {"verify_key": k} for t, k in (keys or {}).items()},
-            "broker": {
-                "host": "127.0.0.1",
-                "port": broker.port,
-                "username": "collector",
-                "password_file": str(broker.password_file("collector")),
-                "ca_file": str(broker.ca_file),
-                "client_id": client_id,
-            },
+            "broker": broker.collector_settings(client_id),
             "database": {"conninfo": database.conninfo},
+            "collector": collector or {},
         },
         broker.dir / "floor.toml",
     )
+
+
+def started(collector: Any) -> Any:
+    """``collector`` started, once the broker has granted its subscriptions (a message
+    published before that goes to nobody)."""
+    collector.start()
+    assert collector.subscribed.wait(10)
+    return collector
+
+
+@pytest.fixture(name="collector")
+def running_collector(floor_broker: Broker, floor_database: Database) -> Iterator[Any]:
+    """One collector (account ``collector``) on the module's servers, holding no key."""
+    from floor.collector import Collector
+
+    running = started(Collector(collector_config(floor_broker, floor_database)))
+    yield running
+    running.stop()
+
+
+def chained(records: list[tuple[str, Any, int | None]], ts: str | None = None) -> list[Row]:
+    """Well-chained rows (the journal's own hash, as anyone with the format can make
+    them) of ``(kind, data, round)``; ``data`` a dict or the text itself."""
+    from controller.journal.format import GENESIS_HASH, canonical_json, row_hash
+
+    rows: list[Row] = []
+    prev = GENESIS_HASH
+    for n, (kind, data, round_no) in enumerate(records, 1):
+        stamp = ts or f"2026-12-01T04:00:{n % 60:02d}.000000Z"
+        text = data if isinstance(data, str) else canonical_json(data)
+        digest = row_hash(prev, row_id=n, ts=stamp, kind=kind, round_no=round_no, data_text=text)
+        rows.append(Row(n, stamp, kind, round_no, text, prev, digest))
+        prev = digest
+    return rows
 
 
 def station_settings(broker: Broker, table: str, **changes: Any) -> Any:
@@ -126,7 +169,7 @@ def station_settings(broker: Broker, table: str, **changes: Any) -> Any:
 
     values: dict[str, Any] = {
         "host": "127.0.0.1",
-        "port": broker.port,
+        "port": broker.station_port,
         "username": table,
         "password_file": broker.password_file(table),
         "ca_file": broker.ca_file,
@@ -136,12 +179,13 @@ def station_settings(broker: Broker, table: str, **changes: Any) -> Any:
     return FloorSettings(**values)
 
 
-def write_floor_toml(broker: Broker, database: Database, path: Path, client_id: str) -> Path:
-    """A ``floor.toml`` file for ``dealer-station floor collect`` on these servers."""
+def write_floor_toml(broker: Broker, database: Database, path: Path, account: str) -> Path:
+    """A ``floor.toml`` file for ``dealer-station floor collect`` on these servers, with
+    the collector account ``account`` (one of ``floor.servers.COLLECTORS``)."""
     path.write_text(
-        f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "collector"\n'
-        f'password_file = "{broker.password_file("collector")}"\n'
-        f'ca_file = "{broker.ca_file}"\nclient_id = "{client_id}"\n'
+        f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "{account}"\n'
+        f'password_file = "{broker.password_file(account)}"\n'
+        f'ca_file = "{broker.ca_file}"\n'
         f'[database]\nconninfo = "{database.conninfo}"\n',
         encoding="utf-8",
     )
@@ -167,3 +211,78 @@ def row_count(journal: Path) -> int:
     except sqlite3.Error:
         return 0
     return int(count)
+
+
+class RawClient:
+    """A bare MQTT v5 client with one account's password: what whoever holds a station's
+    password can send and see (TLS, the stations' listener unless ``port`` says otherwise).
+    A context manager: connected on entry (or ``refused`` set), disconnected on exit."""
+
+    def __init__(
+        self,
+        broker: Broker,
+        user: str,
+        *,
+        client_id: str | None = None,
+        port: int | None = None,
+        password: str | None = None,
+    ) -> None:
+        import threading
+
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        self.port = broker.station_port if port is None else port
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=client_id or f"raw-{user}", protocol=5
+        )
+        secret = password or broker.password_file(user).read_text().strip()
+        self.client.username_pw_set(user, secret)
+        self.client.tls_set(ca_certs=str(broker.ca_file))
+        self.connected = threading.Event()
+        self.refused = threading.Event()
+        self.disconnects: list[str] = []
+        self.messages: list[tuple[str, bytes]] = []
+        self.subscribed = threading.Event()
+        self.pubacks: dict[int, int] = {}
+        client = self.client
+        client.on_connect = self._on_connect
+        client.on_disconnect = lambda _c, _u, _f, reason, _p: self.disconnects.append(str(reason))
+        client.on_message = lambda _c, _u, m: self.messages.append((m.topic, bytes(m.payload)))
+        client.on_subscribe = lambda *_: self.subscribed.set()
+        client.on_publish = self._on_publish
+
+    def _on_connect(self, _c: Any, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
+        (self.refused if reason.is_failure else self.connected).set()
+
+    def _on_publish(self, _c: Any, _u: Any, mid: int, reason: Any, _p: Any) -> None:
+        self.pubacks[mid] = reason.value
+
+    def __enter__(self) -> RawClient:
+        self.client.connect("127.0.0.1", self.port)
+        self.client.loop_start()
+        assert self.connected.wait(10) or self.refused.is_set()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+        self.client.reinitialise()
+
+    def publish(self, topic: str, payload: bytes) -> int:
+        """Publish at QoS 1 and wait for the broker's PUBACK; its reason code (0: taken)."""
+        from floor.servers import wait_for
+
+        info = self.client.publish(topic, payload, qos=1)
+        assert wait_for(lambda: info.mid in self.pubacks, 10), "no PUBACK"
+        return self.pubacks[info.mid]
+
+
+def open_alerts(database: Database, table: str) -> dict[str, tuple[str, int]]:
+    """The open alerts of ``table``: kind -> (message, repeats)."""
+    found = query(
+        database,
+        "SELECT kind, message, repeats FROM alert WHERE table_id = %s AND cleared IS NULL",
+        table,
+    )
+    return {kind: (message, repeats) for kind, message, repeats in found}

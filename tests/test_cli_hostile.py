@@ -36,10 +36,10 @@ def _quoted(text: str) -> str:
 
 
 @st.composite
-def mutated_config(draw: st.DrawFn) -> bytes:
-    """The example configuration with one line replaced by anything, or one value changed
-    to an arbitrary TOML value."""
-    lines = list(EXAMPLE_LINES)
+def mutated_config(draw: st.DrawFn, example: list[str] = EXAMPLE_LINES) -> bytes:
+    """The example configuration (``example``'s lines) with one line replaced by anything,
+    or one value changed to an arbitrary TOML value."""
+    lines = list(example)
     index = draw(st.integers(0, len(lines) - 1))
     line = lines[index]
     if "=" in line and not line.lstrip().startswith("#") and draw(st.booleans()):

@@ -13,18 +13,18 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
 from daemon_support import station_toml
-from floor_fixtures import (
+from floor_fixtures import (  # running_collector: the `collector` fixture
     collector_config,
     database_rows,
     journal_rows,
     query,
+    running_collector,  # noqa: F401
     simulate,
     simulated,
     station_settings,
@@ -39,15 +39,6 @@ from controller.service.outbox import ack_path
 from controller.service.shipper import Shipper
 from floor.collector import Collector
 from floor.servers import Broker, Database, free_port, wait_for
-
-
-@pytest.fixture
-def collector(floor_broker: Broker, floor_database: Database) -> Iterator[Collector]:
-    """One collector on the module's servers."""
-    running = Collector(collector_config(floor_broker, floor_database))
-    running.start()
-    yield running
-    running.stop()
 
 
 def shipped(shipper: Shipper, journal: Path, timeout: float = 30) -> bool:
@@ -113,7 +104,7 @@ def test_a_station_may_publish_only_under_its_own_table(
         done.set()
 
     client.on_publish = on_publish
-    client.connect("127.0.0.1", floor_broker.port)
+    client.connect("127.0.0.1", floor_broker.station_port)
     client.loop_start()
     try:
         # T02's password, T03's topic: the broker refuses it (MQTT v5 PUBACK 0x87).
@@ -156,7 +147,7 @@ def test_the_broker_refuses_a_client_without_tls_or_credentials(
     client.on_connect = on_connect
     client.on_disconnect = lambda *_: refused.set()
     try:
-        client.connect("127.0.0.1", floor_broker.port)
+        client.connect("127.0.0.1", floor_broker.station_port)
         client.loop_start()
         assert refused.wait(10)
     except (OSError, mqtt.WebsocketConnectionError):
@@ -275,7 +266,7 @@ def test_a_forged_row_breaks_the_chain_and_quarantines_the_table(
     data["forged"] = 1
     forged = [*rows[:5], dataclasses.replace(rows[5], data_text=canonical_json(data))]
     client = _raw_client(floor_broker, "T09", floor_broker.password_file("T09").read_text().strip())
-    client.connect("127.0.0.1", floor_broker.port)
+    client.connect("127.0.0.1", floor_broker.station_port)
     client.loop_start()
     try:
         client.publish("floor/T09/rows", encode_rows("T09", forged), qos=1).wait_for_publish(10)
@@ -320,13 +311,8 @@ def test_seals_are_checked_with_the_tables_verification_key(
     seals = [r for r in rows if r[2] == "seal"]
     assert len(seals) == 4  # after the start and after each round
     try:
-        if right_key:
-            assert shipped(shipper, journal)
-        else:
-            assert wait_for(
-                lambda: query(floor_database, "SELECT 1 FROM alert WHERE table_id = %s", table),
-                15,
-            )
+        # Either way the station's every row is held and acknowledged (merged or evidence).
+        assert shipped(shipper, journal)
     finally:
         shipper.stop()
         collector.stop()
@@ -339,9 +325,19 @@ def test_seals_are_checked_with_the_tables_verification_key(
         assert database_rows(floor_database, table) == rows
         assert sealed == (seals[-1][0], 4, None)
     else:
-        # The first seal fails: only the row before it is merged; the table is quarantined.
-        assert database_rows(floor_database, table) == rows[: seals[0][0] - 1]
-        assert sealed[0] == 0 and sealed[2] is not None
+        # Rows are merged only under a seal that checks: with none, nothing is merged. The
+        # first row waits for a seal that checks; the failed seal and all that follows it
+        # are held as evidence; the failures raise one alert (counted again).
+        assert database_rows(floor_database, table) == []
+        assert sealed == (0, 0, None)
+        held = query(
+            floor_database,
+            "SELECT row_id FROM quarantine_row WHERE table_id = %s ORDER BY row_id",
+            table,
+        )
+        assert [r for (r,) in held] == [r[0] for r in rows[1:]]
+        waiting = query(floor_database, "SELECT row_id FROM pending_row WHERE table_id = %s", table)
+        assert waiting == [(1,)]
         (alert,) = query(
             floor_database, "SELECT kind, message FROM alert WHERE table_id = %s", table
         )
@@ -357,7 +353,7 @@ def test_the_daemon_ships_its_journal_when_floor_is_configured(
     config = station_toml(tmp_path, journal)
     with config.open("a") as text:
         text.write(
-            f'\n[floor]\nbroker = "127.0.0.1"\nport = {floor_broker.port}\n'
+            f'\n[floor]\nbroker = "127.0.0.1"\nport = {floor_broker.station_port}\n'
             f'ca_file = "{floor_broker.ca_file}"\nusername = "T12"\n'
             f'password_file = "{floor_broker.password_file("T12")}"\nack_timeout_seconds = 1\n'
         )

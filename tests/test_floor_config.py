@@ -27,7 +27,8 @@ def example() -> dict[str, Any]:
 
 def test_the_example_is_valid() -> None:
     config = load_floor_config(EXAMPLE)
-    assert config.broker.port == 8883 and config.broker.share_group == "collectors"
+    assert config.broker.port == 8884 and config.broker.share_group == "collectors"
+    assert config.broker.username == config.broker.client_id == "collector-1"
     assert config.broker.ca_file == Path("/etc/dealer-station/floor-ca.pem")
     assert {u.role for u in config.monitor.users.values()} == {"pit_supervisor", "surveillance"}
 
@@ -51,7 +52,18 @@ def mutate(path: str, value: object) -> dict[str, Any]:
         ("broker.port", 0, "broker.port: 0 is not a TCP port"),
         ("broker.port", 65536, "broker.port: 65536 is not a TCP port"),
         ("broker.host", "two words", "broker.host: 'two words' is not a host"),
-        ("broker.client_id", ..., "broker.client_id: missing (required)"),
+        ("broker.client_id", "two words", "broker.client_id: 'two words': use"),
+        ("broker.username", "", "broker.username: '': use"),
+        ("broker.username", ..., "broker.username: missing (required)"),
+        ("broker.password_file", "", "broker.password_file: not a file path"),
+        ("broker.password_file", "a\x00b", "broker.password_file: not a file path"),
+        ("broker.mount_point", "station", "broker.mount_point: 'station': empty, or words"),
+        ("broker.mount_point", "/", "broker.mount_point: '/': empty, or words"),
+        ("database.conninfo", "host='", "database.conninfo: unterminated quoted string"),
+        ("collector.max_message_bytes", 65535, "max_message_bytes: 65535 is not 65536-"),
+        ("collector.max_message_bytes", 2**28 + 1, "max_message_bytes: 268435457 is not"),
+        ("collector.clock_tolerance_seconds", 0, "clock_tolerance_seconds: 0 is not 1-86400"),
+        ("collector.clock_tolerance_seconds", 86_401, "clock_tolerance_seconds: 86401 is not"),
         ("broker.share_group", "a/b", "broker.share_group: 'a/b': use"),
         ("broker.colour", "red", "broker.colour: unknown key"),
         ("database", ..., "database: missing (required table)"),
@@ -69,6 +81,24 @@ def test_bad_values_name_the_key(path: str, value: object, expected: str) -> Non
     message = str(caught.value)
     assert "\n" not in message and message.startswith(f"{SOURCE}: ")
     assert expected in message
+
+
+def test_the_limits_take_both_ends_and_the_defaults() -> None:
+    low = parse_floor_config(mutate("collector.max_message_bytes", 65536), SOURCE)
+    high = parse_floor_config(mutate("collector.max_message_bytes", 2**28), SOURCE)
+    assert (low.max_message_bytes, high.max_message_bytes) == (65536, 2**28)
+    edges = [
+        parse_floor_config(mutate("collector.clock_tolerance_seconds", t), SOURCE)
+        for t in (1, 86_400)
+    ]
+    assert [c.clock_tolerance for c in edges] == [1.0, 86_400.0]
+    default = parse_floor_config(example(), SOURCE)  # no client_id, mount_point, limits
+    # The broker names the client after its account (use_username_as_clientid).
+    assert default.broker.client_id == default.broker.username
+    assert default.broker.mount_point == "station/"
+    assert (default.max_message_bytes, default.clock_tolerance) == (4 << 20, 120.0)
+    bare = parse_floor_config(mutate("broker.mount_point", ""), SOURCE)
+    assert bare.broker.mount_point == ""
 
 
 def test_a_verification_key_must_be_the_tables_own() -> None:

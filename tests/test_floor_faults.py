@@ -99,7 +99,7 @@ def test_broker_killed_and_restarted_mid_stream(
 def test_collector_killed_with_sigkill_mid_stream(
     tmp_path: Path, floor_broker: Broker, floor_database: Database
 ) -> None:
-    config = write_floor_toml(floor_broker, floor_database, tmp_path / "floor.toml", "c-kill")
+    config = write_floor_toml(floor_broker, floor_database, tmp_path / "floor.toml", "collector-3")
     first = start_collector_process(config)
     floor = Floor(tmp_path, floor_broker, ("T04", "T05"))
     second = None

@@ -40,6 +40,34 @@ def test_rows_status_and_ack_decode_to_what_was_sent() -> None:
     assert decode_ack(encode_ack(Ack(0, GENESIS_HASH, rewind=True))).rewind
 
 
+def test_the_status_carries_the_latest_seal_and_refuses_a_bad_one() -> None:
+    anchored = Status("T1", "2026-11-30T20:00:00Z", None, None, None, {}, (9, "c" * 64), 0,
+                      (9, 3, "c" * 64))  # fmt: skip
+    assert decode_status(encode_status(anchored), "T1") == anchored
+    # A station from before the anchor: none, and the status still decodes.
+    older = json.loads(encode_status(anchored))
+    del older["anchor"]
+    assert decode_status(json.dumps(older).encode(), "T1").anchor is None
+    for bad in (
+        [9, 3],
+        [0, 3, "c" * 64],
+        [9, -1, "c" * 64],
+        [9, 3, "C" * 64],
+        "9:3",
+        [9, True, "c" * 64],
+    ):
+        older["anchor"] = bad
+        with pytest.raises(WireError, match="bad anchor"):
+            decode_status(json.dumps(older).encode(), "T1")
+
+
+def test_thousands_of_nested_arrays_are_a_wire_error() -> None:
+    deep = b'{"v":1,"table":"T1","rows":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    for decode in (lambda p: decode_rows(p, "T1"), lambda p: decode_status(p, "T1"), decode_ack):
+        with pytest.raises(WireError, match="nested too deeply"):
+            decode(deep)
+
+
 def test_rows_of_another_table_or_out_of_order_are_refused() -> None:
     with pytest.raises(WireError, match="on the topic of"):
         decode_rows(encode_rows("T1", ROWS), "T2")
@@ -78,3 +106,11 @@ def test_hostile_rows_give_a_wire_error(fields: list[object]) -> None:
     payload = json.dumps({"v": 1, "table": "T1", "rows": [fields]}).encode()
     with contextlib.suppress(WireError):
         decode_rows(payload, "T1")
+
+
+def test_a_rows_data_nested_thousands_deep_is_a_journal_error_not_a_recursion_error() -> None:
+    from controller.journal.format import JournalCorruptError
+
+    row = Row(1, "2026-11-30T20:00:00.000001Z", "seal", None, "[" * 100_000, "a" * 64, "b" * 64)
+    with pytest.raises(JournalCorruptError, match="nested too deeply"):
+        row.data  # noqa: B018 - the property parses

@@ -44,45 +44,41 @@ def runnable_unit(tmp_path: Path) -> Path:
     return copy
 
 
+def run_tool(name: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    """One of systemd's tools, its output captured (it is never skipped)."""
+    return subprocess.run(
+        [tool(name), *map(str, args)], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def verify(unit: Path) -> subprocess.CompletedProcess[str]:
+    return run_tool("systemd-analyze", "verify", unit)
+
+
 def test_the_unit_verifies_without_a_word(runnable_unit: Path) -> None:
     # verify exits 0 even for unknown keys and bad values: any output is a failure.
-    result = subprocess.run(
-        [tool("systemd-analyze"), "verify", str(runnable_unit)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = verify(runnable_unit)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
 def test_verify_would_catch_a_bad_key(runnable_unit: Path) -> None:
     runnable_unit.write_text(runnable_unit.read_text().replace("WatchdogSec=", "WatchdogSecs="))
-    result = subprocess.run(
-        [tool("systemd-analyze"), "verify", str(runnable_unit)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = verify(runnable_unit)
     assert "WatchdogSecs" in result.stdout + result.stderr
 
 
-def security(unit: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            tool("systemd-analyze"),
-            "security",
-            "--offline=yes",
-            # systemd 252 takes whole numbers on a 0-100 scale: 29 means "2.9 or less".
-            f"--threshold={round(EXPOSURE_LIMIT * 10) - 1}",
-            str(unit),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+def security(unit: Path, limit: float = EXPOSURE_LIMIT) -> subprocess.CompletedProcess[str]:
+    # systemd 252 takes whole numbers on a 0-100 scale: 29 means "2.9 or less".
+    return run_tool(
+        "systemd-analyze", "security", "--offline=yes", f"--threshold={round(limit * 10) - 1}", unit
     )
+
+
+def exposure(result: subprocess.CompletedProcess[str]) -> float:
+    """The overall exposure ``systemd-analyze security`` printed."""
+    match = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", result.stdout)
+    assert match is not None, result.stdout + result.stderr
+    return float(match[1])
 
 
 def test_the_exposure_gate_fails_a_plain_unit(tmp_path: Path) -> None:
@@ -93,11 +89,9 @@ def test_the_exposure_gate_fails_a_plain_unit(tmp_path: Path) -> None:
 
 def test_exposure_is_under_the_limit(runnable_unit: Path) -> None:
     result = security(runnable_unit)
-    match = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", result.stdout)
-    assert match is not None, result.stdout + result.stderr
-    exposure = float(match[1])
-    print(f"systemd-analyze security exposure: {exposure}")
-    assert result.returncode == 0 and exposure < EXPOSURE_LIMIT
+    level = exposure(result)
+    print(f"systemd-analyze security exposure: {level}")
+    assert result.returncode == 0 and level < EXPOSURE_LIMIT
 
 
 def test_the_unit_has_what_the_station_needs() -> None:
@@ -131,24 +125,12 @@ def test_sysusers_and_tmpfiles_apply(tmp_path: Path) -> None:
         target.mkdir(parents=True)
         shutil.copy(SYSTEMD / f"dealer-station.{name}", target / "dealer-station.conf")
     (tmp_path / "etc").mkdir()
-    users = subprocess.run(
-        [tool("systemd-sysusers"), f"--root={tmp_path}", "dealer-station.conf"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    users = run_tool("systemd-sysusers", f"--root={tmp_path}", "dealer-station.conf")
     assert users.returncode == 0 and "ignoring" not in users.stderr, users.stderr
     passwd = (tmp_path / "etc" / "passwd").read_text()
     assert re.search(r"^dealer-station:x:\d+:\d+:.*:/var/lib/dealer-station:", passwd, re.M)
     assert re.search(r"^gpio:x:", (tmp_path / "etc" / "group").read_text(), re.M)
-    files = subprocess.run(
-        [tool("systemd-tmpfiles"), f"--root={tmp_path}", "--create", "dealer-station.conf"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    files = run_tool("systemd-tmpfiles", f"--root={tmp_path}", "--create", "dealer-station.conf")
     assert files.returncode == 0, files.stderr
     for made in (tmp_path / "var" / "lib" / "dealer-station", tmp_path / "etc" / "dealer-station"):
         assert made.is_dir() and made.stat().st_mode & 0o777 == 0o750

@@ -23,6 +23,7 @@ from typing import Any
 
 from controller.journal.format import JournalError
 from controller.rules.profiles import PROFILES
+from controller.service.config import TABLE_ID
 from controller.service.daemon import StartError
 from controller.simulation.runner import (
     SimulatedTable,
@@ -247,6 +248,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--journal", type=Path, default=Path("simulation.sqlite3"))
     parser.add_argument(
+        "--table-id",
+        default="SIM-1",
+        help="the table's id in the journal (station.toml's table_id; default SIM-1)",
+    )
+    parser.add_argument(
         "--speed",
         choices=["fast", "real"],
         default="fast",
@@ -269,6 +275,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the simulation and print the summary."""
+    if not TABLE_ID.fullmatch(args.table_id):
+        print(
+            f"dealer-station simulate: --table-id {args.table_id!r}: use 1-32 letters,"
+            " digits, '.', '_', '-'",
+            file=sys.stderr,
+        )
+        return 2
     if args.rounds < 1 or not 0 <= args.faults <= 1:
         print(
             "dealer-station simulate: --rounds must be >= 1 and --faults in 0..1", file=sys.stderr
@@ -287,6 +300,7 @@ def run(args: argparse.Namespace) -> int:
         faults=args.faults,
         journal=args.journal,
         delay=0.25 if args.speed == "real" else 0.0,
+        table_id=args.table_id,
         firmware=args.firmware,
     )
     if args.firmware is not None and args.split:

@@ -186,6 +186,8 @@ class Row:
             value = json.loads(self.data_text)
         except ValueError as err:
             raise JournalCorruptError(f"row {self.id}: data is not JSON") from err
+        except RecursionError:  # thousands of nested arrays: no record the journal writes
+            raise JournalCorruptError(f"row {self.id}: data is nested too deeply") from None
         if not isinstance(value, dict):
             raise JournalCorruptError(f"row {self.id}: data is not a JSON object")
         return value

@@ -7,7 +7,9 @@ has one definition. Every message is one JSON object with ``"v": 1``:
 - ``floor/<table>/rows`` (station): ``{"v", "table", "rows": [[id, ts, kind, round, data,
   prev_hash, hash], ...]}``, consecutive committed rows, ``data`` the stored canonical JSON.
 - ``floor/<table>/status`` (station): ``{"v", "table", "ts", "state", "round", "fault",
-  "devices", "head", "acked"}``; never a card.
+  "devices", "head", "acked", "anchor"}``; never a card. ``anchor`` is the journal's
+  latest seal ``[row, epoch, hash]`` (or null): sent again at every seal, it lets the floor
+  see a sealed history that differs from the one it holds (``journal anchor``).
 - ``floor/<table>/ack`` (collector): ``{"v", "row", "hash", "rewind"}``: the collector holds
   every row up to ``row``; with ``rewind`` it asks for the rows after ``row`` again.
 
@@ -30,6 +32,9 @@ PREFIX: Final = "floor"
 TABLE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")  # station.toml's table_id
 HASH: Final = re.compile(r"[0-9a-f]{64}")
 MAX_ROWS: Final = 5000  # per message; the shipper sends at most its batch size
+#: The shipper keeps each message within this (the floor's broker and collector refuse
+#: messages past their limit, 4 MiB as shipped): a batch that would be larger is cut.
+MAX_MESSAGE_BYTES: Final = 1 << 20
 TOPIC_KINDS: Final = ("rows", "status", "ack")
 
 
@@ -70,6 +75,8 @@ def _load(payload: bytes) -> dict[str, Any]:
         value = json.loads(payload)
     except (ValueError, UnicodeDecodeError) as err:
         raise WireError(f"not JSON: {err}") from None
+    except RecursionError:  # thousands of nested arrays (json recurses per level)
+        raise WireError("not JSON: nested too deeply") from None
     if not isinstance(value, dict):
         raise WireError("not a JSON object")
     if value.get("v") != VERSION:
@@ -141,6 +148,7 @@ class Status:
     devices: dict[str, str]  # device -> connected / lost / fault
     head: tuple[int, str]  # the last committed row (id, hash); (0, "") when empty
     acked: int  # the last row the collector acknowledged, as the station knows it
+    anchor: tuple[int, int, str] | None = None  # the latest seal: (row, epoch, hash)
 
 
 def encode_status(status: Status) -> bytes:
@@ -155,6 +163,7 @@ def encode_status(status: Status) -> bytes:
             "devices": status.devices,
             "head": list(status.head),
             "acked": status.acked,
+            "anchor": list(status.anchor) if status.anchor else None,
         }
     )
 
@@ -202,7 +211,28 @@ def decode_status(payload: bytes, table: str) -> Status:
         raise WireError("status: bad head")
     if not (type(acked) is int and 0 <= acked < 2**62):
         raise WireError("status: bad acked")
-    return Status(table, value["ts"], state, round_no, fault, devices, (head[0], head[1]), acked)
+    anchor = value.get("anchor")
+    if anchor is not None and not (
+        isinstance(anchor, list)
+        and len(anchor) == 3
+        and _is_int(anchor[0])
+        and type(anchor[1]) is int
+        and 0 <= anchor[1] < 2**62
+        and isinstance(anchor[2], str)
+        and HASH.fullmatch(anchor[2])
+    ):
+        raise WireError("status: bad anchor")
+    return Status(
+        table,
+        value["ts"],
+        state,
+        round_no,
+        fault,
+        devices,
+        (head[0], head[1]),
+        acked,
+        (anchor[0], anchor[1], anchor[2]) if anchor else None,
+    )
 
 
 @dataclass(frozen=True, slots=True)

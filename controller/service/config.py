@@ -8,7 +8,6 @@ wrong``, so systemd's journal and ``dealer-station check-config`` show exactly w
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,7 +21,7 @@ from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_limits import parse_limits
 from controller.service.config_panel import PanelConfig, check_uart, parse_panel
 from controller.service.config_rules import Options, read_options, table_profile
-from controller.service.config_schema import ConfigError, Section
+from controller.service.config_schema import ConfigError, Section, read_toml
 from controller.table.limits import NO_LIMITS, TableLimits
 
 __all__ = ["DECK_COUNTS", "ConfigError", "Options", "Profile", "StationConfig", "load_config"]
@@ -30,7 +29,6 @@ __all__ = ["DECK_COUNTS", "ConfigError", "Options", "Profile", "StationConfig", 
 DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")
 BAUD_RATES: Final = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
 TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
-MAX_CONFIG_BYTES: Final = 1 << 20
 #: A firmware version on the allow-list: what a device's HELLO says (at most 32 bytes).
 FIRMWARE: Final = re.compile(r"[\x21-\x7E]([\x20-\x7E]{0,30}[\x21-\x7E])?")
 
@@ -146,25 +144,7 @@ def load_config(path: Path | str) -> StationConfig:
             missing key or a contradiction; one line naming the file and the key.
     """
     path = Path(path)
-    try:
-        with path.open("rb") as file:
-            # A configuration is a few kB: a larger "file" (/dev/zero) is refused unread.
-            raw = file.read(MAX_CONFIG_BYTES + 1)
-        too_large = len(raw) > MAX_CONFIG_BYTES
-        data = {} if too_large else tomllib.loads(raw.decode("utf-8"))
-    except OSError as err:
-        raise ConfigError(path, "(file)", f"cannot read: {err.strerror or err}") from err
-    except UnicodeDecodeError as err:
-        raise ConfigError(path, "(file)", "not UTF-8 text") from err
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(path, "(syntax)", f"not valid TOML: {err}") from err
-    except ValueError as err:  # a NUL byte in the path
-        raise ConfigError(path, "(file)", f"cannot read: {err}") from err
-    except RecursionError:
-        # tomllib recurses per nesting level: thousands of nested arrays or tables.
-        raise ConfigError(path, "(syntax)", "nested too deeply") from None
-    if too_large:
-        raise ConfigError(path, "(file)", f"larger than {MAX_CONFIG_BYTES} bytes")
+    data = read_toml(path)
     return parse_config(data, path)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.service.config_schema import Section
+from controller.service.config_schema import Section, read_secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +32,7 @@ class FloorSettings:
         Raises:
             OSError: when the file cannot be read.
         """
-        return self.password_file.read_text(encoding="utf-8").splitlines()[0].strip()
+        return read_secret(self.password_file)
 
 
 def parse_floor(section: Section, base: Path) -> FloorSettings:

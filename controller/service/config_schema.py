@@ -5,12 +5,15 @@ module imports neither of them.
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
 SEATS: Final = range(1, 8)
+#: A configuration is a few kB: a larger "file" (/dev/zero) is refused unread.
+MAX_CONFIG_BYTES: Final = 1 << 20
 
 T = TypeVar("T")
 
@@ -85,3 +88,60 @@ class Section:
         for name in self.data:
             if name not in self.seen:
                 raise self.error(name, "unknown key")
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML document in the file at ``path`` (``station.toml``, ``floor.toml``).
+
+    Raises:
+        ConfigError: unreadable, larger than :data:`MAX_CONFIG_BYTES`, not UTF-8, not
+            valid TOML or nested too deeply; one line naming the file.
+    """
+    try:
+        with path.open("rb") as file:
+            raw = file.read(MAX_CONFIG_BYTES + 1)
+        too_large = len(raw) > MAX_CONFIG_BYTES
+        data = {} if too_large else tomllib.loads(raw.decode("utf-8"))
+    except OSError as err:
+        raise ConfigError(path, "(file)", f"cannot read: {err.strerror or err}") from err
+    except UnicodeDecodeError as err:
+        raise ConfigError(path, "(file)", "not UTF-8 text") from err
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(path, "(syntax)", f"not valid TOML: {err}") from err
+    except ValueError as err:  # a NUL byte in the path
+        raise ConfigError(path, "(file)", f"cannot read: {err}") from err
+    except RecursionError:
+        # tomllib recurses per nesting level: thousands of nested arrays or tables.
+        raise ConfigError(path, "(syntax)", "nested too deeply") from None
+    if too_large:
+        raise ConfigError(path, "(file)", f"larger than {MAX_CONFIG_BYTES} bytes")
+    return data
+
+
+#: A password file holds one line; anything much longer is not a password file.
+MAX_SECRET_BYTES: Final = 4096
+
+
+def read_secret(path: Path) -> str:
+    """The first line of a password file, stripped.
+
+    Raises:
+        OSError: the file cannot be read, is empty, is larger than
+            :data:`MAX_SECRET_BYTES` (a device such as ``/dev/zero``) or is not UTF-8 text;
+            ``str()`` is one line.
+    """
+    try:
+        with path.open("rb") as file:
+            raw = file.read(MAX_SECRET_BYTES + 1)
+    except ValueError as err:  # a NUL byte in the path
+        raise OSError(f"{path}: {err}") from None
+    if len(raw) > MAX_SECRET_BYTES:
+        raise OSError(f"{path}: larger than {MAX_SECRET_BYTES} bytes: not a password file")
+    try:
+        lines = raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise OSError(f"{path}: not UTF-8 text") from None
+    secret = lines[0].strip() if lines else ""
+    if not secret:
+        raise OSError(f"{path}: empty: the password is its first line")
+    return secret

@@ -15,7 +15,8 @@ acknowledged. Sans-I/O: rows, acknowledgements and the time go in, decisions com
   the append-only journal; a lost or stale file only makes the station send rows again.
 - The live status (state, round, fault, device health) is read from the same rows: the
   ``prompt``, ``fault``, ``fault_resolved``, ``device`` and ``round_started`` records. It
-  never carries a card.
+  never carries a card. It also carries the journal's latest seal (its *anchor*), so the
+  floor learns each sealed head as soon as it is written, before its rows may leave.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.journal.format import GENESIS_HASH, Row, format_ts, utc_now
+from controller.journal.seal import SEAL_KIND, seal_fields
 from controller.journal.wire import Ack, Status
 
 ACK_SUFFIX: Final = "-floor"
@@ -85,6 +87,7 @@ class Outbox:
     round_no: int | None = None
     fault: dict[str, str] | None = None
     devices: dict[str, str] = field(default_factory=dict)
+    anchor: tuple[int, int, str] | None = None  # the latest seal: (row, epoch, hash)
 
     @property
     def horizon(self) -> int:
@@ -123,6 +126,12 @@ class Outbox:
                 self.devices[name] = health
         elif kind == "clean_shutdown":
             self.state = "stopped"
+        elif kind == SEAL_KIND:
+            # The anchor leaves with the next status, at once: the floor compares it with
+            # the sealed rows it holds (a history rewritten with a copied key shows).
+            fields = seal_fields(row)
+            if isinstance(fields, dict):
+                self.anchor = (row.id, fields["epoch"], row.hash)
 
     def next_batch(self, now: float, limit: int) -> tuple[int, int] | None:
         """The rows to send now, ``(first, last)``, or None (one batch in flight, or
@@ -133,6 +142,12 @@ class Outbox:
         last = min(self.horizon, self.acked + limit)
         self.inflight = Batch(first, last, now)
         return first, last
+
+    def shorten(self, last: int) -> None:
+        """The batch in flight ends at ``last`` after all (the rest made the message too
+        large); the rows after it go in the next batch."""
+        if self.inflight is not None and self.inflight.first <= last < self.inflight.last:
+            self.inflight.last = last
 
     def expire(self, now: float, timeout: float) -> bool:
         """Drop a batch unacknowledged for ``timeout`` seconds (it goes again); True if so."""
@@ -172,6 +187,7 @@ class Outbox:
             devices=dict(self.devices),
             head=(self.scanned, self.head_hash),
             acked=self.acked,
+            anchor=self.anchor,
         )
 
 

@@ -26,6 +26,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from controller.journal.format import GENESIS_HASH
 from controller.journal.reader import open_readonly, select_rows
 from controller.journal.wire import (
+    MAX_MESSAGE_BYTES,
     Status,
     WireError,
     decode_ack,
@@ -266,15 +267,22 @@ class Shipper:
             return
         first, last = batch
         rows = list(select_rows(conn, after_id=first - 1, until_id=last))
-        client.publish(topic(self.table, "rows"), encode_rows(self.table, rows), qos=1)
+        payload = encode_rows(self.table, rows)
+        while len(payload) > MAX_MESSAGE_BYTES and len(rows) > 1:
+            rows = rows[: len(rows) // 2]  # rows this large are rare: halve until it fits
+            payload = encode_rows(self.table, rows)
+        self.outbox.shorten(rows[-1].id)
+        client.publish(topic(self.table, "rows"), payload, qos=1)
         self.published_rows += len(rows)
 
 
 def _changed(new: Status, old: Status) -> bool:
     # The head and the acknowledgement move with every round: they go at the interval.
-    return (new.state, new.round_no, new.fault, new.devices) != (
+    # A new anchor (a seal) goes at once: the floor's fork check waits for it.
+    return (new.state, new.round_no, new.fault, new.devices, new.anchor) != (
         old.state,
         old.round_no,
         old.fault,
         old.devices,
+        old.anchor,
     )
