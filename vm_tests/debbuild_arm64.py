@@ -1,28 +1,32 @@
-"""``make deb ARCH=arm64`` on an x86_64 machine: the Raspberry Pi's package, built the Debian way.
+"""``make deb ARCH=arm64`` on an x86_64 machine: the Raspberry Pi's package, a Debian cross build.
 
-Two steps, each where it is fast and sound:
+Three steps, each where it is fast and sound:
 
-1. **The wheelhouse, on the host.** The project's own wheel is built with its rules engine
-   compiled by mypyc (``DEALER_STATION_MYPYC=1``, setup.py): mypyc writes C here, and Debian's
-   cross compiler ``aarch64-linux-gnu-gcc`` (gcc 12, as on the Pi) compiles it against the arm64
-   Python 3.11's own headers and build configuration (``pyconfig.h`` and
+1. **The project's wheel.** Built with its rules engine compiled by mypyc
+   (``DEALER_STATION_MYPYC=1``, setup.py): mypyc writes C here, and Debian's cross compiler
+   ``aarch64-linux-gnu-gcc`` (gcc 12, as on the Pi) compiles it against the arm64 Python
+   3.11's own headers and build configuration (``pyconfig.h`` and
    ``_sysconfigdata__aarch64-linux-gnu.py``, taken from the build root below): the flags,
-   extension suffix and ABI are the arm64 interpreter's. When that compile fails the pure wheel
-   goes in instead, and the build says so. The dependencies come as aarch64 wheels from PyPI
-   (``pip download --platform``); the few published only as source (:data:`SOURCE_ONLY`) are
-   built with the same cross compiler.
-2. **The package, under emulation.** ``dpkg-buildpackage -b`` runs in a cached arm64 Debian 12
-   root (debhelper, dh-virtualenv) under ``qemu-aarch64-static`` and binfmt_misc, with pip
-   reading only the wheelhouse (``PIP_NO_INDEX``, ``PIP_FIND_LINKS``): dh-virtualenv,
-   dh_shlibdeps and dpkg-deb run as the arm64 programs a Pi would run, with the same
+   extension suffix and ABI are the arm64 interpreter's. When that compile fails the pure
+   wheel goes in instead, and the build says so.
+2. **The dependencies' wheels**, aarch64 wheels from PyPI (``pip download --platform``); the few
+   published only as source (:data:`SOURCE_ONLY`) are built with the same cross compiler.
+   They depend on pyproject.toml's dependencies only, so they are cached by those (beside the
+   build root): a change to the project's code does not fetch them again.
+3. **The package**: ``dpkg-buildpackage --host-arch=arm64`` on this machine, with the same
    ``debian/rules`` as the amd64 package (which installs ``.[pi]`` on arm64: gpiozero's lgpio
-   pin factory).
+   pin factory) and pip reading only the wheelhouse (``PIP_NO_INDEX``, ``PIP_FIND_LINKS``).
+   debian/rules' cross-build part makes pip take the aarch64 wheels and runs dpkg-shlibdeps,
+   which needs the arm64 libraries and their symbols files, in the arm64 build root under
+   ``qemu-aarch64-static`` and binfmt_misc (the source tree is copied into that root for it):
+   the package's ``Depends`` are the ones a native build on a Pi would compute.
 
-Compiling the C under emulation instead takes minutes (vm_tests/arm64.py measured about three
-for the rules engine alone); here the whole package takes about a minute and a half. The root is
-cached like the boot test's image, by its recipe's hash, in ``$DEALER_STATION_ARM64_CACHE`` or
-``/var/cache/dealer-station-arm64/``. Needs root (chroot, binfmt_misc), ``make system-deps``
-(qemu-user-static, mmdebstrap, gcc-aarch64-linux-gnu) and the project's venv (mypy).
+The whole ``dpkg-buildpackage`` under emulation took 264-716 s on this machine (dh-virtualenv's
+pip alone 100-311 s); the cross build takes well under a minute, dpkg-shlibdeps about 10 s of
+it. The build root is cached like the boot test's image, by its recipe's hash, in
+``$DEALER_STATION_ARM64_CACHE`` or ``/var/cache/dealer-station-arm64/``. Needs root (chroot,
+binfmt_misc), ``make system-deps`` (qemu-user-static, mmdebstrap, gcc-aarch64-linux-gnu) and
+the project's venv (mypy).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,8 +49,9 @@ from arm64 import CACHE, Arm64Error, aarch64_binfmt, arm64_root, chroot_mounts, 
 from image import MIRRORS, SUITE
 
 ROOT = Path(__file__).resolve().parent.parent
-#: What ``dpkg-buildpackage`` needs in the arm64 root (debian/control's Build-Depends).
-BUILD_PACKAGES = "build-essential,debhelper,dh-virtualenv,python3.11-dev,python3.11-venv"
+#: What the cross build needs of arm64 in its root: dpkg-shlibdeps (debhelper brings dpkg-dev
+#: and binutils) and the arm64 Python's headers and build configuration (python3.11-dev).
+BUILD_PACKAGES = "debhelper,python3.11-dev"
 BUILD_RECIPE = {"suite": SUITE, "arch": "arm64", "variant": "apt", "packages": BUILD_PACKAGES}
 #: Dependencies PyPI has no aarch64 wheel of: built from source with the cross compiler.
 #: (cobs 1.2.2 is a source distribution; its C extension is optional.)
@@ -58,6 +64,9 @@ PLATFORMS = tuple(
 #: The arm64 interpreter's build configuration, as sysconfig names it.
 SYSCONFIG = "_sysconfigdata__aarch64-linux-gnu"
 CROSS_CC = "aarch64-linux-gnu-gcc"
+#: Where the source tree sits inside the build root for the cross build (dpkg-shlibdeps runs
+#: there, in the root, on the same files).
+BUILD_DIR = "build"
 
 
 def build_root_hash() -> str:
@@ -69,7 +78,7 @@ def build_root_hash() -> str:
 def cached_build_root(log: Path) -> Path:
     """The arm64 build root for the current recipe, made with mmdebstrap if missing."""
     target = CACHE / f"build-{build_root_hash()}"
-    return arm64_root(target, BUILD_PACKAGES, log, marker="usr/bin/dh_virtualenv")
+    return arm64_root(target, BUILD_PACKAGES, log, marker="usr/bin/dh_shlibdeps")
 
 
 @contextlib.contextmanager
@@ -101,94 +110,124 @@ def cross_env(build_root: Path, work: Path) -> dict[str, str]:
     }
 
 
-def wheelhouse(build_root: Path, source: Path, out: Path, python: str, log: Path) -> bool:
-    """Fill ``out`` with aarch64 wheels of the project and its dependencies; True when the
-    project's wheel carries the compiled rules engine."""
+def project_wheel(build_root: Path, source: Path, out: Path, python: str, log: Path) -> bool:
+    """The project's aarch64 wheel into ``out``; True when it carries the compiled rules
+    engine (the pure wheel when the cross compile fails, said on stderr)."""
     env = cross_env(build_root, out.parent)
-    compiled = True
     done = subprocess.run(
         ["nice", python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
          str(out), "."],
         cwd=source, env=env | {"DEALER_STATION_MYPYC": "1"}, stdout=log.open("ab"),
         stderr=subprocess.STDOUT, check=False,
     )  # fmt: skip
-    if done.returncode != 0:
-        compiled = False
-        print("make deb ARCH=arm64: the compiled rules engine did not build (log: "
-              f"{log}); the package carries the pure one", file=sys.stderr)  # fmt: skip
-        shutil.rmtree(source / "build", ignore_errors=True)
-        run_host(["nice", python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                  "-w", str(out), str(source)], log)  # fmt: skip
-    for name in SOURCE_ONLY:
-        done = subprocess.run(
-            ["nice", python, "-m", "pip", "wheel", "--no-deps", "--no-binary", ":all:",
-             "--no-build-isolation", "-w", str(out), name],
-            cwd=out.parent, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT,
-            check=False,
+    if done.returncode == 0:
+        return True
+    print("make deb ARCH=arm64: the compiled rules engine did not build (log: "
+          f"{log}); the package carries the pure one", file=sys.stderr)  # fmt: skip
+    shutil.rmtree(source / "build", ignore_errors=True)
+    run_host(["nice", python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+              "-w", str(out), str(source)], log)  # fmt: skip
+    return False
+
+
+def requirements(root: Path = ROOT) -> list[str]:
+    """What the package's venv installs besides the project: pyproject.toml's dependencies
+    and its ``pi`` extra."""
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    return [*project["dependencies"], *project["optional-dependencies"]["pi"]]
+
+
+def wheels_key(root: Path = ROOT) -> str:
+    """The dependency wheels' cache key: what is asked for and for which platforms."""
+    recipe = {"requirements": requirements(root), "platforms": PLATFORMS,
+              "source_only": SOURCE_ONLY, "python": "cp311"}  # fmt: skip
+    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def dependency_wheels(build_root: Path, python: str, log: Path) -> Path:
+    """The directory of the dependencies' aarch64 wheels (cached by :func:`wheels_key`),
+    fetched and cross-built if missing."""
+    target = CACHE / f"wheels-{wheels_key()}"
+    if (target / "complete").exists():
+        return target
+    work = CACHE / f"building-wheels-{os.getpid()}"
+    shutil.rmtree(work, ignore_errors=True)
+    wheels = work / "wheels"
+    wheels.mkdir(parents=True)
+    try:
+        env = cross_env(build_root, work)
+        for name in SOURCE_ONLY:
+            done = subprocess.run(
+                ["nice", python, "-m", "pip", "wheel", "--no-deps", "--no-binary", ":all:",
+                 "--no-build-isolation", "-w", str(wheels), name],
+                cwd=work, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT,
+                check=False,
+            )  # fmt: skip
+            if done.returncode != 0:
+                raise Arm64Error(f"cross-building {name} failed (log: {log})")
+        platforms = [arg for tag in PLATFORMS for arg in ("--platform", tag)]
+        run_host(
+            [python, "-m", "pip", "download", "--only-binary=:all:", *platforms,
+             "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311",
+             "--abi", "abi3", "--abi", "none", "--find-links", str(wheels), "-d", str(wheels),
+             *requirements()],
+            log,
         )  # fmt: skip
-        if done.returncode != 0:
-            raise Arm64Error(f"cross-building {name} failed (log: {log})")
-    platforms = [arg for tag in PLATFORMS for arg in ("--platform", tag)]
-    # The project's own wheel by its file, not by name: an index never stands in for it.
-    (own,) = out.glob("dealer_station-*.whl")
-    run_host(
-        [python, "-m", "pip", "download", "--only-binary=:all:", *platforms,
-         "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311",
-         "--abi", "abi3", "--abi", "none", "--find-links", str(out), "-d", str(out),
-         f"{own}[pi]"],
-        log,
-    )  # fmt: skip
-    return compiled
+        (wheels / "complete").write_text(json.dumps(requirements()) + "\n")
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(wheels, target)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return target
 
 
 def project_version() -> str:
     """The project's version (pyproject.toml)."""
-    import tomllib
-
     return str(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"])
 
 
 def package(build_root: Path, source: Path, wheels: Path, log: Path) -> Path:
-    """``dpkg-buildpackage -b`` in the arm64 root on a copy of ``source``, pip reading only
-    ``wheels``; returns the .deb (left in the root's /build until the caller moves it)."""
-    build = build_root / "build"
+    """``dpkg-buildpackage --host-arch=arm64`` on a copy of ``source`` inside the build root,
+    pip reading only ``wheels``; returns the .deb (left in the root's build directory until
+    the caller moves it)."""
+    build = build_root / BUILD_DIR
     shutil.rmtree(build, ignore_errors=True)
-    (build / "src").parent.mkdir(parents=True)
+    build.mkdir()
     run_host(["cp", "-a", str(source), str(build / "src")], log)
     run_host(["cp", "-a", str(wheels), str(build / "wheels")], log)
     (build / "wheels" / "requirements.txt").write_text(f"dealer-station[pi]=={project_version()}\n")
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
-        "HOME": "/root",
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "_PYTHON", "PIP_"))}
+    env |= {
         "LANG": "C.UTF-8",
-        "DEBIAN_FRONTEND": "noninteractive",
         "PIP_NO_INDEX": "1",
-        "PIP_FIND_LINKS": "/build/wheels",
-        "DEALER_STATION_WHEELHOUSE": "/build/wheels",
+        "PIP_FIND_LINKS": str(build / "wheels"),
+        "DEALER_STATION_WHEELHOUSE": str(build / "wheels"),
+        "DEALER_STATION_CROSS_ROOT": str(build_root),
     }
     with chroot_mounts(build_root):
+        # -d: the Build-Depends are this machine's (debhelper, dh-virtualenv, python3.11), not
+        # arm64 packages a machine without multiarch cannot have.
         returncode = logged(
-            ["nice", "-n", "19", "chroot", str(build_root), "/bin/sh", "-ec",
-             "cd /build/src && dpkg-buildpackage -b -us -uc"],
-            env, log,
+            ["nice", "dpkg-buildpackage", "--host-arch=arm64", "-d", "-b", "-us", "-uc"],
+            env, log, cwd=build / "src",
         )  # fmt: skip
     if returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-25:]
-        raise Arm64Error("dpkg-buildpackage in the arm64 root failed:\n" + "\n".join(tail))
+        raise Arm64Error("the arm64 cross build failed:\n" + "\n".join(tail))
     debs = sorted(build.glob("dealer-station_*_arm64.deb"))
     if len(debs) != 1:
         raise Arm64Error(f"dpkg-buildpackage left {len(debs)} arm64 packages (log: {log})")
     return debs[0]
 
 
-def logged(command: list[str], env: dict[str, str], log: Path) -> int:
+def logged(command: list[str], env: dict[str, str], log: Path, cwd: Path) -> int:
     """Run ``command``, each line of its output appended to ``log`` with the seconds since
-    it started (where an emulated build spends its time); its exit status."""
+    it started (where a build spends its time); its exit status."""
     started = time.monotonic()
     with log.open("a") as out:
         process = subprocess.Popen(
-            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            errors="replace",
+            command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, errors="replace",
         )  # fmt: skip
         assert process.stdout is not None
         for line in process.stdout:
@@ -211,20 +250,25 @@ def build(source: Path, wanted: Path, python: str) -> bool:
     log = wanted.parent / "build-arm64.log"
     log.write_text("")
     started = time.monotonic()
+
+    def step(what: str) -> None:
+        print(f"make deb ARCH=arm64: {what} ({time.monotonic() - started:.0f} s)", flush=True)
+
     with aarch64_binfmt():
         root = cached_build_root(log)
-        print(f"make deb ARCH=arm64: build root {root.parent.name} "
-              f"({time.monotonic() - started:.0f} s)", flush=True)  # fmt: skip
+        step(f"build root {root.parent.name}")
         with locked(root.parent / "lock"):
             wheels = wanted.parent / "wheels-arm64"
             shutil.rmtree(wheels, ignore_errors=True)
             wheels.mkdir(parents=True)
-            compiled = wheelhouse(root, source, wheels, python, log)
-            print(f"make deb ARCH=arm64: wheelhouse, rules engine "
-                  f"{'compiled' if compiled else 'pure'} ({time.monotonic() - started:.0f} s)",
-                  flush=True)  # fmt: skip
+            compiled = project_wheel(root, source, wheels, python, log)
+            step(f"the project's wheel, rules engine {'compiled' if compiled else 'pure'}")
+            for wheel in dependency_wheels(root, python, log).glob("*.whl"):
+                shutil.copy2(wheel, wheels)
+            step("the dependencies' wheels")
             deb = package(root, source, wheels, log)
             shutil.move(deb, wanted)
-            shutil.rmtree(root / "build", ignore_errors=True)
+            shutil.rmtree(root / BUILD_DIR, ignore_errors=True)
             shutil.rmtree(wheels, ignore_errors=True)
+            step("the package")
     return compiled
