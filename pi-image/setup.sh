@@ -5,6 +5,9 @@ root="$1"
 here="$(dirname "$0")"
 cp -r "$here/rootfs/." "$root/"
 mkdir -p "$root/srv/table" "$root/var/lib/systemd/timesync" "$root/var/lib/dealer-station"
+# systemd-logind's StateDirectory=, which systemd would create at its start and cannot on the
+# read-only root (logind then fails, and with it the console's login sessions).
+mkdir -p -m 0755 "$root/var/lib/systemd/linger"
 
 # raspi-firmware writes cmdline.txt and config.txt at every kernel install: the root by its
 # label, the consoles on the screen only (the UART belongs to the table's devices), and

@@ -7,18 +7,25 @@ container too):
 1. **The base root** (cached by the recipe's hash, like the boot test's image):
    ``mmdebstrap --arch=arm64`` of bookworm with Debian's ``linux-image-arm64`` and
    ``raspi-firmware`` (the Pi's boot firmware, config.txt and cmdline.txt), systemd-networkd,
-   -resolved and -timesyncd, then ``pi-image/setup.sh`` with the files under
-   ``pi-image/rootfs/`` (fstab, config.txt additions, the UART's udev rule, the watchdog, logs
-   in RAM). Maintainer scripts run under qemu-user-static and binfmt_misc.
-2. **The image** (cached by the base's hash and the package's): a copy of the base with the
-   arm64 package (``make deb ARCH=arm64``) installed by dpkg, not configured; then three
-   partitions on an MBR disk, as the Pi's firmware wants:
+   -resolved and -timesyncd. Maintainer scripts run under qemu-user-static and binfmt_misc.
+2. **The system** (cached by the base's hash and pi-image/'s files): a copy of the base with
+   ``pi-image/setup.sh`` and the files under ``pi-image/rootfs/`` (fstab, config.txt additions,
+   the UART's udev rule, the watchdog, logs in RAM); the firmware partition is made from it
+   here, since no package changes it.
+3. **The image** (cached by the system's key and the package's sha256): a copy of the system
+   with the arm64 package (``make deb ARCH=arm64``) installed by dpkg, not configured; then
+   three partitions on an MBR disk, as the Pi's firmware wants:
 
    ====  =========  ======  ===================================================
    1     RASPIFIRM  FAT32   firmware, kernel, initrd, device trees, config.txt (read-only)
    2     RASPIROOT  ext4    the OS and the package (read-only in service)
    3     DSDATA     ext4    the journal, sealing state, pairing, the saved clock
    ====  =========  ======  ===================================================
+
+   dpkg unpacks and configures the package under emulation; between the two the venv is
+   byte-compiled by this machine's Python 3.11 at the paths it has on the Pi, so that the
+   postinst's own ``compileall`` finds every file up to date (the same bytes; compiling them
+   under emulation took most of a minute).
 
 The result is ``build/image/dealer-station-pi-arm64.img`` (write it to the SD card whole).
 Beside it in the cache are the kernel and initrd QEMU boots it with (``-machine virt``), and
@@ -30,6 +37,7 @@ server added, which the flashable image never carries.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -38,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -62,6 +71,8 @@ PACKAGES = (
 )
 #: Partition sizes in MiB (the disk starts with 4 MiB for the MBR and alignment, as Debian's).
 FIRMWARE_MIB, ROOT_MIB, DATA_MIB, LEAD_MIB = 256, 1536, 512, 4
+#: The package's venv's modules, byte-compiled on this machine (install_package).
+VENV_LIB = "opt/dealer-station/lib"
 
 #: The boot test's additions (test.img only): its agent, from the payload disk, and NTP from
 #: the host side (10.0.2.2 in QEMU's user network), retried every few seconds and asked every
@@ -165,7 +176,8 @@ def data_tree(root: Path, target: Path) -> None:
 
 
 def firmware_fs(root: Path, work: Path, log: Path) -> Path:
-    """The FAT firmware partition from the root's /boot/firmware (raspi-firmware's files)."""
+    """The FAT firmware partition from the root's /boot/firmware (raspi-firmware's files),
+    which is left empty: the partition mounts there."""
     firmware = work / "firmware.vfat"
     firmware.unlink(missing_ok=True)
     run_host(["mkfs.vfat", "-C", "-F", "32", "-n", "RASPIFIRM", str(firmware),
@@ -174,22 +186,20 @@ def firmware_fs(root: Path, work: Path, log: Path) -> Path:
     if not files:
         raise Arm64Error("the root's /boot/firmware is empty: raspi-firmware wrote nothing")
     run_host(["mcopy", "-s", "-p", "-i", str(firmware), *map(str, files), "::/"], log)
+    for path in files:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
     return firmware
 
 
 def root_fs(root: Path, work: Path, log: Path) -> Path:
-    """The root file system, its /boot/firmware left empty (the FAT partition mounts there)."""
+    """The root file system (its /boot/firmware an empty mount point)."""
     system = work / "root.ext4"
     system.unlink(missing_ok=True)
-    held = work / "firmware-files"
-    shutil.move(root / "boot" / "firmware", held)
-    (root / "boot" / "firmware").mkdir()
-    try:
-        run_host(["mkfs.ext4", "-q", "-F", "-L", "RASPIROOT", "-d", str(root), str(system),
-                  f"{ROOT_MIB}M"], log)  # fmt: skip
-    finally:
-        (root / "boot" / "firmware").rmdir()
-        shutil.move(held, root / "boot" / "firmware")
+    run_host(["mkfs.ext4", "-q", "-F", "-L", "RASPIROOT", "-d", str(root), str(system),
+              f"{ROOT_MIB}M"], log)  # fmt: skip
     return system
 
 
@@ -227,18 +237,30 @@ def assemble(parts: dict[str, Path], image: Path, log: Path) -> None:
 
 
 def install_package(root: Path, deb: Path, log: Path) -> None:
-    """``dpkg -i`` the package in ``root`` (under emulation), as a technician would."""
+    """``dpkg -i`` the package in ``root`` (under emulation), as a technician would, in its
+    two halves: unpack, then configure; between them this machine's Python 3.11, if it has
+    one, byte-compiles the venv at its paths on the Pi, which the postinst would do under
+    emulation (the same bytes: the same Python version, the sources' own times)."""
     shutil.copy2(deb, root / "tmp" / "dealer-station.deb")
     env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive",
            "LANG": "C.UTF-8"}  # fmt: skip
-    with chroot_mounts(root), log.open("ab") as out:
-        done = subprocess.run(
-            ["nice", "-n", "19", "chroot", str(root), "dpkg", "-i", "/tmp/dealer-station.deb"],
-            env=env, stdout=out, stderr=subprocess.STDOUT, check=False,
-        )  # fmt: skip
+
+    def dpkg(*args: str) -> None:
+        with log.open("ab") as out:
+            done = subprocess.run(
+                ["nice", "-n", "19", "chroot", str(root), "dpkg", *args],
+                env=env, stdout=out, stderr=subprocess.STDOUT, check=False,
+            )  # fmt: skip
+        if done.returncode != 0:
+            raise Arm64Error(f"dpkg {args[0]} in the image failed (log: {log})")
+
+    with chroot_mounts(root):
+        dpkg("--unpack", "/tmp/dealer-station.deb")
+        if shutil.which("python3.11"):
+            run_host(["nice", "python3.11", "-m", "compileall", "-q", "-j0", "-s", str(root),
+                      "-p", "/", str(root / VENV_LIB)], log)  # fmt: skip
+        dpkg("--configure", "dealer-station")
     (root / "tmp" / "dealer-station.deb").unlink()
-    if done.returncode != 0:
-        raise Arm64Error(f"dpkg -i in the image failed (log: {log})")
 
 
 def add_test_parts(root: Path) -> None:
@@ -253,12 +275,45 @@ def add_test_parts(root: Path) -> None:
     (conf / "boot-test.conf").write_text(TEST_TIMESYNCD)
 
 
+def system_key() -> str:
+    """The system's cache key: the base's and pi-image/'s files."""
+    recipe = {"base": base_hash(), "files": recipe_files(), "firmware_mib": FIRMWARE_MIB}
+    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def cached_system(log: Path) -> Path:
+    """The system directory (``root/``, ``firmware.vfat``, ``vmlinuz``, ``initrd.img``) for
+    the current recipe, built from the base if missing."""
+    target = CACHE / f"system-{system_key()}"
+    if (target / "firmware.vfat").exists():
+        return target
+    base = cached_base(log)
+    work = Path(tempfile.mkdtemp(prefix="building-", dir=CACHE))
+    try:
+        root = work / "root"
+        run_host(["cp", "-a", str(base), str(root)], log)
+        with chroot_mounts(root):  # raspi-firmware's hook looks at /proc
+            run_host(["sh", str(RECIPE_DIR / "setup.sh"), str(root)], log)
+        kernel = sorted((root / "boot").glob("vmlinuz-*"))[-1]
+        version = kernel.name.removeprefix("vmlinuz-")
+        shutil.copy2(kernel, work / "vmlinuz")
+        shutil.copy2(root / "boot" / f"initrd.img-{version}", work / "initrd.img")
+        firmware_fs(root, work, log)
+        # One system is kept: an older recipe's is of no further use.
+        for old in CACHE.glob("system-*"):
+            shutil.rmtree(old, ignore_errors=True)
+        os.replace(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return target
+
+
 def image_key(deb: Path) -> str:
-    """The image's cache key: the base's, pi-image/'s files, this module's test additions
-    and the package's sha256."""
+    """The image's cache key: the system's, this module's test additions, the partitions'
+    sizes and the package's sha256."""
     recipe = {
-        "base": base_hash(),
-        "files": recipe_files(),
+        "system": system_key(),
         "test": [TEST_AGENT_UNIT, TEST_TIMESYNCD],
         "sizes": [LEAD_MIB, FIRMWARE_MIB, ROOT_MIB, DATA_MIB],
         "deb": hashlib.sha256(deb.read_bytes()).hexdigest(),
@@ -282,38 +337,61 @@ def cached_image(deb: Path) -> Path:
     log = CACHE / "build.log"
     log.write_text("")
     work = Path(tempfile.mkdtemp(prefix="building-", dir=CACHE))
+    started = time.monotonic()
+
+    def step(what: str) -> None:
+        with log.open("a") as out:
+            out.write(f"cached_image: {what} ({time.monotonic() - started:.0f} s)\n")
+
     try:
         with aarch64_binfmt():
-            base = cached_base(log)
-            root = work / "root"
-            run_host(["cp", "-a", str(base), str(root)], log)
-            with chroot_mounts(root):  # raspi-firmware's hook looks at /proc
-                run_host(["sh", str(RECIPE_DIR / "setup.sh"), str(root)], log)
-            install_package(root, deb, log)
-        kernel = sorted((root / "boot").glob("vmlinuz-*"))[-1]
-        version = kernel.name.removeprefix("vmlinuz-")
-        shutil.copy2(kernel, work / "vmlinuz")
-        shutil.copy2(root / "boot" / f"initrd.img-{version}", work / "initrd.img")
-        parts = {
-            "firmware": firmware_fs(root, work, log),
-            "root": root_fs(root, work, log),
-            "data": data_fs(root, work, log),
-        }
-        assemble(parts, work / "pi.img", log)
-        add_test_parts(root)
-        parts["root"] = root_fs(root, work, log)
-        assemble(parts, work / "test.img", log)
-        for part in parts.values():
-            part.unlink()
-        shutil.rmtree(root)
+            system = cached_system(log)
+            step("the system")
+            with overlay(system / "root", work) as root:
+                install_package(root, deb, log)
+                step("the package installed")
+                parts = {
+                    "firmware": system / "firmware.vfat",
+                    "root": root_fs(root, work, log),
+                    "data": data_fs(root, work, log),
+                }
+                assemble(parts, work / "pi.img", log)
+                step("pi.img")
+                add_test_parts(root)
+                parts["root"] = root_fs(root, work, log)
+                assemble(parts, work / "test.img", log)
+                step("test.img")
+        for name in ("vmlinuz", "initrd.img"):
+            shutil.copy2(system / name, work / name)
+        for name in ("root", "data"):
+            parts[name].unlink()
+        for name in ("upper", "overlay-work", "root"):
+            shutil.rmtree(work / name)
         # One image per package is kept: an older one is of no further use.
         for old in CACHE.glob("image-*"):
             shutil.rmtree(old, ignore_errors=True)
         os.replace(work, target)
+        step("done")
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     return target
+
+
+@contextlib.contextmanager
+def overlay(lower: Path, work: Path) -> Iterator[Path]:
+    """``work/root``: ``lower`` with an overlay file system over it for the ``with`` block,
+    the changes going to ``work/upper``; the cached ``lower`` is never written (and is not
+    copied: it is most of a gigabyte)."""
+    upper, scratch, merged = work / "upper", work / "overlay-work", work / "root"
+    for path in (upper, scratch, merged):
+        path.mkdir()
+    run_host(["mount", "-t", "overlay", "overlay", "-o",
+              f"lowerdir={lower},upperdir={upper},workdir={scratch}", str(merged)])  # fmt: skip
+    try:
+        yield merged
+    finally:
+        subprocess.run(["umount", str(merged)], check=False)
 
 
 def main() -> int:
