@@ -130,13 +130,15 @@ class Rig:
     doubles: ServedDoubles
     table: RemoteTable
     feed: LogFeed
+    #: The deadline of one step in the guest (a systemctl, a restart to READY).
+    step: float = STEP
 
     def show(self, prop: str) -> str:
         return self.vm.sh(f"systemctl show -P {prop} dealer-station").strip()
 
-    def wait_ready(self, since: int, timeout: float = STEP) -> dict[str, object]:
+    def wait_ready(self, since: int) -> dict[str, object]:
         """The station's "ready" log line from ``since`` on."""
-        _, entry = self.vm.log_wait(since, timeout, fields={"event": "ready"})
+        _, entry = self.vm.log_wait(since, self.step, fields={"event": "ready"})
         station = entry["station"]
         assert isinstance(station, dict)
         return station
@@ -331,8 +333,8 @@ def test_stop_journals_clean_shutdown(rig: Rig) -> None:
 def _restarted(rig: Rig, mark: int) -> dict[str, object]:
     """Wait for the station's "ready" after ``mark`` and until the dealer's pacer has seen
     everything up to it (the table as the restarted station restored it)."""
-    index, entry = rig.vm.log_wait(mark, STEP, fields={"event": "ready"})
-    rig.feed.wait_past(index)
+    index, entry = rig.vm.log_wait(mark, rig.step, fields={"event": "ready"})
+    rig.feed.wait_past(index, rig.step)
     station = entry["station"]
     assert isinstance(station, dict)
     return station
@@ -375,7 +377,7 @@ def test_sigstop_the_watchdog_restarts_it_within_watchdogsec(rig: Rig) -> None:
     mark = vm.log_mark()
     stopped_at = int(vm.sh("date +%s%6N; systemctl kill --signal=SIGSTOP --kill-whom=main"
                            " dealer-station").split()[0])  # fmt: skip
-    _, timeout_entry = vm.log_wait(mark, STEP, contains="Watchdog timeout")
+    _, timeout_entry = vm.log_wait(mark, rig.step, contains="Watchdog timeout")
     fired = (int(timeout_entry["__REALTIME_TIMESTAMP"]) - stopped_at) / 1e6
     TIMES["SIGSTOP to watchdog timeout"] = fired
     # The last ping came at most WatchdogSec/2 before the stop (the loop pings every half).

@@ -36,7 +36,7 @@ import pytest
 from debbuild import ROOT, built_deb
 from pi_image import cached_image
 from remote_table import LogFeed, RemoteTable
-from test_boot import CONFIG, COVER_AT, READER, STEP, Rig, pair_devices, udev_rules
+from test_boot import CONFIG, COVER_AT, READER, Rig, pair_devices, udev_rules
 from test_boot import test_sigkill_restarts_it_and_the_round_resumes as _sigkill_resumes
 from test_boot import test_sigstop_the_watchdog_restarts_it_within_watchdogsec as _sigstop
 from vm import ARM64, UsbSerial, Vm
@@ -53,6 +53,11 @@ pytestmark = [
 ]
 
 BOOT_TIMEOUT = 600.0
+#: One step in the emulated arm64 guest (a systemctl, a dealer-station command: Python starts
+#: under TCG in seconds on an idle machine, and several times that on a loaded one).
+STEP_ARM = 300.0
+#: The card in the guest: larger than the image, as a 32 GB card is (DSDATA grows into it).
+CARD = "3G"
 USB = {"shuffler": "SHF-VM-1", "shoe": "SHO-VM-1"}
 PANEL_SERIAL = "PNL-VM-1"
 #: How far behind the board's clock starts: the Pi was last shut down a month ago.
@@ -154,14 +159,15 @@ def rig() -> Iterator[PiRig]:
         "-nic", "user,model=virtio-net-pci",
         "-device", "i6300esb",
     )  # fmt: skip
-    vm = Vm(work, image, payload, usb, machine=ARM64, extra=extra, prefix=ntp.namespace)
+    vm = Vm(work, image, payload, usb, machine=ARM64, extra=extra, prefix=ntp.namespace,
+            disk_size=CARD)  # fmt: skip
     feed = None
     try:
         TIMES["boot to agent"] = vm.wait_for_agent(BOOT_TIMEOUT)
         settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=29)
-        table = RemoteTable(vm, doubles.client, settings, COVER_AT)
+        table = RemoteTable(vm, doubles.client, settings, COVER_AT, stuck_seconds=STEP_ARM)
         feed = LogFeed(vm, vm.log_mark(), table.pacer.observe)
-        pi = PiRig(vm, doubles, table, feed)
+        pi = PiRig(vm, doubles, table, feed, step=STEP_ARM)
         pi.ntp = ntp
         yield pi
     finally:
@@ -200,6 +206,11 @@ def test_the_image_boots_read_only_with_the_package_installed_and_stopped(rig: P
     # Logs in RAM, not on the card.
     assert vm.sh("ls /run/log/journal/*/system.journal | wc -l").strip() == "1"
     assert vm.sh("find /var/log -name '*.journal' | wc -l").strip() == "0"
+    # Nothing failed on the read-only root (systemd-logind, among others, would).
+    vm.wait_until("systemctl is-system-running --wait >/dev/null; [ $(systemctl show -P"
+                  " SystemState) != starting ]", "the boot's end", STEP_ARM)  # fmt: skip
+    assert vm.sh("systemctl --failed --plain --no-legend", check=False).strip() == ""
+    assert vm.sh("systemctl is-active systemd-logind").strip() == "active"
     # The compiled rules engine and gpiozero's lgpio pin factory in the package's venv.
     probe = vm.sh(
         "cd /tmp && /opt/dealer-station/bin/python -c 'import controller.rules.round as m,"
@@ -207,6 +218,33 @@ def test_the_image_boots_read_only_with_the_package_installed_and_stopped(rig: P
     ).split()
     assert probe[0] == "aarch64"
     FIGURES["rules engine"] = "compiled" if probe[1].endswith("aarch64-linux-gnu.so") else "pure"
+
+
+def _dsdata_mib(vm: Vm) -> tuple[int, int]:
+    """DSDATA's partition and its file system, in MiB."""
+    partition = int(vm.sh("blockdev --getsize64 /dev/vda3")) >> 20
+    blocks, size = vm.sh("stat -f -c '%b %S' /srv/table").split()
+    return partition, int(blocks) * int(size) >> 20
+
+
+def test_dsdata_grows_to_the_whole_card_with_the_documented_command(rig: PiRig) -> None:
+    """docs/operations.md's command that gives DSDATA the rest of the card, run as written
+    (the card is /dev/vda here, /dev/mmcblk0 on a Pi) with DSDATA mounted and in use."""
+    vm = rig.vm
+    lines = [line.strip() for line in (ROOT / "docs/operations.md").read_text().splitlines()]
+    (command,) = [line for line in lines if line.startswith("echo ', +' | sfdisk")]
+    command = command.replace("/dev/mmcblk0p3", "/dev/vda3").replace("/dev/mmcblk0", "/dev/vda")
+    partition, filesystem = _dsdata_mib(vm)
+    assert 500 <= partition <= 512 and filesystem < partition  # the image's 512 MiB
+    vm.sh("echo kept > /srv/table/before-growing")
+    vm.sh(command, timeout=STEP_ARM)
+    card = int(vm.sh("blockdev --getsize64 /dev/vda")) >> 20
+    partition, filesystem = _dsdata_mib(vm)
+    # Partition 3 now ends at the card's end: it starts after 4 + 256 + 1536 MiB.
+    assert partition == card - (4 + 256 + 1536), (card, partition)
+    assert partition - 64 < filesystem <= partition, (partition, filesystem)
+    assert vm.sh("cat /srv/table/before-growing").strip() == "kept"
+    vm.sh("rm /srv/table/before-growing")
 
 
 def test_systemd_feeds_the_hardware_watchdog(rig: PiRig) -> None:
@@ -229,7 +267,7 @@ def test_udev_names_the_uart_and_the_usb_devices(rig: PiRig) -> None:
     vm.sh("mount -o remount,rw /")
     vm.sh("install -m 0644 /run/payload/99-dealer-station.rules /etc/udev/rules.d/")
     vm.sh("udevadm control --reload && udevadm trigger --action=add --subsystem-match=tty"
-          " && udevadm settle --timeout=60")  # fmt: skip
+          " && udevadm settle --timeout=120", timeout=STEP_ARM)  # fmt: skip
     for name in ("shuffler", "shoe"):
         target = vm.sh(f"readlink -f /dev/dealer-{name}").strip()
         assert target.startswith("/dev/ttyUSB"), (name, target)
@@ -239,7 +277,12 @@ def test_udev_names_the_uart_and_the_usb_devices(rig: PiRig) -> None:
         f" drivers.simulated.ffs_gadget --vid {READER['vid']:#x} --pid {READER['pid']:#x}"
         f" --serial {READER['serial']} --control /run/reader.sock"
     )
-    vm.sh("timeout 300 sh -c 'until [ -S /run/reader.sock ]; do sleep 0.1; done'", timeout=320)
+    vm.wait_until("[ -S /run/reader.sock ]", "the card reader gadget's control socket", STEP_ARM,
+                  diagnose="journalctl --no-pager -n 20 -o cat -u reader-gadget")  # fmt: skip
+    vm.wait_until(f"grep -qx {READER['serial']} /sys/bus/usb/devices/*/serial",
+                  "the card reader gadget on dummy_hcd's bus", STEP_ARM,
+                  diagnose="journalctl --no-pager -n 20 -o cat -u reader-gadget")  # fmt: skip
+    vm.sh("udevadm settle --timeout=120", timeout=STEP_ARM)
 
 
 def test_configured_paired_and_enabled_it_reaches_ready_with_the_clock_unsynchronised(
@@ -252,14 +295,14 @@ def test_configured_paired_and_enabled_it_reaches_ready_with_the_clock_unsynchro
     vm.sh("runuser -u dealer-station -- dealer-station journal setup-keys"
           " --config /etc/dealer-station/station.toml >/dev/null")  # fmt: skip
     started = time.monotonic()
-    vm.sh("systemctl enable --now dealer-station", timeout=STEP)
+    vm.sh("systemctl enable --now dealer-station", timeout=STEP_ARM)
     TIMES["enable --now to READY"] = time.monotonic() - started
     TIMES["QEMU start to READY"] = time.monotonic() - vm.started
     vm.sh("sync && mount -o remount,ro /")  # configured: read-only again
     assert rig.show("SubState") == "running"
     # No NTP yet: the clock is the board's, a month behind, and the station says so.
     assert vm.sh("test -e /run/systemd/timesync/synchronized || echo no").strip() == "no"
-    _, entry = vm.log_wait(0, STEP, fields={"event": "clock"})
+    _, entry = vm.log_wait(0, STEP_ARM, fields={"event": "clock"})
     assert entry["station"]["synchronized"] is False
     assert entry["station"]["step_us"] == 0
 
@@ -303,7 +346,8 @@ def _query(vm: Vm, sql: str) -> str:
 
 
 def _verified(vm: Vm) -> None:
-    reply = vm.call("sh", cmd="runuser -u dealer-station -- dealer-station journal verify")
+    reply = vm.call("sh", timeout=STEP_ARM,
+                    cmd="runuser -u dealer-station -- dealer-station journal verify")  # fmt: skip
     assert reply["rc"] == 0 and "intact" in reply["out"], reply
 
 
@@ -321,7 +365,7 @@ def test_ntp_arriving_is_journalled_with_the_correction(rig: PiRig) -> None:
     mark = vm.log_mark()
     asked = time.monotonic()
     rig.ntp.order(answer=True)
-    vm.log_wait(mark, STEP, fields={"event": "clock", "synchronized": True})
+    vm.log_wait(mark, STEP_ARM, fields={"event": "clock", "synchronized": True})
     TIMES["NTP answering to the clock row"] = time.monotonic() - asked
     rows = _clock_rows(vm)
     # The start's row, then the correction: about the month the board was behind (less the
@@ -342,7 +386,7 @@ def _wait_for_step(vm: Vm, mark: int, wanted: float) -> int:
     """Wait for the station's ``clock`` log line stepping by about ``wanted`` microseconds
     (within a minute) from log entry ``mark`` on; its index."""
     while True:
-        index, entry = vm.log_wait(mark, STEP, fields={"event": "clock"})
+        index, entry = vm.log_wait(mark, STEP_ARM, fields={"event": "clock"})
         if abs(int(entry["station"]["step_us"]) - wanted) < 60e6:
             return index
         mark = index + 1
@@ -393,11 +437,16 @@ def test_sigstop_the_watchdog_restarts_it_within_watchdogsec(rig: PiRig) -> None
 
 def test_a_hung_system_is_reset_by_the_hardware_watchdog(rig: PiRig) -> None:
     """PID 1 frozen stands in for a hung kernel: nobody feeds the watchdog, which resets
-    the board (QEMU, told not to reboot, then exits)."""
+    the board; QEMU reports the watchdog's reset on its monitor (and, told not to reboot,
+    exits). systemd fed it every half timeout until then, so the reset comes between half the
+    timeout and the timeout after the freeze, not at once (a panic would reset at once)."""
     vm = rig.vm
+    vm.qmp("query-status")  # the monitor connected: QEMU sends its events from now on
+    timeout = int(vm.sh("cat /sys/class/watchdog/watchdog0/timeout"))
     vm.call("sh", cmd="kill -SEGV 1", timeout=10)  # systemd freezes on a crash
     frozen = time.monotonic()
-    vm.process.wait(timeout=300)
-    TIMES["PID 1 frozen to reset"] = time.monotonic() - frozen
-    # The watchdog's timeout is 60 s here; i6300esb resets after its second stage.
-    assert 30 <= TIMES["PID 1 frozen to reset"] <= 240
+    event = vm.wait_qmp_event("WATCHDOG", timeout + 120)
+    TIMES["PID 1 frozen to the watchdog's reset"] = after = time.monotonic() - frozen
+    assert event["data"]["action"] == "reset", event
+    assert timeout / 2 - 5 <= after <= timeout + 30, after
+    vm.process.wait(timeout=60)

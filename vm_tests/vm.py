@@ -107,15 +107,17 @@ class Vm:
         machine: Machine = AMD64,
         extra: tuple[str, ...] = (),
         prefix: tuple[str, ...] = (),
+        disk_size: str | None = None,
     ) -> None:
         """Boot ``image`` on ``machine``; ``extra`` QEMU arguments are added, and the
-        command runs behind ``prefix`` (``nsenter --net=...`` for a network of its own)."""
+        command runs behind ``prefix`` (``nsenter --net=...`` for a network of its own).
+        ``disk_size`` makes the guest's disk larger than the image (a bigger card)."""
         self.workdir = workdir
         self.usb = {u.id: u for u in usb}
         overlay = workdir / "root.qcow2"
         subprocess.run(
             ["qemu-img", "create", "-q", "-f", "qcow2", "-F", machine.disk_format,
-             "-b", str(image / machine.disk), str(overlay)],
+             "-b", str(image / machine.disk), str(overlay), *([disk_size] if disk_size else [])],
             check=True,
         )  # fmt: skip
         disk = workdir / "payload.img"
@@ -217,6 +219,19 @@ class Vm:
             raise GuestError(f"{cmd!r} -> {reply['rc']}: {reply['err'].strip()[-2000:]}")
         return str(reply["out"])
 
+    def wait_until(self, condition: str, what: str, timeout: float, diagnose: str = "") -> None:
+        """Wait until the shell ``condition`` holds in the guest (checked every 0.2 s there);
+        at the deadline a GuestError naming ``what``, with the output of ``diagnose``."""
+        reply = self.call(
+            "sh", timeout=timeout + 30,
+            cmd=f"timeout {timeout:.0f} sh -c 'until {condition}; do sleep 0.2; done'",
+        )  # fmt: skip
+        if reply["rc"] == 0:
+            return
+        details = self.sh(diagnose, timeout=60, check=False).strip() if diagnose else ""
+        ending = f"; {details}" if details else ""
+        raise GuestError(f"{what}: not within {timeout:.0f} s{ending}")
+
     def log_mark(self) -> int:
         """The number of the unit's journald entries so far."""
         return int(self.call("log_mark")["index"])
@@ -269,17 +284,30 @@ class Vm:
             self.events.append(reply)
 
     def wait_qmp_event(self, name: str, timeout: float) -> dict[str, Any]:
-        """Wait for a QMP event (``DEVICE_DELETED``...)."""
+        """Wait for a QMP event (``DEVICE_DELETED``, ``WATCHDOG``...); GuestError at the
+        deadline or when QEMU closes the monitor first."""
         assert self._qmp is not None
         for event in self.events:
             if event.get("event") == name:
                 self.events.remove(event)
                 return event
-        self._qmp.settimeout(timeout)
-        while True:
-            event = json.loads(self._qmp_reader.readline())
-            if event.get("event") == name:
-                return dict(event)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                self._qmp.settimeout(max(deadline - time.monotonic(), 0.01))
+                try:
+                    line = self._qmp_reader.readline()
+                except TimeoutError:
+                    raise GuestError(f"no QMP event {name} within {timeout:.0f} s") from None
+                if not line:
+                    raise GuestError(f"QEMU closed its monitor before a QMP event {name}")
+                event = json.loads(line)
+                if event.get("event") == name:
+                    return dict(event)
+                self.events.append(event)
+        finally:
+            if self._qmp is not None:
+                self._qmp.settimeout(30)
 
     def unplug(self, device_id: str, timeout: float = 60.0) -> None:
         """Pull a USB device out of the guest (``device_del``; waits until it is gone)."""
