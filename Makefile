@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+## The tests run on every core (pytest-xdist; PYTEST_JOBS=0 runs them in pytest's own process):
+## each test starts its own ptys, brokers and databases in its own temporary directory.
+PYTEST_JOBS ?= auto
 
 .PHONY: run test system-deps lint typecheck unit bench systemd-check clean deb vm-test floor-demo \
     compiled firmware firmware-test image
@@ -57,7 +60,7 @@ firmware: system-deps
 ## run in unit (tests/test_firmware_*.py).
 firmware-test: firmware $(STAMP)
 	$(MAKE) -s -C firmware test
-	$(BIN)/pytest -q -p no:cacheprovider hil_tests --devices firmware -m "not soak"
+	$(BIN)/pytest -q -n $(PYTEST_JOBS) -p no:cacheprovider hil_tests --devices firmware -m "not soak"
 
 ## The Debian package, build/deb/dealer-station_<version>_<arch>.deb (debian/, dh-virtualenv);
 ## ARCH=arm64 builds the Raspberry Pi's on this machine (vm_tests/debbuild_arm64.py).
@@ -100,9 +103,9 @@ COMPILED_TESTS := tests/test_rules_*.py tests/test_strategy.py tests/test_house_
     tests/test_montecarlo.py tests/test_procedure.py tests/test_holecard.py tests/test_recovery.py \
     tests/test_replay.py
 unit: $(STAMP) $(MYPYC_STAMP) firmware
-	$(BIN)/pytest -q
-	DEALER_STATION_EXPECT_COMPILED=1 PYTHONPATH=$(MYPYC) $(BIN)/pytest -q -p no:cacheprovider \
-	    $(COMPILED_TESTS)
+	$(BIN)/pytest -q -n $(PYTEST_JOBS)
+	DEALER_STATION_EXPECT_COMPILED=1 PYTHONPATH=$(MYPYC) $(BIN)/pytest -q -n $(PYTEST_JOBS) \
+	    -p no:cacheprovider $(COMPILED_TESTS)
 
 ## The casino floor on this machine: broker, database, collector, monitor and eight
 ## simulated stations; prints the monitor's URL and logins (docs/floor.md). Ctrl-C stops all.

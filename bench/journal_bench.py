@@ -43,6 +43,7 @@ from daemon_start import start_to_ready, station_toml
 from journal_round import bench_round_cpu
 from journal_table import bench_event_commit, bench_table, filesystem
 
+from controller.journal.checkpoint import checkpoint_data
 from controller.journal.recall import recall
 from controller.journal.seal import VerificationKey, new_sealing, save_state
 from controller.journal.store import (
@@ -131,6 +132,13 @@ def build_realistic(path: Path, key_file: Path, rows: int, template: list[Row]) 
         digest = row_hash(prev, row_id=row_id, ts=ts, kind=kind, round_no=round_no, data_text=data)
         batch.append((row_id, ts, kind, round_no, data, prev, digest))
         prev = digest
+
+    # The first start's checkpoint, sealed with the state's checkpoint key, as a station
+    # writes it before its first seal (controller.journal.checkpoint).
+    (schema,) = conn.execute("PRAGMA schema_version").fetchone()
+    first_ts = template[0].ts
+    checkpoint = checkpoint_data(1, first_ts, GENESIS_HASH, schema=schema, sealing=state)
+    add(first_ts, "verified", None, canonical_json(checkpoint))
 
     while row_id < rows:
         for row in template:

@@ -217,6 +217,48 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         targets=(Target("passed", "==", True, "every dealt card journalled once", "#15"),),
     ),
     Benchmark(
+        "Kill loop: the real daemon killed and started again",
+        "bench/kill_loop.py",
+        ("--kills", "110"),
+        None,  # the test command runs a short kill loop itself (tests/test_kill_loop.py)
+        keys=(
+            "kills",
+            "kills_in_start",
+            "kills_at_a_log_line",
+            "kills_at_a_look",
+            "kills_at_a_time",
+            "kills_out_of_step",
+            "starts",
+            "starts_ready",
+            "start_failures",
+            "rounds",
+            "rounds_completed",
+            "rounds_voided",
+            "voids_after_money",
+            "resumed_after_restart",
+            "hole_cards_sealed_by_the_station",
+            "wrong_card_rounds",
+            "verify_key",
+            "seconds",
+        ),
+        targets=(
+            Target("kills", ">=", 100, ">= 100 SIGKILLs of the real daemon", "docs/journal.md"),
+            Target(
+                "start_failures", "==", 0, "every start after a kill succeeds", "docs/journal.md"
+            ),
+            Target(
+                "wrong_card_rounds",
+                "==",
+                0,
+                "no round settled on a wrong hole card",
+                "docs/journal.md",
+            ),
+            Target(
+                "verify_key", "==", "intact", "verify --key intact at the end", "docs/journal.md"
+            ),
+        ),
+    ),
+    Benchmark(
         "Daemon start and memory",
         "bench/daemon_start.py",
         ("--rounds", "1000"),

@@ -166,12 +166,16 @@ class HoleCardDealt:
 @dataclass(frozen=True, slots=True)
 class HoleCardRevealed:
     """The shoe's answer at the reveal: the hole card of ``commitment`` with its nonce (hex),
-    or ``card`` None when the shoe no longer holds it (``problem`` says why)."""
+    or ``card`` None when the shoe no longer holds it (``problem`` says why). ``asked``
+    False: an answer this driver never asked for (the station before a restart did, and the
+    shoe sent it again on the new link; or nobody did): its card and nonce are dropped, so
+    no hole card reaches the station unasked."""
 
     commitment: str
     card: Card | None
     nonce: str | None
     problem: str | None = None
+    asked: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,11 @@ input is contact bounce) holds on every factory and is tested.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Mapping
+import warnings
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -176,7 +178,8 @@ class GpioPanel:
         if self._leds or self._inputs:
             return
         try:
-            self._claim()
+            with _no_fallback_warnings():
+                self._claim()
         except (gpiozero.GPIOZeroError, OSError) as err:
             self.close()
             self._sink(DeviceFault(DeviceKind.PANEL, f"cannot claim GPIO pins: {err}"))
@@ -291,14 +294,26 @@ class GpioPanel:
             self._sink(SeatWagerChanged(spot[0], spot[1], present=present))
 
 
+@contextlib.contextmanager
+def _no_fallback_warnings() -> Iterator[None]:
+    """gpiozero warns once for each pin library it cannot load before it finds one (or
+    raises ``BadPinFactory``): the station says in one line what went wrong, so these
+    warnings stay quiet."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gpiozero.PinFactoryFallback)
+        yield
+
+
 def read_supervisor_key(pin: PinName, pin_factory: Any = None) -> bool:
     """Whether the supervisor key switch on GPIO ``pin`` is turned on, read once (the
     switch closes the line to ground; an internal pull-up holds it high when off).
 
     ``dealer-station pair`` asks this while the station is stopped. Raises whatever
-    gpiozero raises where there is no GPIO (``BadPinFactory``) or the pin is taken.
+    gpiozero raises where there is no GPIO (``BadPinFactory``, without its warnings about
+    each pin library it tried first) or the pin is taken.
     """
-    key = gpiozero.DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
+    with _no_fallback_warnings():
+        key = gpiozero.DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
     try:
         return bool(key.is_active)
     finally:

@@ -19,7 +19,8 @@ The hole card never reaches the station before the reveal: the shoe withholds it
 reports ``HoleCardDealtReport`` (its draw number and commitment) -> ``HoleCardDealt``;
 :meth:`ShoeDriver.expect_hole_card` tells the shoe the next card is the hole card, and
 :meth:`ShoeDriver.reveal_hole_card` asks for it at the reveal -> ``HoleCardRevealed`` (the
-procedure checks the commitment). A reveal nobody asked for is a ``DeviceFault``.
+procedure checks the commitment). A reveal this driver did not ask for reaches the
+station without its card and nonce (``HoleCardRevealed.asked`` False).
 """
 
 from __future__ import annotations
@@ -187,7 +188,11 @@ class ShoeDriver(LinkedDevice):
     def _revealed(self, message: fb.HoleCardRevealReport) -> Iterable[DeviceEvent]:
         commitment = message.commitment
         if commitment not in self._reveals_asked:
-            yield DeviceFault(self.KIND, "the shoe revealed a hole card nobody asked for")
+            # Not asked on this link: a station killed after asking is answered again on
+            # the next one (the shoe re-sends what was never acknowledged). Card and nonce
+            # stay here; the table journals the answer and asks itself when it needs them.
+            problem = "the shoe revealed a hole card this station did not ask for"
+            yield HoleCardRevealed(commitment.hex(), None, None, problem, asked=False)
             return
         self._reveals_asked.discard(commitment)
         if message.rank == 0:

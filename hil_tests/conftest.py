@@ -25,7 +25,9 @@ import pytest
 from rig_layer import RealRig, Rig, SimRig
 from table_driver import RunningStation, TableDriver
 
+from controller.journal.seal import VerificationKey, new_sealing, save_state
 from controller.service import config as cfg
+from controller.simulation.runner import sealing_path
 from controller.table.prompts import State
 from drivers.simulated.c_firmware import build
 
@@ -118,6 +120,16 @@ def journal_dir() -> Iterator[Path]:
     base = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="hil-journal-", dir=base) as name:
         yield Path(name)
+
+
+@pytest.fixture
+def sealed(journal_dir: Path) -> tuple[Path, VerificationKey]:
+    """A journal path whose station seals (its key made as ``journal setup-keys`` does),
+    and the table's verification key."""
+    path = journal_dir / "journal.sqlite3"
+    state, key = new_sealing("HIL-SIM")
+    save_state(sealing_path(path), state)
+    return path, key
 
 
 RigFactory = Callable[..., Rig]

@@ -23,7 +23,9 @@ from typing import Any
 
 from rig_layer import Hands, Rig
 
+from controller.journal.seal import VerificationKey
 from controller.journal.store import Row, verify
+from controller.journal.verify import VerifyCase
 from controller.rules.cards import Card, parse_card
 from controller.service import config as cfg
 from controller.service.daemon import Built, build_station
@@ -297,10 +299,15 @@ class TableDriver:
             peeking = self.state is State.PEEKING and button is Button.NEXT
             kinds: list[type] = [ButtonPressed, PeekResult] if peeking else [ButtonPressed]
             view = self.view
-            if self.state is State.DEALER and button is Button.NEXT and view.reveal_due:
+            if (
+                self.state is State.DEALER
+                and button is Button.NEXT
+                and view.reveal_due
+                and view.hole_in_shoe
+            ):
                 kinds.append(HoleCardRevealed)  # the station asks the shoe for it
             voiding = button in (Button.SUPERVISOR_VOID, Button.SUPERVISOR_RESHUFFLE)
-            if self.state is State.FAULT and voiding and view.hole_face_down and self._key_on():
+            if self.state is State.FAULT and voiding and view.hole_in_shoe and self._key_on():
                 kinds.append(HoleCardRevealed)  # asked for at the void, to be journaled
             self._act(kinds, self.hands.press, button)
 
@@ -368,6 +375,37 @@ class TableDriver:
         assert report.ok, report.message
 
 
+def restart(station: Any, t: TableDriver, *, power_cut: bool) -> TableDriver:
+    """Stop the station (a power cut: no clean shutdown; else SIGTERM's clean stop) and
+    start it again on the same journal and the same devices (the shoe keeps its hole card,
+    as its flash does); the script's knowledge of the shoe and the chips carries over."""
+    if power_cut:
+        t.station.cut_power()
+    else:
+        t.station.stop()
+    return start_again(station, t)
+
+
+def start_again(station: Any, t: TableDriver) -> TableDriver:
+    """A new station on the journal and the devices of ``t``'s, which has stopped."""
+    again: TableDriver = station("PA", journal=t.station.journal_path, rig=t.station.rig)
+    again.shoe, again.dealt, again.hole, again.chips = t.shoe, t.dealt, t.hole, t.chips
+    return again
+
+
+def start_once_more(station: Any, t: TableDriver, key: VerificationKey) -> None:
+    """How every recovery test ends: stop cleanly, start again on the journal (a refusal
+    fails the test), stop; every seal and checkpoint checks out with the verification key."""
+    journal = t.station.journal_path
+    t.finish()
+    again = restart(station, t, power_cut=False)
+    # Accepted: the table as it stood (a round left open comes back to be resumed).
+    assert again.fault in ("", "recovered_mid_round"), again.view.fault
+    again.finish()
+    report = verify(journal, key=key)
+    assert report.case is VerifyCase.INTACT, report.message
+
+
 def card_due(view: TableView) -> bool:
     """Whether the table waits for a card out of the shoe (initial deal, a hit or a doubled
     hand's card, the dealer's draw)."""
@@ -389,4 +427,13 @@ def card_texts(rows: Iterable[Row]) -> list[str]:
     ]
 
 
-__all__ = ["RunningStation", "TableDriver", "card_due", "card_texts", "rows_of"]
+__all__ = [
+    "RunningStation",
+    "TableDriver",
+    "card_due",
+    "card_texts",
+    "restart",
+    "rows_of",
+    "start_again",
+    "start_once_more",
+]

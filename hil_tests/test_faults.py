@@ -8,13 +8,14 @@ person can do by hand (pulling the shoe's cable) is marked ``needs_person``.
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
-from table_driver import TableDriver, card_texts
+from table_driver import TableDriver, card_texts, start_again, start_once_more
 
+from controller.journal.seal import VerificationKey
 from controller.journal.store import verify
-from controller.rules.cards import parse_card
 from controller.table.prompts import State
 from drivers.hal import (
     Button,
@@ -25,7 +26,6 @@ from drivers.hal import (
     Led,
     LedMode,
 )
-from drivers.simulated.c_devices import FirmwareShoe
 
 pytestmark = pytest.mark.doubles
 
@@ -362,31 +362,22 @@ def test_a_device_with_an_unknown_serial_number_is_refused(station: Any) -> None
 # --- power ------------------------------------------------------------------------------
 
 
-def test_power_loss_mid_round_recovers_from_the_journal(station: Any, rigs: Any) -> None:
-    """Issue 13: the power goes between the deal and the reveal. The station comes back on
-    the same journal, rebuilds the round at the step it had reached (the hole card from the
-    shoe's commitment) and, once the supervisor resumes, the round goes on: the shoe, which
-    kept the hole card and its nonce through the power cut, reveals it at the reveal."""
-    t = station("PA")
+def test_power_loss_mid_round_recovers_from_the_journal(
+    station: Any, sealed: tuple[Path, VerificationKey]
+) -> None:
+    """The power goes between the deal and the reveal. The station comes back on the same
+    journal, rebuilds the round at the step it had reached (the hole card from the shoe's
+    commitment) and, once the supervisor resumes, the round goes on: the shoe, which kept
+    the hole card and its nonce through the power cut (the same devices: the shoe's flash),
+    reveals it at the reveal. The station then starts once more, every seal checking out."""
+    journal, key = sealed
+    t = station("PA", journal=journal)
     _to_players(t)
     t.press()  # seat 1 stands
     before = [(r.id, r.hash) for r in t.rows()]
-    journal = t.station.journal_path
     t.station.cut_power()  # no clean shutdown
     assert verify(journal).ok
-    # The devices lost power too; the shoe still holds the rest of the batch and, in its
-    # flash, the hole card (a real shoe does; the double is handed its flash).
-    rest = [parse_card(c) for c in CARDS.split()[7:]]
-    rig = rigs(decks=6)
-    if rig.name == "sim":
-        shoe, old = rig.doubles.shoe, t.station.rig.doubles.shoe
-        if isinstance(shoe, FirmwareShoe):  # the same board: its flash page moves over
-            shoe.take_flash(old)
-        shoe.restock(rest)
-        if not isinstance(shoe, FirmwareShoe):
-            shoe.withheld = dict(old.withheld)
-    t2 = station("PA", journal=journal, rig=rig)
-    t2.shoe = list(rest)  # what the script knows is still in the shoe
+    t2 = start_again(station, t)
     after = [(r.id, r.hash) for r in t2.rows()]
     assert after[: len(before)] == before  # nothing committed was lost
     # (a start may first journal its sealed "verified through row N" checkpoint)
@@ -408,16 +399,18 @@ def test_power_loss_mid_round_recovers_from_the_journal(station: Any, rigs: Any)
     t2.bet(1)
     t2.press()
     assert t2.data("round_started")[-1]["round"] == 2  # numbering goes on
-    t2.finish()
+    start_once_more(station, t2, key)
 
 
-def test_restart_between_rounds_resumes_betting(station: Any) -> None:
-    t = station("PA")
+def test_restart_between_rounds_resumes_betting(
+    station: Any, sealed: tuple[Path, VerificationKey]
+) -> None:
+    journal, key = sealed
+    t = station("PA", journal=journal)
     _to_players(t)
     _finish_round(t)
-    journal = t.station.journal_path
     t.finish()
-    t2 = station("PA", journal=journal)
+    t2 = station("PA", journal=journal, rig=t.station.rig)
     assert t2.state is State.BETTING and t2.view.fault is None
     assert "clean_shutdown" in [r.kind for r in t2.rows()]
-    t2.finish()
+    start_once_more(station, t2, key)

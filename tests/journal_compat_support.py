@@ -1,10 +1,14 @@
-"""A fixed script of journal writes, run by the writer on main at 1ac22a8 to make the
-files in ``tests/data/journal-1ac22a8/`` and by today's writer in
-``tests/test_journal_compat.py``: the same calls with the same clock and sealing key must
-give the same bytes (issue 15 changed how the writer works, not what it writes).
+"""A fixed script of journal writes, run by today's writer in ``tests/test_journal_compat.py``
+and, once, to make the files in ``tests/data/journal-checkpoints/``: the same calls with the
+same clock and sealing key must give the same bytes, so a change to how the writer works
+cannot change what it writes.
+
+``tests/data/journal-1ac22a8/`` was made by the same script as it stood on main at 1ac22a8
+(its first row appended by hand as ``verified {through, hash}``; a sealing state of
+version 1, without a checkpoint key): today's code must still open, check and extend it.
 
 Make the fixture again (only if the format changes on purpose, with a version bump):
-``python tests/journal_compat_support.py DIR`` with the old code first on ``sys.path``.
+``python tests/journal_compat_support.py DIR``.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ def write_script(folder: Path, clock: StepClock | None = None) -> Path:
     save_state(key_file, SealingState(TABLE, 0, SECRET))
     clock = clock or StepClock(datetime(2026, 11, 30, 9, 15, 12, 123456, tzinfo=UTC))
     with Journal.open(path, clock=clock, sealing=key_file) as journal:
-        journal.append("verified", {"through": 0, "hash": journal.last_hash})
+        journal.checkpoint()
         journal.append("station_started", {"version": "1", "table_id": TABLE, "sealed": True})
         for round_no in (1, 2):
             with journal.batch():

@@ -1,9 +1,11 @@
-"""The writer of issue 15 (fewer calls a row, no tail read a batch) writes what the writer
-before it wrote, byte for byte, and goes on from a journal that one wrote.
+"""Today's writer writes what the fixture's writer wrote, byte for byte, and goes on from
+journals earlier writers wrote.
 
-``tests/data/journal-1ac22a8/`` was written by the code on main at 1ac22a8 running
-``tests/journal_compat_support.py`` (fixed clock, fixed sealing key): rows with seals (one
-inside a batch), batches and single appends, non-ASCII data, a NULL round.
+``tests/data/journal-checkpoints/`` was written by ``tests/journal_compat_support.py``
+(fixed clock, fixed sealing key): rows with seals (one inside a batch), a sealed
+checkpoint, batches and single appends, non-ASCII data, a NULL round. The same script on
+main at 1ac22a8 wrote ``tests/data/journal-1ac22a8/`` (a checkpoint without a MAC, a
+sealing state of version 1): a station starts on it, takes its key up and seals on.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from controller.journal.store import COLUMNS, Journal, head_path
 from controller.journal.verify import VerifyCase, verify
 
 FIXTURE = Path(__file__).parent / "data" / "journal-1ac22a8"
+CHECKPOINTS = Path(__file__).parent / "data" / "journal-checkpoints"
 
 
 def stored_rows(path: Path) -> list[tuple[object, ...]]:
@@ -37,10 +40,10 @@ def indexes(path: Path) -> set[str]:
         conn.close()
 
 
-def fixture_copy(folder: Path) -> Path:
+def fixture_copy(folder: Path, fixture: Path = FIXTURE) -> Path:
     """The fixture's files copied to ``folder`` (a reader may leave -shm files beside them)."""
     for name in ("journal.sqlite3", "journal.sqlite3-head", "sealing-key"):
-        shutil.copy(FIXTURE / name, folder / name)
+        shutil.copy(fixture / name, folder / name)
     return folder / "journal.sqlite3"
 
 
@@ -51,13 +54,43 @@ def test_the_fixture_verifies_with_its_key(tmp_path: Path) -> None:
     assert report.rows == len(stored_rows(path)) == 31
 
 
-def test_todays_writer_writes_the_bytes_the_earlier_writer_wrote(tmp_path: Path) -> None:
-    """Same calls, same clock, same key: the same rows, head record and sealing state, so
-    a journal written now verifies with the code on main as its own do."""
+def test_todays_writer_writes_the_bytes_the_fixtures_writer_wrote(tmp_path: Path) -> None:
+    """Same calls, same clock, same key: the same rows, head record and sealing state."""
     path = write_script(tmp_path / "now")
-    assert stored_rows(path) == stored_rows(fixture_copy(tmp_path))
-    assert head_path(path).read_bytes() == (FIXTURE / "journal.sqlite3-head").read_bytes()
-    assert (tmp_path / "now" / "sealing-key").read_bytes() == (FIXTURE / "sealing-key").read_bytes()
+    fixture = fixture_copy(tmp_path, CHECKPOINTS)
+    assert stored_rows(path) == stored_rows(fixture)
+    assert head_path(path).read_bytes() == (CHECKPOINTS / "journal.sqlite3-head").read_bytes()
+    assert (tmp_path / "now" / "sealing-key").read_bytes() == (
+        CHECKPOINTS / "sealing-key"
+    ).read_bytes()
+    report = verify(fixture, key=verification_key())
+    assert report.case is VerifyCase.INTACT, report.message
+    assert "1 sealed checkpoints good" in report.message
+
+
+def test_a_station_starts_on_the_earlier_writers_journal_and_key(tmp_path: Path) -> None:
+    """The first start takes the version 1 key up (its checkpoint key derived from the key
+    it holds), seals its checkpoint with it, and every later start checks that one."""
+    from controller.journal.seal import load_state
+    from controller.service.daemon import open_journal
+
+    path = fixture_copy(tmp_path)
+    before = stored_rows(path)
+    key_file = tmp_path / "sealing-key"
+    assert '"version":1' in key_file.read_text()
+    for _ in range(2):
+        journal = open_journal(path, key_file)
+        journal.append("station_started", {"table_id": "T1"})
+        journal.close()
+    state = load_state(key_file)
+    assert '"version":2' in key_file.read_text()
+    assert state.checkpoint_epoch == 6  # the epoch the first start held
+    after = stored_rows(path)
+    assert after[: len(before)] == before
+    assert [row[2] for row in after[len(before) :]] == ["verified", "station_started", "seal"] * 2
+    report = verify(path, key=verification_key())
+    assert report.case is VerifyCase.INTACT, report.message
+    assert "2 sealed checkpoints good" in report.message
 
 
 def test_a_journal_the_earlier_writer_wrote_opens_verifies_and_grows(tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ import pytest
 from test_journal_vocabulary import documented
 
 from controller.journal.anchor import latest_anchor
-from controller.journal.opening import FREQUENT_KINDS, INDEXED_KINDS
 from controller.journal.reader import JournalReader
+from controller.journal.schema import FREQUENT_KINDS, INDEXED_KINDS
 from controller.journal.seal import new_sealing, save_state
 from controller.journal.store import Journal
 from controller.journal.verify import verify
@@ -51,7 +51,7 @@ def sealed_journal(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     path, key_file = tmp_path / "journal.sqlite3", tmp_path / "sealing-key"
     save_state(key_file, new_sealing("T1")[0])
     with Journal.open(path, sealing=key_file) as journal:
-        journal.append("verified", {"through": 0, "hash": journal.last_hash})
+        journal.checkpoint()
         journal.append("station_started", {"table_id": "T1"})
         for round_no in range(1, 31):
             if round_no % 10 == 1:

@@ -102,6 +102,10 @@ def test_the_unit_has_what_the_station_needs() -> None:
     assert single["ExecStart"] == (
         "/usr/bin/dealer-station run --config /etc/dealer-station/station.toml"
     )
+    # As root ("+"): the serial ports' holders, root's included, are visible only to root.
+    assert single["ExecStartPre"] == (
+        "+/usr/bin/dealer-station check-config --ports /etc/dealer-station/station.toml"
+    )
     assert single["StateDirectory"] == "dealer-station"
     assert single["DevicePolicy"] == "closed" and single["NoNewPrivileges"] == "yes"
     assert single["SystemCallFilter"].startswith("~") or "@system-service" in {

@@ -7,9 +7,10 @@ installed daemon inside the VM, so both ends are remote:
 
 * the pacer is fed from the daemon's debug log (``log_view`` in
   ``controller/service/daemon.py``: each event handled, by kind, and the public table view
-  when the queue is idle), read from the guest's journald through the agent;
+  when the queue is idle), read from the guest's journald through the agent
+  (``controller.simulation.remote.observe_log_line``);
 * :class:`RemoteSide` is the dealer's table side
-  (``controller.simulation.table_side.TableSide``): it acts on the host's device doubles (the
+  (``controller.simulation.remote.ControlSide``): it acts on the host's device doubles (the
   doubles process's control socket) and on the reader gadget in the guest.
 
 The dealing loop is the runner's own (``controller.simulation.dealing.Dealing``), not a
@@ -20,92 +21,42 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from vm import GuestError, Vm
 
-from controller.rules.cards import Card, parse_card
+from controller.rules.cards import Card
 from controller.rules.profiles import get_profile
 from controller.simulation.dealing import Dealing
 from controller.simulation.pacer import STUCK_SECONDS, Pacer
+from controller.simulation.remote import ControlSide, observe_log_line
 from controller.simulation.runner import SimulationSettings, dealing_plan
-from controller.simulation.table_side import Pluggable
 from controller.table.prompts import State
-from controller.table.view import TableView, view_from_record
-from drivers import hal
-from drivers.hal import Button, WagerSpot
+from controller.table.view import TableView
 from drivers.simulated.serve_client import DoublesClient
 
 
-class RemoteSide:
-    """The dealer's table side (``controller.simulation.table_side.TableSide``) on the host's
-    doubles (their control socket) and the reader gadget in the guest; the cover card
-    ``cover_at`` cards into the shoe (where the dealer cuts decides how many rounds a shoe
-    lasts)."""
+class RemoteSide(ControlSide):
+    """The dealer's table side (``controller.simulation.remote.ControlSide``) on the host's
+    doubles (their control socket), with the card reader gadget in the guest; the cover
+    card ``cover_at`` cards into the shoe (where the dealer cuts decides how many rounds a
+    shoe lasts)."""
 
     def __init__(self, doubles: DoublesClient, vm: Vm, cover_at: int) -> None:
-        self.doubles = doubles
+        super().__init__(doubles, cover_at)
         self.vm = vm
-        self.cover_at = cover_at
-
-    def draw(self, hole: bool) -> Card | str | None:
-        item = self.doubles.call("shoe", "deal", hole=hole)
-        return parse_card(item) if item not in (None, "cover") else item
-
-    def draw_foreign(self, suit: str) -> None:
-        self.doubles.call("shoe", "deal_ten", suit)
-
-    def press(self, button: Button) -> None:
-        self.doubles.call("panel", "press", button.value)
-
-    def turn_key(self, on: bool) -> None:
-        self.doubles.call("panel", "turn_key", on)
-
-    def place_wager(self, seat: int, spot: WagerSpot, present: bool, cents: int | None) -> None:
-        self.doubles.call("panel", "place_wager", seat, spot.value, present, cents)
-
-    def load_shoe(self, decks: int, seed: int, cover_at: int) -> None:
-        self.doubles.call("shoe", "load_shuffled", decks=decks, seed=seed, cover_at=self.cover_at)
 
     def insert_hole_card(self, card: Card | None) -> None:
         self.vm.reader("set_hole_card", None if card is None else card.text)
-
-    def wait_idle(self, device: Pluggable, timeout: float) -> bool:
-        raise NotImplementedError("no injected faults in the guest run")
-
-    def unplug(self, device: Pluggable) -> None:
-        raise NotImplementedError("no injected faults in the guest run")
-
-    def plug(self, device: Pluggable) -> None:
-        raise NotImplementedError("no injected faults in the guest run")
-
-    def misread(self) -> None:
-        raise NotImplementedError("no injected faults in the guest run")
-
-    def deliver(self, device: str, timeout: float) -> bool:
-        return bool(self.doubles.call(device, "deliver", timeout))
-
-    def holding(self) -> AbstractContextManager[None]:
-        # Each control-socket call is answered once the double has acted: nothing to hold
-        # (the doubles process sends each report as it is made).
-        return nullcontext()
-
-
-def _event_of(kind: str) -> Any:
-    """An instance of the event class named ``kind``, for the pacer's isinstance checks
-    (the log names the kind; the event's fields stay in the guest)."""
-    cls = getattr(hal, kind)
-    return cls.__new__(cls)
 
 
 class LogFeed:
     """Feeds a pacer from the daemon's debug log in the guest, in a thread."""
 
-    def __init__(self, vm: Vm, since: int, observe: Callable[[Any, TableView | None, bool], None]):
+    def __init__(self, vm: Vm, since: int, pacer: Pacer):
         self.vm = vm
         self.next = since
-        self.observe = observe
+        self.pacer = pacer
         self.entries: list[dict[str, Any]] = []
         self.error: BaseException | None = None
         self._cond = threading.Condition()
@@ -119,11 +70,7 @@ class LogFeed:
                 reply = self.vm.call("log_batch", timeout=5.0, since=self.next)
                 for entry in reply["entries"]:
                     self.entries.append(entry)
-                    line = entry.get("station")
-                    if isinstance(line, dict) and line.get("event") == "event handled":
-                        record = line.get("view")
-                        view = view_from_record(record) if record else None
-                        self.observe(_event_of(line["kind"]), view, view is not None)
+                    observe_log_line(self.pacer, entry.get("station"))
                 with self._cond:
                     self.next = int(reply["next"])
                     self._cond.notify_all()

@@ -168,7 +168,7 @@ def rig() -> Iterator[Rig]:
         TIMES["boot to agent"] = vm.wait_for_agent(BOOT_TIMEOUT)
         settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=16)
         table = RemoteTable(vm, doubles.client, settings, COVER_AT)
-        feed = LogFeed(vm, vm.log_mark(), table.pacer.observe)
+        feed = LogFeed(vm, vm.log_mark(), table.pacer)
         yield Rig(vm, doubles, table, feed)
     finally:
         feed_ = locals().get("feed")

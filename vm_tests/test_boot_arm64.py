@@ -166,7 +166,7 @@ def rig() -> Iterator[PiRig]:
         TIMES["boot to agent"] = vm.wait_for_agent(BOOT_TIMEOUT)
         settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=29)
         table = RemoteTable(vm, doubles.client, settings, COVER_AT, stuck_seconds=STEP_ARM)
-        feed = LogFeed(vm, vm.log_mark(), table.pacer.observe)
+        feed = LogFeed(vm, vm.log_mark(), table.pacer)
         pi = PiRig(vm, doubles, table, feed, step=STEP_ARM)
         pi.ntp = ntp
         yield pi
@@ -439,10 +439,8 @@ def test_a_step_back_never_reorders_the_journal(rig: PiRig) -> None:
     assert summary["in_order"], summary
     # Later rows, earlier times: a round's worth written an hour back, still in id order.
     assert summary["during_rows"] > 10 and summary["during"] < summary["before"], summary
-    recalled = json.loads(
-        vm.sh("runuser -u dealer-station -- dealer-station journal recall 3 --json",
-              timeout=STEP_ARM)  # fmt: skip
-    )
+    recall = "runuser -u dealer-station -- dealer-station journal recall 3 --json"
+    recalled = json.loads(vm.sh(recall, timeout=STEP_ARM))
     numbers = [r["round"] for r in recalled["rounds"]]
     assert numbers == sorted(numbers) and len(numbers) == 3, numbers
 

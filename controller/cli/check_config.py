@@ -1,4 +1,6 @@
-"""``dealer-station check-config FILE``: check a station.toml without starting anything."""
+"""``dealer-station check-config [--ports] FILE``: check a station.toml without starting
+anything; with ``--ports``, also that no other process has a configured serial port open
+(the service's unit runs it as root before every start: docs/operations.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from pathlib import Path
 
 from controller.rules.options import shown
 from controller.rules.profiles import OPTION_FIELDS, DealerSecondCard, Profile
-from controller.service.config import DEFAULT_CONFIG_PATH, load_config
+from controller.service.config import DEFAULT_CONFIG_PATH, StationConfig, load_config
 from controller.service.config_schema import ConfigError
 
 EXIT_BAD_CONFIG = 2
@@ -17,6 +19,11 @@ EXIT_BAD_CONFIG = 2
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """One optional argument: the file (default /etc/dealer-station/station.toml)."""
     parser.add_argument("file", nargs="?", type=Path, default=DEFAULT_CONFIG_PATH)
+    parser.add_argument(
+        "--ports",
+        action="store_true",
+        help="also refuse a serial port another process has open (run as root to see all)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,6 +34,11 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_BAD_CONFIG
+    if args.ports:
+        held = held_port(config)
+        if held:
+            print(f"{args.file}: {held}", file=sys.stderr)
+            return EXIT_BAD_CONFIG
     devices = config.devices
     present = ["shoe", "panel"]
     present += ["shuffler"] if devices.shuffler else []
@@ -42,6 +54,27 @@ def run(args: argparse.Namespace) -> int:
         mark = ", set" if name in config.options else ""
         print(f"  {name} = {shown(getattr(profile, name))}  ({profile.basis(name)}{mark})")
     return 0
+
+
+def held_port(config: StationConfig) -> str:
+    """``key: what`` for the first configured serial port another process has open, or
+    ``""``. ``TIOCEXCL`` stops only later openers without root's capability: a process that
+    opened the port first, or root's, would share the device's bytes with the station."""
+    from controller.service.config import SerialDevice
+    from drivers.port_holders import port_holders
+
+    devices = config.devices
+    ports = [("devices.shoe.port", devices.shoe)]
+    if devices.shuffler is not None:
+        ports.append(("devices.shuffler.port", devices.shuffler))
+    if isinstance(devices.panel, SerialDevice):
+        ports.append(("devices.panel_board.port", devices.panel))
+    for key, device in ports:
+        holders = port_holders(device.port)
+        if holders:
+            who = ", ".join(map(str, holders))
+            return f"{key}: {device.port} is held by {who}: close it before the station starts"
+    return ""
 
 
 def procedure_summary(profile: Profile) -> str:

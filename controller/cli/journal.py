@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -33,6 +34,8 @@ EXIT_DAMAGED = 1
 #: A larger count asks for all of them.
 MAX_COUNT = 1_000_000_000
 EXIT_USAGE = 2
+#: ``--key @FILE`` reads at most this much (a verification key is about 80 characters).
+KEY_FILE_MAX_BYTES = 4096
 
 
 def _count(text: str) -> int:
@@ -133,9 +136,18 @@ def _verification_key(text: str) -> VerificationKey:
 
     if text.startswith("@"):
         try:
-            text = Path(text[1:]).read_text(encoding="ascii", errors="replace")
-        except OSError as err:
-            raise argparse.ArgumentTypeError(f"{text[1:]}: {err.strerror}") from None
+            with Path(text[1:]).open("rb") as file:
+                # A key is about 80 characters: a larger "file" (/dev/zero) is refused
+                # unread, not read without end.
+                raw = file.read(KEY_FILE_MAX_BYTES + 1)
+        except (OSError, ValueError) as err:
+            reason = err.strerror if isinstance(err, OSError) else str(err)
+            raise argparse.ArgumentTypeError(f"{text[1:]}: {reason}") from None
+        if len(raw) > KEY_FILE_MAX_BYTES:
+            raise argparse.ArgumentTypeError(
+                f"{text[1:]}: larger than {KEY_FILE_MAX_BYTES} bytes: not a verification key"
+            )
+        text = raw.decode("ascii", errors="replace")
     try:
         return VerificationKey.from_text(text)
     except SealError as err:
@@ -233,12 +245,31 @@ def _export(reader: JournalReader, args: argparse.Namespace) -> int:
     if ts_from and ts_to and ts_from >= ts_to:
         print("dealer-station journal export: --from must come before --to", file=sys.stderr)
         return EXIT_USAGE
+    if args.output is not None:
+        from controller.journal.creation import journal_files
+
+        own = {os.path.realpath(p) for p in journal_files(reader.path)}
+        if os.path.realpath(args.output) in own:
+            print(
+                f"dealer-station journal export: {args.output} is the journal's own file:"
+                " never written over",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     rows = reader.rows(ts_from=ts_from, ts_to=ts_to)
     if args.output is None:
         for row in rows:
             sys.stdout.write(canonical_json(row.as_json()) + "\n")
         return 0
-    with Path(args.output).open("w", encoding="ascii") as out:
+    if Path(args.output).is_symlink():
+        print(
+            f"dealer-station journal export: {args.output} is a symlink: name the file itself",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    # O_NOFOLLOW: a link put there meanwhile is refused, not written through.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    with os.fdopen(os.open(args.output, flags, 0o640), "w", encoding="ascii") as out:
         for row in rows:
             out.write(canonical_json(row.as_json()) + "\n")
     return 0

@@ -151,6 +151,13 @@ def _check_supervisor_key(config: StationConfig) -> None:
     try:
         on = read_supervisor_key(panel.supervisor_key)
     except Exception as err:  # gpiozero raises its own errors where there is no GPIO
+        import gpiozero
+
+        if isinstance(err, gpiozero.BadPinFactory):
+            raise PairError(
+                "cannot read the supervisor key switch: no GPIO on this machine"
+                " (--without-key-switch on a test rig)"
+            ) from err
         raise PairError(f"cannot read the supervisor key switch: {err}") from err
     if not on:
         raise PairError("turn the supervisor key on to pair a device", EXIT_REFUSED)

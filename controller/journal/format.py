@@ -45,7 +45,19 @@ _C_ENCODER: Final = make_encoder(
 
 Clock = Callable[[], datetime]
 
-#: Triggers whose absence ``verify`` reports as a tampered schema.
+#: The append-only triggers: name -> the statement SQLite keeps for it in ``sqlite_master``
+#: (``controller.journal.schema.SCHEMA`` creates them from this text). ``verify`` and the
+#: start check compare each body, whitespace aside: a trigger of the right name that does
+#: nothing is a tampered schema, as a missing one is.
+TRIGGER_SQL: Final = {
+    f"{table}_no_{verb.lower()}": (
+        f"CREATE TRIGGER {table}_no_{verb.lower()} BEFORE {verb} ON {table}\n"
+        f"BEGIN SELECT RAISE(ABORT, '{what} is append-only: {verb} refused'); END"
+    )
+    for table, what in (("journal", "the journal"), ("meta", "journal meta"))
+    for verb in ("UPDATE", "DELETE")
+}
+#: The journal table's triggers (``verify`` names them when they are missing).
 APPEND_ONLY_TRIGGERS: Final = ("journal_no_update", "journal_no_delete")
 COLUMNS: Final = "id, ts, kind, round, data, prev_hash, hash"
 

@@ -25,11 +25,14 @@ makes and checks seals; it needs only :mod:`controller.journal.format` and
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac as std_hmac
 import json
 import os
+import re
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -46,9 +49,12 @@ DEFAULT_STATE_PATH: Final = Path("/var/lib/dealer-station/sealing-key")
 KEY_BYTES: Final = 32
 MAC_DOMAIN: Final = "dealer-station seal v1"
 KEY_TEXT_PREFIX: Final = "ds1"
-STATE_VERSION: Final = 1
+#: Version 2 adds the checkpoint key; a version 1 state is read and upgraded
+#: (:meth:`SealingState.from_json`).
+STATE_VERSION: Final = 2
 _EVOLVE_INFO: Final = b"dealer-station seal evolve v1"
 _MAC_INFO: Final = b"dealer-station seal mac v1"
+_CHECKPOINT_INFO: Final = b"dealer-station checkpoint key v1"
 _CHECK_CHARS: Final = 4
 
 
@@ -63,6 +69,14 @@ def _expand(key: bytes, info: bytes) -> bytes:
 def evolve(key: bytes) -> bytes:
     """The next epoch's key from this one (one-way: the old key cannot be recovered)."""
     return _expand(key, _EVOLVE_INFO)
+
+
+def checkpoint_key(epoch_key: bytes) -> bytes:
+    """The key that seals the start checkpoints (``controller.journal.checkpoint``), derived
+    one way from the key of the epoch at which the station took it up (epoch 0 at
+    ``setup-keys``): the station keeps it, unlike the epoch keys, so each start can check
+    the checkpoint the start before wrote; the verification key derives it again."""
+    return _expand(epoch_key, _CHECKPOINT_INFO)
 
 
 def seal_message(table: str, epoch: int, row: int, head: str, ts: str) -> bytes:
@@ -107,6 +121,10 @@ class VerificationKey:
             key, at = evolve(key), at + 1
         self._cached = (at, key)
         return key
+
+    def checkpoint_key(self, epoch: int) -> bytes:
+        """The checkpoint key a station took up at ``epoch`` (see :func:`checkpoint_key`)."""
+        return checkpoint_key(self.epoch_key(epoch))
 
     def to_text(self) -> str:
         """``ds1:TABLE:XXXX-XXXX-...:CHCK``: base32 of the secret and a checksum."""
@@ -210,11 +228,28 @@ def check_seal(row: Row, key: VerificationKey, *, expected_epoch: int | None = N
 
 @dataclass(frozen=True, slots=True)
 class SealingState:
-    """What the station holds: its table, the current epoch and that epoch's key only."""
+    """What the station holds: its table, the current epoch and that epoch's key only, and
+    the checkpoint key (:func:`checkpoint_key`) with the epoch it was derived at.
+
+    Made with the first three only, the checkpoint key is derived from ``key`` at
+    ``epoch`` (a new table's state at epoch 0, or a version 1 state taken up now).
+    """
 
     table: str
     epoch: int
     key: bytes
+    checkpoint_epoch: int | None = None
+    checkpoint_key: bytes = b""
+
+    def __post_init__(self) -> None:
+        if self.checkpoint_epoch is None:
+            object.__setattr__(self, "checkpoint_epoch", self.epoch)
+            object.__setattr__(self, "checkpoint_key", checkpoint_key(self.key))
+
+    @property
+    def checkpoint_since(self) -> int:
+        """The epoch the checkpoint key was derived at (never None once made)."""
+        return self.epoch if self.checkpoint_epoch is None else self.checkpoint_epoch
 
     def to_json(self) -> str:
         """The state file's text."""
@@ -224,27 +259,37 @@ class SealingState:
                 "table": self.table,
                 "epoch": self.epoch,
                 "key": self.key.hex(),
+                "checkpoint_epoch": self.checkpoint_since,
+                "checkpoint_key": self.checkpoint_key.hex(),
             }
         )
 
     @classmethod
     def from_json(cls, text: str) -> SealingState:
-        """Parse :meth:`to_json`.
+        """Parse :meth:`to_json` (or a version 1 state, which had no checkpoint key: one is
+        derived from its current key).
 
         Raises:
-            SealError: not a sealing state of this version.
+            SealError: not a sealing state of a supported version.
         """
         try:
             value = json.loads(text)
             table, epoch, key = value["table"], value["epoch"], bytes.fromhex(value["key"])
             version = value["version"]
-        except (ValueError, KeyError, TypeError):
+            if version == STATE_VERSION:
+                since = value["checkpoint_epoch"]
+                since_key = bytes.fromhex(value["checkpoint_key"])
+        except (ValueError, KeyError, TypeError, AttributeError):
             raise SealError("the sealing state is unreadable") from None
-        if version != STATE_VERSION or type(epoch) is not int or epoch < 0:
+        if version not in (1, STATE_VERSION) or type(epoch) is not int or epoch < 0:
             raise SealError("the sealing state is not of a supported version")
         if not isinstance(table, str) or len(key) != KEY_BYTES:
             raise SealError("the sealing state is unreadable")
-        return cls(table, epoch, key)
+        if version == 1:
+            return cls(table, epoch, key)
+        if type(since) is not int or not 0 <= since <= epoch or len(since_key) != KEY_BYTES:
+            raise SealError("the sealing state is unreadable")
+        return cls(table, epoch, key, since, since_key)
 
     def seal(self, row: int, head: str, ts: str) -> dict[str, Any]:
         """The data of the seal row that seals ``row`` (hash ``head``) at ``ts``."""
@@ -258,8 +303,15 @@ class SealingState:
         }
 
     def evolved(self) -> SealingState:
-        """The next epoch's state (its key derived one-way from this one)."""
-        return SealingState(self.table, self.epoch + 1, evolve(self.key))
+        """The next epoch's state (its key derived one-way from this one; the checkpoint
+        key stays)."""
+        return SealingState(
+            self.table,
+            self.epoch + 1,
+            evolve(self.key),
+            self.checkpoint_since,
+            self.checkpoint_key,
+        )
 
 
 def new_sealing(table: str) -> tuple[SealingState, VerificationKey]:
@@ -268,14 +320,40 @@ def new_sealing(table: str) -> tuple[SealingState, VerificationKey]:
     return SealingState(table, 0, secret), VerificationKey(table, secret)
 
 
-def load_state(path: Path) -> SealingState:
-    """Read the sealing state file.
+#: A sealing state file is about 300 bytes; a larger one is not one (nor read further).
+STATE_MAX_BYTES: Final = 4096
+
+
+def read_state_text(path: Path) -> str:
+    """The text of the state file at ``path``: a regular file of at most
+    :data:`STATE_MAX_BYTES` (a device or a FIFO named by mistake is never read on).
 
     Raises:
         FileNotFoundError: no state at ``path``.
+        OSError: it cannot be read.
+        SealError: it is not a regular file, or too large to be a state.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SealError("not a regular file")
+        raw = os.read(fd, STATE_MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > STATE_MAX_BYTES:
+        raise SealError(f"larger than {STATE_MAX_BYTES} bytes: not a sealing state")
+    return raw.decode("ascii", errors="replace")
+
+
+def load_state(path: Path) -> SealingState:
+    """Read the sealing state file (:func:`read_state_text`).
+
+    Raises:
+        FileNotFoundError: no state at ``path``.
+        OSError: it cannot be read.
         SealError: the file is not a sealing state.
     """
-    return SealingState.from_json(path.read_text(encoding="ascii", errors="replace"))
+    return SealingState.from_json(read_state_text(path))
 
 
 def save_state(path: Path, state: SealingState) -> None:
@@ -288,7 +366,7 @@ def save_state(path: Path, state: SealingState) -> None:
         OSError: the state could not be written (the previous state is left in place).
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         try:
             os.write(fd, state.to_json().encode() + b"\n")
@@ -304,3 +382,24 @@ def save_state(path: Path, state: SealingState) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
+
+
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Remove what :func:`save_state` left beside ``path`` when it was killed before its
+    rename (``.NAME.PID.tmp``: a whole state, possibly of the next epoch's key, which must
+    not linger on the station). Only regular files of that name are removed; call it where
+    no other process replaces the state (the journal's writer lock is held). Returns what
+    was removed.
+    """
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.[0-9]+\.tmp")
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed

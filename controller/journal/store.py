@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
+from controller.journal.checkpoint import CHECKPOINT_KIND, checkpoint_data
 from controller.journal.format import (
     APPEND_ONLY_TRIGGERS,
     COLUMNS,
@@ -198,8 +199,8 @@ class Journal:
         """``kind`` as a plain ``str`` once it is a good record kind (remembered)."""
         if not isinstance(kind, str) or not KIND_PATTERN.fullmatch(kind):
             raise JournalRecordError(f"bad record kind {kind!r}")
-        if kind == SEAL_KIND:
-            raise JournalRecordError("seal rows are written by the journal itself")
+        if kind in (SEAL_KIND, CHECKPOINT_KIND):
+            raise JournalRecordError(f"{kind} rows are written by the journal itself")
         kind = str.__str__(kind)  # a str subclass's own text, not its __format__
         if len(self._kinds) < _KINDS_REMEMBERED:
             self._kinds.add(kind)
@@ -213,6 +214,25 @@ class Journal:
                 return False
             self._write(SEAL_KIND, None, self._sealer.seal_data)
             return True
+
+    def checkpoint(self) -> int:
+        """Write a checkpoint row: rows 1..``last_id`` are checked, so that a later start
+        hashes only the rows after it (``controller.journal.checkpoint``; sealed with the
+        checkpoint key when the journal seals). Returns its id.
+
+        Raises:
+            JournalWriteError, JournalClosedError: as :meth:`append`.
+        """
+        sealing = None if self._sealer is None else self._sealer.state
+
+        def data(row_id: int, ts: str, prev_hash: str) -> str:
+            (schema,) = self._conn.execute("PRAGMA schema_version").fetchone()
+            return canonical_json(
+                checkpoint_data(row_id, ts, prev_hash, schema=schema, sealing=sealing)
+            )
+
+        with self._lock:
+            return self._write(CHECKPOINT_KIND, None, data)
 
     def seal_if_due(self, now: float | None = None) -> bool:
         """Seal when rows have waited :data:`SEAL_IDLE_SECONDS` (monotonic ``now``) unsealed."""

@@ -3,24 +3,29 @@
 The check never changes the journal: it reads the ``-wal`` file's frame headers itself (to see a
 transaction that a crash interrupted: harmless, SQLite discards it), runs SQLite's
 ``integrity_check`` on a read-only connection, walks the hash chain, compares the last row
-with the head record and checks every hole-card commitment against its reveal. With the
-table's verification key it proves every seal (``controller.journal.seal``); with an anchor
-taken earlier it refuses a journal that is behind it or forked from it.
+with the head record, checks the append-only triggers' bodies and every hole-card
+commitment against its reveal. With the table's verification key it proves every seal
+(``controller.journal.seal``) and every sealed checkpoint (``controller.journal.checkpoint``);
+with an anchor taken earlier it refuses a journal that is behind it or forked from it. The
+station's start runs it from the last checkpoint (``controller.journal.startcheck``).
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Final, cast
 
 from controller.journal.anchor import Anchor, check_anchor
+from controller.journal.checkpoint import (
+    CHECKPOINT_KIND,
+    check_checkpoint_mac,
+    checkpoint_fields,
+)
 from controller.journal.format import (
-    APPEND_ONLY_TRIGGERS,
     GENESIS_HASH,
     HEAD_RECORD_SIZE,
     KIND_PATTERN,
@@ -32,6 +37,13 @@ from controller.journal.format import (
 )
 from controller.journal.reader import open_readonly, select_rows
 from controller.journal.seal import SEAL_KIND, VerificationKey, check_row_hash, check_seal
+from controller.journal.startcheck import (
+    CommitmentLookup,
+    StartTrust,
+    gap,
+    trigger_problem,
+    walk_start,
+)
 from controller.journal.wal import WalState, read_wal_state
 from controller.table.holecard import check_commitment
 
@@ -46,7 +58,8 @@ class VerifyCase(Enum):
     UNSEALED = "unsealed"  # a key was given but no seal proves any row
     BEHIND = "behind"  # the journal ends before the anchor's seal: rows removed or rolled back
     FORKED = "forked"  # the anchor's row differs: rewritten or replaced
-    SEAL = "seal"  # a seal does not check out with the key
+    SEAL = "seal"  # a seal (or a sealed checkpoint) does not check out with the key
+    CHECKPOINT = "checkpoint"  # the start cannot trust the last checkpoint
     SCHEMA = "schema"  # the append-only triggers were removed
     TRUNCATED = "truncated"  # committed rows missing at the end
     REMOVED = "removed"  # rows missing in the middle
@@ -84,14 +97,17 @@ def verify(
     key: VerificationKey | None = None,
     anchor: Anchor | None = None,
     since_checkpoint: bool = False,
+    trust: StartTrust | None = None,
 ) -> VerifyReport:
     """Check the journal at ``path``; never raises for a damaged file, reports it instead.
 
     ``tail``: walk only about the last ``tail`` rows (from the start of the round they begin
-    in) and run SQLite's faster ``quick_check``. ``since_checkpoint``: walk only from the
-    last ``verified`` row's checkpoint (the station's start check: it hashes only what is
-    new and skips SQLite's page check, which reads the whole file). ``key``: prove every
-    seal (the whole chain is walked). ``anchor``: fail on a journal behind or forked from it.
+    in) and run SQLite's faster ``quick_check``. ``since_checkpoint``: the station's start
+    check (``controller.journal.startcheck``): walk only from the last checkpoint, which
+    ``trust`` (the station's checkpoint key) must have sealed, count the rows for a gap in
+    the ids, and skip SQLite's page check, which reads the whole file. ``key``: prove every
+    seal and sealed checkpoint (the whole chain is walked). ``anchor``: fail on a journal
+    behind or forked from it.
     """
     path = Path(path)
     head_file = Path(head) if head is not None else head_path(path)
@@ -102,7 +118,7 @@ def verify(
         conn = open_readonly(path)
     except JournalCorruptError as err:
         return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {err}")
-    mode = _Mode(None if key else tail, since_checkpoint and key is None, key, anchor)
+    mode = _Mode(None if key else tail, since_checkpoint and key is None, key, anchor, trust)
     try:
         return _verify_open(conn, path, head_file, wal, mode)
     except sqlite3.DatabaseError as err:
@@ -117,6 +133,7 @@ class _Mode:
     checkpoint: bool
     key: VerificationKey | None
     anchor: Anchor | None
+    trust: StartTrust | None
 
 
 def _round_start(conn: sqlite3.Connection, start: int) -> tuple[int, str | None]:
@@ -132,31 +149,6 @@ def _round_start(conn: sqlite3.Connection, start: int) -> tuple[int, str | None]
         return 0, GENESIS_HASH
     found = conn.execute("SELECT hash FROM journal WHERE id = ?", (start,)).fetchone()
     return start, found[0] if found else None
-
-
-def _checkpoint(conn: sqlite3.Connection) -> tuple[int, str | None] | VerifyReport:
-    """Where the last ``verified`` checkpoint lets a walk start (see :func:`verify`)."""
-    found = conn.execute(
-        "SELECT id, data FROM journal WHERE kind = 'verified' ORDER BY id DESC LIMIT 1"
-    ).fetchone()
-    if found is None:
-        return 0, GENESIS_HASH
-    try:
-        data = json.loads(found[1])
-        through, digest = int(data["through"]), str(data["hash"])
-    except (ValueError, KeyError, TypeError):
-        return VerifyReport(
-            VerifyCase.ALTERED, f"altered: row {found[0]}: unreadable checkpoint", 0, found[0]
-        )
-    stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (through,)).fetchone()
-    if through > 0 and (stored is None or stored[0] != digest):
-        return VerifyReport(
-            VerifyCase.ALTERED,
-            f"altered: row {through} differs from the checkpoint in row {found[0]}",
-            0,
-            through,
-        )
-    return _round_start(conn, through)
 
 
 def _verify_open(
@@ -184,19 +176,22 @@ def _verify_open(
     if mode.tail is not None:
         (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
         start, start_hash = _round_start(conn, max(0, (last or 0) - mode.tail))
-    elif mode.checkpoint:
-        found = _checkpoint(conn)
-        if isinstance(found, VerifyReport):
-            return found
-        start, start_hash = found
+    notes: list[str] = []
+    if mode.checkpoint:
+        found = gap(conn) or walk_start(conn, mode.trust)
+        if isinstance(found, tuple):
+            refused, message, first_row = found
+            return VerifyReport(VerifyCase(refused), message, 0, first_row)
+        start, start_hash = found.after, found.digest
+        notes += [found.note] if found.note else []
     if start_hash is None:
         return VerifyReport(
             VerifyCase.REMOVED, f"removed: row {start}: missing", first_bad_row=start
         )
-    chain = _walk(select_rows(conn, after_id=start), start, start_hash, mode.key)
+    lookup = CommitmentLookup(conn, start) if start > 0 else None
+    chain = _walk(select_rows(conn, after_id=start), start, start_hash, mode.key, lookup)
     if chain.failure is not None:
         return chain.failure
-    notes: list[str] = []
     if wal.interrupted:
         notes.append("an uncommitted transaction (interrupted write) was discarded")
     count = f"{chain.rows} rows" if start == 0 else f"rows {start + 1}..{chain.last_id}"
@@ -224,16 +219,10 @@ def _verify_open(
         if failure is not None:
             found_case, message, first = failure
             return VerifyReport(VerifyCase(found_case), message, chain.rows, first)
-    triggers = {
-        name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
-    }
-    missing_triggers = sorted(set(APPEND_ONLY_TRIGGERS) - triggers)
-    if missing_triggers:
+    schema = trigger_problem(conn)
+    if schema:
         return VerifyReport(
-            VerifyCase.SCHEMA,
-            f"schema: append-only triggers removed ({', '.join(missing_triggers)});"
-            f" the chain of {count} is intact",
-            chain.rows,
+            VerifyCase.SCHEMA, f"schema: {schema}; the chain of {count} is intact", chain.rows
         )
     if chain.commitment_failure is not None:
         return replace(chain.commitment_failure, rows=chain.rows)
@@ -255,8 +244,8 @@ def _verify_open(
     summary += "; " + _seal_summary(chain, mode.key)
     if mode.anchor is not None:
         summary += f"; anchor row {mode.anchor.row} (epoch {mode.anchor.epoch}) matches"
-    if wal.interrupted:
-        summary += "; " + notes[0]
+    for note in notes:
+        summary += "; " + note
     return VerifyReport(case, summary, chain.rows, None, chain.commitments, tuple(notes))
 
 
@@ -264,6 +253,8 @@ def _seal_summary(chain: _Chain, key: VerificationKey | None) -> str:
     if key is None:
         return "seals not checked (no --key)"
     text = f"{chain.seals} seals good (epochs 0..{chain.seals - 1}, rows 1..{chain.sealed_through})"
+    if chain.checkpoints:
+        text += f", {chain.checkpoints} sealed checkpoints good"
     if chain.last_id > chain.sealed_through:
         text += f"; rows {chain.sealed_through + 1}..{chain.last_id} not sealed yet"
     return text
@@ -276,12 +267,22 @@ class _Chain:
     commitments: int = 0
     seals: int = 0
     sealed_through: int = 0
+    checkpoints: int = 0
+    looked_up: set[int | None] = field(default_factory=set)
     failure: VerifyReport | None = None
     commitment_failure: VerifyReport | None = None
 
 
+#: Before a walk that begins after row 1: a round's hole-card commitment made before it.
+Lookup = Callable[[int | None], tuple[int, str] | None]
+
+
 def _walk(
-    rows: Iterable[Row], start: int, prev_hash: str, key: VerificationKey | None = None
+    rows: Iterable[Row],
+    start: int,
+    prev_hash: str,
+    key: VerificationKey | None = None,
+    lookup: Lookup | None = None,
 ) -> _Chain:
     chain = _Chain(last_id=start)
     pending: dict[int | None, tuple[int, str]] = {}  # round -> (row id, commitment)
@@ -317,21 +318,47 @@ def _walk(
                 )
             chain.seals += 1
             chain.sealed_through = row.id
+        elif key is not None and row.kind == CHECKPOINT_KIND:
+            reason = _check_checkpoint(row, key, chain.seals)
+            if reason:
+                return fail(VerifyCase.SEAL, row.id, f"checkpoint {reason}")
+            chain.checkpoints += "mac" in data
         chain.rows += 1
         chain.last_id = row.id
         prev_hash = row.hash
         if chain.commitment_failure is None:
-            _check_hole_card(chain, pending, row, data)
+            _check_hole_card(chain, pending, row, data, lookup)
     return chain
 
 
+def _check_checkpoint(row: Row, key: VerificationKey, seals: int) -> str:
+    """Why a checkpoint row does not check out with the verification key, or ``""``. Its
+    checkpoint key was taken up at an epoch already sealed, or the one to come."""
+    fields = checkpoint_fields(row)
+    if isinstance(fields, str):
+        return fields
+    if "mac" not in fields:
+        return ""  # written before checkpoints were sealed, or by a station without a key
+    if fields["key_epoch"] > seals:
+        return f"names key epoch {fields['key_epoch']}, past the {seals} seals before it"
+    return check_checkpoint_mac(row, fields, key.table, key.checkpoint_key(fields["key_epoch"]))
+
+
 def _check_hole_card(
-    chain: _Chain, pending: dict[int | None, tuple[int, str]], row: Row, data: dict[str, object]
+    chain: _Chain,
+    pending: dict[int | None, tuple[int, str]],
+    row: Row,
+    data: dict[str, object],
+    lookup: Lookup | None,
 ) -> None:
     if row.kind == "hole_card_dealt":
         pending[row.round_no] = (row.id, str(data.get("commitment")))
     elif row.kind == "hole_card_revealed":
         dealt = pending.pop(row.round_no, None)
+        if dealt is None and lookup is not None and row.round_no not in chain.looked_up:
+            # Dealt before the walk began; looked up once (a second reveal has none).
+            chain.looked_up.add(row.round_no)
+            dealt = lookup(row.round_no)
         if dealt is None:
             what = "hole card revealed without a commitment"
         elif check_commitment(dealt[1], str(data.get("card")), str(data.get("nonce"))):

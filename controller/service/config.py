@@ -20,6 +20,7 @@ from controller.rules.profiles import PROFILES, Profile, profile_codes
 from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_limits import parse_limits
 from controller.service.config_panel import PanelConfig, check_uart, parse_panel
+from controller.service.config_paths import check_paths
 from controller.service.config_rules import Options, read_options, table_profile
 from controller.service.config_schema import ConfigError, Section, read_toml
 from controller.table.limits import NO_LIMITS, TableLimits
@@ -232,7 +233,9 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
             "devices.shuffler.max_decks",
             f"the shuffler takes {shuffler.max_decks} decks, the table uses {decks} (decks)",
         )
-    return replace(config, limits=limits)
+    config = replace(config, limits=limits)
+    check_paths(config)
+    return config
 
 
 def _path(section: Section, name: str, default: str) -> Path:

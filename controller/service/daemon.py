@@ -22,8 +22,9 @@ from typing import Any
 
 import structlog
 
-from controller.journal.opening import is_half_made
+from controller.journal.creation import is_half_made
 from controller.journal.seal import SEAL_KIND
+from controller.journal.startcheck import start_trust
 from controller.journal.store import Journal, JournalError, JournalReader, head_path
 from controller.journal.verify import verify
 from controller.rules.legality import SEATS
@@ -32,6 +33,7 @@ from controller.service import config as cfg
 from controller.service.clock import watching_clock
 from controller.service.config_schema import ConfigError
 from controller.service.logs import bind_round, bind_state, bind_table, configure_logging
+from controller.service.outbox import ack_beyond
 from controller.service.sdnotify import Notifier
 from controller.service.station import CommandBuffer, Observer, Station, deferred
 from controller.table.holecard import fresh_nonce
@@ -71,20 +73,35 @@ class Built:
 
 def open_journal(path: Path, sealing: Path | None = None) -> Journal:
     """Check the journal, then open it for appending, sealing with the state at ``sealing``
-    when that file exists; then journal a ``verified`` checkpoint (sealed with the start).
+    when that file exists; then write the start's checkpoint (``Journal.checkpoint``,
+    sealed with the station's checkpoint key; the start's seal follows).
 
-    The check hashes only the rows after the last checkpoint (``verify(...,
-    since_checkpoint=True)``), so a start costs the same on a year-long journal; the full
-    check with the verification key runs off the station (docs/journal.md).
+    The check hashes only the rows after the last checkpoint, once the station's key has
+    proved that checkpoint its own (``verify(..., since_checkpoint=True, trust=...)``,
+    ``controller.journal.startcheck``), so a start costs the same on a year-long journal;
+    the full check with the verification key runs off the station (docs/journal.md).
 
     Raises:
         StartError: when the chain is broken, the sealing state does not fit the journal
             or is missing for a journal that was sealed, or the file cannot be opened.
     """
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        what = (
+            "a symlink"
+            if path.is_symlink()
+            else "a directory"
+            if path.is_dir()
+            else "not a regular file"
+        )
+        raise StartError(f"journal {path} is {what}: name the journal's file itself")
+    trust = start_trust(sealing) if sealing is not None else None
     if path.exists() and not is_half_made(path, head_path(path)):
-        report = verify(path, since_checkpoint=True)
+        report = verify(path, since_checkpoint=True, trust=trust)
         if not report.ok:
             raise StartError(f"journal {path} failed verification: {report.message}")
+        rolled_back = ack_beyond(path)
+        if rolled_back:
+            raise StartError(f"journal {path}: {rolled_back}")
     missing_key = sealing is not None and not sealing.exists()
     try:
         journal = Journal.open(path, sealing=None if missing_key else sealing)
@@ -104,7 +121,7 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
     if journal.replaced_half_made:
         _log.warning("journal: a half-made empty journal was made again")
     try:
-        journal.append("verified", {"through": journal.last_id, "hash": journal.last_hash})
+        journal.checkpoint()
     except BaseException:
         journal.close()
         raise

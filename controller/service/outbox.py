@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
 from controller.journal.format import GENESIS_HASH, Row, format_ts, utc_now
+from controller.journal.reader import open_readonly
 from controller.journal.seal import SEAL_KIND, seal_fields
 from controller.journal.wire import Ack, Status
 
@@ -51,6 +53,40 @@ def load_ack(path: Path) -> tuple[int, str]:
     if type(row) is not int or row < 0 or not isinstance(digest, str):
         return 0, GENESIS_HASH
     return row, digest
+
+
+def ack_beyond(journal: Path) -> str:
+    """What the floor's last acknowledgement says of the journal at ``journal``: ``""`` when
+    the journal holds the row it names with that hash (or there is none), else one line.
+    A collector acknowledges only rows the station had committed and synced: a row it
+    acknowledged that the journal lacks, or holds with another hash, means the journal was
+    rolled back, cut short or replaced (with its key file too, a start cannot see it
+    otherwise). A stale or damaged file names an older row or nothing, never a later one.
+    """
+    row, digest = load_ack(ack_path(journal))
+    if row == 0:
+        return ""
+    try:
+        conn = open_readonly(journal)
+    except (OSError, ValueError):
+        return ""
+    try:
+        found = conn.execute("SELECT hash FROM journal WHERE id = ?", (row,)).fetchone()
+    except sqlite3.Error:
+        return ""
+    finally:
+        conn.close()
+    if found is None:
+        return (
+            f"the floor acknowledged row {row}, which the journal does not hold: rolled back,"
+            " cut short or replaced; keep the files and call the supervisor"
+        )
+    if found[0] != digest:
+        return (
+            f"the floor acknowledged row {row} with another hash: the journal was rewritten or"
+            " replaced; keep the files and call the supervisor"
+        )
+    return ""
 
 
 def save_ack(path: Path, row: int, digest: str) -> None:

@@ -104,7 +104,9 @@ class SimulatedDealer:
     ``seats`` bet every round (``wager_cents`` each); a Match the Dealer wager is placed
     with probability ``match_rate`` where the table offers it (``match_offered``), insurance
     (half the wager) with ``insurance_rate``; a new dealer comes every
-    ``dealer_change_every`` rounds.
+    ``dealer_change_every`` rounds. A round found open at a restart is voided, or with
+    ``resume_restarts`` resumed where it stood (voided only when the table refuses the
+    resume).
 
     The wager sensors see what a dealer does with the chips (docs/panel.md): at each
     settlement prompt the dealer collects a lost spot (empty), pays a won one (wager plus
@@ -125,6 +127,8 @@ class SimulatedDealer:
     _rounds_bet: int = field(default=0, repr=False)
     _changed: bool = field(default=False, repr=False)
     _voided: str | None = field(default=None, repr=False)  # a void the table refused
+    resume_restarts: bool = False
+    _resumed: str | None = field(default=None, repr=False)  # a resume the table refused
     # What the dealer believes lies on each spot, in cents (the sensors read the same; 0:
     # known to be empty; a spot not in it has not been touched since this dealer came).
     chips: dict[tuple[int, WagerSpot], int] = field(default_factory=dict, repr=False)
@@ -289,6 +293,11 @@ class SimulatedDealer:
         fault = view.fault or ""
         if fault.startswith(("device_lost", "device_fault")):
             resolution = Button.SUPERVISOR_RESUME
+        elif fault.startswith("recovered_mid_round") and self.resume_restarts:
+            # Resumed where it stood; voided when the table refuses (it cannot be rebuilt).
+            resolution = (
+                Button.SUPERVISOR_VOID if fault == self._resumed else Button.SUPERVISOR_RESUME
+            )
         elif fault.startswith(("bad_batch", "hole_card_mismatch", "recovered_mid_round")):
             resolution = Button.SUPERVISOR_VOID
         elif fault.startswith(("unexpected_card", "foreign_card", "duplicate_card")):
@@ -301,4 +310,5 @@ class SimulatedDealer:
             # round cannot be voided), so the supervisor resumes instead.
             resolution = Button.SUPERVISOR_RESUME
         self._voided = fault if resolution is Button.SUPERVISOR_VOID else None
+        self._resumed = fault if resolution is Button.SUPERVISOR_RESUME else None
         return [TurnKey(True), Press(resolution), TurnKey(False)]

@@ -211,7 +211,7 @@ class Dealing:
             self.draw_card(view)
         elif isinstance(action, Press):
             extra: list[type] = [PeekResult] if view.state is State.PEEKING else []
-            if view.state is State.DEALER and view.reveal_due:
+            if view.state is State.DEALER and view.reveal_due and view.hole_in_shoe:
                 extra = [HoleCardRevealed]  # the station asks the shoe, the shoe answers
             self.pacer.expect(ButtonPressed, *extra)
             side.press(action.button)
@@ -234,10 +234,11 @@ class Dealing:
         self.result.deliveries += 1
         return self.side.deliver(device, DELIVER_SECONDS)
 
-    def reveal(self) -> None:
+    def reveal(self, view: TableView) -> None:
         """Press NEXT for the hole card's reveal: the station asks the shoe, which answers
-        with the card (PA 635a.7(k))."""
-        self.pacer.expect(ButtonPressed, HoleCardRevealed)
+        with the card (PA 635a.7(k)); a hole card the station sealed itself (the shoe gave
+        it in the open) it turns without asking."""
+        self.pacer.expect(ButtonPressed, *([HoleCardRevealed] if view.hole_in_shoe else []))
         self.side.press(Button.NEXT)
 
     def _play_out(self, view: TableView) -> bool:

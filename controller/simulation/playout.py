@@ -207,7 +207,7 @@ def play_out_players(dealing: Any, view: TableView, after: Device | None = None)
     # her hole card over (the station asks the shoe for it); only when the turn ended on
     # the layout's last hand: a hand passed over may still be settled first.
     if layout.players_done() and view.hole_face_down and switch_to("panel"):
-        dealing.reveal()
+        dealing.reveal(view)
     return True
 
 

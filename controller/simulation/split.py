@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from controller.rules.cards import parse_card
 from controller.service.daemon import build_station, rig_drivers, station_profile
@@ -145,7 +145,7 @@ class SplitTable:
                 observed_b.close()
             self.doubles_pid = process.pid
             try:
-                control.send(setup)
+                self._send(control, process, setup)
                 ready = self._next(control, process, DoublesReady)
                 served = {
                     kind: ServedDouble(Path(path), DEFAULT_SERIALS[kind], keys[kind])
@@ -196,7 +196,7 @@ class SplitTable:
             finally:
                 self.cpu.observation_batches = relay.sent
                 relay.close()
-        control.send(CloseDoubles())
+        self._send(control, process, CloseDoubles())
         self.result = done.result
         self.cpu.doubles_process = done.cpu_seconds
         self.cpu.doubles_threads = done.thread_seconds
@@ -215,7 +215,8 @@ class SplitTable:
                 args = message.args
                 if message.name == "insert_hole_card":
                     args = (None if args[0] is None else parse_card(args[0]),)
-                control.send(ReaderAnswer(getattr(side, message.name)(*args)))
+                answer = ReaderAnswer(getattr(side, message.name)(*args))
+                self._send(control, process, answer)
             elif isinstance(message, DealingDone):
                 if start is not None:
                     self.cpu.station_process = process_seconds() - start[0]
@@ -226,6 +227,32 @@ class SplitTable:
                 return message
             else:
                 raise DoublesProcessDiedError(f"unexpected message {type(message).__name__}")
+
+    def _send(self, control: Connection, process: Any, message: object) -> None:
+        """Send ``message`` to B.
+
+        Raises:
+            DoublesProcessDiedError: B is gone (its end of the pipe closed).
+        """
+        try:
+            control.send(message)
+        except (OSError, EOFError):
+            self._died(process)
+
+    def _died(self, process: Any) -> NoReturn:
+        """B has ended: say so, with what it means for the station.
+
+        Raises:
+            DoublesProcessDiedError: always.
+        """
+        try:
+            code = process.wait(timeout=STUCK_SECONDS)
+        except subprocess.TimeoutExpired:
+            code = None
+        raise DoublesProcessDiedError(
+            f"the doubles-and-dealer process ended (exit code {code}): the station lost its"
+            f" shuffler, shoe and panel board with it"
+        )
 
     def _next(self, control: Connection, process: Any, kind: type[T]) -> T:
         """The next message from B, of ``kind``.
@@ -245,8 +272,4 @@ class SplitTable:
                 if not isinstance(message, kind):
                     raise DoublesProcessDiedError(f"expected {kind.__name__}, got {message!r}")
                 return message
-        try:
-            code = process.wait(timeout=STUCK_SECONDS)
-        except subprocess.TimeoutExpired:
-            code = None
-        raise DoublesProcessDiedError(f"the doubles-and-dealer process ended (exit code {code})")
+        self._died(process)

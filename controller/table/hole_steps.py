@@ -46,18 +46,20 @@ class HoleCardSteps(Supervised):
         play = self.play
         waiting = play.hole_in_shoe() if play is not None else None
         card, nonce = event.card, event.nonce
+        voided = self.voided_holes.pop(event.commitment, None) if event.asked else None
+        if not event.asked or voided is not None or play is None or event.commitment != waiting:
+            # Not the answer the round in play waits for: a voided round's card given back,
+            # late or not; a repeated answer for a card already turned; or one this station
+            # never asked for (asked before a restart: it asks again when it needs it).
+            # Journaled, and it acts on nothing: it never faults or settles the round in play.
+            self._late_hole_answer(voided, event)
+            return
         self._record(
             "hole_card_reveal_answer",
             commitment=event.commitment,
             answered=card is not None,
             problem=event.problem,
         )
-        voided = self.voided_holes.pop(event.commitment, None)
-        if voided is not None:
-            self._voided_hole_revealed(voided, event)
-            return
-        if play is None or waiting is None or event.commitment != waiting:
-            return  # a repeated answer for a card already turned: nothing to act on
         if card is None or nonce is None:
             problem = event.problem or "no card"
             self.raise_fault(FaultCode.HOLE_CARD_COMMITMENT, problem, device="shoe")
@@ -74,22 +76,29 @@ class HoleCardSteps(Supervised):
         if self.state is State.DEALER:
             self._reveal()
 
-    def _voided_hole_revealed(self, round_no: int, event: HoleCardRevealed) -> None:
-        """A voided round's hole card, journaled under its round once it opens the commitment."""
+    def _late_hole_answer(self, round_no: int | None, event: HoleCardRevealed) -> None:
+        """The shoe's answer for a hole card that is not the round in play's. A voided
+        round's (``round_no``) that opens its commitment is journaled under that round, so
+        the journal accounts for the card; one that does not is journaled with its problem
+        and otherwise ignored: the round it belonged to is closed and its wagers settled."""
         card, nonce = event.card, event.nonce
-        if (
-            card is None
-            or nonce is None
-            or not check_commitment(event.commitment, card.text, nonce)
-        ):
-            self.raise_fault(
-                FaultCode.HOLE_CARD_COMMITMENT,
-                f"round {round_no}: the shoe's hole card does not open its commitment",
-                device="shoe",
-            )
-            return
-        self.drawn[card] += 1
-        self.journal.append("hole_card_revealed", {"card": card.text, "nonce": nonce}, round_no)
+        opens = (
+            card is not None
+            and nonce is not None
+            and check_commitment(event.commitment, card.text, nonce)
+        )
+        problem = event.problem
+        if round_no is not None and not opens:
+            problem = problem or "the card and nonce do not open the commitment"
+        self._record(
+            "hole_card_reveal_answer",
+            commitment=event.commitment,
+            answered=card is not None,
+            problem=problem,
+        )
+        if round_no is not None and opens and card is not None:
+            self.drawn[card] += 1
+            self.journal.append("hole_card_revealed", {"card": card.text, "nonce": nonce}, round_no)
 
     def _announce_hole_card(self) -> None:
         """Tell the shoe, once, that the next card is the hole card (it withholds it)."""

@@ -218,9 +218,11 @@ class RoundPlay:
         if not isinstance(step, NeedCard):
             return f"waiting for {describe(step)}"
         if step.role is CardRole.HOLE:
+            # The shoe gave the hole card in the open (it was not told in time, or it
+            # does not withhold): the station seals it itself, its nonce in memory only.
             commitment, self.__nonce = commit_hole_card(card, self.nonces())
             round_.deal(SealedCard(card))
-            self.record("hole_card_dealt", {"commitment": commitment})
+            self.record("hole_card_dealt", {"commitment": commitment, "sealed_by": "station"})
         else:
             round_.deal(card)
             self.record(
@@ -242,7 +244,7 @@ class RoundPlay:
             return f"a hole card was reported while waiting for {describe(self.round.step)}"
         self.withheld = WithheldCard(commitment)
         self.round.deal(self.withheld)
-        self.record("hole_card_dealt", {"commitment": commitment})
+        self.record("hole_card_dealt", {"commitment": commitment, "sealed_by": "shoe"})
         self._flush()
         return None
 

@@ -9,7 +9,12 @@ device is commanded:
   round rebuilt from its journalled cards and decisions; the supervisor resumes or voids.
   A hole card that was sealed and not yet revealed is not in the journal by design, so
   such a round can only be voided;
-* a fault that was active at power-off is still active, with the same resume point.
+* a fault that was active at power-off is still active, with the same resume point;
+* a voided round's hole card that the shoe still holds (asked for at the void, not yet
+  journaled) is asked for again, and journaled under its own round when it comes.
+
+A round is rebuilt from its own rows only (:func:`round_rows`): a row of another round
+journaled meanwhile (a voided round's hole card the shoe gave back late) never plays in it.
 """
 
 from __future__ import annotations
@@ -61,6 +66,9 @@ class Recovered:
     fault: Fault | None = None
     resume_to: State | None = None
     open_round: list[JournalledRow] = field(default_factory=list)
+    #: Hole cards of voided rounds the shoe was asked for and still holds (commitment ->
+    #: round): asked for again once the devices are up.
+    voided_holes: dict[str, int] = field(default_factory=dict)
     # The last report of each wager spot: all the betting book needs, however long the journal.
     wagers: dict[tuple[int, WagerSpot], SeatWagerChanged] = field(default_factory=dict)
 
@@ -92,6 +100,13 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
         elif kind == "shuffle_commanded":
             rec.drawn.clear()
             rec.reshuffle_pending = False
+        elif kind == "shoe_loaded":
+            rec.voided_holes.clear()  # a new batch: the shoe holds no old hole card
+        elif kind == "hole_card_reveal_requested" and data.get("reason") == "void":
+            if row.round_no is not None:
+                rec.voided_holes[str(data["commitment"])] = row.round_no
+        elif kind == "hole_card_revealed" and row.round_no in rec.voided_holes.values():
+            rec.voided_holes = {c: r for c, r in rec.voided_holes.items() if r != row.round_no}
         elif kind in ("cover_card", "shoe_empty"):
             rec.reshuffle_pending = True
         if kind in _SHOE_CARDS and _is_card(data.get("card")):
@@ -107,6 +122,14 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
         rec.fault = Fault(FaultCode(fault_row["code"]), str(fault_row["message"]))
         rec.resume_to = State(fault_row["state"])
     return rec
+
+
+def round_rows(rows: list[JournalledRow]) -> list[JournalledRow]:
+    """The rows of the round that ``rows`` opens (its ``round_started`` first) that belong
+    to it: rows of no round (seals, checkpoints, starts) and rows of another round
+    journaled meanwhile (a voided round's hole card, given back late) left out."""
+    number = rows[0].round_no
+    return [row for row in rows if row.round_no == number]
 
 
 def _is_card(text: Any) -> bool:
@@ -133,6 +156,7 @@ def void_accounts_from_rows(rows: list[JournalledRow]) -> dict[str, list[dict[st
     stand: list[dict[str, Any]] = []
     paid: set[tuple[int, str]] = set()
     insurance: dict[int, int | None] = {}
+    rows = round_rows(rows)
     for row in rows:
         data = row.data
         if row.kind in _PAYMENT_KINDS:
@@ -176,7 +200,9 @@ def rebuild_round(
     rules refuse, or a hole card the table sealed itself and never revealed: its nonce died
     with the station). A hole card the shoe withholds (``shoe_withholds``) is rebuilt from
     its commitment: the shoe keeps card and nonce across the restart and gives them at the
-    reveal, so such a round resumes like any other."""
+    reveal, so such a round resumes like any other. Only the round's own rows count
+    (:func:`round_rows`)."""
+    rows = round_rows(rows)
     start = rows[0].data
     seats = start["seats"]
     known = frozenset(s["seat"] for s in seats if s.get("wager_cents") is not None)
@@ -184,8 +210,14 @@ def rebuild_round(
         SeatWager(s["seat"], s.get("wager_cents") or 100, s.get("match_cents") or 0) for s in seats
     )
     revealed = [r.data["card"] for r in rows if r.kind == "hole_card_revealed"]
-    if sum(r.kind == "hole_card_dealt" for r in rows) > len(revealed) and not shoe_withholds:
-        return None
+    dealt = [r.data.get("sealed_by") for r in rows if r.kind == "hole_card_dealt"]
+    if len(dealt) > len(revealed):
+        # Not yet revealed: only a card the shoe holds can be; one the station sealed
+        # itself had its nonce in the station's memory (a journal from before sealed_by
+        # was written names neither: then the table's shoe decides).
+        holder = dealt[-1] or ("shoe" if shoe_withholds else "station")
+        if holder != "shoe":
+            return None
     play = RoundPlay(profile, decks, ClosedBets(wagers, known, ()), lambda *_: None)
     round_ = play.round
     insurance: dict[int, int] = {}

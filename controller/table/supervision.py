@@ -114,6 +114,7 @@ class Supervised:
         self.last_burn = parse_card(rec.last_burn) if rec.last_burn else None
         self.drawn = Counter({parse_card(t): n for t, n in rec.drawn.items()})
         self.reshuffle_pending = rec.reshuffle_pending
+        self.voided_holes = dict(rec.voided_holes)
         for event in rec.wagers.values():
             self.book.update(event)
         machine = shared_machine()
@@ -156,7 +157,18 @@ class Supervised:
         self._record("recovered", state=self.state.value, round=self.round_no)
 
     def resume_output(self) -> None:
-        """Once the devices are up: show the prompt, and command what the state needs."""
+        """Once the devices are up: show the prompt, and command what the state needs; ask
+        the shoe again for the hole cards of voided rounds it still holds (its answer
+        before the stop may have been lost with the station)."""
+        shoe = self.devices.shoe
+        for commitment, round_no in self.voided_holes.items():
+            if shoe is not None:
+                self.journal.append(
+                    "hole_card_reveal_requested",
+                    {"commitment": commitment, "reason": "void"},
+                    round_no,
+                )
+                shoe.reveal_hole_card(commitment)
         if self.state is State.STARTING:
             self.begin()
         elif self.state is State.SHUFFLING:

@@ -52,6 +52,9 @@ class TableView:
     settling: SettlementView | None = None
     #: The next card out of the shoe is the dealer's hole card (the deal order is public).
     hole_card_due: bool = False
+    #: The face-down hole card is held by the shoe (it gives it when the station asks, at
+    #: the reveal or a void); False when the station sealed it itself or there is none.
+    hole_in_shoe: bool = False
     #: Every settlement still to make in this settlement state, in the order the panel
     #: prompts them (``settling`` first): a dealer settles from the layout, seat after seat,
     #: without looking up at the panel between them.
@@ -108,6 +111,7 @@ def view_record(view: TableView) -> dict[str, Any]:
         "settling_seat": view.settling_seat,
         "settling": None if settling is None else _settlement_record(settling),
         "hole_card_due": view.hole_card_due,
+        "hole_in_shoe": view.hole_in_shoe,
         "settlements": [_settlement_record(s) for s in view.settlements],
     }
 
@@ -272,4 +276,5 @@ def table_view(table: Table) -> TableView:
         settling=settlements[0] if settlements else None,
         hole_card_due=hole_due,
         settlements=settlements,
+        hole_in_shoe=play is not None and play.hole_in_shoe() is not None,
     )

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import signal
 import sys
 import threading
@@ -131,6 +133,47 @@ def start_doubles(
     return Doubles(started)
 
 
+#: A serial number as a HELLO carries it and a configuration names it: printable ASCII.
+SERIAL: Final = re.compile(r"[\x21-\x7E]([\x20-\x7E]{0,30}[\x21-\x7E])?")
+SECRET_BYTES: Final = 32
+
+
+def _serial(text: str) -> str:
+    if not SERIAL.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a serial number (1-32 printable ASCII characters)"
+        )
+    return text
+
+
+def _secret(text: str) -> bytes:
+    try:
+        secret = bytes.fromhex(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a pairing secret is 64 hex digits") from None
+    if len(secret) != SECRET_BYTES:
+        raise argparse.ArgumentTypeError(
+            f"a pairing secret is {SECRET_BYTES} bytes (64 hex digits), not {len(secret)}"
+        )
+    return secret
+
+
+def path_problem(endpoints: Mapping[str, str], control: Path) -> str:
+    """What is wrong with where the doubles would publish (``""``: nothing): a path named
+    twice, or one that exists already (a pty's symlink, a listening socket or the control
+    socket would replace it). ``unix-connect:`` paths must exist: the double connects."""
+    seen: dict[str, str] = {}
+    for kind, spec in [*endpoints.items(), ("control", f"control:{control}")]:
+        scheme, _, path = spec.partition(":")
+        real = os.path.realpath(path)
+        if real in seen:
+            return f"{path} is named for {seen[real]} and {kind}: one path a device"
+        seen[real] = kind
+        if scheme != "unix-connect" and os.path.lexists(path):
+            return f"{path} exists: the {kind} double does not replace it (remove it first)"
+    return ""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dealer-station doubles``."""
     for kind in KINDS:
@@ -140,14 +183,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             f"--{kind}-serial",
             metavar="SERIAL",
+            type=_serial,
             default=DEFAULT_SERIALS[kind],
-            help="the serial number its HELLO reports",
+            help="the serial number its HELLO reports (1-32 printable ASCII characters)",
         )
         parser.add_argument(
             f"--{kind}-secret",
             metavar="HEX",
-            type=bytes.fromhex,
-            help="start already paired with this 32-byte secret (hex)",
+            type=_secret,
+            help="start already paired with this 32-byte secret (64 hex digits)",
         )
     parser.add_argument(
         "--control", type=Path, required=True, metavar="PATH", help="control socket (JSON lines)"
@@ -167,6 +211,16 @@ def run(args: argparse.Namespace) -> int:
     if not endpoints:
         print("dealer-station doubles: name at least one of --shoe, --shuffler, --panel",
               file=sys.stderr)  # fmt: skip
+        return 2
+    for spec in endpoints.values():
+        try:
+            port_factory(spec)
+        except ValueError as err:
+            print(f"dealer-station doubles: {err}", file=sys.stderr)
+            return 2
+    problem = path_problem(endpoints, args.control)
+    if problem:
+        print(f"dealer-station doubles: {problem}", file=sys.stderr)
         return 2
     serials = {k: getattr(args, f"{k}_serial") for k in KINDS}
     secrets = {k: getattr(args, f"{k}_secret") for k in KINDS if getattr(args, f"{k}_secret")}

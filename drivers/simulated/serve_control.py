@@ -105,7 +105,7 @@ CALLS: Final[dict[str, dict[str, Call]]] = {
     },
 }
 READABLE: Final = {
-    "shoe": {"remaining", "draws", "dealt"},
+    "shoe": {"remaining", "draws", "dealt", "hole_log"},
     "shuffler": {"batches", "state", "jammed", "door_open"},
     "panel": {"lamps", "unknown_lamps", "lamp_frames", "refused_lamp_frames"},
     "reader": {"checks"},

@@ -17,7 +17,8 @@ card from the draw number the station's ``HoleCardNext`` names, is reported only
 seeded simulation). The shoe keeps card and nonce (``withheld``, across power cycles: its
 flash) until the next load, and answers every ``HoleCardRevealRequest`` for it the same
 way (a station that crashed between asking and hearing asks again). ``lie_at_reveal``
-makes it reveal another card (a tampered shoe).
+makes it reveal another card (a tampered shoe); ``defer_reveals`` keeps its answers until
+:meth:`ShoeDouble.answer_deferred` (a shoe slow to answer: the station has moved on).
 """
 
 from __future__ import annotations
@@ -53,9 +54,15 @@ class ShoeDouble(SerialDeviceDouble):
         self.dealt: list[Card] = []
         #: Hole cards withheld, by commitment: (card, nonce). Kept until revealed.
         self.withheld: dict[bytes, tuple[Card, bytes]] = {}
+        #: Every hole card this shoe withheld, in order, across loads: (commitment in hex,
+        #: card). What a real shoe's own log tells an investigator (a test's ground truth).
+        self.hole_log: list[tuple[str, Card]] = []
         self._hole_from: int | None = None
         #: Reveal this card instead of the one withheld (a tampered shoe).
         self.lie_at_reveal: Card | None = None
+        #: Keep the answers to reveal requests until :meth:`answer_deferred`.
+        self.defer_reveals = False
+        self._deferred: list[fb.HoleCardRevealRequest] = []
 
     @property
     def remaining(self) -> int:
@@ -170,6 +177,7 @@ class ShoeDouble(SerialDeviceDouble):
         commitment = bytes.fromhex(hole_card_commitment(card.text, nonce.hex()))
         with self._cond:
             self.withheld[commitment] = (card, nonce)
+            self.hole_log.append((commitment.hex(), card))
         self._report(fb.HoleCardDealtReport(draw, commitment))
 
     def _on_command(self, message: fb.Message) -> None:
@@ -179,13 +187,37 @@ class ShoeDouble(SerialDeviceDouble):
         elif isinstance(message, fb.HoleCardCancel):
             self._hole_from = None
         elif isinstance(message, fb.HoleCardRevealRequest):
-            held = self.withheld.get(message.commitment)
-            if held is None:
-                self._reply(fb.HoleCardRevealReport(message.commitment, 0, "S", bytes(16)))
-                return
-            card, nonce = held
-            if self.lie_at_reveal is not None:
-                card = self.lie_at_reveal
-            self._reply(
-                fb.HoleCardRevealReport(message.commitment, int(card.rank), card.suit.value, nonce)
-            )
+            with self._cond:
+                if self.defer_reveals:
+                    self._deferred.append(message)
+                    self._cond.notify_all()
+                    return
+            self._answer_reveal(message)
+
+    @property
+    def deferred(self) -> int:
+        """How many reveal requests wait for :meth:`answer_deferred`."""
+        with self._cond:
+            return len(self._deferred)
+
+    def answer_deferred(self) -> int:
+        """Answer the reveal requests kept while ``defer_reveals`` was set (with what the
+        shoe holds now), in order, and stop keeping them; returns how many."""
+        with self._cond:
+            self.defer_reveals = False
+            deferred, self._deferred = self._deferred, []
+        for message in deferred:
+            self._answer_reveal(message)
+        return len(deferred)
+
+    def _answer_reveal(self, message: fb.HoleCardRevealRequest) -> None:
+        held = self.withheld.get(message.commitment)
+        if held is None:
+            self._reply(fb.HoleCardRevealReport(message.commitment, 0, "S", bytes(16)))
+            return
+        card, nonce = held
+        if self.lie_at_reveal is not None:
+            card = self.lie_at_reveal
+        self._reply(
+            fb.HoleCardRevealReport(message.commitment, int(card.rank), card.suit.value, nonce)
+        )
