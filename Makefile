@@ -73,9 +73,10 @@ image: system-deps $(STAMP)
 	$(PYTHON) vm_tests/pi_image.py
 
 ## The package booted in a Debian 12 VM under QEMU with the devices on USB, and the Raspberry
-## Pi image booted on arm64 (vm_tests/).
+## Pi image booted on arm64 (vm_tests/): the two guests at once, a file to a worker (their
+## tests wait on timers in the guests, NTP polls and watchdogs, which then overlap).
 vm-test: system-deps $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider vm_tests
+	$(BIN)/pytest -q -n 2 --dist loadfile -p no:cacheprovider vm_tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -63,7 +63,8 @@ AMD64 = Machine(
 #: console early in the boot and the guest reset).
 #: systemd.watchdog_sec=60: the hardware watchdog fed as the image configures it, with a
 #: longer timeout than the Pi's 14 s: the board's watchdog counts real time, and a TCG guest on
-#: a loaded 2-core machine was starved for longer than 14 s and reset in the middle of a test.
+#: a loaded 2-core machine was starved for longer than 14 s and reset in the middle of a test
+#: (the hung-system test, the last, puts the image's 14 s back before it freezes PID 1).
 ARM64 = Machine(
     "qemu-system-aarch64",
     ("-machine", "virt", "-accel", "tcg,thread=multi", "-cpu", "cortex-a72", "-smp", "2"),
