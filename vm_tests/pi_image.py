@@ -51,6 +51,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from arm64 import Arm64Error, aarch64_binfmt, arm64_root, chroot_mounts, run_host
+from image import agent_unit
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE_DIR = ROOT / "pi-image"
@@ -77,21 +78,7 @@ VENV_LIB = "opt/dealer-station/lib"
 #: The boot test's additions (test.img only): its agent, from the payload disk, and NTP from
 #: the host side (10.0.2.2 in QEMU's user network), retried every few seconds and asked every
 #: 16 s (timesyncd's shortest interval), so that a change of the server's time shows soon.
-TEST_AGENT_UNIT = """\
-[Unit]
-Description=dealer-station boot test agent (payload disk /dev/vdb)
-Requires=dev-vdb.device
-After=dev-vdb.device
-
-[Service]
-ExecStartPre=/bin/mkdir -p /run/payload
-ExecStartPre=/bin/mount -o ro /dev/vdb /run/payload
-ExecStart=/usr/bin/python3.11 /run/payload/agent.py
-StandardOutput=journal
-
-[Install]
-WantedBy=multi-user.target
-"""
+TEST_AGENT_UNIT = agent_unit("/run/payload", "/usr/bin/python3.11")
 TEST_TIMESYNCD = """\
 [Time]
 NTP=10.0.2.2
