@@ -280,6 +280,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
             "flushes_per_round",
             "card_years",
             "card_years_worst",
+            "journal_bytes_kept_per_round",
+            "dsdata_busy_days",
         ),
     ),
     Benchmark(
