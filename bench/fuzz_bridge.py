@@ -40,7 +40,7 @@ _device = Endpoint(
     secret=bytes(range(32)),
 )
 _opener = Opener(
-    SessionKeys(bytes(range(32)), bytes(16), bytes(16), DeviceKind.SHOE).device_to_station
+    SessionKeys(bytes(range(32)), bytes(16), bytes(16), DeviceKind.SHOE.code).device_to_station
 )
 _device.start(0.0)
 _clock = [0.0]

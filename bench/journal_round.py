@@ -1,4 +1,4 @@
-"""The journal's own CPU a round, as the station thread pays it (issue 15, item 2): a
+"""The journal's own CPU a round, as the station thread pays it (the station thread's share): a
 simulated table's journal calls (7 seats, PA: each event's rows in one ``Journal.batch``,
 the few appends outside one) are recorded once, then written again into fresh journals,
 sealed, with nothing else running in the thread: the thread's CPU per round is the

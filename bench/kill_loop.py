@@ -60,12 +60,12 @@ from controller.table.prompts import State
 from controller.table.view import TableView
 from drivers.hal import DeviceConnected, WagerSpot
 from drivers.pairing import PairedDevice, PairingStore
-from drivers.simulated.serve import DEFAULT_SERIALS
+from drivers.simulated.serve import DEFAULT_SERIALS, KINDS, station_sections
 from drivers.simulated.serve_client import ServedDoubles
 
 DEALER_STATION: Final = Path(sys.executable).parent / "dealer-station"
 TABLE: Final = "NY-KILL-1"
-KINDS: Final = ("shuffler", "shoe", "panel")
+# Every device of the table is on a serial line (NY, no card reader): KINDS, the served ones.
 DECKS: Final = 6
 #: The dealer cuts the cover card this far into the batch (a shoe lasts ~20 rounds).
 COVER_AT: Final = 200
@@ -95,21 +95,6 @@ directory = "{dir}/pairing"
 [logging]
 level = "debug"
 format = "json"
-
-[devices.shuffler]
-port = "{dir}/shuffler"
-serial = "{serials[shuffler]}"
-firmware = ["sim-1.0"]
-
-[devices.shoe]
-port = "{dir}/shoe"
-serial = "{serials[shoe]}"
-firmware = ["sim-1.0"]
-
-[devices.panel_board]
-port = "{dir}/panel"
-serial = "{serials[panel]}"
-firmware = ["sim-1.0"]
 """
 
 
@@ -212,7 +197,8 @@ class KillLoop:
         self.serials = dict(DEFAULT_SERIALS)
         self.config = folder / "station.toml"
         self.config.write_text(
-            CONFIG.format(table=TABLE, decks=DECKS, dir=folder, serials=self.serials)
+            CONFIG.format(table=TABLE, decks=DECKS, dir=folder)
+            + station_sections({kind: folder / kind for kind in KINDS}, self.serials)
         )
         self.log = folder / "daemon.err"
         self.figures = Figures()

@@ -27,8 +27,7 @@ class Target:
     key: str
     op: str  # ">=", "<" or "=="
     value: float | bool | str
-    text: str  # the target as the issue states it
-    source: str  # where the target comes from
+    text: str  # the target, as the tables state it
 
     def met(self, figure: object) -> bool | None:
         """Whether ``figure`` meets the target; None when it is not a comparable value."""
@@ -165,14 +164,13 @@ def render(results: Sequence[Result], info: dict[str, str], hand: str, total_s: 
     out = [HEADER, "## Machine", ""]
     out += [f"- {key}: {value}" for key, value in info.items()]
     out += [f"- Duration of `make bench`: {total_s:.0f} s", "", HOW_TO_READ]
-    out += ["## Targets", "", "| Benchmark | Figure | Target | Measured | Verdict | Issue |"]
-    out.append("|---|---|---|---|---|---|")
+    out += ["## Targets", "", "| Benchmark | Figure | Target | Measured | Verdict |"]
+    out.append("|---|---|---|---|---|")
     for result in results:
         for target in result.bench.targets:
             measured, verdict = _verdict(target, result)
             out.append(
-                f"| {result.bench.name} | `{target.key}` | {target.text} | {measured} "
-                f"| {verdict} | {target.source} |"
+                f"| {result.bench.name} | `{target.key}` | {target.text} | {measured} | {verdict} |"
             )
     out.append("")
     for result in results:
@@ -214,7 +212,7 @@ HOW_TO_READ = """## How to read these figures
 - Each benchmark is a separate process run with the command shown; re-run one by itself to
   check a figure. Rates are best-of or totals as each script's docstring says; latencies
   are wall-clock percentiles. No test asserts a time: the targets are goals, not gates.
-- "meets" / "**misses**" compare one run with the target from the issue named beside it.
+- "meets" / "**misses**" compare one run with the target beside it.
   One run on a shared machine is noisy: latency tails (p99, max) move most with other load,
   so read the load average above before reading a miss as a regression. The procedure
   benchmark also reports each event's CPU time on its own thread (`cpu_p99_us`), which

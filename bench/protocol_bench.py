@@ -37,7 +37,7 @@ from firmware_bridge.frame import FLAG_RELIABLE, FLAG_SEALED
 
 #: A pairing secret and handshake nonces for the sealed figures (values do not matter).
 SECRET = bytes(range(32))
-KEYS = SessionKeys(SECRET, bytes(16), bytes(range(16)), DeviceKind.SHOE)
+KEYS = SessionKeys(SECRET, bytes(16), bytes(range(16)), DeviceKind.SHOE.code)
 
 
 def best_rate(count: int, run: Callable[[], object], repeats: int = 5) -> float:

@@ -77,11 +77,6 @@ class _Status(Enum):
     REFUSED = "refused"
 
 
-def bridge_kind(kind: DeviceKind) -> fb.DeviceKind:
-    """The wire code of a ``drivers.hal.DeviceKind``."""
-    return fb.DeviceKind[kind.name]
-
-
 class LinkedDevice(ABC):
     """Base of the drivers that speak ``firmware_bridge`` (see the module docstring)."""
 
@@ -104,7 +99,7 @@ class LinkedDevice(ABC):
         self._lock = threading.RLock()
         self._endpoint = fb.Endpoint(
             fb.Role.STATION,
-            fb.Identity(bridge_kind(self.KIND), STATION_FIRMWARE, station_id),
+            fb.Identity(self.KIND, STATION_FIRMWARE, station_id),
             check_peer=self._check_peer,
             timing=timing,
             secret=expected.secret,

@@ -15,18 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
+from typing import Final, Protocol
 
 from controller.rules.cards import Card
 
-
-class DeviceKind(Enum):
-    """The table's devices, by the name they give in their HELLO."""
-
-    SHUFFLER = "shuffler"
-    SHOE = "shoe"
-    CARD_READER = "card_reader"
-    PANEL = "panel"
+# The table's devices: one name for the HAL and the wire (its text is ``value``, its byte in
+# HELLO ``code``); drivers/registry.py declares what the station knows of each.
+from firmware_bridge.codec import DeviceKind as DeviceKind  # noqa: PLC0414 - re-exported
 
 
 class PeekAnswer(Enum):
@@ -100,6 +95,16 @@ class Led(Enum):
     def seat(number: int) -> Led:
         """The lamp in front of seat ``number`` (1..7)."""
         return Led(f"seat_{number}")
+
+
+#: The lamp that shows a device's faults (a device not here shows the general fault lamp
+#: only). Here, beside the lamps, because the table sees the devices only through this
+#: module; drivers/registry.py gives each spec its lamp from it.
+FAULT_LAMPS: Final[Mapping[DeviceKind, Led]] = {
+    DeviceKind.SHUFFLER: Led.SHUFFLER_FAULT,
+    DeviceKind.SHOE: Led.SHOE_FAULT,
+    DeviceKind.CARD_READER: Led.READER_FAULT,
+}
 
 
 class LedMode(Enum):

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import structlog
 
 import firmware_bridge as fb
-from drivers.device_link import ExpectedDevice, LinkedDevice
+from drivers.device_link import ExpectedDevice
 from drivers.errors import DriverConfigError
 from drivers.hal import (
     Button,
@@ -44,8 +44,8 @@ from drivers.hal import (
     WagerSpot,
 )
 from drivers.panel import SUPERVISOR_BUTTONS
-from drivers.serial_transport import SerialSettings, SerialTransport
-from drivers.transport import Backoff
+from drivers.serial_driver import SerialDriver
+from drivers.serial_transport import SerialSettings
 
 log = structlog.get_logger(__name__)
 
@@ -94,7 +94,7 @@ class PanelCodes:
         )
 
 
-class SerialPanelDriver(LinkedDevice):
+class SerialPanelDriver(SerialDriver):
     """``drivers.hal.DealerPanel`` on a panel board over serial (see the module docstring)."""
 
     KIND: ClassVar[DeviceKind] = DeviceKind.PANEL
@@ -106,26 +106,18 @@ class SerialPanelDriver(LinkedDevice):
         expected: ExpectedDevice,
         *,
         codes: PanelCodes | None = None,
-        timing: fb.Timing | None = None,
-        backoff: Backoff | None = None,
-        station_id: str = "station",
-        refusal_retry: float = 1.0,
+        **link: Any,
     ) -> None:
-        super().__init__(
-            sink, expected, station_id=station_id, timing=timing, refusal_retry=refusal_retry
-        )
+        """``codes``: the board's lamp and button numbers; ``link``: the options of
+        :class:`SerialDriver` (timing, backoff, station_id, refusal_retry)."""
+        super().__init__(settings, sink, expected, **link)
         self.codes = codes or PanelCodes.default()
         self._buttons = {code: button for button, code in self.codes.buttons.items()}
-        # Each lamp's bit in PanelLamps, looked up once per lamp shown (issue 15).
+        # Each lamp's bit in PanelLamps, looked up once per lamp shown.
         self._bits = {led: 1 << code for led, code in self.codes.leds.items()}
         self._wanted = (0, 0)  # the (steady, blink) masks asked for
         self._sent: tuple[int, int] | None = None  # (steady, blink) masks the board has
         self._key_on = False
-        self._serial = SerialTransport(settings, self, name="panel", backoff=backoff)
-
-    @property
-    def transport(self) -> SerialTransport:
-        return self._serial
 
     @property
     def supervisor_key_on(self) -> bool:
@@ -139,7 +131,7 @@ class SerialPanelDriver(LinkedDevice):
         Raises:
             TypeError: a key that is not a ``Led`` or a value that is not a ``LedMode``.
         """
-        # The station thread's share of every panel state (issue 15, second pass): one
+        # The station thread's share of every panel state (bench/hil_throughput.py): one
         # dict lookup and two identity tests a lamp, the masks built as it goes.
         bits = self._bits
         steady = blink = 0
@@ -167,8 +159,8 @@ class SerialPanelDriver(LinkedDevice):
         return LedMode.BLINK if blink & bit else LedMode.OFF
 
     def _send_lamps(self) -> None:
-        # The whole panel state in one frame (issue 15: one frame per lamp was 46% of the
-        # station's time), and only when it differs from what the board has.
+        # The whole panel state in one frame (one frame per lamp was 46% of the station's
+        # time in bench/hil_throughput.py), and only when it differs from what the board has.
         wanted = self._wanted
         if wanted != self._sent and self._send(fb.PanelLamps(*wanted)):
             self._sent = wanted
@@ -182,7 +174,7 @@ class SerialPanelDriver(LinkedDevice):
         return ()
 
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
-        # Tuples, not a generator: two or three frames a dealer's action (issue 15).
+        # Tuples, not a generator: two or three frames a dealer's action.
         if isinstance(message, fb.ButtonReport):
             return self._button(message.button, message.pressed)
         if isinstance(message, fb.WagerSensorReport):
@@ -190,7 +182,7 @@ class SerialPanelDriver(LinkedDevice):
             return (SeatWagerChanged(message.seat, spot, message.present, message.cents),)
         if isinstance(message, fb.WagerSensorScan):
             # One scan of the board's sensors, in the order it read them: the same events,
-            # in the same order, as one report each (issue 15).
+            # in the same order, as one report each.
             return tuple(
                 SeatWagerChanged(r.seat, _SPOTS[r.spot], r.present, r.cents)
                 for r in message.reports

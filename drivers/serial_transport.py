@@ -115,7 +115,7 @@ class SerialTransport(ThreadedTransport):
             # One wait for the whole burst: select on the port and pyserial's abort pipe
             # (which cancel_read() writes), then one read of whatever is there. pyserial's
             # read(1) + in_waiting + read(n) made two selects, two reads and an ioctl per
-            # burst (issue 15: ~9 us of a link thread's CPU for each of ~100 bursts a round).
+            # burst (~9 us of a link thread's CPU for each of ~100 bursts a round).
             fd, abort = port.fd, port.pipe_abort_read_r
             if fd is None or abort is None:
                 raise TransportError(f"{self.settings.port}: lost: the port was closed")

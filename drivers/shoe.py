@@ -27,14 +27,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import structlog
 
 import firmware_bridge as fb
 from controller.rules.cards import DECK_COUNTS, Card, card_from_codes
 from controller.rules.errors import ForeignCardError
-from drivers.device_link import ExpectedDevice, LinkedDevice
+from drivers.device_link import ExpectedDevice
 from drivers.errors import DriverConfigError
 from drivers.hal import (
     CardDrawn,
@@ -49,8 +49,8 @@ from drivers.hal import (
     ShoeEmpty,
     ShoeLoaded,
 )
-from drivers.serial_transport import SerialSettings, SerialTransport
-from drivers.transport import Backoff
+from drivers.serial_driver import SerialDriver
+from drivers.serial_transport import SerialSettings
 
 log = structlog.get_logger(__name__)
 
@@ -58,7 +58,7 @@ log = structlog.get_logger(__name__)
 _COVER = "cover"
 
 
-class ShoeDriver(LinkedDevice):
+class ShoeDriver(SerialDriver):
     """``drivers.hal.ShoeSensor`` over a serial link."""
 
     KIND: ClassVar[DeviceKind] = DeviceKind.SHOE
@@ -70,19 +70,16 @@ class ShoeDriver(LinkedDevice):
         expected: ExpectedDevice,
         *,
         decks: int | None = None,
-        timing: fb.Timing | None = None,
-        backoff: Backoff | None = None,
-        station_id: str = "station",
-        refusal_retry: float = 1.0,
+        **link: Any,
     ) -> None:
+        """``decks``: the batch the shoe holds, for its count of each card; ``link``: the
+        options of :class:`SerialDriver` (timing, backoff, station_id, refusal_retry)."""
         if decks is not None and decks not in DECK_COUNTS:
             raise DriverConfigError(f"a Spanish 21 shoe holds 6 or 8 decks, not {decks}")
-        super().__init__(
-            sink, expected, station_id=station_id, timing=timing, refusal_retry=refusal_retry
-        )
+        super().__init__(settings, sink, expected, **link)
         self.decks = decks
         # Copies of each card since the load, by the card's text: a str hashes once and
-        # keeps it, a Card hashes its two Enums in Python each time (issue 15).
+        # keeps it, a Card hashes its two Enums in Python each time (a card a frame).
         self._seen: Counter[str] = Counter()
         # The shoe's codes -> the shared Card (a 10 or a bad code is never kept).
         self._by_codes: dict[tuple[int, str], Card] = {}
@@ -100,11 +97,6 @@ class ShoeDriver(LinkedDevice):
         self._holes_counted: set[bytes] = set()
         #: Repeated reports dropped since the driver started.
         self.repeats = 0
-        self._serial = SerialTransport(settings, self, name="shoe", backoff=backoff)
-
-    @property
-    def transport(self) -> SerialTransport:
-        return self._serial
 
     def expect_hole_card(self) -> None:
         """Tell the shoe the next card out is the dealer's hole card (it withholds it):
@@ -139,7 +131,7 @@ class ShoeDriver(LinkedDevice):
                 self._reveals_asked.discard(raw)
 
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
-        # A card is nearly every message: a tuple for it, not a generator (issue 15).
+        # A card is nearly every message: a tuple for it, not a generator.
         if isinstance(message, fb.CardDrawnReport):
             rank, suit = message.rank, message.suit
             fresh, fault = self._check_draw(message.draw, f"{rank}{suit}")

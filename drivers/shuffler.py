@@ -7,11 +7,9 @@ from typing import ClassVar
 
 import firmware_bridge as fb
 from controller.rules.cards import DECK_COUNTS
-from drivers.device_link import ExpectedDevice, LinkedDevice
 from drivers.errors import CommandError
-from drivers.hal import DeviceEvent, DeviceFault, DeviceKind, EventSink, ShuffleDone
-from drivers.serial_transport import SerialSettings, SerialTransport
-from drivers.transport import Backoff
+from drivers.hal import DeviceEvent, DeviceFault, DeviceKind, ShuffleDone
+from drivers.serial_driver import SerialDriver
 
 _STATE_FAULTS = {
     fb.ShufflerState.JAMMED: "shuffler jammed",
@@ -20,30 +18,10 @@ _STATE_FAULTS = {
 }
 
 
-class ShufflerDriver(LinkedDevice):
+class ShufflerDriver(SerialDriver):
     """``drivers.hal.Shuffler`` over a serial link."""
 
     KIND: ClassVar[DeviceKind] = DeviceKind.SHUFFLER
-
-    def __init__(
-        self,
-        settings: SerialSettings,
-        sink: EventSink,
-        expected: ExpectedDevice,
-        *,
-        timing: fb.Timing | None = None,
-        backoff: Backoff | None = None,
-        station_id: str = "station",
-        refusal_retry: float = 1.0,
-    ) -> None:
-        super().__init__(
-            sink, expected, station_id=station_id, timing=timing, refusal_retry=refusal_retry
-        )
-        self._serial = SerialTransport(settings, self, name="shuffler", backoff=backoff)
-
-    @property
-    def transport(self) -> SerialTransport:
-        return self._serial
 
     def shuffle(self, decks: int) -> None:
         """Command a shuffle of ``decks`` (6 or 8) Spanish decks; ``ShuffleDone`` follows,

@@ -1,7 +1,7 @@
 """The byte link under every device driver: a reader thread that opens a port, pumps bytes
 to a listener and reconnects with capped exponential backoff when the port goes away.
 
-A transport owns its port and nothing else (STYLE: "the driver owns the port"). It knows
+A transport owns its port and nothing else (docs/style.md). It knows
 nothing of frames: the driver behind the ``LinkListener`` feeds the bytes to
 ``firmware_bridge``. Every loss and every return of the port reaches the listener, once:
 ``link_down`` is not repeated while the same error persists across retries.
@@ -222,9 +222,9 @@ class ThreadedTransport(ABC):
 
     def _pump(self) -> TransportError | None:
         # Every burst from the device passes here: the listener's two calls are bound once
-        # and made directly (issue 15), each guarded as _notify guards the rare ones. The
+        # and made directly, each guarded as _notify guards the rare ones. The
         # read waits until the listener's next deadline (a held ACK, a retransmit, a
-        # heartbeat: issue 15, second pass), so an idle link wakes only when its protocol
+        # heartbeat), so an idle link wakes only when its protocol
         # has work and a held ACK goes out when it is due, not up to a tick later.
         stop, interval = self._stop, self._tick_interval
         link_data, link_tick = self._listener.link_data, self._listener.link_tick
@@ -252,7 +252,7 @@ class ThreadedTransport(ABC):
                 if due is not None:
                     tick_at = now + due
                 if now < tick_at:
-                    continue  # a burst, and a tick not due yet (issue 15)
+                    continue  # a burst, and a tick not due yet
             else:
                 now = monotonic()
                 if now < tick_at:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import operator
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
-from enum import Enum, IntEnum
+from enum import Enum
 from typing import Any, ClassVar, TypeVar, get_args, get_origin, get_type_hints
 
 from firmware_bridge.errors import PayloadError, UnknownMessageError
@@ -34,18 +34,32 @@ class Role(Enum):
     DEVICE = "device"
 
 
-class DeviceKind(IntEnum):
-    """The table's devices, by their code in HELLO. ``name_text`` matches ``drivers.hal``."""
+class DeviceKind(Enum):
+    """The table's devices, one name for the whole station: ``value`` is the text the
+    journal, the configuration, the logs and the HAL events use (``drivers.hal`` exports
+    this class), ``code`` the byte HELLO and pairing carry (docs/protocol.md section 4).
+    What the station knows of each kind is declared in ``drivers/registry.py``."""
 
-    SHUFFLER = 1
-    SHOE = 2
-    CARD_READER = 3
-    PANEL = 4
+    _value_: str
+    #: The kind's byte in HELLO, HELLO_REPLY, PAIR_REQUEST and PAIR_REPLY, and in the
+    #: session and pairing key derivations.
+    code: int
+
+    SHUFFLER = ("shuffler", 1)
+    SHOE = ("shoe", 2)
+    CARD_READER = ("card_reader", 3)
+    PANEL = ("panel", 4)
+
+    def __new__(cls, text: str, code: int) -> DeviceKind:
+        member = object.__new__(cls)
+        member._value_ = text
+        member.code = code
+        return member
 
     @property
     def name_text(self) -> str:
         """The kind as text: ``shuffler``, ``shoe``, ``card_reader``, ``panel``."""
-        return self.name.lower()
+        return self._value_
 
 
 class Message:
@@ -59,6 +73,10 @@ class Message:
     DEVICE: ClassVar[DeviceKind | None]
     #: Link-layer messages (HELLO, ACK, ...) are handled by the endpoint, never delivered.
     CONTROL: ClassVar[bool]
+    #: The worked example of docs/protocol.md section 7 (``firmware_bridge.examples``), and
+    #: its header's sequence number, flags and ack.
+    EXAMPLE: ClassVar[Message | None]
+    EXAMPLE_HEADER: ClassVar[tuple[int, int, int]]
 
 
 def may_send(cls: type[Message], role: Role, kind: DeviceKind) -> bool:
@@ -95,7 +113,7 @@ class _Layout:
         self.flat = not self.variable and all(t.items == 1 for t in types)
         self.converters = [t.from_wire for t in types]
         # Flat messages of two or more fields encode in one C-level pass: attrgetter reads
-        # every field, map checks each with its wire type (issue 15: a frame a button).
+        # every field, map checks each with its wire type (a frame a button).
         self.flat_get = operator.attrgetter(*names) if self.flat and len(names) > 1 else None
         self.checkers = [t.to_wire for t in types]
 
@@ -153,8 +171,12 @@ def message(
     sender: Role | None,
     device: DeviceKind | None,
     control: bool = False,
+    example: Mapping[str, Any] | None = None,
+    header: tuple[int, int, int] = (0, 0, 0),
 ) -> Callable[[type[M]], type[M]]:
-    """Register a message dataclass under ``type_id`` (1..255, unique)."""
+    """Register a message dataclass under ``type_id`` (1..255, unique); ``example``: its
+    fields' values in the worked example of docs/protocol.md, ``header`` that example's
+    sequence number, flags and ack (``firmware_bridge.examples``)."""
 
     def register(cls: type[M]) -> type[M]:
         if not 0 < type_id <= 0xFF or type_id in _BY_TYPE:
@@ -176,6 +198,8 @@ def message(
         layout = _Layout(cls, names, types)
         _BY_TYPE[type_id] = layout
         _BY_CLASS[cls] = layout
+        cls.EXAMPLE = None if example is None else cls(**example)
+        cls.EXAMPLE_HEADER = header
         return cls
 
     return register

@@ -118,7 +118,8 @@ class LinkStats:
     dropped: int = 0
     #: Frames dropped because their seal failed (forged, replayed, altered, not sealed).
     auth_failures: int = 0
-    #: Unsealed NoSession / Refused frames that claimed the session had ended (section 4c),
+    #: Unsealed NoSession / Refused frames that claimed the session had ended, and HELLOs of
+    #: another session while it was up (section 4c),
     #: and those of them a sealed frame then proved forged (also in ``auth_failures``).
     unsealed_ends: int = 0
     forged_ends: int = 0

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable
-from enum import Enum
 from typing import Final
 
 from firmware_bridge.auth import (
@@ -50,7 +49,8 @@ from firmware_bridge.link_messages import (
     PairRequest,
     Refused,
 )
-from firmware_bridge.reliable import ReceiveSequence, SendWindow, Timing
+from firmware_bridge.reliable import Timing
+from firmware_bridge.session import LinkState, Session
 
 #: A caller's extra check of the peer: returns a refusal reason, or None to accept.
 PeerCheck = Callable[[Identity], "str | None"]
@@ -68,10 +68,6 @@ PLAIN: Final = frozenset(
     }
 )
 _HANDSHAKE: Final = frozenset({Hello.TYPE_ID, HelloReply.TYPE_ID, Refused.TYPE_ID})
-
-#: One queued frame: type number, sequence number, flags and plain payload. The header's
-#: ack (and the seal) are added when the frame goes out (``Endpoint.data_to_send``).
-Queued = tuple[int, int, int, bytes]
 
 
 def refusal_reason(role: Role, me: Identity, peer: Identity, check: PeerCheck | None) -> str | None:
@@ -99,16 +95,6 @@ def refusal_reason(role: Role, me: Identity, peer: Identity, check: PeerCheck | 
     return None
 
 
-class LinkState(Enum):
-    """Where an endpoint's session stands."""
-
-    IDLE = "idle"  # never started
-    HANDSHAKING = "handshaking"  # station: sending HELLO; device: waiting for one
-    CONNECTED = "connected"
-    DOWN = "down"  # LinkDown reported; call reset()
-    REFUSED = "refused"  # HandshakeRefused reported; call reset()
-
-
 class SessionSetup:
     """The session-opening half of an endpoint (see the module docstring).
 
@@ -126,24 +112,11 @@ class SessionSetup:
     _pair_answer: tuple[bytes, PairReply] | None
     _rng: random.Random
     _events: list[LinkEvent]
-    _state: LinkState
-    _session: int
-    _peer_session: int
-    _peer: Identity | None
-    _nonce: bytes
-    _sealer: Sealer | None
-    _opener: Opener | None
-    _reply: HelloReply | None
-    _refused_session: int
-    _refusal: str
-    _outbox: list[Queued]
-    _window: SendWindow
-    _rx: ReceiveSequence
-    _last_rx: float
-    _last_tx: float
-    _check_until: float | None
-    _check_reason: str
-    _check_name: str
+    #: The current session (``firmware_bridge.session``): a new one each time one begins.
+    _s: Session
+    #: Device side: a new session a HELLO asked for while this one is up, answered and not
+    #: joined until one of its sealed frames opens (docs/protocol.md section 4c).
+    _pending: Session | None
 
     def _begin(self, now: float, session: int | None = None) -> None:
         raise NotImplementedError  # pragma: no cover - the endpoint's
@@ -163,14 +136,14 @@ class SessionSetup:
 
     def _queue_message(self, message: Message, now: float) -> None:
         type_id, payload = encode_message(message)
-        self._outbox.append((type_id, 0, 0, payload))
-        self._last_tx = now
+        self._s.outbox.append((type_id, 0, 0, payload))
+        self._s.last_tx = now
 
     def _connect(self, peer: Identity, peer_session: int, now: float) -> None:
-        self._peer = peer
-        self._peer_session = peer_session
-        self._state = LinkState.CONNECTED
-        self._last_rx = now
+        self._s.peer = peer
+        self._s.peer_session = peer_session
+        self._s.state = LinkState.CONNECTED
+        self._s.last_rx = now
         self._events.append(Connected(peer))
 
     def _refuse(
@@ -183,10 +156,10 @@ class SessionSetup:
         authentication: bool = False,
     ) -> None:
         self._queue_message(Refused(echo, reason.encode()[:200].decode(errors="ignore")), now)
-        if self._state is not LinkState.REFUSED:
-            self._refusal = reason
-            self._state = LinkState.REFUSED
-            self._sealer = self._opener = None
+        if self._s.state is not LinkState.REFUSED:
+            self._s.refusal = reason
+            self._s.state = LinkState.REFUSED
+            self._s.sealer = self._s.opener = None
             self._events.append(
                 HandshakeRefused(reason, by_peer=False, peer=peer, authentication=authentication)
             )
@@ -209,8 +182,11 @@ class SessionSetup:
             return
         if type_id == PairReply.TYPE_ID:
             return  # for the station's pairing exchange (firmware_bridge.pairing)
-        if self._state is not LinkState.CONNECTED:
-            if self.role is Role.DEVICE and self._state in (LinkState.HANDSHAKING, LinkState.DOWN):
+        if self._s.state is not LinkState.CONNECTED:
+            if self.role is Role.DEVICE and self._s.state in (
+                LinkState.HANDSHAKING,
+                LinkState.DOWN,
+            ):
                 # Tell the station at once rather than let it wait for its retransmits.
                 self._queue_message(NoSession(), now)
             self._drop(NotConnectedError(f"frame type 0x{type_id:02X} outside a session"))
@@ -227,14 +203,14 @@ class SessionSetup:
         heartbeat request); no sealed frame within the check time and the link is down for
         ``reason``, one that opens proves the unsealed frame forged (section 4c)."""
         self.stats.unsealed_ends += 1
-        if self._check_until is not None:
+        if self._s.check_until is not None:
             return  # already checking: one answer settles both
         t = self.timing
-        self._check_until = now + t.retransmit_timeout * t.max_tries
-        self._check_reason = reason
-        self._check_name = name
-        self._outbox.append((Heartbeat.TYPE_ID, 0, FLAG_ACK_NOW, b""))
-        self._last_tx = now
+        self._s.check_until = now + t.retransmit_timeout * t.max_tries
+        self._s.check_reason = reason
+        self._s.check_name = name
+        self._s.outbox.append((Heartbeat.TYPE_ID, 0, FLAG_ACK_NOW, b""))
+        self._s.last_tx = now
 
     # --- handshake ------------------------------------------------------------------------
 
@@ -245,25 +221,29 @@ class SessionSetup:
             self._drop(err)
             return
         if isinstance(msg, Refused):
-            if msg.echo == self._session and self._state is LinkState.CONNECTED:
+            pending = self._pending
+            if pending is not None and msg.echo == pending.session:
+                self._pending = None  # the station refused the new session: keep this one
+                return
+            if msg.echo == self._s.session and self._s.state is LinkState.CONNECTED:
                 if self.role is Role.STATION:
                     # A device refuses HELLOs, never a session it joined: check it.
                     self._check_session(f"device refused the session: {msg.reason}", "Refused", now)
                     return
-                if self._opener is not None and self._opener.last > 0:
+                if self._s.opener is not None and self._s.opener.last > 0:
                     # The station refuses only before it seals anything (section 4c).
                     self.stats.unsealed_ends += 1
                     self.stats.forged_ends += 1
                     self._drop(AuthenticationError("an unsealed Refused of a proven session"))
                     return
-            if msg.echo == self._session and self._state in (
+            if msg.echo == self._s.session and self._s.state in (
                 LinkState.HANDSHAKING,
                 LinkState.CONNECTED,
             ):
-                self._state = LinkState.REFUSED
-                self._refused_session = self._peer_session  # late HELLOs of it stay refused
-                unconfirmed = self._window.take_unconfirmed()
-                self._events.append(HandshakeRefused(msg.reason, True, self._peer, unconfirmed))
+                self._s.state = LinkState.REFUSED
+                self._s.refused_session = self._s.peer_session  # late HELLOs of it stay refused
+                unconfirmed = self._s.window.take_unconfirmed()
+                self._events.append(HandshakeRefused(msg.reason, True, self._s.peer, unconfirmed))
             return
         if isinstance(msg, Hello) and self.role is Role.DEVICE:
             self._on_hello(msg, version, now)
@@ -273,56 +253,94 @@ class SessionSetup:
             self._drop(PayloadError(f"{type(msg).__name__} is not for a {self.role.value}"))
 
     def _on_hello(self, hello: Hello, version: int, now: float) -> None:
-        if self._state is LinkState.IDLE:
+        if self._s.state is LinkState.IDLE:
             return
         peer = Identity(hello.kind, hello.firmware, hello.serial_number, version)
-        if self._state is LinkState.CONNECTED and hello.session != self._peer_session:
-            self._link_down("station started a new session")
-        if self._state is LinkState.DOWN:
-            if hello.session == self._peer_session:
+        if self._s.state is LinkState.CONNECTED and hello.session != self._s.peer_session:
+            self._hello_of_another_session(hello, peer, now)
+            return
+        if self._s.state is LinkState.DOWN:
+            if hello.session == self._s.peer_session:
                 return  # a late HELLO of the session that went down
             self._begin(now)  # a device follows the station into any new session
-        if self._state is LinkState.REFUSED and hello.session != self._refused_session:
+        if self._s.state is LinkState.REFUSED and hello.session != self._s.refused_session:
             self._begin(now)
-        if self._state is LinkState.HANDSHAKING:
+        if self._s.state is LinkState.HANDSHAKING:
             reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
             if reason is None and self.secret is None:
                 reason = "the device is not paired with a station (dealer-station pair)"
             if reason is not None:
-                self._refused_session = hello.session
+                self._s.refused_session = hello.session
                 self._refuse(reason, hello.session, peer, now)
                 return
-            assert self.secret is not None
-            keys = SessionKeys(self.secret, hello.nonce, self._nonce, self.identity.kind)
-            self._sealer = Sealer(keys.device_to_station)
-            self._opener = Opener(keys.station_to_device)
-            me = self.identity
-            reply = HelloReply(
-                me.kind,
-                self._session,
-                hello.session,
-                self._nonce,
-                bytes(TAG_BYTES),
-                me.firmware,
-                me.serial_number,
-            )
-            self._reply = dataclasses.replace(
-                reply, proof=self._sealer.proof(encode_message(reply)[1])
-            )
+            self._answer_hello(self._s, hello)
             self._connect(peer, hello.session, now)
-        if self._state is LinkState.REFUSED:
-            if self._refusal:  # we refused it: say so again; if the station refused us, hush
-                self._refuse(self._refusal, hello.session, peer, now)
+        if self._s.state is LinkState.REFUSED:
+            if self._s.refusal:  # we refused it: say so again; if the station refused us, hush
+                self._refuse(self._s.refusal, hello.session, peer, now)
             return
         # Connected: (re)send the reply; a lost reply shows as a resent HELLO.
-        if self._reply is not None:
-            self._queue_message(self._reply, now)
+        if self._s.reply is not None:
+            self._queue_message(self._s.reply, now)
+
+    def _answer_hello(self, s: Session, hello: Hello) -> None:
+        """Derive session ``s``'s keys from ``hello`` and make its HELLO_REPLY (the proof)."""
+        assert self.secret is not None
+        keys = SessionKeys(self.secret, hello.nonce, s.nonce, self.identity.kind.code)
+        s.sealer = Sealer(keys.device_to_station)
+        s.opener = Opener(keys.station_to_device)
+        me = self.identity
+        reply = HelloReply(
+            me.kind,
+            s.session,
+            hello.session,
+            s.nonce,
+            bytes(TAG_BYTES),
+            me.firmware,
+            me.serial_number,
+        )
+        s.reply = dataclasses.replace(reply, proof=s.sealer.proof(encode_message(reply)[1]))
+
+    def _hello_of_another_session(self, hello: Hello, peer: Identity, now: float) -> None:
+        """A HELLO of a new session while connected (section 4c): answered, and the new
+        session kept pending until one of its sealed frames opens; the session goes on."""
+        pending = self._pending
+        if pending is not None and hello.session == pending.peer_session:
+            assert pending.reply is not None
+            self._queue_pending(pending, pending.reply)  # its reply was lost: the same again
+            return
+        self.stats.unsealed_ends += 1
+        reason = refusal_reason(self.role, self.identity, peer, self._check_peer)
+        if reason is None and self.secret is None:
+            reason = "the device is not paired with a station (dealer-station pair)"
+        if reason is not None:
+            text = reason.encode()[:200].decode(errors="ignore")
+            self._queue_message(Refused(hello.session, text), now)  # this session stays
+            return
+        pending = Session(self._new_session_number(), self.timing, now)
+        self._answer_hello(pending, hello)
+        pending.peer, pending.peer_session = peer, hello.session
+        pending.state = LinkState.CONNECTED
+        self._pending = pending
+        assert pending.reply is not None
+        self._queue_pending(pending, pending.reply)
+
+    def _queue_pending(self, pending: Session, message: Message) -> None:
+        type_id, payload = encode_message(message)
+        pending.outbox.append((type_id, 0, 0, payload))
+
+    def _new_session_number(self) -> int:
+        """A random non-zero session number, not the current one."""
+        while True:
+            number = self._rng.randrange(1, 1 << 32)
+            if number != self._s.session:
+                return number
 
     def _on_hello_reply(self, reply: HelloReply, version: int, now: float) -> None:
-        if self._state is not LinkState.HANDSHAKING or reply.echo != self._session:
+        if self._s.state is not LinkState.HANDSHAKING or reply.echo != self._s.session:
             return  # a late duplicate, or an answer to an older HELLO
         peer = Identity(reply.kind, reply.firmware, reply.serial_number, version)
-        self._peer = peer
+        self._s.peer = peer
         # Nothing in the reply is believed before its proof: an impostor's serial number
         # and firmware version are only what it claims.
         failure = self._verify_reply(reply)
@@ -341,15 +359,15 @@ class SessionSetup:
         if self.secret is None:
             return "the station is not paired with this device (dealer-station pair)"
         try:
-            keys = SessionKeys(self.secret, self._nonce, reply.nonce, self.identity.kind)
+            keys = SessionKeys(self.secret, self._s.nonce, reply.nonce, self.identity.kind.code)
         except AuthenticationError as err:
             return f"device failed authentication: {err}"
         opener = Opener(keys.device_to_station)
         unproved = dataclasses.replace(reply, proof=bytes(TAG_BYTES))
         if not opener.check_proof(encode_message(unproved)[1], reply.proof):
             return "device failed authentication: not paired with this station (wrong key)"
-        self._opener = opener
-        self._sealer = Sealer(keys.station_to_device)
+        self._s.opener = opener
+        self._s.sealer = Sealer(keys.station_to_device)
         return None
 
     # --- pairing --------------------------------------------------------------------------
@@ -376,7 +394,7 @@ class SessionSetup:
             reason = "pairing refused: hold the device's pairing button"
         else:
             key = PairingKey()
-            info = pairing_info(me.kind, me.serial_number)
+            info = pairing_info(me.kind.code, me.serial_number)
             try:
                 secret = key.secret(request.public_key, request.public_key, key.public, info)
             except AuthenticationError as err:

@@ -11,7 +11,7 @@ the link goes down and the unacked messages are reported in :class:`LinkDown`.
 
 Opening a session (HELLO, proofs, refusals, pairing) is ``firmware_bridge.handshake``'s
 half; this module carries the session's traffic. Every frame of a session passes through
-``_on_frame`` and ``data_to_send``, so both work on tuples and locals (issue 15): the header
+``_on_frame`` and ``data_to_send``, so both work on tuples and locals (the hot path): the header
 is unpacked once and its five bytes are the seal's associated data as they came; queued
 frames are ``(type, seq, flags, payload)`` and get their ack and seal as they go out.
 """
@@ -22,7 +22,6 @@ import random
 from collections.abc import Callable
 from functools import cache
 
-from firmware_bridge.auth import new_nonce
 from firmware_bridge.codec import (
     DeviceKind,
     Message,
@@ -39,6 +38,7 @@ from firmware_bridge.errors import (
     ProtocolError,
 )
 from firmware_bridge.events import (
+    Connected,
     Identity,
     LinkDown,
     LinkEvent,
@@ -58,9 +58,10 @@ from firmware_bridge.frame import (
     FrameDecoder,
     wire_frame,
 )
-from firmware_bridge.handshake import PLAIN, LinkState, PeerCheck, SessionSetup
+from firmware_bridge.handshake import PLAIN, PeerCheck, SessionSetup
 from firmware_bridge.link_messages import Ack, Heartbeat, Hello
-from firmware_bridge.reliable import Arrival, ReceiveSequence, SendWindow, Timing
+from firmware_bridge.reliable import Arrival, Timing
+from firmware_bridge.session import LinkState, Session
 
 __all__ = ["Endpoint", "LinkState"]
 
@@ -108,16 +109,8 @@ class Endpoint(SessionSetup):
     session. A station calls ``reset`` to try again (with whatever backoff it likes).
     """
 
-    _leading_delimiter: bool
-    _ack_due: bool
-    _ack_owed: int
-    _ack_at: float
     _ack_every: int
-    _hurry: bool
-    _hello_at: float
-    _hello_tries: int
     _now: float
-    _check_until: float | None
 
     def __init__(
         self,
@@ -148,8 +141,9 @@ class Endpoint(SessionSetup):
             Hello(identity.kind, 1, bytes(16), identity.firmware, identity.serial_number)
         )
         self._events = []
+        self._pending = None
         self._begin(0.0, session=0)
-        self._state = LinkState.IDLE  # no session until start()
+        self._s.state = LinkState.IDLE  # no session until start()
 
     # --- public API -----------------------------------------------------------------------
 
@@ -168,27 +162,27 @@ class Endpoint(SessionSetup):
     @property
     def state(self) -> LinkState:
         """The session's state."""
-        return self._state
+        return self._s.state
 
     @property
     def connected(self) -> bool:
         """Whether messages can be sent."""
-        return self._state is LinkState.CONNECTED
+        return self._s.state is LinkState.CONNECTED
 
     @property
     def peer(self) -> Identity | None:
         """The peer's identity from its HELLO in this session, once read."""
-        return self._peer
+        return self._s.peer
 
     @property
     def unconfirmed(self) -> int:
         """Reliable messages sent or queued and not yet acknowledged by the peer."""
-        return len(self._window)
+        return len(self._s.window)
 
     @property
     def next_seq(self) -> int:
         """The sequence number of this side's next new reliable frame."""
-        return self._window.next_seq
+        return self._s.window.next_seq
 
     def start(self, now: float) -> None:
         """Begin the first session: the station sends HELLO, the device waits for one."""
@@ -214,22 +208,23 @@ class Endpoint(SessionSetup):
             PayloadError: a field out of range, or a link-layer message.
             SendQueueFullError: more than ``max_pending`` messages wait behind the window.
         """
+        s = self._s
         cls = type(message)
         if cls not in self._own_sends:
             kind = self.identity.kind.name_text
             raise PayloadError(f"a {self.role.value} on a {kind} link does not send {cls.__name__}")
-        if self._state is not LinkState.CONNECTED:
-            raise NotConnectedError(f"cannot send {cls.__name__}: link is {self._state.value}")
+        if s.state is not LinkState.CONNECTED:
+            raise NotConnectedError(f"cannot send {cls.__name__}: link is {s.state.value}")
         type_id, payload = encode_message(message)
         self._now = now
         if not reliable:
-            self._outbox.append((type_id, 0, 0, payload))
-            self._last_tx = now
+            s.outbox.append((type_id, 0, 0, payload))
+            s.last_tx = now
             return
-        out = self._window.submit(type_id, payload, message, now)
+        out = s.window.submit(type_id, payload, message, now)
         if out is not None:
-            self._outbox.append((type_id, out.seq, FLAG_RELIABLE, payload))
-            self._last_tx = now
+            s.outbox.append((type_id, out.seq, FLAG_RELIABLE, payload))
+            s.last_tx = now
 
     def ask_ack_now(self) -> None:
         """Ask the peer to acknowledge what is queued at once (flag ``ACK_NOW``) instead of
@@ -237,7 +232,7 @@ class Endpoint(SessionSetup):
         message queued so far has gone out. For a sender that waits on the acknowledgement
         before its next step (``DeviceFirmware.deliver``); a peer that ignores the flag
         still acks within ``ACK_DELAY``."""
-        self._hurry = True
+        self._s.hurry = True
 
     def receive_data(self, data: bytes, now: float) -> None:
         """Take bytes from the peer. Never raises: bad frames become FrameDropped events."""
@@ -256,24 +251,27 @@ class Endpoint(SessionSetup):
         Every frame carries the current ack; a frame of a session is sealed here, so its
         counter follows the order of the bytes on the wire.
         """
-        outbox = self._outbox
+        if self._pending is not None:
+            return self._held_to_send(self._pending)
+        s = self._s
+        outbox = s.outbox
         if not outbox:
-            if not self._ack_due:
+            if not s.ack_due:
                 return b""
-            if self._ack_owed < self._ack_every and self._now < self._ack_at:
+            if s.ack_owed < self._ack_every and self._now < s.ack_at:
                 return b""  # held until ack_at: a frame sent meanwhile carries the ack
-            self._ack_due = False
-            if self._state is not LinkState.CONNECTED:
+            s.ack_due = False
+            if s.state is not LinkState.CONNECTED:
                 return b""
             outbox.append((Ack.TYPE_ID, 0, 0, b""))
-            self._last_tx = self._now
-        self._ack_due = False
-        self._ack_owed = 0
-        ack = self._rx.expected
+            s.last_tx = self._now
+        s.ack_due = False
+        s.ack_owed = 0
+        ack = s.rx.expected
         version = self._version
-        sealer = self._sealer
+        sealer = s.sealer
         wires: list[bytes] = []
-        if self._hurry:
+        if s.hurry:
             self._flag_ack_now(outbox)
         for type_id, seq, flags, payload in outbox:
             if sealer is None or type_id in PLAIN:
@@ -289,68 +287,80 @@ class Endpoint(SessionSetup):
         self.stats.frames_sent += len(wires)
         outbox.clear()
         out = b"".join(wires)
-        if out and self._leading_delimiter:
+        if out and s.leading_delimiter:
             # The first bytes of a session flush whatever partial frame the peer holds.
-            self._leading_delimiter = False
+            s.leading_delimiter = False
             out = DELIMITER + out
         return out
 
     def _flag_ack_now(self, outbox: list[tuple[int, int, int, bytes]]) -> None:
         """Set ``ACK_NOW`` on the last reliable frame of ``outbox``; stop hurrying once no
         message waits behind the window (what was queued has gone out)."""
+        s = self._s
         for i in range(len(outbox) - 1, -1, -1):
             type_id, seq, flags, payload = outbox[i]
             if flags & FLAG_RELIABLE:
                 outbox[i] = (type_id, seq, flags | FLAG_ACK_NOW, payload)
                 break
-        if not self._window.waiting:
-            self._hurry = False
+        if not s.window.waiting:
+            s.hurry = False
 
     def tick(self, now: float) -> None:
         """Run the timers: HELLO resends, retransmits, heartbeats and silence detection."""
+        s = self._s
         self._now = now
         t = self.timing
-        if self._state is LinkState.HANDSHAKING and self.role is Role.STATION:
-            if now >= self._hello_at + t.hello_interval:
-                if self._hello_tries >= t.hello_tries:
-                    self._link_down(f"no answer to HELLO after {self._hello_tries} tries")
+        if s.state is LinkState.HANDSHAKING and self.role is Role.STATION:
+            if now >= s.hello_at + t.hello_interval:
+                if s.hello_tries >= t.hello_tries:
+                    self._link_down(f"no answer to HELLO after {s.hello_tries} tries")
                 else:
                     self._send_hello(now)
             return
-        if self._state is not LinkState.CONNECTED:
+        if s.state is not LinkState.CONNECTED:
             return
-        if self._check_until is not None and now >= self._check_until:
-            self._link_down(self._check_reason)
+        if self._pending is not None:
+            # Pending a new session (section 4c) only the silence of this one is timed: a
+            # session that fell silent is over anyway, and the device joins the new one as
+            # it would without a session.
+            if now - s.last_rx >= t.silence_timeout:
+                self._join(self._pending, f"peer silent for {now - s.last_rx:.2f} s", now)
             return
-        if now - self._last_rx >= t.silence_timeout:
-            self._link_down(f"peer silent for {now - self._last_rx:.2f} s")
+        if s.check_until is not None and now >= s.check_until:
+            self._link_down(s.check_reason)
             return
-        oldest = self._window.expired(now)
+        if now - s.last_rx >= t.silence_timeout:
+            self._link_down(f"peer silent for {now - s.last_rx:.2f} s")
+            return
+        oldest = s.window.expired(now)
         if oldest is not None:
             name = type(oldest.message).__name__
             self._link_down(f"no ack for {name} (seq {oldest.seq}) after {oldest.tries} tries")
             return
-        for out in self._window.resend(now):
-            self._outbox.append((out.type_id, out.seq, FLAG_RELIABLE, out.payload))
-            self._last_tx = now
+        for out in s.window.resend(now):
+            s.outbox.append((out.type_id, out.seq, FLAG_RELIABLE, out.payload))
+            s.last_tx = now
             self.stats.retransmits += 1
-        if now >= self._last_tx + t.heartbeat_interval:
-            self._outbox.append((Heartbeat.TYPE_ID, 0, 0, b""))
-            self._last_tx = now
+        if now >= s.last_tx + t.heartbeat_interval:
+            s.outbox.append((Heartbeat.TYPE_ID, 0, 0, b""))
+            s.last_tx = now
 
     def next_deadline(self) -> float | None:
         """When :meth:`tick` next has work to do (None: not until more bytes arrive)."""
+        s = self._s
         t = self.timing
-        if self._state is LinkState.HANDSHAKING and self.role is Role.STATION:
-            return self._hello_at + t.hello_interval
-        if self._state is not LinkState.CONNECTED:
+        if s.state is LinkState.HANDSHAKING and self.role is Role.STATION:
+            return s.hello_at + t.hello_interval
+        if s.state is not LinkState.CONNECTED:
             return None
-        deadline = min(self._last_rx + t.silence_timeout, self._last_tx + t.heartbeat_interval)
-        if self._ack_due:
-            deadline = min(deadline, self._ack_at)
-        if self._check_until is not None:
-            deadline = min(deadline, self._check_until)
-        resend = self._window.deadline()
+        if self._pending is not None:
+            return s.last_rx + t.silence_timeout
+        deadline = min(s.last_rx + t.silence_timeout, s.last_tx + t.heartbeat_interval)
+        if s.ack_due:
+            deadline = min(deadline, s.ack_at)
+        if s.check_until is not None:
+            deadline = min(deadline, s.check_until)
+        resend = s.window.deadline()
         return deadline if resend is None else min(deadline, resend)
 
     def events(self) -> list[LinkEvent]:
@@ -361,57 +371,81 @@ class Endpoint(SessionSetup):
     # --- session --------------------------------------------------------------------------
 
     def _begin(self, now: float, session: int | None = None) -> None:
-        self._state = LinkState.HANDSHAKING
-        self._session = self._rng.randrange(1, 1 << 32) if session is None else session
-        self._peer_session = 0
-        self._peer = None
-        self._outbox = []
-        self._leading_delimiter = True
-        self._window = SendWindow(self.timing)
-        self._rx = ReceiveSequence()
-        self._ack_due = False
-        self._ack_owed = 0
-        self._ack_at = now
-        self._hurry = False
-        self._last_rx = now
-        self._last_tx = now
-        self._hello_at = now
-        self._hello_tries = 0
-        self._refused_session = 0
-        self._refusal = ""
+        """A new session (a new object: nothing of the old one carries over)."""
+        number = self._rng.randrange(1, 1 << 32) if session is None else session
+        self._s = Session(number, self.timing, now)
+        self._pending = None
         self._now = now
-        self._nonce = new_nonce()
-        self._sealer = None
-        self._opener = None
-        self._reply = None
-        self._check_until = None
-        self._check_reason = ""
-        self._check_name = ""
 
     def _send_hello(self, now: float) -> None:
+        s = self._s
         me = self.identity
-        hello = Hello(me.kind, self._session, self._nonce, me.firmware, me.serial_number)
+        hello = Hello(me.kind, s.session, s.nonce, me.firmware, me.serial_number)
         self._queue_message(hello, now)
-        self._hello_at = now
-        self._hello_tries += 1
+        s.hello_at = now
+        s.hello_tries += 1
 
     def _link_down(self, reason: str) -> None:
-        unconfirmed = self._window.take_unconfirmed()
-        self._outbox.clear()
-        self._sealer = self._opener = None  # the session's keys die with it
-        self._state = LinkState.DOWN
+        s = self._s
+        self._pending = None  # a session asked for meanwhile goes with it
+        unconfirmed = s.window.take_unconfirmed()
+        s.outbox.clear()
+        s.sealer = s.opener = None  # the session's keys die with it
+        s.state = LinkState.DOWN
         self._events.append(LinkDown(reason, unconfirmed))
+
+    def _join_pending(self, raw: bytes) -> bytes | None:
+        """A sealed frame that the current session cannot open, tried under the pending
+        session's keys (section 4c): the payload, the pending session now the current one
+        (the old one reported down), or None."""
+        pending = self._pending
+        assert pending is not None and pending.opener is not None
+        try:
+            payload = pending.opener.open(raw[:HEADER_SIZE], raw[HEADER_SIZE:-CRC_SIZE])
+        except AuthenticationError:
+            return None
+        self._join(pending, "station started a new session", self._now)
+        return payload
+
+    def _join(self, pending: Session, reason: str, now: float) -> None:
+        """End the current session for ``reason`` and go on in ``pending``."""
+        self._link_down(reason)
+        self._s = pending
+        pending.last_rx = now
+        assert pending.peer is not None
+        self._events.append(Connected(pending.peer))
+
+    def _held_to_send(self, pending: Session) -> bytes:
+        """While a new session is pending (section 4c): the unsealed frames only (the
+        pending session's HELLO_REPLY, a REFUSED); the current session's sealed ones wait."""
+        s = self._s
+        frames = [f for f in s.outbox if f[0] in PLAIN] + pending.outbox
+        if not frames:
+            return b""
+        s.outbox[:] = [f for f in s.outbox if f[0] not in PLAIN]
+        pending.outbox.clear()
+        version = self._version
+        out = b"".join(
+            wire_frame(_pack_header(version, type_id, seq, flags, 0) + payload)
+            for type_id, seq, flags, payload in frames
+        )
+        self.stats.frames_sent += len(frames)
+        if pending.leading_delimiter:
+            pending.leading_delimiter = False
+            out = DELIMITER + out
+        return out
 
     # --- receiving ------------------------------------------------------------------------
 
     def _on_frame(self, raw: bytes, now: float) -> None:
         """One frame with good framing and CRC, as ``frame.unframe`` returns it."""
+        s = self._s
         self.stats.frames_received += 1
         version, type_id, seq, flags, ack = _unpack_header(raw)
-        if type_id in PLAIN or version not in SUPPORTED_VERSIONS or self._state is not _CONNECTED:
+        if type_id in PLAIN or version not in SUPPORTED_VERSIONS or s.state is not _CONNECTED:
             self._on_frame_outside_session(type_id, version, raw, now)
             return
-        opener = self._opener
+        opener = s.opener
         if opener is None or not flags & FLAG_SEALED:
             self._drop(AuthenticationError(f"frame type 0x{type_id:02X} is not sealed"))
             return
@@ -419,35 +453,46 @@ class Endpoint(SessionSetup):
             # The header's own five bytes are the associated data the sender sealed under.
             payload = opener.open(raw[:HEADER_SIZE], raw[HEADER_SIZE:-CRC_SIZE])
         except AuthenticationError as err:
-            self._drop(err)
-            return
-        self._last_rx = now
-        if self._check_until is not None:
+            joined = None if self._pending is None else self._join_pending(raw)
+            if joined is None:
+                self._drop(err)
+                return
+            s, payload = self._s, joined
+        else:
+            if self._pending is not None:
+                # This session is alive: the HELLO that asked for another was forged.
+                self._pending = None
+                self.stats.forged_ends += 1
+                self._drop(
+                    AuthenticationError("a Hello of another session while this one is alive")
+                )
+        s.last_rx = now
+        if s.check_until is not None:
             # The session is alive: the unsealed end it was checked for was forged.
-            self._check_until = None
+            s.check_until = None
             self.stats.forged_ends += 1
-            name = self._check_name
+            name = s.check_name
             self._drop(AuthenticationError(f"an unsealed {name} while the session is alive"))
-        for out in self._window.on_ack(ack, now):
-            self._outbox.append((out.type_id, out.seq, FLAG_RELIABLE, out.payload))
-            self._last_tx = now
+        for out in s.window.on_ack(ack, now):
+            s.outbox.append((out.type_id, out.seq, FLAG_RELIABLE, out.payload))
+            s.last_tx = now
         if type_id in _HEADER_ONLY:
             if type_id == Heartbeat.TYPE_ID and flags & FLAG_ACK_NOW:
                 # A heartbeat request: prove the session alive at once (section 6).
-                self._outbox.append((Heartbeat.TYPE_ID, 0, 0, b""))
-                self._last_tx = now
+                s.outbox.append((Heartbeat.TYPE_ID, 0, 0, b""))
+                s.last_tx = now
             return
         reliable = bool(flags & FLAG_RELIABLE)
         if reliable:
-            if not self._ack_due:
-                self._ack_due = True
-                self._ack_at = now + self.timing.ack_delay
-            self._ack_owed += 1
+            if not s.ack_due:
+                s.ack_due = True
+                s.ack_at = now + self.timing.ack_delay
+            s.ack_owed += 1
             if flags & FLAG_ACK_NOW:
-                self._ack_owed = self._ack_every  # the sender waits on this ack
-            arrival = self._rx.arrive(seq)
+                s.ack_owed = self._ack_every  # the sender waits on this ack
+            arrival = s.rx.arrive(seq)
             if arrival is not Arrival.NEW:
-                self._ack_owed = self._ack_every  # a resend or a gap: ack at once
+                s.ack_owed = self._ack_every  # a resend or a gap: ack at once
                 if arrival is Arrival.DUPLICATE:
                     self.stats.duplicates += 1
                 else:

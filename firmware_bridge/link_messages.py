@@ -16,13 +16,25 @@ from typing import Annotated
 from firmware_bridge.codec import DeviceKind, Message, Role, message
 from firmware_bridge.wire_types import U32, Code, FixedBytes, Text
 
-_KIND = Code(DeviceKind)
+_KIND = Code(DeviceKind, lambda kind: kind.code)
 _NONCE = FixedBytes(16)
 _TAG = FixedBytes(16)
 _PUBLIC_KEY = FixedBytes(32)
 
 
-@message(0x01, sender=Role.STATION, device=None, control=True)
+@message(
+    0x01,
+    sender=Role.STATION,
+    device=None,
+    control=True,
+    example={
+        "kind": DeviceKind.SHOE,
+        "session": 0x1234ABCD,
+        "nonce": bytes(range(16)),
+        "firmware": "st-1.0",
+        "serial_number": "T7",
+    },
+)
 @dataclass(frozen=True, slots=True)
 class Hello(Message):
     """Station -> device: open a session. ``kind`` is the device the station expects.
@@ -39,7 +51,21 @@ class Hello(Message):
     serial_number: Annotated[str, Text(32)]
 
 
-@message(0x02, sender=Role.DEVICE, device=None, control=True)
+@message(
+    0x02,
+    sender=Role.DEVICE,
+    device=None,
+    control=True,
+    example={
+        "kind": DeviceKind.SHOE,
+        "session": 0x0BADCAFE,
+        "echo": 0x1234ABCD,
+        "nonce": bytes(range(16, 32)),
+        "proof": b'\xd3z\xa5-"\xdej\xe8"\x81*\xfe\x15\xba9\xa1',
+        "firmware": "2.3.1",
+        "serial_number": "SH42",
+    },
+)
 @dataclass(frozen=True, slots=True)
 class HelloReply(Message):
     """Device -> station: accept the session ``echo`` (the station's HELLO session).
@@ -59,7 +85,13 @@ class HelloReply(Message):
     serial_number: Annotated[str, Text(32)]
 
 
-@message(0x03, sender=None, device=None, control=True)
+@message(
+    0x03,
+    sender=None,
+    device=None,
+    control=True,
+    example={"echo": 0x1234ABCD, "reason": "wrong shoe"},
+)
 @dataclass(frozen=True, slots=True)
 class Refused(Message):
     """Either side: the peer's HELLO (session ``echo``) is refused, for ``reason``."""
@@ -68,25 +100,31 @@ class Refused(Message):
     reason: Annotated[str, Text(200)]
 
 
-@message(0x04, sender=None, device=None, control=True)
+@message(0x04, sender=None, device=None, control=True, example={}, header=(0, 0, 5))
 @dataclass(frozen=True, slots=True)
 class Heartbeat(Message):
     """Either side: I am alive (sent when nothing else was sent for a heartbeat interval)."""
 
 
-@message(0x05, sender=None, device=None, control=True)
+@message(0x05, sender=None, device=None, control=True, example={}, header=(0, 0, 3))
 @dataclass(frozen=True, slots=True)
 class Ack(Message):
     """Either side: carries only the header's ack field, when no other frame goes out."""
 
 
-@message(0x06, sender=Role.DEVICE, device=None, control=True)
+@message(0x06, sender=Role.DEVICE, device=None, control=True, example={})
 @dataclass(frozen=True, slots=True)
 class NoSession(Message):
     """Device -> station: a frame arrived but the device has no session (it restarted)."""
 
 
-@message(0x07, sender=Role.STATION, device=None, control=True)
+@message(
+    0x07,
+    sender=Role.STATION,
+    device=None,
+    control=True,
+    example={"kind": DeviceKind.SHOE, "public_key": bytes(range(32)), "station": "PA-S21-07"},
+)
 @dataclass(frozen=True, slots=True)
 class PairRequest(Message):
     """Station -> device, outside a session: pair with this station (X25519 public key).
@@ -100,7 +138,18 @@ class PairRequest(Message):
     station: Annotated[str, Text(32)]
 
 
-@message(0x08, sender=Role.DEVICE, device=None, control=True)
+@message(
+    0x08,
+    sender=Role.DEVICE,
+    device=None,
+    control=True,
+    example={
+        "kind": DeviceKind.SHOE,
+        "public_key": bytes(range(32, 64)),
+        "firmware": "sho-2.3.1",
+        "serial_number": "SHO-0000042",
+    },
+)
 @dataclass(frozen=True, slots=True)
 class PairReply(Message):
     """Device -> station: paired; its X25519 public key and identity (bound into the

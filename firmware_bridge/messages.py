@@ -58,7 +58,9 @@ class ShufflerState(IntEnum):
     ERROR = 6
 
 
-@message(0x10, sender=Role.STATION, device=DeviceKind.SHUFFLER)
+@message(
+    0x10, sender=Role.STATION, device=DeviceKind.SHUFFLER, example={"decks": 6}, header=(0, 1, 0)
+)
 @dataclass(frozen=True, slots=True)
 class ShuffleCommand(Message):
     """Station -> shuffler: shuffle a batch of ``decks`` decks (6 or 8 for Spanish 21)."""
@@ -66,13 +68,19 @@ class ShuffleCommand(Message):
     decks: Annotated[int, UInt8(1, 16)]
 
 
-@message(0x11, sender=Role.STATION, device=DeviceKind.SHUFFLER)
+@message(0x11, sender=Role.STATION, device=DeviceKind.SHUFFLER, example={}, header=(1, 1, 0))
 @dataclass(frozen=True, slots=True)
 class StatusQuery(Message):
     """Station -> shuffler: report your status."""
 
 
-@message(0x12, sender=Role.DEVICE, device=DeviceKind.SHUFFLER)
+@message(
+    0x12,
+    sender=Role.DEVICE,
+    device=DeviceKind.SHUFFLER,
+    example={"state": ShufflerState.SHUFFLING, "card_count": 120},
+    header=(0, 1, 2),
+)
 @dataclass(frozen=True, slots=True)
 class ShufflerStatus(Message):
     """Shuffler -> station: current state and the card count of the current batch."""
@@ -81,7 +89,13 @@ class ShufflerStatus(Message):
     card_count: Annotated[int, U16]
 
 
-@message(0x13, sender=Role.DEVICE, device=DeviceKind.SHUFFLER)
+@message(
+    0x13,
+    sender=Role.DEVICE,
+    device=DeviceKind.SHUFFLER,
+    example={"card_count": 289, "per_rank": (24, 24, 24, 24, 24, 24, 24, 24, 24, 1, 24, 24, 24)},
+    header=(1, 1, 2),
+)
 @dataclass(frozen=True, slots=True)
 class ShuffleDoneReport(Message):
     """Shuffler -> station: batch shuffled; ``per_rank[i]`` counts rank ``i + 1`` (10 too)."""
@@ -95,13 +109,15 @@ class ShuffleDoneReport(Message):
         return {rank: count for rank, count in enumerate(self.per_rank, start=1)}
 
 
-@message(0x14, sender=Role.DEVICE, device=DeviceKind.SHUFFLER)
+@message(0x14, sender=Role.DEVICE, device=DeviceKind.SHUFFLER, example={}, header=(2, 1, 2))
 @dataclass(frozen=True, slots=True)
 class JamReport(Message):
     """Shuffler -> station: cards jammed; the batch cannot be trusted."""
 
 
-@message(0x15, sender=Role.DEVICE, device=DeviceKind.SHUFFLER)
+@message(
+    0x15, sender=Role.DEVICE, device=DeviceKind.SHUFFLER, example={"open": True}, header=(3, 1, 2)
+)
 @dataclass(frozen=True, slots=True)
 class DoorOpenReport(Message):
     """Shuffler -> station: the shuffler's door is open (``open``) or closed again."""
@@ -109,7 +125,13 @@ class DoorOpenReport(Message):
     open: Annotated[bool, Flag()]
 
 
-@message(0x16, sender=Role.DEVICE, device=DeviceKind.SHUFFLER)
+@message(
+    0x16,
+    sender=Role.DEVICE,
+    device=DeviceKind.SHUFFLER,
+    example={"code": 7, "text": "motor"},
+    header=(4, 1, 2),
+)
 @dataclass(frozen=True, slots=True)
 class ShufflerErrorReport(Message):
     """Shuffler -> station: a device-specific error ``code`` with a readable ``text``."""
@@ -128,7 +150,13 @@ class ShufflerErrorReport(Message):
 _DRAW = UInt(2, 1, 0xFFFF)
 
 
-@message(0x20, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@message(
+    0x20,
+    sender=Role.DEVICE,
+    device=DeviceKind.SHOE,
+    example={"rank": 10, "suit": "S", "draw": 37},
+    header=(0, 1, 0),
+)
 @dataclass(frozen=True, slots=True)
 class CardDrawnReport(Message):
     """Shoe -> station: draw ``draw`` was a card: rank number 1..13 (10 = foreign) and suit."""
@@ -138,7 +166,7 @@ class CardDrawnReport(Message):
     draw: Annotated[int, _DRAW]
 
 
-@message(0x21, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@message(0x21, sender=Role.DEVICE, device=DeviceKind.SHOE, example={"draw": 289}, header=(1, 1, 0))
 @dataclass(frozen=True, slots=True)
 class CoverCardReport(Message):
     """Shoe -> station: draw ``draw`` was the cover (cutting) card."""
@@ -146,7 +174,7 @@ class CoverCardReport(Message):
     draw: Annotated[int, _DRAW]
 
 
-@message(0x22, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@message(0x22, sender=Role.DEVICE, device=DeviceKind.SHOE, example={"load": 12}, header=(2, 1, 0))
 @dataclass(frozen=True, slots=True)
 class ShoeLoadedReport(Message):
     """Shoe -> station: load number ``load`` (counted by the shoe, wrapping) put a batch in
@@ -155,7 +183,9 @@ class ShoeLoadedReport(Message):
     load: Annotated[int, U16]
 
 
-@message(0x23, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@message(
+    0x23, sender=Role.DEVICE, device=DeviceKind.SHOE, example={"draws": 385}, header=(255, 1, 0)
+)
 @dataclass(frozen=True, slots=True)
 class ShoeEmptyReport(Message):
     """Shoe -> station: the shoe holds no more cards; ``draws`` is the last draw number."""
@@ -163,7 +193,18 @@ class ShoeEmptyReport(Message):
     draws: Annotated[int, U16]
 
 
-@message(0x24, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@message(
+    0x24,
+    sender=Role.DEVICE,
+    device=DeviceKind.SHOE,
+    example={
+        "draw": 4,
+        "commitment": bytes.fromhex(
+            "0C7B0F5A8F739D91AA1A8FE34866E9EC673A8957B23B60D6D01DFA326D777081"
+        ),
+    },
+    header=(3, 1, 0),
+)
 @dataclass(frozen=True, slots=True)
 class HoleCardDealtReport(Message):
     """Shoe -> station: draw ``draw`` was the dealer's hole card, withheld: only the shoe's
@@ -174,7 +215,7 @@ class HoleCardDealtReport(Message):
     commitment: Annotated[bytes, _COMMITMENT]
 
 
-@message(0x25, sender=Role.STATION, device=DeviceKind.SHOE)
+@message(0x25, sender=Role.STATION, device=DeviceKind.SHOE, example={"draw": 4}, header=(4, 1, 0))
 @dataclass(frozen=True, slots=True)
 class HoleCardNext(Message):
     """Station -> shoe: the first card with draw number ``draw`` or later is the dealer's
@@ -184,14 +225,24 @@ class HoleCardNext(Message):
     draw: Annotated[int, _DRAW]
 
 
-@message(0x28, sender=Role.STATION, device=DeviceKind.SHOE)
+@message(0x28, sender=Role.STATION, device=DeviceKind.SHOE, example={}, header=(6, 1, 0))
 @dataclass(frozen=True, slots=True)
 class HoleCardCancel(Message):
     """Station -> shoe: forget the last ``HoleCardNext``: the round was voided before its
     hole card was dealt, so the next card out is an ordinary card (not withheld)."""
 
 
-@message(0x26, sender=Role.STATION, device=DeviceKind.SHOE)
+@message(
+    0x26,
+    sender=Role.STATION,
+    device=DeviceKind.SHOE,
+    example={
+        "commitment": bytes.fromhex(
+            "0C7B0F5A8F739D91AA1A8FE34866E9EC673A8957B23B60D6D01DFA326D777081"
+        )
+    },
+    header=(5, 1, 0),
+)
 @dataclass(frozen=True, slots=True)
 class HoleCardRevealRequest(Message):
     """Station -> shoe: the dealer turns the hole card committed as ``commitment``."""
@@ -199,7 +250,20 @@ class HoleCardRevealRequest(Message):
     commitment: Annotated[bytes, _COMMITMENT]
 
 
-@message(0x27, sender=Role.DEVICE, device=DeviceKind.SHOE)
+@message(
+    0x27,
+    sender=Role.DEVICE,
+    device=DeviceKind.SHOE,
+    example={
+        "commitment": bytes.fromhex(
+            "0C7B0F5A8F739D91AA1A8FE34866E9EC673A8957B23B60D6D01DFA326D777081"
+        ),
+        "rank": 13,
+        "suit": "D",
+        "nonce": bytes(range(16)),
+    },
+    header=(5, 1, 0),
+)
 @dataclass(frozen=True, slots=True)
 class HoleCardRevealReport(Message):
     """Shoe -> station: the hole card of ``commitment``, with its nonce; ``rank`` 0 and an
@@ -230,7 +294,13 @@ class PeekAnswerCode(IntEnum):
     READ_ERROR = 4
 
 
-@message(0x30, sender=Role.STATION, device=DeviceKind.CARD_READER)
+@message(
+    0x30,
+    sender=Role.STATION,
+    device=DeviceKind.CARD_READER,
+    example={"request": 513, "target": PeekTargetCode.LOOKING_FOR_ACE},
+    header=(0, 1, 0),
+)
 @dataclass(frozen=True, slots=True)
 class PeekRequest(Message):
     """Station -> reader: does the hole card give blackjack? ``request`` is echoed back."""
@@ -239,7 +309,13 @@ class PeekRequest(Message):
     target: Annotated[PeekTargetCode, Code(PeekTargetCode)]
 
 
-@message(0x31, sender=Role.DEVICE, device=DeviceKind.CARD_READER)
+@message(
+    0x31,
+    sender=Role.DEVICE,
+    device=DeviceKind.CARD_READER,
+    example={"request": 513, "answer": PeekAnswerCode.NO_BLACKJACK},
+    header=(0, 1, 1),
+)
 @dataclass(frozen=True, slots=True)
 class PeekReply(Message):
     """Reader -> station: the answer to request ``request``; never the rank."""
@@ -263,21 +339,33 @@ class WagerSpotCode(IntEnum):
 PANEL_LAMP_BITS = 32
 
 
-@message(0x43, sender=Role.STATION, device=DeviceKind.PANEL)
+@message(
+    0x43,
+    sender=Role.STATION,
+    device=DeviceKind.PANEL,
+    example={"steady": 0x00020010, "blink": 8192},
+    header=(0, 1, 0),
+)
 @dataclass(frozen=True, slots=True)
 class PanelLamps(Message):
     """Station -> panel: the whole lamp state in one frame. Bit ``n`` of ``steady`` lights
     lamp ``n`` (the panel's wiring table), bit ``n`` of ``blink`` blinks it; a lamp in
     neither is off; a lamp in both is a malformed frame the board refuses. One frame per
     panel state instead of one per lamp: a round's 19 panel states sent 49 lamp frames, each
-    acknowledged (46% of the station's time, issue 15).
+    acknowledged (46% of the station thread's time in bench/hil_throughput.py).
     """
 
     steady: Annotated[int, U32]
     blink: Annotated[int, U32]
 
 
-@message(0x41, sender=Role.DEVICE, device=DeviceKind.PANEL)
+@message(
+    0x41,
+    sender=Role.DEVICE,
+    device=DeviceKind.PANEL,
+    example={"button": 3, "pressed": True},
+    header=(0, 1, 0),
+)
 @dataclass(frozen=True, slots=True)
 class ButtonReport(Message):
     """Panel -> station: button ``button`` was pressed (True) or released (False).
@@ -291,7 +379,13 @@ class ButtonReport(Message):
     pressed: Annotated[bool, Flag()]
 
 
-@message(0x42, sender=Role.DEVICE, device=DeviceKind.PANEL)
+@message(
+    0x42,
+    sender=Role.DEVICE,
+    device=DeviceKind.PANEL,
+    example={"seat": 4, "spot": WagerSpotCode.MATCH, "present": True, "cents": 2500},
+    header=(1, 1, 0),
+)
 @dataclass(frozen=True, slots=True)
 class WagerSensorReport(Message):
     """Panel -> station: a seat's wager sensor changed; ``cents`` when it can tell."""
@@ -314,12 +408,24 @@ def _wager_report(payload: bytes) -> Message:
     return decode_message(WagerSensorReport.TYPE_ID, payload)
 
 
-@message(0x44, sender=Role.DEVICE, device=DeviceKind.PANEL)
+@message(
+    0x44,
+    sender=Role.DEVICE,
+    device=DeviceKind.PANEL,
+    example={
+        "reports": (
+            WagerSensorReport(seat=1, spot=WagerSpotCode.MAIN, present=True, cents=2500),
+            WagerSensorReport(seat=1, spot=WagerSpotCode.MATCH, present=True, cents=500),
+            WagerSensorReport(seat=3, spot=WagerSpotCode.MAIN, present=False, cents=None),
+        )
+    },
+    header=(3, 1, 0),
+)
 @dataclass(frozen=True, slots=True)
 class WagerSensorScan(Message):
     """Panel -> station: the wager sensor changes the board read in one scan, in the order
     it read them, each laid out as a ``WagerSensorReport`` payload: one frame, and one
-    acknowledgement, for the bets of a whole table (issue 15). A single change may come as
+    acknowledgement, for the bets of a whole table. A single change may come as
     either message.
     """
 
@@ -338,7 +444,7 @@ class WagerSensorScan(Message):
 # --- diagnostics --------------------------------------------------------------------------
 
 
-@message(0x70, sender=None, device=None)
+@message(0x70, sender=None, device=None, example={"data": b"\x00\x01ping"})
 @dataclass(frozen=True, slots=True)
 class EchoRequest(Message):
     """Either side: please answer with an :class:`EchoReply` carrying ``data`` (link tests)."""
@@ -346,7 +452,7 @@ class EchoRequest(Message):
     data: Annotated[bytes, Blob(200)]
 
 
-@message(0x71, sender=None, device=None)
+@message(0x71, sender=None, device=None, example={"data": b"\x00\x01ping"})
 @dataclass(frozen=True, slots=True)
 class EchoReply(Message):
     """Either side: the answer to an :class:`EchoRequest`."""

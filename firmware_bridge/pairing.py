@@ -75,7 +75,7 @@ class StationPairing:
                 raise PairingError(
                     f"a {message.kind.name_text} answered, not a {self.kind.name_text}"
                 )
-            info = pairing_info(self.kind, message.serial_number)
+            info = pairing_info(self.kind.code, message.serial_number)
             try:
                 secret = self._key.secret(
                     message.public_key, self._key.public, message.public_key, info

@@ -32,7 +32,7 @@ SILENCE_TIMEOUT: Final = 3.5
 HELLO_INTERVAL: Final = 0.1
 HELLO_TRIES: Final = 30
 #: A side that owes an ack and has nothing to send holds the ACK frame this long, so that a
-#: frame it sends meanwhile carries the ack in its header instead (issue 15: nine ACK frames
+#: frame it sends meanwhile carries the ack in its header instead (nine ACK frames
 #: in ten were redundant on the panel's link). Well below RETRANSMIT_TIMEOUT.
 ACK_DELAY: Final = 0.01
 #: ... but never while it owes this many reliable frames: the sender's window (8) stays open.

@@ -10,7 +10,7 @@ and unpack themselves after the fixed part. Every check raises ``PayloadError``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import IntEnum
+from enum import Enum
 from typing import Any, Final
 
 from firmware_bridge.errors import PayloadError
@@ -86,20 +86,22 @@ class Flag(WireType):
 
 
 class Code(WireType):
-    """An ``IntEnum`` member as one byte."""
+    """An enum member as one byte: an ``IntEnum``'s value, or what ``code`` gives for each
+    member of another enum (``DeviceKind.code``)."""
 
     fmt = "B"
 
-    def __init__(self, enum: type[IntEnum]) -> None:
+    def __init__(self, enum: type[Enum], code: Callable[[Any], int] = int) -> None:
         self.enum = enum
+        self._code = code
         # Byte -> member: a dict lookup, where ``enum(raw)`` runs Enum.__call__ in Python
-        # (a wager sensor report decodes one on every frame, issue 15).
-        self._members: dict[int, IntEnum] = {int(member): member for member in enum}
+        # (a wager sensor report decodes one on every frame: docs/performance.md).
+        self._members: dict[int, Enum] = {code(member): member for member in enum}
 
     def to_wire(self, value: Any) -> Any:
         if not isinstance(value, self.enum):
             raise PayloadError(f"{value!r} is not a {self.enum.__name__}")
-        return int(value)
+        return self._code(value)
 
     def from_wire(self, raw: Any) -> Any:
         member = self._members.get(raw)

@@ -7,7 +7,7 @@ on one listener (``station_port``: a password per table, each publishing only it
 ``floor/<table>/`` topics) and the collectors on another (``port``: their own accounts).
 PostgreSQL listens on a unix socket only. Both run as their own users
 (``mosquitto``, ``postgres``): as root, the directories are handed to them first
-(LIBRARY-NOTES, "The floor stack").
+(docs/pitfalls.md, "The floor stack").
 """
 
 from __future__ import annotations

@@ -3,10 +3,12 @@
 ``--rig sim`` (default) runs every scenario against the device doubles over the real
 transports; ``--rig PATH`` runs them against the real rig a ``station.toml`` describes, with
 a person at the table answering on stdin (run pytest with ``-s``). ``--devices firmware``
-puts the shoe and the panel board on the C reference firmware (``firmware/``, host builds)
-instead of the Python doubles: the same scenarios against a second implementation of the
-protocol (tests marked ``python_double`` use the Python doubles' internals and are skipped
-there). Tests marked
+puts every device that has a C reference firmware (``firmware/``: the shoe and the panel
+board) on its host build instead of its Python double, ``--devices qemu`` on its Cortex-M
+image on an emulated board: the same scenarios against a second implementation of the
+protocol; ``--implementation KIND=IMPL`` chooses one device's (``python``, ``host``,
+``qemu``: ``drivers.registry``). Tests marked ``python_double`` use the Python doubles'
+internals and are skipped when a device is not its Python double. Tests marked
 ``needs_person`` are skipped on the doubles; tests marked ``doubles`` use the doubles' fault
 switches and are skipped on a real rig.
 """
@@ -29,10 +31,12 @@ from controller.journal.seal import VerificationKey, new_sealing, save_state
 from controller.service import config as cfg
 from controller.simulation.runner import sealing_path
 from controller.table.prompts import State
+from drivers.hal import DeviceKind
+from drivers.registry import DEVICES, Implementation, device_names, spec_named
 from drivers.simulated.c_firmware import build
 
 #: Rounds the soak plays in the test command: short (7-15 s on this shared 2-core VM), so
-#: that the suite stays fast (issue 15). The long soak (2,500 rounds and more) is a
+#: that the suite stays fast. The long soak (2,500 rounds and more) is a
 #: benchmark: ``bench/soak_bench.py``, figures in docs/performance.md.
 DEFAULT_SOAK_ROUNDS = 300
 #: Threads that end on their own get this long after a test (not a device wait).
@@ -56,6 +60,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         " QEMU's mps2-an385 boards (qemu)",
     )
     group.addoption(
+        "--implementation",
+        action="append",
+        default=[],
+        metavar="KIND=IMPL",
+        help="on --rig sim: what stands for one device, over --devices: python, host or qemu"
+        f" (devices with a C firmware: {', '.join(s.name for s in DEVICES if s.firmware)})",
+    )
+    group.addoption(
         "--soak-rounds",
         type=int,
         default=DEFAULT_SOAK_ROUNDS,
@@ -77,15 +89,32 @@ def _rig_option(config: pytest.Config) -> str:
     return str(config.getoption("--rig", default="sim"))
 
 
-def _firmware(config: pytest.Config) -> str | None:
-    """The C firmware's runner for the shoe and panel board (``--devices``), or None."""
+def _implementations(config: pytest.Config) -> dict[DeviceKind, Implementation]:
+    """What stands for each device that is not its Python double (``--devices`` for every
+    device with a C firmware, then ``--implementation KIND=IMPL`` one by one).
+
+    Raises:
+        pytest.UsageError: an unknown device or implementation, or one the device lacks.
+    """
     devices = str(config.getoption("--devices", default="doubles"))
-    return {"firmware": "host", "qemu": "qemu"}.get(devices)
+    every = {"firmware": Implementation.HOST, "qemu": Implementation.QEMU}.get(devices)
+    chosen = {s.kind: every for s in DEVICES if s.firmware is not None and every is not None}
+    for item in config.getoption("--implementation", default=[]) or []:
+        name, _, how = str(item).partition("=")
+        spec = spec_named(name)
+        wanted = next((i for i in Implementation if i.value == how), None)
+        if spec is None or wanted is None or wanted not in spec.implementations:
+            raise pytest.UsageError(
+                f"--implementation {item}: KIND=IMPL, a device of {device_names()} and one"
+                " of its implementations (python; host and qemu where it has a C firmware)"
+            )
+        chosen[spec.kind] = wanted
+    return {kind: how for kind, how in chosen.items() if how is not Implementation.PYTHON}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     real = _rig_option(config) != "sim"
-    firmware = _firmware(config)
+    firmware = bool(_implementations(config))
     for item in items:
         if "hil_tests" not in item.path.parts:
             continue
@@ -145,10 +174,12 @@ def rigs(request: pytest.FixtureRequest) -> Iterator[RigFactory]:
     def make(decks: int = 6, seed: int = 0, **options: Any) -> Rig:
         rig: Rig
         if option == "sim":
-            firmware = _firmware(request.config)
-            if firmware is not None:
-                build("host" if firmware == "host" else "arm")
-                options.setdefault("firmware", firmware)
+            chosen = _implementations(request.config)
+            for how, target in ((Implementation.HOST, "host"), (Implementation.QEMU, "arm")):
+                if how in chosen.values():
+                    build(target)
+            if chosen:
+                options.setdefault("implementations", chosen)
             rig = SimRig(decks=decks, seed=seed, **options)
         else:
             rig = RealRig(Path(option))

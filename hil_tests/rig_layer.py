@@ -31,7 +31,7 @@ from drivers.simulated.shoe import COVER
 
 #: The doubles' protocol timers for the suite: fast enough that a test never waits long,
 #: slow enough that a CI machine busy with other work does not lose a link to a thread
-#: that was not scheduled for 0.3 s (``FAST_TIMING``'s silence limit). An unplugged cable
+#: that was not scheduled for a second or more. An unplugged cable
 #: is noticed at once either way: the port fails.
 HIL_TIMING = fb.Timing(
     retransmit_timeout=0.05,

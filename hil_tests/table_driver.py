@@ -355,7 +355,7 @@ class TableDriver:
         self.press()
 
     def _key_on(self) -> bool:
-        return bool(self.station.built.table.supervisor_key)
+        return bool(self.station.built.table.t.supervisor_key)
 
     def supervisor(self, resolution: Button) -> None:
         """Key on, a resolution button, key off."""

@@ -1,4 +1,4 @@
-"""The attacks of issue 14 against the whole station on the doubles: each fails to do harm.
+"""Attacks on the links against the whole station on the doubles: each fails to do harm.
 
 Someone with a wire on the shoe's line writes a `CardDrawnReport` with the right sequence
 and draw numbers (it was journaled as seat 1's hit); an impostor board reports the right
@@ -18,7 +18,7 @@ import firmware_bridge as fb
 from controller.table.prompts import State
 from drivers.hal import DeviceFault, DeviceLost, ForgedFrame
 from firmware_bridge.frame import FLAG_RELIABLE
-from firmware_bridge.link_messages import NoSession
+from firmware_bridge.link_messages import Hello, NoSession
 
 pytestmark = pytest.mark.doubles
 
@@ -116,3 +116,24 @@ def test_a_forged_no_session_does_not_take_the_shoe_down(station: Any) -> None:
     kinds = [(r.kind, r.data.get("status")) for r in t.rows()[rows_before:]]
     assert ("device", "forged") in kinds and ("device", "lost") not in kinds
     assert t.state is State.BETTING and shoe.connected
+
+
+def test_a_forged_hello_does_not_take_the_shoe_down(station: Any) -> None:
+    t = station("PA")
+    t.ready(ONE_SEAT)
+    shoe = t.doubles.shoe
+    sessions = shoe.sessions
+    rows_before = len(t.rows())
+    # A HELLO of a new session written on the shoe's line, as a station that restarted
+    # would send it: unsealed (docs/protocol.md section 4c), so anyone can.
+    payload = fb.encode_message(Hello(fb.DeviceKind.SHOE, 0x5EED, bytes(16), "st-1.0", "T1"))[1]
+    shoe.receive(
+        b"\0" + fb.encode_frame(fb.Frame(fb.PROTOCOL_VERSION, Hello.TYPE_ID, 0, 0, 0, payload))
+    )
+    t.bet(1)
+    t.press()
+    t.deal("9H", "KS", "8D", "7D")  # the shoe deals on in its session
+    assert [d["card"] for d in t.data("card")] == ["9H", "KS", "8D"]
+    kinds = [(r.kind, r.data.get("status")) for r in t.rows()[rows_before:]]
+    assert ("device", "lost") not in kinds and t.state is not State.FAULT
+    assert shoe.connected and shoe.sessions == sessions  # never left its session

@@ -8,7 +8,7 @@ the commands they decoded. Two rounds that differ only in the hole card must emi
 things up to the reveal (the commitment aside: a hash under a fresh random nonce), and the
 hole card's text appears in none of it.
 
-The devices' side too (issue 14): every byte each double sends and every message before it
+The devices' side too: every byte each double sends and every message before it
 is sealed. The shoe withholds the hole card, so no message it sends carries it before the
 reveal; and every frame of a session is sealed, so no plain frame on any line carries a
 card at all (sealed bytes are random: searching them for two bytes would be a lottery, so

@@ -1,4 +1,4 @@
-"""The withheld hole card at the table (issue 14): a shoe that lies at the reveal is caught.
+"""The withheld hole card at the table: a shoe that lies at the reveal is caught.
 
 The shoe commits to the hole card at the deal and reveals it only when the dealer turns it
 (PA 635a.7(k)); the station checks card and nonce against the commitment it journaled. A
@@ -64,7 +64,7 @@ def test_a_shoe_that_reveals_another_card_faults_and_cannot_be_resumed(station: 
     assert t.rows("hole_card_revealed")[0].round_no == 1
     # It left the shoe once: one of the six 7D a six-deck batch holds (NY 5324.12(a)), as
     # each dealt card counts once towards the duplicate-card check.
-    drawn = t.station.built.table.drawn
+    drawn = t.station.built.table.t.drawn
     assert (drawn[parse_card("7D")], drawn[parse_card("9H")]) == (1, 1)
     t.finish()
 

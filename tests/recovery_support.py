@@ -12,7 +12,7 @@ from controller.table.recovery import JournalledRow, Recovered
 
 
 def expected_state(rec: Recovered) -> State:
-    """The table's state right after the restore, as issue 6 says: inside a round -> fault;
+    """The table's state right after the restore, as docs/journal.md says: inside a round -> fault;
     an active fault stays; between rounds the table goes on (a shuffle that was under way
     is commanded again; an empty journal starts from scratch)."""
     if rec.open_round or rec.fault is not None:

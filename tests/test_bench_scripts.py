@@ -109,10 +109,10 @@ def test_split_figures_takes_the_json_line_out_of_the_prose() -> None:
     assert run_all.split_figures("FIGURES {oops\n") == ("FIGURES {oops", None)
 
 
-def test_targets_compare_as_the_issues_say() -> None:
-    at_least = run_all.Target("r", ">=", 100, "", "")
-    under = run_all.Target("p99", "<", 2.0, "", "")
-    exactly = run_all.Target("inside", "==", True, "", "")
+def test_targets_compare_as_they_say() -> None:
+    at_least = run_all.Target("r", ">=", 100, "")
+    under = run_all.Target("p99", "<", 2.0, "")
+    exactly = run_all.Target("inside", "==", True, "")
     assert at_least.met(100) is True
     assert at_least.met(99.9) is False
     assert under.met(2.0) is False
@@ -151,7 +151,7 @@ def test_document_lists_missing_scripts_machine_and_targets() -> None:
     assert {"CPU", "Cores", "RAM", "Python", "Kernel", "Date"} <= set(info)
     hand = run_all.hand_recorded("")
     text = run_all.render([measured, missing], info, hand, 12.0)
-    assert "| `card_frame_bytes` | card-drawn frame < 16 bytes | 11 | meets | #3 |" in text
+    assert "| `card_frame_bytes` | card-drawn frame < 16 bytes | 11 | meets |" in text
     assert "| 150,000 | **misses** |" in text
     assert "| read it from the output |" in text  # no FIGURES for a known target
     assert "Not run: `bench/not_there.py` is not in this tree." in text

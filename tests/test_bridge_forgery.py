@@ -218,3 +218,146 @@ def test_no_run_of_unsealed_ends_takes_down_a_session_that_answers(attacks: list
     pair.advance(CHECK + 0.1)
     assert pair.station.connected and pair.device.connected
     assert not downs(pair.station) and not downs(pair.device)
+
+
+# --- section 4c: a HELLO does not end a proven session --------------------------------------
+
+
+def hello(
+    session: int, kind: fb.DeviceKind = fb.DeviceKind.SHOE, nonce: bytes = bytes(16)
+) -> bytes:
+    """A HELLO anyone on the line can write (a tap reads the kind and texts in the clear)."""
+    return plain(Hello.TYPE_ID, fb.encode_message(Hello(kind, session, nonce, "st-1", "T1"))[1])
+
+
+def received(endpoint: fb.Endpoint) -> list[fb.Message]:
+    return [e.message for e in endpoint.events() if isinstance(e, fb.MessageReceived)]
+
+
+def test_a_forged_hello_leaves_the_session_up_and_delays_nothing_past_a_frame() -> None:
+    pair = Pair()
+    pair.station.events()
+    pair.device.events()
+    old_device_session = pair.device_session
+    pair.device.receive_data(hello(pair.station_session + 1), pair.now)
+    answer = pair.device.data_to_send()
+    (frame,) = [decode_frame(p) for p in answer.split(b"\0") if p]
+    reply = fb.decode_message(frame.type_id, frame.payload)
+    assert isinstance(reply, HelloReply)  # answered, with a session of its own
+    assert (reply.echo, reply.session != old_device_session) == (pair.station_session + 1, True)
+    pair.station.receive_data(answer, pair.now)  # the station ignores a reply it never asked for
+    assert pair.device.connected and pair.station.connected
+    # While the new session is pending the device sends nothing sealed, but keeps its report.
+    pair.device.send(fb.CardDrawnReport(9, "S", 1), pair.now)
+    assert pair.device.data_to_send() == b""
+    # The genuine station's next sealed frame (its heartbeat) proves the old session alive.
+    pair.advance(TIMING.heartbeat_interval)
+    assert received(pair.station) == [fb.CardDrawnReport(9, "S", 1)]  # delivered, once
+    dropped = [e for e in pair.device.events() if isinstance(e, fb.FrameDropped)]
+    assert [e.reason for e in dropped] == ["a Hello of another session while this one is alive"]
+    assert (pair.device.stats.unsealed_ends, pair.device.stats.forged_ends) == (1, 1)
+    assert not downs(pair.station) and not downs(pair.device)
+    for _ in range(5):  # and it stays up, heartbeats both ways
+        pair.advance(TIMING.heartbeat_interval)
+    assert pair.station.connected and pair.device.connected
+
+
+def test_a_station_that_restarted_is_joined_at_its_first_sealed_frame() -> None:
+    pair = Pair()
+    pair.device.send(fb.CardDrawnReport(9, "S", 1), pair.now)  # out, never acknowledged
+    pair.device.data_to_send()
+    pair.device.events()
+    pair.station = fb.Endpoint(  # the daemon restarted: a new station, a new session
+        fb.Role.STATION,
+        fb.Identity(fb.DeviceKind.SHOE, "st-1", "T1"),
+        timing=TIMING,
+        rng=random.Random(3),
+        secret=SECRET,
+    )
+    pair.station.start(pair.now)
+    pair.pump()
+    assert pair.station.connected
+    assert [type(e) for e in pair.device.events()] == []  # pending: not joined on the HELLO
+    pair.station.send(fb.HoleCardNext(2), pair.now)
+    pair.pump()
+    events = pair.device.events()
+    assert [type(e) for e in events] == [fb.LinkDown, fb.Connected, fb.MessageReceived]
+    down = events[0]
+    assert isinstance(down, fb.LinkDown) and down.reason == "station started a new session"
+    assert down.unconfirmed == (fb.CardDrawnReport(9, "S", 1),)  # to go out again
+    assert pair.device.stats.forged_ends == 0
+
+
+def test_a_hello_the_device_refuses_leaves_the_session_up() -> None:
+    pair = Pair()
+    pair.device.events()
+    pair.device.receive_data(hello(77, kind=fb.DeviceKind.CARD_READER), pair.now)
+    (frame,) = [decode_frame(p) for p in pair.device.data_to_send().split(b"\0") if p]
+    refusal = fb.decode_message(frame.type_id, frame.payload)
+    assert isinstance(refusal, Refused) and refusal.echo == 77
+    assert "the station expects a card_reader" in refusal.reason
+    pair.advance(TIMING.heartbeat_interval)
+    assert pair.device.connected and not downs(pair.device)
+
+
+def test_a_refused_pending_session_is_forgotten_and_the_session_goes_on() -> None:
+    pair = Pair()
+    pair.device.receive_data(hello(pair.station_session + 5), pair.now)
+    pair._tap(pair.device.data_to_send())  # the pending session's number, in the clear
+    pair.device.receive_data(refused(pair.device_session), pair.now)
+    pair.device.send(fb.CardDrawnReport(9, "S", 1), pair.now)
+    pair.pump()  # not held: no session pending any more
+    assert received(pair.station) == [fb.CardDrawnReport(9, "S", 1)]
+    assert pair.device.connected and pair.device.stats.forged_ends == 0
+
+
+def test_a_session_that_falls_silent_while_another_is_pending_gives_way_to_it() -> None:
+    pair = Pair()
+    pair.station.events()
+    station = pair.station
+    pair.station = fb.Endpoint(  # a second station: the first one went quiet
+        fb.Role.STATION,
+        fb.Identity(fb.DeviceKind.SHOE, "st-1", "T1"),
+        # It seals nothing for a long while.
+        timing=fb.Timing(heartbeat_interval=60.0, silence_timeout=120.0),
+        rng=random.Random(4),
+        secret=SECRET,
+    )
+    pair.station.start(pair.now)
+    pair.pump()
+    assert pair.station.connected and pair.device.connected
+    pair.device.events()
+    pair.now += TIMING.silence_timeout
+    pair.device.tick(pair.now)  # the old session silent: over, the pending one joined
+    assert [type(e) for e in pair.device.events()] == [fb.LinkDown, fb.Connected]
+    pair.device.send(fb.CardDrawnReport(2, "H", 1), pair.now)
+    pair.pump()
+    assert received(pair.station) == [fb.CardDrawnReport(2, "H", 1)]
+    assert station.connected  # (the first station never heard of any of it)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sessions=st.lists(st.integers(1, 2**32 - 1), min_size=1, max_size=6),
+    nonces=st.lists(st.binary(min_size=16, max_size=16), min_size=1, max_size=6),
+    reports=st.integers(0, 6),
+)
+def test_no_run_of_forged_hellos_ends_a_live_session_or_loses_a_report(
+    sessions: list[int], nonces: list[bytes], reports: int
+) -> None:
+    pair = Pair()
+    pair.station.events()
+    pair.device.events()
+    for draw in range(1, reports + 1):
+        for session, nonce in zip(sessions, nonces, strict=False):
+            pair.device.receive_data(hello(session, nonce=nonce), pair.now)
+            pair.pump()
+        pair.device.send(fb.CardDrawnReport(9, "S", draw), pair.now)
+        pair.advance(TIMING.heartbeat_interval / 2)
+    pair.advance(TIMING.heartbeat_interval * 2)
+    assert pair.station.connected and pair.device.connected
+    events = pair.station.events()
+    assert not [e for e in events if isinstance(e, fb.LinkDown | fb.HandshakeRefused)]
+    assert not downs(pair.device)
+    got = [e.message for e in events if isinstance(e, fb.MessageReceived)]
+    assert got == [fb.CardDrawnReport(9, "S", draw) for draw in range(1, reports + 1)]

@@ -387,6 +387,11 @@ def test_device_follows_a_station_that_starts_over() -> None:
     link.device.send(CardDrawnReport(9, "S", 1), link.now)
     link.station.reset(link.now)  # e.g. the daemon restarted
     link.advance(0.1)
+    # Answered, not joined on the HELLO's word (docs/protocol.md section 4c)...
+    assert [type(e) for e in link.device_events] == [Connected]
+    assert link.station.connected
+    # ...but at the station's first sealed frame: its heartbeat.
+    link.advance(link.station.timing.heartbeat_interval)
     assert [type(e) for e in link.device_events] == [Connected, LinkDown, Connected]
     assert link.station.connected and link.device.connected
 
@@ -430,7 +435,7 @@ def raw_frame(type_id: int, payload: bytes, seq: int = 0) -> bytes:
 def sealed_frame(sender: Endpoint, type_id: int, payload: bytes, seq: int = 0) -> bytes:
     """A frame sealed with ``sender``'s session key: what that peer's firmware would send."""
     frame = Frame(PROTOCOL_VERSION, type_id, seq, FLAG_RELIABLE | FLAG_SEALED, 0, payload)
-    sealer = sender._sealer
+    sealer = sender._s.sealer
     assert sealer is not None
     return encode_frame(frame._replace(payload=sealer.seal(frame.header(), payload)))
 
@@ -681,10 +686,10 @@ def test_device_joining_a_new_session_keeps_the_bytes_that_follow_the_hello() ->
     # The new session's HELLO arrives glued to the first half of its resend.
     link.device.receive_data(hello + hello_again[:5], link.now)
     link.device.receive_data(hello_again[5:], link.now)
-    events = link.device.events()
-    assert [type(e) for e in events] == [LinkDown, Connected]
+    assert link.device.events() == []  # pending until a sealed frame (section 4c)
     replies = [decode_frame(run) for run in link.device.data_to_send().split(b"\x00") if run]
     assert [f.type_id for f in replies] == [HelloReply.TYPE_ID] * 2  # both HELLOs answered
+    assert replies[0] == replies[1]  # the same reply: one pending session
 
 
 # Derandomized: the same 40 cases every run, so a corruption that happens to pass the CRC

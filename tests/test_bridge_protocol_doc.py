@@ -3,6 +3,7 @@ example and the CRC check value must match what the code does."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import random
 import re
@@ -14,11 +15,15 @@ from cobs import cobs
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_bridge_messages import messages_of
 
 import firmware_bridge
 import firmware_bridge.link
 import firmware_bridge.link_messages
 import firmware_bridge.messages
+import firmware_bridge.session
 from firmware_bridge import (
     CardDrawnReport,
     DeviceKind,
@@ -26,6 +31,7 @@ from firmware_bridge import (
     Frame,
     FrameDropped,
     Identity,
+    Message,
     MessageReceived,
     Role,
     catalogue,
@@ -34,8 +40,10 @@ from firmware_bridge import (
     decode_message,
     encode_frame,
     encode_message,
+    examples,
 )
 from firmware_bridge.auth import session_key_material
+from firmware_bridge.examples import render
 from firmware_bridge.frame import CRC, HEADER, MAX_ENCODED
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
@@ -126,7 +134,7 @@ def test_session_trace_is_what_two_endpoints_exchange(monkeypatch: pytest.Monkey
     assert len(wires) == 9
     # Nonces as the document gives them (in the order the endpoints below draw them).
     nonces = iter([bytes(16), bytes(16), DEVICE_NONCE, STATION_NONCE])
-    monkeypatch.setattr(firmware_bridge.link, "new_nonce", lambda: next(nonces))
+    monkeypatch.setattr(firmware_bridge.session, "new_nonce", lambda: next(nonces))
     station = Endpoint(
         Role.STATION,
         Identity(DeviceKind.SHOE, "st-1.0", "T7"),
@@ -223,3 +231,57 @@ def test_hole_card_commitment_example_opens_with_the_revealed_card() -> None:
     assert message.commitment == hashlib.sha256(text.encode()).digest()
     dealt = next(m for m in EXAMPLES if m["message"].startswith("HoleCardDealtReport"))
     assert eval(dealt["message"], dict(NAMESPACE)).commitment == message.commitment
+
+
+# --- the worked examples are the codec's (firmware_bridge.examples) ------------------------
+
+
+def test_the_worked_examples_are_what_the_codec_makes() -> None:
+    made = render(TEXT)
+    diff = "".join(
+        difflib.unified_diff(TEXT.splitlines(True), made.splitlines(True), "docs", "codec")
+    )
+    assert made == TEXT, f"run: python -m firmware_bridge.examples --write\n{diff}"
+
+
+def test_every_message_declares_an_example_of_its_own_class() -> None:
+    for cls in catalogue():
+        assert isinstance(cls.EXAMPLE, cls), cls.__name__
+        seq, flags, ack = cls.EXAMPLE_HEADER
+        assert 0 <= seq <= 0xFF and 0 <= flags <= 0xFF and 0 <= ack <= 0xFF
+
+
+def test_a_message_without_a_section_or_a_section_without_a_message_is_refused() -> None:
+    shoe_empty = re.search(r"### 0x23 ShoeEmptyReport\n.*?(?=### )", TEXT, re.S)
+    assert shoe_empty is not None
+    with pytest.raises(ValueError, match="no section in the message catalogue for 0x23"):
+        render(TEXT.replace(shoe_empty.group(0), ""))
+    with pytest.raises(ValueError, match="0x23 ShoeEmpty: no such message"):
+        render(TEXT.replace("### 0x23 ShoeEmptyReport", "### 0x23 ShoeEmpty"))
+    # A section written without its example gets one after its text.
+    bare = TEXT.replace(shoe_empty.group(0), shoe_empty.group(0).split("```text")[0])
+    assert render(bare).count("message: ShoeEmptyReport(") == 1
+
+
+def test_the_generator_shows_writes_and_refuses_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = tmp_path / "protocol.md"
+    lamps = "payload: 00 02 00 10 00 00 20 00"  # the PanelLamps example's
+    assert TEXT.count(lamps) == 1
+    doc.write_text(TEXT.replace(lamps, "payload: 00 02 00 10 00 00 20 01"))
+    assert examples.main([str(doc)]) == 1
+    assert "-payload: 00 02 00 10 00 00 20 01" in capsys.readouterr().out
+    assert examples.main([str(doc), "--write"]) == 0
+    assert doc.read_text() == TEXT
+    assert examples.main([str(doc)]) == 0
+    doc.write_text(TEXT.replace("### 0x23 ShoeEmptyReport", "### 0x23 ShoeEmpty"))
+    assert examples.main([str(doc)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such message" in err
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(catalogue(), key=lambda c: c.TYPE_ID)).flatmap(messages_of))
+def test_an_example_line_builds_its_message_again(message: Message) -> None:
+    assert eval(examples.literal(message), dict(NAMESPACE)) == message

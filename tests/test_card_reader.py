@@ -207,7 +207,7 @@ def test_answer_repeated_after_a_lost_session_is_not_a_second_result(rig: Rig) -
 
 
 def test_an_answer_to_another_question_is_a_fault_never_a_result(rig: Rig) -> None:
-    # Issue 14: the driver's docstring promised it; nothing tested it. The reader answers
+    # The driver's docstring promises it. The reader answers
     # "request N+1" to request N: a question the station never asked.
     rig.double.set_hole_card(parse_card("AS"))
     rig.double.answer_other_request(1)

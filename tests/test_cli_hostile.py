@@ -1,10 +1,10 @@
-"""Hostile input at every entry point of the command line (issue 14).
+"""Hostile input at every entry point of the command line (docs/style.md, Errors).
 
 Whatever file or argument arrives, ``replay``, ``check-config``, ``run``, ``simulate``,
 ``journal *`` and ``pair`` answer with their documented status and one line on stderr:
 never a traceback, never a file written. Hypothesis feeds them arbitrary bytes, arbitrary
-text, and the example configuration with a line changed to anything; the eleven inputs the
-issue found by hand are pinned as explicit examples.
+text, and the example configuration with a line changed to anything; the eleven inputs found
+by hand are pinned as explicit examples.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from controller.rules.profiles import OPTION_FIELDS
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"
 EXAMPLE_LINES = EXAMPLE.read_text().splitlines()
 DEEP_TOML = ("a = " + "[" * 5000 + "]" * 5000).encode()
-#: Issue 14: a wager key "²" passed isdigit() and failed int().
+#: A wager key "²" once passed isdigit() and failed int().
 SUPERSCRIPT_SEAT = '[devices.panel.wagers]\n"\u00b2.main" = 9\n'
 HYPOTHESIS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -205,7 +205,7 @@ def test_replay_answers_any_script_in_one_line(content: bytes) -> None:
 
 
 def test_replay_reads_a_bounded_amount() -> None:
-    # Issue 14: `replay /dev/zero` read without limit.
+    # `replay /dev/zero` once read without limit.
     result = invoke(["replay", "/dev/zero"])
     assert_refused(result, {2})
     assert "larger than 1048576 bytes" in result[2][0]

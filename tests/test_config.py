@@ -46,7 +46,7 @@ def test_the_example_is_valid_and_complete() -> None:
     assert config.options.get("match_the_dealer") is True
     assert config.options.get("match_tables") == {6: MatchPayTable.A}
     assert config.devices.shoe.port == Path("/dev/dealer-shoe")
-    assert config.devices.shuffler is not None and config.devices.shuffler.max_decks == 8
+    assert config.devices.shuffler is not None and config.devices.shuffler.options["max_decks"] == 8
     assert config.devices.card_reader is not None and config.devices.card_reader.vendor_id == 0x1209
     panel = config.devices.panel
     assert set(panel.buttons) == set(Button) and panel.supervisor_key == 26
@@ -429,5 +429,5 @@ def test_the_shufflers_batch_and_the_readers_interface_have_defaults() -> None:
     del data["devices"]["shuffler"]["max_decks"]
     del data["devices"]["card_reader"]["interface"]
     config = parse(data)
-    assert config.devices.shuffler is not None and config.devices.shuffler.max_decks == 8
+    assert config.devices.shuffler is not None and config.devices.shuffler.options["max_decks"] == 8
     assert config.devices.card_reader is not None and config.devices.card_reader.interface == 0

@@ -1,4 +1,4 @@
-"""Issue 6: kill the station (SIGKILL) at random points over many simulated rounds and
+"""Kill the station (SIGKILL) at random points over many simulated rounds and
 restart it; after each restart the journal verifies, no committed row is missing or
 changed, and the table's state is the one the journal says.
 

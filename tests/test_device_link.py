@@ -176,7 +176,7 @@ def test_a_command_while_down_is_a_fault_not_an_exception() -> None:
     assert isinstance(fault, DeviceFault) and "StatusQuery not sent" in fault.reason
 
 
-# --- attacks on the link (issue 14): each one now fails to do harm -------------------------
+# --- attacks on the link (docs/protocol.md 4b): each one fails to do harm ------------------
 
 
 def forged(type_id: int, payload: bytes, seq: int, *, sealed_with: bytes | None = None) -> bytes:
@@ -247,7 +247,7 @@ def test_impostor_without_the_pairing_key_is_refused_as_unauthenticated() -> Non
 
 
 def test_firmware_not_on_the_allow_list_is_refused_with_one_fault() -> None:
-    # Issue 14: "EVIL-9.9" with the right serial number passed the handshake. Even with the
+    # "EVIL-9.9" with the right serial number once passed the handshake. Even with the
     # pairing key (a genuine board reflashed), the allow-list refuses it, once per outage.
     link = Link(firmware="EVIL-9.9")
     link.driver.link_up("stub")

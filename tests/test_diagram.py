@@ -1,4 +1,5 @@
-"""docs/procedure.md and docs/panel.md are generated from the code and must match it."""
+"""docs/procedure.md, docs/panel.md and docs/journal.md's record vocabulary are generated
+from the code and must match it."""
 
 from __future__ import annotations
 

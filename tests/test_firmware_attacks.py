@@ -7,6 +7,7 @@ the section 4c rules (an unsealed end of a proven session ignored, the heartbeat
 from __future__ import annotations
 
 import hashlib
+import queue
 import time
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from firmware_bridge.frame import (
     decode_frame,
     encode_frame,
 )
-from firmware_bridge.link_messages import Heartbeat, Hello, NoSession, Refused
+from firmware_bridge.link_messages import Heartbeat, Hello, HelloReply, NoSession, Refused
 
 SEVEN_CARDS = "-1 9H KS 8D 7D 3D QC 6H"
 
@@ -224,8 +225,78 @@ def test_a_forged_no_session_does_not_take_the_firmwares_link_down(shoe: Bench) 
 def test_the_firmware_answers_a_heartbeat_request_at_once(shoe: Bench) -> None:
     station = connected(shoe)
     before = int(shoe.status()["frames_sent"])
-    station._outbox.append((Heartbeat.TYPE_ID, 0, FLAG_ACK_NOW, b""))  # the request
+    station._s.outbox.append((Heartbeat.TYPE_ID, 0, FLAG_ACK_NOW, b""))  # the request
     shoe.pump(0.05)  # well under the 0.2 s heartbeat interval
     status = shoe.status()
     assert status["heartbeat_requests"] == "1"
     assert int(status["frames_sent"]) == before + 1
+
+
+# --- section 4c: a HELLO does not end a proven session --------------------------------------
+
+
+def forged_hello(session: int) -> bytes:
+    payload = fb.encode_message(Hello(fb.DeviceKind.SHOE, session, bytes(16), "st-1.0", "T1"))[1]
+    return b"\0" + encode_frame(fb.Frame(PROTOCOL_VERSION, Hello.TYPE_ID, 0, 0, 0, payload))
+
+
+def frames_out(bench: Bench, seconds: float) -> list[fb.Frame]:
+    """What the firmware writes within ``seconds``, the station not running meanwhile."""
+    out: list[fb.Frame] = []
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        try:
+            data = bench.rx.get(timeout=left)
+        except queue.Empty:
+            break
+        out += [decode_frame(p) for p in data.split(b"\0") if p]
+    return out
+
+
+def test_a_forged_hello_leaves_the_firmwares_session_up(shoe: Bench) -> None:
+    station = connected(shoe)
+    shoe.ask("load -1 9H KS 8D 7D")
+    shoe.pump_until(lambda: bool(reports(shoe, fb.ShoeLoadedReport)))
+    sessions = shoe.status()["sessions"]
+    shoe.inject(forged_hello(0x5EED))
+    assert shoe.ask("deal") == "9H"
+    # Pending: the reply to the HELLO goes out, the card's report waits (nothing sealed).
+    held = frames_out(shoe, 0.1)
+    assert [f.type_id for f in held] == [HelloReply.TYPE_ID]
+    assert shoe.status()["pending"] == "1"
+    for part in held:  # the station, which never asked, ignores the reply
+        station.receive_data(encode_frame(part), time.monotonic())
+    # The station's next sealed frame (its heartbeat within 0.2 s) proves the session alive.
+    shoe.pump_until(lambda: any(m == fb.CardDrawnReport(9, "H", 1) for m in shoe.messages))
+    status = shoe.status()
+    assert (status["pending"], status["forged_ends"], status["connected"]) == ("0", "1", "1")
+    assert status["sessions"] == sessions and station.connected
+    assert not [e for e in shoe.events if isinstance(e, fb.LinkDown)]
+
+
+def test_a_restarted_station_is_joined_at_its_first_sealed_frame(shoe: Bench) -> None:
+    connected(shoe)
+    shoe.ask("load -1 9H KS 8D 7D")
+    shoe.pump_until(lambda: bool(reports(shoe, fb.ShoeLoadedReport)))
+    sessions = int(shoe.status()["sessions"])
+    shoe.messages.clear()
+    connected(shoe)  # a new station endpoint: the daemon restarted
+    assert shoe.ask("deal") == "9H"
+    shoe.pump_until(lambda: bool(reports(shoe, fb.CardDrawnReport)))
+    status = shoe.status()
+    assert (status["pending"], status["forged_ends"]) == ("0", "0")
+    assert int(status["sessions"]) == sessions + 1  # the new session, joined
+    assert reports(shoe, fb.CardDrawnReport) == [fb.CardDrawnReport(9, "H", 1)]
+
+
+def test_a_hello_the_firmware_refuses_leaves_its_session_up(shoe: Bench) -> None:
+    station = connected(shoe)
+    payload = fb.encode_message(Hello(fb.DeviceKind.PANEL, 77, bytes(16), "st-1.0", "T1"))[1]
+    shoe.inject(b"\0" + encode_frame(fb.Frame(PROTOCOL_VERSION, Hello.TYPE_ID, 0, 0, 0, payload)))
+    (frame,) = [f for f in frames_out(shoe, 0.1) if f.type_id == Refused.TYPE_ID]
+    refusal = fb.decode_message(frame.type_id, frame.payload)
+    assert isinstance(refusal, Refused) and refusal.echo == 77
+    assert "the station expects a panel" in refusal.reason
+    shoe.pump(0.5)
+    status = shoe.status()
+    assert (status["connected"], status["pending"]) == ("1", "0") and station.connected

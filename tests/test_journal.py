@@ -277,7 +277,7 @@ class CommitThenInterrupt:
 def test_a_write_broken_off_right_after_its_commit_does_not_fork_the_chain(
     journal_path: Path, in_batch: bool
 ) -> None:
-    """The tail is no longer read in every transaction (issue 15): it is read again only
+    """The tail is not read in every transaction: it is read again only
     when the last write did not finish its bookkeeping, as here, so the next row follows
     the committed ones instead of forking the chain from the tail held in memory."""
     with Journal.open(journal_path) as journal:
@@ -327,7 +327,7 @@ class OddKind(str):
     )
 )
 def test_any_kind_is_written_as_its_own_text_or_refused(kinds: list[str]) -> None:
-    """The writer remembers the kinds it checked (issue 15): a refused kind stays refused,
+    """The writer remembers the kinds it checked: a refused kind stays refused,
     a good one is written as its plain text, str subclasses included, and the chain holds."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "journal.sqlite3"

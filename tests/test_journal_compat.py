@@ -96,7 +96,7 @@ def test_a_station_starts_on_the_earlier_writers_journal_and_key(tmp_path: Path)
 def test_a_journal_the_earlier_writer_wrote_opens_verifies_and_grows(tmp_path: Path) -> None:
     path = fixture_copy(tmp_path)
     before = stored_rows(path)
-    assert "journal_kind" in indexes(path)  # every row by kind, before issue 15
+    assert "journal_kind" in indexes(path)  # every row by kind, in the older writer
     with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
         assert (journal.last_id, journal.last_hash) == (before[-1][0], before[-1][6])
         with journal.batch():

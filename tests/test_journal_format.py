@@ -1,7 +1,7 @@
 """The journal's row format written fast, byte for byte as docs/journal.md defines it.
 
 The writer formats timestamps with ``isoformat`` and writes a row's header array directly
-(issue 15: the station writes ~137 rows a round). These tests hold those shortcuts to the
+(the station writes ~137 rows a round). These tests hold those shortcuts to the
 definitions in docs/journal.md ("hash = sha256(prev_hash + canonical JSON of [id, ts, kind,
 round] + data)", timestamps ``%Y-%m-%dT%H:%M:%S.%fZ`` in UTC), computed here with
 ``hashlib``/``json``/``strftime`` directly, and check that one failed row fails its whole
@@ -96,7 +96,7 @@ def test_row_hash_is_the_documented_recipe_for_any_row(
 def test_the_writers_unchecked_row_hash_is_the_documented_recipe(
     row_id: int, moment: datetime, kind: str, round_no: int | None, data_text: str
 ) -> None:
-    """The writer skips row_hash's checks for what it knows is plain (issue 15): any row it
+    """The writer skips row_hash's checks for what it knows is plain: any row it
     can write (every format_ts time, years below 1000 too) still hashes per docs/journal.md."""
     prev = "b" * 64
     ts = format_ts(moment)
@@ -119,7 +119,7 @@ JSON_VALUES = st.recursive(
 
 @given(value=JSON_VALUES)
 def test_canonical_json_is_json_dumps_with_the_documented_options(value: object) -> None:
-    """The C encoder built once (issue 15) gives the bytes json.dumps gives."""
+    """The C encoder built once gives the bytes json.dumps gives."""
     expected = json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
     )
@@ -206,7 +206,7 @@ LAST_NS = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - EPOCH) // ti
 
 @given(ns=st.integers(min_value=0, max_value=LAST_NS))
 def test_the_default_clocks_timestamp_is_format_ts_for_any_moment(ns: int) -> None:
-    """The writer formats its default clock's time without a datetime (issue 15): the same
+    """The writer formats its default clock's time without a datetime: the same
     text as format_ts, from the epoch to the last nanosecond of year 9999."""
     assert ts_from_ns(ns) == format_ts(EPOCH + timedelta(microseconds=ns // 1000))
 

@@ -1,5 +1,5 @@
 """The journal's index of kinds covers only the kinds a round writes about once or less
-(``journal_milestone``, issue 15): a commit of a round's ordinary rows adds no page to it,
+(``journal_milestone``): a commit of a round's ordinary rows adds no page to it,
 and every lookup by kind the station and its tools make still finds its row through it."""
 
 from __future__ import annotations

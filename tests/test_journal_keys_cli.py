@@ -1,5 +1,5 @@
 """``journal setup-keys``, ``journal anchor`` and ``journal verify --key/--anchor`` through the
-command line (issue 13), with hypothesis on the new arguments."""
+command line (docs/journal.md), with hypothesis on the new arguments."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Forward-secure sealing (``controller.journal.seal``) and the insider's attacks of issue 13.
+"""Forward-secure sealing (``controller.journal.seal``) and the insider's attacks (docs/journal.md).
 
 The attacker has the station: the SQLite file, its head record, the sealing state (the
 current epoch's key) and the formula in docs/journal.md. Each attack below is carried out
@@ -144,13 +144,13 @@ def test_a_key_on_a_journal_with_no_seal_proves_nothing(tmp_path: Path) -> None:
     assert verify(path, key=key).case is VerifyCase.UNSEALED
 
 
-# --- the issue's attacks ---------------------------------------------------------------------
+# --- an insider's attacks --------------------------------------------------------------------
 
 
 def test_attack_change_an_amount_and_recompute_the_chain_fails_with_the_key(
     sealed: tuple[Path, Path, VerificationKey],
 ) -> None:
-    """Issue 13: one settled amount changed, chain, head and triggers recomputed."""
+    """An insider: one settled amount changed, chain, head and triggers recomputed."""
     path, _, key = sealed
 
     def pay_more(rows: Rows) -> Rows:

@@ -1,4 +1,4 @@
-"""Storage faults (issue 13 part 4): a full disk while a journal is made or written, a
+"""Storage faults (docs/journal.md): a full disk while a journal is made or written, a
 half-made journal, and the journal CLI's hostile arguments.
 
 A full disk is a real one: a small tmpfs mounted in a private mount namespace

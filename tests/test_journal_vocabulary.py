@@ -1,5 +1,5 @@
 """The record vocabulary in docs/journal.md and what the station writes are one thing
-(issue 13): simulations run, and every kind and field written is checked against the
+(docs/journal.md): simulations run, and every kind and field written is checked against the
 document, both ways. The recalled seat nets add up to the house result ``simulate`` prints.
 """
 

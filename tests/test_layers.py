@@ -1,4 +1,4 @@
-"""Imports point one way (DESIGN.md; the docstring of ``controller/__init__.py``).
+"""Imports point one way (docs/design.md; the docstring of ``controller/__init__.py``).
 
 ``controller``: rules <- table <- journal <- service <- simulation <- cli. The table knows
 devices only through ``drivers.hal``; only the service and the simulation build concrete

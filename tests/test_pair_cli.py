@@ -1,5 +1,5 @@
 """``dealer-station pair``: the supervisor key, the device's consent, the 0600 secret file,
-and a link that then authenticates with it (issue 14)."""
+and a link that then authenticates with it (docs/protocol.md 4a)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from controller.cli.main import main
 from drivers.device_link import ExpectedDevice
 from drivers.hal import DeviceConnected, DeviceEvent, DeviceKind
 from drivers.pairing import PairingStore
+from drivers.registry import device_names
 from drivers.shoe import ShoeDriver
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from drivers.simulated.shoe import ShoeDouble
@@ -146,7 +147,7 @@ def test_an_unknown_device_is_a_usage_error(
     config = config_for(tmp_path, shoe)
     assert main(["pair", "dice", "--config", str(config)]) == 2
     assert capsys.readouterr().err.strip() == (
-        "dealer-station pair: unknown device 'dice': one of shoe, shuffler, card_reader, panel"
+        f"dealer-station pair: unknown device 'dice': one of {device_names()}"
     )
 
 

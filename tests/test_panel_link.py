@@ -128,7 +128,7 @@ def test_wiring_table_is_checked() -> None:
 
 
 def test_one_frame_per_panel_state(board: Board) -> None:
-    """Issue 15: a panel state goes out as one PanelLamps frame, however many lamps change,
+    """A panel state goes out as one PanelLamps frame, however many lamps change,
     and an unchanged state sends nothing."""
     many = {led: LedMode.STEADY for led in list(Led)[:8]} | {Led.FAULT: LedMode.BLINK}
     board.driver.show(many)
@@ -165,7 +165,7 @@ def test_unplugged_board_gets_its_lamps_back_without_a_fault(board: Board) -> No
     assert not [e for e in board.events.history if isinstance(e, DeviceFault)]
 
 
-# --- issue 14: the supervisor key never comes from a frame without a valid tag ------------
+# --- the supervisor key never comes from a frame without a valid tag (docs/protocol.md 4b) -
 
 
 def forged_button(code: int, pressed: bool, seq: int, *, key: bytes | None = None) -> bytes:
@@ -183,7 +183,7 @@ def forged_button(code: int, pressed: bool, seq: int, *, key: bytes | None = Non
 def test_forged_key_and_resume_frames_never_reach_the_station(board: Board) -> None:
     codes = board.double.codes
     key, resume = codes.supervisor_key, codes.buttons[Button.SUPERVISOR_RESUME]
-    # Issue 14: two frames (key on, then supervisor resume) cleared a fault. Now: dropped.
+    # Two forged frames (key on, then supervisor resume) once cleared a fault. Now: dropped.
     board.double.transmit(forged_button(key, True, 0))
     board.double.transmit(forged_button(resume, True, 1, key=bytes(32)))
     board.double.place_wager(2, WagerSpot.MAIN)  # the genuine board, after them
@@ -219,7 +219,7 @@ def recorded_writes(board: Board) -> list[bytes]:
 
 def test_a_press_crosses_the_line_as_one_report_and_its_release_as_none(board: Board) -> None:
     """docs/protocol.md, 0x41 ButtonReport: the board reports a press, not its release (the
-    station acts on presses only: issue 15, about 17 sealed frames a round for nothing); the
+    station acts on presses only: about 17 sealed frames a round for nothing); the
     one report goes out in one write and the driver reports one ButtonPressed."""
     chunks = recorded_writes(board)
     board.double.sent_log = []

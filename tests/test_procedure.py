@@ -45,7 +45,7 @@ def full_batch(decks: int = 6) -> ShuffleDone:
 def ready(rig: Rig, burn: str = "2C") -> None:
     """Shuffle, load and burn: the table is open for bets."""
     rig.table.begin()
-    rig.table.handle(full_batch(rig.table.settings.decks))
+    rig.table.handle(full_batch(rig.table.t.settings.decks))
     rig.table.handle(ShoeLoaded())
     rig.table.handle(CardDrawn(parse_card(burn)))
     assert rig.table.state is State.BETTING

@@ -100,7 +100,7 @@ def test_the_double_is_ticked_when_it_asks_not_every_tick_interval(
     """The double's receive and tick return the seconds until its next deadline: with an
     hour to go, each wait for bytes is as long as a wait may be (half a second), not one
     tick interval, and bytes come and go with no tick in between; asked for at once, the
-    tick comes at once (a held ACK, issue 15)."""
+    tick comes at once (a held ACK)."""
     events: queue.Queue[str] = queue.Queue()
     wait = [3600.0]
     timeouts: list[float] = []

@@ -158,7 +158,7 @@ def check_restored(
     recovered = [r for r in journal.rows[cut:] if r.kind == "recovered"]
     assert [r.data for r in recovered] == [{"state": table.state.value, "round": rec.round_no}]
     if table.state is State.FAULT:
-        assert table.fault is not None and table.resume_to is not None
+        assert table.fault is not None and table.t.resume_to is not None
         if rec.open_round:
             assert table.fault.code is FaultCode.RECOVERED_MID_ROUND
         elif strict:
@@ -202,7 +202,7 @@ PAYMENT_KINDS = ("settlement", "match_settled", "insurance")
 
 
 def check_one_money_record(rows: Sequence[JournalRow]) -> None:
-    """Issue 13: no payment (round, kind, seat, hand, wager) is journaled twice, whatever
+    """One money record: no payment (round, kind, seat, hand, wager) is journaled twice, whatever
     was rebuilt; a void lists exactly the round's payments as standing and returns every
     other wager, none of them both."""
     payments = Counter(
@@ -431,7 +431,7 @@ def test_the_restore_reads_from_the_last_shuffle_and_finds_the_same_state(tmp_pa
 
 @pytest.mark.parametrize(("profile", "seed"), [("PA", 4), ("NY", 5)])
 def test_a_crash_between_the_deal_and_the_reveal_resumes(profile: str, seed: int) -> None:
-    """Issue 13 with the shoe withholding the hole card: a crash at any row between the
+    """The same with the shoe withholding the hole card: a crash at any row between the
     hole card's deal and its reveal rebuilds the round from the commitment; the supervisor
     resumes; the shoe (which kept card and nonce) reveals it; the round is completed, never
     voided, and every payment is journaled once."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from controller.cli.main import main
@@ -712,6 +712,7 @@ PROFILE_FIELDS = sorted(f.name for f in fields(Profile))
 
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.sampled_from(PROFILE_FIELDS), JSON_VALUES, max_size=3))
+@example({"bonus_odds": {"\n": None}})  # a key that is a line break: the message stays one line
 def test_any_options_give_a_replay_error_or_a_round(options: dict[str, object]) -> None:
     document: dict[str, Any] = json.loads(json.dumps(base()), parse_float=Decimal)
     document["options"] = options

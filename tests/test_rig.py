@@ -27,6 +27,7 @@ from drivers.hal import (
     WagerSpot,
 )
 from drivers.panel import DEFAULT_PINS, PanelPins
+from drivers.registry import DEVICES
 from drivers.simulated.recorder import EventRecorder
 from drivers.simulated.rig import RigDrivers, RigFault, SimulatedRig
 
@@ -45,7 +46,7 @@ def station() -> Iterator[tuple[SimulatedRig, RigDrivers, EventRecorder]]:
         drivers = rig.build_drivers(events)
         drivers.start()
         try:
-            connected = {events.expect(DeviceConnected).device for _ in range(4)}
+            connected = {events.expect(DeviceConnected).device for _ in DEVICES}
             assert connected == set(DeviceKind)
             yield rig, drivers, events
         finally:
@@ -120,7 +121,7 @@ def test_each_rig_fault_is_reported_and_cleared(fault: RigFault) -> None:
         drivers = rig.build_drivers(events, refusal_retry=0.05)
         drivers.start()
         try:
-            for _ in range(4):
+            for _ in DEVICES:
                 events.expect(DeviceConnected)
             device = fault.value.split("_")[0]
             if device == "shoe":
@@ -158,7 +159,7 @@ def test_rig_with_a_panel_board_senses_every_seat() -> None:
         drivers = rig.build_drivers(events)
         drivers.start()
         try:
-            assert {events.expect(DeviceConnected).device for _ in range(4)} == set(DeviceKind)
+            assert {events.expect(DeviceConnected).device for _ in DEVICES} == set(DeviceKind)
             drivers.panel.show({Led.seat(7): LedMode.BLINK})
             board = rig.panel_board
             assert board is not None

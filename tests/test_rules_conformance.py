@@ -1,4 +1,4 @@
-"""Rules-level conformance (issue 12): rounding never below the odds, amounts checked on both
+"""Rules-level conformance (docs/rules.md): rounding never below the odds, amounts checked on both
 sides, and when a blackjack is paid (PA 635a.7(h)(1)(i) at once, NY 5324.12(b)(5) after the
 round). Expected amounts are worked by hand in the comments."""
 

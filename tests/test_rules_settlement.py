@@ -131,7 +131,7 @@ def test_ny_5324_12_b_5_blackjack_3_to_2_odd_cent_rounded_up_never_below_the_odd
     # $12.50 x 3/2 = $18.75 exactly; $10.05 x 3/2 = $15.075: no less than 3:2 is $15.08.
     assert settle(hand("AS KH", 1250), "9C 9H").net == 1875
     assert settle(hand("AS KH", 1005), "9C 9H").net == 1508
-    # The case: $5.01 x 3/2 = $7.515, paid $7.52 (never $7.51).
+    # Worked by hand: $5.01 x 3/2 = $7.515, paid $7.52 (never $7.51).
     assert settle(hand("AS KH", 501), "9C 9H").net == 752
 
 

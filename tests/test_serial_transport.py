@@ -265,7 +265,7 @@ def open_as_nobody(tty: str) -> str:
 def test_a_second_process_cannot_open_the_port_while_the_station_holds_it(
     link: tuple[SerialTransport, Recorder], device: DeviceEnd
 ) -> None:
-    # Issue 14: another dialout user opened the shoe's tty beside the station (the flock
+    # Another dialout user opened the shoe's tty beside the station (the flock
     # is advisory), read its bytes and stopped play. TIOCEXCL refuses it in the kernel.
     transport, recorder = link
     recorder.next("up")
@@ -327,7 +327,7 @@ class WaitRecording(SerialTransport):
 def test_an_idle_link_is_not_woken_before_the_listener_asks(device: DeviceEnd) -> None:
     """With nothing due for an hour, each read waits as long as a read may (half a second),
     not one tick interval, and bytes come and go without a tick in between: an idle link
-    wakes for its protocol's work and for bytes, nothing else (issue 15, second pass)."""
+    wakes for its protocol's work and for bytes, nothing else."""
     listener = Paced(3600.0)
     transport = WaitRecording(SerialSettings(str(device.port.path)), listener, tick_interval=0.001)
     transport.waits = []

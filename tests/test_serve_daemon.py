@@ -1,9 +1,9 @@
 """The real daemon (``dealer-station run``, configured devices, no ``--simulated-devices``)
 against doubles in their own process (``dealer-station doubles``) on ptys: the shuffler,
-the shoe and a panel board (``[devices.panel_board]``). NJ without the card reader, so
-every device of the table is on a serial line. Each device is paired first with
-``dealer-station pair`` (the double's pairing button held through the control socket), as
-docs/operations.md installs a table.
+the shoe and a panel board (``[devices.panel_board]``): every device the doubles' process
+serves. NJ without the card reader, so every device of the table is on a serial line.
+Each device is paired first with ``dealer-station pair`` (the double's pairing button held
+through the control socket), as docs/operations.md installs a table.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from daemon_support import DEALER_STATION, NotifyListener, assignments, journal_
 
 from controller.journal.store import JournalReader
 from controller.journal.verify import VerifyCase, verify
+from drivers.registry import Pairing
+from drivers.simulated.serve import KINDS, SERVED, station_sections
 from drivers.simulated.serve_client import ServedDoubles
 
 DEADLINE = 30.0
@@ -32,21 +34,6 @@ path = "{journal}"
 
 [pairing]
 directory = "{tmp}/pairing"
-
-[devices.shuffler]
-port = "{tmp}/shuffler"
-serial = "SHF-9"
-firmware = ["sim-1.0"]
-
-[devices.shoe]
-port = "{tmp}/shoe"
-serial = "SHO-9"
-firmware = ["sim-1.0"]
-
-[devices.panel_board]
-port = "{tmp}/panel"
-serial = "PNL-9"
-firmware = ["sim-1.0"]
 """
 
 
@@ -59,22 +46,27 @@ def test_daemon_runs_on_doubles_served_by_another_process(tmp_path: Path) -> Non
     with journal_dir(tmp_path) as journals:
         journal = journals / "journal.sqlite3"
         config = tmp_path / "station.toml"
-        config.write_text(CONFIG.format(tmp=short, journal=journal))
-        endpoints = {k: f"pty:{short}/{k}" for k in ("shuffler", "shoe", "panel")}
-        serials = {"shuffler": "SHF-9", "shoe": "SHO-9", "panel": "PNL-9"}
+        serials = {kind: f"{kind.upper()}-9" for kind in KINDS}
+        config.write_text(
+            CONFIG.format(tmp=short, journal=journal)
+            + station_sections({kind: short / kind for kind in KINDS}, serials)
+        )
+        endpoints = {k: f"pty:{short}/{k}" for k in KINDS}
         with ServedDoubles(endpoints, short / "control.sock", serials=serials) as served:
-            for kind in ("shuffler", "shoe", "panel"):
+            for kind in KINDS:
+                # A panel board reads its own key switch for pairing.
+                own_key = SERVED[kind].pairing is Pairing.OWN_KEY
                 served.client.set(kind, "pairing_button", True)
-                if kind == "panel":  # the board reads its own key switch for pairing
-                    served.client.call("panel", "turn_key", True)
+                if own_key:
+                    served.client.call(kind, "turn_key", True)
                 paired = subprocess.run(
                     [str(DEALER_STATION), "pair", kind, "--config", str(config),
                      "--timeout", "20", "--without-key-switch"],
                     capture_output=True, text=True, timeout=60, check=False,
                 )  # fmt: skip
                 served.client.set(kind, "pairing_button", False)
-                if kind == "panel":
-                    served.client.call("panel", "turn_key", False)
+                if own_key:
+                    served.client.call(kind, "turn_key", False)
                 assert paired.returncode == 0, paired.stderr
                 assert served.client.get(kind, "paired_station") == "NJ-SERVE-1"
             env = dict(os.environ, NOTIFY_SOCKET=listener.address, WATCHDOG_USEC="2000000")

@@ -1,4 +1,4 @@
-"""The shoe withholds the hole card (issue 14): the real driver against the shoe double; and
+"""The shoe withholds the hole card (docs/protocol.md): the real driver against the shoe double; and
 the shoe's reader thread, which may not end without the shoe being reported lost.
 
 The commitment is checked here with ``hashlib`` straight from its definition in
@@ -195,7 +195,7 @@ def test_the_shoe_forgets_withheld_cards_at_the_next_load(shoe: ShoeDouble) -> N
 
 
 def test_a_reader_thread_that_dies_reports_the_shoe_lost(shoe: ShoeDouble) -> None:
-    # Issue 14: a NUL byte in the port path killed the shoe's thread and the shoe was never
+    # A NUL byte in the port path once killed the shoe's thread and the shoe was never
     # journaled as lost. Any end of the reader thread but close() is now DeviceLost, which
     # the procedure journals and faults on (device_lost).
     driver, events = station(shoe)

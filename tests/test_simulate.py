@@ -30,7 +30,7 @@ def scratch(tmp_path: Path) -> Iterator[Path]:
     directory.rmdir()
 
 
-#: What the shoe draws from ``secrets`` even in a seeded simulation (issue 14): otherwise
+#: What the shoe draws from ``secrets`` even in a seeded simulation (docs/journal.md): otherwise
 #: anyone with the seed could open every hole card's commitment before its reveal.
 UNSEEDED = ("commitment", "nonce")
 

@@ -19,7 +19,7 @@ from test_simulate import journal_content, scratch, seeded_part
 from controller.rules.cards import parse_card
 from controller.simulation.pacer import Pacer
 from controller.simulation.runner import SimulatedTable, SimulationSettings
-from controller.simulation.split import DoublesProcessDiedError, SplitTable
+from controller.simulation.split import DoublesProcessDiedError, SplitTable, served_devices
 from controller.simulation.split_link import ObservationFeed, ObservationRelay
 from controller.table.prompts import State
 from controller.table.view import HandView, TableView, view_from_record
@@ -33,6 +33,7 @@ from drivers.hal import (
     Led,
     LedMode,
 )
+from drivers.simulated.serve import SERVED
 
 __all__ = ["scratch"]  # the fixture: a journal directory on tmpfs
 
@@ -122,10 +123,12 @@ def test_doubles_process_dying_mid_round_gives_the_device_lost_fault(
     assert killed.is_set()
     assert len(outcome) == 1 and isinstance(outcome[0], DoublesProcessDiedError)
     assert "exit code -9" in str(outcome[0])
-    assert "lost its shuffler, shoe and panel board" in str(outcome[0])
+    assert f"lost its {served_devices()} with it" in str(outcome[0])
+    # The registry's serial devices, each named as the dealer knows it.
+    assert "shuffler, shoe" in served_devices() and "panel board" in served_devices()
     rows = journal_content(journal)
     lost = [d for kind, _, d in rows if kind == "device" and d.get("status") == "lost"]
-    assert {d["device"] for d in lost} & {"shoe", "shuffler", "panel"}
+    assert {d["device"] for d in lost} & set(SERVED)
     faults = [(n, d) for kind, n, d in rows if kind == "fault"]
     device_lost = [(n, d) for n, d in faults if d["code"] == "device_lost"]
     assert device_lost and device_lost[0][0] is not None and device_lost[0][0] >= 2

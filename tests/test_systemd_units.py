@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from drivers.registry import DEVICES
+
 SYSTEMD = Path(__file__).resolve().parent.parent / "systemd"
 UNIT = SYSTEMD / "dealer-station.service"
 EXPOSURE_LIMIT = 3.0
@@ -119,7 +121,7 @@ def test_the_unit_has_what_the_station_needs() -> None:
         "char-usb_device",
         "char-gpiochip",
     }
-    # These break the devices (LIBRARY-NOTES): the tty list, the device groups, /proc reads.
+    # These break the devices (docs/pitfalls.md): the tty list, the device groups, /proc reads.
     assert not {"PrivateDevices", "PrivateUsers", "ProcSubset"} & set(single)
 
 
@@ -153,7 +155,7 @@ def test_udev_rules_are_well_formed_and_name_the_devices() -> None:
         assert all(matches), line
         rules.append({m["key"]: (m["op"], m["value"]) for m in matches if m is not None})
     links = {r["SYMLINK"][1] for r in rules if "SYMLINK" in r}
-    assert links == {"dealer-shuffler", "dealer-shoe", "dealer-panel"}
+    assert links == {spec.udev for spec in DEVICES if spec.udev}  # drivers/registry.py
     (reader,) = [r for r in rules if r.get("SUBSYSTEM") == ("==", "usb")]
     assert reader["GROUP"] == ("=", "dealer-station") and reader["MODE"] == ("=", "0660")
     assert reader["TAG"] == ("-=", "uaccess")

@@ -89,7 +89,7 @@ def test_a_settlement_view_lists_every_settlement_due_in_the_order_the_panel_pro
 
 
 def test_a_snapshot_shows_each_hand_as_it_lies_now_however_seldom_it_is_taken() -> None:
-    """The snapshot keeps each hand's view between snapshots (issue 15); it must still show
+    """The snapshot keeps each hand's view between snapshots; it must still show
     every hand as the round holds it, also when snapshots are skipped across several events
     (a split hand back at two cards with a new second card, a double, a surrender)."""
     rng = random.Random("view-cache")

@@ -1,4 +1,4 @@
-"""One money record (issue 13): a void names per seat which settled amounts stand and which
+"""One money record (docs/journal.md): a void names per seat which settled amounts stand and which
 wagers are returned; a fully settled round cannot be voided; a hole-card mismatch settles
 nothing before the void."""
 

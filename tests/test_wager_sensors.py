@@ -1,4 +1,4 @@
-"""Mid-round settlements on a table with wager sensors (issue 12).
+"""Mid-round settlements on a table with wager sensors (docs/panel.md).
 
 The dealer collects and pays some wagers during the round: Match the Dealer right after the
 deal (PA 635a.7(f), NY 5324.12(d)(3)), insurance at the peek (PA 635a.7(g)), a blackjack

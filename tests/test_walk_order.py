@@ -34,7 +34,7 @@ def walk(surrendering: int, blackjack: int) -> list[tuple[str, int]]:
     while table.state in (State.PLAYERS, State.SETTLE_NOW):
         assert table.play is not None
         if table.state is State.SETTLE_NOW:
-            prompts.append(("settle", table.settle_queue[0].seat))
+            prompts.append(("settle", table.t.settle_queue[0].seat))
             press(rig)
             continue
         seat = table.play.acting_seat()

@@ -1,6 +1,6 @@
 """The package and its compiled rules engine on arm64 Debian 12, under QEMU user emulation.
 
-Issue 15 item 1 allows compiling ``controller/rules`` with mypyc if the build installs
+``controller/rules`` may be compiled with mypyc only if the build installs
 cleanly on a Pi and a pure-Python install stays possible. This script shows both on a real
 arm64 Debian 12 (bookworm, Python 3.11, as Raspberry Pi OS 12) userland on an x86_64
 machine, and measures the two engines there:

@@ -9,7 +9,7 @@ the client and reconnects). The agent (``guest/agent.py``) answers on a virtio-s
 QMP drives the machine (``device_del`` / ``device_add`` unplug and replug a device).
 
 TCG, not KVM: /dev/kvm here is a nested PVM on which a stock Debian kernel hangs after
-SeaBIOS (LIBRARY-NOTES.md).
+SeaBIOS (docs/pitfalls.md).
 """
 
 from __future__ import annotations

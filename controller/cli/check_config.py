@@ -39,13 +39,10 @@ def run(args: argparse.Namespace) -> int:
         if held:
             print(f"{args.file}: {held}", file=sys.stderr)
             return EXIT_BAD_CONFIG
-    devices = config.devices
-    present = ["shoe", "panel"]
-    present += ["shuffler"] if devices.shuffler else []
-    present += ["card_reader"] if devices.card_reader else []
     print(
         f"{args.file}: ok: table {config.table_id}, profile {config.profile.code},"
-        f" {config.decks} decks, devices {', '.join(present)}, journal {config.journal.path}"
+        f" {config.decks} decks, devices {', '.join(config.devices.names())},"
+        f" journal {config.journal.path}"
     )
     profile = config.rules()
     print(f"procedure: {procedure_summary(profile)}")
@@ -60,20 +57,13 @@ def held_port(config: StationConfig) -> str:
     """``key: what`` for the first configured serial port another process has open, or
     ``""``. ``TIOCEXCL`` stops only later openers without root's capability: a process that
     opened the port first, or root's, would share the device's bytes with the station."""
-    from controller.service.config import SerialDevice
     from drivers.port_holders import port_holders
 
-    devices = config.devices
-    ports = [("devices.shoe.port", devices.shoe)]
-    if devices.shuffler is not None:
-        ports.append(("devices.shuffler.port", devices.shuffler))
-    if isinstance(devices.panel, SerialDevice):
-        ports.append(("devices.panel_board.port", devices.panel))
-    for key, device in ports:
-        holders = port_holders(device.port)
+    for key, port in config.devices.serial_ports():
+        holders = port_holders(port)
         if holders:
             who = ", ".join(map(str, holders))
-            return f"{key}: {device.port} is held by {who}: close it before the station starts"
+            return f"{key}: {port} is held by {who}: close it before the station starts"
     return ""
 
 

@@ -1,7 +1,8 @@
 """``dealer-station diagram``: the procedure machine as Mermaid, and the panel table.
 
-``docs/procedure.md`` and ``docs/panel.md`` embed this output between markers; a test
-checks they match the code, and ``dealer-station diagram --update-docs`` rewrites them.
+``docs/procedure.md`` and ``docs/panel.md`` embed this output between markers, and
+``docs/journal.md`` the record vocabulary (``controller.journal.kinds``); a test checks
+they match the code, and ``dealer-station diagram --update-docs`` rewrites them.
 """
 
 from __future__ import annotations
@@ -11,12 +12,17 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from controller.journal.kinds import markdown_table as vocabulary_table
 from controller.table.machine import TRANSITIONS
 from controller.table.prompts import State, panel_table_markdown
 
 BEGIN = "<!-- generated: begin -->"
 END = "<!-- generated: end -->"
-DOCS = {"procedure": Path("docs/procedure.md"), "panel": Path("docs/panel.md")}
+DOCS = {
+    "procedure": Path("docs/procedure.md"),
+    "panel": Path("docs/panel.md"),
+    "journal": Path("docs/journal.md"),
+}
 
 
 def mermaid() -> str:
@@ -37,6 +43,8 @@ def generated(which: str) -> str:
     """The generated block of ``docs/<which>.md``."""
     if which == "procedure":
         return f"```mermaid\n{mermaid()}```\n"
+    if which == "journal":
+        return vocabulary_table()
     return panel_table_markdown()
 
 
@@ -54,7 +62,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dealer-station diagram``."""
     parser.add_argument("--panel", action="store_true", help="print the panel prompt table")
     parser.add_argument(
-        "--update-docs", action="store_true", help="rewrite docs/procedure.md and docs/panel.md"
+        "--update-docs",
+        action="store_true",
+        help="rewrite docs/procedure.md, docs/panel.md and docs/journal.md's vocabulary",
     )
 
 

@@ -23,15 +23,17 @@ import os
 import pwd
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.service.config import DEFAULT_CONFIG_PATH, StationConfig, load_config
 from controller.service.config_schema import ConfigError
 
+if TYPE_CHECKING:
+    from drivers.registry import DeviceSpec
+
 EXIT_USAGE = 2
 EXIT_REFUSED = 3
 SERVICE_USER = "dealer-station"
-DEVICES = ("shoe", "shuffler", "card_reader", "panel")
 
 
 class PairError(Exception):
@@ -44,7 +46,9 @@ class PairError(Exception):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """DEVICE, the configuration, the wait for the device's consent."""
-    parser.add_argument("device", metavar="DEVICE", help=f"one of {', '.join(DEVICES)}")
+    from drivers.registry import device_names
+
+    parser.add_argument("device", metavar="DEVICE", help=f"one of {device_names()}")
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG_PATH, metavar="FILE")
     parser.add_argument(
         "--timeout",
@@ -84,19 +88,21 @@ def pair(args: argparse.Namespace) -> Path:
     import firmware_bridge as fb
     from drivers.errors import DriverError
     from drivers.pairing import PairedDevice, PairingStore, pair_over
+    from drivers.registry import Pairing, device_names, spec_named
 
-    if args.device not in DEVICES:
-        raise PairError(f"unknown device {args.device!r}: one of {', '.join(DEVICES)}")
+    spec = spec_named(args.device)
+    if spec is None:
+        raise PairError(f"unknown device {args.device!r}: one of {device_names()}")
     if not 0 < args.timeout <= 3600:
         raise PairError(f"--timeout {args.timeout}: between 0 and 3600 seconds")
     config = load_config(args.config)
     _check_user()
-    if args.device == "panel":
-        _check_panel_board(config)  # the board checks its own key switch (docs/panel.md)
+    if spec.pairing is Pairing.OWN_KEY:
+        _check_board(config, spec)  # the board checks its own key switch (docs/panel.md)
     elif not args.without_key_switch:
         _check_supervisor_key(config)
-    kind = fb.DeviceKind[args.device.upper()]
-    make_transport, serial_number = _transport_for(config, args.device)
+    kind = spec.kind
+    make_transport, serial_number = _transport_for(config, spec)
     print(
         f"dealer-station pair: hold the pairing button on the {args.device} "
         f"(waiting {args.timeout:g} s)",
@@ -163,28 +169,24 @@ def _check_supervisor_key(config: StationConfig) -> None:
         raise PairError("turn the supervisor key on to pair a device", EXIT_REFUSED)
 
 
-def _check_panel_board(config: StationConfig) -> None:
-    from controller.service.config import SerialDevice
+def _check_board(config: StationConfig, spec: DeviceSpec) -> None:
+    from controller.service.config_panel import PanelConfig
 
-    if not isinstance(config.devices.panel, SerialDevice):
-        raise PairError("this table's panel is wired to GPIO: there is no panel board to pair")
+    if isinstance(config.devices.get(spec.kind), PanelConfig):
+        raise PairError(
+            f"this table's {spec.name} is wired to GPIO: there is no {spec.name} board to pair"
+        )
 
 
-def _transport_for(config: StationConfig, device: str) -> tuple[Any, str]:
-    from controller.service.config import SerialDevice
+def _transport_for(config: StationConfig, spec: DeviceSpec) -> tuple[Any, str]:
+    from controller.service.config_devices import SerialDevice, UsbDevice, link_settings
     from drivers.serial_transport import SerialSettings, SerialTransport
-    from drivers.usb_transport import UsbSettings, UsbTransport
+    from drivers.usb_transport import UsbTransport
 
-    devices = config.devices
-    if device == "card_reader":
-        usb = devices.card_reader
-        if usb is None:
-            raise PairError("no [devices.card_reader] in the configuration")
-        settings = UsbSettings(usb.vendor_id, usb.product_id, usb.serial_number, usb.interface)
-        return (lambda listener: UsbTransport(settings, listener)), usb.serial_number
-    board = devices.panel if isinstance(devices.panel, SerialDevice) else None
-    port = {"shoe": devices.shoe, "shuffler": devices.shuffler, "panel": board}[device]
-    if port is None:
-        raise PairError(f"no [devices.{device}] in the configuration")
-    serial_settings = SerialSettings(str(port.port), port.baudrate, rtscts=port.rtscts)
-    return (lambda listener: SerialTransport(serial_settings, listener)), port.serial_number
+    device = config.devices.get(spec.kind)
+    if not isinstance(device, SerialDevice | UsbDevice):
+        raise PairError(f"no [devices.{spec.name}] in the configuration")
+    settings = link_settings(device)
+    if isinstance(settings, SerialSettings):
+        return (lambda listener: SerialTransport(settings, listener)), device.serial_number
+    return (lambda listener: UsbTransport(settings, listener)), device.serial_number

@@ -36,7 +36,7 @@ def _not_json(value: object) -> Any:
 
 #: The C encoder ``json.dumps`` itself runs (``JSONEncoder.iterencode``, one-shot), built
 #: once: ``JSONEncoder.encode`` builds it again on every call, half the cost of a small
-#: record (about 1 us of 2 a row, issue 15). The same bytes. ``markers`` is None because
+#: record (about 1 us of 2 a row, measured). The same bytes. ``markers`` is None because
 #: the C encoder leaves stale entries in a shared one after an error: a circular value
 #: ends in RecursionError instead of ValueError.
 _C_ENCODER: Final = make_encoder(
@@ -143,7 +143,7 @@ def format_ts(moment: datetime) -> str:
     if moment.year < 1000:  # isoformat and strftime("%Y") differ below year 1000
         return moment.strftime(TS_FORMAT)
     # isoformat is C code; strftime asks the C library, which re-reads the time zone on
-    # every call (a third of a journal row's cost on the station thread, issue 15).
+    # every call (a third of a journal row's cost on the station thread).
     return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
@@ -154,7 +154,7 @@ _second: tuple[int, str] = (0, "1970-01-01T00:00:00")
 def ts_from_ns(ns: int) -> str:
     """``format_ts`` of the moment ``ns`` nanoseconds after the epoch (from 1970 on), without
     making a datetime: the writer's timestamp with its default clock (about 0.5 us a row
-    instead of 2, issue 15). The text up to the seconds is kept for the next call in the
+    instead of 2). The text up to the seconds is kept for the next call in the
     same second; ``gmtime`` and ``strftime`` run once a second."""
     global _second  # noqa: PLW0603 - a one-entry cache; a race only formats a second twice
     seconds, micros = divmod(ns // 1000, 1_000_000)

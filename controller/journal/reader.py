@@ -34,7 +34,7 @@ def select_rows(
         params.append(until_id)
     if kinds is not None:
         # OR-ed equalities, not IN: SQLite takes the partial index journal_milestone for
-        # "kind = ?" only (controller.journal.schema.INDEXED_KINDS).
+        # "kind = ?" only (controller.journal.kinds.INDEXED_KINDS).
         clauses.append(f"({' OR '.join(['kind = ?'] * len(kinds))})" if kinds else "0")
         params.extend(kinds)
     if round_no is not None:

@@ -12,71 +12,16 @@ import sqlite3
 from typing import Final
 
 from controller.journal.format import SCHEMA_VERSION, TRIGGER_SQL
+from controller.journal.kinds import FREQUENT_KINDS, INDEXED_KINDS
 
-#: Kinds a round writes several times each (most of its rows): left out of the index of
-#: kinds, so that a commit adds no page to it for them (issue 15). The last of one is a
-#: few rows back; a listing of one reads the table either way.
-FREQUENT_KINDS: Final = (
-    "button",
-    "card",
-    "decision",
-    "event",
-    "match_settled",
-    "prompt",
-    "seat_result",
-    "settlement",
-    "state",
-    "wager_added",
-    "wager_collected",
-    "wager_paid",
-    "wager_taken",
-)
-#: Every other kind of the vocabulary (docs/journal.md): written about once a round or
-#: less, and looked up by kind (the last seal, start check, shuffle, burn, round start and
-#: end...). ``journal_milestone`` finds each without reading back through the rows. A kind
-#: added to the vocabulary later is found by reading back until a new index lists it: an
-#: existing file keeps the index it was given (``IF NOT EXISTS``), so a longer list needs
-#: an index of a new name, the old one dropped in :data:`MIGRATION`
-#: (``tests/test_journal_indexes.py`` wants every documented kind in one list or the other).
-INDEXED_KINDS: Final = (
-    "burn",
-    "burn_disclosed",
-    "button_ignored",
-    "clean_shutdown",
-    "cover_card",
-    "dealer_change",
-    "decision_refused",
-    "device",
-    "fault",
-    "fault_resolved",
-    "hand_shuffle_done",
-    "hole_card_dealt",
-    "hole_card_rejected",
-    "hole_card_reveal_answer",
-    "hole_card_reveal_requested",
-    "hole_card_revealed",
-    "insurance",
-    "insurance_taken",
-    "peek",
-    "peek_requested",
-    "recovered",
-    "resolution_refused",
-    "round_completed",
-    "round_started",
-    "round_voided",
-    "seal",
-    "shoe_empty",
-    "shoe_loaded",
-    "shuffle_commanded",
-    "shuffle_done",
-    "station_started",
-    "supervisor_key",
-    "verified",
-    "wager_refused",
-)
 # OR-ed equalities, not IN: SQLite uses a partial index for ``kind = ?`` only when that
 # term is one of the index's OR-ed terms.
 _MILESTONE_WHERE: Final = " OR ".join(f"kind = '{kind}'" for kind in INDEXED_KINDS)
+#: The index of the kinds a round writes about once or less (``controller.journal.kinds``),
+#: as SQLite keeps its statement in ``sqlite_master``.
+MILESTONE_INDEX: Final = (
+    f"CREATE INDEX journal_milestone ON journal (kind) WHERE {_MILESTONE_WHERE}"
+)
 
 # The append-only triggers, as format.TRIGGER_SQL states them (verify compares the bodies).
 _TRIGGERS: Final = "\n".join(
@@ -99,17 +44,19 @@ CREATE TABLE IF NOT EXISTS journal (
 CREATE INDEX IF NOT EXISTS journal_round ON journal (round);
 CREATE INDEX IF NOT EXISTS journal_ts ON journal (ts);
 -- The rows of the kinds a round writes about once or less (INDEXED_KINDS), by kind.
-CREATE INDEX IF NOT EXISTS journal_milestone ON journal (kind) WHERE {_MILESTONE_WHERE};
+{MILESTONE_INDEX.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1)};
 -- The last report of each wager spot, found without reading the whole journal at a start.
 CREATE INDEX IF NOT EXISTS journal_wager_spot ON journal
     (json_extract(data, '$.seat'), json_extract(data, '$.spot'), id) WHERE kind = 'event';
 {_TRIGGERS}
 """
-#: Run after :data:`SCHEMA` when the writer opens a journal: a journal made before issue 15
-#: indexed every row by kind (``journal_kind``); ``journal_milestone`` replaces it. An
+#: Run after :data:`SCHEMA` when the writer opens a journal: a journal made by an older
+#: writer indexed every row by kind (``journal_kind``); ``journal_milestone`` replaces it. An
 #: index is derived data: no row, hash or seal changes, and older code opening the
 #: journal makes its index again.
 MIGRATION: Final = "DROP INDEX IF EXISTS journal_kind"
+
+__all__ = ["FREQUENT_KINDS", "INDEXED_KINDS", "MIGRATION", "SCHEMA", "apply_schema"]
 
 
 def apply_schema(conn: sqlite3.Connection) -> None:
@@ -118,3 +65,20 @@ def apply_schema(conn: sqlite3.Connection) -> None:
     for statement in SCHEMA.split(";\n"):
         if statement.strip():
             conn.execute(statement)
+
+
+def refresh_indexes(conn: sqlite3.Connection) -> bool:
+    """Make ``journal_milestone`` again where it indexes other kinds than
+    ``controller.journal.kinds`` declares now (a journal made before a kind was added), and
+    run :data:`MIGRATION` (inside the caller's transaction, after :func:`apply_schema`).
+    The index is derived data: no row, hash or seal changes; SQLite's schema cookie moves,
+    so the next start walks every row once. True when the index was made again."""
+    conn.execute(MIGRATION)
+    row = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'journal_milestone'"
+    ).fetchone()
+    if row is not None and row[0] == MILESTONE_INDEX:
+        return False
+    conn.execute("DROP INDEX IF EXISTS journal_milestone")
+    conn.execute(MILESTONE_INDEX)
+    return True

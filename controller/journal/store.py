@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
@@ -98,6 +99,16 @@ _INSERT: Final = f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _KINDS_REMEMBERED: Final = 256
 
 
+@dataclass(slots=True)
+class _Batch:
+    """An open batch (:meth:`Journal.batch`): the chain's tail before it, its rows not
+    inserted yet, and whether one of its rows was broken off (then it rolls back)."""
+
+    before: tuple[int, str]
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    broken: bool = False
+
+
 class Journal:
     """The station's one writer to the journal. Thread-safe; use :meth:`open`."""
 
@@ -118,15 +129,13 @@ class Journal:
         #: cleared before every transaction, set once a commit's bookkeeping is done (see
         #: :meth:`_begin`).
         self._tail_known = False
-        # The default clock's time formatted without a datetime (format.now_ts, issue 15).
+        # The default clock's time formatted without a datetime (format.now_ts).
         self._timestamp: Callable[[], str] = (
             now_ts if clock is utc_now else lambda: format_ts(clock())
         )
         self._lock = threading.RLock()
         self._closed = False
-        self._in_batch = False
-        self._batch_broken = False
-        self._batch_rows: list[tuple[Any, ...]] = []  # a batch's rows, not inserted yet
+        self._batch: _Batch | None = None  # the open batch (:meth:`batch`)
         self._kinds: set[str] = set()  # record kinds already checked
         self.path = path
         self._sealer = Sealer(*sealing) if sealing else None
@@ -238,7 +247,7 @@ class Journal:
         """Seal when rows have waited :data:`SEAL_IDLE_SECONDS` (monotonic ``now``) unsealed."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            if self._in_batch or self._sealer is None or not self._sealer.due(now):
+            if self._batch is not None or self._sealer is None or not self._sealer.due(now):
                 return False
             return self.seal()
 
@@ -266,7 +275,7 @@ class Journal:
         ``_tail_known`` false, so the chain cannot fork (and a seal committed then has its
         key evolved now: no epoch seals twice). Otherwise the tail held here is
         the database's (one writer: the head record's lock), and the read is saved (one
-        query per transaction, issue 15).
+        query per transaction, bench/journal_round.py).
         """
         known, self._tail_known = self._tail_known, False
         self._conn.execute("BEGIN IMMEDIATE")
@@ -280,14 +289,14 @@ class Journal:
         lock. ``data``: the row's data text, or a function that makes it (a seal's)."""
         if self._closed:
             raise JournalClosedError("the journal is closed")
-        if self._batch_broken:
+        batch = self._batch
+        if batch is not None and batch.broken:
             # A row of this batch was broken off: the chain held in memory may be behind
             # the transaction, so nothing more goes in; the batch rolls back.
             raise JournalWriteError("an earlier row of this batch failed; it is rolled back")
         ts = self._timestamp()
-        in_batch = self._in_batch
         try:
-            if not in_batch:
+            if batch is None:
                 self._begin()
             # In a batch the tail was settled when it began (see _begin); each row of the
             # batch follows the one before.
@@ -300,16 +309,16 @@ class Journal:
                 prev_hash, row_id=row_id, ts=ts, kind=kind, round_no=round_no, data_text=data_text
             )
             row = (row_id, ts, kind, round_no, data_text, prev_hash, digest)
-            if in_batch:
+            if batch is not None:
                 # Inserted with the batch's other rows, in one call, before its COMMIT
-                # (one call instead of ~4 a round's event: issue 15).
-                self._batch_rows.append(row)
+                # (one call instead of ~4 a round's event: bench/journal_round.py).
+                batch.rows.append(row)
             else:
                 self._conn.execute(_INSERT, row)
                 self._conn.execute("COMMIT")
         except BaseException as err:
-            if in_batch:
-                self._batch_broken = True
+            if batch is not None:
+                batch.broken = True
             else:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
@@ -319,16 +328,16 @@ class Journal:
                 raise JournalWriteError(f"journal write failed: {err}") from err
             raise
         self._last_id, self._last_hash = row_id, digest
-        if not in_batch:
+        if batch is None:
             self._tail_known = True
             self._committed()
         return row_id
 
-    def _insert_batch_rows(self) -> None:
+    def _insert_batch_rows(self, batch: _Batch) -> None:
         """Insert the open batch's rows (inside its transaction; lock held)."""
-        if self._batch_rows:
-            self._conn.executemany(_INSERT, self._batch_rows)
-            self._batch_rows.clear()
+        if batch.rows:
+            self._conn.executemany(_INSERT, batch.rows)
+            batch.rows.clear()
 
     def _read_tail(self) -> tuple[int, str]:
         """The last row's id and hash as the database holds them (inside a transaction)."""
@@ -365,7 +374,7 @@ class Journal:
         with self._lock:
             if self._closed:
                 raise JournalClosedError("the journal is closed")
-            if self._in_batch:
+            if self._batch is not None:
                 raise JournalRecordError("journal batches do not nest")
             try:
                 self._begin()
@@ -375,28 +384,26 @@ class Journal:
                 if isinstance(err, sqlite3.Error):
                     raise JournalWriteError(f"journal write failed: {err}") from err
                 raise
-            before = self._last_id, self._last_hash
-            self._in_batch = True
+            # A new object each batch: nothing of the last one carries over.
+            batch = self._batch = _Batch((self._last_id, self._last_hash))
             try:
                 yield
-                if self._batch_broken:
+                if batch.broken:
                     raise JournalWriteError("a row of this batch failed; none of it was kept")
-                self._insert_batch_rows()
+                self._insert_batch_rows(batch)
                 self._conn.execute("COMMIT")
             except BaseException as err:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 # The tail before the batch; _tail_known stays false (see _begin).
-                self._last_id, self._last_hash = before
+                self._last_id, self._last_hash = batch.before
                 if self._sealer is not None:
                     self._sealer.discard()
                 if isinstance(err, sqlite3.Error):
                     raise JournalWriteError(f"journal commit failed: {err}") from err
                 raise
             finally:
-                self._in_batch = False
-                self._batch_broken = False
-                self._batch_rows.clear()
+                self._batch = None
             self._tail_known = True
             self._committed()
 
@@ -405,8 +412,8 @@ class Journal:
         with self._lock:
             if self._closed:
                 raise JournalClosedError("the journal is closed")
-            if self._in_batch and not self._batch_broken:
-                self._insert_batch_rows()  # the batch's own rows are seen inside it
+            if self._batch is not None and not self._batch.broken:
+                self._insert_batch_rows(self._batch)  # the batch's own rows are seen inside it
             return iter(list(select_rows(self._conn, **filters)))
 
     def close(self) -> None:

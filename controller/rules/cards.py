@@ -86,7 +86,7 @@ class Card:
     suit: Suit
     points: int = field(init=False, compare=False, repr=False)
     #: The card as text, e.g. ``7S``; stored like ``points`` (the journal and the table
-    #: view write it for every card shown: a property cost 1.7 us a read, issue 15).
+    #: view write it for every card shown: a property cost 1.7 us a read).
     text: str = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -67,7 +67,7 @@ def _table(name: str, raw: object, key: object, value: object, form: str) -> dic
         try:
             parsed[key(k)] = value(v)  # type: ignore[operator]
         except (ValueError, TypeError):
-            raise ProfileError(f"{name} must be a table of {form}; not {k!s} = {v!r}") from None
+            raise ProfileError(f"{name} must be a table of {form}; not {k!r} = {v!r}") from None
     return parsed
 
 

@@ -17,64 +17,35 @@ from controller.journal.format import DEFAULT_PATH as DEFAULT_JOURNAL_PATH
 from controller.journal.seal import DEFAULT_STATE_PATH as DEFAULT_SEALING_PATH
 from controller.rules.cards import DECK_COUNTS
 from controller.rules.profiles import PROFILES, Profile, profile_codes
+from controller.service.config_devices import (
+    Devices,
+    SerialDevice,
+    UsbDevice,
+    parse_devices,
+    simulated_devices,
+)
 from controller.service.config_floor import FloorSettings, parse_floor
 from controller.service.config_limits import parse_limits
-from controller.service.config_panel import PanelConfig, check_uart, parse_panel
 from controller.service.config_paths import check_paths
 from controller.service.config_rules import Options, read_options, table_profile
 from controller.service.config_schema import ConfigError, Section, read_toml
 from controller.table.limits import NO_LIMITS, TableLimits
 
-__all__ = ["DECK_COUNTS", "ConfigError", "Options", "Profile", "StationConfig", "load_config"]
+__all__ = [
+    "DECK_COUNTS",
+    "ConfigError",
+    "Devices",
+    "Options",
+    "Profile",
+    "SerialDevice",
+    "StationConfig",
+    "UsbDevice",
+    "load_config",
+    "simulated_devices",
+]
 
 DEFAULT_CONFIG_PATH: Final = Path("/etc/dealer-station/station.toml")
-BAUD_RATES: Final = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
 TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
-#: A firmware version on the allow-list: what a device's HELLO says (at most 32 bytes).
-FIRMWARE: Final = re.compile(r"[\x21-\x7E]([\x20-\x7E]{0,30}[\x21-\x7E])?")
-
-
-@dataclass(frozen=True, slots=True)
-class SerialDevice:
-    """A device on a serial port, known by the serial number its HELLO must report and the
-    firmware versions it may run (the allow-list). Field names follow
-    ``drivers.serial_transport.SerialSettings`` and ``ExpectedDevice``."""
-
-    port: Path
-    serial_number: str
-    baudrate: int = 115200
-    rtscts: bool = False
-    firmware: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True)
-class ShufflerDevice(SerialDevice):
-    """The shuffler; ``max_decks`` is the largest batch it shuffles."""
-
-    max_decks: int = 8
-
-
-@dataclass(frozen=True, slots=True)
-class UsbDevice:
-    """The card reader on USB (field names follow ``drivers.usb_transport.UsbSettings``)."""
-
-    vendor_id: int
-    product_id: int
-    serial_number: str
-    interface: int = 0
-    firmware: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True)
-class Devices:
-    """The table's devices; a missing shuffler or card reader is ``None``. The panel is
-    wired to GPIO (``[devices.panel]``, a :class:`PanelConfig`) or is a panel board on a
-    serial port (``[devices.panel_board]``, a :class:`SerialDevice`)."""
-
-    shoe: SerialDevice
-    panel: PanelConfig | SerialDevice
-    shuffler: ShufflerDevice | None = None
-    card_reader: UsbDevice | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +103,7 @@ class StationConfig:
             self.decks,
             self.options,
             card_reader=self.devices.card_reader is not None,
-            shuffler_decks=shuffler.max_decks if shuffler is not None else None,
+            shuffler_decks=shuffler.options["max_decks"] if shuffler is not None else None,
             source=self.source,
         )
 
@@ -166,39 +137,7 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
     options_section = top.section("options", required=False) or Section(source, {}, "options")
     devices_section = top.section("devices", required=True)
     assert devices_section is not None
-    shoe = _serial_device(devices_section.section("shoe", required=True))
-    shuffler_section = devices_section.section("shuffler", required=False)
-    shuffler = None
-    if shuffler_section is not None:
-        max_decks = shuffler_section.get("max_decks", int, 8)
-        if not 1 <= max_decks <= 16:
-            raise shuffler_section.error("max_decks", f"{max_decks} is not a batch size (1-16)")
-        base = _serial_device(shuffler_section)
-        shuffler = ShufflerDevice(
-            base.port, base.serial_number, base.baudrate, base.rtscts, base.firmware, max_decks
-        )
-    reader_section = devices_section.section("card_reader", required=False)
-    card_reader = _usb_device(reader_section) if reader_section is not None else None
-    panel_section = devices_section.section("panel", required=False)
-    board_section = devices_section.section("panel_board", required=False)
-    panel: PanelConfig | SerialDevice
-    if panel_section is not None and board_section is not None:
-        raise devices_section.error(
-            "panel_board", "set beside devices.panel: the panel is GPIO pins or a board, not both"
-        )
-    if board_section is not None:
-        panel = _serial_device(board_section)
-    elif panel_section is not None:
-        panel = parse_panel(panel_section)
-    else:
-        raise devices_section.error(
-            "panel", "missing: the GPIO pin map, or [devices.panel_board] for a panel board"
-        )
-    if isinstance(panel, PanelConfig):
-        ports = {"shoe": str(shoe.port)} | ({"shuffler": str(shuffler.port)} if shuffler else {})
-        check_uart(panel, devices_section, ports)
-    devices_section.done()
-    devices = Devices(shoe=shoe, panel=panel, shuffler=shuffler, card_reader=card_reader)
+    devices = parse_devices(devices_section)
     options = read_options(options_section, profile, decks)
     journal_section = top.section("journal", required=False)
     journal = JournalSettings()
@@ -227,11 +166,13 @@ def parse_config(data: Mapping[str, Any], source: Path) -> StationConfig:
     rules = config.rules()
     limits = parse_limits(limits_section, rules.match_the_dealer) if limits_section else NO_LIMITS
     top.done()
-    if shuffler is not None and shuffler.max_decks < decks:
+    shuffler = devices.shuffler
+    max_decks = shuffler.options["max_decks"] if shuffler is not None else decks
+    if max_decks < decks:
         raise ConfigError(
             source,
             "devices.shuffler.max_decks",
-            f"the shuffler takes {shuffler.max_decks} decks, the table uses {decks} (decks)",
+            f"the shuffler takes {max_decks} decks, the table uses {decks} (decks)",
         )
     config = replace(config, limits=limits)
     check_paths(config)
@@ -244,57 +185,6 @@ def _path(section: Section, name: str, default: str) -> Path:
     if not text.strip() or "\0" in text:
         raise section.error(name, f"{text!r} is not a usable path")
     return Path(text)
-
-
-def _firmware(section: Section) -> frozenset[str]:
-    """The allow-list: the firmware versions this device may report in its HELLO."""
-    section.seen.add("firmware")
-    if "firmware" not in section.data:
-        raise section.error("firmware", "missing (required): the allowed firmware versions")
-    versions = section.data["firmware"]
-    if not isinstance(versions, list) or not versions:
-        raise section.error("firmware", "expected a non-empty array of firmware versions")
-    for version in versions:
-        if not isinstance(version, str) or not FIRMWARE.fullmatch(version):
-            raise section.error(
-                "firmware", f"{version!r} is not a firmware version (1-32 printable characters)"
-            )
-    return frozenset(versions)
-
-
-def _serial_device(section: Section | None) -> SerialDevice:
-    assert section is not None
-    port = section.get("port", str)
-    if not port.startswith("/dev/") or "\0" in port:
-        raise section.error("port", f"{port!r} is not a device path under /dev/")
-    serial = section.get("serial", str)
-    if not serial.strip():
-        raise section.error("serial", "empty: name the serial number the device must report")
-    baudrate = section.get("baudrate", int, 115200)
-    if baudrate not in BAUD_RATES:
-        raise section.error("baudrate", f"{baudrate} is not a standard rate")
-    rtscts = section.get("rtscts", bool, False)
-    firmware = _firmware(section)
-    section.done()
-    return SerialDevice(Path(port), serial, baudrate, rtscts, firmware)
-
-
-def _usb_device(section: Section) -> UsbDevice:
-    ids = {}
-    for name in ("vid", "pid"):
-        value = section.get(name, int)
-        if not 0 <= value <= 0xFFFF:
-            raise section.error(name, f"{value:#x} is not a 16-bit USB id")
-        ids[name] = value
-    serial = section.get("serial", str)
-    if not serial.strip():
-        raise section.error("serial", "empty: name the serial number the reader must report")
-    interface = section.get("interface", int, 0)
-    if not 0 <= interface <= 31:
-        raise section.error("interface", f"{interface} is not a USB interface number")
-    firmware = _firmware(section)
-    section.done()
-    return UsbDevice(ids["vid"], ids["pid"], serial, interface, firmware)
 
 
 def _logging(section: Section | None) -> LoggingSettings:

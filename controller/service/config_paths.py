@@ -43,14 +43,8 @@ def check_paths(config: StationConfig) -> None:
     Raises:
         ConfigError: one line naming the key.
     """
-    source, devices = config.source, config.devices
-    ports = [("devices.shoe.port", devices.shoe.port)]
-    if devices.shuffler is not None:
-        ports.append(("devices.shuffler.port", devices.shuffler.port))
-    board = getattr(devices.panel, "port", None)
-    if isinstance(board, Path):
-        ports.append(("devices.panel_board.port", board))
-    repeat = _first_repeat(ports)
+    source = config.source
+    repeat = _first_repeat(config.devices.serial_ports())
     if repeat is not None:
         raise ConfigError(source, repeat[0], f"the same port as {repeat[1]}: one device a port")
     journal, key = config.journal.path, config.journal.sealing_key

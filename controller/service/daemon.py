@@ -41,7 +41,7 @@ from controller.table.machine import TableDevices, TableSettings
 from controller.table.procedure import Table
 from controller.table.recovery import read_journal
 from controller.table.view import TableView, view_record
-from drivers.hal import Device, DeviceEvent, WagerSpot
+from drivers.hal import Device, DeviceEvent, DeviceKind, WagerSpot
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -180,19 +180,16 @@ def build_station(
 
 
 def real_drivers(config: cfg.StationConfig) -> Any:
-    """A ``drivers_for`` that builds the drivers for the real devices in ``config``."""
-    from drivers.card_reader import CardReaderDriver
+    """A ``drivers_for`` that builds the drivers for the real devices in ``config``, one per
+    device the configuration names, in the registry's order (``drivers.registry``)."""
+    from controller.service.config_devices import link_settings
+    from controller.service.config_panel import PanelConfig
     from drivers.device_link import ExpectedDevice
     from drivers.errors import DriverError
     from drivers.pairing import PairingStore
     from drivers.panel import GpioPanel, PanelPins
-    from drivers.panel_link import SerialPanelDriver
-    from drivers.serial_transport import SerialSettings
-    from drivers.shoe import ShoeDriver
-    from drivers.shuffler import ShufflerDriver
-    from drivers.usb_transport import UsbSettings
+    from drivers.registry import DEVICES, DriverParts
 
-    dev = config.devices
     store = PairingStore(config.pairing.directory)
 
     def expected(kind: str, serial_number: str, firmware: frozenset[str]) -> ExpectedDevice:
@@ -206,45 +203,24 @@ def real_drivers(config: cfg.StationConfig) -> Any:
         return ExpectedDevice(serial_number, firmware=firmware, secret=secret)
 
     def build(sink: Any) -> tuple[Sequence[Device], TableDevices]:
-        shoe = ShoeDriver(
-            SerialSettings(str(dev.shoe.port), dev.shoe.baudrate, rtscts=dev.shoe.rtscts),
-            sink,
-            expected("shoe", dev.shoe.serial_number, dev.shoe.firmware),
-            decks=config.decks,
-        )
-        pins = dev.panel
-        panel: GpioPanel | SerialPanelDriver
-        if isinstance(pins, cfg.SerialDevice):
-            panel = SerialPanelDriver(
-                SerialSettings(str(pins.port), pins.baudrate, rtscts=pins.rtscts),
-                sink,
-                expected("panel", pins.serial_number, pins.firmware),
-            )
-        else:
-            panel = GpioPanel(
-                PanelPins(
-                    dict(pins.leds), dict(pins.buttons), pins.supervisor_key, dict(pins.wagers)
-                ),
-                sink,
-            )
-        drivers: list[Device] = [shoe, panel]
-        shuffler = reader = None
-        if dev.shuffler is not None:
-            port = dev.shuffler
-            shuffler = ShufflerDriver(
-                SerialSettings(str(port.port), port.baudrate, rtscts=port.rtscts),
-                sink,
-                expected("shuffler", port.serial_number, port.firmware),
-            )
-            drivers.insert(0, shuffler)
-        if dev.card_reader is not None:
-            usb = dev.card_reader
-            settings = UsbSettings(usb.vendor_id, usb.product_id, usb.serial_number, usb.interface)
-            reader = CardReaderDriver(
-                settings, sink, expected=expected("card_reader", usb.serial_number, usb.firmware)
-            )
-            drivers.insert(-1, reader)
-        return drivers, TableDevices(shuffler, panel, reader, shoe)
+        built: dict[DeviceKind, Device] = {}
+        for spec in DEVICES:
+            settings = config.devices.get(spec.kind)
+            if settings is None:
+                continue
+            if isinstance(settings, PanelConfig):
+                pins = PanelPins(
+                    dict(settings.leds),
+                    dict(settings.buttons),
+                    settings.supervisor_key,
+                    dict(settings.wagers),
+                )
+                built[spec.kind] = GpioPanel(pins, sink)
+                continue
+            wanted = expected(spec.name, settings.serial_number, settings.firmware)
+            parts = DriverParts(link_settings(settings), sink, wanted, config.decks)
+            built[spec.kind] = spec.make_driver(parts)
+        return list(built.values()), TableDevices.of(built)
 
     return build
 
@@ -255,16 +231,7 @@ def rig_drivers(rig: Any) -> Any:
 
     def build(sink: Any) -> tuple[Sequence[Device], TableDevices]:
         drivers = rig.build_drivers(sink)
-        devices: list[Device] = [
-            drivers.shuffler,
-            drivers.shoe,
-            drivers.card_reader,
-            drivers.panel,
-        ]
-        table_devices = TableDevices(
-            drivers.shuffler, drivers.panel, drivers.card_reader, drivers.shoe
-        )
-        return devices, table_devices
+        return list(drivers.by_kind.values()), TableDevices.of(drivers.by_kind)
 
     build.rig = rig  # type: ignore[attr-defined]
     return build

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 import structlog
 
@@ -25,20 +25,14 @@ from controller.table.machine import TableDevices
 from controller.table.procedure import Table
 from controller.table.view import TableView, table_view
 from drivers.hal import (
-    CardReader,
-    DealerPanel,
     Device,
     DeviceConnected,
     DeviceEvent,
     DeviceFault,
-    Led,
-    LedMode,
-    PeekTarget,
-    ShoeSensor,
-    Shuffler,
 )
 
 _log = structlog.get_logger("dealer_station.station")
+D = TypeVar("D", bound=Device)
 
 #: At most this many waiting events share one journal transaction, so that the first one's
 #: prompt is not held back behind a long queue.
@@ -86,9 +80,11 @@ class CommandBuffer:
             command()
 
 
-class _DeferredShuffler:
-    def __init__(self, device: Shuffler, buffer: CommandBuffer) -> None:
-        self._device, self._buffer = device, buffer
+class _WriteAhead:
+    """A device whose commands wait in a :class:`CommandBuffer` (see :func:`write_ahead`)."""
+
+    def __init__(self, device: Device, hold: Callable[[Callable[[], None]], None]) -> None:
+        self._device, self._hold = device, hold
 
     def start(self) -> None:
         self._device.start()
@@ -96,72 +92,45 @@ class _DeferredShuffler:
     def close(self) -> None:
         self._device.close()
 
-    def shuffle(self, decks: int) -> None:
-        self._buffer.defer(lambda: self._device.shuffle(decks))
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        device = self._device
+        if name.startswith("_") or not callable(getattr(device, name)):
+            raise AttributeError(f"{name!r} is not a command of {type(device).__name__}")
+        hold = self._hold
+
+        def held(*args: Any, **kwargs: Any) -> None:
+            # The device's own method when the command is carried out, as it is then.
+            hold(lambda: getattr(device, name)(*args, **kwargs))
+
+        setattr(self, name, held)  # looked up once: the next call finds it here
+        return held
 
 
-class _DeferredReader:
-    def __init__(self, device: CardReader, buffer: CommandBuffer) -> None:
-        self._device, self._buffer = device, buffer
-
-    def start(self) -> None:
-        self._device.start()
-
-    def close(self) -> None:
-        self._device.close()
-
-    def check(self, target: PeekTarget) -> None:
-        self._buffer.defer(lambda: self._device.check(target))
-
-
-class _DeferredPanel:
-    def __init__(self, device: DealerPanel, buffer: CommandBuffer) -> None:
-        self._device, self._buffer = device, buffer
-
-    def start(self) -> None:
-        self._device.start()
-
-    def close(self) -> None:
-        self._device.close()
-
-    def show(self, lamps: Mapping[Led, LedMode]) -> None:
-        self._buffer.defer_lamps(lambda: self._device.show(lamps))
-
-
-class _DeferredShoe:
-    def __init__(self, device: ShoeSensor, buffer: CommandBuffer) -> None:
-        self._device, self._buffer = device, buffer
-
-    def start(self) -> None:
-        self._device.start()
-
-    def close(self) -> None:
-        self._device.close()
-
-    def expect_hole_card(self) -> None:
-        self._buffer.defer(self._device.expect_hole_card)
-
-    def reveal_hole_card(self, commitment: str) -> None:
-        self._buffer.defer(lambda: self._device.reveal_hole_card(commitment))
-
-    def cancel_hole_card(self) -> None:
-        self._buffer.defer(self._device.cancel_hole_card)
+def write_ahead(device: D, hold: Callable[[Callable[[], None]], None]) -> D:
+    """``device`` with each command (any method but ``start`` and ``close``) handed to
+    ``hold`` instead of carried out: one proxy for every kind of device."""
+    return cast(D, _WriteAhead(device, hold))
 
 
 def deferred(devices: TableDevices, buffer: CommandBuffer) -> TableDevices:
-    """The same devices, with every command held in ``buffer`` until it is flushed."""
+    """The same devices, with every command held in ``buffer`` until it is flushed; the
+    panel's lamp states held apart (``CommandBuffer.defer_lamps``)."""
+
+    def held(device: D | None) -> D | None:
+        return None if device is None else write_ahead(device, buffer.defer)
+
     return TableDevices(
-        _DeferredShuffler(devices.shuffler, buffer) if devices.shuffler else None,
-        _DeferredPanel(devices.panel, buffer),
-        _DeferredReader(devices.reader, buffer) if devices.reader else None,
-        _DeferredShoe(devices.shoe, buffer) if devices.shoe else None,
+        held(devices.shuffler),
+        write_ahead(devices.panel, buffer.defer_lamps),
+        held(devices.reader),
+        held(devices.shoe),
     )
 
 
 class EventQueue(Protocol):
     """The one queue the device drivers feed: ``queue.SimpleQueue`` in the daemon (its put
     and get are C calls, about a tenth of ``queue.Queue``'s lock-and-condition dance per
-    event; issue 15), or a ``queue.Queue``."""
+    event, bench/hil_throughput.py), or a ``queue.Queue``."""
 
     def put(self, item: DeviceEvent, block: bool = True, timeout: float | None = None) -> None:
         """Add an event (from any thread)."""
@@ -297,7 +266,7 @@ class Station:
         # expect the hole card must know before the dealer can deal it), then the
         # observer's view, then the lamps. A remote observer (the simulated dealer in its
         # own process) reads the view while this thread lights the panel, instead of
-        # waiting for it (issue 15); nothing the station does waits on the lamps.
+        # waiting for it; nothing the station does waits on the lamps.
         self.commands.flush_devices()
         for event in group:
             self.stats.events += 1

@@ -57,6 +57,7 @@ from drivers.hal import (
     ShoeLoaded,
     SupervisorKey,
 )
+from drivers.registry import DEVICES
 
 COVER_FROM_END = 60  # the cover card sits this many cards before the end of the batch
 
@@ -129,8 +130,9 @@ class Dealing:
         )
 
     def expect_start(self) -> None:
-        """The station's start: before it runs, each of its four devices will connect."""
-        self.pacer.expect(*([DeviceConnected] * 4))
+        """The station's start: before it runs, each of its devices (every device of the
+        registry: the rig has them all) will connect."""
+        self.pacer.expect(*([DeviceConnected] * len(DEVICES)))
 
     def deal(self) -> SimulationResult:
         """Play until the table is betting on round ``plan.rounds``; the result so far."""

@@ -98,15 +98,7 @@ class TurnOnLayout:
 
     def hand_view(self) -> HandView:
         """The acting hand as the layout shows it now (for the player's choice)."""
-        hand = self.turn.current()
-        return HandView(
-            hand.seat,
-            hand.index + 1,
-            tuple(c.text for c in hand.cards),
-            hand.total,
-            hand.status.value,
-            hand.doubled,
-        )
+        return HandView.of(self.turn.current())
 
     def decide(self, decision: Decision) -> None:
         """The acting hand's player signals ``decision`` (a hit, whose card comes next, or

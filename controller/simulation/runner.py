@@ -22,7 +22,6 @@ from typing import Any
 from controller.journal.seal import new_sealing, save_state
 from controller.rules.profiles import get_profile
 from controller.service import config as cfg
-from controller.service.config_panel import PanelConfig
 from controller.service.daemon import Built, build_station, simulated_drivers
 from controller.simulation.dealing import (
     COVER_FROM_END,
@@ -67,12 +66,7 @@ def simulation_config(s: SimulationSettings) -> cfg.StationConfig:
         options=cfg.Options(),
         # The rig has every device: a card reader too, so PA and NY peek (a NY table
         # without one would not: controller.service.config_rules).
-        devices=cfg.Devices(
-            shoe=cfg.SerialDevice(Path("/dev/null"), "simulated"),
-            panel=PanelConfig({}, {}, 0, {}),
-            shuffler=cfg.ShufflerDevice(Path("/dev/null"), "simulated"),
-            card_reader=cfg.UsbDevice(0, 0, "simulated"),
-        ),
+        devices=cfg.simulated_devices(),
         journal=cfg.JournalSettings(s.journal, sealing_path(s.journal)),
         logging=cfg.LoggingSettings(),
     )
@@ -116,10 +110,10 @@ class SimulatedTable:
         with simulated_drivers(config, seed=s.seed, firmware=s.firmware) as drivers_for:
             self.rig = drivers_for.rig
             # A seed repeats the journal byte for byte apart from timestamps and the hole
-            # cards' commitments and nonces: the shoe draws those from `secrets` (issue 14),
+            # cards' commitments and nonces: the shoe draws those from `secrets`,
             # or anyone with the seed could open each commitment before the reveal.
             built = build_station(config, drivers_for, observer=self.pacer.observe)
-            self.table_profile = built.table.profile
+            self.table_profile = built.table.t.profile
             side = self.table_side(self.rig)
             dealing = Dealing(dealing_plan(s), self.table_profile, side, self.pacer, self.on_view)
             self.result = dealing.result

@@ -11,9 +11,9 @@ is built:
   in-process pyusb backend (``drivers.simulated.served_rig``); its thread
   (``reader-double``) is device work counted apart from the station's.
 * **B, the doubles and the dealer** (``python -m controller.simulation.split_doubles``,
-  a fresh interpreter, never a fork of this threaded process): the shuffler, shoe and
-  panel-board doubles on pseudo-terminals (the rig's own classes), the pacer and the
-  shared dealing loop.
+  a fresh interpreter, never a fork of this threaded process): the doubles of the
+  registry's serial devices (the shuffler, shoe and panel board) on pseudo-terminals (the
+  rig's own classes), the pacer and the shared dealing loop.
 
 The station's ``observer`` hook sends what the pacer needs over a pipe
 (``controller.simulation.split_link``: event types in batches, the public view when the
@@ -69,7 +69,7 @@ from controller.simulation.split_link import (
 from controller.simulation.table_side import RigSide
 from controller.table.view import TableView
 from drivers.hal import DeviceEvent
-from drivers.simulated.serve import DEFAULT_SERIALS
+from drivers.simulated.serve import DEFAULT_SERIALS, SERVED
 from drivers.simulated.served_rig import ServedDouble, ServedRig
 
 #: The reader calls B may make (``RigSide`` methods on the reader double here).
@@ -77,6 +77,13 @@ READER_CALLS = frozenset({"insert_hole_card", "wait_idle", "unplug", "plug", "mi
 
 
 T = TypeVar("T")
+
+
+def served_devices() -> str:
+    """The devices the doubles' process serves, as the dealer names them: ``shuffler, shoe
+    and panel board`` (each by its section of ``station.toml``)."""
+    names = [spec.section.replace("_", " ") for spec in SERVED.values()]
+    return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else names[0]
 
 
 class DoublesProcessDiedError(RuntimeError):
@@ -251,7 +258,7 @@ class SplitTable:
             code = None
         raise DoublesProcessDiedError(
             f"the doubles-and-dealer process ended (exit code {code}): the station lost its"
-            f" shuffler, shoe and panel board with it"
+            f" {served_devices()} with it"
         )
 
     def _next(self, control: Connection, process: Any, kind: type[T]) -> T:

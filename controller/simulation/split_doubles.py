@@ -3,8 +3,8 @@
 :func:`doubles_and_dealer` is the process's entry point: ``controller.simulation.split``
 starts ``python -m controller.simulation.split_doubles CONTROL_FD OBSERVATION_FD`` with
 its ends of two socket pairs, and sends the :class:`DoublesSetup` as the first message on
-the control one. It serves the shuffler, shoe and panel-board
-doubles on pseudo-terminals (:func:`drivers.simulated.serve.start_doubles`: the same
+the control one. It serves the doubles of the registry's serial devices (the shuffler,
+shoe and panel board) on pseudo-terminals (:func:`drivers.simulated.serve.start_doubles`: the same
 classes as the in-process rig, already paired with the station's secrets), feeds a
 :class:`~controller.simulation.pacer.Pacer` from the station's observations
 (:class:`~controller.simulation.split_link.ObservationFeed`) and runs the shared dealing
@@ -42,15 +42,17 @@ from controller.simulation.split_link import (
 from controller.simulation.table_side import Pluggable
 from controller.table.view import TableView
 from drivers.hal import Button, WagerSpot
+from drivers.registry import seed_offset
 from drivers.simulated.firmware import Holding
 from drivers.simulated.panel import PanelDouble
-from drivers.simulated.rig import FAST_TIMING
-from drivers.simulated.serve import start_doubles
+from drivers.simulated.rig import SIMULATION_TIMING
+from drivers.simulated.serve import SERVED, start_doubles
 from drivers.simulated.serve_control import Doubles
 from drivers.simulated.shoe import ShoeDouble
 
-#: Each served double's own seed, as the in-process rig seeds it (offset from the run's).
-SEED_OFFSETS = {"shuffler": 0, "shoe": 1, "panel": 3}
+#: Each served double's own seed, as the in-process rig seeds it (offset from the run's):
+#: every serial device of the registry is served here.
+SEED_OFFSETS = {name: seed_offset(spec.kind) for name, spec in SERVED.items()}
 
 
 class ServedSide:
@@ -171,7 +173,7 @@ def doubles_and_dealer(
     plan, directory = setup.plan, setup.directory
     endpoints = {kind: f"pty:{directory / kind}" for kind in SEED_OFFSETS}
     seeds = {kind: plan.seed + offset for kind, offset in SEED_OFFSETS.items()}
-    doubles = start_doubles(endpoints, timing=FAST_TIMING, secrets=setup.secrets, seeds=seeds)
+    doubles = start_doubles(endpoints, timing=SIMULATION_TIMING, secrets=setup.secrets, seeds=seeds)
     try:
         pacer = Pacer()
         feed = ObservationFeed(observations, pacer)

@@ -1,10 +1,12 @@
 """The table's hole-card and peek steps: the withheld hole card, the peek, the reveal.
 
-A part of :class:`~controller.table.procedure.Table` (its base class), kept apart so that each
-module stays readable. The hole card never reaches the station before the reveal: the shoe
-withholds it and reports its own commitment (``HoleCardDealt``), which the journal keeps;
-the station tells the shoe beforehand that the next card is the hole card
-(:meth:`HoleCardSteps._announce_hole_card`). At the peek (PA 635a.7(g), NJ 19.7(i)) the
+A part of :class:`~controller.table.procedure.Table`: it works on the table's state
+(``controller.table.state.TableState``), stops play through the supervision
+(``controller.table.supervision.Supervision``) and hands the round back to the table's flow
+(``follow_round``), each passed to it. The hole card never reaches the station before the
+reveal: the shoe withholds it and reports its own commitment (``HoleCardDealt``), which the
+journal keeps; the station tells the shoe beforehand that the next card is the hole card
+(:meth:`HoleCardSteps.announce_hole_card`). At the peek (PA 635a.7(g), NJ 19.7(i)) the
 card reader answers only whether the dealer has a blackjack; at the reveal (PA 635a.7(k))
 the table asks the shoe for card and nonce (``HoleCardRevealed``) and checks them against
 the commitment (a mismatch is the fault ``hole_card_commitment``).
@@ -15,38 +17,34 @@ from __future__ import annotations
 from controller.table.faults import FaultCode
 from controller.table.holecard import check_commitment
 from controller.table.prompts import State
-from controller.table.supervision import Supervised
+from controller.table.state import TablePart
 from drivers.hal import HoleCardDealt, HoleCardRevealed, PeekResult
 
 
-class HoleCardSteps(Supervised):
+class HoleCardSteps(TablePart):
     """The hole-card, peek and reveal handlers of the table's procedure."""
 
-    def _follow_round(self) -> None:
-        """Move to the state the round's next step belongs to (``Table``)."""
-        raise NotImplementedError
-
-    def _on_hole_dealt(self, event: HoleCardDealt) -> None:
-        play = self.play
-        if play is None or self.state is not State.DEALING:
-            self._record("hole_card_rejected", commitment=event.commitment)
-            self.raise_fault(
+    def on_hole_dealt(self, event: HoleCardDealt) -> None:
+        play = self.t.play
+        if play is None or self.t.state is not State.DEALING:
+            self.t.record("hole_card_rejected", commitment=event.commitment)
+            self.supervision.raise_fault(
                 FaultCode.UNEXPECTED_CARD,
-                f"a hole card was dealt while {self.prompt.text}",
+                f"a hole card was dealt while {self.t.prompt.text}",
             )
             return
         error = play.hole_withheld(event.commitment)
         if error:
-            self._record("hole_card_rejected", commitment=event.commitment)
-            self.raise_fault(FaultCode.UNEXPECTED_CARD, error)
+            self.t.record("hole_card_rejected", commitment=event.commitment)
+            self.supervision.raise_fault(FaultCode.UNEXPECTED_CARD, error)
             return
-        self._follow_round()
+        self.follow_round()
 
-    def _on_hole_revealed(self, event: HoleCardRevealed) -> None:
-        play = self.play
+    def on_hole_revealed(self, event: HoleCardRevealed) -> None:
+        play = self.t.play
         waiting = play.hole_in_shoe() if play is not None else None
         card, nonce = event.card, event.nonce
-        voided = self.voided_holes.pop(event.commitment, None) if event.asked else None
+        voided = self.t.voided_holes.pop(event.commitment, None) if event.asked else None
         if not event.asked or voided is not None or play is None or event.commitment != waiting:
             # Not the answer the round in play waits for: a voided round's card given back,
             # late or not; a repeated answer for a card already turned; or one this station
@@ -54,7 +52,7 @@ class HoleCardSteps(Supervised):
             # Journaled, and it acts on nothing: it never faults or settles the round in play.
             self._late_hole_answer(voided, event)
             return
-        self._record(
+        self.t.record(
             "hole_card_reveal_answer",
             commitment=event.commitment,
             answered=card is not None,
@@ -62,19 +60,19 @@ class HoleCardSteps(Supervised):
         )
         if card is None or nonce is None:
             problem = event.problem or "no card"
-            self.raise_fault(FaultCode.HOLE_CARD_COMMITMENT, problem, device="shoe")
+            self.supervision.raise_fault(FaultCode.HOLE_CARD_COMMITMENT, problem, device="shoe")
             return
         if not check_commitment(waiting, card.text, nonce):
-            self.raise_fault(
+            self.supervision.raise_fault(
                 FaultCode.HOLE_CARD_COMMITMENT,
                 f"the shoe revealed {card} with a nonce that does not open its commitment",
                 device="shoe",
             )
             return
-        self.drawn[card] += 1
+        self.t.drawn[card] += 1
         play.fill_hole(card, nonce)
-        if self.state is State.DEALER:
-            self._reveal()
+        if self.t.state is State.DEALER:
+            self.reveal()
 
     def _late_hole_answer(self, round_no: int | None, event: HoleCardRevealed) -> None:
         """The shoe's answer for a hole card that is not the round in play's. A voided
@@ -90,73 +88,79 @@ class HoleCardSteps(Supervised):
         problem = event.problem
         if round_no is not None and not opens:
             problem = problem or "the card and nonce do not open the commitment"
-        self._record(
+        self.t.record(
             "hole_card_reveal_answer",
             commitment=event.commitment,
             answered=card is not None,
             problem=problem,
         )
         if round_no is not None and opens and card is not None:
-            self.drawn[card] += 1
-            self.journal.append("hole_card_revealed", {"card": card.text, "nonce": nonce}, round_no)
+            self.t.drawn[card] += 1
+            self.t.journal.append(
+                "hole_card_revealed", {"card": card.text, "nonce": nonce}, round_no
+            )
 
-    def _announce_hole_card(self) -> None:
+    def announce_hole_card(self) -> None:
         """Tell the shoe, once, that the next card is the hole card (it withholds it)."""
-        play, shoe = self.play, self.devices.shoe
+        play, shoe = self.t.play, self.t.devices.shoe
         if play is None or shoe is None or play.hole_announced or not play.hole_card_due():
             return
         play.hole_announced = True
         shoe.expect_hole_card()
 
-    def _ask_reader(self) -> None:
-        assert self.play is not None
-        reader = self.devices.reader
+    def ask_reader(self) -> None:
+        assert self.t.play is not None
+        reader = self.t.devices.reader
         if reader is None:  # pragma: no cover - configuration forbids peek without a reader
-            self.raise_fault(FaultCode.DEVICE_LOST, "no card reader configured for the peek")
+            self.supervision.raise_fault(
+                FaultCode.DEVICE_LOST, "no card reader configured for the peek"
+            )
             return
-        target = self.play.peek_target()
-        self._record("peek_requested", target=target.value)
+        target = self.t.play.peek_target()
+        self.t.record("peek_requested", target=target.value)
         reader.check(target)
 
-    def _on_peek(self, event: PeekResult) -> None:
-        self._record("peek", answer=event.answer.value)
-        if self.state is not State.PEEKING or self.play is None:
+    def on_peek(self, event: PeekResult) -> None:
+        self.t.record("peek", answer=event.answer.value)
+        if self.t.state is not State.PEEKING or self.t.play is None:
             return  # a late or unrequested answer changes nothing
-        if self.play.peek(event.answer):
-            self._follow_round()
+        if self.t.play.peek(event.answer):
+            self.follow_round()
             return
-        self.peek_tries += 1
-        if self.peek_tries >= self.settings.peek_tries:
-            self.raise_fault(
+        self.t.peek_tries += 1
+        if self.t.peek_tries >= self.t.settings.peek_tries:
+            self.supervision.raise_fault(
                 FaultCode.READER_FAILED,
-                f"the card reader answered {event.answer.value} {self.peek_tries} times",
+                f"the card reader answered {event.answer.value} {self.t.peek_tries} times",
                 device="card_reader",
             )
             return
-        self._show()  # re-prompt: slide the card in again and press NEXT
+        self.supervision.show()  # re-prompt: slide the card in again and press NEXT
 
-    def _reveal(self) -> None:
-        assert self.play is not None
-        if not self.play.reveal_due():
-            self._record("button_ignored", button="next", state="dealer", reason="draw a card")
+    def reveal(self) -> None:
+        assert self.t.play is not None
+        if not self.t.play.reveal_due():
+            self.t.record("button_ignored", button="next", state="dealer", reason="draw a card")
             return
-        commitment = self.play.hole_in_shoe()
+        commitment = self.t.play.hole_in_shoe()
         if commitment is not None:
             # PA 635a.7(k): the dealer turns the hole card; only now does the shoe give it.
-            shoe = self.devices.shoe
+            shoe = self.t.devices.shoe
             if shoe is None:  # pragma: no cover - a withheld card came from a shoe
-                self.raise_fault(FaultCode.DEVICE_LOST, "no shoe to reveal the hole card")
+                self.supervision.raise_fault(
+                    FaultCode.DEVICE_LOST, "no shoe to reveal the hole card"
+                )
                 return
             # Asked again on every press until it comes: the shoe answers a repeated
             # request the same way, and an answer for a card already turned is ignored.
-            self._record("hole_card_reveal_requested", commitment=commitment)
+            self.t.record("hole_card_reveal_requested", commitment=commitment)
             shoe.reveal_hole_card(commitment)
             return
-        error = self.play.reveal()
+        error = self.t.play.reveal()
         if error:
-            self.raise_fault(FaultCode.HOLE_CARD_MISMATCH, error, device="card_reader")
+            self.supervision.raise_fault(FaultCode.HOLE_CARD_MISMATCH, error, device="card_reader")
             return
-        self._follow_round()
+        self.follow_round()
 
-    def _enter_peeking(self) -> None:
-        self.peek_tries = 0
+    def enter_peeking(self) -> None:
+        self.t.peek_tries = 0

@@ -1,21 +1,25 @@
 """The procedure's state machine: states, transitions and the table's collaborators.
 
-Built once (``shared_machine``) and shared by every :class:`~controller.table.procedure.Table`;
-``dealer-station diagram`` draws it from :data:`TRANSITIONS`.
+Built once (``shared_machine``) and shared by every table's state
+(:class:`~controller.table.state.TableState`, the machine's model); ``dealer-station
+diagram`` draws it from :data:`TRANSITIONS`. Each trigger is a method :class:`Triggers`
+declares (the machine binds only those, ``model_override=True``), so every move of the
+procedure is a typed call that grep and mypy follow; ``tests/test_table_machine.py`` holds
+the declarations and :data:`TRANSITIONS` to each other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from transitions import Machine
 
 from controller.rules.profiles import Profile
 from controller.table.limits import NO_LIMITS, TableLimits
 from controller.table.prompts import State
-from drivers.hal import CardReader, DealerPanel, ShoeSensor, Shuffler
+from drivers.hal import CardReader, DealerPanel, Device, DeviceKind, ShoeSensor, Shuffler
 
 
 class Recorder(Protocol):
@@ -36,6 +40,17 @@ class TableDevices:
     #: The shoe, for the withheld hole card; None: a shoe that reports it like any card
     #: (the table then seals it itself, as in unit tests and the direct simulation).
     shoe: ShoeSensor | None = None
+
+    @classmethod
+    def of(cls, drivers: Mapping[DeviceKind, Device]) -> TableDevices:
+        """The devices the procedure commands among ``drivers`` (by kind); a device that
+        only reports (the procedure commands nothing of it) is not among them."""
+        return cls(
+            shuffler=cast(Shuffler | None, drivers.get(DeviceKind.SHUFFLER)),
+            panel=cast(DealerPanel, drivers[DeviceKind.PANEL]),
+            reader=cast(CardReader | None, drivers.get(DeviceKind.CARD_READER)),
+            shoe=cast(ShoeSensor | None, drivers.get(DeviceKind.SHOE)),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +73,16 @@ ROUND_STATES = [
     State.DEALER,
 ]
 _RESUMABLE = [s for s in State if s not in (State.STARTING, State.FAULT)]
+
+
+def _resumes_to(state: State) -> Callable[..., bool]:
+    """The condition of the resume to ``state``: the trigger's ``to`` names it."""
+
+    def condition(*_: object, to: State) -> bool:
+        return to is state
+
+    return condition
+
 
 TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "start", "source": State.STARTING, "dest": State.SHUFFLING},
@@ -87,8 +112,97 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "fail", "source": [s for s in State if s is not State.FAULT], "dest": State.FAULT},
     {"trigger": "void", "source": State.FAULT, "dest": State.BETTING},
     {"trigger": "reshuffle", "source": State.FAULT, "dest": State.SHUFFLING},
-    *({"trigger": f"resume_{s.value}", "source": State.FAULT, "dest": s} for s in _RESUMABLE),
+    # A supervisor's resume: back to the state the fault stopped (``resume(to=...)``).
+    *(
+        {"trigger": "resume", "source": State.FAULT, "dest": s, "conditions": _resumes_to(s)}
+        for s in _RESUMABLE
+    ),
 ]
+
+
+class Triggers:
+    """The machine's triggers, as methods of its model. ``shared_machine`` replaces each on
+    a model it is given; calling one on a model it was not given is a bug."""
+
+    def _unbound(self) -> bool:
+        raise RuntimeError("a trigger of a table not added to the shared machine")
+
+    def start(self) -> bool:
+        """starting -> shuffling: the first shuffle is commanded."""
+        return self._unbound()
+
+    def shuffled(self) -> bool:
+        """shuffling -> loading: the batch was shuffled (and counted)."""
+        return self._unbound()
+
+    def loaded(self) -> bool:
+        """loading -> burning: the shoe is loaded."""
+        return self._unbound()
+
+    def burned(self) -> bool:
+        """burning -> betting: the burn card is in the discard rack."""
+        return self._unbound()
+
+    def new_dealer(self) -> bool:
+        """betting -> burning: a new dealer burns a card."""
+        return self._unbound()
+
+    def bets_closed(self) -> bool:
+        """betting -> dealing: no more bets."""
+        return self._unbound()
+
+    def match_due(self) -> bool:
+        """-> match: Match the Dealer is settled."""
+        return self._unbound()
+
+    def insurance_due(self) -> bool:
+        """-> insurance: insurance is offered."""
+        return self._unbound()
+
+    def peek_due(self) -> bool:
+        """-> peeking: the card reader is to be asked."""
+        return self._unbound()
+
+    def settle_now_due(self) -> bool:
+        """-> settle_now: wagers settled before play goes on."""
+        return self._unbound()
+
+    def players_due(self) -> bool:
+        """-> players: the players act."""
+        return self._unbound()
+
+    def dealer_due(self) -> bool:
+        """-> dealer: the dealer's hand is played."""
+        return self._unbound()
+
+    def settle_due(self) -> bool:
+        """-> settling: the final settlement."""
+        return self._unbound()
+
+    def round_done(self) -> bool:
+        """settling -> betting: the next round's bets."""
+        return self._unbound()
+
+    def reshuffle_due(self) -> bool:
+        """settling -> shuffling: the cover card came out."""
+        return self._unbound()
+
+    def fail(self) -> bool:
+        """-> fault: play stops."""
+        return self._unbound()
+
+    def void(self) -> bool:
+        """fault -> betting: the supervisor voided the round."""
+        return self._unbound()
+
+    def reshuffle(self) -> bool:
+        """fault -> shuffling: the supervisor has the cards reshuffled."""
+        return self._unbound()
+
+    def resume(self, to: State) -> bool:
+        """fault -> ``to``: the supervisor resumes where the fault stopped play."""
+        return self._unbound()
+
 
 _MACHINE: Machine | None = None
 
@@ -104,5 +218,6 @@ def shared_machine() -> Machine:
             transitions=TRANSITIONS,
             auto_transitions=False,
             after_state_change="_entered",
+            model_override=True,
         )
     return _MACHINE

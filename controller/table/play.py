@@ -310,7 +310,7 @@ class RoundPlay:
         self.record("hole_card_revealed", {"card": card.text, "nonce": self.__nonce})
         if error is None:
             # On a mismatch nothing is settled: the round can only be voided, and the
-            # void returns the wagers (one money record, issue 13).
+            # void returns the wagers (one money record: docs/journal.md).
             self._flush()
         return error
 

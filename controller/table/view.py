@@ -8,13 +8,17 @@ hole card before the reveal: the view has no field that could carry it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from controller.rules.cards import Card
+from controller.rules.hands import HandStatus, PlayerHand
 from controller.rules.steps import LEGAL_SETS, NeedCard, NeedDecision, NeedReveal
-from controller.table.procedure import Table
 from controller.table.prompts import SETTLE_STATES, State, settle_word
 from controller.table.sensors import spot_of
 from drivers.hal import Led, LedMode
+
+if TYPE_CHECKING:
+    from controller.table.procedure import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +31,63 @@ class HandView:
     total: int
     status: str
     doubled: bool
+
+    @classmethod
+    def of(cls, h: PlayerHand) -> HandView:
+        """The view of ``h`` as it is now."""
+        return cls(
+            h.seat,
+            h.index + 1,
+            tuple([c.text for c in h.cards]),
+            h.total,
+            h.status.value,
+            h.doubled,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _SeenHand:
+    """A hand as its view was made: the hand, its card count, its last card, status and
+    double. A hand only gains cards, or at a split drops to its first card and gains a new
+    second one: its count and last card tell every change (a split hand keeps its count
+    with a new second card; the same card again shows alike)."""
+
+    hand: PlayerHand
+    count: int
+    last: Card | None
+    status: HandStatus
+    double_cents: int
+    view: HandView
+
+
+class HandViews:
+    """The view of each hand on the layout, kept from one snapshot to the next: a hand's
+    view changes only with its cards, status or double, and a table takes a snapshot at
+    each idle point (~28 a round). The table owns one; only :func:`table_view` uses it."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[int, int], _SeenHand] = {}
+
+    def view(self, h: PlayerHand) -> HandView:
+        """The view of ``h`` (made again only when it changed)."""
+        key = (h.seat, h.index)
+        cards = h.cards
+        last = cards[-1] if cards else None
+        seen = self._seen.get(key)
+        if (
+            seen is not None
+            and seen.hand is h
+            and seen.count == len(cards)
+            and seen.last is last
+            and seen.status is h.status
+            and seen.double_cents == h.double_cents
+        ):
+            return seen.view
+        view = HandView.of(h)
+        self._seen[key] = _SeenHand(h, len(cards), last, h.status, h.double_cents, view)
+        return view
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +140,7 @@ def view_record(view: TableView) -> dict[str, Any]:
     as the boot test's reads it back with :func:`view_from_record`). Public by
     construction: a view has no field that could carry the hole card."""
     # Written out field by field, not a comprehension over __slots__: ~20 snapshots a round
-    # go to the simulated dealer (issue 15); the round-trip test (tests/test_view_record.py)
+    # go to the simulated dealer; the round-trip test (tests/test_view_record.py)
     # fails if a field is left out.
     settling = view.settling
     return {
@@ -159,7 +220,7 @@ def view_from_record(record: dict[str, Any]) -> TableView:
 
 # The simulated dealer in its own process decodes a view at each look (~17 a round), most
 # of whose hands it decoded before: by value lookups and kept hands, a decode costs 4 us
-# instead of 16 (Enum calls and a frozen dataclass per hand; issue 15).
+# instead of 16 (Enum calls and a frozen dataclass per hand).
 _STATE_OF: Final = {state.value: state for state in State}
 _LED_OF: Final = {led.value: led for led in Led}
 _MODE_OF: Final = {mode.value: mode for mode in LedMode}
@@ -185,7 +246,8 @@ _LEGAL_TEXTS: Final = tuple(tuple(sorted(d.value for d in legal)) for legal in L
 
 def table_view(table: Table) -> TableView:
     """Snapshot ``table`` for display; the hole card appears only once revealed."""
-    play = table.play
+    t = table.t
+    play = t.play
     hands: list[HandView] = []
     seats: tuple[int, ...] = ()
     dealer: tuple[str, ...] = ()
@@ -196,38 +258,9 @@ def table_view(table: Table) -> TableView:
     if play is not None:
         round_ = play.round
         seats = round_.seats
-        cache = table.hand_views
+        views = t.hand_views
         for seat in seats:
-            for h in round_.hands[seat]:
-                # A hand's view changes only with its cards, status or double: kept from one
-                # snapshot to the next (a snapshot per idle point, ~28 a round; issue 15).
-                # A hand only gains cards, or at a split drops to its first card and gains
-                # a new second one: its count and last card tell every change (a split hand
-                # keeps its count with a new second card; the same card again shows alike).
-                key = (seat, h.index)
-                cards = h.cards
-                last = cards[-1] if cards else None
-                cached = cache.get(key)
-                if (
-                    cached is not None
-                    and cached[0] is h
-                    and cached[1] == len(cards)
-                    and cached[2] is last
-                    and cached[3] is h.status
-                    and cached[4] == h.double_cents
-                ):
-                    hands.append(cached[5])
-                    continue
-                view = HandView(
-                    seat,
-                    h.index + 1,
-                    tuple([c.text for c in cards]),
-                    h.total,
-                    h.status.value,
-                    h.doubled,
-                )
-                cache[key] = (h, len(cards), last, h.status, h.double_cents, view)
-                hands.append(view)
+            hands.extend(views.view(h) for h in round_.hands[seat])
         dealer = tuple(c.text for c in round_.dealer_cards)
         hole_down = round_.hole is not None
         step = round_.step
@@ -239,7 +272,7 @@ def table_view(table: Table) -> TableView:
             legal = _LEGAL_TEXTS[step.mask]
         elif isinstance(step, NeedCard) and step.seat is not None:
             acting_seat, acting_hand = step.seat, (step.hand or 0) + 1
-    queue = table.settle_queue if table.state in SETTLE_STATES else []
+    queue = t.settle_queue if t.state in SETTLE_STATES else []
     settlements: tuple[SettlementView, ...] = ()
     if queue and play is not None:
         known = play.bets.amounts_known
@@ -254,12 +287,12 @@ def table_view(table: Table) -> TableView:
             )
             for payment in queue
         )
-    fault = table.fault
+    fault = t.fault
     return TableView(
-        state=table.state,
-        prompt=table.prompt.text,
-        round_no=table.round_no,
-        lamps=tuple(table.lamps.items()),
+        state=t.state,
+        prompt=t.prompt.text,
+        round_no=t.round_no,
+        lamps=tuple(t.lamps.items()),
         seats=seats,
         hands=tuple(hands),
         dealer_cards=dealer,

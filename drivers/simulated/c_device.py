@@ -21,7 +21,7 @@ import contextlib
 import threading
 import time
 from abc import ABC
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -36,14 +36,19 @@ from drivers.simulated.c_firmware import (
     host_binary,
     timing_arg,
 )
+from drivers.simulated.control_calls import Call
 from drivers.simulated.firmware import DEFAULT_FIRMWARE
 from drivers.simulated.line_noise import LineNoise
-from drivers.simulated.pty_port import PtyPort
+from drivers.simulated.serial_device import BytePort, PortFactory, pty_port
 from drivers.simulated.wire_faults import faulty_pieces, without_acks
 from drivers.transport import Backoff
 from firmware_bridge.frame import DELIMITER, PROTOCOL_VERSION
 
 _POLL = 0.005  # seconds between two looks at the firmware's status while waiting
+
+
+def _no_tick() -> None:
+    """The cable's tick: the firmware keeps its own time."""
 
 
 class FirmwareDevice(ABC):
@@ -53,6 +58,9 @@ class FirmwareDevice(ABC):
     NAME: ClassVar[str]
     #: A board whose sensor changes go out in one frame a scan (``hold`` / ``release``).
     SCANS: ClassVar[bool] = False
+    #: The control socket's calls and readable state: the Python double's it stands for.
+    CONTROL: ClassVar[Mapping[str, Call]] = {}
+    READABLE: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
         self,
@@ -63,7 +71,11 @@ class FirmwareDevice(ABC):
         seed: int = 0,
         firmware: str = DEFAULT_FIRMWARE,
         runner: Runner | None = None,
+        port_factory: PortFactory = pty_port,
     ) -> None:
+        """The firmware of ``serial_number`` on a cable at ``path``: a pty by default, or
+        another byte stream (``port_factory``, as a double's); ``runner``: how it runs (its
+        host build by default)."""
         self.serial_number = serial_number
         self.flash = path.with_name(path.name + ".flash")
         self._firmware = firmware
@@ -80,7 +92,8 @@ class FirmwareDevice(ABC):
         self.wire_log: list[bytes] | None = None
         self._claimed_serial: str | None = None
         self._held = 0
-        self.port = PtyPort(path, self._from_station)
+        self._button = False
+        self.port: BytePort = port_factory(path, self._from_station, _no_tick)
         self._fw: FirmwareProcess | None = None
         self._pump: threading.Thread | None = None
         self._power_on()
@@ -255,6 +268,22 @@ class FirmwareDevice(ABC):
         self.ask(f"reflash {version}")
 
     @property
+    def pairing_button(self) -> bool:
+        """Whether the pairing button is held (the firmware keeps no count of it here)."""
+        return self._button
+
+    @pairing_button.setter
+    def pairing_button(self, held: bool) -> None:
+        self.ask(f"pair_button {int(held)}")
+        self._button = held
+
+    @property
+    def paired_station(self) -> str | None:
+        """The station the firmware is paired with, or None."""
+        station = self.status()["station"]
+        return None if station == "-" else station
+
+    @property
     def hello_serial(self) -> str:
         """The serial number the firmware claims in its HELLO_REPLY."""
         return self.serial_number
@@ -278,6 +307,11 @@ class FirmwareDevice(ABC):
     def transmit(self, data: bytes) -> bool:
         """Write bytes on the station's side of the cable, as a wire spliced in would."""
         return self.port.write(data)
+
+    def receive(self, data: bytes) -> None:
+        """Write bytes on the firmware's side of the cable, as a wire spliced in would (or
+        as the station does)."""
+        self._from_station(data)
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``predicate()`` holds, looking every few milliseconds."""

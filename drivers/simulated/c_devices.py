@@ -6,7 +6,7 @@ readable state of :class:`drivers.simulated.shoe.ShoeDouble` and
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,7 +15,9 @@ from controller.rules.cards import ALL_CARDS, Card, parse_card
 from drivers.hal import Button, Led, LedMode, WagerSpot
 from drivers.panel_link import PanelCodes
 from drivers.simulated.c_device import FirmwareDevice
-from drivers.simulated.shoe import COVER
+from drivers.simulated.control_calls import Call
+from drivers.simulated.panel import PanelDouble
+from drivers.simulated.shoe import COVER, ShoeDouble
 
 
 class FirmwareShoe(FirmwareDevice):
@@ -23,6 +25,8 @@ class FirmwareShoe(FirmwareDevice):
 
     KIND: ClassVar[fb.DeviceKind] = fb.DeviceKind.SHOE
     NAME: ClassVar[str] = "shoe"
+    CONTROL: ClassVar[Mapping[str, Call]] = ShoeDouble.CONTROL
+    READABLE: ClassVar[frozenset[str]] = ShoeDouble.READABLE - ShoeDouble.DOUBLE_ONLY
 
     def __init__(self, path: Path, serial_number: str = "SHOE-0001", **kwargs: Any) -> None:
         super().__init__(path, serial_number, **kwargs)
@@ -119,6 +123,8 @@ class FirmwarePanel(FirmwareDevice):
     KIND: ClassVar[fb.DeviceKind] = fb.DeviceKind.PANEL
     NAME: ClassVar[str] = "panel"
     SCANS: ClassVar[bool] = True
+    CONTROL: ClassVar[Mapping[str, Call]] = PanelDouble.CONTROL
+    READABLE: ClassVar[frozenset[str]] = PanelDouble.READABLE
 
     def __init__(
         self,
@@ -130,6 +136,7 @@ class FirmwarePanel(FirmwareDevice):
     ) -> None:
         self.codes = codes or PanelCodes.default()
         self._leds = {code: led for led, code in self.codes.leds.items()}
+        self._key_switch = False
         super().__init__(path, serial_number, **kwargs)
 
     def pair(self, station: str = "rig", *, consent: Sequence[str] = ()) -> bytes:
@@ -138,6 +145,16 @@ class FirmwarePanel(FirmwareDevice):
             return super().pair(station, consent=("key_switch 1", *consent))
         finally:
             self.ask("key_switch 0")
+
+    @property
+    def key_on(self) -> bool:
+        """Whether the board's own key switch is turned (it guards pairing)."""
+        return self._key_switch
+
+    @key_on.setter
+    def key_on(self, on: bool) -> None:
+        self.ask(f"key_switch {int(on)}")
+        self._key_switch = on
 
     @property
     def lamps(self) -> dict[Led, LedMode]:

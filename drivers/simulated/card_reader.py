@@ -14,10 +14,12 @@ reader (NO_CARD),
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import firmware_bridge as fb
-from controller.rules.cards import Card, Rank
+from controller.rules.cards import Card, Rank, parse_card
+from drivers.simulated.control_calls import Call
 from drivers.simulated.firmware import DeviceFirmware
 from drivers.simulated.usb_backend import SimulatedUsbBackend, SimulatedUsbDevice, UsbIdentity
 from drivers.usb_transport import UsbSettings
@@ -32,6 +34,13 @@ class CardReaderDouble(DeviceFirmware):
     """A card reader on a simulated USB bus (see the module docstring)."""
 
     KIND: ClassVar[fb.DeviceKind] = fb.DeviceKind.CARD_READER
+    CONTROL: ClassVar[Mapping[str, Call]] = {
+        "set_hole_card": lambda d, card=None: d.set_hole_card(
+            None if card is None else parse_card(card)
+        ),
+        "misread": lambda d, count=1: d.misread(int(count)),
+    }
+    READABLE: ClassVar[frozenset[str]] = frozenset({"checks"})
 
     def __init__(
         self,
@@ -104,7 +113,7 @@ class CardReaderDouble(DeviceFirmware):
     def _tick_loop(self) -> None:
         # Ticks when the firmware's next deadline comes (what tick() returns), and again
         # after each burst from the host (receive notifies: it may set a deadline), not
-        # every _TICK: the reader is idle most of a round (issue 15).
+        # every _TICK: the reader is idle most of a round.
         with self._lock:
             while not self._stop.is_set():
                 wait = self.tick()

@@ -33,11 +33,12 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import ClassVar
 
 import firmware_bridge as fb
+from drivers.simulated.control_calls import Call
 from drivers.simulated.line_noise import LineNoise
 from drivers.simulated.wire_faults import faulty_pieces, without_acks
 from firmware_bridge.frame import PROTOCOL_VERSION
@@ -49,6 +50,13 @@ class DeviceFirmware(ABC):
     """Device-side protocol engine with fault injection (see the module docstring)."""
 
     KIND: ClassVar[fb.DeviceKind]
+    #: The double's own calls on the control socket, and its readable state
+    #: (``drivers.simulated.control_calls``).
+    CONTROL: ClassVar[Mapping[str, Call]] = {}
+    READABLE: ClassVar[frozenset[str]] = frozenset()
+    #: Readable state only this Python double keeps (a test bench's record of what the
+    #: device hid): the C firmware standing for it has none.
+    DOUBLE_ONLY: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
         self,
@@ -76,7 +84,7 @@ class DeviceFirmware(ABC):
         self._clock = clock
         # The lock itself for plain critical sections: entering the Condition runs two
         # Python-level calls (threading.Condition.__enter__/__exit__) around the same lock,
-        # ~160 times a round on the dealer's thread (issue 15). Waits use the Condition.
+        # ~160 times a round on the dealer's thread. Waits use the Condition.
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
         self._waiters = 0  # threads in _wait_until: nobody waiting, nobody to notify
@@ -205,7 +213,7 @@ class DeviceFirmware(ABC):
 
     def _wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
         # Lock held. Counted, so that the port's thread notifies only when someone waits
-        # (threading.Condition.notify_all runs in Python: twice a frame, issue 15).
+        # (threading.Condition.notify_all runs in Python: twice a frame).
         self._waiters += 1
         try:
             return self._cond.wait_for(predicate, timeout)
@@ -251,7 +259,7 @@ class DeviceFirmware(ABC):
                 for frame in frames:
                     self._endpoint.receive_data(frame, now)
             else:
-                # The whole burst at once (issue 15); the endpoint's decoder keeps partials.
+                # The whole burst at once; the endpoint's decoder keeps partials.
                 if self._rx_partial:
                     data, self._rx_partial = self._rx_partial + data, b""
                 self._endpoint.receive_data(data, now)
@@ -290,7 +298,7 @@ class DeviceFirmware(ABC):
         """A report of the board's sensor scan (a wager sensor): inside a :meth:`holding`
         block it waits for the block's end, or for the next other report, and goes out with
         the block's other scanned reports in the messages :meth:`_scan_messages` makes of
-        them (one frame for a table's bets, issue 15); outside a block, at once."""
+        them (one frame for a table's bets); outside a block, at once."""
         with self._lock:
             if self._holding:
                 self._scanned.append(report)
@@ -417,7 +425,7 @@ class DeviceFirmware(ABC):
         if not data:
             return
         if self.noise.idle and not self._duplicate_acks and self.wire_version == PROTOCOL_VERSION:
-            # Nothing to do frame by frame: the burst goes out in one write (issue 15).
+            # Nothing to do frame by frame: the burst goes out in one write.
             self.transmit(data)
             return
         pieces, self._duplicate_acks = faulty_pieces(

@@ -6,12 +6,14 @@ GPIO panel's double is gpiozero's ``MockFactory`` (see ``drivers.simulated.rig``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
 import firmware_bridge as fb
 from drivers.hal import Button, Led, LedMode, WagerSpot
 from drivers.panel_link import PanelCodes
+from drivers.simulated.control_calls import Call, enum_arg
 from drivers.simulated.serial_device import SerialDeviceDouble
 
 _SPOTS = {
@@ -25,6 +27,22 @@ class PanelDouble(SerialDeviceDouble):
     """A panel board on a pty, numbered by ``codes`` (the default wiring table)."""
 
     KIND: ClassVar[fb.DeviceKind] = fb.DeviceKind.PANEL
+    CONTROL: ClassVar[Mapping[str, Call]] = {
+        "press": lambda d, button: d.press(enum_arg(Button, button)),
+        "press_code": lambda d, code: d.press_code(int(code)),
+        "turn_key": lambda d, on: d.turn_key(bool(on)),
+        "place_wager": lambda d, seat, spot, present=True, cents=None: d.place_wager(
+            int(seat),
+            enum_arg(WagerSpot, spot),
+            bool(present),
+            None if cents is None else int(cents),
+        ),
+        "lamp": lambda d, led: d.lamp(enum_arg(Led, led)),
+        "deliver": lambda d, timeout=5.0: d.deliver(float(timeout)),
+    }
+    READABLE: ClassVar[frozenset[str]] = frozenset(
+        {"lamps", "unknown_lamps", "lamp_frames", "refused_lamp_frames"}
+    )
 
     def __init__(
         self,
@@ -52,7 +70,7 @@ class PanelDouble(SerialDeviceDouble):
     def press(self, button: Button) -> None:
         """Press and release ``button``: the board reports the press only (docs/protocol.md,
         ``0x41 ButtonReport``: the station acts on presses, so a release would be a sealed
-        frame and an acknowledgement for nothing, about 17 a round; issue 15)."""
+        frame and an acknowledgement for nothing, about 17 a round)."""
         self._report(fb.ButtonReport(self.codes.buttons[button], True))
 
     def release_report(self, button: Button) -> None:

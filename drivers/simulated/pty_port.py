@@ -69,7 +69,7 @@ class PtyPort:
             if self._master is not None:
                 return
             master, slave = os.openpty()
-            # Raw at once: a cooked tty echoes and rewrites bytes (LIBRARY-NOTES).
+            # Raw at once: a cooked tty echoes and rewrites bytes (docs/pitfalls.md).
             tty.setraw(slave)
             os.set_blocking(master, False)
             # The double keeps the slave open so reads on the master never see EIO
@@ -140,9 +140,9 @@ class PtyPort:
 
     def _read_loop(self, master: int, wake: int) -> None:
         # on_tick runs when the double's next deadline comes (a held ACK, a retransmit, a
-        # delayed reply), not after every burst: receive already acted on the bytes (issue
-        # 15: one call chain less for each of ~25 bursts a round); and an idle double sleeps
-        # until its deadline instead of waking every tick (issue 15, second pass).
+        # delayed reply), not after every burst: receive already acted on the bytes (one
+        # call chain less for each of ~25 bursts a round); and an idle double sleeps
+        # until its deadline instead of waking every tick.
         interval, on_data, on_tick = self._tick_interval, self._on_data, self._on_tick
         monotonic = time.monotonic
         tick_at = 0.0

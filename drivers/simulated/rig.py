@@ -17,30 +17,33 @@ daemon, ``dealer-station simulate`` and the HIL suite use instead of a real rig:
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from gpiozero.pins.mock import MockFactory
 
 import firmware_bridge as fb
 from drivers.device_link import ExpectedDevice
-from drivers.hal import Button, EventSink, SeatWagerChanged, WagerSpot
+from drivers.hal import Button, DeviceKind, EventSink, SeatWagerChanged, WagerSpot
 from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
-from drivers.panel_link import SerialPanelDriver
+from drivers.registry import DEVICES, DeviceSpec, Implementation, seed_offset, spec_for
 from drivers.serial_transport import SerialSettings
 from drivers.simulated.c_device import FirmwareDevice
 from drivers.simulated.c_devices import FirmwarePanel, FirmwareShoe
 from drivers.simulated.card_reader import CardReaderDouble
-from drivers.simulated.firmware import DEFAULT_FIRMWARE, DeviceFirmware
+from drivers.simulated.firmware import DEFAULT_FIRMWARE
 from drivers.simulated.panel import PanelDouble
+from drivers.simulated.serial_device import SerialDeviceDouble
 from drivers.simulated.shoe import ShoeDouble
 from drivers.simulated.shuffler import ShufflerDouble
 from drivers.simulated.usb_backend import SimulatedUsbBackend
 from drivers.simulated.wiring import (
     FAST_BACKOFF,
     FAST_TIMING,
+    SIMULATION_TIMING,
     DoubleAddress,
     RigDrivers,
     pair_double,
@@ -53,6 +56,7 @@ from drivers.usb_transport import UsbSettings
 __all__ = [
     "FAST_BACKOFF",
     "FAST_TIMING",
+    "SIMULATION_TIMING",
     "DoubleAddress",
     "RigDrivers",
     "RigFault",
@@ -60,6 +64,10 @@ __all__ = [
     "pair_double",
     "wire_drivers",
 ]
+
+
+#: What stands for a device on the rig: its Python double or its C firmware.
+Double = SerialDeviceDouble | CardReaderDouble | FirmwareDevice
 
 
 class RigFault(Enum):
@@ -91,24 +99,28 @@ class SimulatedRig:
         *,
         decks: int = 6,
         seed: int = 0,
-        timing: fb.Timing | None = FAST_TIMING,
+        timing: fb.Timing | None = SIMULATION_TIMING,
         panel_pins: PanelPins = DEFAULT_PINS,
         panel_board: bool | None = None,
         firmware: str | None = None,
+        implementations: Mapping[DeviceKind, Implementation] | None = None,
     ) -> None:
-        """``firmware``: the shoe and the panel board are the C reference firmware instead
-        of the Python doubles: ``"host"`` its host builds (``drivers.simulated.c_firmware``),
-        ``"qemu"`` its Cortex-M images on emulated boards (``drivers.simulated.qemu_board``);
-        ``panel_board`` (default: with the firmware, yes) a board rather than GPIO pins."""
-        if panel_board is None:
-            panel_board = firmware is not None
-        runners: dict[str, Any] = {}
-        if firmware == "qemu":
-            from drivers.simulated.qemu_board import QemuRunner
+        """A double for each device of the registry (``drivers.registry.DEVICES``), seeded
+        ``seed`` plus its place there. ``firmware``: every device that has a C firmware runs
+        it, ``"host"`` its host builds (``drivers.simulated.c_firmware``), ``"qemu"`` its
+        Cortex-M images on emulated boards (``drivers.simulated.qemu_board``);
+        ``implementations``: what stands for each device, one by one (over ``firmware``);
+        ``panel_board`` (default: yes when the panel is the firmware) a board rather than
+        GPIO pins.
 
-            runners = {"shoe": QemuRunner("shoe"), "panel": QemuRunner("panel")}
-        elif firmware not in (None, "host"):
-            raise ValueError(f"firmware {firmware!r}: 'host' or 'qemu'")
+        Raises:
+            ValueError: an unknown ``firmware``, or an implementation a device does not have.
+        """
+        chosen = _chosen(firmware, implementations or {})
+        if panel_board is None:
+            panel_board = chosen.get(DeviceKind.PANEL, Implementation.PYTHON) is not (
+                Implementation.PYTHON
+            )
         self._tmp = None
         if directory is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="dealer-rig-")
@@ -116,61 +128,79 @@ class SimulatedRig:
         self.directory = directory
         self.decks = decks
         self.timing = timing
-        self.shuffler = ShufflerDouble(directory / "shuffler", timing=timing, seed=seed)
-        self.shoe: ShoeDouble | FirmwareShoe = (
-            FirmwareShoe(
-                directory / "shoe", timing=timing, seed=seed + 1, runner=runners.get("shoe")
-            )
-            if firmware
-            else ShoeDouble(directory / "shoe", timing=timing, seed=seed + 1)
-        )
         self.usb_backend = SimulatedUsbBackend()
-        self.card_reader = CardReaderDouble(self.usb_backend, timing=timing, seed=seed + 2)
         self.pin_factory = MockFactory()
         self.panel_pins = panel_pins
         self._sink: EventSink | None = None
-        # A panel board carries every lamp and all 21 wager sensors; GPIO has 26 pins.
-        self.panel_board: PanelDouble | FirmwarePanel | None = None
-        if firmware and panel_board:
-            self.panel_board = FirmwarePanel(
-                directory / "panel", timing=timing, seed=seed + 3, runner=runners.get("panel")
-            )
-        elif panel_board:
-            self.panel_board = PanelDouble(directory / "panel", timing=timing, seed=seed + 3)
+        #: The doubles, by kind, in the registry's order; a panel on GPIO pins has none
+        #: (a panel board carries every lamp and all 21 wager sensors; GPIO has 26 pins).
+        self.doubles: dict[DeviceKind, Double] = {}
         #: The firmware versions the station's allow-list takes.
         self.firmware_allowed = frozenset({DEFAULT_FIRMWARE})
         try:
+            for spec in DEVICES:
+                if spec.gpio_section is None or panel_board:
+                    how = chosen.get(spec.kind, Implementation.PYTHON)
+                    self.doubles[spec.kind] = self._double(spec, how, seed + seed_offset(spec.kind))
             self.pair_all()
         except BaseException:
             self.close()
             raise
+
+    def _double(self, spec: DeviceSpec, how: Implementation, seed: int) -> Double:
+        timing, path = self.timing, self.directory / spec.name
+        double = spec.double
+        if issubclass(double, CardReaderDouble):  # on the rig's USB bus
+            return double(self.usb_backend, spec.serial_number, timing=timing, seed=seed)
+        if how is Implementation.PYTHON:
+            assert issubclass(double, SerialDeviceDouble), double
+            return double(path, spec.serial_number, timing=timing, seed=seed)
+        assert spec.firmware is not None
+        runner = None
+        if how is Implementation.QEMU:
+            from drivers.simulated.qemu_board import QemuRunner
+
+            runner = QemuRunner(spec.firmware.NAME)
+        return spec.firmware(path, spec.serial_number, timing=timing, seed=seed, runner=runner)
+
+    # --- the doubles, by the devices the procedure uses ---------------------------------
+
+    @property
+    def shuffler(self) -> ShufflerDouble:
+        """The shuffler's double."""
+        return cast(ShufflerDouble, self.doubles[DeviceKind.SHUFFLER])
+
+    @property
+    def shoe(self) -> ShoeDouble | FirmwareShoe:
+        """The shoe: its Python double or its C firmware."""
+        return cast(ShoeDouble | FirmwareShoe, self.doubles[DeviceKind.SHOE])
+
+    @property
+    def card_reader(self) -> CardReaderDouble:
+        """The card reader's double."""
+        return cast(CardReaderDouble, self.doubles[DeviceKind.CARD_READER])
+
+    @property
+    def panel_board(self) -> PanelDouble | FirmwarePanel | None:
+        """The panel board (None: the panel is on mock GPIO pins)."""
+        return cast(PanelDouble | FirmwarePanel | None, self.doubles.get(DeviceKind.PANEL))
 
     # --- pairing --------------------------------------------------------------------------
 
     def pair_all(self) -> None:
         """Pair every double with the station over its own link, exactly as
         ``dealer-station pair`` does (pairing button held for the exchange)."""
-        for double in self._doubles():
+        for double in self.doubles.values():
             self.pair(double)
 
-    def pair(self, double: DeviceFirmware | FirmwareDevice) -> None:
+    def pair(self, double: Double) -> None:
         """Pair one double (its pairing button held while the station asks)."""
         if isinstance(double, FirmwareDevice):
             double.pair()
         else:
             pair_double(double, self.usb_backend)
 
-    def _doubles(self) -> list[DeviceFirmware | FirmwareDevice]:
-        doubles: list[DeviceFirmware | FirmwareDevice] = [
-            self.shuffler,
-            self.shoe,
-            self.card_reader,
-        ]
-        if self.panel_board is not None:
-            doubles.append(self.panel_board)
-        return doubles
-
-    def expected(self, double: DeviceFirmware | FirmwareDevice) -> ExpectedDevice:
+    def expected(self, double: Double) -> ExpectedDevice:
         """What the station's configuration says of ``double``: serial, allow-list, key."""
         return ExpectedDevice(
             double.serial_number, firmware=self.firmware_allowed, secret=double.secret
@@ -198,26 +228,19 @@ class SimulatedRig:
         self._sink = sink
         options: dict[str, Any] = {"timing": self.timing, "backoff": FAST_BACKOFF}
         options.update(driver_options)
+        gpio = None
+        if self.panel_board is None:
+            # Mock pins do not bounce, and a simulated dealer presses faster than 30 ms.
+            gpio = GpioPanel(self.panel_pins, sink, pin_factory=self.pin_factory, debounce=0.0)
         return wire_drivers(
             sink,
-            self.shuffler,
-            self.shoe,
-            self.card_reader,
-            self._panel_driver(sink, options),
+            self.doubles,
             firmware=self.firmware_allowed,
             decks=self.decks,
             backend=self.usb_backend,
             options=options,
+            gpio_panel=gpio,
         )
-
-    def _panel_driver(
-        self, sink: EventSink, options: dict[str, Any]
-    ) -> GpioPanel | SerialPanelDriver:
-        board = self.panel_board
-        if board is not None:
-            return SerialPanelDriver(board.settings, sink, self.expected(board), **options)
-        # Mock pins do not bounce, and a simulated dealer presses faster than 30 ms.
-        return GpioPanel(self.panel_pins, sink, pin_factory=self.pin_factory, debounce=0.0)
 
     # --- the panel double: gpiozero's mock pins -------------------------------------------
 
@@ -339,11 +362,8 @@ class SimulatedRig:
 
     def close(self) -> None:
         """Stop every double and remove the rig's directory; idempotent."""
-        self.shuffler.close()
-        self.shoe.close()
-        self.card_reader.close()
-        if self.panel_board is not None:
-            self.panel_board.close()
+        for double in self.doubles.values():
+            double.close()
         self.pin_factory.reset()
         if self._tmp is not None:
             self._tmp.cleanup()
@@ -359,3 +379,25 @@ class SimulatedRig:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _chosen(
+    firmware: str | None, implementations: Mapping[DeviceKind, Implementation]
+) -> dict[DeviceKind, Implementation]:
+    """What stands for each device: ``firmware`` for every device that has a C firmware,
+    then ``implementations`` one by one.
+
+    Raises:
+        ValueError: an unknown ``firmware``, or an implementation a device does not have.
+    """
+    chosen: dict[DeviceKind, Implementation] = {}
+    if firmware is not None:
+        if firmware not in (Implementation.HOST.value, Implementation.QEMU.value):
+            raise ValueError(f"firmware {firmware!r}: 'host' or 'qemu'")
+        chosen = {s.kind: Implementation(firmware) for s in DEVICES if s.firmware is not None}
+    for kind, how in implementations.items():
+        spec = spec_for(kind)
+        if how not in spec.implementations:
+            raise ValueError(f"the {spec.name} has no {how.value} implementation")
+        chosen[kind] = how
+    return chosen

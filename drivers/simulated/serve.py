@@ -1,8 +1,11 @@
 """Device doubles in their own process: ``dealer-station doubles`` (or
 ``python -m drivers.simulated.serve``).
 
-The shoe, shuffler and panel-board doubles (the same classes the in-process rig uses) each
-speak the real wire protocol over a byte stream given on the command line:
+Each serial device of the registry (``drivers.registry``: the shoe, shuffler and panel
+board) is served by its double, the same class the in-process rig uses, or with
+``--KIND-implementation host|qemu`` by its C firmware where one exists (``firmware/``: its
+host build, or its Cortex-M image on an emulated board, through the same control calls).
+Each speaks the real wire protocol over a byte stream given on the command line:
 
 * ``pty:PATH``: a pseudo-terminal the process creates, published as a symlink at ``PATH``
   (the station opens ``PATH`` with pyserial);
@@ -37,22 +40,32 @@ from pathlib import Path
 from typing import Any, Final
 
 import firmware_bridge as fb
-from drivers.simulated.panel import PanelDouble
+from drivers.registry import DEVICES, Implementation, Link
+from drivers.simulated.c_device import FirmwareDevice
+from drivers.simulated.c_firmware import FirmwareError
+from drivers.simulated.firmware import DEFAULT_FIRMWARE
 from drivers.simulated.pty_port import PtyPort
 from drivers.simulated.rig import FAST_TIMING
 from drivers.simulated.serial_device import BytePort, PortFactory, SerialDeviceDouble
-from drivers.simulated.serve_control import ControlServer, Doubles
-from drivers.simulated.shoe import ShoeDouble
-from drivers.simulated.shuffler import ShufflerDouble
+from drivers.simulated.serve_control import Controlled, ControlServer, Doubles
 from drivers.simulated.socket_port import SocketPort
 
-KINDS: Final = ("shoe", "shuffler", "panel")
-DEFAULT_SERIALS: Final = {"shoe": "SHOE-0001", "shuffler": "SHUF-0001", "panel": "PANEL-0001"}
-_DOUBLES: Final[dict[str, type[SerialDeviceDouble]]] = {
-    "shoe": ShoeDouble,
-    "shuffler": ShufflerDouble,
-    "panel": PanelDouble,
-}
+#: The devices this process can serve: every serial device of the registry (a USB double
+#: needs the station's own pyusb backend).
+SERVED: Final = {spec.name: spec for spec in DEVICES if spec.link is Link.SERIAL}
+KINDS: Final = tuple(SERVED)
+DEFAULT_SERIALS: Final = {name: spec.serial_number for name, spec in SERVED.items()}
+
+
+def station_sections(ports: Mapping[str, Path | str], serials: Mapping[str, str]) -> str:
+    """The ``[devices.<section>]`` tables of ``station.toml`` for the doubles served at
+    ``ports`` (kind's text -> the path the station opens), each reporting its serial in
+    ``serials`` and the doubles' firmware version."""
+    return "".join(
+        f'\n[devices.{SERVED[kind].section}]\nport = "{port}"\nserial = "{serials[kind]}"\n'
+        f'firmware = ["{DEFAULT_FIRMWARE}"]\n'
+        for kind, port in ports.items()
+    )
 
 
 # --- endpoints ----------------------------------------------------------------------------
@@ -103,29 +116,48 @@ def start_doubles(
     seed: int = 0,
     secrets: Mapping[str, bytes] | None = None,
     seeds: Mapping[str, int] | None = None,
+    implementations: Mapping[str, Implementation] | None = None,
 ) -> Doubles:
     """Start a double of each kind in ``endpoints`` (kind -> endpoint spec); ``secrets``:
     the pairing secrets of doubles that start already paired (others pair over the link,
     their pairing button held through the control socket); ``seeds``: a double's own seed
-    (default ``seed`` plus its place in ``endpoints``).
+    (default ``seed`` plus its place in ``endpoints``); ``implementations``: a device served
+    as its C firmware (``host`` or ``qemu``) rather than its Python double.
 
     Raises:
-        ValueError: for an unknown kind or a malformed endpoint (one line).
+        ValueError: for an unknown kind, a malformed endpoint, an implementation the device
+            does not have, or a secret for a C firmware (it pairs over its link; one line).
     """
-    started: dict[str, SerialDeviceDouble] = {}
+    started: dict[str, Controlled] = {}
     try:
-        for offset, (kind, spec) in enumerate(endpoints.items()):
-            if kind not in _DOUBLES:
+        for offset, (kind, where) in enumerate(endpoints.items()):
+            spec = SERVED.get(kind)
+            if spec is None:
                 raise ValueError(f"unknown device {kind!r} ({', '.join(KINDS)})")
-            path, factory = port_factory(spec)
+            path, factory = port_factory(where)
             serial = (serials or {}).get(kind, DEFAULT_SERIALS[kind])
-            started[kind] = _DOUBLES[kind](
-                path,
-                serial,
-                port_factory=factory,
-                timing=timing,
-                seed=(seeds or {}).get(kind, seed + offset),
-                secret=(secrets or {}).get(kind),
+            own_seed = (seeds or {}).get(kind, seed + offset)
+            secret = (secrets or {}).get(kind)
+            how = (implementations or {}).get(kind, Implementation.PYTHON)
+            if how not in spec.implementations:
+                raise ValueError(f"the {kind} has no {how.value} implementation")
+            if how is Implementation.PYTHON:
+                double = spec.double
+                assert issubclass(double, SerialDeviceDouble), double
+                started[kind] = double(
+                    path, serial, port_factory=factory, timing=timing, seed=own_seed, secret=secret
+                )
+                continue
+            assert spec.firmware is not None
+            if secret is not None:
+                raise ValueError(f"--{kind}-secret: the C firmware pairs over its link")
+            runner = None
+            if how is Implementation.QEMU:
+                from drivers.simulated.qemu_board import QemuRunner
+
+                runner = QemuRunner(spec.firmware.NAME)
+            started[kind] = spec.firmware(
+                path, serial, port_factory=factory, timing=timing, seed=own_seed, runner=runner
             )
     except BaseException:
         Doubles(started).close()
@@ -176,10 +208,18 @@ def path_problem(endpoints: Mapping[str, str], control: Path) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``dealer-station doubles``."""
-    for kind in KINDS:
+    for kind, spec in SERVED.items():
         parser.add_argument(
             f"--{kind}", metavar="ENDPOINT", help="pty:PATH, unix:PATH or unix-connect:PATH"
         )
+        if spec.firmware is not None:
+            parser.add_argument(
+                f"--{kind}-implementation",
+                choices=[how.value for how in spec.implementations],
+                default=Implementation.PYTHON.value,
+                help="its Python double (default), or its C firmware: the host build or the"
+                " Cortex-M image on an emulated board (make -C firmware)",
+            )
         parser.add_argument(
             f"--{kind}-serial",
             metavar="SERIAL",
@@ -209,8 +249,8 @@ def run(args: argparse.Namespace) -> int:
     """Serve the doubles until SIGTERM or SIGINT; 2 with one line for bad arguments."""
     endpoints = {k: getattr(args, k) for k in KINDS if getattr(args, k)}
     if not endpoints:
-        print("dealer-station doubles: name at least one of --shoe, --shuffler, --panel",
-              file=sys.stderr)  # fmt: skip
+        names = ", ".join(f"--{kind}" for kind in KINDS)
+        print(f"dealer-station doubles: name at least one of {names}", file=sys.stderr)
         return 2
     for spec in endpoints.values():
         try:
@@ -228,9 +268,21 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
+    implementations = {
+        k: Implementation(getattr(args, f"{k}_implementation"))
+        for k, spec in SERVED.items()
+        if spec.firmware is not None
+    }
     try:
-        doubles = start_doubles(endpoints, serials, timing=timing, seed=args.seed, secrets=secrets)
-    except (ValueError, OSError) as err:
+        doubles = start_doubles(
+            endpoints,
+            serials,
+            timing=timing,
+            seed=args.seed,
+            secrets=secrets,
+            implementations=implementations,
+        )
+    except (ValueError, OSError, FirmwareError) as err:
         print(f"dealer-station doubles: {err}", file=sys.stderr)
         return 2
     try:
@@ -257,7 +309,7 @@ def ready_line(doubles: Doubles, endpoints: Mapping[str, str], control: Path) ->
     devices: dict[str, Any] = {}
     for kind, double in doubles.doubles.items():
         entry: dict[str, Any] = {"endpoint": endpoints[kind], "serial": double.serial_number}
-        port = double.port if isinstance(double, SerialDeviceDouble) else None
+        port = double.port if isinstance(double, SerialDeviceDouble | FirmwareDevice) else None
         if isinstance(port, PtyPort):
             entry["tty"] = str(port.path.resolve())
         devices[kind] = entry

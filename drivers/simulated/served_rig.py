@@ -1,6 +1,6 @@
 """The station's end of a rig whose serial doubles run in another process.
 
-The shoe, shuffler and panel-board doubles are served by another process on
+The serial doubles (the shuffler, shoe and panel board) are served by another process on
 pseudo-terminals (:func:`drivers.simulated.serve.start_doubles`); this process knows
 only where they are and what the station's configuration says of them
 (:class:`ServedDouble`). The card reader double stays here: the station reaches it
@@ -18,26 +18,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Final
 
 import firmware_bridge as fb
-from drivers.device_link import ExpectedDevice
-from drivers.hal import EventSink
-from drivers.panel_link import SerialPanelDriver
+from drivers.hal import DeviceKind, EventSink
+from drivers.registry import DEVICES, Link, seed_offset
 from drivers.serial_transport import SerialSettings
 from drivers.simulated.card_reader import CardReaderDouble
 from drivers.simulated.firmware import DEFAULT_FIRMWARE
 from drivers.simulated.usb_backend import SimulatedUsbBackend
 from drivers.simulated.wiring import (
     FAST_BACKOFF,
-    FAST_TIMING,
+    SIMULATION_TIMING,
+    DoubleAddress,
     RigDrivers,
     pair_double,
     wire_drivers,
 )
 
-#: The serial numbers the served doubles report (``drivers.simulated.serve``'s defaults).
-SERVED_KINDS = ("shuffler", "shoe", "panel")
+#: The devices another process serves: every serial device of the registry. A USB double
+#: stays in the station's process (its pyusb backend cannot be shared).
+SERVED_KINDS: Final = tuple(spec.name for spec in DEVICES if spec.link is Link.SERIAL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ class ServedRig:
         *,
         decks: int = 6,
         seed: int = 0,
-        timing: fb.Timing | None = FAST_TIMING,
+        timing: fb.Timing | None = SIMULATION_TIMING,
     ) -> None:
         missing = set(SERVED_KINDS) - set(served)
         if missing:
@@ -73,50 +74,50 @@ class ServedRig:
         self.timing = timing
         self.firmware_allowed = frozenset({DEFAULT_FIRMWARE})
         self.usb_backend = SimulatedUsbBackend()
-        # The same seed as the in-process rig gives its reader (seed + 2).
-        self.card_reader = CardReaderDouble(self.usb_backend, timing=timing, seed=seed + 2)
+        #: The USB doubles, here; seeded as the in-process rig seeds them.
+        self.local: dict[DeviceKind, CardReaderDouble] = {}
         self.panel_board = None  # served: its counters are the other process's
         try:
-            self._pair_reader()
+            for spec in DEVICES:
+                if spec.link is Link.USB:
+                    assert issubclass(spec.double, CardReaderDouble), spec.double
+                    seeded = seed + seed_offset(spec.kind)
+                    local = spec.double(
+                        self.usb_backend, spec.serial_number, timing=timing, seed=seeded
+                    )
+                    self.local[spec.kind] = local
+                    # Paired over its own link, as the in-process rig pairs it.
+                    pair_double(local, self.usb_backend)
         except BaseException:
             self.close()
             raise
 
-    def _pair_reader(self) -> None:
-        """Pair the reader over its own link, as the in-process rig does."""
-        pair_double(self.card_reader, self.usb_backend)
+    @property
+    def card_reader(self) -> CardReaderDouble:
+        """The card reader double, in this process."""
+        return self.local[DeviceKind.CARD_READER]
 
     def build_drivers(self, sink: EventSink, **driver_options: Any) -> RigDrivers:
-        """The real drivers, pointed at the served doubles and the local reader."""
+        """The real drivers, pointed at the served doubles and the local ones."""
         options: dict[str, Any] = {"timing": self.timing, "backoff": FAST_BACKOFF}
         options.update(driver_options)
-        board = self.served["panel"]
-        panel = SerialPanelDriver(
-            board.settings,
-            sink,
-            self._expected(board),
-            **options,
-        )
+        doubles: dict[DeviceKind, DoubleAddress] = dict(self.local)
+        for spec in DEVICES:
+            if spec.name in self.served:
+                doubles[spec.kind] = self.served[spec.name]
         return wire_drivers(
             sink,
-            self.served["shuffler"],
-            self.served["shoe"],
-            self.card_reader,
-            panel,
+            doubles,
             firmware=self.firmware_allowed,
             decks=self.decks,
             backend=self.usb_backend,
             options=options,
         )
 
-    def _expected(self, double: ServedDouble) -> ExpectedDevice:
-        return ExpectedDevice(
-            double.serial_number, firmware=self.firmware_allowed, secret=double.secret
-        )
-
     def close(self) -> None:
-        """Stop the reader double; idempotent."""
-        self.card_reader.close()
+        """Stop the local doubles; idempotent."""
+        for double in self.local.values():
+            double.close()
 
     def __enter__(self) -> ServedRig:
         return self

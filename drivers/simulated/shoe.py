@@ -26,13 +26,14 @@ from __future__ import annotations
 import random
 import secrets
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
 import firmware_bridge as fb
 from controller.rules.cards import ALL_CARDS, DECK_COUNTS, Card
 from controller.rules.commitment import NONCE_BYTES, hole_card_commitment
+from drivers.simulated.control_calls import Call, cards_arg
 from drivers.simulated.serial_device import SerialDeviceDouble
 
 #: What ``deal`` returns when the cover card comes out.
@@ -43,6 +44,23 @@ class ShoeDouble(SerialDeviceDouble):
     """A smart shoe on a pty (see the module docstring)."""
 
     KIND: ClassVar[fb.DeviceKind] = fb.DeviceKind.SHOE
+    CONTROL: ClassVar[Mapping[str, Call]] = {
+        "load_shuffled": lambda d, decks=6, seed=0, cover_at=None: d.load_shuffled(
+            int(decks), int(seed), cover_at
+        ),
+        "load": lambda d, cards, cover_at=None: d.load(cards_arg(cards), cover_at),
+        "restock": lambda d, cards, cover_at=None: d.restock(cards_arg(cards), cover_at),
+        "deal": lambda d, hole=False: d.deal(hole=bool(hole)),
+        "deal_hole_card": lambda d: d.deal_hole_card(),
+        "deal_ten": lambda d, suit="S": d.deal_ten(str(suit)),
+        "deal_code": lambda d, rank, suit: d.deal_code(int(rank), str(suit)),
+        "repeat_last": lambda d: d.repeat_last(),
+        "deliver": lambda d, timeout=5.0: d.deliver(float(timeout)),
+    }
+    READABLE: ClassVar[frozenset[str]] = frozenset({"remaining", "draws", "dealt", "hole_log"})
+    #: Each hole card dealt with its commitment: the truth ``bench/kill_loop.py`` checks a
+    #: restarted station's reveal against.
+    DOUBLE_ONLY: ClassVar[frozenset[str]] = frozenset({"hole_log"})
 
     def __init__(self, path: Path, serial_number: str = "SHOE-0001", **kwargs: Any) -> None:
         super().__init__(path, serial_number, **kwargs)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import firmware_bridge as fb
 from controller.rules.cards import CARDS_PER_DECK, FOREIGN_RANK_TEN
+from drivers.simulated.control_calls import Call, rank_counts_arg
 from drivers.simulated.serial_device import SerialDeviceDouble
 
 RANKS = range(1, 14)
@@ -30,6 +31,15 @@ class ShufflerDouble(SerialDeviceDouble):
     """An automatic shuffler on a pty (see the module docstring)."""
 
     KIND: ClassVar[fb.DeviceKind] = fb.DeviceKind.SHUFFLER
+    CONTROL: ClassVar[Mapping[str, Call]] = {
+        "jam": lambda d: d.jam(),
+        "clear_jam": lambda d: d.clear_jam(),
+        "open_door": lambda d: d.open_door(),
+        "close_door": lambda d: d.close_door(),
+        "report_error": lambda d, code, text: d.report_error(int(code), str(text)),
+        "set_result": lambda d, per_rank: d.set_result(rank_counts_arg(per_rank)),
+    }
+    READABLE: ClassVar[frozenset[str]] = frozenset({"batches", "state", "jammed", "door_open"})
 
     def __init__(self, path: Path, serial_number: str = "SHUF-0001", **kwargs: Any) -> None:
         super().__init__(path, serial_number, **kwargs)

@@ -1,6 +1,6 @@
 """A pyusb backend that presents simulated USB devices, so the real USB driver runs unchanged.
 
-``SimulatedUsbBackend`` subclasses ``usb.backend.IBackend`` (LIBRARY-NOTES: pyusb's own
+``SimulatedUsbBackend`` subclasses ``usb.backend.IBackend`` (docs/pitfalls.md: pyusb's own
 fake backend is unfinished, so this one implements enumeration, descriptors, string
 descriptors over control transfers, configuration, interface claiming, kernel-driver
 detach, and bulk IN/OUT with timeouts). Pass it as ``usb.core.find(backend=...)`` (the
@@ -194,7 +194,7 @@ class SimulatedUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
     def get_interface_descriptor(
         self, dev: SimulatedUsbDevice, intf: int, alt: int, config: int
     ) -> SimpleNamespace:
-        # IndexError for anything else, or pyusb's iteration never ends (LIBRARY-NOTES).
+        # IndexError for anything else, or pyusb's iteration never ends (docs/pitfalls.md).
         if (intf, alt, config) != (0, 0, 0):
             raise IndexError("interface index out of range")
         return SimpleNamespace(

@@ -148,6 +148,7 @@ static void status(char *out, size_t cap) {
         {"heartbeat_requests", s->heartbeat_requests}, {"pairing_button", g_button},
         {"frames_received", s->frames_received}, {"frames_sent", s->frames_sent},
         {"refusals", s->refusals}, {"next_seq", (uint8_t)(l->base_seq + l->inflight)},
+        {"pending", l->pending},
     };
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
         txt_put(out, cap, " ");

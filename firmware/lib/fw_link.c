@@ -57,7 +57,7 @@ static fw_msg *slot(fw_link *l, unsigned i) { return &l->queue[(l->q_head + i) %
 
 /* Send queued reports into the window, setting ACK_NOW on the last when hurried. */
 void fwi_launch(fw_link *l) {
-    if (l->state != FW_CONNECTED) return;
+    if (l->state != FW_CONNECTED || l->pending) return; /* held while a session is pending */
     unsigned window = l->t.window;
     unsigned last = l->inflight;
     while (l->inflight < window && l->inflight < l->q_len) {
@@ -117,12 +117,16 @@ static void on_sealed(fw_link *l, const uint8_t *f, size_t n) {
     }
     uint8_t msg[FW_MAX_PAYLOAD];
     size_t len;
-    if (!fw_unseal(l->k_rx, &l->rx_last, f, f + FW_HEADER, body, msg, &len)) {
+    bool pending = l->pending;
+    if (fw_unseal(l->k_rx, &l->rx_last, f, f + FW_HEADER, body, msg, &len)) {
+        if (pending) fwi_forget_pending(l); /* this session is alive: that HELLO was forged */
+    } else if (!fwi_open_pending(l, f, body, msg, &len)) {
         l->stats.auth_failures++;
         l->stats.dropped++;
         return;
     }
     l->last_rx = l->now;
+    if (pending) fwi_launch(l); /* what was held goes out, in whichever session is left */
     l->sealed_seen = true;
     on_ack(l, f[4]);
     if (l->state != FW_CONNECTED) return;
@@ -206,7 +210,7 @@ void fw_link_rx(fw_link *l, const uint8_t *data, size_t n, uint32_t now) {
         else if (len < 0)
             l->stats.dropped++;
     }
-    if (l->ack_due && l->ack_owed >= l->t.ack_every && l->state == FW_CONNECTED) {
+    if (l->ack_due && l->ack_owed >= l->t.ack_every && l->state == FW_CONNECTED && !l->pending) {
         fwi_sealed(l, FW_T_ACK, 0, 0, NULL, 0);
     }
 }
@@ -214,6 +218,15 @@ void fw_link_rx(fw_link *l, const uint8_t *data, size_t n, uint32_t now) {
 void fw_link_tick(fw_link *l, uint32_t now) {
     l->now = now;
     if (l->state != FW_CONNECTED) return;
+    if (l->pending) {
+        /* Only the silence of the session is timed; one that fell silent gives way to the
+         * pending one, as a device without a session would join it (section 4c). */
+        if (due(now, l->last_rx + l->t.silence_ms)) {
+            fwi_join_pending(l);
+            fwi_launch(l);
+        }
+        return;
+    }
     if (due(now, l->last_rx + l->t.silence_ms)) {
         fwi_link_down(l);
         return;
@@ -248,6 +261,10 @@ void fw_link_tick(fw_link *l, uint32_t now) {
 uint32_t fw_link_wait(const fw_link *l, uint32_t now) {
     if (l->state != FW_CONNECTED) return UINT32_MAX;
     uint32_t at = l->last_rx + l->t.silence_ms;
+    if (l->pending) {
+        int32_t until = (int32_t)(at - now);
+        return until < 0 ? 0u : (uint32_t)until;
+    }
     uint32_t hb = l->last_tx + l->t.heartbeat_ms;
     if ((int32_t)(hb - at) < 0) at = hb;
     if (l->ack_due && (int32_t)(l->ack_at - at) < 0) at = l->ack_at;

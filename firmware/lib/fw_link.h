@@ -92,6 +92,13 @@ typedef struct {
     uint8_t hello_reply_len;
     uint8_t k_tx[32], k_rx[32];
     uint32_t tx_counter, rx_last;
+    /* a new session a HELLO asked for while connected (section 4c): answered, joined when
+     * one of its sealed frames opens; nothing sealed goes out meanwhile */
+    bool pending;
+    uint32_t pending_session, pending_peer_session;
+    uint8_t pending_k_tx[32], pending_k_rx[32];
+    uint8_t pending_reply[1 + 4 + 4 + 16 + 16 + 2 + 2 * FW_MAX_TEXT];
+    uint8_t pending_reply_len;
     /* reliable delivery */
     uint8_t base_seq, inflight, expected, ack_owed;
     bool ack_due, hurry;

@@ -18,5 +18,12 @@ void fwi_link_down(fw_link *l);
 void fwi_on_hello(fw_link *l, uint8_t version, const uint8_t *p, size_t n);
 void fwi_on_refused(fw_link *l, const uint8_t *p, size_t n);
 void fwi_on_pair_request(fw_link *l, const uint8_t *p, size_t n);
+/* A sealed frame the session's keys do not open, tried under a pending session's (section
+ * 4c): true when it opened there (the old session down, the pending one joined: *last is
+ * its counter); or the pending session joined because the old one fell silent. */
+bool fwi_open_pending(fw_link *l, const uint8_t *f, size_t body, uint8_t *msg, size_t *n);
+void fwi_join_pending(fw_link *l);
+/* A sealed frame of the session opened while another was pending: that HELLO was forged. */
+void fwi_forget_pending(fw_link *l);
 
 #endif

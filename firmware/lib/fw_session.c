@@ -115,6 +115,12 @@ bool fw_unseal(const uint8_t key[32], uint32_t *last, const uint8_t header[FW_HE
 
 /* --- sessions ---------------------------------------------------------------------------- */
 
+static void drop_pending(fw_link *l) {
+    l->pending = false;
+    fw_wipe(l->pending_k_tx, sizeof l->pending_k_tx);
+    fw_wipe(l->pending_k_rx, sizeof l->pending_k_rx);
+}
+
 static void end_session(fw_link *l) {
     /* Reports in flight go out again, first, in the next session (section 7, draw
      * numbers: the station drops what it already has). */
@@ -123,6 +129,7 @@ static void end_session(fw_link *l) {
     l->ack_due = false;
     fw_wipe(l->k_tx, sizeof l->k_tx);
     fw_wipe(l->k_rx, sizeof l->k_rx);
+    drop_pending(l);
     l->state = FW_NO_SESSION;
 }
 
@@ -159,6 +166,20 @@ static void build_refusal(fw_link *l, uint8_t code, uint8_t arg, char *buf, size
     *n = t.n;
 }
 
+/* Why a HELLO of this frame version and kind is refused (0: it is not), and the argument
+ * the refusal's text names. */
+static uint8_t hello_refusal(const fw_link *l, uint8_t version, uint8_t kind, uint8_t *arg) {
+    if (version != FW_VERSION) {
+        *arg = version;
+        return REFUSE_VERSION;
+    }
+    if (kind != l->kind) {
+        *arg = kind;
+        return REFUSE_KIND;
+    }
+    return l->paired ? 0 : REFUSE_UNPAIRED;
+}
+
 static void refuse(fw_link *l, uint32_t echo) {
     char reason[200];
     size_t n;
@@ -166,29 +187,18 @@ static void refuse(fw_link *l, uint32_t echo) {
     fwi_refused_frame(l, echo, reason, n);
 }
 
-static void accept_hello(fw_link *l, uint32_t station_session, const uint8_t station_nonce[16]) {
+/* A new session's number D, its keys and its HELLO_REPLY for a HELLO of session S with the
+ * station's nonce: into the current session, or into the pending one (section 4c). */
+static uint32_t answer_hello(fw_link *l, uint32_t station_session, const uint8_t station_nonce[16],
+                             uint8_t k_rx[32], uint8_t k_tx[32], uint8_t *p, uint8_t *len) {
     uint32_t d;
     do l->ops->random(l->ctx, (uint8_t *)&d, sizeof d);
     while (d == 0 || d == l->session);
     uint8_t nonce[16];
     l->ops->random(l->ctx, nonce, sizeof nonce);
-    fw_session_keys(l->secret, station_nonce, nonce, l->kind, l->k_rx, l->k_tx);
-    l->session = d;
-    l->peer_session = station_session;
-    l->tx_counter = 0;
-    l->rx_last = 0;
-    l->base_seq = 0;
-    l->expected = 0;
-    l->inflight = 0;
-    l->ack_due = false;
-    l->ack_owed = 0;
-    l->sealed_seen = false;
-    l->we_refused = false;
-    l->last_rx = l->now;
-    l->last_tx = l->now;
+    fw_session_keys(l->secret, station_nonce, nonce, l->kind, k_rx, k_tx);
     /* HELLO_REPLY(kind, D, echo S, Nd, proof, fw, serial); proof: the counter-0 tag of an
      * empty plaintext over this payload with the proof zeroed (section 4b). */
-    uint8_t *p = l->hello_reply;
     size_t n = 0;
     p[n++] = l->kind;
     fw_put32(p + n, d);
@@ -202,12 +212,91 @@ static void accept_hello(fw_link *l, uint32_t station_session, const uint8_t sta
     n += 16;
     n += put_text(p + n, l->firmware);
     n += put_text(p + n, l->serial);
-    l->hello_reply_len = (uint8_t)n;
+    *len = (uint8_t)n;
     uint8_t tag[16];
-    fw_aead_seal(l->k_tx, 0, p, n, NULL, 0, NULL, tag);
+    fw_aead_seal(k_tx, 0, p, n, NULL, 0, NULL, tag);
     memcpy(p + proof_at, tag, 16);
+    return d;
+}
+
+/* Connected in session D with the station's session S (keys already in place). */
+static void connect_session(fw_link *l, uint32_t d, uint32_t station_session) {
+    l->session = d;
+    l->peer_session = station_session;
+    l->tx_counter = 0;
+    l->rx_last = 0;
+    l->base_seq = 0;
+    l->expected = 0;
+    l->inflight = 0;
+    l->ack_due = false;
+    l->ack_owed = 0;
+    l->sealed_seen = false;
+    l->we_refused = false;
+    l->last_rx = l->now;
+    l->last_tx = l->now;
     l->state = FW_CONNECTED;
     l->stats.sessions++;
+}
+
+static void accept_hello(fw_link *l, uint32_t station_session, const uint8_t station_nonce[16]) {
+    uint32_t d = answer_hello(l, station_session, station_nonce, l->k_rx, l->k_tx, l->hello_reply,
+                              &l->hello_reply_len);
+    connect_session(l, d, station_session);
+}
+
+void fwi_join_pending(fw_link *l) {
+    /* The old session ends (its reports in flight go out again first), the pending one
+     * begins: its keys, its reply, counters from zero. */
+    uint32_t d = l->pending_session, s = l->pending_peer_session;
+    uint8_t k_rx[32], k_tx[32];
+    memcpy(k_rx, l->pending_k_rx, 32);
+    memcpy(k_tx, l->pending_k_tx, 32);
+    memcpy(l->hello_reply, l->pending_reply, l->pending_reply_len);
+    l->hello_reply_len = l->pending_reply_len;
+    fwi_link_down(l); /* wipes the old keys and the pending ones */
+    memcpy(l->k_rx, k_rx, 32);
+    memcpy(l->k_tx, k_tx, 32);
+    fw_wipe(k_rx, sizeof k_rx);
+    fw_wipe(k_tx, sizeof k_tx);
+    connect_session(l, d, s);
+    l->lead = true;
+}
+
+bool fwi_open_pending(fw_link *l, const uint8_t *f, size_t body, uint8_t *msg, size_t *n) {
+    uint32_t last = 0;
+    if (!l->pending || !fw_unseal(l->pending_k_rx, &last, f, f + FW_HEADER, body, msg, n))
+        return false;
+    fwi_join_pending(l);
+    l->rx_last = last;
+    return true;
+}
+
+void fwi_forget_pending(fw_link *l) {
+    drop_pending(l);
+    l->stats.forged_ends++;
+}
+
+/* A HELLO of a new session while connected (section 4c): refused, or answered and kept
+ * pending; the session goes on either way. */
+static void hello_while_connected(fw_link *l, uint8_t version, uint8_t kind, uint32_t s,
+                                  const uint8_t nonce[16]) {
+    if (l->pending && s == l->pending_peer_session) { /* its reply was lost */
+        fwi_plain(l, FW_T_HELLO_REPLY, l->pending_reply, l->pending_reply_len);
+        return;
+    }
+    uint8_t arg = 0, code = hello_refusal(l, version, kind, &arg);
+    if (code) {
+        char reason[200];
+        size_t n;
+        build_refusal(l, code, arg, reason, &n);
+        fwi_refused_frame(l, s, reason, n);
+        return;
+    }
+    l->pending_session = answer_hello(l, s, nonce, l->pending_k_rx, l->pending_k_tx,
+                                      l->pending_reply, &l->pending_reply_len);
+    l->pending_peer_session = s;
+    l->pending = true;
+    fwi_plain(l, FW_T_HELLO_REPLY, l->pending_reply, l->pending_reply_len);
 }
 
 void fwi_on_hello(fw_link *l, uint8_t version, const uint8_t *p, size_t n) {
@@ -225,7 +314,9 @@ void fwi_on_hello(fw_link *l, uint8_t version, const uint8_t *p, size_t n) {
             fwi_plain(l, FW_T_HELLO_REPLY, l->hello_reply, l->hello_reply_len);
             return;
         }
-        fwi_link_down(l); /* the station started over */
+        /* The station started over, or anyone on the line wrote this: not on its word */
+        hello_while_connected(l, version, kind, s, p + 5);
+        return;
     }
     if (l->state == FW_REFUSED) {
         if (s == l->refused_session) {
@@ -237,16 +328,7 @@ void fwi_on_hello(fw_link *l, uint8_t version, const uint8_t *p, size_t n) {
     }
     if (l->down_session != 0 && s == l->down_session) return; /* a late HELLO of it */
     l->lead = true;
-    uint8_t code = 0, arg = 0;
-    if (version != FW_VERSION) {
-        code = REFUSE_VERSION;
-        arg = version;
-    } else if (kind != l->kind) {
-        code = REFUSE_KIND;
-        arg = kind;
-    } else if (!l->paired) {
-        code = REFUSE_UNPAIRED;
-    }
+    uint8_t arg = 0, code = hello_refusal(l, version, kind, &arg);
     if (code) {
         l->state = FW_REFUSED;
         l->refused_session = s;
@@ -265,6 +347,11 @@ void fwi_on_refused(fw_link *l, const uint8_t *p, size_t n) {
     size_t at = 4;
     if (n < at || !take_text(p, n, &at, 200) || at != n) {
         l->stats.dropped++;
+        return;
+    }
+    if (l->state == FW_CONNECTED && l->pending && fw_get32(p) == l->pending_session) {
+        drop_pending(l); /* the station refused the new session: this one goes on */
+        fwi_launch(l);
         return;
     }
     if (l->state != FW_CONNECTED || fw_get32(p) != l->session) return;

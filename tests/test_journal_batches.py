@@ -1,0 +1,76 @@
+"""A journal batch is one object from its start to its end (``controller.journal.store``):
+hypothesis runs any sequence of single appends and batches, some broken off by an
+exception in the block, some read inside, and the journal holds exactly the rows of the
+appends and of the batches that ended, once each, in one unbroken chain."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.journal.store import Journal, JournalRecordError
+from controller.journal.verify import verify
+
+
+class BrokenOffError(Exception):
+    """Raised inside a batch's block: none of its rows may stay."""
+
+
+_SINGLE = st.tuples(st.just("single"), st.integers(1, 3), st.none(), st.booleans())
+_BATCH = st.tuples(
+    st.just("batch"),
+    st.integers(0, 5),
+    st.one_of(st.none(), st.integers(0, 5)),  # broken off after this many rows
+    st.booleans(),  # the block reads the journal before it ends
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(_SINGLE, _BATCH), max_size=12))
+def test_the_journal_holds_the_rows_of_every_batch_that_ended_and_no_other(
+    steps: list[tuple[str, int, int | None, bool]],
+) -> None:
+    with tempfile.TemporaryDirectory(dir="/dev/shm" if Path("/dev/shm").is_dir() else None) as d:
+        path = Path(d) / "journal.sqlite3"
+        expected: list[str] = []
+        with Journal.open(path) as journal:
+            for number, (how, count, broken_at, peek) in enumerate(steps):
+                names = [f"{number}.{n}" for n in range(count)]
+                if how == "single":
+                    for name in names:
+                        journal.append("event", {"type": "step", "name": name})
+                    expected += names
+                    continue
+                try:
+                    with journal.batch():
+                        for n, name in enumerate(names):
+                            if broken_at == n:
+                                raise BrokenOffError
+                            journal.append("event", {"type": "step", "name": name})
+                        if peek:
+                            seen = [r.data["name"] for r in journal.rows(kinds=("event",))]
+                            assert seen == expected + names
+                        if broken_at is not None and broken_at >= count:
+                            raise BrokenOffError
+                except BrokenOffError:
+                    continue
+                expected += names
+            written = [r.data["name"] for r in journal.rows(kinds=("event",))]
+            assert written == expected
+            assert journal.last_id == len(expected)
+        assert verify(path).ok
+
+
+def test_a_batch_in_a_batch_is_refused_and_the_outer_one_still_commits(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        with journal.batch():
+            journal.append("event", {"type": "outer"})
+            with pytest.raises(JournalRecordError, match="do not nest"), journal.batch():
+                pass
+            journal.append("event", {"type": "outer"})
+        assert [r.data["type"] for r in journal.rows()] == ["outer", "outer"]

@@ -1,0 +1,151 @@
+"""The procedure's machine is driven by typed calls: each trigger of ``TRANSITIONS`` is a
+method ``Triggers`` declares (and nothing else is), the table's state is the machine's
+model, and the parts of the table call triggers, never a name in a string."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from transitions import MachineError
+
+from controller.rules.profiles import get_profile
+from controller.table.machine import (
+    TRANSITIONS,
+    TableDevices,
+    TableSettings,
+    Triggers,
+    shared_machine,
+)
+from controller.table.prompts import State
+from controller.table.state import TablePart, TableState
+
+TABLE = Path(__file__).resolve().parents[1] / "controller" / "table"
+
+
+class NoPanel:
+    def show(self, lamps: Any) -> None:
+        pass
+
+
+class NoJournal:
+    def append(self, kind: str, data: Any, round_no: int | None = None) -> int:
+        return 0
+
+
+def new_state() -> TableState:
+    settings = TableSettings(get_profile("PA"), 6)
+    return TableState(settings, TableDevices(None, NoPanel()), NoJournal(), lambda: "00")  # type: ignore[arg-type]
+
+
+def declared() -> set[str]:
+    return {
+        name
+        for name, member in vars(Triggers).items()
+        if inspect.isfunction(member) and not name.startswith("_")
+    }
+
+
+def test_each_trigger_is_declared_and_each_declaration_is_a_trigger() -> None:
+    assert {t["trigger"] for t in TRANSITIONS} == declared()
+
+
+def test_a_trigger_of_a_state_outside_the_machine_is_refused() -> None:
+    with pytest.raises(RuntimeError, match="not added to the shared machine"):
+        new_state().start()
+
+
+#: The moves the machine may make, worked from TRANSITIONS: (trigger, source) -> dest,
+#: with a resume keyed by where it goes.
+def moves() -> dict[tuple[str, State], State]:
+    found: dict[tuple[str, State], State] = {}
+    for t in TRANSITIONS:
+        sources = t["source"] if isinstance(t["source"], list) else [t["source"]]
+        name = t["trigger"] if t["trigger"] != "resume" else f"resume:{t['dest'].value}"
+        for source in sources:
+            found[name, source] = t["dest"]
+    return found
+
+
+_NAMES = sorted(declared() - {"resume"}) + [
+    f"resume:{s.value}" for s in State if s not in (State.STARTING, State.FAULT)
+]
+
+
+@given(st.lists(st.sampled_from(_NAMES), max_size=40))
+def test_the_typed_triggers_move_the_state_as_the_transitions_say(names: list[str]) -> None:
+    machine, table = shared_machine(), moves()
+    t = new_state()
+    entered: list[State] = []
+    t.entered = lambda: entered.append(t.state)
+    machine.add_model(t)
+    try:
+        for name in names:
+            before = t.state
+            trigger, _, to = name.partition(":")
+            call = partial(t.resume, to=State(to)) if to else getattr(t, trigger)
+            expected = table.get((name, before))
+            if expected is None:
+                with pytest.raises(MachineError):
+                    call()
+                assert t.state is before
+            else:
+                assert call() is True
+                assert t.state is expected
+                assert entered[-1] is expected
+    finally:
+        machine.remove_model(t)
+
+
+def test_a_resume_goes_to_the_state_it_names_and_no_other() -> None:
+    machine = shared_machine()
+    for target in State:
+        if target in (State.STARTING, State.FAULT):
+            continue
+        t = new_state()
+        machine.add_model(t)
+        try:
+            machine.set_state(State.FAULT, model=t)
+            t.resume(to=target)
+            assert t.state is target
+        finally:
+            machine.remove_model(t)
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["procedure.py", "supervision.py", "hole_steps.py", "shoe_steps.py", "state.py", "machine.py"],
+)
+def test_the_table_fires_no_trigger_by_name(module: str) -> None:
+    """No ``getattr``, ``trigger("...")`` or ``_fire``: each move is a call mypy checks."""
+    tree = ast.parse((TABLE / module).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            assert name not in ("getattr", "trigger", "_fire"), f"{module}:{node.lineno}"
+
+
+def test_the_parts_are_handed_the_state_not_a_base_class() -> None:
+    """The hole-card steps and the supervision are parts of the table, not its bases."""
+    from controller.table.hole_steps import HoleCardSteps
+    from controller.table.procedure import Table
+    from controller.table.shoe_steps import ShoeSteps
+    from controller.table.supervision import Supervision
+
+    for part in (Table, Supervision):
+        assert part.__mro__ == (part, object)
+    for steps in (HoleCardSteps, ShoeSteps):
+        assert steps.__mro__ == (steps, TablePart, object)  # its collaborators, no state
+    for part in (TablePart, Supervision):
+        assert "t" in inspect.signature(part.__init__).parameters
+    modules = ("procedure.py", "hole_steps.py", "shoe_steps.py", "supervision.py")
+    assert "NotImplementedError" not in "".join(
+        (TABLE / m).read_text(encoding="utf-8") for m in modules
+    )
