@@ -104,7 +104,7 @@ def build(arch: str | None = None) -> Path:
             raise RuntimeError(f"no build recipe for {arch} on {host_arch()} (arm64 only)")
         # The Raspberry Pi's package: vm_tests/debbuild_arm64.py (a cross compiler for the
         # compiled rules engine, dpkg-buildpackage in an arm64 root under emulation).
-        from debbuild_arm64 import Arm64Error
+        from arm64 import Arm64Error
         from debbuild_arm64 import build as build_arm64
 
         try:

@@ -144,6 +144,19 @@ class Rig:
         return station
 
 
+def print_diagnostics(vm: Vm, units: tuple[str, ...], times: dict[str, float]) -> None:
+    """At a rig's end: the console's last lines, the units' last log lines and the timings
+    (shown with -s, or -rA under xdist)."""
+    print(f"\nconsole:\n{vm.console_tail(20)}")
+    try:
+        where = " ".join(f"-u {unit}" for unit in units)
+        print(vm.sh(f"journalctl --no-pager -n 60 {where} | cut -c1-400", check=False,
+                    timeout=30))  # fmt: skip
+    except Exception as err:  # diagnostics only
+        print(f"no journal: {err}")
+    print("timings: " + json.dumps({k: round(v, 1) for k, v in times.items()}))
+
+
 @pytest.fixture(scope="module")
 def rig() -> Iterator[Rig]:
     started = time.monotonic()
@@ -174,13 +187,7 @@ def rig() -> Iterator[Rig]:
         feed_ = locals().get("feed")
         if feed_ is not None:
             feed_.stop()
-        print(f"\nconsole:\n{vm.console_tail(20)}")
-        try:
-            print(vm.sh("journalctl --no-pager -n 60 -u dealer-station -u reader-gadget"
-                        " | cut -c1-400", check=False, timeout=30))  # fmt: skip
-        except Exception as err:  # diagnostics only
-            print(f"no journal: {err}")
-        print("timings: " + json.dumps({k: round(v, 1) for k, v in TIMES.items()}))
+        print_diagnostics(vm, ("dealer-station", "reader-gadget"), TIMES)
         vm.close()
         doubles.close()
         shutil.rmtree(work, ignore_errors=True)

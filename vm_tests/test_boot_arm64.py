@@ -37,7 +37,7 @@ import pytest
 from debbuild import ROOT, built_deb
 from pi_image import cached_image
 from remote_table import LogFeed, RemoteTable
-from test_boot import CONFIG, COVER_AT, READER, Rig, pair_devices, udev_rules
+from test_boot import CONFIG, COVER_AT, READER, Rig, pair_devices, print_diagnostics, udev_rules
 from test_boot import test_sigkill_restarts_it_and_the_round_resumes as _sigkill_resumes
 from test_boot import test_sigstop_the_watchdog_restarts_it_within_watchdogsec as _sigstop
 from vm import ARM64, UsbSerial, Vm
@@ -176,13 +176,7 @@ def rig() -> Iterator[PiRig]:
     finally:
         if feed is not None:
             feed.stop()
-        print(f"\nconsole:\n{vm.console_tail(20)}")
-        try:
-            print(vm.sh("journalctl --no-pager -n 60 -u dealer-station -u systemd-timesyncd"
-                        " | cut -c1-300", check=False, timeout=30))  # fmt: skip
-        except Exception as err:  # diagnostics only
-            print(f"no journal: {err}")
-        print("timings: " + json.dumps({k: round(v, 1) for k, v in TIMES.items()}))
+        print_diagnostics(vm, ("dealer-station", "systemd-timesyncd"), TIMES)
         print("FIGURES " + json.dumps(FIGURES))
         vm.close()
         doubles.close()
