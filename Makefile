@@ -36,7 +36,7 @@ run: $(STAMP)
 ## run on emulated mps2-an385 boards (firmware/, docs/firmware.md).
 SYSTEM_COMMANDS := systemd-analyze dpkg-buildpackage dh_virtualenv gcc lintian mmdebstrap \
     mkfs.ext4 qemu-system-x86_64 qemu-img mosquitto mosquitto_passwd openssl chromium chromedriver \
-    /usr/lib/postgresql/15/bin/initdb qemu-aarch64-static arch-test arm-none-eabi-gcc \
+    /usr/lib/postgresql/15/bin/initdb qemu-aarch64-static arch-test arm-none-eabi-gcc strace \
     qemu-system-arm /usr/lib/picolibc/arm-none-eabi/picolibc.specs qemu-system-aarch64 \
     aarch64-linux-gnu-gcc mkfs.vfat mcopy sfdisk
 system-deps:
@@ -45,7 +45,7 @@ system-deps:
 	[ -f /usr/aarch64-linux-gnu/lib/crti.o ] || missing="$$missing libc6-dev-arm64-cross"; \
 	[ -z "$$missing" ] || { echo "system-deps: installing for$$missing"; \
 	    if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 qemu-utils qemu-user-static arch-test mosquitto postgresql chromium chromium-driver openssl gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross dosfstools mtools fdisk; }
+	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 qemu-utils qemu-user-static arch-test mosquitto postgresql chromium chromium-driver openssl gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross dosfstools mtools fdisk strace; }
 
 test: system-deps lint typecheck unit firmware-test vm-test
 

@@ -41,7 +41,13 @@ from pathlib import Path
 
 from daemon_start import start_to_ready, station_toml
 from journal_round import bench_round_cpu
-from journal_table import bench_event_commit, bench_table, filesystem
+from journal_table import (
+    SCRATCH_DISK,
+    bench_event_commit,
+    bench_table,
+    end_on_signals,
+    filesystem,
+)
 
 from controller.journal.checkpoint import checkpoint_data
 from controller.journal.recall import recall
@@ -248,8 +254,11 @@ def main() -> None:
         "--start-rows", type=int, default=1_000_000, help="journal size for the start-up"
     )
     parser.add_argument("--rounds", type=int, default=200, help="simulated table rounds")
-    parser.add_argument("--dir", type=Path, default=Path.cwd(), help="a directory on disk")
+    parser.add_argument(
+        "--dir", type=Path, default=SCRATCH_DISK, help=f"a directory on disk ({SCRATCH_DISK})"
+    )
     args = parser.parse_args()
+    end_on_signals()
     kind = filesystem(args.dir)
     if kind in ("tmpfs", "ramfs"):
         parser.error(f"{args.dir} is on {kind}: the journal's figures need a disk (fsync)")

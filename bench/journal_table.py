@@ -12,6 +12,8 @@ committed to disk, panel commands sent).
 from __future__ import annotations
 
 import contextlib
+import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -128,6 +130,23 @@ def bench_table(folder: Path, rounds: int, figures: dict[str, float]) -> None:
     figures["commits_per_round"] = round(seen["commits"] / played, 1)
     figures["card_to_prompt_p50_ms"] = round(p50, 3)
     figures["card_to_prompt_p99_ms"] = round(p99, 3)
+
+
+#: Where the benches that need a disk make their scratch folder unless ``--dir`` names
+#: another: a disk by the filesystem hierarchy's rule (``/tmp`` may be a RAM disk), and not
+#: the repository (a bench stopped by a signal it cannot catch would leave it there).
+SCRATCH_DISK = Path("/var/tmp")
+
+
+def end_on_signals() -> None:
+    """SIGTERM and SIGHUP end the process as Ctrl-C does (SystemExit), so that its
+    ``TemporaryDirectory`` is removed on the way out (bench/run_all.py's timeout kills)."""
+
+    def leave(signum: int, _frame: object) -> None:
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, leave)
+    signal.signal(signal.SIGHUP, leave)
 
 
 def filesystem(path: Path) -> str:

@@ -317,6 +317,66 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ),
     ),
     Benchmark(
+        "Journal bytes and storage writes a round",
+        "bench/journal_bytes.py",
+        ("--rounds", "200"),
+        ("--rounds", "3"),
+        keys=(
+            "rows_per_round",
+            "file_bytes_per_round",
+            "file_bytes_per_year_gb",
+            "archive_bytes_per_round",
+            "archive_gb_per_year",
+            "write_bytes_per_round",
+            "write_gb_per_year",
+            "syncs_per_round",
+        ),
+        targets=(
+            Target(
+                "archive_bytes_per_round",
+                "<",
+                4_500,
+                "< 4,500 bytes a round kept: 10x fewer than the ~45 KB a round before (d42c833)",
+            ),
+            Target(
+                "write_bytes_per_round",
+                "<",
+                560_000,
+                "fewer bytes written a round than the ~560 KB of d42c833 (/proc/self/io)",
+            ),
+            Target(
+                "syncs_per_round",
+                "<",
+                14.9,
+                "fewer fsync + fdatasync a round than the 14.9 of d42c833 (strace)",
+            ),
+        ),
+    ),
+    Benchmark(
+        "A table-year archived, verified with the key",
+        "bench/journal_year.py",
+        ("--days", "30"),
+        ("--days", "1", "--cache", "/tmp/dealer-station-bench-tiny"),
+        keys=(
+            "year_rows",
+            "archive_bytes_per_round",
+            "verify_archive_key_s",
+            "verify_archive_cpu_s",
+            "verify_rows_per_cpu_s",
+            "verify_year_s_two_idle_cores",
+            "load_average_before",
+        ),
+        targets=(
+            Target(
+                "verify_year_s_two_idle_cores",
+                "<",
+                60,
+                "verify --key of a table-year < 60 s on this machine's two cores (CPU time"
+                " measured, at the load printed)",
+            ),
+        ),
+    ),
+    Benchmark(
         "Casino floor: stations -> MQTT -> collector -> PostgreSQL",
         "bench/floor_bench.py",
         ("--stations", "200", "--rounds", "20", "--live-stations", "200"),

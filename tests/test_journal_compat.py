@@ -1,11 +1,13 @@
 """Today's writer writes what the fixture's writer wrote, byte for byte, and goes on from
 journals earlier writers wrote.
 
-``tests/data/journal-checkpoints/`` was written by ``tests/journal_compat_support.py``
-(fixed clock, fixed sealing key): rows with seals (one inside a batch), a sealed
+``tests/data/journal-checkpoints/`` was written by ``tests/journal_compat_support.py`` at
+a3b7df6 (fixed clock, fixed sealing key): rows with seals (one inside a batch), a sealed
 checkpoint, batches and single appends, non-ASCII data, a NULL round. The same script on
 main at 1ac22a8 wrote ``tests/data/journal-1ac22a8/`` (a checkpoint without a MAC, a
 sealing state of version 1): a station starts on it, takes its key up and seals on.
+``tests/data/journal-kinds/`` is today's writer's (the indexes ``controller.journal.kinds``
+declares: the schema cookie in its checkpoint differs from ``journal-checkpoints``).
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from pathlib import Path
 
 from journal_compat_support import verification_key, write_script
 
+from controller.journal.kinds import INDEXES
 from controller.journal.store import COLUMNS, Journal, head_path
 from controller.journal.verify import VerifyCase, verify
 
 FIXTURE = Path(__file__).parent / "data" / "journal-1ac22a8"
 CHECKPOINTS = Path(__file__).parent / "data" / "journal-checkpoints"
+CURRENT = Path(__file__).parent / "data" / "journal-kinds"
 
 
 def stored_rows(path: Path) -> list[tuple[object, ...]]:
@@ -57,15 +61,32 @@ def test_the_fixture_verifies_with_its_key(tmp_path: Path) -> None:
 def test_todays_writer_writes_the_bytes_the_fixtures_writer_wrote(tmp_path: Path) -> None:
     """Same calls, same clock, same key: the same rows, head record and sealing state."""
     path = write_script(tmp_path / "now")
-    fixture = fixture_copy(tmp_path, CHECKPOINTS)
+    fixture = fixture_copy(tmp_path, CURRENT)
     assert stored_rows(path) == stored_rows(fixture)
-    assert head_path(path).read_bytes() == (CHECKPOINTS / "journal.sqlite3-head").read_bytes()
-    assert (tmp_path / "now" / "sealing-key").read_bytes() == (
-        CHECKPOINTS / "sealing-key"
-    ).read_bytes()
+    assert head_path(path).read_bytes() == (CURRENT / "journal.sqlite3-head").read_bytes()
+    assert (tmp_path / "now" / "sealing-key").read_bytes() == (CURRENT / "sealing-key").read_bytes()
     report = verify(fixture, key=verification_key())
     assert report.case is VerifyCase.INTACT, report.message
     assert "1 sealed checkpoints good" in report.message
+
+
+def test_the_checkpoint_writers_journal_verifies_grows_and_takes_the_declared_indexes(
+    tmp_path: Path,
+) -> None:
+    """The journal the writer of a3b7df6 wrote (indexes by time and by round, the milestone
+    index of its first name): the same rows verify with the key, the writer goes on from
+    its tail, and its open replaces the indexes with the declared ones."""
+    path = fixture_copy(tmp_path, CHECKPOINTS)
+    before = stored_rows(path)
+    assert {"journal_ts", "journal_round", "journal_milestone"} <= indexes(path)
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        journal.append("round_completed", {"reshuffle": False}, 9)
+    after = stored_rows(path)
+    assert after[: len(before)] == before
+    assert [row[2] for row in after[len(before) :]] == ["round_completed", "seal"]
+    assert indexes(path) == set(INDEXES)
+    report = verify(path, key=verification_key())
+    assert report.case is VerifyCase.INTACT, report.message
 
 
 def test_a_station_starts_on_the_earlier_writers_journal_and_key(tmp_path: Path) -> None:
@@ -115,10 +136,6 @@ def test_a_journal_the_earlier_writer_wrote_opens_verifies_and_grows(tmp_path: P
     assert after[len(before)][5] == before[-1][6]  # chained onto the earlier writer's tail
     report = verify(path, key=verification_key())
     assert report.case is VerifyCase.INTACT, report.message
-    # The writer's open replaced the index of every row by kind with journal_milestone.
-    assert indexes(path) == {
-        "journal_round",
-        "journal_ts",
-        "journal_milestone",
-        "journal_wager_spot",
-    }
+    # The writer's open replaced the indexes of every row (by kind, time, round) with those
+    # kinds.INDEXES declares.
+    assert indexes(path) == set(INDEXES)

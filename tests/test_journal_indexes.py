@@ -13,8 +13,8 @@ import pytest
 from test_journal_vocabulary import documented
 
 from controller.journal.anchor import latest_anchor
+from controller.journal.kinds import FREQUENT_KINDS, INDEXED_KINDS, INDEXES, MILESTONE_NAME
 from controller.journal.reader import JournalReader
-from controller.journal.schema import FREQUENT_KINDS, INDEXED_KINDS
 from controller.journal.seal import new_sealing, save_state
 from controller.journal.store import Journal
 from controller.journal.verify import verify
@@ -101,7 +101,7 @@ def test_the_lookups_by_kind_at_a_start_use_the_index(
     assert {"round_completed", "round_voided"} <= looked_up
     for statement in by_kind:
         if any(f"kind = '{kind}'" in statement for kind in INDEXED_KINDS):
-            assert "journal_milestone" in plan(path, statement), statement
+            assert MILESTONE_NAME in plan(path, statement), statement
 
 
 @pytest.mark.parametrize("kind", INDEXED_KINDS)
@@ -117,7 +117,7 @@ def test_the_last_row_of_any_indexed_kind_is_found_by_the_index(
     selects = [s for s in statements if s.startswith("SELECT") and "kind" in s]
     assert len(selects) == 2
     for statement in selects:
-        assert "journal_milestone" in plan(path, statement), statement
+        assert MILESTONE_NAME in plan(path, statement), statement
 
 
 def test_a_frequent_kind_is_found_by_reading_back(sealed_journal: tuple[Path, Path]) -> None:
@@ -134,12 +134,7 @@ def test_a_new_journal_has_the_index_of_milestones_and_none_of_every_row(
     sealed_journal: tuple[Path, Path],
 ) -> None:
     path, _ = sealed_journal
-    assert indexes(path) == {
-        "journal_round",
-        "journal_ts",
-        "journal_milestone",
-        "journal_wager_spot",
-    }
+    assert indexes(path) == set(INDEXES)
 
 
 @pytest.mark.parametrize(
@@ -161,7 +156,22 @@ def test_a_bound_kind_uses_the_index_too(
     try:
         query = f"SELECT id FROM journal WHERE {where} ORDER BY id DESC LIMIT 1"
         found = " / ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {query}", params))
-        assert "journal_milestone" in found, found
+        assert MILESTONE_NAME in found, found
         assert conn.execute(query, params).fetchone() is not None or "round_voided" in params
     finally:
         conn.close()
+
+
+def test_the_starts_count_of_rows_reads_the_small_index(
+    sealed_journal: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start counts every row (a gap in the ids): through ``journal_count``, never the
+    table's pages (a year's table is gigabytes)."""
+    path, _ = sealed_journal
+    statements = traced_statements(monkeypatch)
+    assert verify(path, since_checkpoint=True).ok
+    monkeypatch.undo()
+    counts = [s for s in statements if "count(*) FROM journal" in s]
+    assert counts
+    for statement in counts:
+        assert "USING COVERING INDEX journal_count" in plan(path, statement), statement

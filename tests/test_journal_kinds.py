@@ -1,6 +1,7 @@
 """The record kinds are declared once (``controller.journal.kinds``): docs/journal.md's
-vocabulary table is made from the declaration, and so is the journal's index of kinds, which
-a writer makes again on a journal whose index names other kinds (a kind added since)."""
+vocabulary table is made from the declaration, and so are the journal's indexes: a journal
+made with other indexes (an earlier list of kinds, an earlier program) gets the declared
+ones at the writer's next open, and an open that finds them leaves the schema alone."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_journal_compat import indexes
 
 from controller.cli.diagram import BEGIN, DOCS, END, embed, generated
 from controller.cli.main import main
@@ -17,12 +19,13 @@ from controller.journal import kinds as kinds_module
 from controller.journal.kinds import (
     FREQUENT_KINDS,
     INDEXED_KINDS,
+    INDEXES,
     KINDS,
+    MILESTONE_NAME,
     RecordKind,
     markdown_table,
+    stale_indexes,
 )
-from controller.journal.reader import JournalReader
-from controller.journal.schema import MILESTONE_INDEX
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 
@@ -94,15 +97,47 @@ def test_each_kind_is_declared_once_and_either_frequent_or_indexed() -> None:
     assert {"seal", "verified", "round_started", "round_completed"} <= set(INDEXED_KINDS)
 
 
-def _index_sql(path: Path) -> str | None:
+def test_the_milestone_index_covers_exactly_the_indexed_kinds() -> None:
+    sql = INDEXES[MILESTONE_NAME]
+    for kind in INDEXED_KINDS:
+        assert f"kind = '{kind}'" in sql
+    for kind in FREQUENT_KINDS:
+        assert f"kind = '{kind}'" not in sql
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        "CREATE INDEX journal_kind ON journal (kind)",
+        "CREATE INDEX journal_ts ON journal (ts)",
+        "CREATE INDEX journal_round ON journal (round)",
+        "CREATE INDEX journal_milestone ON journal (kind) WHERE kind = 'seal'",
+        "CREATE INDEX journal_milestone_00000000 ON journal (kind) WHERE kind = 'seal'",
+    ],
+)
+def test_an_index_of_another_declaration_is_replaced_at_the_next_open(
+    tmp_path: Path, old: str
+) -> None:
+    """A journal whose indexes an earlier program or an earlier list of kinds made: the
+    writer's open drops what is not declared and makes what is; no row changes."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("round_started", {"round": 1, "seats": []}, 1)
     conn = sqlite3.connect(path)
-    try:
-        row = conn.execute(
-            "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'journal_milestone'"
-        ).fetchone()
-        return None if row is None else str(row[0])
-    finally:
-        conn.close()
+    conn.execute(old)
+    conn.execute(f"DROP INDEX {MILESTONE_NAME}")
+    conn.commit()
+    conn.close()
+    assert MILESTONE_NAME not in indexes(path)
+    assert stale_indexes(sorted(indexes(path))) == [old.split()[2]]
+    with Journal.open(path) as journal:
+        journal.append("round_completed", {"reshuffle": False}, 1)
+    assert indexes(path) == set(INDEXES)
+    assert verify(path).ok
+
+
+def test_sqlites_own_indexes_are_never_stale() -> None:
+    assert stale_indexes(["sqlite_autoindex_meta_1", MILESTONE_NAME]) == []
 
 
 def _cookie(path: Path) -> int:
@@ -113,56 +148,16 @@ def _cookie(path: Path) -> int:
         conn.close()
 
 
-def _rows(path: Path) -> list[tuple[int, str]]:
-    with JournalReader.open(path) as reader:
-        return [(row.id, row.hash) for row in reader.rows()]
-
-
-def _journal(path: Path) -> None:
+def test_a_journal_with_the_declared_indexes_is_opened_without_touching_its_schema(
+    tmp_path: Path,
+) -> None:
+    """Making an index moves SQLite's schema cookie, and a start whose checkpoint names
+    another cookie walks every row: an open must not do it for nothing."""
+    path = tmp_path / "journal.sqlite3"
     with Journal.open(path) as journal:
-        journal.append("station_started", {"table_id": "T1"})
-        journal.append("shuffle_commanded", {"decks": 6})
         journal.append("round_started", {"round": 1, "seats": []}, 1)
-        journal.append("card", {"card": "7S"}, 1)
-        journal.append("round_completed", {"reshuffle": False}, 1)
-
-
-def test_a_journal_indexed_for_fewer_kinds_gets_the_declared_index_at_open(
-    tmp_path: Path,
-) -> None:
-    """A journal made before ``round_completed`` was declared: its index lacks the kind.
-    The writer's open makes the index again; no row changes and the chain verifies."""
-    path = tmp_path / "journal.sqlite3"
-    _journal(path)
-    older = MILESTONE_INDEX.replace(" OR kind = 'round_completed'", "")
-    assert older != MILESTONE_INDEX
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("DROP INDEX journal_milestone")
-    conn.execute(older)
-    conn.close()
-    before = _rows(path)
-    Journal.open(path).close()
-    assert _index_sql(path) == MILESTONE_INDEX
-    assert _rows(path) == before
-    assert verify(path).ok
-    conn = sqlite3.connect(path)
-    try:
-        query = "SELECT id FROM journal WHERE kind = 'round_completed' ORDER BY id DESC LIMIT 1"
-        plan = " / ".join(r[3] for r in conn.execute(f"EXPLAIN QUERY PLAN {query}"))
-    finally:
-        conn.close()
-    assert "journal_milestone" in plan
-
-
-def test_a_journal_with_the_declared_index_is_opened_without_touching_its_schema(
-    tmp_path: Path,
-) -> None:
-    """Making the index again moves SQLite's schema cookie, and a start whose checkpoint
-    names another cookie walks every row: an open must not do it for nothing."""
-    path = tmp_path / "journal.sqlite3"
-    _journal(path)
     cookie = _cookie(path)
     for _ in range(3):
         Journal.open(path).close()
     assert _cookie(path) == cookie
-    assert _index_sql(path) == MILESTONE_INDEX
+    assert indexes(path) == set(INDEXES)

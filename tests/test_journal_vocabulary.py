@@ -39,7 +39,8 @@ NOT_SIMULATED = {
 
 def documented() -> dict[str, tuple[set[str], set[str], bool]]:
     """kind -> (required fields, optional fields, further fields allowed) from the doc."""
-    section = DOC.read_text().split("## Record vocabulary", 1)[1]
+    # The section only: later sections have tables of their own (the archive's cases).
+    section = DOC.read_text().split("## Record vocabulary", 1)[1].split("\n## ", 1)[0]
     found: dict[str, tuple[set[str], set[str], bool]] = {}
     for kind, fields in re.findall(r"^\| `([a-z_]+)` \|\s*`?([^|`]*?)`?\s*\|", section, re.M):
         names = [f.strip() for f in fields.split(",") if f.strip()]

@@ -17,6 +17,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.cli.journal_verify import add_archive_parsers
+from controller.cli.journal_verify import add_options as add_verify_options
 from controller.journal.store import (
     DEFAULT_PATH,
     JournalCorruptError,
@@ -110,7 +112,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="A",
         help="an anchor taken earlier (TABLE:ROW:EPOCH:HASH): fail if behind or forked",
     )
+    add_verify_options(verify)
     _add_location(verify)
+    add_archive_parsers(sub, _add_location, _verification_key)
     anchor = sub.add_parser("anchor", help="print the latest sealed head (TABLE:ROW:EPOCH:HASH)")
     _add_location(anchor)
     keys = sub.add_parser(
@@ -182,6 +186,10 @@ def run(args: argparse.Namespace) -> int:
     """Run the chosen action; one line on stderr for any error."""
     from controller.service.config_schema import ConfigError
 
+    if args.journal_command == "verify-archive":
+        from controller.cli.journal_verify import run_verify_archive
+
+        return run_verify_archive(args)
     try:
         if args.journal_command == "setup-keys":
             from controller.cli.journal_keys import setup_keys
@@ -192,11 +200,13 @@ def run(args: argparse.Namespace) -> int:
         print(err, file=sys.stderr)
         return EXIT_USAGE
     if args.journal_command == "verify":
-        from controller.journal.verify import verify
+        from controller.cli.journal_verify import run_verify
 
-        report = verify(path, tail=args.tail, key=args.key, anchor=args.anchor)
-        print(report.message, file=sys.stdout if report.ok else sys.stderr)
-        return 0 if report.ok else EXIT_DAMAGED
+        return run_verify(path, args)
+    if args.journal_command == "archive":
+        from controller.cli.journal_verify import run_archive
+
+        return run_archive(path, args)
     try:
         with JournalReader.open(path) as reader:
             if args.journal_command == "recall":

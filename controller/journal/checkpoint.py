@@ -3,7 +3,8 @@ later start may trust it and hash only the rows after it.
 
 A checkpoint row (kind ``verified``, round NULL) is written by the journal itself
 (:meth:`controller.journal.store.Journal.checkpoint`): at every start once the journal is
-checked, and by anything else that wants a later start to begin its walk there. Its data:
+checked, and while the station runs, once :data:`CHECKPOINT_ROWS` rows followed the last
+one (the writer wrote and hashed every one of them itself). Its data:
 
 * ``through``: the row just before it (``N``), and ``hash``: that row's hash;
 * ``schema``: SQLite's schema cookie (``PRAGMA schema_version``) when it was written.
@@ -25,6 +26,7 @@ checks them, the writer writes them).
 from __future__ import annotations
 
 import hmac as std_hmac
+import sqlite3
 from typing import Any, Final
 
 from cryptography.hazmat.primitives import hashes
@@ -34,6 +36,10 @@ from controller.journal.format import JournalError, Row, canonical_json
 from controller.journal.seal import SealingState
 
 CHECKPOINT_KIND: Final = "verified"
+#: A running station writes a checkpoint once this many rows followed the last one (at a
+#: round's end, before its seal, or with an idle seal): a start then hashes at most about
+#: this many rows, and the rows of one round, however long the station ran.
+CHECKPOINT_ROWS: Final = 2000
 CHECKPOINT_DOMAIN: Final = "dealer-station checkpoint v1"
 _FIELDS: Final = {"through": int, "hash": str, "schema": int}
 _SEALED_FIELDS: Final = {"key_epoch": int, "mac": str}
@@ -75,6 +81,14 @@ def checkpoint_data(
         message = checkpoint_message(sealing.table, row_id, ts, data)
         data["mac"] = checkpoint_mac(sealing.checkpoint_key, message)
     return data
+
+
+def last_checkpoint(conn: sqlite3.Connection) -> int:
+    """The id of the journal's last checkpoint row (0: none), by the index of milestones."""
+    found = conn.execute(
+        f"SELECT id FROM journal WHERE kind = '{CHECKPOINT_KIND}' ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    return int(found[0]) if found else 0
 
 
 def checkpoint_fields(row: Row) -> dict[str, Any] | str:

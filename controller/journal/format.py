@@ -26,7 +26,7 @@ HEAD_RECORD_SIZE: Final = 128
 TS_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
 KIND_PATTERN: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
 #: A timestamp as :func:`format_ts` writes it: nothing JSON would escape.
-_PLAIN_TS: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+PLAIN_TS: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 _HEX_DIGEST: Final = re.compile(r"[0-9a-f]{64}")
 
 
@@ -115,7 +115,7 @@ def row_hash(
         type(row_id) is int
         and (round_no is None or type(round_no) is int)
         and KIND_PATTERN.fullmatch(kind)
-        and _PLAIN_TS.fullmatch(ts)
+        and PLAIN_TS.fullmatch(ts)
     ):
         return plain_row_hash(
             prev_hash, row_id=row_id, ts=ts, kind=kind, round_no=round_no, data_text=data_text

@@ -8,12 +8,14 @@ whether a round writes it several times (``frequent``). From this tuple derive:
 * the vocabulary table of docs/journal.md ("Record vocabulary", :func:`markdown_table`):
   ``dealer-station diagram --update-docs`` writes it with the other generated blocks of
   docs/, and ``tests/test_diagram.py`` fails when the page differs;
-* the journal's index of kinds (``controller.journal.schema``): ``journal_milestone`` holds
-  the rows of every kind that is not frequent (:data:`INDEXED_KINDS`), so that a commit of
-  a round's ordinary rows adds no page to it (:data:`FREQUENT_KINDS`: about 40% of a
-  commit's WAL bytes went to an index of every row by kind, measured on simulated rounds).
-  A writer that opens a journal whose index names other kinds makes the index again
-  (``controller.journal.schema.refresh_indexes``): a new kind needs no migration by hand.
+* the journal's indexes (:data:`INDEXES`, made by ``controller.journal.schema``): the
+  partial index of the rows looked up by kind (:data:`MILESTONE_NAME`) holds every kind
+  that is not frequent (:data:`INDEXED_KINDS`), so that a commit of a round's ordinary rows
+  adds no page to it (:data:`FREQUENT_KINDS`: about 40% of a commit's WAL bytes went to an
+  index of every row by kind, measured on simulated rounds). The index's name carries a
+  digest of the kinds it covers, and the writer's open drops every index not declared
+  here (:func:`stale_indexes`, ``controller.journal.schema.migrate``): a journal made with
+  another list gets the new index at the writer's next open, with no migration by hand.
 
 A new kind is one entry here; ``tests/test_journal_vocabulary.py`` checks what simulations
 write against it.
@@ -21,6 +23,7 @@ write against it.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Final
 
@@ -43,7 +46,8 @@ KINDS: Final[tuple[RecordKind, ...]] = (
         "verified",
         "through, hash, schema, key_epoch?, mac?",
         (
-            'at start, after the journal check (a checkpoint: "What a start proves"): rows '
+            "at start, after the journal check, and every 2,000 rows while running (a "
+            'checkpoint: "What a start proves"): rows '
             "1..`through` are checked (`hash`: that row's hash; `schema`: SQLite's schema cookie "
             "then); `key_epoch`, `mac`: sealed with the checkpoint key when the station seals; the "
             "next start walks only the rows after it"
@@ -372,6 +376,50 @@ FREQUENT_KINDS: Final = tuple(sorted(kind.name for kind in KINDS if kind.frequen
 #: Every other kind: written about once a round or less, and looked up by kind (the last
 #: seal, start check, shuffle, burn, round start and end...).
 INDEXED_KINDS: Final = tuple(sorted(kind.name for kind in KINDS if not kind.frequent))
+
+_DIGEST: Final = hashlib.sha256(",".join(INDEXED_KINDS).encode()).hexdigest()[:8]
+#: The partial index of :data:`INDEXED_KINDS` by kind, named after a digest of the list.
+MILESTONE_NAME: Final = f"journal_milestone_{_DIGEST}"
+
+#: The journal's indexes, name -> statement: each is there for a query that needs it, and
+#: only ``journal_count`` covers the rows a round writes many of, so that a commit of a
+#: round's ordinary rows writes the table's page and that index's (docs/journal.md,
+#: "Storage").
+INDEXES: Final = {
+    # The last seal, checkpoint, shuffle, burn, a round's start and end... by kind. OR-ed
+    # equalities, not IN: SQLite uses a partial index for ``kind = ?`` only when that term
+    # is one of the index's OR-ed terms.
+    MILESTONE_NAME: (
+        f"CREATE INDEX IF NOT EXISTS {MILESTONE_NAME} ON journal (kind) WHERE "
+        + " OR ".join(f"kind = '{kind}'" for kind in INDEXED_KINDS)
+    ),
+    # Where a round begins (recall, verify --tail, a hole-card commitment made before a
+    # start's checkpoint).
+    "journal_round_start": (
+        "CREATE INDEX IF NOT EXISTS journal_round_start ON journal (round)"
+        " WHERE kind = 'round_started'"
+    ),
+    # The rows counted at a start (a gap in the ids, controller.journal.startcheck.gap):
+    # ``count(*)`` reads the smallest index that holds every row, a few bytes a row here
+    # (0.6 s on a million rows without it, reading the table). The one index every commit
+    # writes a page of.
+    "journal_count": "CREATE INDEX IF NOT EXISTS journal_count ON journal (0)",
+    # The last report of each wager spot, found without reading the whole journal at a
+    # start (controller.journal.reader.JournalReader.rows_for_restore).
+    "journal_wager_spot": (
+        "CREATE INDEX IF NOT EXISTS journal_wager_spot ON journal"
+        " (json_extract(data, '$.seat'), json_extract(data, '$.spot'), id)"
+        " WHERE kind = 'event'"
+    ),
+}
+
+
+def stale_indexes(names: list[str]) -> list[str]:
+    """Of a journal's index ``names``, those :data:`INDEXES` does not declare (made by an
+    earlier list of kinds, or by a program before: ``journal_kind`` of every row,
+    ``journal_ts``, ``journal_round``): to drop. SQLite's own (``sqlite_autoindex_*``)
+    stay."""
+    return [n for n in names if n not in INDEXES and not n.startswith("sqlite_autoindex_")]
 
 
 def markdown_table() -> str:

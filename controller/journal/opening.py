@@ -34,7 +34,7 @@ from controller.journal.format import (
     head_path,
     parse_head,
 )
-from controller.journal.schema import apply_schema, refresh_indexes
+from controller.journal.schema import apply_schema, migrate
 from controller.journal.seal import (
     SEAL_KIND,
     SealError,
@@ -59,7 +59,7 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         conn.execute("PRAGMA journal_size_limit=8388608")
         conn.execute("BEGIN IMMEDIATE")
         apply_schema(conn)
-        refresh_indexes(conn)
+        migrate(conn)
         conn.execute("COMMIT")
         (version,) = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if version != str(SCHEMA_VERSION):

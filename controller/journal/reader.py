@@ -33,8 +33,8 @@ def select_rows(
         clauses.append("id <= ?")
         params.append(until_id)
     if kinds is not None:
-        # OR-ed equalities, not IN: SQLite takes the partial index journal_milestone for
-        # "kind = ?" only (controller.journal.kinds.INDEXED_KINDS).
+        # OR-ed equalities, not IN: SQLite takes the partial index of milestones for
+        # "kind = ?" only (controller.journal.kinds.INDEXES).
         clauses.append(f"({' OR '.join(['kind = ?'] * len(kinds))})" if kinds else "0")
         params.extend(kinds)
     if round_no is not None:
@@ -166,21 +166,24 @@ class JournalReader:
     def last_rounds_start(self, count: int) -> int:
         """The id after which the last ``count`` rounds (and what led up to them) begin."""
         try:
+            # The last rounds' starts through the index of milestones (kinds.INDEXES), then
+            # the last row of an earlier round before the first of them, read backwards
+            # from it (the round before ends a few rows back).
             found = self._conn.execute(
-                "SELECT DISTINCT round FROM journal WHERE round IS NOT NULL"
-                " ORDER BY round DESC LIMIT ?",
+                "SELECT id, round FROM journal WHERE kind = 'round_started'"
+                " ORDER BY id DESC LIMIT ?",
                 (count,),
             ).fetchall()
-            if not found:
+            if count <= 0 or not found:
                 return 0
-            first_round = found[-1][0]
-            (before,) = self._conn.execute(
-                "SELECT max(id) FROM journal WHERE round IS NOT NULL AND round < ?",
-                (first_round,),
+            first_id, first_round = found[-1]
+            before = self._conn.execute(
+                "SELECT id FROM journal WHERE id < ? AND round < ? ORDER BY id DESC LIMIT 1",
+                (first_id, first_round),
             ).fetchone()
         except sqlite3.DatabaseError as err:
             raise JournalCorruptError(f"{self.path}: {err}") from err
-        return int(before or 0)
+        return int(before[0]) if before else 0
 
     def close(self) -> None:
         """Close the connection; idempotent."""

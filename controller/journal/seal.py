@@ -55,6 +55,7 @@ STATE_VERSION: Final = 2
 _EVOLVE_INFO: Final = b"dealer-station seal evolve v1"
 _MAC_INFO: Final = b"dealer-station seal mac v1"
 _CHECKPOINT_INFO: Final = b"dealer-station checkpoint key v1"
+_PROOF_INFO: Final = b"dealer-station verify proof key v1"
 _CHECK_CHARS: Final = 4
 
 
@@ -109,6 +110,7 @@ class VerificationKey:
         self.table = table
         self._secret = secret
         self._cached: tuple[int, bytes] = (0, secret)
+        self._checkpoint_keys: dict[int, bytes] = {}
 
     def epoch_key(self, epoch: int) -> bytes:
         """The key of ``epoch`` (0 is the secret itself)."""
@@ -116,15 +118,30 @@ class VerificationKey:
             raise SealError(f"bad epoch {epoch!r}")
         at, key = self._cached
         if epoch < at:
+            # An earlier epoch (a checkpoint key's, taken up long ago): derived apart, so
+            # that the seals walked in order keep their place (else each sealed checkpoint
+            # of a year would derive every key again from 0).
             at, key = 0, self._secret
+            while at < epoch:
+                key, at = evolve(key), at + 1
+            return key
         while at < epoch:
             key, at = evolve(key), at + 1
         self._cached = (at, key)
         return key
 
+    def proof_key(self) -> bytes:
+        """The key that seals an operator's proof of a verified journal
+        (``controller.journal.proof``): only the holder of the verification key makes one."""
+        return _expand(self._secret, _PROOF_INFO)
+
     def checkpoint_key(self, epoch: int) -> bytes:
-        """The checkpoint key a station took up at ``epoch`` (see :func:`checkpoint_key`)."""
-        return checkpoint_key(self.epoch_key(epoch))
+        """The checkpoint key a station took up at ``epoch`` (see :func:`checkpoint_key`;
+        remembered: a journal's checkpoints name a few epochs, each thousands of times)."""
+        found = self._checkpoint_keys.get(epoch)
+        if found is None:
+            found = self._checkpoint_keys[epoch] = checkpoint_key(self.epoch_key(epoch))
+        return found
 
     def to_text(self) -> str:
         """``ds1:TABLE:XXXX-XXXX-...:CHCK``: base32 of the secret and a checksum."""

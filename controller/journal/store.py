@@ -24,7 +24,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
-from controller.journal.checkpoint import CHECKPOINT_KIND, checkpoint_data
+from controller.journal.checkpoint import (
+    CHECKPOINT_KIND,
+    CHECKPOINT_ROWS,
+    checkpoint_data,
+    last_checkpoint,
+)
 from controller.journal.format import (
     APPEND_ONLY_TRIGGERS,
     COLUMNS,
@@ -139,6 +144,8 @@ class Journal:
         self._kinds: set[str] = set()  # record kinds already checked
         self.path = path
         self._sealer = Sealer(*sealing) if sealing else None
+        #: The id of the last checkpoint row (committed, or in the open batch).
+        self._checkpointed = 0
         #: True when :meth:`open` found a half-made, empty journal and made it again.
         self.replaced_half_made = False
 
@@ -161,6 +168,7 @@ class Journal:
         head_fd, conn, last, sealed, replaced = open_files(path, sealing)
         journal = cls(conn, path, head_fd, last, clock, sealing=sealed)
         journal._tail_known = True  # open_files read it, and nobody else writes
+        journal._checkpointed = last_checkpoint(conn)
         journal.replaced_half_made = replaced
         try:
             check_head(path, conn, head_fd, journal.last_id)
@@ -200,8 +208,10 @@ class Journal:
         data_text = canonical_json(data)
         with self._lock:
             row_id = self._write(kind, round_no, data_text)
-            if kind in SEAL_AFTER and self._sealer is not None:
-                self._write(SEAL_KIND, None, self._sealer.seal_data)
+            if kind in SEAL_AFTER:
+                self._checkpoint_if_due()
+                if self._sealer is not None:
+                    self._write(SEAL_KIND, None, self._sealer.seal_data)
         return row_id
 
     def _checked_kind(self, kind: object) -> str:
@@ -241,7 +251,14 @@ class Journal:
             )
 
         with self._lock:
-            return self._write(CHECKPOINT_KIND, None, data)
+            row_id = self._write(CHECKPOINT_KIND, None, data)
+            self._checkpointed = row_id
+            return row_id
+
+    def _checkpoint_if_due(self) -> None:
+        """A checkpoint once :data:`CHECKPOINT_ROWS` rows followed the last (lock held)."""
+        if self._last_id - self._checkpointed >= CHECKPOINT_ROWS:
+            self.checkpoint()
 
     def seal_if_due(self, now: float | None = None) -> bool:
         """Seal when rows have waited :data:`SEAL_IDLE_SECONDS` (monotonic ``now``) unsealed."""
@@ -249,6 +266,8 @@ class Journal:
         with self._lock:
             if self._batch is not None or self._sealer is None or not self._sealer.due(now):
                 return False
+            if self._last_id != self._sealer.sealed_through:
+                self._checkpoint_if_due()  # rows between rounds count too (a long fault)
             return self.seal()
 
     @property
@@ -386,6 +405,7 @@ class Journal:
                 raise
             # A new object each batch: nothing of the last one carries over.
             batch = self._batch = _Batch((self._last_id, self._last_hash))
+            checkpointed = self._checkpointed
             try:
                 yield
                 if batch.broken:
@@ -397,6 +417,7 @@ class Journal:
                     self._conn.execute("ROLLBACK")
                 # The tail before the batch; _tail_known stays false (see _begin).
                 self._last_id, self._last_hash = batch.before
+                self._checkpointed = checkpointed
                 if self._sealer is not None:
                     self._sealer.discard()
                 if isinstance(err, sqlite3.Error):

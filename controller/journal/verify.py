@@ -13,30 +13,23 @@ station's start runs it from the last checkpoint (``controller.journal.startchec
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from enum import Enum
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final, cast
+from typing import cast
 
 from controller.journal.anchor import Anchor, check_anchor
-from controller.journal.checkpoint import (
-    CHECKPOINT_KIND,
-    check_checkpoint_mac,
-    checkpoint_fields,
-)
 from controller.journal.format import (
     GENESIS_HASH,
     HEAD_RECORD_SIZE,
-    KIND_PATTERN,
     JournalCorruptError,
-    Row,
-    canonical_json,
     head_path,
     parse_head,
 )
-from controller.journal.reader import open_readonly, select_rows
-from controller.journal.seal import SEAL_KIND, VerificationKey, check_row_hash, check_seal
+from controller.journal.proof import Proof, check_proof
+from controller.journal.ranges import PARALLEL_MIN_ROWS, cores, page_check, walk_parallel
+from controller.journal.reader import open_readonly
+from controller.journal.report import GOOD_CASES, VerifyCase, VerifyReport
+from controller.journal.seal import SEAL_KIND, VerificationKey
 from controller.journal.startcheck import (
     CommitmentLookup,
     StartTrust,
@@ -45,48 +38,15 @@ from controller.journal.startcheck import (
     walk_start,
 )
 from controller.journal.wal import WalState, read_wal_state
-from controller.table.holecard import check_commitment
+from controller.journal.walk import Chain, Progress, raw_rows, walk
 
 
-class VerifyCase(Enum):
-    """What ``verify`` found, from best to worst."""
-
-    INTACT = "intact"
-    INTERRUPTED = "interrupted"  # intact; an uncommitted transaction was discarded
-    HEAD_MISSING = "head_missing"  # rows cannot be checked for loss at the end
-    COMMITMENT = "commitment"  # a hole-card reveal does not match its commitment
-    UNSEALED = "unsealed"  # a key was given but no seal proves any row
-    BEHIND = "behind"  # the journal ends before the anchor's seal: rows removed or rolled back
-    FORKED = "forked"  # the anchor's row differs: rewritten or replaced
-    SEAL = "seal"  # a seal (or a sealed checkpoint) does not check out with the key
-    CHECKPOINT = "checkpoint"  # the start cannot trust the last checkpoint
-    SCHEMA = "schema"  # the append-only triggers were removed
-    TRUNCATED = "truncated"  # committed rows missing at the end
-    REMOVED = "removed"  # rows missing in the middle
-    ALTERED = "altered"  # a row's content no longer matches the chain
-    CORRUPT = "corrupt"  # SQLite finds the file damaged, or it is no journal at all
-    MISSING = "missing"  # no file
+def _has_journal(conn: sqlite3.Connection) -> bool:
+    found = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'journal'").fetchone()
+    return found is not None
 
 
-#: Cases in which every committed row is present and unchanged.
-GOOD_CASES: Final = frozenset({VerifyCase.INTACT, VerifyCase.INTERRUPTED})
-
-
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    """The outcome of :func:`verify`; ``message`` is the one line ``journal verify`` prints."""
-
-    case: VerifyCase
-    message: str
-    rows: int = 0
-    first_bad_row: int | None = None
-    commitments_checked: int = 0
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def ok(self) -> bool:
-        """True when no committed row is missing or changed."""
-        return self.case in GOOD_CASES
+__all__ = ["GOOD_CASES", "VerifyCase", "VerifyReport", "verify"]
 
 
 def verify(
@@ -98,6 +58,9 @@ def verify(
     anchor: Anchor | None = None,
     since_checkpoint: bool = False,
     trust: StartTrust | None = None,
+    since: Proof | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
 ) -> VerifyReport:
     """Check the journal at ``path``; never raises for a damaged file, reports it instead.
 
@@ -107,7 +70,10 @@ def verify(
     ``trust`` (the station's checkpoint key) must have sealed, count the rows for a gap in
     the ids, and skip SQLite's page check, which reads the whole file. ``key``: prove every
     seal and sealed checkpoint (the whole chain is walked). ``anchor``: fail on a journal
-    behind or forked from it.
+    behind or forked from it. ``since`` (with ``key``): walk only after the seal an
+    operator's proof names (``controller.journal.proof``), without SQLite's page check.
+    ``workers``: processes for a long walk (default: one per core; ``controller.journal.walk``).
+    ``progress``: called with the rows walked as the walk goes.
     """
     path = Path(path)
     head_file = Path(head) if head is not None else head_path(path)
@@ -118,7 +84,16 @@ def verify(
         conn = open_readonly(path)
     except JournalCorruptError as err:
         return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {err}")
-    mode = _Mode(None if key else tail, since_checkpoint and key is None, key, anchor, trust)
+    mode = _Mode(
+        None if key else tail,
+        since_checkpoint and key is None,
+        key,
+        anchor,
+        trust,
+        since if key else None,
+        cores() if workers is None else max(workers, 1),
+        progress,
+    )
     try:
         return _verify_open(conn, path, head_file, wal, mode)
     except sqlite3.DatabaseError as err:
@@ -134,6 +109,9 @@ class _Mode:
     key: VerificationKey | None
     anchor: Anchor | None
     trust: StartTrust | None
+    since: Proof | None
+    workers: int
+    progress: Progress | None
 
 
 def _round_start(conn: sqlite3.Connection, start: int) -> tuple[int, str | None]:
@@ -141,10 +119,12 @@ def _round_start(conn: sqlite3.Connection, start: int) -> tuple[int, str | None]
     meets its commitment), and that row's hash (None: the row is missing)."""
     first = conn.execute("SELECT round FROM journal WHERE id = ?", (start + 1,)).fetchone()
     if start > 0 and first is not None and first[0] is not None:
-        (round_start,) = conn.execute(
-            "SELECT min(id) FROM journal WHERE round = ?", (first[0],)
+        # The round's first row is its round_started (kinds.INDEXES: journal_round_start).
+        found = conn.execute(
+            "SELECT min(id) FROM journal WHERE kind = 'round_started' AND round = ?", (first[0],)
         ).fetchone()
-        start = min(start, round_start - 1)
+        if found[0] is not None:
+            start = min(start, found[0] - 1)
     if start <= 0:
         return 0, GENESIS_HASH
     found = conn.execute("SELECT hash FROM journal WHERE id = ?", (start,)).fetchone()
@@ -154,11 +134,17 @@ def _round_start(conn: sqlite3.Connection, start: int) -> tuple[int, str | None]
 def _verify_open(
     conn: sqlite3.Connection, path: Path, head_file: Path, wal: WalState, mode: _Mode
 ) -> VerifyReport:
-    if not mode.checkpoint:
-        check = "quick_check" if mode.tail is not None else "integrity_check"
-        problems = [row[0] for row in conn.execute(f"PRAGMA {check}")]
-        if problems != ["ok"]:
-            return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {problems[0]}")
+    pragma = (
+        None
+        if mode.checkpoint or mode.since
+        else ("quick_check" if mode.tail is not None else "integrity_check")
+    )
+    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone() if _has_journal(conn) else (0,)
+    beside = pragma == "integrity_check" and mode.workers > 1 and (last or 0) >= PARALLEL_MIN_ROWS
+    if pragma is not None and not beside:
+        problem = page_check(path, pragma)
+        if problem:
+            return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {problem}")
     head_raw = head_file.read_bytes()[:HEAD_RECORD_SIZE] if head_file.is_file() else None
     head = parse_head(head_raw) if head_raw else None
     tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
@@ -184,12 +170,21 @@ def _verify_open(
             return VerifyReport(VerifyCase(refused), message, 0, first_row)
         start, start_hash = found.after, found.digest
         notes += [found.note] if found.note else []
+    sealed = (0, 0, "")  # seals before the walk's start, the last one's row and hash
+    if mode.since is not None:
+        found_proof = _from_proof(conn, mode.since, mode.key)
+        if isinstance(found_proof, VerifyReport):
+            return found_proof
+        start, start_hash = mode.since.row, mode.since.hash
+        sealed = (mode.since.seals, mode.since.row, mode.since.hash)
+        notes.append(f"rows 1..{start} proved before (the proof of seal row {start})")
     if start_hash is None:
         return VerifyReport(
             VerifyCase.REMOVED, f"removed: row {start}: missing", first_bad_row=start
         )
-    lookup = CommitmentLookup(conn, start) if start > 0 else None
-    chain = _walk(select_rows(conn, after_id=start), start, start_hash, mode.key, lookup)
+    chain = _walk(conn, path, mode, start=start, start_hash=start_hash, sealed=sealed, pages=beside)
+    if chain.pages:
+        return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {chain.pages}")
     if chain.failure is not None:
         return chain.failure
     if wal.interrupted:
@@ -241,18 +236,31 @@ def _verify_open(
         )
     case = VerifyCase.INTERRUPTED if wal.interrupted else VerifyCase.INTACT
     summary = f"{case.value}: {count}, chain and {chain.commitments} hole-card commitments good"
-    summary += "; " + _seal_summary(chain, mode.key)
+    summary += "; " + _seal_summary(chain, mode.key, sealed[0])
     if mode.anchor is not None:
         summary += f"; anchor row {mode.anchor.row} (epoch {mode.anchor.epoch}) matches"
     for note in notes:
         summary += "; " + note
-    return VerifyReport(case, summary, chain.rows, None, chain.commitments, tuple(notes))
+    proved = (chain.sealed_through, chain.sealed_hash, chain.seals) if chain.seals else None
+    return VerifyReport(
+        case,
+        summary,
+        chain.rows,
+        None,
+        chain.commitments,
+        tuple(notes),
+        proved if mode.key else None,
+    )
 
 
-def _seal_summary(chain: _Chain, key: VerificationKey | None) -> str:
+def _seal_summary(chain: Chain, key: VerificationKey | None, before: int) -> str:
     if key is None:
         return "seals not checked (no --key)"
-    text = f"{chain.seals} seals good (epochs 0..{chain.seals - 1}, rows 1..{chain.sealed_through})"
+    first_row = chain.start + 1 if before else 1
+    text = (
+        f"{chain.seals - before} seals good (epochs {before}..{chain.seals - 1},"
+        f" rows {first_row}..{chain.sealed_through})"
+    )
     if chain.checkpoints:
         text += f", {chain.checkpoints} sealed checkpoints good"
     if chain.last_id > chain.sealed_through:
@@ -260,112 +268,73 @@ def _seal_summary(chain: _Chain, key: VerificationKey | None) -> str:
     return text
 
 
-@dataclass
-class _Chain:
-    rows: int = 0
-    last_id: int = 0
-    commitments: int = 0
-    seals: int = 0
-    sealed_through: int = 0
-    checkpoints: int = 0
-    looked_up: set[int | None] = field(default_factory=set)
-    failure: VerifyReport | None = None
-    commitment_failure: VerifyReport | None = None
-
-
-#: Before a walk that begins after row 1: a round's hole-card commitment made before it.
-Lookup = Callable[[int | None], tuple[int, str] | None]
-
-
 def _walk(
-    rows: Iterable[Row],
+    conn: sqlite3.Connection,
+    path: Path,
+    mode: _Mode,
+    *,
     start: int,
-    prev_hash: str,
-    key: VerificationKey | None = None,
-    lookup: Lookup | None = None,
-) -> _Chain:
-    chain = _Chain(last_id=start)
-    pending: dict[int | None, tuple[int, str]] = {}  # round -> (row id, commitment)
-
-    def fail(case: VerifyCase, row: int, what: str) -> _Chain:
-        chain.failure = VerifyReport(case, f"{case.value}: row {row}: {what}", chain.rows, row)
-        return chain
-
-    for row in rows:
-        expected = chain.last_id + 1
-        if row.id != expected:
-            return fail(VerifyCase.REMOVED, expected, f"missing (rows {expected}..{row.id - 1})")
-        if not check_row_hash(row):
-            return fail(VerifyCase.ALTERED, row.id, "content does not match its hash")
-        if row.prev_hash != prev_hash:
-            return fail(
-                VerifyCase.ALTERED,
-                row.id - 1,
-                f"rewritten (its hash no longer matches row {row.id}'s prev_hash)",
-            )
-        try:
-            data = row.data
-        except JournalCorruptError:
-            return fail(VerifyCase.ALTERED, row.id, "data is not a JSON object")
-        if canonical_json(data) != row.data_text or not KIND_PATTERN.fullmatch(row.kind):
-            return fail(VerifyCase.ALTERED, row.id, "not written by the station (not canonical)")
-        if key is not None and row.kind == SEAL_KIND:
-            reason = check_seal(row, key, expected_epoch=chain.seals)
-            if reason:
-                first = chain.sealed_through + 1
-                return fail(
-                    VerifyCase.SEAL, row.id, f"{reason} (it seals rows {first}..{row.id - 1})"
-                )
-            chain.seals += 1
-            chain.sealed_through = row.id
-        elif key is not None and row.kind == CHECKPOINT_KIND:
-            reason = _check_checkpoint(row, key, chain.seals)
-            if reason:
-                return fail(VerifyCase.SEAL, row.id, f"checkpoint {reason}")
-            chain.checkpoints += "mac" in data
-        chain.rows += 1
-        chain.last_id = row.id
-        prev_hash = row.hash
-        if chain.commitment_failure is None:
-            _check_hole_card(chain, pending, row, data, lookup)
+    start_hash: str,
+    sealed: tuple[int, int, str],
+    pages: bool,
+) -> Chain:
+    """The walk after row ``start``: over the cores when it is long and they are there
+    (with ``pages``, SQLite's integrity check runs beside it)."""
+    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
+    seals, sealed_through, sealed_hash = sealed
+    if mode.workers > 1 and (last or 0) - start >= PARALLEL_MIN_ROWS:
+        chain = walk_parallel(
+            conn,
+            path,
+            start=start,
+            prev_hash=start_hash,
+            last=last,
+            key=mode.key,
+            workers=mode.workers,
+            progress=mode.progress,
+            sealed=sealed,
+            pages="integrity_check" if pages else None,
+        )
+    else:
+        lookup = CommitmentLookup(conn, start) if start > 0 else None
+        chain = walk(
+            raw_rows(conn, start),
+            start,
+            start_hash,
+            mode.key,
+            lookup,
+            seals=seals,
+            sealed_through=sealed_through,
+            progress=mode.progress,
+        )
+        chain.sealed_hash = chain.sealed_hash or sealed_hash
     return chain
 
 
-def _check_checkpoint(row: Row, key: VerificationKey, seals: int) -> str:
-    """Why a checkpoint row does not check out with the verification key, or ``""``. Its
-    checkpoint key was taken up at an epoch already sealed, or the one to come."""
-    fields = checkpoint_fields(row)
-    if isinstance(fields, str):
-        return fields
-    if "mac" not in fields:
-        return ""  # written before checkpoints were sealed, or by a station without a key
-    if fields["key_epoch"] > seals:
-        return f"names key epoch {fields['key_epoch']}, past the {seals} seals before it"
-    return check_checkpoint_mac(row, fields, key.table, key.checkpoint_key(fields["key_epoch"]))
-
-
-def _check_hole_card(
-    chain: _Chain,
-    pending: dict[int | None, tuple[int, str]],
-    row: Row,
-    data: dict[str, object],
-    lookup: Lookup | None,
-) -> None:
-    if row.kind == "hole_card_dealt":
-        pending[row.round_no] = (row.id, str(data.get("commitment")))
-    elif row.kind == "hole_card_revealed":
-        dealt = pending.pop(row.round_no, None)
-        if dealt is None and lookup is not None and row.round_no not in chain.looked_up:
-            # Dealt before the walk began; looked up once (a second reveal has none).
-            chain.looked_up.add(row.round_no)
-            dealt = lookup(row.round_no)
-        if dealt is None:
-            what = "hole card revealed without a commitment"
-        elif check_commitment(dealt[1], str(data.get("card")), str(data.get("nonce"))):
-            chain.commitments += 1
-            return
-        else:
-            what = f"revealed hole card does not match the commitment in row {dealt[0]}"
-        chain.commitment_failure = VerifyReport(
-            VerifyCase.COMMITMENT, f"commitment: row {row.id}: {what}", 0, row.id
+def _from_proof(
+    conn: sqlite3.Connection, proof: Proof, key: VerificationKey | None
+) -> VerifyReport | None:
+    """None when the walk may begin at the proof's seal, else why not."""
+    assert key is not None  # a proof is only taken with a key (verify's _Mode)
+    reason = check_proof(proof, key)
+    if reason:
+        return VerifyReport(VerifyCase.SEAL, f"seal: the proof file: {reason}")
+    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
+    if proof.row > (last or 0):
+        return VerifyReport(
+            VerifyCase.BEHIND,
+            f"behind: the journal ends at row {last or 0}, before the proof's seal at row"
+            f" {proof.row}: rows removed or an older copy",
+            0,
+            (last or 0) + 1,
         )
+    found = conn.execute("SELECT kind, hash FROM journal WHERE id = ?", (proof.row,)).fetchone()
+    if found is None or tuple(found) != (SEAL_KIND, proof.hash):
+        return VerifyReport(
+            VerifyCase.FORKED,
+            f"forked: row {proof.row} is not the seal the proof names: the journal was"
+            " rewritten or replaced",
+            0,
+            proof.row,
+        )
+    return None
