@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 PYTEST_JOBS ?= auto
 
 .PHONY: run test system-deps lint typecheck unit bench systemd-check clean deb vm-test floor-demo \
-    compiled firmware firmware-test image
+    compiled firmware firmware-test image mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -116,6 +116,18 @@ floor-demo: system-deps $(STAMP)
 ## Every benchmark under bench/ (a few minutes); writes docs/performance.md.
 bench: system-deps $(STAMP) $(MYPYC_STAMP)
 	$(BIN)/python bench/run_all.py
+
+## Mutation testing with mutmut (docs/testing.md); not part of `make test`. One package
+## (PACKAGE=controller/journal) or one module (MODULE=controller/journal/seal.py), default the
+## target packages of mutation/map.toml; BUDGET seconds (it resumes where it stopped), JOBS
+## mutants at once, FRESH=1 forgets earlier results, REPORT=1 only reports the last results.
+## Writes build/mutation/<package>.md and, for a whole package, its figures in docs/testing.md.
+BUDGET ?= 3600
+JOBS ?= 2
+mutate: $(STAMP)
+	nice -n 19 $(BIN)/python mutation/run.py --budget $(BUDGET) --jobs $(JOBS) \
+	    $(if $(PACKAGE),--package $(PACKAGE)) $(if $(MODULE),--module $(MODULE)) \
+	    $(if $(FRESH),--fresh) $(if $(REPORT),--report-only)
 
 ## The systemd units (the station's and the floor's), udev rules and sysusers/tmpfiles snippets
 ## (also part of `unit`).

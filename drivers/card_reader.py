@@ -52,8 +52,7 @@ class CardReaderDriver(LinkedDevice):
         settings: UsbSettings,
         sink: EventSink,
         *,
-        protocol_version: int | None = None,
-        expected: ExpectedDevice | None = None,
+        expected: ExpectedDevice,
         backend: Any = None,
         timing: fb.Timing | None = None,
         backoff: Backoff | None = None,
@@ -61,9 +60,7 @@ class CardReaderDriver(LinkedDevice):
         refusal_retry: float = 1.0,
     ) -> None:
         # The USB serial number found the device; the HELLO must say the same.
-        if expected is None:
-            expected = ExpectedDevice(settings.serial_number, protocol_version)
-        elif expected.serial_number != settings.serial_number:
+        if expected.serial_number != settings.serial_number:
             raise DriverConfigError(
                 f"USB serial {settings.serial_number!r} and HELLO serial "
                 f"{expected.serial_number!r} differ"
@@ -97,6 +94,11 @@ class CardReaderDriver(LinkedDevice):
                 # The same answer again after a session was lost before our ack reached
                 # the reader: already delivered once.
                 log.info("repeated peek answer ignored", request=message.request)
+                return
+            if self._outstanding is None:
+                yield DeviceFault(
+                    self.KIND, f"answer to request {message.request}, no question outstanding"
+                )
                 return
             if message.request != self._outstanding:
                 yield DeviceFault(

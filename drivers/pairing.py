@@ -70,7 +70,8 @@ class PairingStore:
             return None
         except (OSError, UnicodeDecodeError, ValueError) as err:
             raise PairingStoreError(f"{path}: cannot read: {err}") from err
-        serial, _, secret_hex = text.strip().partition(" ")
+        # The secret is the last word: a serial number may hold spaces (HELLO text).
+        serial, _, secret_hex = text.strip().rpartition(" ")
         try:
             secret = bytes.fromhex(secret_hex)
         except ValueError:
@@ -80,7 +81,8 @@ class PairingStore:
         return PairedDevice(serial, secret)
 
     def save(self, kind: str, device: PairedDevice) -> Path:
-        """Write ``kind``'s pairing atomically, 0600, in a 0700 directory.
+        """Write ``kind``'s pairing atomically and durably, 0600, in a 0700 directory: the
+        file is written and synced under a temporary name, renamed, then the directory synced.
 
         Raises:
             PairingStoreError: the directory or file cannot be written.
@@ -96,6 +98,13 @@ class PairingStore:
             finally:
                 os.close(fd)
             os.replace(tmp, path)
+            # The rename is durable only once the directory is on disk: without this a power
+            # cut can bring back the old pairing (or none) after the device took the new one.
+            directory = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(directory)
+            finally:
+                os.close(directory)
         except (OSError, ValueError) as err:
             with contextlib.suppress(OSError, UnboundLocalError):
                 os.unlink(tmp)

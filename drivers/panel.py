@@ -227,12 +227,6 @@ class GpioPanel:
             self._inputs.clear()
             self._wager_sensors.clear()
             self._modes.clear()
-        # gpiozero's Button joins a hold thread that polls every 0.1 s: ask every one to
-        # stop first, so closing a panel takes one poll, not one per button.
-        for device in devices:
-            hold = getattr(device, "_hold_thread", None)
-            if hold is not None:
-                hold.stopping.set()
         for device in devices:
             device.close()
 

@@ -11,6 +11,7 @@ import firmware_bridge as fb
 from controller.rules.cards import Card, parse_card
 from drivers.card_reader import CardReaderDriver
 from drivers.device_link import ExpectedDevice
+from drivers.errors import DriverConfigError
 from drivers.hal import (
     DeviceConnected,
     DeviceFault,
@@ -218,3 +219,45 @@ def test_an_answer_to_another_question_is_a_fault_never_a_result(rig: Rig) -> No
     # The question still outstanding is answered properly next time.
     assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.BLACKJACK
     assert rig.events.pending() == []
+
+
+def test_an_answer_when_no_question_is_outstanding_is_a_fault(rig: Rig) -> None:
+    # PA 635a.7(g): the reader answers the question asked, nothing else: an answer nobody
+    # asked for is a fault, never a result.
+    rig.double._reply(fb.PeekReply(7, fb.PeekAnswerCode.BLACKJACK))
+    fault = rig.events.expect(DeviceFault)
+    assert (fault.device, fault.reason) == (
+        DeviceKind.CARD_READER,
+        "answer to request 7, no question outstanding",
+    )
+    assert [e for e in rig.events.history if isinstance(e, PeekResult)] == []
+
+
+def test_a_message_the_reader_has_no_business_sending_is_a_fault(rig: Rig) -> None:
+    rig.double._reply(fb.EchoReply(b"hello"))
+    fault = rig.events.expect(DeviceFault)
+    assert (fault.device, fault.reason) == (
+        DeviceKind.CARD_READER,
+        "unexpected EchoReply from the reader",
+    )
+
+
+def test_the_usb_serial_and_the_hello_serial_must_agree() -> None:
+    backend = SimulatedUsbBackend()
+    settings = CardReaderDouble(backend, SERIAL, secret=SECRET)
+    try:
+        with pytest.raises(DriverConfigError) as caught:
+            CardReaderDriver(
+                settings.settings,
+                EventRecorder(),
+                expected=ExpectedDevice("READ-0002"),
+                backend=backend,
+            )
+        assert str(caught.value) == "USB serial 'READ-0001' and HELLO serial 'READ-0002' differ"
+    finally:
+        settings.close()
+
+
+def test_the_reader_link_is_named_after_the_device(rig: Rig) -> None:
+    # The link's name is in every log line of the transport and names its thread.
+    assert rig.driver.transport.name == "card_reader"

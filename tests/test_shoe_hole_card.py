@@ -56,6 +56,24 @@ def station(double: ShoeDouble) -> tuple[ShoeDriver, EventRecorder]:
     return driver, events
 
 
+def assert_an_unasked_answer_carries_no_card(
+    shoe: ShoeDouble, events: EventRecorder, commitment: str
+) -> None:
+    """The shoe sends its reveal report for ``commitment`` with card and nonce, unasked: the
+    event says so and carries neither."""
+    card, nonce = shoe.withheld[bytes.fromhex(commitment)]
+    shoe._report(
+        fb.HoleCardRevealReport(bytes.fromhex(commitment), int(card.rank), card.suit.value, nonce)
+    )
+    assert events.expect(HoleCardRevealed) == HoleCardRevealed(
+        commitment,
+        None,
+        None,
+        "the shoe revealed a hole card this station did not ask for",
+        asked=False,
+    )
+
+
 @pytest.fixture
 def shoe(tmp_path: Path) -> Iterator[ShoeDouble]:
     double = ShoeDouble(tmp_path / "shoe", SERIAL, timing=FAST_TIMING, secret=SECRET)
@@ -161,20 +179,26 @@ def test_a_reveal_this_driver_did_not_ask_for_comes_without_its_card(shoe: ShoeD
         events.expect(ShoeLoaded)
         shoe.deal_hole_card()
         dealt = events.expect(HoleCardDealt)
-        card, nonce = shoe.withheld[bytes.fromhex(dealt.commitment)]
-        shoe._report(
-            fb.HoleCardRevealReport(
-                bytes.fromhex(dealt.commitment), int(card.rank), card.suit.value, nonce
-            )
-        )
-        answer = events.expect(HoleCardRevealed)
-        assert answer == HoleCardRevealed(
-            dealt.commitment,
-            None,
-            None,
-            "the shoe revealed a hole card this station did not ask for",
-            asked=False,
-        )
+        assert_an_unasked_answer_carries_no_card(shoe, events, dealt.commitment)
+    finally:
+        driver.close()
+
+
+def test_an_answer_sent_again_after_the_one_asked_for_comes_without_its_card(
+    shoe: ShoeDouble,
+) -> None:
+    """One question, one answer: the same report sent once more (a repeat on the link, or
+    a forged copy) after the answer came is not an answer to anything the driver asked, and
+    carries neither card nor nonce."""
+    driver, events = station(shoe)
+    try:
+        shoe.load(CARDS)
+        events.expect(ShoeLoaded)
+        shoe.deal_hole_card()
+        dealt = events.expect(HoleCardDealt)
+        driver.reveal_hole_card(dealt.commitment)
+        assert events.expect(HoleCardRevealed).card == CARDS[0]
+        assert_an_unasked_answer_carries_no_card(shoe, events, dealt.commitment)
     finally:
         driver.close()
 

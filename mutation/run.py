@@ -1,0 +1,635 @@
+"""``make mutate``: mutation testing of the product packages with mutmut 3 (docs/testing.md).
+
+    .venv/bin/python mutation/run.py [--package controller/journal] [--module PATH.py]
+        [--budget SECONDS] [--jobs N] [--fresh] [--report-only]
+
+Each module of the selection is mutated in a work folder of its own,
+``build/mutation/<module>/``: links to the source and the tests, and a ``pyproject.toml``
+whose ``[tool.mutmut]`` section names that module alone and, as the tests to run, the files
+``mutation/map.toml`` lists for it. mutmut then runs, for each mutant, only those of the
+listed tests that reach the mutated function. Results stay in the work folder, so a run
+stopped by the time budget resumes where it stopped; a mutant that survived is tried again
+on the next run (a test may have been added since).
+
+The report per package (``build/mutation/<package>.md``, and its summary on stdout) counts
+each mutant as killed, timeout (the tests ran past mutmut's limit: detected), survived (no
+test failed, or no listed test reaches it), equivalent (listed in ``mutation/equivalents.toml``
+with the reason) or not checked (the budget ran out first). The score is
+(killed + timeout) / (killed + timeout + survived). With a whole package run (no --module),
+the package's row of the figures table in docs/testing.md is rewritten (``--report-only``
+rewrites it from each module's last results, with the equivalents file as it is now).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MAP_FILE = ROOT / "mutation" / "map.toml"
+EQUIVALENTS_FILE = ROOT / "mutation" / "equivalents.toml"
+WORK = ROOT / "build" / "mutation"
+DOC = ROOT / "docs" / "testing.md"
+#: The product packages: every Python module under these is a key of the map.
+PRODUCT = ("controller", "drivers", "firmware_bridge", "floor")
+#: What the tests read besides the source (fixtures, docs they check, examples, units).
+TEST_TREES = ("tests", "hil_tests", "vm_tests", "docs", "examples", "systemd", "debian", "bench")
+TEST_FILES = ("README.md", "Makefile", "setup.py")
+#: Lines mutmut leaves alone: log calls. A log line is an operator's aid, not behaviour a test
+#: pins (tests/test_logs.py checks the log's form once); a changed message is no bug a player
+#: or the journal sees. docs/testing.md says so.
+DO_NOT_MUTATE = (r"^\s*log\.(debug|info|warning|error|exception)\(",)
+FIGURES_BEGIN = "<!-- mutate: figures begin (written by mutation/run.py) -->"
+FIGURES_END = "<!-- mutate: figures end -->"
+#: mutmut's exit codes (mutmut.stats.status_by_exit_code, 3.8) sorted into the report's kinds.
+KILLED_CODES = frozenset({1, 3, 37, -11, -9})
+TIMEOUT_CODES = frozenset({36, -24, 24, 152, 255})
+SURVIVED_CODES = frozenset({0})
+NO_TESTS_CODES = frozenset({5, 33})
+
+
+class MapError(ValueError):
+    """mutation/map.toml or mutation/equivalents.toml is malformed (the text says where)."""
+
+
+@dataclass(frozen=True)
+class MutationMap:
+    """The declaration: tests per module, and the score each target package must reach."""
+
+    targets: Mapping[str, int]
+    modules: Mapping[str, tuple[str, ...]]
+
+    def package_modules(self, package: str) -> list[str]:
+        """The modules of ``package`` (a folder), in the map's order; not its sub-folders."""
+        return [m for m in self.modules if package_of(m) == package]
+
+    def packages(self) -> list[str]:
+        """Every package (folder) with a module in the map, in the map's order."""
+        return list(dict.fromkeys(package_of(m) for m in self.modules))
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """A mutant that changes no behaviour: which one (module, function, the mutated line as
+    ``mutmut show`` prints it, stripped) and why it cannot be told apart."""
+
+    module: str
+    function: str
+    mutant: str
+    reason: str
+
+
+def package_of(module: str) -> str:
+    """``controller/journal/seal.py`` -> ``controller/journal``."""
+    return str(Path(module).parent)
+
+
+def product_modules(root: Path = ROOT) -> list[str]:
+    """Every Python module of the product packages, as a path relative to ``root``."""
+    found = []
+    for package in PRODUCT:
+        for path in sorted((root / package).rglob("*.py")):
+            if "__pycache__" not in path.parts:
+                found.append(path.relative_to(root).as_posix())
+    return found
+
+
+def load_map(path: Path = MAP_FILE) -> MutationMap:
+    """Read and check the map: module paths end in ``.py``, tests are lists of paths.
+
+    Raises:
+        MapError: the file is not TOML or an entry has the wrong shape.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise MapError(f"{path.name}: {err}") from err
+    targets = data.get("targets", {})
+    modules = data.get("modules", {})
+    if set(data) - {"targets", "modules"}:
+        raise MapError(
+            f"{path.name}: unknown sections {sorted(set(data) - {'targets', 'modules'})}"
+        )
+    checked_targets: dict[str, int] = {}
+    for package, target in targets.items():
+        if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target <= 100:
+            raise MapError(f"{path.name}: targets.{package}: a percentage 0-100, not {target!r}")
+        checked_targets[package] = target
+    checked: dict[str, tuple[str, ...]] = {}
+    for module, tests in modules.items():
+        if not module.endswith(".py"):
+            raise MapError(f"{path.name}: modules.{module}: not a .py path")
+        if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
+            raise MapError(f"{path.name}: modules.{module}: a list of test file paths")
+        checked[module] = tuple(tests)
+    return MutationMap(checked_targets, checked)
+
+
+def load_equivalents(path: Path = EQUIVALENTS_FILE) -> list[Equivalent]:
+    """Read the equivalent mutants; each names its module, function, mutant and reason.
+
+    Raises:
+        MapError: the file is not TOML or an entry misses a field.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise MapError(f"{path.name}: {err}") from err
+    found = []
+    for number, entry in enumerate(data.get("equivalent", []), start=1):
+        fields = {}
+        for key in ("module", "function", "mutant", "reason"):
+            value = entry.get(key)
+            if not isinstance(value, str) or not value.strip():
+                raise MapError(f"{path.name}: equivalent #{number}: {key} missing or empty")
+            fields[key] = value.strip()
+        found.append(Equivalent(**fields))
+    return found
+
+
+# --- one module's work folder ------------------------------------------------------------
+
+
+def work_folder(module: str) -> Path:
+    """``controller/journal/seal.py`` -> ``build/mutation/controller.journal.seal``."""
+    return WORK / module.removesuffix(".py").replace("/", ".")
+
+
+def mutmut_section(module: str, tests: Sequence[str]) -> str:
+    """The ``[tool.mutmut]`` section that mutates ``module`` alone against ``tests``."""
+    also_copy = [f"{tree}/" for tree in TEST_TREES[1:]] + list(TEST_FILES)
+    lines = [
+        "",
+        "[tool.mutmut]",
+        f"source_paths = {json.dumps(list(PRODUCT))}",
+        f"only_mutate = {json.dumps([module])}",
+        f"pytest_add_cli_args_test_selection = {json.dumps(list(tests))}",
+        # The cache provider would write into the tests' copy; -p no:randomly is mutmut's own.
+        'pytest_add_cli_args = ["-p", "no:cacheprovider"]',
+        f"also_copy = {json.dumps(also_copy)}",
+        f"do_not_mutate_patterns = {json.dumps(list(DO_NOT_MUTATE))}",
+        # Results follow each function's source (mutmut's hashes); other files do not reset them.
+        'on_dependency_change = "ignore"',
+        "use_git_change_detection = false",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def prepare(module: str, tests: Sequence[str]) -> Path:
+    """Create or refresh the work folder of ``module``; return it.
+
+    Results made under other mutation rules are forgotten: mutmut numbers a function's
+    mutants in order, so another rule set would pin old results on new mutants.
+    """
+    folder = work_folder(module)
+    rules = folder / "rules"
+    if rules.exists() and rules.read_text() != json.dumps(DO_NOT_MUTATE):
+        shutil.rmtree(folder / "mutants")
+    (folder / "mutants").mkdir(parents=True, exist_ok=True)
+    rules.write_text(json.dumps(DO_NOT_MUTATE))
+    for name in (*PRODUCT, *TEST_TREES, *TEST_FILES):
+        link = folder / name
+        if (ROOT / name).exists() and not link.is_symlink():
+            link.symlink_to(ROOT / name)
+    config = (ROOT / "pyproject.toml").read_text(encoding="utf-8") + mutmut_section(module, tests)
+    pyproject = folder / "pyproject.toml"
+    if not pyproject.exists() or pyproject.read_text(encoding="utf-8") != config:
+        pyproject.write_text(config, encoding="utf-8")
+    return folder
+
+
+def fingerprint(module: str, tests: Sequence[str]) -> str:
+    """A hash of what decides the module's results: its source, its tests, the test fixtures."""
+    digest = hashlib.sha256()
+    for name in (module, *tests, "tests/conftest.py", "pyproject.toml", "mutation/map.toml"):
+        path = ROOT / name
+        digest.update(name.encode() + b"\0")
+        digest.update(path.read_bytes() if path.exists() else b"(missing)")
+    return digest.hexdigest()
+
+
+def meta_path(module: str) -> Path:
+    return work_folder(module) / "mutants" / (module + ".meta")
+
+
+def read_exit_codes(module: str) -> dict[str, int | None]:
+    """mutmut's result per mutant of ``module`` (None: not checked yet)."""
+    path = meta_path(module)
+    if not path.exists():
+        return {}
+    codes: dict[str, int | None] = json.loads(path.read_text(encoding="utf-8"))["exit_code_by_key"]
+    return codes
+
+
+def forget_survivors(module: str) -> None:
+    """Mark survived and unreached mutants unchecked, so this run tries them again."""
+    path = meta_path(module)
+    if not path.exists():
+        return
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    codes = meta["exit_code_by_key"]
+    for key, code in codes.items():
+        if code is not None and code not in KILLED_CODES | TIMEOUT_CODES:
+            codes[key] = None
+    path.write_text(json.dumps(meta, indent=4), encoding="utf-8")
+
+
+def _mark_unreached(module: str) -> None:
+    """mutmut stops before it records anything when no listed test reaches the module:
+    record every mutant as unreached (mutmut's own code for "no tests")."""
+    path = meta_path(module)
+    if not path.exists():
+        return
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    meta["exit_code_by_key"] = dict.fromkeys(meta["exit_code_by_key"], 33)
+    path.write_text(json.dumps(meta, indent=4), encoding="utf-8")
+
+
+def run_mutmut(module: str, tests: Sequence[str], seconds: float, jobs: int) -> str:
+    """Run mutmut on ``module`` for at most ``seconds``; return how it ended, in words."""
+    folder = prepare(module, tests)
+    stamp = folder / "fingerprint"
+    codes = read_exit_codes(module)
+    current = fingerprint(module, tests)
+    if (
+        codes
+        and stamp.exists()
+        and stamp.read_text() == current
+        and all(c is not None for c in codes.values())
+    ):
+        return "up to date"
+    forget_survivors(module)
+    env = dict(os.environ)
+    # Subprocesses the tests start (the CLI, served doubles) import the mutated tree too.
+    env["PYTHONPATH"] = str(folder / "mutants")
+    mutmut = Path(sys.executable).parent / "mutmut"
+    command = ["nice", "-n", "19", str(mutmut), "run", "--max-children", str(jobs)]
+    with open(folder / "mutmut.log", "w", encoding="utf-8") as log:
+        process = subprocess.Popen(
+            command,
+            cwd=folder,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            code = process.wait(timeout=max(seconds, 1.0))
+        except subprocess.TimeoutExpired:
+            # mutmut saves each result as it comes: an interrupt loses only the mutants in flight.
+            os.killpg(process.pid, signal.SIGINT)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            return "stopped: time budget spent"
+    text = (folder / "mutmut.log").read_text(encoding="utf-8", errors="replace")
+    if code != 0:
+        if "could not find any test case for any mutant" in text:
+            if not read_exit_codes(module):
+                return "no function to mutate"
+            _mark_unreached(module)
+            return "no listed test reaches the module"
+        return f"mutmut failed (exit {code}): see {(folder / 'mutmut.log').relative_to(ROOT)}"
+    if all(c is not None for c in read_exit_codes(module).values()):
+        stamp.write_text(current)
+    return "done"
+
+
+# --- results -----------------------------------------------------------------------------
+
+
+@dataclass
+class Mutant:
+    """One mutant's outcome, with its diff when it did not fail a test."""
+
+    name: str
+    module: str
+    function: str
+    kind: str  # killed | timeout | survived | no tests | equivalent | not checked | other
+    diff: str = ""
+    reason: str = ""
+
+
+@dataclass
+class Tally:
+    """Counts per kind for a module or a package, and the score they give."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def add(self, kind: str) -> None:
+        self.counts[kind] += 1
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def detected(self) -> int:
+        return self.counts["killed"] + self.counts["timeout"]
+
+    @property
+    def undetected(self) -> int:
+        return self.counts["survived"] + self.counts["no tests"]
+
+    def score(self) -> float | None:
+        """The share of checked, non-equivalent mutants the tests detect (None: none checked)."""
+        checked = self.detected + self.undetected
+        return None if checked == 0 else 100.0 * self.detected / checked
+
+
+def kind_of(code: int | None) -> str:
+    if code is None:
+        return "not checked"
+    if code in KILLED_CODES:
+        return "killed"
+    if code in TIMEOUT_CODES:
+        return "timeout"
+    if code in SURVIVED_CODES:
+        return "survived"
+    if code in NO_TESTS_CODES:
+        return "no tests"
+    return "other"
+
+
+def function_of(mutant_name: str) -> str:
+    """``pkg.mod.xǁClassǁmethod__mutmut_3`` -> ``Class.method``; ``x_f__mutmut_1`` -> ``f``."""
+    mangled = mutant_name.partition("__mutmut_")[0].rpartition(".")[2]
+    if "ǁ" in mangled:
+        _, cls, method = mangled.split("ǁ")
+        return f"{cls}.{method}"
+    return mangled.removeprefix("x_")
+
+
+def mutated_lines(diff: str) -> str:
+    """The lines a mutant adds, stripped and joined by newlines (what equivalents name)."""
+    return "\n".join(
+        line[1:].strip()
+        for line in diff.splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    )
+
+
+def match_equivalent(mutant: Mutant, equivalents: Iterable[Equivalent]) -> Equivalent | None:
+    """The entry of the equivalents file that names ``mutant``, if any."""
+    added = mutated_lines(mutant.diff)
+    for entry in equivalents:
+        if (entry.module, entry.function, entry.mutant) == (mutant.module, mutant.function, added):
+            return entry
+    return None
+
+
+@contextmanager
+def inside(folder: Path) -> Iterator[None]:
+    previous = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def diff_of(module: str, name: str) -> str:
+    """The mutant's diff, as ``mutmut show`` prints it."""
+    from mutmut.mutation.diff_apply import get_diff_for_mutant  # the venv's mutmut 3.8
+
+    with inside(work_folder(module)):
+        return str(get_diff_for_mutant(name, path=module))
+
+
+def module_results(module: str, equivalents: Sequence[Equivalent]) -> list[Mutant]:
+    """Every mutant of ``module`` from its last run, equivalents applied."""
+    found = []
+    for name, code in sorted(read_exit_codes(module).items(), key=lambda kv: _natural(kv[0])):
+        mutant = Mutant(name, module, function_of(name), kind_of(code))
+        if mutant.kind in {"survived", "no tests", "other"}:
+            mutant.diff = diff_of(module, name)
+            entry = match_equivalent(mutant, equivalents)
+            if entry is not None:
+                mutant.kind, mutant.reason = "equivalent", entry.reason
+        found.append(mutant)
+    return found
+
+
+def _natural(name: str) -> tuple[str, int]:
+    head, _, number = name.rpartition("__mutmut_")
+    return head, int(number) if number.isdigit() else 0
+
+
+def stale_equivalents(
+    equivalents: Sequence[Equivalent], mutants: Sequence[Mutant], modules: Iterable[str]
+) -> list[Equivalent]:
+    """Entries for these modules that matched no surviving mutant (fixed code, or killed)."""
+    wanted = set(modules)
+    used = {
+        (m.module, m.function, mutated_lines(m.diff)) for m in mutants if m.kind == "equivalent"
+    }
+    return [
+        e
+        for e in equivalents
+        if e.module in wanted and (e.module, e.function, e.mutant) not in used
+    ]
+
+
+# --- the report ----------------------------------------------------------------------------
+
+KINDS = ("killed", "timeout", "survived", "no tests", "equivalent", "not checked", "other")
+
+
+def tally(mutants: Iterable[Mutant]) -> Tally:
+    result = Tally()
+    for mutant in mutants:
+        result.add(mutant.kind)
+    return result
+
+
+def percent(score: float | None) -> str:
+    return "-" if score is None else f"{score:.1f}%"
+
+
+def package_report(
+    package: str,
+    per_module: Mapping[str, list[Mutant]],
+    notes: Mapping[str, str],
+    stale: Sequence[Equivalent],
+    command: str,
+) -> str:
+    """The package's report in Markdown: a row per module, then each mutant not killed."""
+    out = [f"# Mutation report: {package}", "", f"Command: `{command}`", ""]
+    out.append("| module | " + " | ".join(KINDS) + " | score | run |")
+    out.append("|---|" + "---:|" * len(KINDS) + "---:|---|")
+    for module, mutants in per_module.items():
+        t = tally(mutants)
+        cells = " | ".join(str(t.counts[k]) for k in KINDS)
+        out.append(f"| {module} | {cells} | {percent(t.score())} | {notes.get(module, '')} |")
+    whole = tally(m for ms in per_module.values() for m in ms)
+    cells = " | ".join(str(whole.counts[k]) for k in KINDS)
+    out.append(f"| **{package}** | {cells} | **{percent(whole.score())}** | |")
+    for heading, kinds in (
+        ("Survived (no listed test failed, or none reaches the mutant)", {"survived", "no tests"}),
+        ("Equivalent (mutation/equivalents.toml)", {"equivalent"}),
+        ("Timeout (counted as detected)", {"timeout"}),
+        ("Other outcomes (crash of the test run, interrupted)", {"other"}),
+    ):
+        chosen = [m for ms in per_module.values() for m in ms if m.kind in kinds]
+        if not chosen:
+            continue
+        out += ["", f"## {heading}", ""]
+        for mutant in chosen:
+            label = f"{mutant.name} ({mutant.kind})"
+            out.append(f"- {label}" + (f": {mutant.reason}" if mutant.reason else ""))
+            if mutant.diff:
+                out += [
+                    "",
+                    "  ```diff",
+                    *("  " + line for line in mutant.diff.splitlines()),
+                    "  ```",
+                ]
+    if stale:
+        out += ["", "## Equivalents that matched no surviving mutant (remove or correct)", ""]
+        out += [f"- {e.module} {e.function}: `{e.mutant}`" for e in stale]
+    return "\n".join(out) + "\n"
+
+
+def figures_row(package: str, mutants: Sequence[Mutant], target: int | None, when: str) -> str:
+    t = tally(mutants)
+    counted = t.total - t.counts["not checked"]
+    return (
+        f"| {package} | {counted} | {t.counts['killed']} | {t.counts['timeout']} | "
+        f"{t.undetected} | {t.counts['equivalent']} | {t.counts['not checked']} | "
+        f"{percent(t.score())} | {f'{target}%' if target is not None else '-'} | {when} |"
+    )
+
+
+FIGURES_HEADER = (
+    "| package | mutants | killed | timeout | survived | equivalent | not checked | score "
+    "| target | measured |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+)
+
+
+def rewrite_figures(document: str, rows: Mapping[str, str]) -> str:
+    """Replace (or add) the rows of ``rows``' packages in the document's figures table."""
+    begin, end = document.index(FIGURES_BEGIN), document.index(FIGURES_END)
+    table = document[begin + len(FIGURES_BEGIN) : end].strip().splitlines()
+    kept = {line.split("|")[1].strip(): line for line in table[2:] if line.startswith("|")}
+    kept.update(rows)
+    body = "\n".join([FIGURES_HEADER, *(kept[p] for p in sorted(kept))])
+    return document[: begin + len(FIGURES_BEGIN)] + "\n" + body + "\n" + document[end:]
+
+
+def commit() -> str:
+    result = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return result.stdout.strip() or "unknown"
+
+
+# --- the command -------------------------------------------------------------------------
+
+
+def select(mapping: MutationMap, package: str | None, module: str | None) -> list[str]:
+    """The modules to run: one module, one package's, or every target package's."""
+    if module is not None:
+        if module not in mapping.modules:
+            raise MapError(f"--module {module}: not in mutation/map.toml")
+        return [module]
+    if package is not None:
+        package = package.rstrip("/")
+        modules = mapping.package_modules(package)
+        if not modules:
+            raise MapError(f"--package {package}: no module of it in mutation/map.toml")
+        return modules
+    return [m for p in mapping.targets for m in mapping.package_modules(p)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--package", help="a folder, e.g. controller/journal (default: targets)")
+    parser.add_argument("--module", help="one module, e.g. controller/journal/seal.py")
+    parser.add_argument("--budget", type=float, default=3600.0, help="seconds for the run")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once")
+    parser.add_argument("--fresh", action="store_true", help="forget earlier results")
+    parser.add_argument("--report-only", action="store_true", help="report the last results")
+    args = parser.parse_args(argv)
+    # A make run in the background starts with SIGINT ignored, and mutmut would inherit that;
+    # it stops cleanly (saving what it finished) only on SIGINT, the budget's signal.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        mapping = load_map()
+        equivalents = load_equivalents()
+        modules = select(mapping, args.package, args.module)
+    except (MapError, OSError) as err:
+        print(f"mutate: {err}", file=sys.stderr)
+        return 2
+    command = "make mutate" + "".join(
+        f" {k.upper()}={v}"
+        for k, v in (("package", args.package), ("module", args.module))
+        if v is not None
+    )
+    deadline = time.monotonic() + args.budget
+    notes: dict[str, str] = {}
+    for module in modules:
+        tests = mapping.modules[module]
+        if not tests:
+            notes[module] = "not mutated: no tests listed"
+            continue
+        if args.fresh:
+            shutil.rmtree(work_folder(module), ignore_errors=True)
+        if args.report_only:
+            notes[module] = "last results"
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0:
+            notes[module] = "not run: time budget spent"
+            continue
+        started = time.monotonic()
+        notes[module] = run_mutmut(module, tests, left, args.jobs)
+        print(f"{module}: {notes[module]} ({time.monotonic() - started:.0f} s)", flush=True)
+    by_package: dict[str, dict[str, list[Mutant]]] = {}
+    for module in modules:
+        results = module_results(module, equivalents) if mapping.modules[module] else []
+        by_package.setdefault(package_of(module), {})[module] = results
+    WORK.mkdir(parents=True, exist_ok=True)
+    rows = {}
+    when = f"{datetime.date.today().isoformat()}, {commit()}"
+    for package, per_module in by_package.items():
+        mutants = [m for ms in per_module.values() for m in ms]
+        stale = stale_equivalents(equivalents, mutants, per_module)
+        report = package_report(package, per_module, notes, stale, command)
+        path = WORK / (package.replace("/", ".") + ".md")
+        path.write_text(report, encoding="utf-8")
+        whole = tally(mutants)
+        print(
+            f"{package}: {whole.total} mutants, {whole.counts['killed']} killed, "
+            f"{whole.counts['timeout']} timeout, {whole.undetected} survived, "
+            f"{whole.counts['equivalent']} equivalent, {whole.counts['not checked']} not checked: "
+            f"{percent(whole.score())} (report: {path.relative_to(ROOT)})"
+        )
+        if args.module is None:
+            rows[package] = figures_row(package, mutants, mapping.targets.get(package), when)
+    if rows and DOC.exists():
+        DOC.write_text(rewrite_figures(DOC.read_text(encoding="utf-8"), rows), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""The mutation map cannot rot: every product module is in mutation/map.toml, every test it
+lists exists, every equivalent mutant names a real function and gives a reason, and the
+runner's counting is the one docs/testing.md states (checked on hand-made results).
+
+Nothing here runs mutmut: `make mutate` does (docs/testing.md), outside `make test`.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("mutation_run", ROOT / "mutation" / "run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["mutation_run"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+run = _load()
+MAPPING = run.load_map()
+
+
+def test_every_product_module_is_in_the_map_and_nothing_else() -> None:
+    modules = set(run.product_modules())
+    assert modules, "no product module found"
+    assert sorted(modules - set(MAPPING.modules)) == [], "modules missing from mutation/map.toml"
+    assert sorted(set(MAPPING.modules) - modules) == [], "map entries with no module"
+
+
+def test_every_listed_test_file_exists_and_is_a_test_module() -> None:
+    missing = [
+        f"{module}: {test}"
+        for module, tests in MAPPING.modules.items()
+        for test in tests
+        if not (ROOT / test).is_file() or not Path(test).name.startswith("test_")
+    ]
+    assert missing == []
+
+
+def test_every_target_package_has_mapped_modules_with_tests() -> None:
+    for package, target in MAPPING.targets.items():
+        assert 0 < target <= 100
+        modules = MAPPING.package_modules(package)
+        assert modules, f"target {package} has no module in the map"
+        assert any(MAPPING.modules[m] for m in modules), f"target {package} mutates nothing"
+
+
+def _functions(module: str) -> set[str]:
+    tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    names.add(f"{node.name}.{item.name}")
+    return names
+
+
+def test_every_equivalent_names_a_mapped_function_and_a_reason() -> None:
+    for entry in run.load_equivalents():
+        assert entry.module in MAPPING.modules, entry
+        assert entry.function in _functions(entry.module), entry
+        assert len(entry.reason.split()) >= 4, f"say why it is equivalent: {entry}"
+
+
+def test_a_malformed_map_is_one_line_naming_the_entry(tmp_path: Path) -> None:
+    bad = tmp_path / "map.toml"
+    bad.write_text('[modules]\n"drivers/shoe.py" = "tests/test_shoe.py"\n')
+    with pytest.raises(run.MapError, match=r"modules\.drivers/shoe\.py: a list"):
+        run.load_map(bad)
+    bad.write_text('[targets]\n"drivers" = 101\n')
+    with pytest.raises(run.MapError, match=r"targets\.drivers: a percentage 0-100"):
+        run.load_map(bad)
+    bad.write_text('[targets]\n"drivers" = 100\n')
+    assert run.load_map(bad).targets == {"drivers": 100}
+    bad.write_text('[[equivalent]]\nmodule = "drivers/shoe.py"\nfunction = "f"\nmutant = "x"\n')
+    with pytest.raises(run.MapError, match="equivalent #1: reason missing"):
+        run.load_equivalents(bad)
+
+
+def test_the_score_counts_timeouts_as_detected_and_leaves_out_equivalents() -> None:
+    # Hand-worked: 6 killed + 1 timeout detected, 2 survived + 1 unreached not;
+    # equivalents and unchecked mutants are not in the denominator: 7 / 10 = 70%.
+    kinds = ["killed"] * 6 + ["timeout", "survived", "survived", "no tests"]
+    kinds += ["equivalent", "equivalent", "not checked"]
+    tally = run.tally(run.Mutant(str(i), "m.py", "f", k) for i, k in enumerate(kinds))
+    assert tally.score() == pytest.approx(70.0)
+    assert run.tally([]).score() is None
+    assert [run.kind_of(c) for c in (1, 0, 33, 36, -24, None)] == [
+        "killed",
+        "survived",
+        "no tests",
+        "timeout",
+        "timeout",
+        "not checked",
+    ]
+
+
+DIFF = """--- drivers/shoe.py
++++ drivers/shoe.py
+@@ -1,3 +1,3 @@
+ def f(x):
+-    return x < 3
++    return x <= 3
+"""
+
+
+def test_an_equivalent_matches_its_module_function_and_mutated_line_only() -> None:
+    entry = run.Equivalent("drivers/shoe.py", "Shoe.f", "return x <= 3", "same for integers")
+    name = "drivers.shoe.xǁShoeǁf__mutmut_4"
+    assert run.function_of(name) == "Shoe.f"
+    assert run.function_of("drivers.shoe.x_g__mutmut_1") == "g"
+    mutant = run.Mutant(name, "drivers/shoe.py", "Shoe.f", "survived", DIFF)
+    assert run.match_equivalent(mutant, [entry]) is entry
+    other_line = run.Mutant(name, "drivers/shoe.py", "Shoe.f", "survived", DIFF.replace("<=", ">"))
+    assert run.match_equivalent(other_line, [entry]) is None
+    other_function = run.Mutant(name, "drivers/shoe.py", "Shoe.g", "survived", DIFF)
+    assert run.match_equivalent(other_function, [entry]) is None
+
+
+def test_the_docs_figures_table_is_the_runners_and_names_known_packages() -> None:
+    document = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+    assert run.FIGURES_BEGIN in document and run.FIGURES_END in document
+    table = document[document.index(run.FIGURES_BEGIN) : document.index(run.FIGURES_END)]
+    assert run.FIGURES_HEADER in table
+    rows = re.findall(r"^\| ([\w/]+) \| \d", table, re.MULTILINE)  # rows, not the header
+    assert set(rows) <= set(MAPPING.packages())
+    # Rewriting with the same row changes nothing else in the document.
+    row = next(line for line in table.splitlines() if line.startswith(f"| {rows[0]} |"))
+    assert run.rewrite_figures(document, {rows[0]: row}) == document
+
+
+def test_make_mutate_is_not_part_of_make_test() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    test_rule = re.search(r"^test:(.*)$", makefile, re.MULTILINE)
+    assert test_rule is not None and "mutate" not in test_rule.group(1)
+    assert re.search(r"^mutate:", makefile, re.MULTILINE)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "mutate" not in ci
+
+
+def test_the_tests_docs_testing_md_names_exist() -> None:
+    # "tests/x.py::name" names a test; a following "::other" is in the same file.
+    document = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+    named = 0
+    for line in document.splitlines():
+        current: Path | None = None
+        for match in re.finditer(r"(tests/\w+\.py)|::(\w+)", line):
+            if match.group(1):
+                current = ROOT / match.group(1)
+                assert current.is_file(), match.group(1)
+                continue
+            assert current is not None, line
+            tree = ast.parse(current.read_text(encoding="utf-8"))
+            names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+            assert match.group(2) in names, f"{current.name}::{match.group(2)}"
+            named += 1
+    assert named >= 10
