@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 PYTEST_JOBS ?= auto
 
 .PHONY: run test system-deps lint typecheck unit bench systemd-check clean deb vm-test floor-demo \
-    compiled firmware firmware-test mutate
+    compiled firmware firmware-test image mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,19 +28,24 @@ run: $(STAMP)
 ## lintian checks it; mmdebstrap, mkfs.ext4, QEMU and qemu-img (qemu-utils) boot it
 ## (make vm-test); the floor tests start mosquitto (TLS certificates from openssl),
 ## PostgreSQL 15 and headless Chromium;
-## qemu-user-static and arch-test let mmdebstrap make the arm64 root of vm_tests/arm64.py;
-## gcc-arm-none-eabi, picolibc-arm-none-eabi and qemu-system-arm build the device firmware
-## for a Cortex-M and run it on emulated mps2-an385 boards (firmware/, docs/firmware.md).
+## qemu-user-static and arch-test let mmdebstrap make arm64 roots (vm_tests/arm64.py, the arm64
+## package's build root, the Raspberry Pi image); gcc-aarch64-linux-gnu and its libc compile the
+## arm64 rules engine (make deb ARCH=arm64); dosfstools, mtools and fdisk make the image's
+## partitions (make image); qemu-system-arm boots it (vm_tests/test_boot_arm64.py) and runs
+## the device firmware: gcc-arm-none-eabi and picolibc-arm-none-eabi build it for a Cortex-M,
+## run on emulated mps2-an385 boards (firmware/, docs/firmware.md).
 SYSTEM_COMMANDS := systemd-analyze dpkg-buildpackage dh_virtualenv gcc lintian mmdebstrap \
     mkfs.ext4 qemu-system-x86_64 qemu-img mosquitto mosquitto_passwd openssl chromium chromedriver \
     /usr/lib/postgresql/15/bin/initdb qemu-aarch64-static arch-test arm-none-eabi-gcc strace \
-    qemu-system-arm /usr/lib/picolibc/arm-none-eabi/picolibc.specs
+    qemu-system-arm /usr/lib/picolibc/arm-none-eabi/picolibc.specs qemu-system-aarch64 \
+    aarch64-linux-gnu-gcc mkfs.vfat mcopy sfdisk
 system-deps:
 	@missing=; for c in $(SYSTEM_COMMANDS); do command -v $$c >/dev/null || [ -f $$c ] || missing="$$missing $$c"; done; \
 	[ -f /usr/include/python3.11/Python.h ] || missing="$$missing Python.h"; \
+	[ -f /usr/aarch64-linux-gnu/lib/crti.o ] || missing="$$missing libc6-dev-arm64-cross"; \
 	[ -z "$$missing" ] || { echo "system-deps: installing for$$missing"; \
 	    if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 qemu-utils qemu-user-static arch-test mosquitto postgresql chromium chromium-driver openssl gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm strace; }
+	    $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends systemd debhelper dh-virtualenv build-essential python3.11-dev python3.11-venv lintian mmdebstrap e2fsprogs qemu-system-x86 qemu-utils qemu-user-static arch-test mosquitto postgresql chromium chromium-driver openssl gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross dosfstools mtools fdisk strace; }
 
 test: system-deps lint typecheck unit firmware-test vm-test
 
@@ -57,13 +62,21 @@ firmware-test: firmware $(STAMP)
 	$(MAKE) -s -C firmware test
 	$(BIN)/pytest -q -n $(PYTEST_JOBS) -p no:cacheprovider hil_tests --devices firmware -m "not soak"
 
-## The Debian package, build/deb/dealer-station_<version>_<arch>.deb (debian/, dh-virtualenv).
-deb: system-deps
-	$(PYTHON) vm_tests/debbuild.py
+## The Debian package, build/deb/dealer-station_<version>_<arch>.deb (debian/, dh-virtualenv);
+## ARCH=arm64 builds the Raspberry Pi's on this machine (vm_tests/debbuild_arm64.py).
+deb: system-deps $(STAMP)
+	$(PYTHON) vm_tests/debbuild.py $(if $(ARCH),--arch $(ARCH))
 
-## The package booted in a Debian 12 VM under QEMU with the devices on USB (vm_tests/).
+## The flashable Raspberry Pi image, build/image/dealer-station-pi-arm64.img (pi-image/,
+## vm_tests/pi_image.py; docs/operations.md, "The image"); builds the arm64 package first.
+image: system-deps $(STAMP)
+	$(PYTHON) vm_tests/pi_image.py
+
+## The package booted in a Debian 12 VM under QEMU with the devices on USB, and the Raspberry
+## Pi image booted on arm64 (vm_tests/): the two guests at once, a file to a worker (their
+## tests wait on timers in the guests, NTP polls and watchdogs, which then overlap).
 vm-test: system-deps $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider vm_tests
+	$(BIN)/pytest -q -n 2 --dist loadfile -p no:cacheprovider vm_tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

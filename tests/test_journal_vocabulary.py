@@ -33,6 +33,7 @@ NOT_SIMULATED = {
     "round_voided": "the simulated supervisor resumes",
     "button_ignored": "the simulated dealer presses buttons only when they mean something",
     "hole_card_rejected": "the simulated shoe reports the hole card only when it is due",
+    "clock": "the daemon journals its clock (tests/test_clock.py); a simulation runs no daemon",
 }
 
 

@@ -31,6 +31,15 @@ def test_wait_returns_once_every_expected_event_is_handled_and_the_station_idles
     assert (got.state, seq) == (State.DEALING, 2)
 
 
+def test_the_default_deadline_is_the_pacers_stuck_seconds() -> None:
+    pacer = Pacer(stuck_seconds=0.02)  # a station in an emulated machine is given longer
+    pacer.expect(CardDrawn)
+    with pytest.raises(SimulationStuckError, match=r"no progress for 0 s"):
+        pacer.wait(0)
+    with pytest.raises(SimulationStuckError, match=r"no progress for 0 s"):
+        pacer.until(lambda _view: True)
+
+
 def test_an_event_seen_before_its_expectation_counts_for_it() -> None:
     pacer = Pacer()
     pacer.expect(CardDrawn)

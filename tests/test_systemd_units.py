@@ -114,7 +114,13 @@ def test_the_unit_has_what_the_station_needs() -> None:
         v for k, v in settings if k == "SystemCallFilter"
     }
     allowed = {v.split()[0] for k, v in settings if k == "DeviceAllow"}
-    assert allowed == {"char-ttyUSB", "char-ttyACM", "char-usb_device", "char-gpiochip"}
+    assert allowed == {
+        "char-ttyUSB",
+        "char-ttyACM",
+        "char-ttyAMA",
+        "char-usb_device",
+        "char-gpiochip",
+    }
     # These break the devices (docs/pitfalls.md): the tty list, the device groups, /proc reads.
     assert not {"PrivateDevices", "PrivateUsers", "ProcSubset"} & set(single)
 

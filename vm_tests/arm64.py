@@ -143,26 +143,43 @@ def recipe_hash() -> str:
     return hashlib.sha256(text).hexdigest()[:16]
 
 
-def cached_root(log: Path) -> Path:
-    """The arm64 root for the current recipe, built with mmdebstrap if missing (atomically)."""
-    target = CACHE / recipe_hash()
-    if (target / "root" / "usr" / "bin" / "python3.11").exists():
+def arm64_root(
+    target: Path,
+    packages: str,
+    log: Path,
+    *,
+    marker: str,
+    hooks: Sequence[str] = (),
+    mirrors: Sequence[str] = MIRRORS,
+) -> Path:
+    """``target/root``: an arm64 bookworm root made by ``mmdebstrap --variant=apt`` with
+    ``packages`` (and mmdebstrap's ``hooks`` options), unless one with ``marker`` (a path in
+    it) is there already. Made under a temporary name beside ``target``, then renamed: a
+    half-made root is never used. The cache of vm_tests/arm64.py, the arm64 package's build
+    root and the Raspberry Pi image's base root."""
+    if (target / "root" / marker).exists():
         return target / "root"
-    CACHE.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="build-", dir=CACHE))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="building-", dir=target.parent))
     try:
         run_host(
-            ["nice", "-n", "19", "mmdebstrap", "--mode=root", "--arch=arm64",
-             "--variant=apt", f"--include={PACKAGES}", SUITE, str(work / "root"), *MIRRORS],
+            ["nice", "-n", "19", "mmdebstrap", "--mode=root", "--arch=arm64", "--variant=apt",
+             f"--include={packages}", *hooks, SUITE, str(work / "root"), *mirrors],
             log,
         )  # fmt: skip
-        (work / "recipe.json").write_text(json.dumps(RECIPE, indent=1))
         shutil.rmtree(target, ignore_errors=True)
         os.replace(work, target)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     return target / "root"
+
+
+def cached_root(log: Path) -> Path:
+    """The arm64 root for the current recipe, built with mmdebstrap if missing."""
+    root = arm64_root(CACHE / recipe_hash(), PACKAGES, log, marker="usr/bin/python3.11")
+    (root.parent / "recipe.json").write_text(json.dumps(RECIPE, indent=1))
+    return root
 
 
 def source_files() -> list[str]:

@@ -8,6 +8,7 @@ sources it came from; ``built_deb()`` reuses it while the sources are unchanged.
 
     python3 vm_tests/debbuild.py           # build unless up to date; prints the path
     python3 vm_tests/debbuild.py --force   # build anyway
+    sudo python3 vm_tests/debbuild.py --arch arm64   # the Raspberry Pi's (debbuild_arm64.py)
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ OUT = ROOT / "build" / "deb"
 #: changing them does not rebuild it. Nor is floor/ (the floor's collector and monitor run
 #: off the table: the station never needs them).
 PACKAGED = ("controller/", "drivers/", "firmware_bridge/", "debian/", "systemd/", "docs/",
-            "examples/", "README.md", "pyproject.toml")  # fmt: skip
+            "examples/", "README.md", "pyproject.toml", "setup.py")  # fmt: skip
 
 
 def source_files(root: Path = ROOT) -> list[Path]:
@@ -70,20 +71,23 @@ def changelog_version(root: Path = ROOT) -> str:
     ).stdout.strip()
 
 
+def host_arch() -> str:
+    """This machine's Debian architecture (``dpkg --print-architecture``)."""
+    return subprocess.run(
+        ["dpkg", "--print-architecture"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
 def deb_path(arch: str | None = None) -> Path:
     """Where the .deb for ``arch`` (default: this machine's) lands."""
-    if arch is None:
-        arch = subprocess.run(
-            ["dpkg", "--print-architecture"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    return OUT / f"dealer-station_{changelog_version()}_{arch}.deb"
+    return OUT / f"dealer-station_{changelog_version()}_{arch or host_arch()}.deb"
 
 
 def build(arch: str | None = None) -> Path:
     """Build the .deb from a copy of the sources; returns its path."""
     wanted = deb_path(arch)
     digest = source_hash()
-    src = OUT / "src" / f"dealer-station-{changelog_version()}"
+    src = OUT / f"src-{arch or host_arch()}" / f"dealer-station-{changelog_version()}"
     if src.parent.exists():
         shutil.rmtree(src.parent)
     src.mkdir(parents=True)
@@ -95,9 +99,22 @@ def build(arch: str | None = None) -> Path:
             target.symlink_to(os.readlink(origin))
         else:
             shutil.copy2(origin, target)
+    if arch is not None and arch != host_arch():
+        if arch != "arm64":
+            raise RuntimeError(f"no build recipe for {arch} on {host_arch()} (arm64 only)")
+        # The Raspberry Pi's package: vm_tests/debbuild_arm64.py (a cross compiler for the
+        # compiled rules engine, dpkg-buildpackage in an arm64 root under emulation).
+        from arm64 import Arm64Error
+        from debbuild_arm64 import build as build_arm64
+
+        try:
+            build_arm64(src, wanted, str(ROOT / ".venv" / "bin" / "python"))
+        except Arm64Error as err:
+            raise RuntimeError(str(err)) from err
+        wanted.with_suffix(".source-hash").write_text(digest + "\n")
+        shutil.rmtree(src.parent)
+        return wanted
     command = ["nice", "dpkg-buildpackage", "-b", "-us", "-uc"]
-    if arch is not None:
-        command.append(f"--host-arch={arch}")
     with (OUT / "build.log").open("wb") as log:
         done = subprocess.run(command, cwd=src, stdout=log, stderr=subprocess.STDOUT, check=False)
     if done.returncode != 0:

@@ -38,21 +38,28 @@ MIRRORS = (
 )
 IMAGE_SIZE = "1536M"
 
-AGENT_UNIT = """\
+
+def agent_unit(mount: str, python: str) -> str:
+    """``vm-agent.service``: mount the payload disk at ``mount``, run its agent with
+    ``python`` (the guest's own, as the test's guests differ)."""
+    return f"""\
 [Unit]
 Description=dealer-station boot test agent (payload disk /dev/vdb)
 Requires=dev-vdb.device
 After=dev-vdb.device
 
 [Service]
-ExecStartPre=/bin/mkdir -p /mnt/payload
-ExecStartPre=/bin/mount -o ro /dev/vdb /mnt/payload
-ExecStart=/usr/bin/python3 /mnt/payload/agent.py
+ExecStartPre=/bin/mkdir -p {mount}
+ExecStartPre=/bin/mount -o ro /dev/vdb {mount}
+ExecStart={python} {mount}/agent.py
 StandardOutput=journal
 
 [Install]
 WantedBy=multi-user.target
 """
+
+
+AGENT_UNIT = agent_unit("/mnt/payload", "/usr/bin/python3")
 
 # Run on the host with the new root as $1.
 HOOK = """\

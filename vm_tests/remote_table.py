@@ -28,7 +28,7 @@ from vm import GuestError, Vm
 from controller.rules.cards import Card
 from controller.rules.profiles import get_profile
 from controller.simulation.dealing import Dealing
-from controller.simulation.pacer import Pacer
+from controller.simulation.pacer import STUCK_SECONDS, Pacer
 from controller.simulation.remote import ControlSide, observe_log_line
 from controller.simulation.runner import SimulationSettings, dealing_plan
 from controller.table.prompts import State
@@ -101,10 +101,15 @@ class RemoteTable:
     """The runner's dealing loop against the station in the guest (module docstring)."""
 
     def __init__(
-        self, vm: Vm, doubles: DoublesClient, settings: SimulationSettings, cover_at: int
+        self,
+        vm: Vm,
+        doubles: DoublesClient,
+        settings: SimulationSettings,
+        cover_at: int,
+        stuck_seconds: float = STUCK_SECONDS,
     ) -> None:
         self.settings = settings
-        self.pacer = Pacer()
+        self.pacer = Pacer(stuck_seconds)
         self.table_profile = get_profile(settings.profile)
         # One dealer for the whole test: it remembers the chips.
         self.dealing = Dealing(

@@ -130,16 +130,31 @@ class Rig:
     doubles: ServedDoubles
     table: RemoteTable
     feed: LogFeed
+    #: The deadline of one step in the guest (a systemctl, a restart to READY).
+    step: float = STEP
 
     def show(self, prop: str) -> str:
         return self.vm.sh(f"systemctl show -P {prop} dealer-station").strip()
 
-    def wait_ready(self, since: int, timeout: float = STEP) -> dict[str, object]:
+    def wait_ready(self, since: int) -> dict[str, object]:
         """The station's "ready" log line from ``since`` on."""
-        _, entry = self.vm.log_wait(since, timeout, fields={"event": "ready"})
+        _, entry = self.vm.log_wait(since, self.step, fields={"event": "ready"})
         station = entry["station"]
         assert isinstance(station, dict)
         return station
+
+
+def print_diagnostics(vm: Vm, units: tuple[str, ...], times: dict[str, float]) -> None:
+    """At a rig's end: the console's last lines, the units' last log lines and the timings
+    (shown with -s, or -rA under xdist)."""
+    print(f"\nconsole:\n{vm.console_tail(20)}")
+    try:
+        where = " ".join(f"-u {unit}" for unit in units)
+        print(vm.sh(f"journalctl --no-pager -n 60 {where} | cut -c1-400", check=False,
+                    timeout=30))  # fmt: skip
+    except Exception as err:  # diagnostics only
+        print(f"no journal: {err}")
+    print("timings: " + json.dumps({k: round(v, 1) for k, v in times.items()}))
 
 
 @pytest.fixture(scope="module")
@@ -172,13 +187,7 @@ def rig() -> Iterator[Rig]:
         feed_ = locals().get("feed")
         if feed_ is not None:
             feed_.stop()
-        print(f"\nconsole:\n{vm.console_tail(20)}")
-        try:
-            print(vm.sh("journalctl --no-pager -n 60 -u dealer-station -u reader-gadget"
-                        " | cut -c1-400", check=False, timeout=30))  # fmt: skip
-        except Exception as err:  # diagnostics only
-            print(f"no journal: {err}")
-        print("timings: " + json.dumps({k: round(v, 1) for k, v in TIMES.items()}))
+        print_diagnostics(vm, ("dealer-station", "reader-gadget"), TIMES)
         vm.close()
         doubles.close()
         shutil.rmtree(work, ignore_errors=True)
@@ -191,6 +200,32 @@ def unit_log_after_each_test(rig: Rig) -> Iterator[None]:
     print(f"\nfeed error: {rig.feed.error}; pacer seq {rig.table.pacer.seq}")
     print(rig.vm.sh("journalctl --no-pager -n 12 -o cat -u dealer-station | cut -c1-250",
                     check=False, timeout=30))  # fmt: skip
+
+
+def _pairing_mode(rig: Rig, kind: str, on: bool) -> None:
+    """Hold (or let go) the device's pairing button; the panel board reads its own key switch
+    for pairing, so that is turned too."""
+    if kind == "card_reader":
+        rig.vm.reader("set", "pairing_button", on)
+    else:
+        rig.doubles.client.set(kind, "pairing_button", on)
+    if kind == "panel":
+        rig.doubles.client.call("panel", "turn_key", on)
+
+
+def pair_devices(rig: Rig) -> None:
+    """Pair every device as the service user, its pairing button held (docs/operations.md,
+    step 3); a panel-board table has no GPIO key line for pairing to read
+    (--without-key-switch)."""
+    for kind in ("shuffler", "shoe", "panel", "card_reader"):
+        _pairing_mode(rig, kind, True)
+        out = rig.vm.sh(
+            "runuser -u dealer-station -g dealer-station -G dialout --"
+            f" dealer-station pair {kind} --config /etc/dealer-station/station.toml"
+            " --without-key-switch --timeout 60"
+        )
+        assert f"{kind} paired" in out
+        _pairing_mode(rig, kind, False)
 
 
 def test_install_leaves_the_service_stopped_until_configured(rig: Rig) -> None:
@@ -249,27 +284,7 @@ def test_configured_and_enabled_it_reaches_ready(rig: Rig) -> None:
     )
     vm.sh("runuser -u dealer-station -- dealer-station journal setup-keys"
           " --config /etc/dealer-station/station.toml >/dev/null")  # fmt: skip
-    # Pair every device, its pairing button held (docs/operations.md, step 3); a panel-board
-    # table has no GPIO key line for pairing to read (--without-key-switch).
-    for kind in ("shuffler", "shoe", "panel", "card_reader"):
-        if kind == "card_reader":
-            vm.reader("set", "pairing_button", True)
-        else:
-            rig.doubles.client.set(kind, "pairing_button", True)
-        if kind == "panel":  # the board reads its own key switch for pairing
-            rig.doubles.client.call("panel", "turn_key", True)
-        out = vm.sh(
-            "runuser -u dealer-station -g dealer-station -G dialout --"
-            f" dealer-station pair {kind} --config /etc/dealer-station/station.toml"
-            " --without-key-switch --timeout 60"
-        )
-        assert f"{kind} paired" in out
-        if kind == "card_reader":
-            vm.reader("set", "pairing_button", False)
-        else:
-            rig.doubles.client.set(kind, "pairing_button", False)
-        if kind == "panel":
-            rig.doubles.client.call("panel", "turn_key", False)
+    pair_devices(rig)
     assert vm.sh("stat -c %U:%a /var/lib/dealer-station/pairing").strip() == "dealer-station:700"
     started = time.monotonic()
     vm.sh("systemctl enable --now dealer-station", timeout=STEP)  # Type=notify: READY=1
@@ -325,8 +340,8 @@ def test_stop_journals_clean_shutdown(rig: Rig) -> None:
 def _restarted(rig: Rig, mark: int) -> dict[str, object]:
     """Wait for the station's "ready" after ``mark`` and until the dealer's pacer has seen
     everything up to it (the table as the restarted station restored it)."""
-    index, entry = rig.vm.log_wait(mark, STEP, fields={"event": "ready"})
-    rig.feed.wait_past(index)
+    index, entry = rig.vm.log_wait(mark, rig.step, fields={"event": "ready"})
+    rig.feed.wait_past(index, rig.step)
     station = entry["station"]
     assert isinstance(station, dict)
     return station
@@ -369,7 +384,7 @@ def test_sigstop_the_watchdog_restarts_it_within_watchdogsec(rig: Rig) -> None:
     mark = vm.log_mark()
     stopped_at = int(vm.sh("date +%s%6N; systemctl kill --signal=SIGSTOP --kill-whom=main"
                            " dealer-station").split()[0])  # fmt: skip
-    _, timeout_entry = vm.log_wait(mark, STEP, contains="Watchdog timeout")
+    _, timeout_entry = vm.log_wait(mark, rig.step, contains="Watchdog timeout")
     fired = (int(timeout_entry["__REALTIME_TIMESTAMP"]) - stopped_at) / 1e6
     TIMES["SIGSTOP to watchdog timeout"] = fired
     # The last ping came at most WatchdogSec/2 before the stop (the loop pings every half).

@@ -31,6 +31,49 @@ KERNEL_ARGS = (
 )
 
 
+@dataclass(frozen=True)
+class Machine:
+    """How QEMU boots one kind of guest: the emulator, its machine and CPU, the kernel's
+    command line, the disk in the image directory and where the console goes."""
+
+    qemu: str
+    machine: tuple[str, ...]
+    kernel_args: str
+    disk: str
+    disk_format: str = "raw"
+
+    def console(self, path: Path) -> list[str]:
+        """The arguments that write the guest's console to ``path``."""
+        if self.qemu == "qemu-system-x86_64":
+            return ["-serial", f"file:{path}"]
+        # arm64: the console on a virtio console, leaving the PL011 UART to the test.
+        return ["-chardev", f"file,id=console,path={path}", "-device",
+                "virtconsole,chardev=console"]  # fmt: skip
+
+
+#: The boot test's Debian 12 amd64 guest (image.py).
+AMD64 = Machine(
+    "qemu-system-x86_64", ("-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2"),
+    KERNEL_ARGS, "root.img",
+)  # fmt: skip
+#: The Raspberry Pi image (pi_image.py's test.img) on QEMU's generic arm64 board: the Pi 4's
+#: Cortex-A72, the image's own root by its label (read-only, as on the Pi), the console on the
+#: screen as the image has it (the PL011 UART, ttyAMA0 as on the Pi, is the table's; a
+#: console on the virtio console, whose driver is not in the image's initramfs, lost PID 1's
+#: console early in the boot and the guest reset).
+#: systemd.watchdog_sec=60: the hardware watchdog fed as the image configures it, with a
+#: longer timeout than the Pi's 14 s: the board's watchdog counts real time, and a TCG guest on
+#: a loaded 2-core machine was starved for longer than 14 s and reset in the middle of a test
+#: (the hung-system test, the last, puts the image's 14 s back before it freezes PID 1).
+ARM64 = Machine(
+    "qemu-system-aarch64",
+    ("-machine", "virt", "-accel", "tcg,thread=multi", "-cpu", "cortex-a72", "-smp", "2"),
+    "root=LABEL=RASPIROOT ro rootwait console=tty0 net.ifnames=0 systemd.watchdog_sec=60"
+    " systemd.show_status=false loglevel=4 panic=-1",
+    "test.img",
+)  # fmt: skip
+
+
 class GuestError(Exception):
     """The guest did not do what was asked; one line."""
 
@@ -55,14 +98,27 @@ class Vm:
     """One guest (see the module docstring); ``close`` kills QEMU."""
 
     def __init__(
-        self, workdir: Path, image: Path, payload: Path, usb: list[UsbSerial], memory: int = 1536
+        self,
+        workdir: Path,
+        image: Path,
+        payload: Path,
+        usb: list[UsbSerial],
+        memory: int = 1536,
+        *,
+        machine: Machine = AMD64,
+        extra: tuple[str, ...] = (),
+        prefix: tuple[str, ...] = (),
+        disk_size: str | None = None,
     ) -> None:
+        """Boot ``image`` on ``machine``; ``extra`` QEMU arguments are added, and the
+        command runs behind ``prefix`` (``nsenter --net=...`` for a network of its own).
+        ``disk_size`` makes the guest's disk larger than the image (a bigger card)."""
         self.workdir = workdir
         self.usb = {u.id: u for u in usb}
         overlay = workdir / "root.qcow2"
         subprocess.run(
-            ["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
-             "-b", str(image / "root.img"), str(overlay)],
+            ["qemu-img", "create", "-q", "-f", "qcow2", "-F", machine.disk_format,
+             "-b", str(image / machine.disk), str(overlay), *([disk_size] if disk_size else [])],
             check=True,
         )  # fmt: skip
         disk = workdir / "payload.img"
@@ -71,18 +127,18 @@ class Vm:
         self.qmp_path = workdir / "qmp.sock"
         self.console = workdir / "console.log"
         command = [
-            "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2",
-            "-m", str(memory), "-display", "none", "-no-reboot", "-nic", "none",
+            *prefix, machine.qemu, *machine.machine,
+            "-m", str(memory), "-display", "none", "-no-reboot",
             "-kernel", str(image / "vmlinuz"), "-initrd", str(image / "initrd.img"),
-            "-append", KERNEL_ARGS,
+            "-append", machine.kernel_args,
             "-drive", f"file={overlay},format=qcow2,if=virtio",
             "-drive", f"file={disk},format=raw,if=virtio,readonly=on",
-            "-serial", f"file:{self.console}",
-            "-device", "virtio-serial-pci",
+            "-device", "virtio-serial-pci", *machine.console(self.console),
             "-chardev", f"socket,id=agent,path={self.agent_path},server=on,wait=off",
             "-device", "virtserialport,chardev=agent,name=agent",
             "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
             "-device", "qemu-xhci,id=xhci",
+            *(extra or ("-nic", "none")),
         ]  # fmt: skip
         for device in usb:
             command += ["-chardev", f"socket,id={device.id},path={device.socket},reconnect=1"]
@@ -122,16 +178,21 @@ class Vm:
         return time.monotonic() - self.started
 
     def _dispatch(self, sock: socket.socket) -> None:
-        """Hand each agent reply to the caller waiting for its id."""
-        for line in sock.makefile("rb"):
-            reply = json.loads(line)
+        """Hand each agent reply to the caller waiting for its id; when the connection ends
+        (QEMU exited: the guest reset or powered off), tell every caller still waiting."""
+        try:
+            for line in sock.makefile("rb"):
+                reply = json.loads(line)
+                with self._lock:
+                    waiter = self._waiting.pop(reply.get("id"), None)
+                if waiter is not None:
+                    waiter.put(reply)
+        except OSError:
+            pass  # a reset connection ends like a closed one
+        finally:
             with self._lock:
-                waiter = self._waiting.pop(reply.get("id"), None)
-            if waiter is not None:
-                waiter.put(reply)
-        with self._lock:
-            for waiter in self._waiting.values():
-                waiter.put({"error": "agent connection closed"})
+                for waiter in self._waiting.values():
+                    waiter.put({"error": "agent connection closed"})
 
     def call(self, op: str, timeout: float = 60.0, **fields: Any) -> dict[str, Any]:
         """One agent request (thread-safe; requests run concurrently in the guest); waits
@@ -158,6 +219,19 @@ class Vm:
         if check and reply["rc"] != 0:
             raise GuestError(f"{cmd!r} -> {reply['rc']}: {reply['err'].strip()[-2000:]}")
         return str(reply["out"])
+
+    def wait_until(self, condition: str, what: str, timeout: float, diagnose: str = "") -> None:
+        """Wait until the shell ``condition`` holds in the guest (checked every 0.2 s there);
+        at the deadline a GuestError naming ``what``, with the output of ``diagnose``."""
+        reply = self.call(
+            "sh", timeout=timeout + 30,
+            cmd=f"timeout {timeout:.0f} sh -c 'until {condition}; do sleep 0.2; done'",
+        )  # fmt: skip
+        if reply["rc"] == 0:
+            return
+        details = self.sh(diagnose, timeout=60, check=False).strip() if diagnose else ""
+        ending = f"; {details}" if details else ""
+        raise GuestError(f"{what}: not within {timeout:.0f} s{ending}")
 
     def log_mark(self) -> int:
         """The number of the unit's journald entries so far."""
@@ -211,17 +285,30 @@ class Vm:
             self.events.append(reply)
 
     def wait_qmp_event(self, name: str, timeout: float) -> dict[str, Any]:
-        """Wait for a QMP event (``DEVICE_DELETED``...)."""
+        """Wait for a QMP event (``DEVICE_DELETED``, ``WATCHDOG``...); GuestError at the
+        deadline or when QEMU closes the monitor first."""
         assert self._qmp is not None
         for event in self.events:
             if event.get("event") == name:
                 self.events.remove(event)
                 return event
-        self._qmp.settimeout(timeout)
-        while True:
-            event = json.loads(self._qmp_reader.readline())
-            if event.get("event") == name:
-                return dict(event)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                self._qmp.settimeout(max(deadline - time.monotonic(), 0.01))
+                try:
+                    line = self._qmp_reader.readline()
+                except TimeoutError:
+                    raise GuestError(f"no QMP event {name} within {timeout:.0f} s") from None
+                if not line:
+                    raise GuestError(f"QEMU closed its monitor before a QMP event {name}")
+                event = json.loads(line)
+                if event.get("event") == name:
+                    return dict(event)
+                self.events.append(event)
+        finally:
+            if self._qmp is not None:
+                self._qmp.settimeout(30)
 
     def unplug(self, device_id: str, timeout: float = 60.0) -> None:
         """Pull a USB device out of the guest (``device_del``; waits until it is gone)."""

@@ -63,6 +63,16 @@ KINDS: Final[tuple[RecordKind, ...]] = (
         ),
     ),
     RecordKind(
+        "clock",
+        "synchronized, step_us",
+        (
+            "when the daemon starts serving, and whenever the wall clock becomes synchronised "
+            "(systemd-timesyncd) or steps by 50 ms or more against the monotonic clock "
+            "(`step_us`: the step, negative backwards; the rows before it are off by "
+            '`-step_us`). Row order is the id, never `ts` (docs/operations.md, "The clock")'
+        ),
+    ),
+    RecordKind(
         "seal",
         "epoch, head, mac, row, table",
         'after a round, a start or a stop, or 30 s of unsealed rows ("Forward-secure sealing")',

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from controller.service.config_panel import PanelConfig, parse_panel
+from controller.service.config_panel import PanelConfig, check_uart, parse_panel
 from controller.service.config_schema import Section
 from drivers.hal import DeviceKind
 from drivers.registry import DEVICES, DeviceSpec, Link
@@ -140,16 +140,24 @@ def parse_devices(section: Section) -> Devices:
     """Read ``[devices]``: each device of the registry from its section.
 
     Raises:
-        ConfigError: a required device missing, a panel both wired and a board, a bad or
-            unknown key.
+        ConfigError: a required device missing, a panel both wired and a board, a GPIO
+            panel on the Pi's UART pins while a device uses that UART, a bad or unknown key.
     """
     configured: dict[DeviceKind, DeviceSettings] = {}
     for spec in DEVICES:
         settings = _device(section, spec)
         if settings is not None:
             configured[spec.kind] = settings
+    devices = Devices(configured)
+    if isinstance(devices.panel, PanelConfig):
+        ports = {
+            spec.section: str(settings.port)
+            for spec in DEVICES
+            if isinstance(settings := configured.get(spec.kind), SerialDevice)
+        }
+        check_uart(devices.panel, section, ports)
     section.done()
-    return Devices(configured)
+    return devices
 
 
 def _device(devices: Section, spec: DeviceSpec) -> DeviceSettings | None:

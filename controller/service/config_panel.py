@@ -129,3 +129,32 @@ def parse_panel(section: Section) -> PanelConfig:
         supervisor_key=supervisor_key,
         wagers=dict(sorted(wagers.items(), key=lambda item: (item[0][0], item[0][1].value))),
     )
+
+
+#: The Raspberry Pi's UART on the header (GPIO 14 TXD, 15 RXD; the image enables it) and the
+#: names its port goes by: the image's udev name, the kernel's, Raspberry Pi OS's alias.
+UART_PINS: Final = (14, 15)
+UART_PORTS: Final = frozenset({"/dev/dealer-uart", "/dev/ttyAMA0", "/dev/serial0"})
+
+
+def check_uart(panel: PanelConfig, section: Section, ports: Mapping[str, str]) -> None:
+    """Refuse a GPIO panel wired to GPIO 14 or 15 while a device (``ports``: its section's
+    name -> its port) is on the Pi's UART: those are the UART's two lines.
+
+    Raises:
+        ConfigError: naming the pins, what the panel wired to them, and the device.
+    """
+    on_uart = sorted(name for name, port in ports.items() if port in UART_PORTS)
+    if not on_uart:
+        return
+    wired: dict[int, str] = {panel.supervisor_key: "supervisor_key"}
+    wired |= {pin: f"buttons.{button.value}" for button, pin in panel.buttons.items()}
+    wired |= {pin: f"leds.{led.value}" for led, pin in panel.leds.items()}
+    wired |= {pin: f"wagers.{seat}.{spot.value}" for (seat, spot), pin in panel.wagers.items()}
+    clash = [f"GPIO{pin} ({wired[pin]})" for pin in UART_PINS if pin in wired]
+    if clash:
+        raise section.error(
+            "panel",
+            f"{' and '.join(clash)} on the Raspberry Pi's UART (GPIO 14/15), which "
+            f"devices.{on_uart[0]} uses ({ports[on_uart[0]]}): wire the panel to free pins",
+        )

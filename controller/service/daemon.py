@@ -30,6 +30,7 @@ from controller.journal.verify import verify
 from controller.rules.legality import SEATS
 from controller.rules.profiles import Profile
 from controller.service import config as cfg
+from controller.service.clock import watching_clock
 from controller.service.config_schema import ConfigError
 from controller.service.logs import bind_round, bind_state, bind_table, configure_logging
 from controller.service.outbox import ack_beyond
@@ -270,7 +271,9 @@ def serve(built: Built, stopping: threading.Event | None = None) -> None:
         _log.info("signal", signal="received during the start")
         station.stop()
     try:
-        station.run()
+        # The Pi has no real-time clock: its state and every step are journalled (clock.py).
+        with watching_clock(built.journal):
+            station.run()
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

@@ -28,7 +28,10 @@ class SimulationStuckError(RuntimeError):
 class Pacer:
     """Keeps the actor in step with the station's main loop (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, stuck_seconds: float = STUCK_SECONDS) -> None:
+        #: How long :meth:`wait` and :meth:`until` wait for the station by default (longer
+        #: for a station in an emulated machine).
+        self.stuck_seconds = stuck_seconds
         # Sections that only read or write take the lock itself (a C-level ``with``); the
         # Condition's own ``with`` is a Python call each, and the dealer's loop takes the
         # lock a few times per action.
@@ -150,12 +153,13 @@ class Pacer:
             self._expected.clear()
             self._surplus.clear()
 
-    def wait(self, after_seq: int, timeout: float = STUCK_SECONDS) -> tuple[TableView, int]:
+    def wait(self, after_seq: int, timeout: float | None = None) -> tuple[TableView, int]:
         """The view once every expected event is handled, the station is idle, and at least
         one event came after ``after_seq``.
 
         Raises:
-            SimulationStuckError: nothing of the kind within ``timeout`` seconds.
+            SimulationStuckError: nothing of the kind within ``timeout`` seconds
+                (:attr:`stuck_seconds` when not given).
         """
         return self.until(lambda _view: True, after_seq, timeout)
 
@@ -163,14 +167,17 @@ class Pacer:
         self,
         predicate: Callable[[TableView], bool],
         after_seq: int = 0,
-        timeout: float = STUCK_SECONDS,
+        timeout: float | None = None,
     ) -> tuple[TableView, int]:
         """As :meth:`wait`, and the view also satisfies ``predicate``.
 
         Raises:
-            SimulationStuckError: the table did not get there within ``timeout`` seconds.
+            SimulationStuckError: the table did not get there within ``timeout`` seconds
+                (:attr:`stuck_seconds` when not given).
             BaseException: what the station's loop died of (:meth:`fail`).
         """
+        if timeout is None:
+            timeout = self.stuck_seconds
 
         def ready() -> bool:
             if self._failure is not None:
