@@ -79,6 +79,7 @@ def test_a_round_resumed_after_a_stop_between_deal_and_reveal_leaves_a_journal_e
     start_once_more(station, t2, key)
 
 
+@pytest.mark.python_double  # holds the shoe's answer back: the Python double's control
 def test_a_late_answer_for_a_voided_round_is_journaled_under_it_and_never_plays_in_the_next(
     station: Any, sealed: tuple[Path, VerificationKey]
 ) -> None:
@@ -114,6 +115,7 @@ def test_a_late_answer_for_a_voided_round_is_journaled_under_it_and_never_plays_
     start_once_more(station, t2, key)
 
 
+@pytest.mark.python_double  # holds the shoe's answer back: the Python double's control
 def test_a_late_answer_the_shoe_cannot_give_does_not_fault_the_next_round(
     station: Any, sealed: tuple[Path, VerificationKey]
 ) -> None:
@@ -141,6 +143,7 @@ def test_a_late_answer_the_shoe_cannot_give_does_not_fault_the_next_round(
     start_once_more(station, t, key)
 
 
+@pytest.mark.python_double  # holds the shoe's answer back: the Python double's control
 def test_a_voided_rounds_hole_card_is_asked_for_again_after_a_restart(
     station: Any, sealed: tuple[Path, VerificationKey]
 ) -> None:
