@@ -242,11 +242,16 @@ def test_archive_onto_an_entry_that_is_no_segment_file_is_refused_in_one_line(
 
 
 #: Run in a child: verify-archive of the folder in argv[1], then the child's peak memory.
+# The peak is the process's own resident high-water mark (VmHWM, of the memory it has since
+# exec), not getrusage's ru_maxrss: Linux carries ru_maxrss across exec, so under a test
+# worker that had grown to 330 MiB the child reported the worker's peak, not its own.
 _PEAK = """
-import resource, sys
+import re, sys
+from pathlib import Path
 from controller.cli.main import main
 status = main(["journal", "verify-archive", sys.argv[1]])
-print(status, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+hwm = re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text())
+print(status, int(hwm.group(1)) // 1024)
 """
 
 
