@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import logging
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -149,3 +150,11 @@ def test_the_parts_are_handed_the_state_not_a_base_class() -> None:
     assert "NotImplementedError" not in "".join(
         (TABLE / m).read_text(encoding="utf-8") for m in modules
     )
+
+
+def test_adding_a_table_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    """The station's log carries stdlib logging: a table made at a start writes no line
+    there (transitions' notes on the conveniences the typed triggers decline included)."""
+    with caplog.at_level(logging.DEBUG):
+        shared_machine().add_model(new_state())
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []

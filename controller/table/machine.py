@@ -10,6 +10,7 @@ the declarations and :data:`TRANSITIONS` to each other.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -203,6 +204,17 @@ class Triggers:
         """fault -> ``to``: the supervisor resumes where the fault stopped play."""
         return self._unbound()
 
+
+class _DeclinedConveniences(logging.Filter):
+    """Under ``model_override`` transitions warns of each convenience it does not bind to a
+    model (``is_<state>``: a dozen lines per table). They are declined on purpose, so the
+    station's log, which carries stdlib logging, does not repeat them at every start."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "due to model override policy" not in record.getMessage()
+
+
+logging.getLogger("transitions.core").addFilter(_DeclinedConveniences())
 
 _MACHINE: Machine | None = None
 
