@@ -77,10 +77,9 @@ def micros_from_ts(ts: str) -> int:
             raise JournalRecordError(f"not a journal timestamp: {ts!r}") from err
         seconds = (moment - _EPOCH) // _SECOND
         _parsed = (ts[:19], seconds)
-    micros = seconds * 1_000_000 + int(ts[20:26])
-    if ts_from_micros(micros) != ts:  # no such text in the journal: refused, not altered
-        raise JournalRecordError(f"not a journal timestamp: {ts!r}")
-    return micros
+    # The pattern fixes every digit's place and fromisoformat refuses a day, hour or
+    # second the calendar has not: the text reads back as it is (tests/test_journal_compact.py).
+    return seconds * 1_000_000 + int(ts[20:26])
 
 
 def ts_from_micros(micros: int) -> str:
