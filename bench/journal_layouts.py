@@ -102,9 +102,9 @@ def _late(round_no: int | None) -> int | None:
     return None if round_no is None else round_no + LATE_ROUND
 
 
-def _v1_store(conn: sqlite3.Connection) -> Callable[[list[Row]], None]:
+def _v1_store(conn: sqlite3.Connection, count_index: bool = True) -> Callable[[list[Row]], None]:
     for statement in SCHEMA.split(";\n"):
-        if statement.strip():
+        if statement.strip() and (count_index or "journal_count" not in statement):
             conn.execute(statement)
     insert = f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 
@@ -313,6 +313,18 @@ def main() -> None:
                 *measure_layout(folder, "v1 4096", commits, measured_rounds, _v1_store),
             )
         ]
+        for label, page, count_index in (
+            ("v1, 1 KiB pages", 1024, True),
+            ("v1, no count index, 4 KiB", 4096, False),
+            ("v1, no count index, 1 KiB", 1024, False),
+        ):
+
+            def make_v1(conn: sqlite3.Connection, count: bool = count_index) -> Any:
+                return _v1_store(conn, count)
+
+            results.append(
+                (label, *measure_layout(folder, f"v1 {page}", commits, measured_rounds, make_v1))
+            )
         base = micros_from_ts(rows[0].ts) - LATE_TS
         for label, keep, page, count_index, from_base in LAYOUTS:
 
