@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sqlite3
 import sys
 import tempfile
@@ -70,6 +71,12 @@ SAMPLED_EVERY = 32
 LATE_ID = 40_000_000
 LATE_ROUND = 300_000
 LATE_TS = 1 << 40
+
+
+def figure_key(label: str) -> str:
+    """A layout's label as the stem of its FIGURES keys: ``v1 (today), 4 KiB pages`` ->
+    ``v1_today_4_kib_pages``."""
+    return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
 
 
 def _write_bytes() -> int:
@@ -358,7 +365,8 @@ def main() -> None:
         for label, size, written in results:
             verdict = "meets" if size < TARGET else "misses"
             print(f"{label:36s} {size:13,d} {written:16,d}   {verdict}")
-            figures[label] = {"file_bytes_per_round": size, "write_bytes_per_round": written}
+            figures[f"{figure_key(label)}_file"] = size
+            figures[f"{figure_key(label)}_writes"] = written
         encode_us, decode_us = codec_cpu(measured, codecs)
         print(
             f"codec: {encode_us:.1f} us a row to encode, {decode_us:.1f} us to decode"
