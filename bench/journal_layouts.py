@@ -36,7 +36,6 @@ import sqlite3
 import sys
 import tempfile
 import time
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,8 +44,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from journal_round import Call, record_calls
 from journal_table import SCRATCH_DISK, end_on_signals
 
-from controller.journal.compact import DataCodec, build_dictionary, micros_from_ts, ts_from_micros
-from controller.journal.dictionaries import DICTIONARIES_PATH, load_dictionaries
+from controller.journal.compact import (
+    CommitCodec,
+    DataCodec,
+    build_dictionary,
+    micros_from_ts,
+    ts_from_micros,
+)
+from controller.journal.dictionaries import (
+    DICTIONARIES_PATH,
+    commit_dictionary,
+    load_dictionaries,
+)
 from controller.journal.format import COLUMNS, Row, row_hash
 from controller.journal.schema import SCHEMA
 
@@ -167,22 +176,15 @@ def _v2_store(
 
 
 def _commit_store(
-    conn: sqlite3.Connection, ts_base: int, dictionary: bytes, keep_hash: bool
+    conn: sqlite3.Connection, codec: CommitCodec, keep_hash: bool
 ) -> Callable[[list[Row]], None]:
-    """A row of SQLite a commit: its rows' ``ts``, ``kind``, ``round`` and data as one
-    text, deflated with one dictionary of every kind (the last row's hash beside it)."""
+    """A row of SQLite a commit (``CommitCodec``), the last row's hash beside it."""
     conn.execute(
         "CREATE TABLE journal3 (first INTEGER PRIMARY KEY, rows BLOB NOT NULL, hash BLOB) STRICT"
     )
-    primed = zlib.compressobj(6, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, dictionary)
 
     def store(commit: list[Row]) -> None:
-        text = "\n".join(
-            f"{micros_from_ts(r.ts) - ts_base},{r.kind},{_late(r.round_no)},{r.data_text}"
-            for r in commit
-        )
-        compressor = primed.copy()
-        body = compressor.compress(text.encode()) + compressor.flush()
+        body = codec.encode([(r.ts, r.kind, _late(r.round_no), r.data_text) for r in commit])
         digest = bytes.fromhex(commit[-1].hash) if keep_hash else None
         conn.execute(
             "INSERT INTO journal3 VALUES (?, ?, ?)", (commit[0].id + LATE_ID, body, digest)
@@ -241,30 +243,20 @@ def codec_cpu(rows: list[Row], codecs: dict[str, DataCodec]) -> tuple[float, flo
     return (encoded - start) / len(rows) * 1e6, (decoded - encoded) / len(rows) * 1e6
 
 
-def commit_cpu(commits: list[list[Row]], ts_base: int, dictionary: bytes) -> tuple[float, float]:
-    """Microseconds a row to store a commit's rows as one deflated text and to read them
-    back (timestamps to text, the text split into rows); every row checked to read back."""
-    primed = zlib.compressobj(6, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, dictionary)
+def commit_cpu(commits: list[list[Row]], codec: CommitCodec) -> tuple[float, float]:
+    """Microseconds a row to store a commit's rows (``CommitCodec``) and to read them back;
+    every row checked to read back exactly."""
     rows = sum(len(commit) for commit in commits)
     start = time.process_time()
-    bodies = []
-    for commit in commits:
-        text = "\n".join(
-            f"{micros_from_ts(r.ts) - ts_base},{r.kind},{r.round_no},{r.data_text}" for r in commit
-        )
-        compressor = primed.copy()
-        bodies.append(compressor.compress(text.encode()) + compressor.flush())
+    bodies = [
+        (commit[0].id, codec.encode([(r.ts, r.kind, r.round_no, r.data_text) for r in commit]))
+        for commit in commits
+    ]
     encoded = time.process_time()
-    back = []
-    for body in bodies:
-        inflater = zlib.decompressobj(-15, dictionary)
-        for line in inflater.decompress(body).decode("ascii").split("\n"):
-            micros, kind, round_text, data = line.split(",", 3)
-            back.append((ts_from_micros(int(micros) + ts_base), kind, round_text, data))
+    back = [row for first, body in bodies for row in codec.decode(body, first_id=first)]
     decoded = time.process_time()
-    flat = [r for commit in commits for r in commit]
-    for r, (ts, kind, round_text, data) in zip(flat, back, strict=True):
-        assert (ts, kind, round_text, data) == (r.ts, r.kind, str(r.round_no), r.data_text)
+    flat = [(r.ts, r.kind, r.round_no, r.data_text) for commit in commits for r in commit]
+    assert back == flat, "a commit does not read back exactly"
     return (encoded - start) / rows * 1e6, (decoded - encoded) / rows * 1e6
 
 
@@ -346,11 +338,11 @@ def main() -> None:
             results.append(
                 (label, *measure_layout(folder, f"v2 {page}", commits, measured_rounds, make))
             )
-        shared = b"".join(codec.dictionary[-900:] for codec in codecs.values())[-32768:]
+        commit_codec = CommitCodec(commit_dictionary(), base)
         for keep_hash, page in ((False, 4096), (True, 4096), (True, 1024)):
 
             def make_commits(conn: sqlite3.Connection, keep: bool = keep_hash) -> Any:
-                return _commit_store(conn, base, shared, keep)
+                return _commit_store(conn, commit_codec, keep)
 
             label = f"commit blocks, {'last hash' if keep_hash else 'no hash'}, {page // 1024} KiB"
             results.append(
@@ -372,7 +364,7 @@ def main() -> None:
             f"codec: {encode_us:.1f} us a row to encode, {decode_us:.1f} us to decode"
             f" (timestamp and data; every row read back exactly and hashed as stored)"
         )
-        block_encode, block_decode = commit_cpu(commits, base, shared)
+        block_encode, block_decode = commit_cpu(commits, commit_codec)
         print(
             f"commit blocks: {block_encode:.1f} us a row to encode, {block_decode:.1f} us to"
             " decode (a commit's rows as one text, split again)"

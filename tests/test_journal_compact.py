@@ -15,16 +15,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.journal.compact import (
+    COMMIT_DICTIONARY_LIMIT,
+    COMMIT_WINDOW_BITS,
     DATA_LIMIT,
     DICTIONARY_LIMIT,
     WINDOW_BITS,
+    CommitCodec,
     DataCodec,
     build_dictionary,
     micros_from_ts,
     ts_from_micros,
 )
-from controller.journal.dictionaries import load_dictionaries
+from controller.journal.dictionaries import commit_dictionary, load_dictionaries
 from controller.journal.format import (
+    KIND_PATTERN,
     PLAIN_TS,
     JournalCorruptError,
     JournalRecordError,
@@ -280,3 +284,127 @@ def test_a_dictionary_keeps_the_latest_distinct_samples_up_to_its_limit() -> Non
 def test_a_kind_without_a_dictionary_is_stored_too() -> None:
     codec = DataCodec(b"")
     assert codec.decode(codec.encode('{"a":1}')) == '{"a":1}'
+
+
+# -- a commit a row ----------------------------------------------------------------------
+
+#: The file's base time for the commit tests: 2026-01-01T00:00:00Z (hand-worked: 20,454
+#: days after 1970-01-01).
+BASE = 20_454 * 86_400 * 1_000_000
+ROWS_OF_A_COMMIT = st.lists(
+    st.tuples(
+        st.datetimes(min_value=datetime(1000, 1, 1), timezones=st.just(UTC)).map(format_ts),
+        st.sampled_from([k.name for k in KINDS] + ["x", "a9_b"]),
+        st.none() | st.integers(min_value=0, max_value=2**63),
+        DATA.map(canonical_json),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+def _commit_codec() -> CommitCodec:
+    return CommitCodec(commit_dictionary(), BASE)
+
+
+def test_a_commit_s_time_is_stored_after_the_file_s_base() -> None:
+    assert micros_from_ts("2026-01-01T00:00:00.000000Z") == BASE
+    codec = CommitCodec(b"", BASE)
+    stored = codec.encode([("2026-01-01T00:00:00.000007Z", "card", 3, "{}")])
+    inflated = zlib.decompressobj(COMMIT_WINDOW_BITS, b" ").decompress(stored)
+    assert inflated == b"7,card,3,{}"
+    assert codec.decode(stored, first_id=5) == [("2026-01-01T00:00:00.000007Z", "card", 3, "{}")]
+
+
+def test_every_simulated_commit_reads_back_exactly(simulated_rows: list[Row]) -> None:
+    codec = _commit_codec()
+    # Commits of 1 to 17 rows, cut wherever (a commit is whatever rows the station groups).
+    at, size = 0, 1
+    while at < len(simulated_rows):
+        rows = simulated_rows[at : at + size]
+        values = [(r.ts, r.kind, r.round_no, r.data_text) for r in rows]
+        assert codec.decode(codec.encode(values), first_id=rows[0].id) == values
+        at, size = at + size, size % 17 + 1
+
+
+@given(ROWS_OF_A_COMMIT)
+@settings(max_examples=300)
+def test_any_rows_of_a_commit_read_back_exactly(
+    rows: list[tuple[str, str, int | None, str]],
+) -> None:
+    codec = _commit_codec()
+    assert codec.decode(codec.encode(rows), first_id=1) == rows
+
+
+@pytest.mark.parametrize(
+    ("rows", "refusal"),
+    [
+        ([], "1 to"),
+        ([("2026-01-01T00:00:00.000000", "card", 1, "{}")], "not a journal timestamp"),
+        ([("2026-01-01T00:00:00.000000Z", "Card", 1, "{}")], "bad record kind"),
+        ([("2026-01-01T00:00:00.000000Z", "card", -1, "{}")], "bad round number"),
+        ([("2026-01-01T00:00:00.000000Z", "card", True, "{}")], "bad round number"),
+        ([("2026-01-01T00:00:00.000000Z", "card", 1, '{"a":\n1}')], "one line"),
+        ([("2026-01-01T00:00:00.000000Z", "card", 1, '{"a":"\u00e9"}')], "one line"),
+    ],
+)
+def test_rows_a_commit_cannot_store_are_refused(rows: list[Any], refusal: str) -> None:
+    with pytest.raises(JournalRecordError, match=refusal):
+        _commit_codec().encode(rows)
+
+
+def _stored_commit(text: bytes) -> bytes:
+    compressor = zlib.compressobj(9, zlib.DEFLATED, COMMIT_WINDOW_BITS, 8, 0, commit_dictionary())
+    return compressor.compress(text) + compressor.flush()
+
+
+@pytest.mark.parametrize(
+    ("text", "refusal"),
+    [
+        (b"7,card,3", "row 41: stored line is not ts,kind,round,data"),
+        (b"7,card,3,{}\n8,card", "row 42: stored line is not"),
+        (b"07,card,3,{}", "row 41: stored time or kind is malformed"),
+        (b"-0,card,3,{}", "row 41: stored time or kind is malformed"),
+        (b"+7,card,3,{}", "row 41: stored time or kind is malformed"),
+        (b"7,Card,3,{}", "row 41: stored time or kind is malformed"),
+        (b"7,card,03,{}", "row 41: stored round is malformed"),
+        (b"7,card,-3,{}", "row 41: stored round is malformed"),
+        (b"99999999999999999999,card,3,{}", "row 41: stored time .* is outside the calendar"),
+        (b"7,card,3,{}\n", "row 42: stored line is not"),
+        ("7,card,3,{\u00e9}".encode(), "row 41: stored commit is not rows' text"),
+    ],
+)
+def test_a_stored_commit_written_any_other_way_is_refused_in_one_line(
+    text: bytes, refusal: str
+) -> None:
+    with pytest.raises(JournalCorruptError, match=refusal) as caught:
+        _commit_codec().decode(_stored_commit(text), first_id=41)
+    assert "\n" not in str(caught.value)
+    assert _commit_codec().decode(_stored_commit(b"7,card,3,{}"), first_id=41)  # the control
+
+
+@pytest.mark.parametrize("cut", ["short", "extra", "garbage"])
+def test_a_stored_commit_that_does_not_inflate_whole_is_refused(cut: str) -> None:
+    stored = _commit_codec().encode([("2026-01-01T00:00:00.000000Z", "card", 1, "{}")])
+    damaged = {"short": stored[:-1], "extra": stored + b"\x00", "garbage": b"\xff" * 8}[cut]
+    with pytest.raises(JournalCorruptError, match=r"^row 9: stored commit") as caught:
+        _commit_codec().decode(damaged, first_id=9)
+    assert "\n" not in str(caught.value)
+
+
+@given(st.binary(max_size=80))
+@settings(max_examples=300)
+def test_any_stored_commit_bytes_give_rows_or_one_refusal(stored: bytes) -> None:
+    try:
+        rows = _commit_codec().decode(stored, first_id=3)
+    except JournalCorruptError as err:
+        assert str(err).startswith("row ") and "\n" not in str(err)
+    else:
+        assert rows and all(KIND_PATTERN.fullmatch(kind) for _, kind, _, _ in rows)
+
+
+def test_the_commit_dictionary_holds_the_end_of_each_kind_s() -> None:
+    dictionary = commit_dictionary()
+    assert 0 < len(dictionary) <= COMMIT_DICTIONARY_LIMIT
+    for text in load_dictionaries().values():
+        assert text[-64:] in dictionary

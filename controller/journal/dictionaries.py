@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from controller.journal.compact import DICTIONARY_LIMIT
+from controller.journal.compact import COMMIT_DICTIONARY_LIMIT, DICTIONARY_LIMIT
 from controller.journal.format import KIND_PATTERN
 
 DICTIONARIES_PATH: Final = Path(__file__).with_name("dictionaries.json")
@@ -40,3 +40,16 @@ def load_dictionaries() -> dict[str, bytes]:
             raise ValueError(f"{DICTIONARIES_PATH}: {kind}'s dictionary is too long")
         found[kind] = text.encode("ascii")
     return found
+
+
+#: Of each kind's dictionary, the end that goes into the dictionary of a commit.
+COMMIT_SHARE: Final = 480
+
+
+@cache
+def commit_dictionary() -> bytes:
+    """The dictionary of :class:`controller.journal.compact.CommitCodec`: the end of each
+    kind's (:data:`COMMIT_SHARE` bytes), in the kinds' order, cut to
+    :data:`controller.journal.compact.COMMIT_DICTIONARY_LIMIT` from the end."""
+    joined = b"".join(text[-COMMIT_SHARE:] for _, text in sorted(load_dictionaries().items()))
+    return joined[-COMMIT_DICTIONARY_LIMIT:]
