@@ -371,7 +371,7 @@ def _stored_commit(text: bytes) -> bytes:
         (b"7,card,-3,{}", "row 41: stored round is malformed"),
         (b"99999999999999999999,card,3,{}", "row 41: stored time .* is outside the calendar"),
         (b"7,card,3,{}\n", "row 42: stored line is not"),
-        ("7,card,3,{\u00e9}".encode(), "row 41: stored commit is not rows' text"),
+        ("7,card,3,{\u00e9}".encode(), "row 41: stored commit is not a journal row's text"),
     ],
 )
 def test_a_stored_commit_written_any_other_way_is_refused_in_one_line(

@@ -153,18 +153,27 @@ class DataCodec:
                 not inflate, longer than :data:`DATA_LIMIT`, not ASCII): one line naming
                 ``row_id``.
         """
-        inflater = zlib.decompressobj(WINDOW_BITS, self._zdict)
-        try:
-            raw = inflater.decompress(stored, DATA_LIMIT + 1)
-        except zlib.error as err:
-            raise JournalCorruptError(
-                f"row {row_id}: stored data does not inflate ({err})"
-            ) from None
-        if not inflater.eof or inflater.unused_data or inflater.unconsumed_tail:
-            raise JournalCorruptError(f"row {row_id}: stored data is cut short or has extra bytes")
-        if len(raw) > DATA_LIMIT or not raw.isascii():
-            raise JournalCorruptError(f"row {row_id}: stored data is not a journal row's text")
-        return raw.decode("ascii")
+        return _inflate(stored, WINDOW_BITS, self._zdict, DATA_LIMIT, f"row {row_id}: stored data")
+
+
+def _inflate(stored: bytes, window_bits: int, dictionary: bytes, limit: int, what: str) -> str:
+    """The ASCII text of a stored value deflated with ``dictionary``, of at most ``limit``
+    bytes.
+
+    Raises:
+        JournalCorruptError: ``"{what} does not inflate"`` (damaged), ``is cut short or has
+            extra bytes``, ``is not a journal row's text`` (too long, not ASCII).
+    """
+    inflater = zlib.decompressobj(window_bits, dictionary)
+    try:
+        raw = inflater.decompress(stored, limit + 1)
+    except zlib.error as err:
+        raise JournalCorruptError(f"{what} does not inflate ({err})") from None
+    if not inflater.eof or inflater.unused_data or inflater.unconsumed_tail:
+        raise JournalCorruptError(f"{what} is cut short or has extra bytes")
+    if len(raw) > limit or not raw.isascii():
+        raise JournalCorruptError(f"{what} is not a journal row's text")
+    return raw.decode("ascii")
 
 
 def build_dictionary(samples: Iterable[str], *, limit: int = DICTIONARY_LIMIT) -> bytes:
@@ -249,22 +258,15 @@ class CommitCodec:
             JournalCorruptError: the value does not inflate whole, or a line is not one
                 :meth:`encode` writes: one line naming the row.
         """
-        inflater = zlib.decompressobj(COMMIT_WINDOW_BITS, self._dictionary)
-        limit = COMMIT_ROWS_LIMIT * 64 + DATA_LIMIT
-        try:
-            raw = inflater.decompress(stored, limit + 1)
-        except zlib.error as err:
-            raise JournalCorruptError(
-                f"row {first_id}: stored commit does not inflate ({err})"
-            ) from None
-        if not inflater.eof or inflater.unused_data or inflater.unconsumed_tail:
-            raise JournalCorruptError(
-                f"row {first_id}: stored commit is cut short or has extra bytes"
-            )
-        if len(raw) > limit or not raw.isascii():
-            raise JournalCorruptError(f"row {first_id}: stored commit is not rows' text")
+        text = _inflate(
+            stored,
+            COMMIT_WINDOW_BITS,
+            self._dictionary,
+            COMMIT_ROWS_LIMIT * 64 + DATA_LIMIT,
+            f"row {first_id}: stored commit",
+        )
         rows: list[StoredRow] = []
-        for place, line in enumerate(raw.decode("ascii").split("\n")):
+        for place, line in enumerate(text.split("\n")):
             rows.append(self._row(line, first_id + place))
         if len(rows) > COMMIT_ROWS_LIMIT:
             raise JournalCorruptError(f"row {first_id}: stored commit holds too many rows")
