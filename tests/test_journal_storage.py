@@ -266,8 +266,8 @@ def test_hostile_recall_and_export_arguments(small_journal: Path, count: str, mo
 
 
 def test_a_journal_of_another_storage_format_is_refused_untouched(tmp_path: Path) -> None:
-    """A file whose ``meta`` names another schema version (a newer program's storage, e.g.
-    docs/journal.md "Storage format 2") is refused in one line before this program adds its
+    """A file whose ``meta`` names a schema version this program does not write (a later
+    program's storage, after formats 1 and 2 of docs/journal.md) is refused in one line before this program adds its
     schema or an index to it, and its bytes stay as they were."""
     path = tmp_path / "journal.sqlite3"
     conn = sqlite3.connect(path)
@@ -275,14 +275,14 @@ def test_a_journal_of_another_storage_format_is_refused_untouched(tmp_path: Path
         """
         PRAGMA journal_mode=WAL;
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-        INSERT INTO meta VALUES ('schema_version', '2');
+        INSERT INTO meta VALUES ('schema_version', '3');
         CREATE TABLE journal (id INTEGER PRIMARY KEY, rows BLOB NOT NULL) STRICT;
         INSERT INTO journal VALUES (1, x'00');
         """
     )
     conn.close()
     before = path.read_bytes()
-    with pytest.raises(JournalCorruptError, match="schema version 2 is not supported") as caught:
+    with pytest.raises(JournalCorruptError, match="schema version 3 is not supported") as caught:
         Journal.open(path)
     assert "\n" not in str(caught.value)
     assert path.read_bytes() == before

@@ -118,8 +118,9 @@ def _last_id(path: Path) -> int:
     with contextlib.suppress(Exception):  # verify itself says what is wrong with the file
         conn = open_readonly(path)
         try:
-            (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
-            return int(last or 0)
+            from controller.journal.storage import storage_of
+
+            return storage_of(conn).last_id() or 0
         finally:
             conn.close()
     return 0

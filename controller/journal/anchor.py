@@ -9,8 +9,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from controller.journal.format import COLUMNS, JournalCorruptError, Row
+from controller.journal.format import JournalCorruptError
 from controller.journal.seal import SEAL_KIND, seal_fields
+from controller.journal.storage import storage_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +47,9 @@ class Anchor:
 
 def latest_anchor(conn: sqlite3.Connection) -> Anchor | None:
     """The anchor of the journal's last seal row, or None when nothing is sealed."""
-    found = conn.execute(
-        f"SELECT {COLUMNS} FROM journal WHERE kind = ? ORDER BY id DESC LIMIT 1", (SEAL_KIND,)
-    ).fetchone()
-    if found is None:
+    row = storage_of(conn).last(SEAL_KIND)
+    if row is None:
         return None
-    row = Row(*found)
     fields = seal_fields(row)
     if isinstance(fields, str):
         raise JournalCorruptError(f"row {row.id}: seal {fields}")
@@ -70,8 +68,7 @@ def check_anchor(
             f" {anchor.row} (epoch {anchor.epoch}): rows removed or an older copy",
             last_id + 1,
         )
-    found = conn.execute(f"SELECT {COLUMNS} FROM journal WHERE id = ?", (anchor.row,)).fetchone()
-    row = Row(*found) if found else None
+    row = storage_of(conn).row(anchor.row)
     fields = seal_fields(row) if row is not None and row.kind == SEAL_KIND else None
     if (
         row is None

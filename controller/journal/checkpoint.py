@@ -34,6 +34,7 @@ from cryptography.hazmat.primitives import hmac as crypto_hmac
 
 from controller.journal.format import JournalError, Row, canonical_json
 from controller.journal.seal import SealingState
+from controller.journal.storage import storage_of
 
 CHECKPOINT_KIND: Final = "verified"
 #: A running station writes a checkpoint once this many rows followed the last one (at a
@@ -85,10 +86,8 @@ def checkpoint_data(
 
 def last_checkpoint(conn: sqlite3.Connection) -> int:
     """The id of the journal's last checkpoint row (0: none), by the index of milestones."""
-    found = conn.execute(
-        f"SELECT id FROM journal WHERE kind = '{CHECKPOINT_KIND}' ORDER BY id DESC LIMIT 1"
-    ).fetchone()
-    return int(found[0]) if found else 0
+    found = storage_of(conn).last(CHECKPOINT_KIND)
+    return found.id if found else 0
 
 
 def checkpoint_fields(row: Row) -> dict[str, Any] | str:

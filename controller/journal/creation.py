@@ -11,19 +11,22 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Final
 
+from controller.journal.dictionaries import commit_dictionary
 from controller.journal.format import (
     HEAD_RECORD_SIZE,
     HEAD_SUFFIX,
     TRIGGER_SQL,
+    TRIGGER_SQL_2,
     JournalCorruptError,
     JournalWriteError,
     parse_head,
 )
 from controller.journal.reader import open_readonly
-from controller.journal.schema import apply_schema
+from controller.journal.schema import apply_schema, start_format_2
 
 
 def is_half_made(path: Path, head: Path) -> bool:
@@ -60,6 +63,11 @@ def is_half_made(path: Path, head: Path) -> bool:
 #: the page size it has (SQLite changes it only in an empty file or by a VACUUM).
 PAGE_SIZE: Final = 1024
 
+#: The storage format of a new journal (docs/journal.md, "Storage format 2"): format 1
+#: until format 2 passes every test; ``Journal.open(storage_format=2)`` and ``journal
+#: migrate`` make format 2.
+DEFAULT_FORMAT = 1
+
 #: The SQLite side files a database may have beside it.
 SIDE_SUFFIXES: Final = ("-wal", "-shm", "-journal")
 
@@ -94,13 +102,15 @@ def remove_creation_leftovers(path: Path) -> None:
         leftover.unlink(missing_ok=True)
 
 
-def create_database(path: Path) -> None:
+def create_database(path: Path, version: int | None = None, ts_base: int | None = None) -> None:
     """Make a new, empty journal at ``path`` atomically: built under a temporary name in
     rollback-journal mode (each commit is in the file itself when it returns; a WAL could
     be left unmerged by a checkpoint that failed quietly at close) and switched to WAL
     only then, checked (:func:`_check_created`), synced, then renamed into place (and the
     directory synced). A full disk or a power cut leaves
-    either no journal or a whole one, and never the temporary files.
+    either no journal or a whole one, and never the temporary files. ``version``: the
+    storage format (:data:`DEFAULT_FORMAT` when None); ``ts_base``: format 2's time base in
+    microseconds since 1970 (now when None).
 
     Raises:
         JournalWriteError: the file system refused (the temporary files are removed).
@@ -114,9 +124,13 @@ def create_database(path: Path) -> None:
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # before the first page is written
             conn.execute("BEGIN IMMEDIATE")
-            apply_schema(conn)
+            version = DEFAULT_FORMAT if version is None else version
+            apply_schema(conn, version)
+            if version == 2:
+                base = time.time_ns() // 1_000_000_000 * 1_000_000 if ts_base is None else ts_base
+                start_format_2(conn, commit_dictionary(), base)
             conn.execute("COMMIT")
-            _check_created(conn)
+            _check_created(conn, version)
             # WAL from the start (a header change, written in rollback mode): the rename
             # gives the writer the mode it opens with, with nothing to convert in place.
             (mode,) = conn.execute("PRAGMA journal_mode=WAL").fetchone()
@@ -139,7 +153,7 @@ def create_database(path: Path) -> None:
         raise JournalWriteError(f"cannot create {path}: {err}") from err
 
 
-def _check_created(conn: sqlite3.Connection) -> None:
+def _check_created(conn: sqlite3.Connection, version: int) -> None:
     """The new database (committed in rollback mode on ``conn``) is whole: SQLite's
     integrity check passes and it has the journal's tables and triggers.
 
@@ -148,7 +162,8 @@ def _check_created(conn: sqlite3.Connection) -> None:
     """
     problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
     names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
-    if problems != ["ok"] or not {"journal", "meta", *TRIGGER_SQL} <= names:
+    triggers = TRIGGER_SQL_2 if version == 2 else TRIGGER_SQL
+    if problems != ["ok"] or not {"journal", "meta", *triggers} <= names:
         raise sqlite3.DatabaseError("the new journal does not check out")
 
 

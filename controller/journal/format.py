@@ -57,6 +57,20 @@ TRIGGER_SQL: Final = {
     for table, what in (("journal", "the journal"), ("meta", "journal meta"))
     for verb in ("UPDATE", "DELETE")
 }
+#: Format 2's append-only triggers (as ``format.TRIGGER_SQL`` states format 1's).
+TRIGGER_SQL_2: Final = {
+    f"{table}_no_{verb.lower()}": (
+        f"CREATE TRIGGER {table}_no_{verb.lower()} BEFORE {verb} ON {table}\n"
+        f"BEGIN SELECT RAISE(ABORT, '{what} is append-only: {verb} refused'); END"
+    )
+    for table, what in (
+        ("journal_commit", "the journal"),
+        ("journal_index", "the journal index"),
+        ("journal_codec", "the journal codec"),
+        ("meta", "journal meta"),
+    )
+    for verb in ("UPDATE", "DELETE")
+}
 #: The journal table's triggers (``verify`` names them when they are missing).
 APPEND_ONLY_TRIGGERS: Final = ("journal_no_update", "journal_no_delete")
 COLUMNS: Final = "id, ts, kind, round, data, prev_hash, hash"

@@ -14,6 +14,7 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import Final
 
 from controller.journal.creation import (
     create_database,
@@ -23,7 +24,6 @@ from controller.journal.creation import (
     sync_directory,
 )
 from controller.journal.format import (
-    GENESIS_HASH,
     HEAD_RECORD_SIZE,
     SCHEMA_VERSION,
     JournalCorruptError,
@@ -43,6 +43,7 @@ from controller.journal.seal import (
     remove_stale_temporaries,
     save_state,
 )
+from controller.journal.storage import storage_of
 
 
 def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
@@ -61,12 +62,13 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         # The version first: a file of another storage format (a newer program's, e.g.
         # docs/journal.md "Storage format 2") is refused before the schema or an index of
         # this one is added to it.
-        _check_version(path, conn)
-        apply_schema(conn)
-        migrate(conn)
+        version = _check_version(path, conn)
+        apply_schema(conn, version)
+        if version == 1:
+            migrate(conn)
         conn.execute("COMMIT")
         _check_version(path, conn)
-        last = conn.execute("SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1").fetchone()
+        last = storage_of(conn).tail()
     except sqlite3.OperationalError as err:  # a full disk, an I/O error: not the file's fault
         conn.close()
         raise JournalWriteError(f"cannot open {path}: {err}") from err
@@ -76,12 +78,16 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
     except JournalError:
         conn.close()
         raise
-    return conn, (last[0], last[1]) if last else (0, GENESIS_HASH)
+    return conn, last
 
 
-def _check_version(path: Path, conn: sqlite3.Connection) -> None:
-    """Refuse a journal whose ``schema_version`` is not :data:`SCHEMA_VERSION` (nothing to
-    check before the file has its ``meta`` table and version: the schema gives them).
+#: The storage formats this program reads and writes (docs/journal.md, "Storage format 2").
+VERSIONS: Final = ("1", "2")
+
+
+def _check_version(path: Path, conn: sqlite3.Connection) -> int:
+    """The journal's storage format; a ``schema_version`` this program does not write is
+    refused (1 before the file has its ``meta`` table and version: the schema gives them).
 
     Raises:
         JournalCorruptError: one line naming the version.
@@ -90,13 +96,14 @@ def _check_version(path: Path, conn: sqlite3.Connection) -> None:
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
     ).fetchone()
     if has_meta is None:
-        return
+        return SCHEMA_VERSION
     found = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    if found is not None and found[0] != str(SCHEMA_VERSION):
+    if found is not None and found[0] not in VERSIONS:
         raise JournalCorruptError(
             f"{path}: journal schema version {found[0]} is not supported (this program"
-            f" writes version {SCHEMA_VERSION})"
+            f" writes versions {', '.join(VERSIONS)})"
         )
+    return SCHEMA_VERSION if found is None else int(found[0])
 
 
 def check_head(path: Path, conn: sqlite3.Connection, head_fd: int, last_id: int) -> None:
@@ -115,8 +122,8 @@ def check_head(path: Path, conn: sqlite3.Connection, head_fd: int, last_id: int)
             f"{path}: rows {last_id + 1}..{head_id} are missing"
             " (the head record is ahead of the database)"
         )
-    stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (head_id,)).fetchone()
-    if head_id > 0 and (stored is None or stored[0] != head_hash):
+    stored = storage_of(conn).hash_of(head_id)
+    if head_id > 0 and stored != head_hash:
         raise JournalCorruptError(f"{path}: row {head_id} differs from the head record")
 
 
@@ -138,16 +145,14 @@ def check_sealing(conn: sqlite3.Connection, state_path: Path) -> tuple[Path, Sea
         state = SealingState.from_json(text)
     except (OSError, SealError) as err:
         raise JournalSealError(f"sealing state {state_path}: {err}") from err
-    found = conn.execute(
-        "SELECT id, data FROM journal WHERE kind = ? ORDER BY id DESC LIMIT 1", (SEAL_KIND,)
-    ).fetchone()
+    found = storage_of(conn).last(SEAL_KIND)
     last_epoch, through, table = -1, 0, state.table
     if found is not None:
         try:
-            data = json.loads(found[1])
-            last_epoch, table, through = int(data["epoch"]), str(data["table"]), found[0]
+            data = json.loads(found.data_text)
+            last_epoch, table, through = int(data["epoch"]), str(data["table"]), found.id
         except (ValueError, KeyError, TypeError) as err:
-            raise JournalSealError(f"row {found[0]}: the last seal is unreadable") from err
+            raise JournalSealError(f"row {found.id}: the last seal is unreadable") from err
     if table != state.table:
         raise JournalSealError(f"the journal is sealed for table {table}, the key is {state.table}")
     if last_epoch < state.epoch - 1:
@@ -173,7 +178,7 @@ def check_sealing(conn: sqlite3.Connection, state_path: Path) -> tuple[Path, Sea
 
 
 def open_files(
-    path: Path, sealing: Path | None
+    path: Path, sealing: Path | None, storage_format: int | None = None
 ) -> tuple[int, sqlite3.Connection, tuple[int, str], tuple[Path, SealingState, int] | None, bool]:
     """Open the head record (locked: one writer), then the database (made again when
     half-made, created atomically when absent), then check the sealing state. Returns the
@@ -206,7 +211,7 @@ def open_files(
             remove_half_made(path)
             replaced = True
         if not path.exists():
-            create_database(path)
+            create_database(path, storage_format)
         conn, last = open_database(path)
     except BaseException:
         os.close(head_fd)

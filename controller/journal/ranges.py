@@ -23,7 +23,8 @@ from controller.journal.reader import open_readonly
 from controller.journal.report import VerifyCase, VerifyReport
 from controller.journal.seal import SEAL_KIND, VerificationKey
 from controller.journal.startcheck import CommitmentLookup
-from controller.journal.walk import Chain, Progress, raw_rows, walk
+from controller.journal.storage import storage_of
+from controller.journal.walk import Chain, Progress, index_of, raw_rows, walk
 
 #: A walk of fewer rows than this is not worth starting worker processes for.
 PARALLEL_MIN_ROWS: Final = 200_000
@@ -55,12 +56,20 @@ def _walk_range(
     except JournalCorruptError as err:  # the parent reports a damaged file as corrupt
         raise sqlite3.DatabaseError(str(err)) from err
     try:
-        found = conn.execute("SELECT prev_hash FROM journal WHERE id = ?", (after + 1,)).fetchone()
-        prev = str(found[0]) if found else ""
+        found = storage_of(conn).row(after + 1)
+        prev = str(found.prev_hash) if found else ""
         lookup = CommitmentLookup(conn, after) if after > 0 else None
         rows = raw_rows(conn, after, until)
         return walk(
-            rows, after, prev, key, lookup, seals=seals, sealed_through=sealed_row, progress=_count
+            rows,
+            after,
+            prev,
+            key,
+            lookup,
+            seals=seals,
+            sealed_through=sealed_row,
+            progress=_count,
+            index=index_of(conn, after, until),
         )
     finally:
         conn.close()
@@ -110,13 +119,10 @@ def walk_parallel(
     bounds = [(a, min(a + step, last)) for a in range(start, last, step)]
     context = multiprocessing.get_context("fork")
     starts: list[tuple[int, int]] = [sealed[:2]]
+    storage = storage_of(conn)
     for after, _until in bounds[1:]:
         # The seals of the ranges before, by the index of milestones (a year: ~0.1 s).
-        count, through = conn.execute(
-            f"SELECT count(*), max(id) FROM journal WHERE kind = '{SEAL_KIND}' AND id > ?"
-            " AND id <= ?",
-            (start, after),
-        ).fetchone()
+        count, through = storage.seals_between(SEAL_KIND, start, after)
         starts.append((sealed[0] + count, through or sealed[1]))
     read_end, write_end = os.pipe()
     try:

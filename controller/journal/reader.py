@@ -3,56 +3,23 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from controller.journal.format import COLUMNS, JournalCorruptError, Row
+from controller.journal.format import JournalCorruptError, Row
+from controller.journal.storage import Storage, storage_of
 
 T = TypeVar("T")
 
 
-def select_rows(
-    conn: sqlite3.Connection,
-    *,
-    after_id: int = 0,
-    until_id: int | None = None,
-    kinds: Collection[str] | None = None,
-    round_no: int | None = None,
-    ts_from: str | None = None,
-    ts_to: str | None = None,
-    newest_first: bool = False,
-    limit: int | None = None,
-) -> Iterator[Row]:
-    """Rows in id order (or newest first), filtered; ``ts_from`` inclusive, ``ts_to``
-    exclusive, both as stored text (:func:`controller.journal.format.format_ts`)."""
-    clauses: list[str] = ["id > ?"]
-    params: list[int | str] = [after_id]
-    if until_id is not None:
-        clauses.append("id <= ?")
-        params.append(until_id)
-    if kinds is not None:
-        # OR-ed equalities, not IN: SQLite takes the partial index of milestones for
-        # "kind = ?" only (controller.journal.kinds.INDEXES).
-        clauses.append(f"({' OR '.join(['kind = ?'] * len(kinds))})" if kinds else "0")
-        params.extend(kinds)
-    if round_no is not None:
-        clauses.append("round = ?")
-        params.append(round_no)
-    if ts_from is not None:
-        clauses.append("ts >= ?")
-        params.append(ts_from)
-    if ts_to is not None:
-        clauses.append("ts < ?")
-        params.append(ts_to)
-    query = f"SELECT {COLUMNS} FROM journal WHERE {' AND '.join(clauses)} ORDER BY id"
-    query += " DESC" if newest_first else ""
-    if limit is not None:
-        query += " LIMIT ?"
-        params.append(limit)
-    for row_id, ts, kind, round_column, data_text, prev_hash, digest in conn.execute(query, params):
-        yield Row(row_id, ts, kind, round_column, data_text, prev_hash, digest)
+def select_rows(conn: sqlite3.Connection, **filters: Any) -> Iterator[Row]:
+    """Rows in id order (or newest first), filtered, from either storage format: keyword
+    filters as :meth:`controller.journal.storage.Storage.rows` (``after_id``, ``until_id``,
+    ``kinds``, ``round_no``, ``ts_from`` inclusive, ``ts_to`` exclusive, ``newest_first``,
+    ``limit``)."""
+    return storage_of(conn).rows(**filters)
 
 
 def open_readonly(path: Path) -> sqlite3.Connection:
@@ -84,6 +51,21 @@ class JournalReader:
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self._conn = conn
         self.path = path
+        self._storage: Storage | None = None
+
+    @property
+    def storage(self) -> Storage:
+        """The reader of the file's rows for its storage format (read once).
+
+        Raises:
+            JournalCorruptError: when SQLite finds the file damaged.
+        """
+        if self._storage is None:
+            try:
+                self._storage = storage_of(self._conn)
+            except sqlite3.DatabaseError as err:
+                raise JournalCorruptError(f"{self.path}: {err}") from err
+        return self._storage
 
     @classmethod
     def open(cls, path: Path | str) -> JournalReader:
@@ -98,7 +80,7 @@ class JournalReader:
             JournalCorruptError: when SQLite finds the file damaged.
         """
         try:
-            yield from select_rows(self._conn, **filters)
+            yield from self.storage.rows(**filters)
         except sqlite3.DatabaseError as err:
             raise JournalCorruptError(f"{self.path}: {err}") from err
 
@@ -135,29 +117,20 @@ class JournalReader:
         Raises:
             JournalCorruptError: when SQLite finds the file damaged.
         """
+        storage = self.storage
         try:
             end = (1 << 62) if until_id is None else until_id
-            found = self._conn.execute(
-                "SELECT id FROM journal WHERE kind = 'shuffle_commanded' AND id <= ?"
-                " ORDER BY id DESC LIMIT 1",
-                (end,),
-            ).fetchone()
-            start = found[0] - 1 if found else 0
+            found = storage.last("shuffle_commanded", until_id=end)
+            start = found.id - 1 if found else 0
             earlier: list[Row] = []
             if start > 0:
                 for kind in ("state", "round_started", "round_completed", "round_voided", "burn"):
-                    earlier += self.rows(kinds=[kind], until_id=start, newest_first=True, limit=1)
+                    earlier += storage.rows(
+                        kinds=[kind], until_id=start, newest_first=True, limit=1
+                    )
                 for seat, spot in wager_spots:
-                    earlier += [
-                        Row(*values)
-                        for values in self._conn.execute(
-                            f"SELECT {COLUMNS} FROM journal WHERE kind = 'event'"
-                            " AND json_extract(data, '$.seat') = ?"
-                            " AND json_extract(data, '$.spot') = ? AND id <= ?"
-                            " ORDER BY id DESC LIMIT 1",
-                            (seat, spot, start),
-                        )
-                    ]
+                    report = storage.last_spot_report(seat, spot, start)
+                    earlier += [report] if report is not None else []
         except sqlite3.DatabaseError as err:
             raise JournalCorruptError(f"{self.path}: {err}") from err
         yield from sorted(earlier, key=lambda row: row.id)
@@ -165,25 +138,19 @@ class JournalReader:
 
     def last_rounds_start(self, count: int) -> int:
         """The id after which the last ``count`` rounds (and what led up to them) begin."""
+        storage = self.storage
         try:
-            # The last rounds' starts through the index of milestones (kinds.INDEXES), then
-            # the last row of an earlier round before the first of them, read backwards
-            # from it (the round before ends a few rows back).
-            found = self._conn.execute(
-                "SELECT id, round FROM journal WHERE kind = 'round_started'"
-                " ORDER BY id DESC LIMIT ?",
-                (count,),
-            ).fetchall()
-            if count <= 0 or not found:
+            # The last rounds' starts through the index of milestones, then the last row of
+            # an earlier round before the first of them, read backwards from it (the round
+            # before ends a few rows back).
+            found = storage.round_starts(count) if count > 0 else []
+            if not found:
                 return 0
             first_id, first_round = found[-1]
-            before = self._conn.execute(
-                "SELECT id FROM journal WHERE id < ? AND round < ? ORDER BY id DESC LIMIT 1",
-                (first_id, first_round),
-            ).fetchone()
+            before = storage.last_row_before_round(first_id, first_round)
         except sqlite3.DatabaseError as err:
             raise JournalCorruptError(f"{self.path}: {err}") from err
-        return int(before[0]) if before else 0
+        return before or 0
 
     def close(self) -> None:
         """Close the connection; idempotent."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-from controller.journal.format import SCHEMA_VERSION, TRIGGER_SQL
+from controller.journal.format import SCHEMA_VERSION, TRIGGER_SQL, TRIGGER_SQL_2
 from controller.journal.kinds import INDEXES, stale_indexes
 
 # The append-only triggers, as format.TRIGGER_SQL states them (verify compares the bodies).
@@ -49,9 +49,61 @@ def migrate(conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP INDEX {name}")
 
 
-def apply_schema(conn: sqlite3.Connection) -> None:
-    """Run :data:`SCHEMA`'s statements on ``conn`` (inside the caller's transaction): each
-    only where its table, index or trigger is not there yet."""
-    for statement in SCHEMA.split(";\n"):
+#: The function the ``journal`` view of a format-2 file calls: no program defines it, so
+#: code that reads only format 1 fails its first read of the file in one line, ``no such
+#: function: format_2_needs_a_newer_program``, instead of reading it as empty.
+REFUSAL_FUNCTION: Final = "format_2_needs_a_newer_program"
+
+# Storage format 2 (docs/journal.md, "Storage format 2"): a commit a row, the milestones'
+# and the wager spots' index, the file's own codec. STRICT: a column holds its type only.
+SCHEMA_2: Final = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '2');
+CREATE TABLE IF NOT EXISTS journal_codec (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    ts_base INTEGER NOT NULL,
+    dictionary BLOB NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS journal_commit (
+    first_id INTEGER PRIMARY KEY,
+    last_id INTEGER NOT NULL,
+    last_hash BLOB NOT NULL,
+    body BLOB NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS journal_commit_count ON journal_commit (last_id);
+CREATE TABLE IF NOT EXISTS journal_index (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    round INTEGER,
+    seat ANY,
+    spot ANY
+) STRICT;
+CREATE INDEX IF NOT EXISTS journal_index_kind ON journal_index (kind);
+CREATE INDEX IF NOT EXISTS journal_index_round ON journal_index (round)
+    WHERE kind = 'round_started';
+CREATE INDEX IF NOT EXISTS journal_index_spot ON journal_index (seat, spot)
+    WHERE kind = 'event';
+CREATE VIEW IF NOT EXISTS journal (id, ts, kind, round, data, prev_hash, hash) AS
+    SELECT {REFUSAL_FUNCTION}(), NULL, NULL, NULL, NULL, NULL, NULL FROM journal_commit;
+""" + "\n".join(
+    sql.replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1) + ";"
+    for sql in TRIGGER_SQL_2.values()
+)
+
+
+def apply_schema(conn: sqlite3.Connection, version: int = SCHEMA_VERSION) -> None:
+    """Run :data:`SCHEMA`'s statements (:data:`SCHEMA_2`'s for ``version`` 2) on ``conn``
+    (inside the caller's transaction): each only where its table, index or trigger is not
+    there yet."""
+    for statement in (SCHEMA_2 if version == 2 else SCHEMA).split(";\n"):
         if statement.strip():
             conn.execute(statement)
+
+
+def start_format_2(conn: sqlite3.Connection, dictionary: bytes, ts_base: int) -> None:
+    """Give a new format-2 file its codec (inside the caller's transaction): the commit
+    dictionary and the time base its rows' times are stored after."""
+    conn.execute(
+        "INSERT INTO journal_codec (id, ts_base, dictionary) VALUES (1, ?, ?)",
+        (ts_base, dictionary),
+    )

@@ -33,8 +33,9 @@ from controller.journal.checkpoint import (
     check_checkpoint_mac,
     checkpoint_fields,
 )
-from controller.journal.format import APPEND_ONLY_TRIGGERS, COLUMNS, GENESIS_HASH, TRIGGER_SQL, Row
+from controller.journal.format import GENESIS_HASH
 from controller.journal.seal import SealError, SealingState, load_state
+from controller.journal.storage import storage_of
 
 #: A failure: (the ``VerifyCase`` value, the one-line message, the first row concerned).
 Failure = tuple[str, str, int | None]
@@ -70,10 +71,8 @@ def walk_start(conn: sqlite3.Connection, trust: StartTrust | None) -> WalkStart 
     """Where the last checkpoint lets the start's walk begin, or why it may not (see the
     module docstring). Without ``trust`` (a station that does not seal) the checkpoint is
     taken as it stands."""
-    found = conn.execute(
-        f"SELECT {COLUMNS} FROM journal WHERE kind = '{CHECKPOINT_KIND}' ORDER BY id DESC LIMIT 1"
-    ).fetchone()
-    if found is None:
+    row = storage_of(conn).last(CHECKPOINT_KIND)
+    if row is None:
         if trust is not None and trust.required:
             return (
                 "checkpoint",
@@ -82,7 +81,6 @@ def walk_start(conn: sqlite3.Connection, trust: StartTrust | None) -> WalkStart 
                 None,
             )
         return WalkStart(0, GENESIS_HASH)
-    row = Row(*found)
     fields = checkpoint_fields(row)
     if isinstance(fields, str):
         return "altered", f"altered: row {row.id}: checkpoint {fields}", row.id
@@ -96,8 +94,8 @@ def walk_start(conn: sqlite3.Connection, trust: StartTrust | None) -> WalkStart 
                 row.id,
             )
     through, digest = fields["through"], fields["hash"]
-    stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (through,)).fetchone()
-    if through > 0 and (stored is None or stored[0] != digest):
+    stored = storage_of(conn).hash_of(through)
+    if through > 0 and stored != digest:
         return (
             "altered",
             f"altered: row {through} differs from the checkpoint in row {row.id}",
@@ -114,12 +112,12 @@ def walk_start(conn: sqlite3.Connection, trust: StartTrust | None) -> WalkStart 
 
 def gap(conn: sqlite3.Connection) -> Failure | None:
     """Rows missing anywhere (the ids skip), found by counting: the start's walk begins at
-    the checkpoint, and a round cut out before it must not go unseen. ``count(*)`` alone
-    reads the index ``journal_count`` (a few bytes a row: about 6 ms on a million rows
-    here; with ``max(id)`` in the same statement SQLite would read the table), ``max(id)``
-    the table's last page."""
-    (count,) = conn.execute("SELECT count(*) FROM journal").fetchone()
-    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
+    the checkpoint, and a round cut out before it must not go unseen. Format 1 counts the
+    index ``journal_count`` (a few bytes a row: about 6 ms on a million rows here), format 2
+    the rows of each commit in the index ``journal_commit_count``
+    (``controller.journal.storage``)."""
+    storage = storage_of(conn)
+    count, last = storage.count(), storage.last_id()
     if last is not None and count != last:
         return (
             "removed",
@@ -131,20 +129,23 @@ def gap(conn: sqlite3.Connection) -> Failure | None:
 
 
 def trigger_problem(conn: sqlite3.Connection) -> str:
-    """What is wrong with the append-only triggers (one missing, a body that is not the
-    journal's, or a trigger the journal never made), or ``""``."""
+    """What is wrong with the append-only triggers of the file's storage format (one
+    missing, a body that is not the journal's, or a trigger the journal never made), or
+    ``""``."""
+    storage = storage_of(conn)
+    expected = storage.triggers
     found = {
         name: " ".join(str(sql).split())
         for name, sql in conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
     }
-    missing = [name for name in APPEND_ONLY_TRIGGERS if name not in found]
-    missing += [name for name in TRIGGER_SQL if name not in found and name not in missing]
+    missing = [name for name in storage.main_triggers if name not in found]
+    missing += [name for name in expected if name not in found and name not in missing]
     if missing:
         return f"append-only triggers removed ({', '.join(missing)})"
-    changed = [name for name, sql in TRIGGER_SQL.items() if found[name] != " ".join(sql.split())]
+    changed = [name for name, sql in expected.items() if found[name] != " ".join(sql.split())]
     if changed:
         return f"append-only triggers changed ({', '.join(changed)}): they may not refuse"
-    extra = sorted(set(found) - set(TRIGGER_SQL))
+    extra = sorted(set(found) - set(expected))
     if extra:
         return f"triggers the journal never made ({', '.join(extra)})"
     return ""
@@ -168,15 +169,10 @@ class CommitmentLookup:
         # From the round's start (kinds.INDEXES: journal_round_start) up to ``start``: the
         # round's hole-card rows lie in that range, read in id order (``+kind``: not by
         # the index of milestones, which would read every round's).
-        (first,) = self._conn.execute(
-            "SELECT min(id) FROM journal WHERE kind = 'round_started' AND round = ?",
-            (round_no,),
-        ).fetchone()
-        for row_id, kind, data_text in self._conn.execute(
-            "SELECT id, kind, data FROM journal WHERE id >= ? AND id <= ?"
-            " AND round = ? AND (+kind = ? OR +kind = ?) ORDER BY id",
-            (first or 1, self._start, round_no, *_HOLE_KINDS),
-        ):
+        storage = storage_of(self._conn)
+        first = storage.round_start(round_no)
+        for row in storage.hole_rows(first or 1, self._start, round_no):
+            row_id, kind, data_text = row.id, row.kind, row.data_text
             if kind != "hole_card_dealt":
                 pending = None
                 continue

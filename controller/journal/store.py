@@ -60,11 +60,13 @@ from controller.journal.opening import JournalSealError, check_head, open_files
 from controller.journal.reader import JournalReader, open_readonly, select_rows
 from controller.journal.seal import SEAL_KIND, SealingState
 from controller.journal.sealer import SEAL_IDLE_SECONDS, Sealer
+from controller.journal.storage import storage_of
 from controller.journal.verify import VerifyCase, VerifyReport, verify
 
 # The journal's public names, importable from here as one module.
 __all__ = [
     "APPEND_ONLY_TRIGGERS",
+    "COLUMNS",
     "DEFAULT_PATH",
     "GENESIS_HASH",
     "HEAD_RECORD_SIZE",
@@ -99,7 +101,6 @@ SEAL_AFTER: Final = frozenset(
 )
 
 DataMaker = Callable[[int, str, str], str]  # (row id, ts, prev_hash) -> data text
-_INSERT: Final = f"INSERT INTO journal ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 #: At most this many record kinds are remembered as checked (the vocabulary has ~50).
 _KINDS_REMEMBERED: Final = 256
 
@@ -143,6 +144,7 @@ class Journal:
         self._batch: _Batch | None = None  # the open batch (:meth:`batch`)
         self._kinds: set[str] = set()  # record kinds already checked
         self.path = path
+        self._storage = storage_of(conn)
         self._sealer = Sealer(*sealing) if sealing else None
         #: The id of the last checkpoint row (committed, or in the open batch).
         self._checkpointed = 0
@@ -151,10 +153,17 @@ class Journal:
 
     @classmethod
     def open(
-        cls, path: Path | str, *, clock: Clock = utc_now, sealing: Path | None = None
+        cls,
+        path: Path | str,
+        *,
+        clock: Clock = utc_now,
+        sealing: Path | None = None,
+        storage_format: int | None = None,
     ) -> Journal:
         """Open (or create) the journal at ``path`` for appending; with ``sealing`` (the
         sealing state file made by ``journal setup-keys``) it seals as it goes.
+        ``storage_format``: of a journal created now (``creation.DEFAULT_FORMAT`` when
+        None); a journal keeps the format it has.
 
         Raises:
             JournalSealError: the sealing state does not fit the journal (seals missing at
@@ -165,7 +174,7 @@ class Journal:
             JournalWriteError: the directory or file cannot be written.
         """
         path = Path(path)
-        head_fd, conn, last, sealed, replaced = open_files(path, sealing)
+        head_fd, conn, last, sealed, replaced = open_files(path, sealing, storage_format)
         journal = cls(conn, path, head_fd, last, clock, sealing=sealed)
         journal._tail_known = True  # open_files read it, and nobody else writes
         journal._checkpointed = last_checkpoint(conn)
@@ -333,7 +342,7 @@ class Journal:
                 # (one call instead of ~4 a round's event: bench/journal_round.py).
                 batch.rows.append(row)
             else:
-                self._conn.execute(_INSERT, row)
+                self._storage.insert([row])
                 self._conn.execute("COMMIT")
         except BaseException as err:
             if batch is not None:
@@ -355,23 +364,18 @@ class Journal:
     def _insert_batch_rows(self, batch: _Batch) -> None:
         """Insert the open batch's rows (inside its transaction; lock held)."""
         if batch.rows:
-            self._conn.executemany(_INSERT, batch.rows)
+            self._storage.insert(batch.rows)
             batch.rows.clear()
 
     def _read_tail(self) -> tuple[int, str]:
         """The last row's id and hash as the database holds them (inside a transaction)."""
-        last = self._conn.execute(
-            "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        return (last[0], last[1]) if last else (0, GENESIS_HASH)
+        return self._storage.tail()
 
     def _last_seal(self) -> tuple[int, int] | None:
         """The last seal row's id and epoch (inside a transaction), or None."""
-        found = self._conn.execute(
-            "SELECT id, json_extract(data, '$.epoch') FROM journal WHERE kind = 'seal'"
-            " ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        return None if found is None else (found[0], found[1])
+        found = self._storage.last(SEAL_KIND)
+        epoch = None if found is None else found.data.get("epoch")
+        return None if found is None or type(epoch) is not int else (found.id, epoch)
 
     def _committed(self) -> None:
         """After a commit: the head record, and the sealing key moved on past a new seal."""
@@ -435,7 +439,7 @@ class Journal:
                 raise JournalClosedError("the journal is closed")
             if self._batch is not None and not self._batch.broken:
                 self._insert_batch_rows(self._batch)  # the batch's own rows are seen inside it
-            return iter(list(select_rows(self._conn, **filters)))
+            return iter(list(self._storage.rows(**filters)))
 
     def close(self) -> None:
         """Checkpoint and close; idempotent."""

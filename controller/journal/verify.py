@@ -12,6 +12,7 @@ station's start runs it from the last checkpoint (``controller.journal.startchec
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,8 +38,9 @@ from controller.journal.startcheck import (
     trigger_problem,
     walk_start,
 )
+from controller.journal.storage import storage_of
 from controller.journal.wal import WalState, read_wal_state
-from controller.journal.walk import Chain, Progress, raw_rows, walk
+from controller.journal.walk import Chain, Progress, index_of, raw_rows, walk
 
 
 def _has_journal(conn: sqlite3.Connection) -> bool:
@@ -47,6 +49,12 @@ def _has_journal(conn: sqlite3.Connection) -> bool:
 
 
 __all__ = ["GOOD_CASES", "VerifyCase", "VerifyReport", "verify"]
+
+
+def _named_row(err: Exception) -> int | None:
+    """The row an error's message begins with (``row N: ...``), or None."""
+    found = re.match(r"row ([0-9]{1,18}):", str(err))
+    return int(found[1]) if found else None
 
 
 def verify(
@@ -98,6 +106,8 @@ def verify(
         return _verify_open(conn, path, head_file, wal, mode)
     except sqlite3.DatabaseError as err:
         return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {err}")
+    except JournalCorruptError as err:  # a format-2 commit or codec that does not read back
+        return VerifyReport(VerifyCase.ALTERED, f"altered: {err}", first_bad_row=_named_row(err))
     finally:
         conn.close()
 
@@ -117,18 +127,16 @@ class _Mode:
 def _round_start(conn: sqlite3.Connection, start: int) -> tuple[int, str | None]:
     """Move a walk's start back to the first row of the round it falls in (so each reveal
     meets its commitment), and that row's hash (None: the row is missing)."""
-    first = conn.execute("SELECT round FROM journal WHERE id = ?", (start + 1,)).fetchone()
-    if start > 0 and first is not None and first[0] is not None:
-        # The round's first row is its round_started (kinds.INDEXES: journal_round_start).
-        found = conn.execute(
-            "SELECT min(id) FROM journal WHERE kind = 'round_started' AND round = ?", (first[0],)
-        ).fetchone()
-        if found[0] is not None:
-            start = min(start, found[0] - 1)
+    storage = storage_of(conn)
+    first = storage.row(start + 1)
+    if start > 0 and first is not None and first.round_no is not None:
+        # The round's first row is its round_started (the index of round starts).
+        found = storage.round_start(first.round_no)
+        if found is not None:
+            start = min(start, found - 1)
     if start <= 0:
         return 0, GENESIS_HASH
-    found = conn.execute("SELECT hash FROM journal WHERE id = ?", (start,)).fetchone()
-    return start, found[0] if found else None
+    return start, storage.hash_of(start)
 
 
 def _verify_open(
@@ -139,7 +147,7 @@ def _verify_open(
         if mode.checkpoint or mode.since
         else ("quick_check" if mode.tail is not None else "integrity_check")
     )
-    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone() if _has_journal(conn) else (0,)
+    last = storage_of(conn).last_id() if _has_journal(conn) else 0
     beside = pragma == "integrity_check" and mode.workers > 1 and (last or 0) >= PARALLEL_MIN_ROWS
     if pragma is not None and not beside:
         problem = page_check(path, pragma)
@@ -160,7 +168,7 @@ def _verify_open(
         return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path} holds no journal table")
     start, start_hash = 0, cast(str | None, GENESIS_HASH)
     if mode.tail is not None:
-        (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
+        last = storage_of(conn).last_id()
         start, start_hash = _round_start(conn, max(0, (last or 0) - mode.tail))
     notes: list[str] = []
     if mode.checkpoint:
@@ -201,8 +209,8 @@ def _verify_open(
                 chain.rows,
                 first,
             )
-        stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (head_id,)).fetchone()
-        if head_id > start and (stored is None or stored[0] != head_hash):
+        stored = storage_of(conn).hash_of(head_id)
+        if head_id > start and stored != head_hash:
             return VerifyReport(
                 VerifyCase.ALTERED,
                 f"altered: row {head_id} differs from the head record",
@@ -280,7 +288,7 @@ def _walk(
 ) -> Chain:
     """The walk after row ``start``: over the cores when it is long and they are there
     (with ``pages``, SQLite's integrity check runs beside it)."""
-    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
+    last = storage_of(conn).last_id() or 0
     seals, sealed_through, sealed_hash = sealed
     if mode.workers > 1 and (last or 0) - start >= PARALLEL_MIN_ROWS:
         chain = walk_parallel(
@@ -306,6 +314,7 @@ def _walk(
             seals=seals,
             sealed_through=sealed_through,
             progress=mode.progress,
+            index=index_of(conn, start),
         )
         chain.sealed_hash = chain.sealed_hash or sealed_hash
     return chain
@@ -319,7 +328,7 @@ def _from_proof(
     reason = check_proof(proof, key)
     if reason:
         return VerifyReport(VerifyCase.SEAL, f"seal: the proof file: {reason}")
-    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
+    last = storage_of(conn).last_id()
     if proof.row > (last or 0):
         return VerifyReport(
             VerifyCase.BEHIND,
@@ -328,8 +337,8 @@ def _from_proof(
             0,
             (last or 0) + 1,
         )
-    found = conn.execute("SELECT kind, hash FROM journal WHERE id = ?", (proof.row,)).fetchone()
-    if found is None or tuple(found) != (SEAL_KIND, proof.hash):
+    found = storage_of(conn).row(proof.row)
+    if found is None or (found.kind, found.hash) != (SEAL_KIND, proof.hash):
         return VerifyReport(
             VerifyCase.FORKED,
             f"forked: row {proof.row} is not the seal the proof names: the journal was"

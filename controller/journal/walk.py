@@ -24,7 +24,6 @@ from controller.journal.checkpoint import (
     checkpoint_fields,
 )
 from controller.journal.format import (
-    COLUMNS,
     KIND_PATTERN,
     PLAIN_TS,
     JournalRecordError,
@@ -34,6 +33,7 @@ from controller.journal.format import (
 )
 from controller.journal.report import VerifyCase, VerifyReport
 from controller.journal.seal import SEAL_KIND, VerificationKey, check_seal
+from controller.journal.storage import IndexEntry, index_entry, storage_of
 from controller.table.holecard import check_commitment
 
 #: A row as SQLite gives it: (id, ts, kind, round, data, prev_hash, hash).
@@ -46,6 +46,9 @@ Progress = Callable[[int], None]
 FETCH_ROWS: Final = 4096
 PROGRESS_ROWS: Final = 1 << 16
 _HOLE_KINDS: Final = frozenset({"hole_card_dealt", "hole_card_revealed"})
+_NOT_INDEXED: Final = (
+    "its entry in journal_index does not match the row (added, removed or changed)"
+)
 #: json's C scanner itself: ``json.loads`` wraps it in two whitespace matches a row, which
 #: canonical text never has (a quarter of the parse).
 _SCAN: Final[Callable[[str, int], tuple[Any, int]]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
@@ -74,24 +77,18 @@ class Chain:
 def raw_rows(
     conn: sqlite3.Connection, after_id: int, until_id: int | None = None
 ) -> Iterator[RawRow]:
-    """Rows after ``after_id`` (up to ``until_id``) in id order, as tuples. Text that is
-    not UTF-8 (damaged bytes) is read again with replacement characters, so that the walk
-    names the row instead of the fetch failing."""
-    last = after_id
-    end = (1 << 62) if until_id is None else until_id
-    while True:
-        try:
-            cursor = conn.execute(
-                f"SELECT {COLUMNS} FROM journal WHERE id > ? AND id <= ? ORDER BY id", (last, end)
-            )
-            while chunk := cursor.fetchmany(FETCH_ROWS):
-                yield from chunk
-                last = chunk[-1][0]
-            return
-        except sqlite3.OperationalError as err:
-            if "decode" not in str(err) or conn.text_factory is not str:
-                raise
-            conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
+    """Rows after ``after_id`` (up to ``until_id``) in id order, as tuples, from either
+    storage format (``controller.journal.storage``)."""
+    return storage_of(conn).raw_rows(after_id, until_id)
+
+
+def index_of(
+    conn: sqlite3.Connection, after_id: int, until_id: int | None = None
+) -> Iterator[IndexEntry] | None:
+    """Format 2's ``journal_index`` entries after ``after_id`` (up to ``until_id``), for
+    the walk to check against the rows; None for format 1 (its indexes are SQLite's)."""
+    storage = storage_of(conn)
+    return storage.index_entries(after_id, until_id) if storage.version == 2 else None
 
 
 def _hash(row: RawRow) -> str:
@@ -128,12 +125,16 @@ def walk(
     seals: int = 0,
     sealed_through: int = 0,
     progress: Progress | None = None,
+    index: Iterator[IndexEntry] | None = None,
 ) -> Chain:
     """Walk ``rows`` (the rows after ``start``, whose hash is ``prev_hash``); with ``key``
     check each seal (``seals`` of them came before ``start``, the last at row
     ``sealed_through``) and sealed checkpoint; ``lookup`` finds the commitments dealt
     before ``start``. Stops at the first failure (``Chain.failure``); a hole-card problem
-    is noted (``Chain.commitment_failure``) and the walk goes on."""
+    is noted (``Chain.commitment_failure``) and the walk goes on. ``index``: format 2's
+    ``journal_index`` entries of the same rows, each checked against the row it names
+    (``controller.journal.storage.index_entry``): an entry added, removed or changed is a
+    row altered."""
     chain = Chain(
         start=start,
         last_id=start,
@@ -145,6 +146,7 @@ def walk(
     pending: dict[int | None, tuple[int, str]] = {}  # round -> (row id, commitment)
     scan = _SCAN
     since_progress = 0
+    entry = next(index, None) if index is not None else None
 
     def fail(case: VerifyCase, row: int, what: str) -> Chain:
         chain.failure = VerifyReport(case, f"{case.value}: row {row}: {what}", chain.rows, row)
@@ -177,6 +179,14 @@ def walk(
             canonical = False
         if not canonical or not KIND_PATTERN.fullmatch(kind):
             return fail(VerifyCase.ALTERED, row_id, "not written by the station (not canonical)")
+        if index is not None:
+            indexed = index_entry(row_id, kind, round_no, data)
+            if entry is not None and entry[0] < row_id:
+                return fail(VerifyCase.ALTERED, entry[0], _NOT_INDEXED)
+            if indexed is not None or (entry is not None and entry[0] == row_id):
+                if entry is None or tuple(entry) != indexed:
+                    return fail(VerifyCase.ALTERED, row_id, _NOT_INDEXED)
+                entry = next(index, None)
         if key is not None and kind in (SEAL_KIND, CHECKPOINT_KIND):
             row = Row(row_id, ts, kind, round_no, data_text, stored_prev, digest)
             if kind == SEAL_KIND:
@@ -204,6 +214,8 @@ def walk(
             since_progress = 0
     if progress is not None and since_progress:
         progress(since_progress)
+    if entry is not None:
+        return fail(VerifyCase.ALTERED, entry[0], _NOT_INDEXED)
     return chain
 
 

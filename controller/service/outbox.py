@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from controller.journal.format import GENESIS_HASH, Row, format_ts, utc_now
+from controller.journal.format import GENESIS_HASH, JournalCorruptError, Row, format_ts, utc_now
 from controller.journal.reader import open_readonly
 from controller.journal.seal import SEAL_KIND, seal_fields
+from controller.journal.storage import storage_of
 from controller.journal.wire import Ack, Status
 
 ACK_SUFFIX: Final = "-floor"
@@ -71,8 +72,8 @@ def ack_beyond(journal: Path) -> str:
     except (OSError, ValueError):
         return ""
     try:
-        found = conn.execute("SELECT hash FROM journal WHERE id = ?", (row,)).fetchone()
-    except sqlite3.Error:
+        found = storage_of(conn).hash_of(row)
+    except (sqlite3.Error, JournalCorruptError):
         return ""
     finally:
         conn.close()
@@ -81,7 +82,7 @@ def ack_beyond(journal: Path) -> str:
             f"the floor acknowledged row {row}, which the journal does not hold: rolled back,"
             " cut short or replaced; keep the files and call the supervisor"
         )
-    if found[0] != digest:
+    if found != digest:
         return (
             f"the floor acknowledged row {row} with another hash: the journal was rewritten or"
             " replaced; keep the files and call the supervisor"

@@ -23,8 +23,9 @@ import structlog
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
-from controller.journal.format import GENESIS_HASH
+from controller.journal.format import GENESIS_HASH, JournalCorruptError
 from controller.journal.reader import open_readonly, select_rows
+from controller.journal.storage import storage_of
 from controller.journal.wire import (
     MAX_MESSAGE_BYTES,
     Status,
@@ -193,11 +194,11 @@ class Shipper:
             return None  # no journal yet: the station creates it at start
         acked, digest = load_ack(ack_path(self.journal))
         try:
-            stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (acked,)).fetchone()
-        except sqlite3.Error:
+            stored = storage_of(conn).hash_of(acked)
+        except (sqlite3.Error, JournalCorruptError):
             conn.close()
             return None  # the station is creating the journal's tables
-        if acked and (stored is None or stored[0] != digest):
+        if acked and stored != digest:
             _log.warning("floor acknowledgement does not match the journal: sending all again")
             acked, digest = 0, GENESIS_HASH
         self.outbox = Outbox(self.table, acked=acked, acked_hash=digest)
@@ -250,8 +251,7 @@ class Shipper:
         except WireError as err:
             _log.warning("bad floor acknowledgement", error=str(err))
             return
-        stored = conn.execute("SELECT hash FROM journal WHERE id = ?", (ack.row,)).fetchone()
-        ours = GENESIS_HASH if ack.row == 0 else (stored[0] if stored else None)
+        ours = GENESIS_HASH if ack.row == 0 else storage_of(conn).hash_of(ack.row)
         if ours != ack.hash:
             # Not our history: the collector raises the alert; we keep what we know.
             _log.warning("floor acknowledged a row this journal does not hold", row=ack.row)

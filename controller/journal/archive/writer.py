@@ -48,6 +48,7 @@ def archive(
         OSError: the folder cannot be written (a segment is whole or absent).
     """
     from controller.journal.startcheck import CommitmentLookup
+    from controller.journal.storage import storage_of
     from controller.journal.walk import raw_rows, walk
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -60,8 +61,8 @@ def archive(
     conn = open_readonly(journal)
     written: list[Path] = []
     try:
-        found = conn.execute("SELECT hash FROM journal WHERE id = ?", (after,)).fetchone()
-        if after and (found is None or found[0] != prev):
+        found = storage_of(conn).hash_of(after)
+        if after and found != prev:
             raise ArchiveError(
                 f"row {after} of the journal is not the archive's last row: another journal?"
             )
