@@ -61,3 +61,24 @@ def no_leaks() -> Iterator[None]:
 
 # The floor tests' real servers (mosquitto, PostgreSQL), shared per module.
 from floor_fixtures import floor_broker, floor_database  # noqa: E402, F401
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--journal-format",
+        type=int,
+        choices=(1, 2),
+        default=None,
+        help="the storage format of every journal the tests create (docs/journal.md)",
+    )
+
+
+@pytest.fixture(autouse=True)
+def journal_format(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``--journal-format 2``, every journal a test creates in this process is format 2
+    (the whole journal suite runs on either format)."""
+    chosen = request.config.getoption("--journal-format")
+    if chosen is not None:
+        from controller.journal import creation
+
+        monkeypatch.setattr(creation, "DEFAULT_FORMAT", chosen)

@@ -1,10 +1,11 @@
-"""``dealer-station journal recall|verify|export|anchor|setup-keys``: the audit journal.
+"""``dealer-station journal recall|verify|export|anchor|setup-keys|migrate``: the audit
+journal.
 
-All but ``setup-keys`` open the journal read-only, so they are safe while the station runs.
-The journal is found by ``--journal PATH``, else by ``--config FILE`` (its ``journal.path``),
-else at the default path. ``setup-keys`` makes a table's sealing state and prints its
-verification key once. Exit status: 0 good, 1 the journal is damaged (or verify found a
-problem), 2 a usage error.
+All but ``setup-keys`` and ``migrate`` open the journal read-only, so they are safe while
+the station runs. The journal is found by ``--journal PATH``, else by ``--config FILE``
+(its ``journal.path``), else at the default path. ``setup-keys`` makes a table's sealing
+state and prints its verification key once. Exit status: 0 good, 1 the journal is damaged
+(or verify found a problem), 2 a usage error.
 """
 
 from __future__ import annotations
@@ -126,6 +127,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     keys.add_argument(
         "--force", action="store_true", help="replace an existing sealing state (new key)"
     )
+    migrate = sub.add_parser(
+        "migrate",
+        help="copy a format-1 journal into storage format 2, prove it, rename it into place"
+        " (the station stopped)",
+    )
+    _add_location(migrate)
     export = sub.add_parser("export", help="write rows as JSON lines for a date range (UTC)")
     export.add_argument("--from", dest="ts_from", type=parse_moment, metavar="DATE")
     export.add_argument(
@@ -207,6 +214,8 @@ def run(args: argparse.Namespace) -> int:
         from controller.cli.journal_verify import run_archive
 
         return run_archive(path, args)
+    if args.journal_command == "migrate":
+        return _migrate(path)
     try:
         with JournalReader.open(path) as reader:
             if args.journal_command == "recall":
@@ -225,6 +234,25 @@ def run(args: argparse.Namespace) -> int:
     except OSError as err:
         print(f"dealer-station journal: {err}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _migrate(path: Path) -> int:
+    from controller.journal.format import JournalError
+    from controller.journal.migrate import migrate_journal
+
+    try:
+        done = migrate_journal(path)
+    except FileNotFoundError as err:
+        print(f"dealer-station journal: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except JournalError as err:
+        print(f"dealer-station journal: {err}", file=sys.stderr)
+        return EXIT_DAMAGED
+    print(
+        f"migrated: {path} is storage format 2: {done.rows} rows, last row {done.last_id}"
+        f" ({done.last_hash}), {done.seals} seals, proved the same"
+    )
+    return 0
 
 
 def _recall(reader: JournalReader, args: argparse.Namespace) -> int:
