@@ -1,6 +1,9 @@
 """Where a round's journal bytes go, and what a round writes to the storage.
 
-Run: .venv/bin/python bench/journal_bytes.py [--rounds N] [--dir DIR]
+Run: .venv/bin/python bench/journal_bytes.py [--rounds N] [--dir DIR] [--format 1|2]
+
+``--format 2``: every journal the bench makes is storage format 2 (a commit a row,
+docs/journal.md "Storage format 2"); the columns and kinds are listed for format 1 only.
 
 1. **The file.** A simulated busy table (PA, seven seats, seed 2026: the calls
    ``bench/journal_round.py`` records, which the Raspberry Pi image's SD-card bench replays
@@ -57,13 +60,13 @@ def _varint_size(value: int) -> int:
 
 def file_breakdown(path: Path, figures: dict[str, Any]) -> None:
     """Print where the bytes of the journal at ``path`` go (see the module docstring)."""
+    from controller.journal.storage import storage_of
+
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        (rows,) = conn.execute("SELECT count(*) FROM journal").fetchone()
-        (rounds,) = conn.execute(
-            "SELECT count(*) FROM journal WHERE kind IN ('round_completed', 'round_voided')"
-        ).fetchone()
-        rounds = max(rounds, 1)
+        storage = storage_of(conn)
+        rows = storage.count()
+        rounds = max(len(list(storage.rows(kinds=["round_completed", "round_voided"]))), 1)
         pages = dict(conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"))
         total = sum(pages.values())
         columns: Counter[str] = Counter()
@@ -71,7 +74,9 @@ def file_breakdown(path: Path, figures: dict[str, Any]) -> None:
         kind_bytes: Counter[str] = Counter()
         names = 0
         query = "SELECT id, ts, kind, round, data, prev_hash, hash FROM journal"
-        for row_id, ts, kind, round_no, data, prev_hash, digest in conn.execute(query):
+        for row_id, ts, kind, round_no, data, prev_hash, digest in (
+            conn.execute(query) if storage.version == 1 else ()
+        ):
             sizes = {
                 "id": _varint_size(row_id),
                 "ts": len(ts),
@@ -87,10 +92,19 @@ def file_breakdown(path: Path, figures: dict[str, Any]) -> None:
             names += sum(len(name) + 3 for name in json.loads(data))  # "name":
     finally:
         conn.close()
-    print(f"file: {total / rounds:,.0f} bytes a round ({rows / rounds:.1f} rows a round)")
+    print(
+        f"file: {total / rounds:,.0f} bytes a round ({rows / rounds:.1f} rows a round,"
+        f" storage format {storage.version})"
+    )
     for name, size in sorted(pages.items(), key=lambda item: -item[1]):
         print(f"  {name:24s} {size / rounds:8,.0f} bytes a round ({100 * size / total:4.1f}%)")
+    figures["file_bytes_per_round"] = round(total / rounds)
+    figures["rows_per_round"] = round(rows / rounds, 1)
+    figures["file_bytes_per_year_gb"] = round(total / rounds * ROUNDS_A_YEAR / 1e9, 2)
+    figures["storage_format"] = storage.version
     stored = sum(columns.values())
+    if not stored:
+        return
     print(f"columns (as stored, no page overhead): {stored / rounds:,.0f} bytes a round")
     for name, size in columns.most_common():
         print(f"  {name:10s} {size / rounds:8,.0f} bytes a round ({100 * size / stored:4.1f}%)")
@@ -100,9 +114,6 @@ def file_breakdown(path: Path, figures: dict[str, Any]) -> None:
         share = 100 * kind_bytes[kind] / stored
         per_round = kind_bytes[kind] / rounds
         print(f"  {kind:28s} {count / rounds:6.2f} {per_round:8,.0f} ({share:4.1f}%)")
-    figures["file_bytes_per_round"] = round(total / rounds)
-    figures["rows_per_round"] = round(rows / rounds, 1)
-    figures["file_bytes_per_year_gb"] = round(total / rounds * ROUNDS_A_YEAR / 1e9, 2)
 
 
 def archive_bytes(path: Path, folder: Path, figures: dict[str, Any]) -> None:
@@ -113,21 +124,14 @@ def archive_bytes(path: Path, folder: Path, figures: dict[str, Any]) -> None:
 
     with JournalReader.open(path) as reader:
         anchor = reader.query(latest_anchor)
-        (rows,) = reader.query(lambda c: c.execute("SELECT count(*) FROM journal").fetchone())
+        rows = reader.storage.count()
     assert anchor is not None, "the recorded journal is sealed"
     written = archive(path, folder, table=anchor.table, segment_rows=max(rows * 9 // 10, 1))
     size = sum(p.stat().st_size for p in written)
     last = read_header(written[-1]).last
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        (rounds,) = conn.execute(
-            "SELECT count(*) FROM journal WHERE id <= ?"
-            " AND kind IN ('round_completed', 'round_voided')",
-            (last,),
-        ).fetchone()
-    finally:
-        conn.close()
-    rounds = max(rounds, 1)
+    with JournalReader.open(path) as reader:
+        ends = reader.rows(kinds=["round_completed", "round_voided"], until_id=last)
+        rounds = max(len(list(ends)), 1)
     print(
         f"archive: {size / rounds:,.0f} bytes a round ({rounds} rounds, rows 1..{last},"
         f" {len(written)} segment), {size / rounds * ROUNDS_A_YEAR / 1e9:,.2f} GB a year"
@@ -158,7 +162,10 @@ def bench_writes(folder: Path, calls: list[Call], rounds: int, figures: dict[str
         pickle.dump(calls, f)
     scratch = folder / "replay"
     scratch.mkdir()
+    from controller.journal import creation
+
     command = [sys.executable, __file__, "--replay", str(calls_file), str(scratch)]
+    command += ["--format", str(creation.DEFAULT_FORMAT)]
     trace = folder / "strace.txt"
     strace = shutil.which("strace")
     if strace:
@@ -192,8 +199,14 @@ def main() -> None:
         "--dir", type=Path, default=SCRATCH_DISK, help=f"a directory on disk ({SCRATCH_DISK})"
     )
     parser.add_argument("--replay", nargs=2, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--format", type=int, choices=(1, 2), default=1, help="the journals' storage format"
+    )
     args = parser.parse_args()
     end_on_signals()
+    from controller.journal import creation
+
+    creation.DEFAULT_FORMAT = args.format
     if args.replay:
         replay_child(*args.replay)
         return

@@ -62,6 +62,9 @@ def is_half_made(path: Path, head: Path) -> bool:
 #: 8% larger (bench/journal_layouts.py, docs/performance.md). A journal made before keeps
 #: the page size it has (SQLite changes it only in an empty file or by a VACUUM).
 PAGE_SIZE: Final = 1024
+#: The page size of a new format-2 journal (docs/journal.md, "Storage format 2"): with 4
+#: KiB pages its file is 8% smaller and a round writes twice as many bytes.
+PAGE_SIZE_2: Final = 1024
 
 #: The storage format of a new journal (docs/journal.md, "Storage format 2"): format 1
 #: until format 2 passes every test; ``Journal.open(storage_format=2)`` and ``journal
@@ -116,15 +119,15 @@ def create_database(path: Path, version: int | None = None, ts_base: int | None 
         JournalWriteError: the file system refused (the temporary files are removed).
     """
     tmp = creating_path(path)
+    version = DEFAULT_FORMAT if version is None else version
     try:
         remove_creation_leftovers(path)
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=DELETE")
             conn.execute("PRAGMA synchronous=FULL")
-            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # before the first page is written
+            conn.execute(f"PRAGMA page_size={PAGE_SIZE_2 if version == 2 else PAGE_SIZE}")
             conn.execute("BEGIN IMMEDIATE")
-            version = DEFAULT_FORMAT if version is None else version
             apply_schema(conn, version)
             if version == 2:
                 base = time.time_ns() // 1_000_000_000 * 1_000_000 if ts_base is None else ts_base

@@ -65,7 +65,9 @@ TRIGGER_SQL_2: Final = {
     )
     for table, what in (
         ("journal_commit", "the journal"),
-        ("journal_index", "the journal index"),
+        ("journal_milestone", "the journal index"),
+        ("journal_spot", "the journal index"),
+        ("journal_kind", "the journal kinds"),
         ("journal_codec", "the journal codec"),
         ("meta", "journal meta"),
     )

@@ -13,7 +13,7 @@ import sqlite3
 from typing import Final
 
 from controller.journal.format import SCHEMA_VERSION, TRIGGER_SQL, TRIGGER_SQL_2
-from controller.journal.kinds import INDEXES, stale_indexes
+from controller.journal.kinds import INDEXED_KINDS, INDEXES, stale_indexes
 
 # The append-only triggers, as format.TRIGGER_SQL states them (verify compares the bodies).
 _TRIGGERS: Final = "\n".join(
@@ -71,18 +71,22 @@ CREATE TABLE IF NOT EXISTS journal_commit (
     body BLOB NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS journal_commit_count ON journal_commit (last_id);
-CREATE TABLE IF NOT EXISTS journal_index (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    round INTEGER,
-    seat ANY,
-    spot ANY
+CREATE TABLE IF NOT EXISTS journal_kind (
+    code INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL UNIQUE
 ) STRICT;
-CREATE INDEX IF NOT EXISTS journal_index_kind ON journal_index (kind);
-CREATE INDEX IF NOT EXISTS journal_index_round ON journal_index (round)
-    WHERE kind = 'round_started';
-CREATE INDEX IF NOT EXISTS journal_index_spot ON journal_index (seat, spot)
-    WHERE kind = 'event';
+CREATE TABLE IF NOT EXISTS journal_milestone (
+    id INTEGER PRIMARY KEY,
+    kind INTEGER NOT NULL,
+    round INTEGER
+) STRICT;
+CREATE INDEX IF NOT EXISTS journal_milestone_kind ON journal_milestone (kind);
+CREATE TABLE IF NOT EXISTS journal_spot (
+    id INTEGER PRIMARY KEY,
+    seat ANY NOT NULL,
+    spot ANY NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS journal_spot_seat ON journal_spot (seat, spot);
 CREATE VIEW IF NOT EXISTS journal (id, ts, kind, round, data, prev_hash, hash) AS
     SELECT {REFUSAL_FUNCTION}(), NULL, NULL, NULL, NULL, NULL, NULL FROM journal_commit;
 """ + "\n".join(
@@ -102,8 +106,18 @@ def apply_schema(conn: sqlite3.Connection, version: int = SCHEMA_VERSION) -> Non
 
 def start_format_2(conn: sqlite3.Connection, dictionary: bytes, ts_base: int) -> None:
     """Give a new format-2 file its codec (inside the caller's transaction): the commit
-    dictionary and the time base its rows' times are stored after."""
+    dictionary and the time base its rows' times are stored after; the codes of the
+    milestone kinds (``kinds.INDEXED_KINDS``), and the index of round starts by round (a
+    partial index names its kind's code)."""
     conn.execute(
         "INSERT INTO journal_codec (id, ts_base, dictionary) VALUES (1, ?, ?)",
         (ts_base, dictionary),
+    )
+    conn.executemany(
+        "INSERT INTO journal_kind (code, kind) VALUES (?, ?)",
+        list(enumerate(INDEXED_KINDS, start=1)),
+    )
+    code = INDEXED_KINDS.index("round_started") + 1
+    conn.execute(
+        f"CREATE INDEX journal_milestone_round ON journal_milestone (round) WHERE kind = {code}"
     )

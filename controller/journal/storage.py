@@ -8,7 +8,8 @@ walk tuples) from either format.
   (:class:`Format1`).
 * Format 2: the ``journal_commit`` table, the rows of a commit as one SQLite row
   (``controller.journal.compact.CommitCodec``) beside the hash of the commit's last row;
-  ``journal_index``, the milestone rows by kind and the wager spots' reports (the queries
+  ``journal_milestone``, the milestone rows by kind (a code of ``journal_kind``) and
+  round, and ``journal_spot``, the wager spots' reports by seat and spot (the queries
   format 1's indexes serve); ``journal_codec``, the file's own dictionary and time base
   (:class:`Format2`). A row's ``prev_hash`` is the row before's hash; the hash of a row
   inside a commit is chained from the previous commit's stored hash, and the commit's last
@@ -38,7 +39,8 @@ from controller.journal.kinds import INDEXED_KINDS
 
 #: A row as the walk reads it: (id, ts, kind, round, data, prev_hash, hash).
 RawRow = tuple[Any, Any, Any, Any, Any, Any, Any]
-#: An entry of format 2's ``journal_index``: (id, kind, round, seat, spot).
+#: An entry of format 2's index tables, as the walk checks it: (id, kind, round, seat,
+#: spot); a milestone has no seat or spot, a wager spot's report no round.
 IndexEntry = tuple[int, str, int | None, int | str | None, int | str | None]
 #: Rows fetched from SQLite at a time.
 FETCH_ROWS: Final = 4096
@@ -49,15 +51,16 @@ SPOT_KIND: Final = "event"
 
 
 def index_entry(row_id: int, kind: str, round_no: int | None, data: Any) -> IndexEntry | None:
-    """The ``journal_index`` entry a row has in format 2 (None: it has none): a milestone
-    kind (``kinds.INDEXED_KINDS``) by kind, an event with a seat and a spot (an integer or a
-    text each) by them. ``data``: the row's parsed data (only read for an event)."""
+    """The index entry a row has in format 2 (None: it has none): a milestone kind
+    (``kinds.INDEXED_KINDS``) in ``journal_milestone`` by kind and round, an event with a
+    seat and a spot (an integer or a text each) in ``journal_spot`` by them. ``data``: the
+    row's parsed data (only read for an event)."""
     if kind in _INDEXED:
         return (row_id, kind, round_no, None, None)
     if kind == SPOT_KIND and type(data) is dict:
         seat, spot = data.get("seat"), data.get("spot")
         if type(seat) in (int, str) and type(spot) in (int, str):
-            return (row_id, kind, round_no, seat, spot)
+            return (row_id, kind, None, seat, spot)
     return None
 
 
@@ -107,8 +110,8 @@ class Storage:
         raise NotImplementedError
 
     def index_entries(self, after_id: int, until_id: int | None = None) -> Iterator[IndexEntry]:
-        """Format 2's ``journal_index`` entries after ``after_id`` in id order (format 1:
-        none, its indexes are SQLite's own)."""
+        """Format 2's index entries (``journal_milestone``, ``journal_spot``) after
+        ``after_id`` in id order (format 1: none, its indexes are SQLite's own)."""
         return iter(())
 
     def round_start(self, round_no: int) -> int | None:
@@ -322,7 +325,8 @@ _COMMIT_COLUMNS: Final = (
 
 
 class Format2(Storage):
-    """A commit a row (``journal_commit``), ``journal_index`` and ``journal_codec``
+    """A commit a row (``journal_commit``), the index tables (``journal_milestone``,
+    ``journal_spot``, ``journal_kind``) and ``journal_codec``
     (``controller.journal.schema.SCHEMA_2``)."""
 
     version = 2
@@ -336,6 +340,10 @@ class Format2(Storage):
         if codec is None or type(codec[0]) is not bytes or type(codec[1]) is not int:
             raise JournalCorruptError("the journal's codec (journal_codec) is missing or damaged")
         self.codec = _codec(codec[0], codec[1])
+        self._codes: dict[str, int] = {
+            kind: code for code, kind in conn.execute("SELECT code, kind FROM journal_kind")
+        }
+        self._round_started = self._codes.get("round_started", -1)
         self._cached: tuple[tuple[Any, ...], bytes, list[RawRow]] | None = None
 
     # -- commits ---------------------------------------------------------------------------
@@ -464,13 +472,16 @@ class Format2(Storage):
         round_no: int | None,
         newest_first: bool,
     ) -> Iterator[RawRow]:
-        clauses = f"({' OR '.join(['kind = ?'] * len(kinds))}) AND id > ? AND id <= ?"
-        params: list[Any] = [*sorted(kinds), after_id, end]
+        codes = sorted(self._codes[kind] for kind in kinds if kind in self._codes)
+        if not codes:
+            return
+        clauses = f"({' OR '.join(['kind = ?'] * len(codes))}) AND id > ? AND id <= ?"
+        params: list[Any] = [*codes, after_id, end]
         if round_no is not None:
             clauses += " AND round = ?"
             params.append(round_no)
         cursor = self.conn.execute(
-            f"SELECT id FROM journal_index WHERE {clauses}"
+            f"SELECT id FROM journal_milestone WHERE {clauses}"
             f" ORDER BY id {'DESC' if newest_first else ''}",
             params,
         )
@@ -503,17 +514,22 @@ class Format2(Storage):
         return int(count)
 
     def index_entries(self, after_id: int, until_id: int | None = None) -> Iterator[IndexEntry]:
+        end = _END if until_id is None else until_id
         cursor = self.conn.execute(
-            "SELECT id, kind, round, seat, spot FROM journal_index"
-            " WHERE id > ? AND id <= ? ORDER BY id",
-            (after_id, _END if until_id is None else until_id),
+            "SELECT m.id, coalesce(k.kind, '?'), m.round, NULL, NULL FROM journal_milestone m"
+            " LEFT JOIN journal_kind k ON k.code = m.kind WHERE m.id > ? AND m.id <= ?"
+            f" UNION ALL SELECT id, '{SPOT_KIND}', NULL, seat, spot FROM journal_spot"
+            " WHERE id > ? AND id <= ? ORDER BY 1",
+            (after_id, end, after_id, end),
         )
         while chunk := cursor.fetchmany(FETCH_ROWS):
             yield from chunk
 
     def round_start(self, round_no: int) -> int | None:
+        # The partial index journal_milestone_round names the code as a literal.
         (found,) = self.conn.execute(
-            "SELECT min(id) FROM journal_index WHERE kind = 'round_started' AND round = ?",
+            f"SELECT min(id) FROM journal_milestone WHERE kind = {self._round_started}"
+            " AND round = ?",
             (round_no,),
         ).fetchone()
         return None if found is None else int(found)
@@ -522,15 +538,14 @@ class Format2(Storage):
         return [
             (int(row_id), round_no)
             for row_id, round_no in self.conn.execute(
-                "SELECT id, round FROM journal_index WHERE kind = 'round_started'"
-                " ORDER BY id DESC LIMIT ?",
-                (count,),
+                "SELECT id, round FROM journal_milestone WHERE kind = ? ORDER BY id DESC LIMIT ?",
+                (self._round_started, count),
             )
         ]
 
     def last_spot_report(self, seat: int, spot: str, until_id: int) -> Row | None:
         found = self.conn.execute(
-            f"SELECT id FROM journal_index WHERE kind = '{SPOT_KIND}' AND seat = ? AND spot = ?"
+            "SELECT id FROM journal_spot WHERE seat = ? AND spot = ?"
             " AND id <= ? ORDER BY id DESC LIMIT 1",
             (seat, spot, until_id),
         ).fetchone()
@@ -538,8 +553,8 @@ class Format2(Storage):
 
     def seals_between(self, kind: str, after_id: int, until_id: int) -> tuple[int, int | None]:
         count, through = self.conn.execute(
-            "SELECT count(*), max(id) FROM journal_index WHERE kind = ? AND id > ? AND id <= ?",
-            (kind, after_id, until_id),
+            "SELECT count(*), max(id) FROM journal_milestone WHERE kind = ? AND id > ? AND id <= ?",
+            (self._codes.get(kind, -1), after_id, until_id),
         ).fetchone()
         return int(count), through
 
@@ -551,16 +566,23 @@ class Format2(Storage):
             "INSERT INTO journal_commit (first_id, last_id, last_hash, body) VALUES (?, ?, ?, ?)",
             (rows[0][0], rows[-1][0], bytes.fromhex(rows[-1][6]), body),
         )
-        entries = []
+        milestones, spots = [], []
         for row_id, _ts, kind, round_no, data_text, _prev, _hash in rows:
             data = json.loads(data_text) if kind == SPOT_KIND else None
             entry = index_entry(row_id, kind, round_no, data)
-            if entry is not None:
-                entries.append(entry)
-        if entries:
+            if entry is None:
+                continue
+            if kind == SPOT_KIND:
+                spots.append((row_id, entry[3], entry[4]))
+            else:
+                milestones.append((row_id, self._codes[kind], round_no))
+        if milestones:
             self.conn.executemany(
-                "INSERT INTO journal_index (id, kind, round, seat, spot) VALUES (?, ?, ?, ?, ?)",
-                entries,
+                "INSERT INTO journal_milestone (id, kind, round) VALUES (?, ?, ?)", milestones
+            )
+        if spots:
+            self.conn.executemany(
+                "INSERT INTO journal_spot (id, seat, spot) VALUES (?, ?, ?)", spots
             )
 
 
