@@ -116,6 +116,12 @@ def migrate_journal(path: Path) -> Migrated:
             raise JournalLockedError(f"{path} is open for writing by another process") from err
         _remove_copy(path)
         return _migrate_locked(path)
+    except JournalLockedError:
+        raise
+    except JournalError as err:  # one line, naming the journal once
+        raise type(err)(f"{path} is not migrated: {err}") from err
+    except (OSError, sqlite3.Error) as err:
+        raise JournalWriteError(f"{path} is not migrated: {err}") from err
     finally:
         os.close(lock)  # releases the lock
 
@@ -125,10 +131,10 @@ def _migrate_locked(path: Path) -> Migrated:
     conn = open_readonly(path)
     try:
         if storage_of(conn).version != 1:
-            raise JournalCorruptError(f"{path} is storage format 2 already")
+            raise JournalCorruptError("it is storage format 2 already")
         report = verify(path)
         if report.case not in GOOD_CASES:
-            raise JournalCorruptError(f"{path} is not migrated: {report.message}")
+            raise JournalCorruptError(report.message)
         before = _summary(conn)
         first = storage_of(conn).row(1)
         copy = migrating_path(path)
@@ -136,11 +142,9 @@ def _migrate_locked(path: Path) -> Migrated:
         try:
             create_database(copy, 2, base)
             _copy_rows(conn, copy)
-        except (OSError, sqlite3.Error, JournalError) as err:
+        except BaseException:
             _remove_copy(path)
-            if isinstance(err, JournalCorruptError):
-                raise
-            raise JournalWriteError(f"{path} is not migrated: {err}") from err
+            raise
     finally:
         conn.close()
     try:
@@ -148,7 +152,7 @@ def _migrate_locked(path: Path) -> Migrated:
         _settle(copy)
         wal = path.with_name(path.name + "-wal")
         if wal.exists() and wal.stat().st_size > 0:
-            raise JournalWriteError(f"{path} is not migrated: it was written meanwhile")
+            raise JournalWriteError("it was written meanwhile")
         os.replace(copy, path)
         sync_directory(path.parent)
     except BaseException:
@@ -170,7 +174,7 @@ def _merge_wal(path: Path) -> None:
     try:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     except sqlite3.Error as err:
-        raise JournalWriteError(f"{path}: its WAL could not be merged: {err}") from err
+        raise JournalWriteError(f"its WAL could not be merged: {err}") from err
     finally:
         conn.close()
 
@@ -222,13 +226,11 @@ def _prove(path: Path, copy: Path, before: tuple[int, int, str, list[tuple[int, 
     """The copy verifies and holds the original's rows, last hash and seals."""
     report = verify(copy, head=head_path(path))
     if report.case not in GOOD_CASES:
-        raise JournalCorruptError(f"{path} is not migrated: the copy: {report.message}")
+        raise JournalCorruptError(f"the copy: {report.message}")
     conn = open_readonly(copy)
     try:
         after = _summary(conn)
     finally:
         conn.close()
     if after != before:
-        raise JournalCorruptError(
-            f"{path} is not migrated: the copy's rows, last hash or seals differ"
-        )
+        raise JournalCorruptError("the copy's rows, last hash or seals differ")

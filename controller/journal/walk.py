@@ -47,7 +47,7 @@ FETCH_ROWS: Final = 4096
 PROGRESS_ROWS: Final = 1 << 16
 _HOLE_KINDS: Final = frozenset({"hole_card_dealt", "hole_card_revealed"})
 _NOT_INDEXED: Final = (
-    "its entry in journal_index does not match the row (added, removed or changed)"
+    "its entry in the index tables does not match the row (added, removed or changed)"
 )
 #: json's C scanner itself: ``json.loads`` wraps it in two whitespace matches a row, which
 #: canonical text never has (a quarter of the parse).
