@@ -154,6 +154,8 @@ class Storage:
 
     def last_row_before_round(self, before_id: int, round_no: int) -> int | None:
         """The id of the last row before ``before_id`` of a round before ``round_no``."""
+        if round_no is None:  # as SQL compares with NULL: no round is before it
+            return None
         for row in self.rows(until_id=before_id - 1, newest_first=True):
             if row.round_no is not None and row.round_no < round_no:
                 return row.id
