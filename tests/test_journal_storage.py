@@ -267,8 +267,9 @@ def test_hostile_recall_and_export_arguments(small_journal: Path, count: str, mo
 
 def test_a_journal_of_another_storage_format_is_refused_untouched(tmp_path: Path) -> None:
     """A file whose ``meta`` names a schema version this program does not write (a later
-    program's storage, after formats 1 and 2 of docs/journal.md) is refused in one line before this program adds its
-    schema or an index to it, and its bytes stay as they were."""
+    program's storage, after formats 1 and 2 of docs/journal.md) is refused in one line
+    before this program adds its schema or an index to it, and its bytes stay as they
+    were."""
     path = tmp_path / "journal.sqlite3"
     conn = sqlite3.connect(path)
     conn.executescript(
