@@ -611,3 +611,20 @@ def test_a_copy_that_does_not_prove_the_same_rows_is_not_renamed(
     assert "\n" not in str(caught.value)
     assert {name: _files(path)[name] for name in before} == before
     assert not migrating_path(path).exists()
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_a_format_2_file_reads_the_same_over_the_cores(
+    format_2: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """The walk over several workers (every walk, not only those of 200,000 rows) gives
+    the serial walk's report, intact and with an index entry changed in a later range."""
+    from controller.journal import verify as verify_module
+
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", 1)
+    one, many = verify(format_2, workers=1), verify(format_2, workers=workers)
+    assert one.case is many.case is VerifyCase.INTACT and one.message == many.message
+    tamper(format_2, "UPDATE journal_spot SET seat = 2 WHERE id = 15")
+    one, many = verify(format_2, workers=1), verify(format_2, workers=workers)
+    assert one.message == many.message
+    assert one.message.startswith("altered: row 15: its entry in the index tables"), one.message
