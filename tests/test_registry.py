@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import firmware_bridge as fb
 from controller.service import config as cfg
+from drivers.card_reader import CardReaderDriver
 from drivers.device_link import ExpectedDevice
 from drivers.errors import TransportError
 from drivers.hal import FAULT_LAMPS, DeviceKind, DeviceLost, Led
@@ -35,6 +36,7 @@ from drivers.registry import (
     spec_named,
 )
 from drivers.serial_transport import SerialSettings
+from drivers.shoe import ShoeDriver
 from drivers.simulated import serve
 from drivers.simulated.rig import _chosen
 from drivers.simulated.usb_backend import SimulatedUsbBackend, SimulatedUsbDevice, UsbIdentity
@@ -231,6 +233,7 @@ def test_the_driver_a_spec_builds_is_wired_as_the_composition_root_says(spec: An
 
 def test_the_shoe_counts_copies_against_the_tables_batch() -> None:
     driver = spec_for(DeviceKind.SHOE).make_driver(_parts(spec_for(DeviceKind.SHOE), []))
+    assert isinstance(driver, ShoeDriver)
     try:
         assert driver.decks == 6  # NY 5324.12(a): six or eight Spanish decks
     finally:
@@ -244,6 +247,7 @@ def test_the_card_reader_is_looked_for_on_the_bus_it_is_given() -> None:
     backend.add(SimulatedUsbDevice(UsbIdentity(0x1209, 0x5321, "S-1"), lambda data: None))
     spec = spec_for(DeviceKind.CARD_READER)
     driver = spec.make_driver(_parts(spec, [], usb_backend=backend))
+    assert isinstance(driver, CardReaderDriver)
     driver.start()
     try:
         deadline = time.monotonic() + 5.0
