@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import queue
 import subprocess
+import termios
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import serial
@@ -341,5 +344,137 @@ def test_an_idle_link_is_not_woken_before_the_listener_asks(device: DeviceEnd) -
         assert listener.ticks == 1
         later = transport.waits[1:]  # the first read's wait came before the first tick
         assert later and all(wait == pytest.approx(0.5) for wait in later)
+    finally:
+        transport.close()
+
+
+def test_settings_refused_say_why_and_the_least_values_pass() -> None:
+    for settings, text in (
+        ({"port": ""}, "serial port path is empty"),
+        ({"port": "/dev/x", "baudrate": 0}, "baud rate must be positive, not 0"),
+        ({"port": "/dev/x", "write_timeout": 0}, "write timeout must be positive, not 0"),
+    ):
+        with pytest.raises(DriverConfigError) as refused:
+            SerialSettings(**settings)  # type: ignore[arg-type]
+        assert str(refused.value) == text
+    assert SerialSettings("/dev/x", baudrate=1, write_timeout=0.001).baudrate == 1
+
+
+def test_a_transport_is_named_after_its_port_unless_named() -> None:
+    # The name is in its thread's name and in every line it logs.
+    settings = SerialSettings("/dev/dealer-shoe")
+    assert SerialTransport(settings, Recorder()).name == "/dev/dealer-shoe"
+    assert SerialTransport(settings, Recorder(), name="shoe").name == "shoe"
+
+
+def _line_settings(path: Path) -> list[Any]:
+    """The tty's termios settings, read through a descriptor of our own (root may open a
+    tty the station holds exclusively)."""
+    fd = os.open(os.path.realpath(path), os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        return termios.tcgetattr(fd)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("rtscts", [False, True])
+def test_the_port_is_opened_at_the_configured_speed_and_flow_control(
+    tmp_path: Path, rtscts: bool
+) -> None:
+    device = DeviceEnd(tmp_path / "ttyLine")
+    device.port.plug()
+    recorder = Recorder()
+    settings = SerialSettings(str(device.port.path), baudrate=57600, rtscts=rtscts)
+    transport = SerialTransport(settings, recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        _, _, cflag, _, ispeed, ospeed, _ = _line_settings(device.port.path)
+        assert (ispeed, ospeed) == (termios.B57600, termios.B57600)
+        assert bool(cflag & termios.CRTSCTS) is rtscts
+        assert cflag & termios.CSIZE == termios.CS8  # 8N1
+        assert not cflag & (termios.PARENB | termios.CSTOPB)
+    finally:
+        transport.close()
+        device.port.close()
+
+
+def _first_down(settings: SerialSettings) -> TransportError:
+    recorder = Recorder()
+    transport = SerialTransport(settings, recorder, backoff=Backoff(0.01))
+    transport.start()
+    try:
+        error = recorder.next("down")
+        assert isinstance(error, TransportError)
+        return error
+    finally:
+        transport.close()
+
+
+def test_a_path_that_is_no_serial_port_is_reported_in_one_line(tmp_path: Path) -> None:
+    plain = tmp_path / "notes.txt"
+    plain.write_text("x")
+    error = _first_down(SerialSettings(str(plain)))
+    assert type(error) is TransportError
+    assert str(error).startswith(f"{plain}: cannot open: ")
+    error = _first_down(SerialSettings("/dev/dealer\0shoe"))
+    assert isinstance(error, DeviceNotFoundError)
+    assert str(error) == "'/dev/dealer\\x00shoe': not a usable port path: embedded null byte"
+
+
+def test_a_reconnect_delivers_no_bytes_the_device_never_sent(
+    link: tuple[SerialTransport, Recorder], device: DeviceEnd
+) -> None:
+    # The wake-up that interrupts the read is no data: the next thing the listener hears
+    # after the request is the port going down, then up again.
+    transport, recorder = link
+    recorder.next("up")
+    transport.reconnect("peer silent")
+    kind, error = recorder.events.get(timeout=WAIT)
+    assert (kind, str(error)) == ("down", "peer silent")
+    assert recorder.next("up") == str(device.port.path)
+
+
+def test_a_port_whose_other_end_closes_is_lost_saying_so(
+    link: tuple[SerialTransport, Recorder], device: DeviceEnd
+) -> None:
+    _, recorder = link
+    recorder.next("up")
+    device.port.unplug()
+    # A hung-up tty reads as end of file (a USB adapter pulled out does the same).
+    assert str(recorder.next("down")) == f"{device.port.path}: lost: the device returned no data"
+
+
+def test_an_absent_port_is_looked_for_at_the_configured_pace(tmp_path: Path) -> None:
+    # Backoff(1 ms, factor 1): 30 attempts take well under a second; the default's
+    # doubling to 2 s would take a minute.
+    recorder = Recorder()
+    transport = SerialTransport(
+        SerialSettings(str(tmp_path / "ttyAbsent")),
+        recorder,
+        backoff=Backoff(0.001, factor=1.0, cap=0.001),
+    )
+    transport.start()
+    try:
+        deadline = time.monotonic() + WAIT
+        while recorder.ticks < 30 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert recorder.ticks >= 30  # one tick after each attempt to open
+    finally:
+        transport.close()
+
+
+def test_an_idle_open_port_is_ticked_every_tick_interval(device: DeviceEnd) -> None:
+    # The link's timers run on these ticks: 20 of them at the default 20 ms take 0.4 s.
+    recorder = Recorder()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        start = recorder.ticks
+        deadline = time.monotonic() + WAIT
+        while recorder.ticks < start + 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert recorder.ticks >= start + 20
     finally:
         transport.close()
