@@ -355,7 +355,7 @@ def test_settings_refused_say_why_and_the_least_values_pass() -> None:
         ({"port": "/dev/x", "write_timeout": 0}, "write timeout must be positive, not 0"),
     ):
         with pytest.raises(DriverConfigError) as refused:
-            SerialSettings(**settings)  # type: ignore[arg-type]
+            SerialSettings(**settings)
         assert str(refused.value) == text
     assert SerialSettings("/dev/x", baudrate=1, write_timeout=0.001).baudrate == 1
 
