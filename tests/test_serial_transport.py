@@ -478,3 +478,123 @@ def test_an_idle_open_port_is_ticked_every_tick_interval(device: DeviceEnd) -> N
         assert recorder.ticks >= start + 20
     finally:
         transport.close()
+
+
+# --- the reader thread (drivers/transport.py) -----------------------------------------------
+
+
+def test_the_reader_is_a_named_daemon_thread_gone_after_close(device: DeviceEnd) -> None:
+    # Named in thread dumps and logs; a daemon, so a port call stuck in the kernel never
+    # keeps the station's process from exiting.
+    recorder = Recorder()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder, name="shoe")
+    assert transport.is_open is False
+    with pytest.raises(LinkNotOpenError):
+        transport.write(b"early")  # before start: refused, never written
+    transport.start()
+    recorder.next("up")
+    (thread,) = [t for t in threading.enumerate() if t.name == "shoe-link"]
+    assert thread.daemon
+    transport.close()
+    assert not thread.is_alive()  # close returns once the reader has ended
+
+
+def test_a_port_lost_leaves_the_transport_closed(
+    link: tuple[SerialTransport, Recorder], device: DeviceEnd
+) -> None:
+    transport, recorder = link
+    recorder.next("up")
+    device.port.unplug()
+    recorder.next("down")
+    assert transport.is_open is False
+
+
+class Crashing(SerialTransport):
+    """A port whose read raises what no port call should (a bug), and whose close then
+    fails too."""
+
+    def _read_port(self, timeout: float) -> bytes:
+        raise RuntimeError("boom")
+
+    def _close_port(self) -> None:
+        super()._close_port()
+        raise OSError("already gone")
+
+
+def test_a_reader_thread_that_fails_reports_the_port_down_and_closed(device: DeviceEnd) -> None:
+    recorder = Recorder()
+    transport = Crashing(SerialSettings(str(device.port.path)), recorder, name="shoe")
+    transport.start()
+    try:
+        recorder.next("up")
+        error = recorder.next("down")
+        assert str(error) == "shoe: reader thread ended: RuntimeError: boom"
+        assert transport.is_open is False
+    finally:
+        transport.close()
+
+
+class ClosingOnDown(Recorder):
+    """A listener that closes its transport from the reader thread when the port goes."""
+
+    transport: SerialTransport
+
+    def link_down(self, error: TransportError) -> None:
+        self.transport.close()
+        super().link_down(error)
+
+
+def test_a_listener_may_close_its_transport_from_the_reader_thread(device: DeviceEnd) -> None:
+    recorder = ClosingOnDown()
+    recorder.transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    recorder.transport.start()
+    recorder.next("up")
+    device.port.unplug()
+    assert isinstance(recorder.next("down"), TransportError)  # close() returned at once
+
+
+class TickBug(Recorder):
+    """A listener whose tick handler fails once."""
+
+    failed = False
+
+    def link_tick(self) -> None:
+        super().link_tick()
+        if not self.failed:
+            self.failed = True
+            raise RuntimeError("driver bug")
+
+
+def test_a_failing_tick_does_not_kill_the_reader(device: DeviceEnd) -> None:
+    recorder = TickBug()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        deadline = time.monotonic() + WAIT
+        while recorder.ticks < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert recorder.failed and recorder.ticks >= 3
+        device.port.write(b"still")
+        assert recorder.read_exactly(5) == b"still"
+    finally:
+        transport.close()
+
+
+def test_an_idle_link_keeps_its_port_open_between_reads(device: DeviceEnd) -> None:
+    # Reads that return empty before the listener's deadline are no reason to reopen.
+    listener = Paced(3600.0)
+    transport = SerialTransport(SerialSettings(str(device.port.path)), listener)
+    transport.start()
+    try:
+        listener.next("up")
+        listener.next("tick")
+        device.port.write(b"a")
+        assert listener.read_exactly(1) == b"a"
+        time_to_pass = time.monotonic() + 0.6  # a read of half a second comes back empty
+        while time.monotonic() < time_to_pass:
+            time.sleep(0.05)
+        device.port.write(b"b")
+        assert listener.read_exactly(1) == b"b"  # no "up" (a reopened port) in between
+    finally:
+        transport.close()
