@@ -13,6 +13,7 @@ from test_shoe import feed, offline_driver
 
 import firmware_bridge as fb
 from controller.rules.cards import parse_card
+from drivers.device_link import ExpectedDevice
 from drivers.hal import (
     CardDrawn,
     CoverCardSeen,
@@ -24,6 +25,7 @@ from drivers.hal import (
     ShoeEmpty,
     ShoeLoaded,
 )
+from drivers.serial_transport import SerialSettings
 from drivers.shoe import ShoeDriver
 
 KS = parse_card("KS")
@@ -172,3 +174,46 @@ def test_other_messages_from_the_shoe_are_faults_of_the_shoe() -> None:
     assert rejected == DeviceFault(
         DeviceKind.SHOE, "unreadable message from the device: bad length"
     )
+
+
+def listening_driver() -> tuple[ShoeDriver, list[object]]:
+    """An offline driver whose events (and the faults of commands it cannot send: there
+    is no link) are kept in a list."""
+    events: list[object] = []
+    expected = ExpectedDevice("SHOE-0001", secret=bytes(32))
+    return ShoeDriver(SerialSettings("/dev/null"), events.append, expected), events
+
+
+def test_no_arm_is_sent_when_the_last_draw_heard_is_the_hole_card() -> None:
+    driver, events = listening_driver()
+    feed(driver, fb.ShoeLoadedReport(1), fb.HoleCardDealtReport(1, COMMITMENT))
+    driver.expect_hole_card()  # the dealer was quicker than the table: nothing to send
+    assert events == []
+    feed(driver, fb.CardDrawnReport(7, "S", 2))
+    driver.expect_hole_card()  # a card after it: an arm is due (and, offline, cannot go)
+    (fault,) = events
+    assert isinstance(fault, DeviceFault) and fault.device is DeviceKind.SHOE
+    assert fault.reason.startswith("HoleCardNext not sent: ")
+
+
+def test_a_commitment_that_is_not_one_is_refused_in_one_line() -> None:
+    driver, events = listening_driver()
+    driver.reveal_hole_card("zz")
+    driver.reveal_hole_card("ab" * 31)  # 31 bytes: one short
+    assert events == [
+        DeviceFault(DeviceKind.SHOE, "not a hole-card commitment: 'zz'"),
+        DeviceFault(DeviceKind.SHOE, f"not a hole-card commitment: '{'ab' * 31}'"),
+    ]
+
+
+def test_a_reveal_that_could_not_be_asked_is_not_taken_as_asked() -> None:
+    # The question never left the station: an answer for that commitment (a forged or
+    # stale report) must not deliver the hole card.
+    driver, events = listening_driver()
+    driver.reveal_hole_card(COMMITMENT.hex())
+    (fault,) = events
+    assert isinstance(fault, DeviceFault)
+    assert fault.reason.startswith("HoleCardRevealRequest not sent: ")
+    (answer,) = feed(driver, fb.HoleCardRevealReport(COMMITMENT, 13, "S", NONCE))
+    assert isinstance(answer, HoleCardRevealed)
+    assert answer.card is None and answer.nonce is None and not answer.asked
