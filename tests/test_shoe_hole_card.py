@@ -250,8 +250,7 @@ def test_a_port_path_with_a_nul_byte_is_a_lost_shoe_not_a_dead_thread(tmp_path: 
 
 
 def test_an_arm_right_after_a_load_withholds_the_first_card(shoe: ShoeDouble) -> None:
-    # The dealer's hole card as the first card of a shoe (after the burn, which the dealer
-    # sets aside by hand): the arm names draw 1.
+    # No card drawn since the load: the arm names draw 1, the first card out.
     driver, events = station(shoe)
     try:
         shoe.load(CARDS)
