@@ -261,3 +261,12 @@ def test_the_usb_serial_and_the_hello_serial_must_agree() -> None:
 def test_the_reader_link_is_named_after_the_device(rig: Rig) -> None:
     # The link's name is in every log line of the transport and names its thread.
     assert rig.driver.transport.name == "card_reader"
+
+
+def test_the_request_number_wraps_to_zero_after_65535(rig: Rig) -> None:
+    # The request number is 16 bits on the wire (docs/protocol.md): after 65535 checks in
+    # one run the next is 0, and it is still answered.
+    rig.driver._request = 0xFFFF
+    rig.double.set_hole_card(parse_card("AH"))
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.BLACKJACK
+    assert rig.events.pending() == []
