@@ -26,7 +26,7 @@ from drivers.hal import (
     SupervisorKey,
     WagerSpot,
 )
-from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
+from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins, read_supervisor_key
 
 WAIT = 5.0
 
@@ -405,3 +405,20 @@ def test_a_pin_map_may_leave_out_any_kind_of_pin() -> None:
         leds={Led.DEAL: 5}, supervisor_key=26
     )
     assert PanelPins.from_config({"buttons": {"next": 17}}) == PanelPins(buttons={Button.NEXT: 17})
+
+
+def test_the_supervisor_key_is_read_once_for_pairing_and_released(factory: MockFactory) -> None:
+    # `dealer-station pair` asks it with the station stopped: the switch closes the line to
+    # ground when turned on; the internal pull-up holds it high when off.
+    key = factory.pin(26, pin_class=DrivenPin)
+    assert read_supervisor_key(26, pin_factory=factory) is False  # off: pulled up
+    key.level = False
+    assert read_supervisor_key(26, pin_factory=factory) is True  # on: to ground
+    key.level = True
+    assert read_supervisor_key("GPIO26", pin_factory=factory) is False
+    # Released each time: the panel can claim the pin afterwards.
+    seen: list[DeviceEvent] = []
+    panel = GpioPanel(PanelPins(supervisor_key=26), seen.append, pin_factory=factory)
+    panel.start()
+    panel.close()
+    assert isinstance(seen[0], DeviceConnected)
