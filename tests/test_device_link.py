@@ -154,6 +154,7 @@ def test_port_errors_are_one_loss_and_a_wrong_device_is_a_fault() -> None:
     fault = link.driver.events[1]
     assert isinstance(fault, DeviceFault)
     assert fault.details == {"expected_serial_number": "A", "found_serial_number": "B"}
+    assert fault.reason == "shoe refused: wrong reader"
 
 
 def test_refused_device_is_checked_again_after_the_retry_interval() -> None:
