@@ -422,3 +422,9 @@ def test_the_supervisor_key_is_read_once_for_pairing_and_released(factory: MockF
     panel.start()
     panel.close()
     assert isinstance(seen[0], DeviceConnected)
+
+
+def test_the_key_on_a_buttons_pin_is_refused_naming_both() -> None:
+    with pytest.raises(DriverConfigError) as refused:
+        PanelPins(buttons={Button.NEXT: 26}, supervisor_key=26)
+    assert str(refused.value) == "pin 26 wired twice: button next and supervisor key"
