@@ -176,9 +176,10 @@ def test_write_timeout_when_nobody_reads(tmp_path: Path) -> None:
     try:
         recorder.next("up")
         stalled.port.stall(True)
-        with pytest.raises(TransportError):
+        with pytest.raises(TransportError) as failed:
             for _ in range(1000):
                 transport.write(b"\x55" * 4096)
+        assert str(failed.value) == f"{stalled.port.path}: device took no data for 0.05 s"
         recorder.next("down")
     finally:
         transport.close()
@@ -596,5 +597,36 @@ def test_an_idle_link_keeps_its_port_open_between_reads(device: DeviceEnd) -> No
             time.sleep(0.05)
         device.port.write(b"b")
         assert listener.read_exactly(1) == b"b"  # no "up" (a reopened port) in between
+    finally:
+        transport.close()
+
+
+def test_a_write_into_a_full_buffer_waits_for_room_and_loses_no_byte(device: DeviceEnd) -> None:
+    # The device stops reading until the tty's buffer is full, then reads again: a frame
+    # written meanwhile goes out whole, after what was already queued.
+    recorder = Recorder()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        device.port.stall(True)
+        # Fill the buffer through a descriptor of our own (root passes TIOCEXCL).
+        filler = os.open(os.path.realpath(device.port.path), os.O_WRONLY | os.O_NOCTTY)
+        os.set_blocking(filler, False)
+        queued = 0
+        try:
+            while True:
+                queued += os.write(filler, b"\x00" * 1024)
+        except BlockingIOError:
+            pass
+        finally:
+            os.close(filler)
+        resume = threading.Timer(0.2, device.port.stall, (False,))
+        resume.start()
+        try:
+            transport.write(b"FRAME")  # the buffer is full: this waits for room
+        finally:
+            resume.join()
+        assert device.read_exactly(queued + 5)[queued:] == b"FRAME"
     finally:
         transport.close()
