@@ -260,6 +260,8 @@ class SimulatedUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
         device.claimed.add(intf)
 
     def release_interface(self, dev_handle: _Handle, intf: int) -> None:
+        # libusb_release_interface fails with LIBUSB_ERROR_NO_DEVICE once it is unplugged.
+        dev_handle.device._check()
         dev_handle.device.claimed.discard(intf)
 
     def is_kernel_driver_active(self, dev_handle: _Handle, intf: int) -> bool:
