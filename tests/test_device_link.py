@@ -406,3 +406,34 @@ def test_a_command_refused_while_down_names_the_device() -> None:
     assert link.driver._send(fb.StatusQuery()) is False
     (fault,) = link.driver.events
     assert isinstance(fault, DeviceFault) and fault.device is DeviceKind.SHOE
+
+
+def _forge_at(link: Link, *times: float) -> None:
+    card = fb.encode_message(fb.CoverCardReport(1))[1]
+    for at in times:
+        link.clock[0] = at
+        link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+
+
+def test_three_forgeries_fault_the_device_only_within_ten_seconds() -> None:
+    # docs/protocol.md 4c: the 3rd within 10 s faults the device. Ten seconds after the
+    # first, the first is out of the window (a half-open 10 s).
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    _forge_at(link, 100.0, 105.0, 110.0)
+    assert [type(e) for e in link.driver.events[1:]] == [ForgedFrame] * 3
+    _forge_at(link, 119.5)  # 100 and 105 are out of the window: 110 and 119.5 are two
+    assert [type(e) for e in link.driver.events[1:]] == [ForgedFrame] * 4
+    _forge_at(link, 119.75)  # 110, 119.5, 119.75: three within 10 s
+    assert isinstance(link.driver.events[-1], DeviceFault)
+
+
+def test_once_faulted_for_forgeries_the_rest_are_only_counted() -> None:
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    _forge_at(link, 100.0, 100.25, 100.5, 100.75, 101.0)
+    kinds = [type(e) for e in link.driver.events[1:]]
+    assert kinds == [ForgedFrame, ForgedFrame, DeviceFault]  # one fault a session
+    assert link.driver.stats.auth_failures == 5
