@@ -630,3 +630,14 @@ def test_a_write_into_a_full_buffer_waits_for_room_and_loses_no_byte(device: Dev
         assert device.read_exactly(queued + 5)[queued:] == b"FRAME"
     finally:
         transport.close()
+
+
+def test_a_closed_transport_tells_its_listener_nothing_more(device: DeviceEnd) -> None:
+    # Closing is the station's own doing: no "down" follows it (the journal would show a
+    # device lost at every shutdown).
+    recorder = Recorder()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    transport.start()
+    recorder.next("up")
+    transport.close()  # returns once the reader has ended: all it said is queued
+    assert recorder.events.empty()
