@@ -184,3 +184,16 @@ def test_a_device_plugged_in_after_pairing_began_is_still_paired(shoe: ShoeDoubl
     finally:
         plugged.cancel()
     assert result.device.serial_number == SERIAL and result.secret == shoe.secret
+
+
+def test_a_device_that_never_answers_times_out_in_one_line(shoe: ShoeDouble) -> None:
+    shoe.port.unplug()  # nothing on the port, ever
+    with pytest.raises(TimeoutError) as timed_out:
+        pair_over(
+            lambda listener: SerialTransport(shoe.settings, listener, backoff=FAST_BACKOFF),
+            DeviceKind.SHOE,
+            "T1",
+            timeout=0.3,
+            interval=0.05,
+        )
+    assert str(timed_out.value) == "no pairing answer from the shoe in 0.3 s"
