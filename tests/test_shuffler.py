@@ -142,8 +142,9 @@ def test_command_unconfirmed_when_the_shuffler_dies_is_reported(rig: Rig) -> Non
 
 
 def test_batch_size_is_checked(rig: Rig) -> None:
-    with pytest.raises(CommandError):
+    with pytest.raises(CommandError) as refused:
         rig.driver.shuffle(7)
+    assert str(refused.value) == "a Spanish 21 batch is 6 or 8 decks, not 7"
 
 
 def test_command_unconfirmed_when_the_cable_is_pulled_is_reported(rig: Rig) -> None:
