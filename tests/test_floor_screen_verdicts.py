@@ -109,8 +109,9 @@ def test_a_topic_outside_the_stations_mount_point_is_refused_with_no_table() -> 
     found = _screen("elsewhere/floor/T1/rows", payload)
     assert isinstance(found, Refused)
     assert found.reason == "not a station's topic"
+    assert found.topic == "elsewhere/floor/T1/rows"
     assert found.table == ""
-    assert not found.poisoned
+    assert found.poisoned is False
     _evidence_of(found, payload)
 
 
@@ -118,8 +119,9 @@ def test_a_topic_under_the_mount_point_that_is_not_a_floor_topic_is_refused() ->
     found = _screen("station/floor/T1/rows/extra", b"{}")
     assert isinstance(found, Refused)
     assert found.reason.startswith("not a floor topic:")
+    assert found.topic == "station/floor/T1/rows/extra"
     assert found.table == ""
-    assert not found.poisoned
+    assert found.poisoned is False
 
 
 def test_a_long_topic_is_kept_to_its_first_120_characters() -> None:
@@ -142,8 +144,12 @@ def test_a_message_of_exactly_the_limit_is_read_and_one_byte_more_is_oversize() 
     assert over.payload is None  # only its size is kept, never the message
     assert over.size == len(payload)
     assert over.table == "T1"
+    assert over.topic == "station/floor/T1/rows"
+    # every oversize message of a table is one evidence row (its count grows): no digest
+    # of a message the floor does not keep
+    assert over.digest == "oversize"
     assert over.reason == f"{len(payload)} bytes, over the limit of {len(payload) - 1}"
-    assert not over.poisoned
+    assert over.poisoned is False
 
 
 def test_evidence_keeps_at_most_a_mebibyte_of_a_refused_message() -> None:
@@ -173,9 +179,10 @@ def test_rows_not_in_the_wire_format_are_refused_unpoisoned(payload: bytes, said
     found = _screen("station/floor/T1/rows", payload)
     assert isinstance(found, Refused)
     assert found.reason.startswith("not in the wire format: ")
+    assert found.topic == "station/floor/T1/rows"
     assert said in found.reason
     assert found.table == "T1"
-    assert not found.poisoned  # nothing of the chain was in it
+    assert found.poisoned is False  # nothing of the chain was in it
     _evidence_of(found, payload)
 
 
@@ -184,7 +191,7 @@ def test_a_status_not_in_the_wire_format_is_refused() -> None:
     found = _screen("station/floor/T1/status", payload)
     assert isinstance(found, Refused)
     assert found.reason.startswith("not in the wire format: status for 'T2'")
-    assert not found.poisoned
+    assert found.poisoned is False
 
 
 # --- text the floor cannot hold -----------------------------------------------------------
@@ -236,7 +243,8 @@ def test_a_status_with_unprintable_text_is_refused_and_does_not_poison(
     found = _screen("station/floor/T1/status", payload)
     assert isinstance(found, Refused)
     assert found.reason == "status: text the floor cannot hold (not printable ASCII)"
-    assert not found.poisoned  # a status is no part of the chain
+    assert found.topic == "station/floor/T1/status"
+    assert found.poisoned is False  # a status is no part of the chain
     assert found.table == "T1"
 
 
@@ -251,8 +259,9 @@ def test_whatever_breaks_inside_the_screen_becomes_a_refusal_not_an_exception() 
     found = screen("station/floor/T1/rows", b"{}", mount_point=MOUNT, max_bytes=None, arrived=0.0)  # type: ignore[arg-type]
     assert isinstance(found, Refused)
     assert found.reason == "could not be read: TypeError"
+    assert found.topic == "station/floor/T1/rows"
     assert found.table == ""
-    assert not found.poisoned
+    assert found.poisoned is False
 
 
 # --- re-encoded evidence -------------------------------------------------------------------
@@ -267,7 +276,7 @@ def test_rows_the_database_refused_after_all_are_kept_as_evidence_unpoisoned() -
     assert found.payload == payload
     assert found.digest == hashlib.sha256(payload).hexdigest()
     assert found.size == len(payload)
-    assert not found.poisoned
+    assert found.poisoned is False
     assert found.kind == "malformed"
 
 
