@@ -283,6 +283,7 @@ def test_checks_run_at_most_two_at_once_and_past_eight_waiting_are_refused() -> 
 
     async def main() -> tuple[list[bool], list[int], int]:
         guard = LoginGuard(clock=Clock())
+        assert (guard.waiting, guard.running, guard.most_running) == (0, 0, 0)
         answers: list[bool] = []
         refused: list[int] = []
 
@@ -290,6 +291,7 @@ def test_checks_run_at_most_two_at_once_and_past_eight_waiting_are_refused() -> 
             try:
                 answers.append(await guard.check(password, stored))
             except LoginRefusedError as err:
+                assert str(err) == "the console is busy checking logins: try again"
                 refused.append(err.status)
 
         async with anyio.create_task_group() as tasks:
