@@ -336,3 +336,45 @@ def test_a_cancelled_wait_gives_its_place_back() -> None:
 
     guard = anyio.run(main)
     assert guard.waiting == 0 and guard.running == 0
+
+
+# --- what a hash holds, exactly -----------------------------------------------------------
+
+
+def _with_stray_character(stored: str, field: int) -> str:
+    parts = stored.split("$")
+    parts[field] = parts[field][:4] + "!" + parts[field][4:]
+    return "$".join(parts)
+
+
+@pytest.mark.parametrize(("field", "name"), [(4, "salt"), (5, "key")])
+def test_a_hash_with_a_stray_character_is_malformed_not_repaired(field: int, name: str) -> None:
+    # base64 that would decode once the stray "!" is dropped: floor.toml holds exactly what
+    # hash-password printed, or the hash matches nothing
+    stored = hash_password("pw", n=FAST_N)
+    assert check_password("pw", stored)
+    assert not check_password("pw", _with_stray_character(stored, field)), name
+
+
+def test_the_key_length_is_the_stored_keys() -> None:
+    # a hash made with a 32-byte key (another tool's choice) checks with 32 bytes
+    salt = b"0123456789abcdef"
+    key = hashlib.scrypt(b"pw", salt=salt, n=FAST_N, r=8, p=1, dklen=32)
+    stored = "$".join(
+        [
+            "scrypt",
+            str(FAST_N),
+            "8",
+            "1",
+            base64.b64encode(salt).decode(),
+            base64.b64encode(key).decode(),
+        ]
+    )
+    assert check_password("pw", stored)
+    assert not check_password("pW", stored)
+
+
+def test_a_good_password_for_a_name_that_never_failed_changes_nothing() -> None:
+    guard = LoginGuard(clock=Clock())
+    guard.succeeded("never-failed")  # no count to clear: not an error
+    guard.admit("never-failed", "a")
