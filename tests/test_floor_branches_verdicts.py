@@ -83,6 +83,11 @@ def test_rows_merged_earlier_in_the_same_transaction_count_as_sealed() -> None:
     chain = floor.apply([genuine[2:6], genuine[0:10]])
     assert chain.alerts == [] and chain.evidence == []
     assert floor.merged == genuine[:10]
+    # and a resend that starts at the first row merged in this transaction
+    genuine, floor, _ = _sealed_floor()
+    chain = floor.apply([genuine[2:6], genuine[2:10]])
+    assert chain.alerts == [] and chain.evidence == []
+    assert floor.merged == genuine[:10]
 
 
 # --- forks ------------------------------------------------------------------------------------
