@@ -20,6 +20,7 @@ from controller.journal.seal import SealingState, new_sealing
 from controller.journal.wire import Ack
 from floor import branches
 from floor.branches import SealedChain
+from floor.seals import NO_SEALS, TableSeals
 
 
 def _sealed_floor(rounds: int = 2) -> tuple[list[Row], Floor, SealingState]:
@@ -294,3 +295,32 @@ def test_a_new_chain_takes_nothing_from_an_empty_message() -> None:
     )
     chain.take([])
     assert chain.ack is None and chain.merged == [] and chain.evidence == []
+
+
+# --- the seal check (floor.seals) ---------------------------------------------------------------
+
+
+def test_the_seal_check_reads_seal_rows_of_tables_with_a_key_only() -> None:
+    genuine, floor, _ = _sealed_floor()
+    seals = TableSeals({TABLE: floor.key})
+    assert seals.sealed(TABLE) and not seals.sealed("T2")
+    assert seals(TABLE, genuine[1], 0) is None  # the start's seal, epoch 0 due
+    assert seals(TABLE, genuine[0], 0) is None  # not a seal: nothing to check
+    assert seals("T2", genuine[1], 0) is None  # no key: chain-checked only
+    assert NO_SEALS(TABLE, genuine[1], 0) is None
+
+
+def test_the_seal_check_holds_a_seal_to_the_epoch_due_when_one_is_due() -> None:
+    genuine, floor, _ = _sealed_floor()
+    seals = TableSeals({TABLE: floor.key})
+    wrong_epoch = seals(TABLE, genuine[1], 1)
+    assert wrong_epoch is not None and "epoch" in wrong_epoch
+    assert seals(TABLE, genuine[5], 1) is None  # the first round's seal is epoch 1
+    assert seals(TABLE, genuine[5], None) is None  # any epoch: a fork's seals
+    assert seals(TABLE, genuine[1], None) is None
+
+
+def test_a_seal_under_another_key_is_refused() -> None:
+    genuine, _, _ = _sealed_floor()
+    other = TableSeals({TABLE: new_sealing(TABLE)[1]})
+    assert other(TABLE, genuine[1], 0) is not None
