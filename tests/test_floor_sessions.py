@@ -132,10 +132,23 @@ def test_an_expired_session_opens_nothing(database: Database) -> None:
     assert still == {fresh}
 
 
+def _stored_under(database: Database, token: str) -> None:
+    """A session stored by hash under ``token`` (of any size), open for an hour."""
+    with psycopg.connect(database.conninfo, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO console_session (token_hash, user_name, role, address, expires)"
+            " VALUES (%s, 'fay', 'surveillance', 'x', clock_timestamp() + interval '1 hour')",
+            (token_hash(token),),
+        )
+
+
 @pytest.mark.parametrize("size", [0, 19, 101, 5000])
 def test_a_token_of_a_size_no_login_makes_is_not_looked_up(database: Database, size: int) -> None:
+    token = "A" * size
+    _stored_under(database, token)  # even were its hash in the table
+
     async def body(sessions: Sessions) -> Any:
-        return await sessions.find("A" * size)
+        return await sessions.find(token)
 
     assert _run(database, body) is None
 
@@ -146,12 +159,7 @@ def test_a_token_at_either_end_of_the_size_range_is_looked_up(
 ) -> None:
     # a session stored by hash under a token of exactly that size is found
     token = "B" * size
-    with psycopg.connect(database.conninfo, autocommit=True) as conn:
-        conn.execute(
-            "INSERT INTO console_session (token_hash, user_name, role, address, expires)"
-            " VALUES (%s, 'fay', 'surveillance', 'x', clock_timestamp() + interval '1 hour')",
-            (token_hash(token),),
-        )
+    _stored_under(database, token)
 
     async def body(sessions: Sessions) -> Any:
         return await sessions.find(token)
@@ -173,7 +181,7 @@ def test_new_tokens_are_random_and_url_safe() -> None:
     assert len(tokens) == 50
     for token in tokens:
         assert set(token) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-        assert 20 <= len(token) <= 100  # inside what find looks up
+        assert len(token) == 43  # 32 random bytes (256 bits) in URL-safe base64
 
 
 # --- form tokens (no database) ----------------------------------------------------------------
