@@ -141,19 +141,30 @@ def create_database(path: Path, version: int | None = None, ts_base: int | None 
                 raise sqlite3.OperationalError(f"SQLite refused WAL mode ({mode})")
         finally:
             conn.close()  # removes the (empty) WAL
-        if any(tmp.with_name(tmp.name + suffix).exists() for suffix in SIDE_SUFFIXES):
-            raise sqlite3.OperationalError("the new journal left a side file behind")
-        fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        sync_alone(tmp)
         os.replace(tmp, path)
         sync_directory(path.parent)
     except (OSError, sqlite3.Error) as err:
         with contextlib.suppress(OSError):
             remove_creation_leftovers(path)
         raise JournalWriteError(f"cannot create {path}: {err}") from err
+
+
+def sync_alone(path: Path) -> None:
+    """Sync the closed database at ``path`` to disk once no SQLite side file is left
+    beside it (what it holds is all in the file: it may be renamed into place).
+
+    Raises:
+        sqlite3.OperationalError: a side file is left.
+        OSError: the sync failed.
+    """
+    if any(path.with_name(path.name + suffix).exists() for suffix in SIDE_SUFFIXES):
+        raise sqlite3.OperationalError(f"{path.name} left a side file behind")
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _check_created(conn: sqlite3.Connection, version: int) -> None:

@@ -27,6 +27,7 @@ from controller.journal.creation import (
     SIDE_SUFFIXES,
     create_database,
     remove_creation_leftovers,
+    sync_alone,
     sync_directory,
 )
 from controller.journal.format import (
@@ -213,13 +214,7 @@ def _settle(copy: Path) -> None:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
-    if any(copy.with_name(copy.name + suffix).exists() for suffix in SIDE_SUFFIXES):
-        raise sqlite3.OperationalError("the copy left a side file behind")
-    fd = os.open(copy, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    sync_alone(copy)
 
 
 def _prove(path: Path, copy: Path, before: tuple[int, int, str, list[tuple[int, str]]]) -> None:

@@ -23,6 +23,7 @@ import functools
 import json
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Final
 
 from controller.journal.compact import CommitCodec, StoredRow
@@ -64,6 +65,20 @@ def index_entry(row_id: int, kind: str, round_no: int | None, data: Any) -> Inde
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What :meth:`Storage.rows` selects."""
+
+    after_id: int = 0
+    until_id: int | None = None
+    kinds: Collection[str] | None = None
+    round_no: int | None = None
+    ts_from: str | None = None
+    ts_to: str | None = None
+    newest_first: bool = False
+    limit: int | None = None
+
+
 class Storage:
     """The queries of a journal's rows; :func:`storage_of` gives the file's format's."""
 
@@ -95,6 +110,12 @@ class Storage:
     ) -> Iterator[Row]:
         """Rows in id order (or newest first), filtered; ``ts_from`` inclusive, ``ts_to``
         exclusive, both as stored text (:func:`controller.journal.format.format_ts`)."""
+        return self._select(
+            Filters(after_id, until_id, kinds, round_no, ts_from, ts_to, newest_first, limit)
+        )
+
+    def _select(self, f: Filters) -> Iterator[Row]:
+        """:meth:`rows` of this format."""
         raise NotImplementedError
 
     def row(self, row_id: int) -> Row | None:
@@ -193,42 +214,31 @@ class Format1(Storage):
                     raise
                 conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
 
-    def rows(
-        self,
-        *,
-        after_id: int = 0,
-        until_id: int | None = None,
-        kinds: Collection[str] | None = None,
-        round_no: int | None = None,
-        ts_from: str | None = None,
-        ts_to: str | None = None,
-        newest_first: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[Row]:
+    def _select(self, f: Filters) -> Iterator[Row]:
         clauses: list[str] = ["id > ?"]
-        params: list[int | str] = [after_id]
-        if until_id is not None:
+        params: list[int | str] = [f.after_id]
+        if f.until_id is not None:
             clauses.append("id <= ?")
-            params.append(until_id)
-        if kinds is not None:
+            params.append(f.until_id)
+        if f.kinds is not None:
             # OR-ed equalities, not IN: SQLite takes the partial index of milestones for
             # "kind = ?" only (controller.journal.kinds.INDEXES).
-            clauses.append(f"({' OR '.join(['kind = ?'] * len(kinds))})" if kinds else "0")
-            params.extend(kinds)
-        if round_no is not None:
+            clauses.append(f"({' OR '.join(['kind = ?'] * len(f.kinds))})" if f.kinds else "0")
+            params.extend(f.kinds)
+        if f.round_no is not None:
             clauses.append("round = ?")
-            params.append(round_no)
-        if ts_from is not None:
+            params.append(f.round_no)
+        if f.ts_from is not None:
             clauses.append("ts >= ?")
-            params.append(ts_from)
-        if ts_to is not None:
+            params.append(f.ts_from)
+        if f.ts_to is not None:
             clauses.append("ts < ?")
-            params.append(ts_to)
+            params.append(f.ts_to)
         query = f"SELECT {COLUMNS} FROM journal WHERE {' AND '.join(clauses)} ORDER BY id"
-        query += " DESC" if newest_first else ""
-        if limit is not None:
+        query += " DESC" if f.newest_first else ""
+        if f.limit is not None:
             query += " LIMIT ?"
-            params.append(limit)
+            params.append(f.limit)
         for values in self.conn.execute(query, params):
             yield Row(*values)
 
@@ -422,43 +432,31 @@ class Format2(Storage):
         commit = self._decode(found)
         return Row(*commit[row_id - commit[0][0]])
 
-    def rows(
-        self,
-        *,
-        after_id: int = 0,
-        until_id: int | None = None,
-        kinds: Collection[str] | None = None,
-        round_no: int | None = None,
-        ts_from: str | None = None,
-        ts_to: str | None = None,
-        newest_first: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[Row]:
-        if limit is not None and limit <= 0:
+    def _select(self, f: Filters) -> Iterator[Row]:
+        limit = None if f.limit is None or f.limit < 0 else f.limit  # SQL: no limit below 0
+        if limit == 0 or (f.kinds is not None and not f.kinds):
             return
-        if kinds is not None and not kinds:
-            return
-        end = _END if until_id is None else until_id
-        wanted = None if kinds is None else frozenset(kinds)
+        end = _END if f.until_id is None else f.until_id
+        wanted = None if f.kinds is None else frozenset(f.kinds)
         found: Iterable[RawRow]
         if wanted is not None and wanted <= _INDEXED:
-            found = self._indexed(wanted, after_id, end, round_no, newest_first)
+            found = self._indexed(wanted, f.after_id, end, f.round_no, f.newest_first)
         else:
-            commits = self._commits(after_id, until_id, newest_first=newest_first)
+            commits = self._commits(f.after_id, f.until_id, newest_first=f.newest_first)
             found = (
                 raw
                 for commit in commits
-                for raw in (reversed(commit) if newest_first else commit)
-                if after_id < raw[0] <= end
+                for raw in (reversed(commit) if f.newest_first else commit)
+                if f.after_id < raw[0] <= end
             )
         given = 0
         for raw in found:
             if wanted is not None and raw[2] not in wanted:
                 continue
-            if round_no is not None and raw[3] != round_no:
+            if f.round_no is not None and raw[3] != f.round_no:
                 continue
-            if (ts_from is not None and raw[1] < ts_from) or (
-                ts_to is not None and raw[1] >= ts_to
+            if (f.ts_from is not None and raw[1] < f.ts_from) or (
+                f.ts_to is not None and raw[1] >= f.ts_to
             ):
                 continue
             yield Row(*raw)
