@@ -17,6 +17,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
+from controller.journal.reader import JournalReader
+from controller.journal.store import Journal
+
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "kill_loop.py"
 PLAN = [("line", 8), ("look", 12), ("line", 150), ("look", 30), ("line", 400)]
 
@@ -30,13 +35,22 @@ def _bench() -> ModuleType:
     return module
 
 
-def test_a_station_killed_at_fixed_points_always_starts_again_on_the_right_card() -> None:
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_a_station_killed_at_fixed_points_always_starts_again_on_the_right_card(
+    storage_format: int,
+) -> None:
+    """With ``storage_format`` 2 the journal is made in storage format 2 before the first
+    start (docs/journal.md, "Storage format 2"): the daemon keeps the file's format."""
     bench = _bench()
     with bench.folder(None) as path:
         loop = bench.KillLoop(path, seed=5, seats=2)
+        if storage_format == 2:
+            Journal.open(path / "journal.sqlite3", storage_format=2).close()
         try:
             loop.run(PLAN, rounds_after=2)
             figures = loop.check()
+            with JournalReader.open(path / "journal.sqlite3") as reader:
+                version = reader.storage.version
         finally:
             loop.close()
     assert figures["start_failures"] == 0, figures.get("first_failure")
@@ -48,3 +62,4 @@ def test_a_station_killed_at_fixed_points_always_starts_again_on_the_right_card(
     assert figures["rounds_completed"] >= 2
     # A restart found a round open and the supervisor resumed or voided it.
     assert figures["faults"].get("recovered_mid_round", 0) >= 1
+    assert version == storage_format
