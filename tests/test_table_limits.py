@@ -75,6 +75,7 @@ def test_a_spanish_21_wager_outside_the_limits_sits_its_seat_out(cents: int, pla
         assert "NY 5324.12(d)(2)" in reason
         side = "under the table minimum $10.00" if cents < 1000 else "over the table maximum"
         assert side in reason and dollars(cents) in reason
+        assert reason.startswith(f"seat 1: the Spanish 21 wager of {dollars(cents)} is ")
 
 
 @pytest.mark.parametrize(
@@ -95,7 +96,9 @@ def test_a_match_wager_outside_its_limits_is_refused_alone(cents: int, taken: bo
     else:
         assert playing(rig) == {3: (2000, 0)}
         assert [(r["seat"], r["spot"]) for r in refused] == [(3, "match")]
-        assert "Match the Dealer" in refused[0]["reason"]
+        assert refused[0]["reason"].startswith(
+            f"seat 3: the Match the Dealer wager of {dollars(cents)}"
+        )
         assert "NY 5324.12(d)(2)" in refused[0]["reason"]
 
 
@@ -214,8 +217,7 @@ def test_a_minimum_equal_to_its_maximum_is_a_single_posted_wager(fields: dict[st
 def test_a_refusal_names_the_seat_and_the_wager() -> None:
     """NY 5324.12(d)(2): the dealer is told which seat's chips go back and why."""
     assert LIMITS.main_problem(4, 999) == (
-        "seat 4: the Spanish 21 wager of $9.99 is under the table minimum $10.00"
-        " (NY 5324.12(d)(2))"
+        "seat 4: the Spanish 21 wager of $9.99 is under the table minimum $10.00 (NY 5324.12(d)(2))"
     )
     assert LIMITS.match_problem(6, 5001) == (
         "seat 6: the Match the Dealer wager of $50.01 is over the table maximum $50.00"
