@@ -28,6 +28,10 @@ from drivers.hal import (
     ButtonPressed,
     CoverCardSeen,
     DeviceEvent,
+    DeviceFault,
+    DeviceFaultKind,
+    DeviceKind,
+    ForgedFrame,
     Led,
     LedMode,
     ShoeEmpty,
@@ -178,3 +182,63 @@ def test_a_hole_card_from_a_shoe_that_reports_it_like_any_card_is_sealed_by_the_
     # table seals the hole card itself and play goes on (the other side of the fault above).
     rig = _hole_card_dealt_face_up(withholding=False)
     assert rig.table.state is State.PEEKING and rig.table.fault is None
+
+
+# --- a device's own fault, and frames that failed their seal --------------------------------
+
+
+def test_a_device_fault_stops_play_names_the_device_and_blinks_its_lamp() -> None:
+    """A jammed shuffler between rounds: the journal keeps the device's report with its
+    details, play stops with the device named, its lamp blinks; the supervisor's resume
+    returns to the betting the fault interrupted."""
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(DeviceFault(DeviceKind.SHUFFLER, "jam", {"sensor": "3"}))
+    assert rows(rig, "device")[-1] == {
+        "device": "shuffler",
+        "status": "fault",
+        "reason": "jam",
+        "sensor": "3",
+    }
+    assert rig.table.state is State.FAULT
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.DEVICE_FAULT
+    assert (fault.message, fault.device) == ("shuffler: jam", "shuffler")
+    assert rows(rig, "fault")[-1] == {
+        "code": "device_fault",
+        "message": "shuffler: jam",
+        "state": "betting",
+    }
+    assert rig.panel.lamps.get(Led.SHUFFLER_FAULT) is LedMode.BLINK
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.BETTING
+
+
+def test_a_device_that_fails_authentication_raises_the_tampering_fault() -> None:
+    """docs/protocol.md section 4c: forged frames at a rate no line noise reaches, or a
+    board without the pairing key, stop play under their own code (someone on the line)."""
+    rig = make_rig("PA")
+    ready(rig)
+    event = DeviceFault(DeviceKind.SHOE, "forged frames", kind=DeviceFaultKind.AUTHENTICATION)
+    rig.table.handle(event)
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.DEVICE_AUTHENTICATION
+    assert (fault.message, fault.device) == ("shoe: forged frames", "shoe")
+    assert rig.panel.lamps.get(Led.SHOE_FAULT) is LedMode.BLINK
+
+
+def test_a_forged_frame_below_the_fault_rate_is_journaled_and_play_goes_on() -> None:
+    """docs/protocol.md section 4c: one frame that failed its seal is journaled with the
+    session's count; only the driver's DeviceFault (the rate) stops play."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    rig.table.handle(ForgedFrame(DeviceKind.CARD_READER, "bad tag", 2))
+    assert rows(rig, "device")[-1] == {
+        "device": "card_reader",
+        "status": "forged",
+        "reason": "bad tag",
+        "count": 2,
+    }
+    assert rig.table.state is State.BETTING and rig.table.fault is None
+    assert rows(rig, "fault") == []
