@@ -27,10 +27,12 @@ from drivers.hal import (
     Button,
     ButtonPressed,
     CoverCardSeen,
+    DeviceConnected,
     DeviceEvent,
     DeviceFault,
     DeviceFaultKind,
     DeviceKind,
+    DeviceLost,
     ForgedFrame,
     Led,
     LedMode,
@@ -242,3 +244,42 @@ def test_a_forged_frame_below_the_fault_rate_is_journaled_and_play_goes_on() -> 
     }
     assert rig.table.state is State.BETTING and rig.table.fault is None
     assert rows(rig, "fault") == []
+
+
+def test_a_lost_device_is_journaled_named_in_the_fault_and_its_return_journaled() -> None:
+    """A shoe unplugged mid-deal: the journal says which device went and why, the fault
+    names it; when it comes back the journal keeps its serial number and firmware (the
+    technician's record of which board is on the table)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    assert rows(rig, "device")[-1] == {"device": "shoe", "status": "lost", "reason": "unplugged"}
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.DEVICE_LOST
+    assert (fault.message, fault.device) == ("shoe lost: unplugged", "shoe")
+    rig.table.handle(DeviceConnected(DeviceKind.SHOE, "S-0042", "2.1.0"))
+    assert rows(rig, "device")[-1] == {
+        "device": "shoe",
+        "status": "connected",
+        "serial": "S-0042",
+        "firmware": "2.1.0",
+    }
+
+
+def test_a_round_voided_before_its_announced_hole_card_came_tells_the_shoe_to_forget_it() -> None:
+    """PA 635a.7(e): the dealer's second card is the last of the deal. The shoe was told
+    to withhold the next card as the hole card; the round is voided before that card came
+    out: the shoe is told to cancel, or it would withhold the next round's first card."""
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D")  # seat 1: 9 8; up 5; the hole card is next
+    assert rig.shoe is not None and rig.shoe.told == ["expect_hole_card"]
+    rig.table.handle(DeviceFault(DeviceKind.SHUFFLER, "jam"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rows(rig, "round_voided") != []
+    assert rig.shoe.told == ["expect_hole_card", "cancel_hole_card"]
