@@ -141,6 +141,14 @@ def test_nj_19_7_c_ny_5324_12_c_3_burn_card_disclosed_on_request(
     ready(rig, burn="9S")
     press(rig, Button.DISCLOSE_BURN)
     assert rows(rig, "burn_disclosed") == ([{"card": "9S"}] if disclosed else [])
+    if not disclosed:  # PA 635a.7(c) is silent: the journal says why nothing was shown
+        assert rows(rig, "button_ignored") == [
+            {
+                "button": "disclose_burn",
+                "state": "betting",
+                "reason": "this table does not disclose the burn card",
+            }
+        ]
 
 
 def test_card_drawn_while_betting_is_a_fault_cleared_only_by_the_supervisor() -> None:
@@ -152,6 +160,10 @@ def test_card_drawn_while_betting_is_a_fault_cleared_only_by_the_supervisor() ->
     press(rig, Button.NEXT)  # the dealer's buttons do nothing
     press(rig, Button.SUPERVISOR_RESUME)  # nor the supervisor's without the key
     assert rig.table.state is State.FAULT
+    assert [r["reason"] for r in rows(rig, "button_ignored")] == [
+        "not live in this state",
+        "no supervisor key",
+    ]
     supervisor(rig, Button.SUPERVISOR_RESUME)
     assert rig.table.state is State.BETTING
     assert rows(rig, "fault_resolved") == [{"resolution": "resume", "code": "unexpected_card"}]
