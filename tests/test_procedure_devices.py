@@ -22,7 +22,7 @@ from controller.rules.profiles import PENNSYLVANIA
 from controller.table.faults import FaultCode
 from controller.table.holecard import check_commitment
 from controller.table.procedure import Table, TableDevices, TableSettings
-from controller.table.prompts import State
+from controller.table.prompts import State, prompt_for
 from drivers.hal import (
     Button,
     ButtonPressed,
@@ -33,11 +33,13 @@ from drivers.hal import (
     DeviceFaultKind,
     DeviceKind,
     DeviceLost,
+    ForeignCardDrawn,
     ForgedFrame,
     Led,
     LedMode,
     ShoeEmpty,
     ShoeLoaded,
+    ShuffleDone,
 )
 
 
@@ -283,3 +285,155 @@ def test_a_round_voided_before_its_announced_hole_card_came_tells_the_shoe_to_fo
     supervisor(rig, Button.SUPERVISOR_VOID)
     assert rows(rig, "round_voided") != []
     assert rig.shoe.told == ["expect_hole_card", "cancel_hole_card"]
+
+
+# --- the shoe's and shuffler's reports as the journal keeps them ----------------------------
+
+
+def test_the_shuffle_commanded_and_the_counted_batch_are_journaled() -> None:
+    """Six Spanish decks: 6 x 48 = 288 cards, 4 x 6 = 24 of each of the twelve ranks
+    (ace 1 to king 13, no 10): the journal keeps the command and the shuffler's count."""
+    rig = make_rig("PA")
+    rig.table.begin()
+    assert rows(rig, "shuffle_commanded") == [{"decks": 6}]
+    rig.table.handle(full_batch(6))
+    ranks = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "11", "12", "13"]
+    assert rows(rig, "shuffle_done") == [{"card_count": 288, "per_rank": dict.fromkeys(ranks, 24)}]
+
+
+def test_a_bad_batch_names_every_problem_and_blinks_the_shufflers_lamp() -> None:
+    """A batch of 289 cards with a foreign 10 (six decks need 288, no 10s)."""
+    rig = make_rig("PA")
+    rig.table.begin()
+    per_rank = ((1, 24), (2, 24), (3, 24), (4, 24), (5, 24), (6, 24), (7, 24), (8, 24), (9, 24))
+    rig.table.handle(ShuffleDone(289, (*per_rank, (10, 1), (11, 24), (12, 24), (13, 24))))
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.BAD_BATCH and fault.device == "shuffler"
+    assert fault.message == "batch has 289 cards, 6 decks need 288; batch holds 1 foreign 10s"
+    assert rig.panel.lamps.get(Led.SHUFFLER_FAULT) is LedMode.BLINK
+
+
+def test_next_while_the_shuffler_works_is_journaled_as_ignored_with_its_reason() -> None:
+    rig = make_rig("PA")
+    rig.table.begin()
+    press(rig)
+    assert rows(rig, "button_ignored") == [
+        {"button": "next", "state": "shuffling", "reason": "the shuffler reports when it is done"}
+    ]
+
+
+def test_a_card_while_betting_is_rejected_by_name_and_faults_saying_why() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    deal(rig, "4C")
+    assert rows(rig, "card") == [{"role": "rejected", "card": "4C"}]
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
+    assert (
+        fault.message
+        == f"4C out of order: a card was drawn while {prompt_for(State.BETTING, True).text}"
+    )
+
+
+def test_a_card_while_the_dealer_pays_is_rejected() -> None:
+    """PA 635a.7(p): settling, no card is due; the round in play does not take it."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")  # seat 1: 9 8; up 5; hole Q
+    press(rig)  # stand
+    press(rig)  # reveal: 15 draws
+    deal(rig, "KD")  # 25: the dealer busts, seat 1 is paid
+    assert rig.table.state is State.SETTLING
+    deal(rig, "3S")
+    assert rows(rig, "card")[-1] == {"role": "rejected", "card": "3S"}
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
+    assert fault.message.startswith("3S out of order: a card was drawn while ")
+
+
+def test_a_card_when_the_reveal_is_due_is_rejected_with_the_rounds_reason() -> None:
+    """PA 635a.7(e)(4),(g): the players done, the hole card is turned before any card is
+    drawn for the dealer: a card out of the shoe then is refused by the round."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    press(rig)  # stand: the reveal is due
+    deal(rig, "KD")
+    assert rows(rig, "card")[-1] == {"role": "rejected", "card": "KD"}
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
+    assert fault.message.startswith("KD out of order: ") and len(fault.message) > len(
+        "KD out of order: "
+    )
+
+
+def test_a_seventh_copy_of_a_card_from_six_decks_is_a_duplicate() -> None:
+    """Six decks hold six nine of hearts: the burn, seat 1's 9 9, the hole 9 and the
+    dealer's 9 (5 + 9 + 9 = 23) are five; the next round's sixth is dealt, the seventh is
+    refused as a duplicate."""
+    rig = make_rig("PA")
+    ready(rig, burn="9H")
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "9H", "9H")
+    press(rig)
+    press(rig)
+    deal(rig, "9H")
+    while rig.table.state is State.SETTLING:
+        press(rig)
+    bet(rig, 2)
+    press(rig)
+    deal(rig, "9H", "6C")
+    assert rig.table.fault is None
+    deal(rig, "9H")
+    assert rows(rig, "card")[-1] == {"role": "rejected", "card": "9H"}
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.DUPLICATE_CARD
+    assert fault.message == "9H drawn 7 times; the batch holds 6"
+
+
+def test_a_foreign_card_is_journaled_as_the_shoe_described_it() -> None:
+    """A 10 is no card of a Spanish deck (NY 5324.12(a): 48-card decks): rejected, named."""
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(ForeignCardDrawn("10S"))
+    assert rows(rig, "card") == [{"role": "rejected", "card": "10S"}]
+    fault = rig.table.fault
+    assert fault is not None and (fault.code, fault.message) == (FaultCode.FOREIGN_CARD, "10S")
+
+
+def test_the_shoe_faults_say_what_happened() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(ShoeLoaded())
+    assert rows(rig, "shoe_loaded") != []
+    fault = rig.table.fault
+    assert fault is not None and fault.message == "the shoe was loaded without a shuffle"
+
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    rig.table.handle(ShoeEmpty())
+    assert rows(rig, "shoe_empty") == [{}]
+    fault = rig.table.fault
+    assert fault is not None and fault.message == "the shoe ran out during the round"
+
+
+def test_a_cover_card_too_early_says_so_and_an_ordinary_one_is_journaled() -> None:
+    """PA 635a.7(d), NJ 19.7(j)."""
+    rig = make_rig("PA")
+    rig.table.begin()
+    rig.table.handle(CoverCardSeen())
+    fault = rig.table.fault
+    assert fault is not None
+    assert fault.message == "the cover card came out before the first round of the shoe"
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(CoverCardSeen())
+    assert rows(rig, "cover_card") == [{}]
