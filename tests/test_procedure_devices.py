@@ -35,6 +35,7 @@ from drivers.hal import (
     DeviceLost,
     ForeignCardDrawn,
     ForgedFrame,
+    HoleCardDealt,
     Led,
     LedMode,
     ShoeEmpty,
@@ -437,3 +438,50 @@ def test_a_cover_card_too_early_says_so_and_an_ordinary_one_is_journaled() -> No
     ready(rig)
     rig.table.handle(CoverCardSeen())
     assert rows(rig, "cover_card") == [{}]
+
+
+def test_a_voided_rounds_hole_card_in_the_shoe_is_asked_for_so_every_card_is_accounted() -> None:
+    """PA 635a.7(q): every card of a round is accounted for. The round is voided with its
+    hole card still withheld by the shoe: the journal asks for it by its commitment and the
+    shoe is told to give it."""
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D")
+    commitment = "cd" * 32
+    rig.table.handle(HoleCardDealt(commitment))
+    rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rows(rig, "hole_card_reveal_requested") == [{"commitment": commitment, "reason": "void"}]
+    assert rig.shoe is not None and rig.shoe.told[-1] == f"reveal {commitment}"
+
+
+@pytest.mark.parametrize("new_dealer", [False, True])
+def test_a_burn_interrupted_by_a_restart_keeps_its_reason(new_dealer: bool) -> None:
+    """PA 635a.7(c), NJ 19.7(c): the burn after a load and a new dealer's burn. The station
+    restarts before the card comes out: the burn row still says which burn it was, and a
+    cover card at a new dealer's burn is the ordinary one (the shoe's last round), not the
+    cover card before the shoe's first round."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("PA")
+    if new_dealer:
+        ready(rig)
+        press(rig, Button.DEALER_CHANGE)
+    else:
+        rig.table.begin()
+        rig.table.handle(full_batch(6))
+        rig.table.handle(ShoeLoaded())
+    assert rig.table.state is State.BURNING
+    again = make_rig("PA")
+    again.table.restore(read_journal(rig.journal.rows))
+    again.table.resume_output()
+    assert again.table.state is State.BURNING
+    if new_dealer:
+        again.table.handle(CoverCardSeen())
+        assert again.table.fault is None and again.table.reshuffle_pending
+    deal(again, "6D")
+    reason = "dealer_change" if new_dealer else "load"
+    assert rows(again, "burn") == [{"card": "6D", "reason": reason}]
+    assert again.table.state is State.BETTING
