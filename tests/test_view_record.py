@@ -300,3 +300,18 @@ def test_a_view_record_from_before_the_settlement_queue_still_reads() -> None:
     old = view_from_record(record)
     assert old.settling == view.settling and old.settlements == ()
     assert old.hands == view.hands and old.state is view.state
+
+
+def test_a_hand_never_decoded_before_is_decoded_whole() -> None:
+    """A remote dealer decodes a view whose hand it has never met (a new hand each time,
+    whatever it decoded before in this process): the decoded hand is that hand."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    record = json.loads(json.dumps(view_record(table_view(rig.table))))
+    fresh = random.Random().getrandbits(64)  # a total no hand has: a key never kept
+    record["hands"][0]["total"] = fresh
+    (hand,) = view_from_record(record).hands
+    assert (hand.seat, hand.hand, hand.cards, hand.total) == (1, 1, ("9H", "8D"), fresh)
