@@ -18,6 +18,7 @@ from test_procedure import (
     supervisor,
 )
 
+from controller.rules.cards import parse_card
 from controller.rules.profiles import PENNSYLVANIA
 from controller.table.faults import FaultCode
 from controller.table.holecard import check_commitment
@@ -36,6 +37,7 @@ from drivers.hal import (
     ForeignCardDrawn,
     ForgedFrame,
     HoleCardDealt,
+    HoleCardRevealed,
     Led,
     LedMode,
     ShoeEmpty,
@@ -483,3 +485,66 @@ def test_a_burn_interrupted_by_a_restart_keeps_its_reason(new_dealer: bool) -> N
     reason = "dealer_change" if new_dealer else "load"
     assert rows(again, "burn") == [{"card": "6D", "reason": reason}]
     assert again.table.state is State.BETTING
+
+
+def test_a_voided_rounds_hole_card_given_back_is_journaled_under_that_round() -> None:
+    """PA 635a.7(q): the cards of a round can be reconstructed. The shoe gives back the
+    voided round's hole card after the void: it is journaled as round 1's hole card."""
+    from controller.rules.commitment import hole_card_commitment
+
+    nonce = "ef" * 16
+    commitment = hole_card_commitment("QS", nonce)
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D")
+    rig.table.handle(HoleCardDealt(commitment))
+    rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    rig.table.handle(HoleCardRevealed(commitment, parse_card("QS"), nonce))
+    revealed = [r for r in rig.journal.rows if r.kind == "hole_card_revealed"]
+    assert [(r.data["card"], r.round_no) for r in revealed] == [("QS", 1)]
+
+
+def test_a_round_the_station_sealed_found_at_a_restart_names_the_state_it_stopped_in() -> None:
+    """The hole card the table sealed itself died with the station: the round can only be
+    voided, and the journal's fault says where the round stood (the players' decisions)."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    assert rig.table.state is State.PLAYERS
+    again = make_rig("PA")
+    again.table.restore(read_journal(rig.journal.rows))
+    assert rows(again, "fault") == [
+        {
+            "code": "recovered_mid_round",
+            "message": "restarted during round 1: a sealed hole card was never revealed",
+            "state": "players",
+        }
+    ]
+
+
+def test_a_journal_whose_open_round_has_no_state_row_restores_to_a_fault() -> None:
+    """A journal cut or written by another hand: the round's rows without the state rows
+    that go with them. The station still starts, in a fault the supervisor voids."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
+    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
+    again = make_rig("PA")
+    again.table.restore(read_journal(cut))
+    fault = again.table.fault
+    assert again.table.state is State.FAULT and fault is not None
+    assert fault.code is FaultCode.RECOVERED_MID_ROUND
+    supervisor(again, Button.SUPERVISOR_VOID)
+    assert rows(again, "round_voided") != []
