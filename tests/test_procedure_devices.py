@@ -548,3 +548,38 @@ def test_a_journal_whose_open_round_has_no_state_row_restores_to_a_fault() -> No
     assert fault.code is FaultCode.RECOVERED_MID_ROUND
     supervisor(again, Button.SUPERVISOR_VOID)
     assert rows(again, "round_voided") != []
+
+
+def test_a_fault_open_between_rounds_at_a_restart_stays_open_and_resumes_to_betting() -> None:
+    """A shoe lost while betting, the station restarted before the supervisor came: the
+    same fault stands (nothing plays), and the supervisor's resume returns to betting."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    again = make_rig("PA")
+    again.table.restore(read_journal(rig.journal.rows))
+    fault = again.table.fault
+    assert again.table.state is State.FAULT and fault is not None
+    assert (fault.code, fault.message) == (FaultCode.DEVICE_LOST, "shoe lost: unplugged")
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.BETTING
+
+
+def test_a_restart_of_one_table_with_a_round_open_leaves_the_other_table_alone() -> None:
+    """Two tables in one station share the procedure's machine: restoring one into its
+    recovered-mid-round fault must not stop the other."""
+    from controller.table.recovery import read_journal
+
+    other = make_rig("PA")
+    ready(other)
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    again = make_rig("PA")
+    again.table.restore(read_journal(rig.journal.rows))
+    assert again.table.state is State.FAULT
+    assert other.table.state is State.BETTING and rig.table.state is State.DEALING
