@@ -555,11 +555,14 @@ def test_a_fault_open_between_rounds_at_a_restart_stays_open_and_resumes_to_bett
     same fault stands (nothing plays), and the supervisor's resume returns to betting."""
     from controller.table.recovery import read_journal
 
+    other = make_rig("PA")  # a second table of the station, betting
+    ready(other)
     rig = make_rig("PA")
     ready(rig)
     rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
     again = make_rig("PA")
     again.table.restore(read_journal(rig.journal.rows))
+    assert other.table.state is State.BETTING
     fault = again.table.fault
     assert again.table.state is State.FAULT and fault is not None
     assert (fault.code, fault.message) == (FaultCode.DEVICE_LOST, "shoe lost: unplugged")
