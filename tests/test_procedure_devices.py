@@ -586,3 +586,49 @@ def test_a_restart_of_one_table_with_a_round_open_leaves_the_other_table_alone()
     again.table.restore(read_journal(rig.journal.rows))
     assert again.table.state is State.FAULT
     assert other.table.state is State.BETTING and rig.table.state is State.DEALING
+
+
+@pytest.mark.parametrize("begun_only", [False, True])
+def test_a_restart_between_rounds_leaves_the_other_table_alone(begun_only: bool) -> None:
+    """Restored to betting, or to a shuffle commanded again: the second table of the
+    station, in the middle of its deal, stays there."""
+    from controller.table.recovery import read_journal
+
+    other = make_rig("PA")
+    ready(other)
+    bet(other, 1)
+    press(other)
+    rig = make_rig("PA")
+    if begun_only:
+        rig.table.begin()
+    else:
+        ready(rig)
+    again = make_rig("PA")
+    again.table.restore(read_journal(rig.journal.rows))
+    assert again.table.state is (State.SHUFFLING if begun_only else State.BETTING)
+    assert other.table.state is State.DEALING
+
+
+def test_after_a_restart_the_shoe_is_asked_again_for_a_voided_rounds_hole_card() -> None:
+    """PA 635a.7(q): the answer to the void's request may have been lost with the station:
+    once the devices are up, the shoe is asked again, and the journal says so under the
+    voided round."""
+    from controller.table.recovery import read_journal
+
+    commitment = "ab" * 32
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D")
+    rig.table.handle(HoleCardDealt(commitment))
+    rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    again = make_rig("PA", withholding=True)
+    again.table.restore(read_journal(rig.journal.rows))
+    again.table.resume_output()
+    assert again.shoe is not None and again.shoe.told[0] == f"reveal {commitment}"
+    asked = [r for r in again.journal.rows if r.kind == "hole_card_reveal_requested"]
+    assert [(r.data, r.round_no) for r in asked] == [
+        ({"commitment": commitment, "reason": "void"}, 1)
+    ]
