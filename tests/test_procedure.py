@@ -561,11 +561,22 @@ def test_device_lost_faults_and_resumes_only_once_it_is_back() -> None:
     deal(rig, "9H")
     rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
     assert rig.table.state is State.FAULT
+    # The journal says which device went and why, and the fault names it.
+    assert rows(rig, "device")[-1] == {"device": "shoe", "status": "lost", "reason": "unplugged"}
+    assert rig.table.fault is not None and rig.table.fault.device == "shoe"
+    assert rig.table.fault.message == "shoe lost: unplugged"
     assert rig.panel.lamps[Led.SHOE_FAULT] is LedMode.BLINK
     supervisor(rig, Button.SUPERVISOR_RESUME)
     assert rig.table.state is State.FAULT
     assert rows(rig, "resolution_refused")[0]["reason"] == "still lost: shoe"
     rig.table.handle(DeviceConnected(DeviceKind.SHOE, "S1", "1.0"))
+    # Back: the journal keeps its serial number and firmware (which board is on the table).
+    assert rows(rig, "device")[-1] == {
+        "device": "shoe",
+        "status": "connected",
+        "serial": "S1",
+        "firmware": "1.0",
+    }
     supervisor(rig, Button.SUPERVISOR_RESUME)
     assert rig.table.state is State.DEALING
     deal(rig, "5C", "8D", "QS")

@@ -28,7 +28,6 @@ from drivers.hal import (
     Button,
     ButtonPressed,
     CoverCardSeen,
-    DeviceConnected,
     DeviceEvent,
     DeviceFault,
     DeviceFaultKind,
@@ -44,6 +43,36 @@ from drivers.hal import (
     ShoeLoaded,
     ShuffleDone,
 )
+
+
+def seat_one_dealt(withholding: bool = False) -> Rig:
+    """Seat 1 $10.00: 9H 8D against the up 5C; the hole card QS (sealed by the table), or
+    next out of a withholding shoe."""
+    rig = make_rig("PA", withholding=withholding)
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", *([] if withholding else ["QS"]))
+    return rig
+
+
+def restarted(rig: Rig, withholding: bool = False, *, up: bool = True) -> Rig:
+    """A new station over ``rig``'s journal; ``up``: its devices are up."""
+    from controller.table.recovery import read_journal
+
+    again = make_rig("PA", withholding=withholding)
+    again.table.restore(read_journal(rig.journal.rows))
+    if up:
+        again.table.resume_output()
+    return again
+
+
+def rejected(rig: Rig, card: str, code: FaultCode) -> str:
+    """The card's row says it was rejected, play stopped with ``code``: the fault's text."""
+    assert rows(rig, "card")[-1] == {"role": "rejected", "card": card}
+    fault = rig.table.fault
+    assert fault is not None and fault.code is code
+    return fault.message
 
 
 def test_next_while_the_shuffler_works_is_ignored_and_a_hand_shuffle_is_pressed_through() -> None:
@@ -89,6 +118,8 @@ def test_the_shoe_running_out_in_a_round_faults_and_between_rounds_asks_for_a_re
     rig.table.handle(ShoeEmpty())
     assert rig.table.state is State.FAULT
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.SHOE_EMPTY
+    assert rig.table.fault.message == "the shoe ran out during the round"
+    assert rows(rig, "shoe_empty") == [{}]
     assert rig.table.reshuffle_pending
 
 
@@ -98,7 +129,8 @@ def test_a_shoe_loaded_without_a_shuffle_faults_but_not_over_a_fault_already_rai
     rig.table.handle(ShoeLoaded())  # in the betting state: no batch was shuffled for it
     assert rig.table.state is State.FAULT
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.UNEXPECTED_CARD
-    assert "loaded without a shuffle" in rig.table.fault.message
+    assert rig.table.fault.message == "the shoe was loaded without a shuffle"
+    assert rows(rig, "shoe_loaded") == [{}, {}]  # the load, and this one
 
     rig = make_rig("PA")
     ready(rig)
@@ -251,38 +283,11 @@ def test_a_forged_frame_below_the_fault_rate_is_journaled_and_play_goes_on() -> 
     assert rows(rig, "fault") == []
 
 
-def test_a_lost_device_is_journaled_named_in_the_fault_and_its_return_journaled() -> None:
-    """A shoe unplugged mid-deal: the journal says which device went and why, the fault
-    names it; when it comes back the journal keeps its serial number and firmware (the
-    technician's record of which board is on the table)."""
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H")
-    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
-    assert rows(rig, "device")[-1] == {"device": "shoe", "status": "lost", "reason": "unplugged"}
-    fault = rig.table.fault
-    assert fault is not None and fault.code is FaultCode.DEVICE_LOST
-    assert (fault.message, fault.device) == ("shoe lost: unplugged", "shoe")
-    rig.table.handle(DeviceConnected(DeviceKind.SHOE, "S-0042", "2.1.0"))
-    assert rows(rig, "device")[-1] == {
-        "device": "shoe",
-        "status": "connected",
-        "serial": "S-0042",
-        "firmware": "2.1.0",
-    }
-
-
 def test_a_round_voided_before_its_announced_hole_card_came_tells_the_shoe_to_forget_it() -> None:
     """PA 635a.7(e): the dealer's second card is the last of the deal. The shoe was told
     to withhold the next card as the hole card; the round is voided before that card came
     out: the shoe is told to cancel, or it would withhold the next round's first card."""
-    rig = make_rig("PA", withholding=True)
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H", "5C", "8D")  # seat 1: 9 8; up 5; the hole card is next
+    rig = seat_one_dealt(withholding=True)
     assert rig.shoe is not None and rig.shoe.told == ["expect_hole_card"]
     rig.table.handle(DeviceFault(DeviceKind.SHUFFLER, "jam"))
     supervisor(rig, Button.SUPERVISOR_VOID)
@@ -340,42 +345,30 @@ def test_a_card_while_betting_is_rejected_by_name_and_faults_saying_why() -> Non
 
 def test_a_card_while_the_dealer_pays_is_rejected() -> None:
     """PA 635a.7(p): settling, no card is due; the round in play does not take it."""
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H", "5C", "8D", "QS")  # seat 1: 9 8; up 5; hole Q
+    rig = seat_one_dealt()
     press(rig)  # stand
     press(rig)  # reveal: 15 draws
     deal(rig, "KD")  # 25: the dealer busts, seat 1 is paid
     assert rig.table.state is State.SETTLING
     deal(rig, "3S")
-    assert rows(rig, "card")[-1] == {"role": "rejected", "card": "3S"}
-    fault = rig.table.fault
-    assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
-    assert fault.message.startswith("3S out of order: a card was drawn while ")
+    message = rejected(rig, "3S", FaultCode.UNEXPECTED_CARD)
+    assert message.startswith("3S out of order: a card was drawn while ")
 
 
 def test_a_card_when_the_reveal_is_due_is_rejected_with_the_rounds_reason() -> None:
     """PA 635a.7(e)(4),(g): the players done, the hole card is turned before any card is
     drawn for the dealer: a card out of the shoe then is refused by the round."""
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H", "5C", "8D", "QS")
+    rig = seat_one_dealt()
     press(rig)  # stand: the reveal is due
     deal(rig, "KD")
-    assert rows(rig, "card")[-1] == {"role": "rejected", "card": "KD"}
-    fault = rig.table.fault
-    assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
-    assert fault.message == "KD out of order: waiting for the hole card's reveal"
+    message = rejected(rig, "KD", FaultCode.UNEXPECTED_CARD)
+    assert message == "KD out of order: waiting for the hole card's reveal"
 
 
-def test_a_seventh_copy_of_a_card_from_six_decks_is_a_duplicate() -> None:
+def test_a_seventh_copy_of_a_card_from_six_decks_is_a_duplicate_even_across_a_restart() -> None:
     """Six decks hold six nine of hearts: the burn, seat 1's 9 9, the hole 9 and the
-    dealer's 9 (5 + 9 + 9 = 23) are five; the next round's sixth is dealt, the seventh is
-    refused as a duplicate."""
+    dealer's 9 (5 + 9 + 9 = 23) are five; the station restarts between rounds; the next
+    round's sixth is dealt, the seventh is refused as a duplicate."""
     rig = make_rig("PA")
     ready(rig, burn="9H")
     bet(rig, 1)
@@ -386,15 +379,14 @@ def test_a_seventh_copy_of_a_card_from_six_decks_is_a_duplicate() -> None:
     deal(rig, "9H")
     while rig.table.state is State.SETTLING:
         press(rig)
+    rig = restarted(rig)
     bet(rig, 2)
     press(rig)
     deal(rig, "9H", "6C")
     assert rig.table.fault is None
     deal(rig, "9H")
-    assert rows(rig, "card")[-1] == {"role": "rejected", "card": "9H"}
-    fault = rig.table.fault
-    assert fault is not None and fault.code is FaultCode.DUPLICATE_CARD
-    assert fault.message == "9H drawn 7 times; the batch holds 6"
+    message = rejected(rig, "9H", FaultCode.DUPLICATE_CARD)
+    assert message == "9H drawn 7 times; the batch holds 6"
 
 
 def test_a_foreign_card_is_journaled_as_the_shoe_described_it() -> None:
@@ -405,25 +397,6 @@ def test_a_foreign_card_is_journaled_as_the_shoe_described_it() -> None:
     assert rows(rig, "card") == [{"role": "rejected", "card": "10S"}]
     fault = rig.table.fault
     assert fault is not None and (fault.code, fault.message) == (FaultCode.FOREIGN_CARD, "10S")
-
-
-def test_the_shoe_faults_say_what_happened() -> None:
-    rig = make_rig("PA")
-    ready(rig)
-    rig.table.handle(ShoeLoaded())
-    assert rows(rig, "shoe_loaded") != []
-    fault = rig.table.fault
-    assert fault is not None and fault.message == "the shoe was loaded without a shuffle"
-
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H")
-    rig.table.handle(ShoeEmpty())
-    assert rows(rig, "shoe_empty") == [{}]
-    fault = rig.table.fault
-    assert fault is not None and fault.message == "the shoe ran out during the round"
 
 
 def test_a_cover_card_too_early_says_so_and_an_ordinary_one_is_journaled() -> None:
@@ -444,11 +417,7 @@ def test_a_voided_rounds_hole_card_in_the_shoe_is_asked_for_so_every_card_is_acc
     """PA 635a.7(q): every card of a round is accounted for. The round is voided with its
     hole card still withheld by the shoe: the journal asks for it by its commitment and the
     shoe is told to give it."""
-    rig = make_rig("PA", withholding=True)
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H", "5C", "8D")
+    rig = seat_one_dealt(withholding=True)
     commitment = "cd" * 32
     rig.table.handle(HoleCardDealt(commitment))
     rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
@@ -463,7 +432,6 @@ def test_a_burn_interrupted_by_a_restart_keeps_its_reason(new_dealer: bool) -> N
     restarts before the card comes out: the burn row still says which burn it was, and a
     cover card at a new dealer's burn is the ordinary one (the shoe's last round), not the
     cover card before the shoe's first round."""
-    from controller.table.recovery import read_journal
 
     rig = make_rig("PA")
     if new_dealer:
@@ -474,8 +442,7 @@ def test_a_burn_interrupted_by_a_restart_keeps_its_reason(new_dealer: bool) -> N
         rig.table.handle(full_batch(6))
         rig.table.handle(ShoeLoaded())
     assert rig.table.state is State.BURNING
-    again = make_rig("PA")
-    again.table.restore(read_journal(rig.journal.rows))
+    again = restarted(rig, up=False)
     again.table.resume_output()
     assert again.table.state is State.BURNING
     if new_dealer:
@@ -494,11 +461,7 @@ def test_a_voided_rounds_hole_card_given_back_is_journaled_under_that_round() ->
 
     nonce = "ef" * 16
     commitment = hole_card_commitment("QS", nonce)
-    rig = make_rig("PA", withholding=True)
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H", "5C", "8D")
+    rig = seat_one_dealt(withholding=True)
     rig.table.handle(HoleCardDealt(commitment))
     rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
     supervisor(rig, Button.SUPERVISOR_VOID)
@@ -510,16 +473,10 @@ def test_a_voided_rounds_hole_card_given_back_is_journaled_under_that_round() ->
 def test_a_round_the_station_sealed_found_at_a_restart_names_the_state_it_stopped_in() -> None:
     """The hole card the table sealed itself died with the station: the round can only be
     voided, and the journal's fault says where the round stood (the players' decisions)."""
-    from controller.table.recovery import read_journal
 
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H", "5C", "8D", "QS")
+    rig = seat_one_dealt()
     assert rig.table.state is State.PLAYERS
-    again = make_rig("PA")
-    again.table.restore(read_journal(rig.journal.rows))
+    again = restarted(rig, up=False)
     assert rows(again, "fault") == [
         {
             "code": "recovered_mid_round",
@@ -534,11 +491,7 @@ def test_a_journal_whose_open_round_has_no_state_row_restores_to_a_fault() -> No
     that go with them. The station still starts, in a fault the supervisor voids."""
     from controller.table.recovery import read_journal
 
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H", "5C", "8D", "QS")
+    rig = seat_one_dealt()
     started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
     cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
     again = make_rig("PA")
@@ -553,15 +506,13 @@ def test_a_journal_whose_open_round_has_no_state_row_restores_to_a_fault() -> No
 def test_a_fault_open_between_rounds_at_a_restart_stays_open_and_resumes_to_betting() -> None:
     """A shoe lost while betting, the station restarted before the supervisor came: the
     same fault stands (nothing plays), and the supervisor's resume returns to betting."""
-    from controller.table.recovery import read_journal
 
     other = make_rig("PA")  # a second table of the station, betting
     ready(other)
     rig = make_rig("PA")
     ready(rig)
     rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
-    again = make_rig("PA")
-    again.table.restore(read_journal(rig.journal.rows))
+    again = restarted(rig, up=False)
     assert other.table.state is State.BETTING
     fault = again.table.fault
     assert again.table.state is State.FAULT and fault is not None
@@ -573,7 +524,6 @@ def test_a_fault_open_between_rounds_at_a_restart_stays_open_and_resumes_to_bett
 def test_a_restart_of_one_table_with_a_round_open_leaves_the_other_table_alone() -> None:
     """Two tables in one station share the procedure's machine: restoring one into its
     recovered-mid-round fault must not stop the other."""
-    from controller.table.recovery import read_journal
 
     other = make_rig("PA")
     ready(other)
@@ -582,8 +532,7 @@ def test_a_restart_of_one_table_with_a_round_open_leaves_the_other_table_alone()
     bet(rig, 1)
     press(rig)
     deal(rig, "9H")
-    again = make_rig("PA")
-    again.table.restore(read_journal(rig.journal.rows))
+    again = restarted(rig, up=False)
     assert again.table.state is State.FAULT
     assert other.table.state is State.BETTING and rig.table.state is State.DEALING
 
@@ -592,7 +541,6 @@ def test_a_restart_of_one_table_with_a_round_open_leaves_the_other_table_alone()
 def test_a_restart_between_rounds_leaves_the_other_table_alone(begun_only: bool) -> None:
     """Restored to betting, or to a shuffle commanded again: the second table of the
     station, in the middle of its deal, stays there."""
-    from controller.table.recovery import read_journal
 
     other = make_rig("PA")
     ready(other)
@@ -603,8 +551,7 @@ def test_a_restart_between_rounds_leaves_the_other_table_alone(begun_only: bool)
         rig.table.begin()
     else:
         ready(rig)
-    again = make_rig("PA")
-    again.table.restore(read_journal(rig.journal.rows))
+    again = restarted(rig, up=False)
     assert again.table.state is (State.SHUFFLING if begun_only else State.BETTING)
     assert other.table.state is State.DEALING
 
@@ -613,19 +560,13 @@ def test_after_a_restart_the_shoe_is_asked_again_for_a_voided_rounds_hole_card()
     """PA 635a.7(q): the answer to the void's request may have been lost with the station:
     once the devices are up, the shoe is asked again, and the journal says so under the
     voided round."""
-    from controller.table.recovery import read_journal
 
     commitment = "ab" * 32
-    rig = make_rig("PA", withholding=True)
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H", "5C", "8D")
+    rig = seat_one_dealt(withholding=True)
     rig.table.handle(HoleCardDealt(commitment))
     rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
     supervisor(rig, Button.SUPERVISOR_VOID)
-    again = make_rig("PA", withholding=True)
-    again.table.restore(read_journal(rig.journal.rows))
+    again = restarted(rig, True, up=False)
     again.table.resume_output()
     assert again.shoe is not None and again.shoe.told[0] == f"reveal {commitment}"
     asked = [r for r in again.journal.rows if r.kind == "hole_card_reveal_requested"]

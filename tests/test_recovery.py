@@ -18,7 +18,7 @@ import pytest
 from daemon_support import journal_dir
 from recovery_support import expected_state, shoe_after, state_the_rows_say
 from table_support import JournalRow, ListJournal, Rig, make_rig
-from test_procedure import bet, deal, press, ready, rows, settle_all
+from test_procedure import bet, deal, press, ready, rows
 
 from controller.journal.store import Journal, JournalReader
 from controller.rules.cards import Card
@@ -493,31 +493,6 @@ def test_the_burn_card_is_still_disclosed_on_request_after_a_restart() -> None:
     assert again.table.state is State.BETTING
     press(again, Button.DISCLOSE_BURN)
     assert rows(again, "burn_disclosed") == [{"card": "7S"}]
-
-
-def test_a_card_drawn_more_often_than_the_batch_holds_faults_across_a_restart() -> None:
-    """Six decks hold six nine of hearts. Five come out before a restart (the burn, seat
-    1's 9 9, the dealer's hole 9 and drawn 9: 5 + 9 = 14, + 9 = 23), the sixth after it is
-    taken, the seventh is a card from outside the batch: a duplicate fault."""
-    rig = make_rig("PA")
-    ready(rig, burn="9H")
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H", "5C", "9H", "9H")
-    press(rig)  # seat 1 stands on 18
-    press(rig)  # the reveal: 14 draws
-    deal(rig, "9H")
-    settle_all(rig)
-    assert rig.table.state is State.BETTING
-    again = restarted(rig, "PA")
-    bet(again, 2)
-    press(again)
-    deal(again, "9H", "6C")
-    assert again.table.fault is None
-    deal(again, "9H")
-    fault = again.table.fault
-    assert fault is not None and fault.code is FaultCode.DUPLICATE_CARD
-    assert fault.message == "9H drawn 7 times; the batch holds 6"
 
 
 def test_a_hole_card_row_without_its_holder_is_the_shoes_at_a_table_whose_shoe_withholds() -> None:
