@@ -165,8 +165,10 @@ def test_card_drawn_while_betting_is_a_fault_cleared_only_by_the_supervisor() ->
         "no supervisor key",
     ]
     supervisor(rig, Button.SUPERVISOR_RESUME)
-    assert rig.table.state is State.BETTING
+    assert rig.table.state is State.BETTING and rig.table.fault is None
     assert rows(rig, "fault_resolved") == [{"resolution": "resume", "code": "unexpected_card"}]
+    # The journal keeps when the supervisor's key was turned on and off.
+    assert rows(rig, "supervisor_key") == [{"on": True}, {"on": False}]
 
 
 def test_a_ten_is_a_foreign_card_and_faults() -> None:
@@ -568,7 +570,9 @@ def test_device_lost_faults_and_resumes_only_once_it_is_back() -> None:
     assert rig.panel.lamps[Led.SHOE_FAULT] is LedMode.BLINK
     supervisor(rig, Button.SUPERVISOR_RESUME)
     assert rig.table.state is State.FAULT
-    assert rows(rig, "resolution_refused")[0]["reason"] == "still lost: shoe"
+    assert rows(rig, "resolution_refused") == [
+        {"resolution": "resume", "reason": "still lost: shoe"}
+    ]
     rig.table.handle(DeviceConnected(DeviceKind.SHOE, "S1", "1.0"))
     # Back: the journal keeps its serial number and firmware (which board is on the table).
     assert rows(rig, "device")[-1] == {
