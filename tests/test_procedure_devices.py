@@ -39,9 +39,11 @@ from drivers.hal import (
     HoleCardRevealed,
     Led,
     LedMode,
+    SeatWagerChanged,
     ShoeEmpty,
     ShoeLoaded,
     ShuffleDone,
+    WagerSpot,
 )
 
 
@@ -572,4 +574,29 @@ def test_after_a_restart_the_shoe_is_asked_again_for_a_voided_rounds_hole_card()
     asked = [r for r in again.journal.rows if r.kind == "hole_card_reveal_requested"]
     assert [(r.data, r.round_no) for r in asked] == [
         ({"commitment": commitment, "reason": "void"}, 1)
+    ]
+
+
+def test_a_round_voided_after_a_restart_keeps_each_seats_settled_match_in_its_result() -> None:
+    """PA 635a.7(f): the Match wagers were settled right after the deal (seat 1's 9D
+    matches the up 9C's rank: table A 4:1 on $5.00 = +$20.00; seat 2's 4H 6S lose their
+    $5.00). The station restarts in the players' turn with the hole card it sealed itself:
+    the round is voided, the Spanish 21 wagers go back, and each seat's result is its own
+    Match (seat 3, sensed but not weighed, has no known result)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000, match=500)
+    bet(rig, 2, 1000, match=500)
+    rig.table.handle(SeatWagerChanged(3, WagerSpot.MAIN, True, None))
+    press(rig)
+    deal(rig, "9D", "4H", "2C", "9C", "5S", "6S", "3C", "7H")
+    while rig.table.state is State.MATCH:
+        press(rig)
+    assert rig.table.state is State.PLAYERS
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_VOID)
+    assert [(r["seat"], r["net_cents"]) for r in rows(again, "seat_result")] == [
+        (1, 2000),
+        (2, -500),
+        (3, None),
     ]
