@@ -600,3 +600,17 @@ def test_a_round_voided_after_a_restart_keeps_each_seats_settled_match_in_its_re
         (2, -500),
         (3, None),
     ]
+
+
+def test_a_round_voided_after_the_shoe_ran_out_goes_to_the_shuffle() -> None:
+    """The shoe ran out during the round; the supervisor voids it: nothing is left to deal
+    from, so the table goes to the shuffle (a fresh shuffle is commanded), not to betting."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    rig.table.handle(ShoeEmpty())
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rows(rig, "round_voided") != []
+    assert rig.table.state is State.SHUFFLING and rig.shuffler.commands == [6, 6]
