@@ -77,6 +77,17 @@ def rejected(rig: Rig, card: str, code: FaultCode) -> str:
     return fault.message
 
 
+def shoe_ran_out_in_the_deal() -> Rig:
+    """Seat 1's first card dealt, then the shoe reports it is empty."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    rig.table.handle(ShoeEmpty())
+    return rig
+
+
 def test_next_while_the_shuffler_works_is_ignored_and_a_hand_shuffle_is_pressed_through() -> None:
     # With an automatic shuffler its batch report ends the shuffle (its count is checked);
     # without one the dealer shuffles by hand and presses NEXT when done.
@@ -134,12 +145,7 @@ def test_a_shoe_loaded_without_a_shuffle_faults_but_not_over_a_fault_already_rai
     assert rig.table.fault.message == "the shoe was loaded without a shuffle"
     assert rows(rig, "shoe_loaded") == [{}, {}]  # the load, and this one
 
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H")
-    rig.table.handle(ShoeEmpty())
+    rig = shoe_ran_out_in_the_deal()
     rig.table.handle(ShoeLoaded())  # the dealer refills the shoe while the fault stands
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.SHOE_EMPTY
 
@@ -605,12 +611,7 @@ def test_a_round_voided_after_a_restart_keeps_each_seats_settled_match_in_its_re
 def test_a_round_voided_after_the_shoe_ran_out_goes_to_the_shuffle() -> None:
     """The shoe ran out during the round; the supervisor voids it: nothing is left to deal
     from, so the table goes to the shuffle (a fresh shuffle is commanded), not to betting."""
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H")
-    rig.table.handle(ShoeEmpty())
+    rig = shoe_ran_out_in_the_deal()
     supervisor(rig, Button.SUPERVISOR_VOID)
     assert rows(rig, "round_voided") != []
     assert rig.table.state is State.SHUFFLING and rig.shuffler.commands == [6, 6]
