@@ -451,6 +451,8 @@ def test_intact_but_unacceptable_messages_are_acked_and_reported() -> None:
     station.receive_data(sealed_frame(device, 0xEE, b"", seq=2), link.now)
     events = station.events()
     assert [type(e) for e in events] == [MessageRejected] * 3
+    # The fault names each frame's type, as it came (a technician's first clue).
+    assert [e.type_id for e in events] == [ShuffleCommand.TYPE_ID, CardDrawnReport.TYPE_ID, 0xEE]  # type: ignore[union-attr]
     assert "ShuffleCommand is not a message this peer may send" in events[0].reason  # type: ignore[union-attr]
     assert station.stats.rejected == 3
     assert station.data_to_send() == b""  # 3 owed, under ACK_EVERY: held (section 5)
@@ -844,6 +846,27 @@ def test_ack_now_rides_on_each_burst_until_the_queue_behind_the_window_is_out() 
     link.station.receive_data(wire, t)
     [ack] = frames_in(link.station.data_to_send())
     assert ack.ack == (window + 2) % 256
+
+
+def test_ack_now_goes_on_the_last_reliable_frame_and_never_on_an_unreliable_one() -> None:
+    """Section 5: the flag asks the receiver to ack a reliable frame at once; an unreliable
+    frame (a diagnostics echo) is never acked, so the flag goes on the last reliable frame
+    of the burst, however many unreliable ones follow it."""
+    link = connected_link(station_id=READER_STATION, device_id=READER)
+    t = link.now
+    for tail in (1, 2):
+        link.station.send(PeekRequest(1, PeekTargetCode.LOOKING_FOR_ACE), t)
+        link.station.send(PeekRequest(2, PeekTargetCode.LOOKING_FOR_ACE), t)
+        for _ in range(tail):
+            link.station.send(EchoRequest(b"diag"), t, reliable=False)
+        link.station.ask_ack_now()
+        burst = frames_in(wire := link.station.data_to_send())
+        assert [(f.type_id, bool(f.flags & FLAG_ACK_NOW)) for f in burst] == [
+            (PeekRequest.TYPE_ID, False),
+            (PeekRequest.TYPE_ID, True),
+        ] + [(EchoRequest.TYPE_ID, False)] * tail
+        link.device.receive_data(wire, t)
+        link.station.receive_data(link.device.data_to_send(), t)  # acked at once
 
 
 def test_a_forged_ack_now_bit_breaks_the_seal() -> None:

@@ -22,6 +22,7 @@ from firmware_bridge import (
     Connected,
     Endpoint,
     LinkDown,
+    MessageReceived,
     PeekAnswerCode,
     PeekReply,
     PeekRequest,
@@ -29,7 +30,8 @@ from firmware_bridge import (
     Role,
 )
 from firmware_bridge.frame import FLAG_ACK_NOW, FLAG_RELIABLE
-from firmware_bridge.link_messages import Ack, Hello
+from firmware_bridge.handshake import PLAIN
+from firmware_bridge.link_messages import Ack, Hello, HelloReply
 
 
 def connected(now: float) -> tuple[Endpoint, Endpoint]:
@@ -54,7 +56,10 @@ def rejoined() -> tuple[Endpoint, Endpoint, float]:
     assert station.connected
     station.tick(2.0)  # a second without sending: the new session's heartbeat
     device.receive_data(station.data_to_send(), 2.0)
-    assert [type(e) for e in device.events()] == [LinkDown, Connected]
+    assert device.events() == [
+        LinkDown("station started a new session", ()),
+        Connected(READER_STATION),
+    ]
     return station, device, 2.0
 
 
@@ -105,3 +110,56 @@ def test_the_station_sends_hello_tries_hellos_and_then_gives_up() -> None:
         station.tick(now)
     assert hellos == HELLO_TRIES == 30
     assert now == pytest.approx(HELLO_TRIES * HELLO_INTERVAL)
+
+
+def test_a_device_whose_old_session_falls_silent_gives_the_new_one_a_full_silence_timeout() -> None:
+    """Section 6a: pending a new session, 3.5 s of silence in the old one ends it and the
+    device goes on in the new one, which then has its own 3.5 s from that moment."""
+    station, device = connected(0.0)
+    station.reset(1.0)
+    device.receive_data(station.data_to_send(), 1.0)  # answered; the station's frames are lost
+    device.data_to_send()
+    device.tick(3.4)
+    assert device.events() == []
+    device.tick(3.5)  # 3.5 s after the old session's last frame
+    assert device.events() == [LinkDown("peer silent for 3.50 s", ()), Connected(READER_STATION)]
+    device.data_to_send()
+    device.tick(6.99)
+    assert device.events() == []
+    device.tick(7.0)
+    assert device.events() == [LinkDown("peer silent for 3.50 s", ())]
+
+
+def test_a_pending_session_sends_only_its_reply_and_a_forged_hello_delays_nothing() -> None:
+    """Section 4c: a HELLO of another session (here a second station's, on the same secret:
+    a replay or a forgery as far as the device can tell) is answered with an unsealed
+    HELLO_REPLY, acking nothing of the new session (``ack`` 0, section 5); the reports the
+    device queues meanwhile wait; the old station's next sealed frame proves its session
+    alive, and they go out then, sealed, in order, each once."""
+    station, device = connected(0.0)
+    other = Endpoint(Role.STATION, READER_STATION, secret=SECRET, rng=random.Random(9))
+    other.start(1.0)
+    hello = other.data_to_send()
+    device.receive_data(hello, 1.0)
+    sent_before = device.stats.frames_sent
+    replies = [PeekReply(n, PeekAnswerCode.NO_BLACKJACK) for n in range(1, 9)]
+    for reply in replies:  # sequence numbers 0..7 of the old session
+        device.send(reply, 1.0)
+    wire = device.data_to_send()
+    assert wire[:1] == b"\x00"  # the new session's first bytes flush the peer's decoder
+    [answer] = frames_in(wire)
+    assert (answer.type_id, answer.seq, answer.flags, answer.ack) == (HelloReply.TYPE_ID, 0, 0, 0)
+    assert device.stats.frames_sent == sent_before + 1
+    device.receive_data(hello, 1.05)  # the HELLO again: its reply was lost
+    again = device.data_to_send()
+    assert again[:1] != b"\x00"  # not the session's first bytes any more
+    assert [f.type_id for f in frames_in(again)] == [HelloReply.TYPE_ID]
+    assert all(f.type_id in PLAIN for f in frames_in(wire + again))
+
+    station.tick(1.1)  # the old station's heartbeat, sealed under the old session's keys
+    device.receive_data(station.data_to_send(), 1.1)
+    assert device.stats.forged_ends == 1
+    wire = device.data_to_send()
+    assert [f.seq for f in frames_in(wire) if f.flags & FLAG_RELIABLE] == list(range(8))
+    station.receive_data(wire, 1.1)
+    assert [e.message for e in station.events() if isinstance(e, MessageReceived)] == replies
