@@ -30,8 +30,8 @@ from firmware_bridge import (
 )
 from firmware_bridge.auth import Sealer, SessionKeys
 from firmware_bridge.codec import decode_message
-from firmware_bridge.frame import DELIMITER, FLAG_ACK_NOW, FLAG_SEALED
-from firmware_bridge.link_messages import Heartbeat, Hello, HelloReply, NoSession, Refused
+from firmware_bridge.frame import DELIMITER, FLAG_ACK_NOW, FLAG_RELIABLE, FLAG_SEALED
+from firmware_bridge.link_messages import Ack, Heartbeat, Hello, HelloReply, NoSession, Refused
 
 
 def plain(message: object, version: int = PROTOCOL_VERSION) -> bytes:
@@ -328,3 +328,66 @@ def test_the_pending_session_has_a_nonzero_number_of_its_own() -> None:
         reply = decode_message(frame.type_id, frame.payload)
         assert isinstance(reply, HelloReply) and reply.echo == session
         assert 0 < reply.session < 1 << 32 and reply.session != device_session
+
+
+def test_each_forged_end_is_counted() -> None:
+    """Section 4c: a HELLO of another session disproved by the running session's next
+    sealed frame, and an unsealed REFUSED disproved by the answer to the heartbeat request,
+    each count as one forged end, every time."""
+    station, device, station_session, _ = pair()
+    for n in range(1, 3):
+        t = 2.0 * n  # a heartbeat is due at each t + 0.5
+        device.receive_data(hello_of(90 + n), t)
+        device.data_to_send()
+        station.tick(t + 0.5)  # the running session's heartbeat
+        device.receive_data(station.data_to_send(), t + 0.5)
+        assert device.stats.forged_ends == n
+        station.receive_data(plain(Refused(station_session, "go away")), t + 0.6)
+        device.receive_data(station.data_to_send(), t + 0.6)
+        station.receive_data(device.data_to_send(), t + 0.6)
+        assert station.stats.forged_ends == n
+    assert station.connected and device.connected
+
+
+def test_an_unsealed_frame_in_a_session_is_dropped_as_not_sealed() -> None:
+    """Section 4b: every frame of a session is sealed; one that is not never reaches the
+    station's events, whatever it says."""
+    station, _, _, _ = pair()
+    unsealed = Frame(PROTOCOL_VERSION, 0x31, 0, FLAG_RELIABLE, 0, b"\x00\x07\x01")
+    station.receive_data(DELIMITER + encode_frame(unsealed), 1.0)
+    assert drops(station) == [("frame type 0x31 is not sealed", "AuthenticationError")]
+    assert station.stats.auth_failures == 1
+
+
+def test_a_heartbeat_request_is_answered_once_and_a_plain_heartbeat_not_at_all() -> None:
+    """Section 6: only a HEARTBEAT with ACK_NOW asks for an answer (else two sides would
+    answer each other's heartbeats for ever); an ACK, even flagged, asks for none."""
+    station, device, _, _ = pair()
+    station.tick(1.0)  # a plain heartbeat
+    device.receive_data(station.data_to_send(), 1.0)
+    assert device.data_to_send() == b""
+    station.receive_data(plain(NoSession()), 1.1)  # the station asks: a heartbeat request
+    device.receive_data(station.data_to_send(), 1.1)
+    [answer] = frames_in(device.data_to_send())
+    assert (answer.type_id, answer.flags & FLAG_ACK_NOW) == (Heartbeat.TYPE_ID, 0)
+    sealer = station._s.sealer
+    assert sealer is not None
+    header = Frame(PROTOCOL_VERSION, Ack.TYPE_ID, 0, FLAG_SEALED | FLAG_ACK_NOW, 0, b"").header()
+    flagged_ack = Frame(
+        PROTOCOL_VERSION, Ack.TYPE_ID, 0, FLAG_SEALED | FLAG_ACK_NOW, 0, sealer.seal(header, b"")
+    )
+    device.receive_data(DELIMITER + encode_frame(flagged_ack), 1.2)
+    assert device.data_to_send() == b""
+
+
+def test_every_frame_received_is_counted_once() -> None:
+    """``LinkStats`` (the technician's counters): frames one side received are the frames
+    the other sent, on a clean line."""
+    station, device, _, _ = pair()
+    for n in range(1, 4):
+        station.tick(float(n))
+        device.receive_data(station.data_to_send(), float(n))
+        device.tick(n + 0.5)
+        station.receive_data(device.data_to_send(), n + 0.5)
+    assert station.stats.frames_received == device.stats.frames_sent >= 4
+    assert device.stats.frames_received == station.stats.frames_sent >= 4
