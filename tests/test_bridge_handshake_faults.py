@@ -23,15 +23,26 @@ from firmware_bridge import (
     HandshakeRefused,
     Identity,
     LinkDown,
+    Paired,
     PeerCheck,
     Role,
+    StationPairing,
     encode_frame,
     encode_message,
 )
 from firmware_bridge.auth import Sealer, SessionKeys
 from firmware_bridge.codec import decode_message
 from firmware_bridge.frame import DELIMITER, FLAG_ACK_NOW, FLAG_RELIABLE, FLAG_SEALED
-from firmware_bridge.link_messages import Ack, Heartbeat, Hello, HelloReply, NoSession, Refused
+from firmware_bridge.link_messages import (
+    Ack,
+    Heartbeat,
+    Hello,
+    HelloReply,
+    NoSession,
+    PairReply,
+    PairRequest,
+    Refused,
+)
 
 
 def plain(message: object, version: int = PROTOCOL_VERSION) -> bytes:
@@ -391,3 +402,70 @@ def test_every_frame_received_is_counted_once() -> None:
         station.receive_data(device.data_to_send(), n + 0.5)
     assert station.stats.frames_received == device.stats.frames_sent >= 4
     assert device.stats.frames_received == station.stats.frames_sent >= 4
+
+
+# --- pairing requests (section 4a) on a device ----------------------------------------------
+
+
+def pairing_device(consent: bool) -> tuple[Endpoint, Endpoint]:
+    """A connected card-reader link whose device's pairing button is held or not."""
+    station = Endpoint(Role.STATION, READER_STATION, secret=SECRET, rng=random.Random(1))
+    device = Endpoint(
+        Role.DEVICE,
+        READER,
+        secret=SECRET,
+        rng=random.Random(2),
+        pairing_consent=lambda: consent,
+    )
+    device.start(0.0)
+    station.start(0.0)
+    device.receive_data(station.data_to_send(), 0.0)
+    station.receive_data(device.data_to_send(), 0.0)
+    assert device.connected
+    device.events()
+    return station, device
+
+
+def test_an_unreadable_or_unusable_pair_request_is_dropped_and_pairs_nothing() -> None:
+    _, device = pairing_device(consent=True)
+    garbled = DELIMITER + encode_frame(Frame(2, PairRequest.TYPE_ID, 0, 0, 0, b"\x03\x00"))
+    device.receive_data(garbled, 0.5)
+    # The all-zero X25519 key is a point of small order: no secret can come of it.
+    device.receive_data(plain(PairRequest(READER.kind, bytes(32), "PA-S21-07")), 0.6)
+    assert [error for _, error in drops(device)] == ["PayloadError", "AuthenticationError"]
+    assert device.secret == SECRET and device.connected
+    assert device.data_to_send() == b""
+
+
+def test_a_refused_pair_request_leaves_the_sessions_heartbeat_on_time() -> None:
+    """A REFUSED (echo 0) to a pairing without the button goes out; the running session's
+    own heartbeat still follows 1 s after the device last sent (section 6)."""
+    _, device = pairing_device(consent=False)
+    device.receive_data(StationPairing(READER.kind, "PA-S21-07").request(), 0.5)
+    assert [r.echo for r in refusals(device.data_to_send())] == [0]
+    device.tick(1.4)
+    assert device.data_to_send() == b""
+    device.tick(1.5)
+    [heartbeat] = frames_in(device.data_to_send())
+    assert heartbeat.type_id == Heartbeat.TYPE_ID
+
+
+def test_a_pair_request_answered_again_in_the_new_session_leaves_its_heartbeat_on_time() -> None:
+    """The station's PAIR_REQUEST again after the device paired and joined the station's
+    next session (its reply was slow): the same PAIR_REPLY, and the session runs on."""
+    _, device = pairing_device(consent=True)
+    request = StationPairing(READER.kind, "PA-S21-07").request()
+    device.receive_data(request, 0.5)
+    device.data_to_send()
+    [paired] = [e for e in device.events() if isinstance(e, Paired)]
+    station = Endpoint(Role.STATION, READER_STATION, secret=paired.secret, rng=random.Random(3))
+    station.start(0.6)
+    device.receive_data(station.data_to_send(), 0.6)
+    station.receive_data(device.data_to_send(), 0.6)
+    assert station.connected and device.connected
+    device.receive_data(request, 0.7)
+    assert [f.type_id for f in frames_in(device.data_to_send())] == [PairReply.TYPE_ID]
+    device.tick(1.69)
+    assert device.data_to_send() == b""
+    device.tick(1.7)
+    assert [f.type_id for f in frames_in(device.data_to_send())] == [Heartbeat.TYPE_ID]
