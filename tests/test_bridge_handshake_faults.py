@@ -380,14 +380,19 @@ def test_a_heartbeat_request_is_answered_once_and_a_plain_heartbeat_not_at_all()
     station.receive_data(plain(NoSession()), 1.1)  # the station asks: a heartbeat request
     device.receive_data(station.data_to_send(), 1.1)
     [answer] = frames_in(device.data_to_send())
-    assert (answer.type_id, answer.flags & FLAG_ACK_NOW) == (Heartbeat.TYPE_ID, 0)
+    # A heartbeat of its own: unreliable, not asking back, nothing in it but the seal.
+    assert (answer.type_id, answer.seq, answer.flags) == (Heartbeat.TYPE_ID, 0, FLAG_SEALED)
+    device.tick(2.2)  # an ordinary heartbeat, a second later, for comparison
+    [ordinary] = frames_in(device.data_to_send())
+    assert ordinary.type_id == Heartbeat.TYPE_ID
+    assert len(answer.payload) == len(ordinary.payload)
     sealer = station._s.sealer
     assert sealer is not None
     header = Frame(PROTOCOL_VERSION, Ack.TYPE_ID, 0, FLAG_SEALED | FLAG_ACK_NOW, 0, b"").header()
     flagged_ack = Frame(
         PROTOCOL_VERSION, Ack.TYPE_ID, 0, FLAG_SEALED | FLAG_ACK_NOW, 0, sealer.seal(header, b"")
     )
-    device.receive_data(DELIMITER + encode_frame(flagged_ack), 1.2)
+    device.receive_data(DELIMITER + encode_frame(flagged_ack), 2.3)
     assert device.data_to_send() == b""
 
 

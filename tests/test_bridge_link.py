@@ -869,6 +869,23 @@ def test_ack_now_goes_on_the_last_reliable_frame_and_never_on_an_unreliable_one(
         link.station.receive_data(link.device.data_to_send(), t)  # acked at once
 
 
+def test_frames_past_a_lost_one_are_counted_out_of_order_and_acked_at_once() -> None:
+    """Section 5: a frame ahead of the one expected is dropped, counted, and answered at
+    once with the ack of what did arrive (the sender is resending already)."""
+    link = connected_link()
+    t = link.now
+    for draw in (1, 2, 3):
+        link.device.send(CardDrawnReport(7, "H", draw), t)
+    lost, *rest = frames_in(link.device.data_to_send())
+    assert lost.seq == 0
+    for n, frame in enumerate(rest, start=1):
+        link.station.receive_data(frames_wire([frame]), t)
+        assert link.station.stats.out_of_order == n
+        [ack] = frames_in(link.station.data_to_send())
+        assert (ack.type_id, ack.ack) == (Ack.TYPE_ID, 0)
+    assert received(link.station.events()) == []
+
+
 def test_a_forged_ack_now_bit_breaks_the_seal() -> None:
     """The flags byte is in the sealed header's associated data: nobody on the line can set
     or clear ACK_NOW on a frame (section 4b)."""
