@@ -453,7 +453,13 @@ def test_intact_but_unacceptable_messages_are_acked_and_reported() -> None:
     assert [type(e) for e in events] == [MessageRejected] * 3
     # The fault names each frame's type, as it came (a technician's first clue).
     assert [e.type_id for e in events] == [ShuffleCommand.TYPE_ID, CardDrawnReport.TYPE_ID, 0xEE]  # type: ignore[union-attr]
-    assert "ShuffleCommand is not a message this peer may send" in events[0].reason  # type: ignore[union-attr]
+    # Each names what is wrong: a message of the other side, a rank outside 1..13 (section 7,
+    # 0x20), a type outside the catalogue.
+    assert [e.reason for e in events] == [  # type: ignore[union-attr]
+        "ShuffleCommand is not a message this peer may send",
+        "0 is outside 1..13",
+        "unknown message type 0xEE",
+    ]
     assert station.stats.rejected == 3
     assert station.data_to_send() == b""  # 3 owed, under ACK_EVERY: held (section 5)
     station.tick(link.now + ACK_DELAY)
