@@ -384,7 +384,7 @@ def test_a_heartbeat_request_is_answered_once_and_a_plain_heartbeat_not_at_all()
     assert (answer.type_id, answer.seq, answer.flags) == (Heartbeat.TYPE_ID, 0, FLAG_SEALED)
     device.tick(2.2)  # an ordinary heartbeat, a second later, for comparison
     [ordinary] = frames_in(device.data_to_send())
-    assert ordinary.type_id == Heartbeat.TYPE_ID
+    assert (ordinary.type_id, ordinary.seq, ordinary.flags) == (Heartbeat.TYPE_ID, 0, FLAG_SEALED)
     assert len(answer.payload) == len(ordinary.payload)
     sealer = station._s.sealer
     assert sealer is not None
