@@ -400,11 +400,15 @@ def test_every_frame_received_is_counted_once() -> None:
     """``LinkStats`` (the technician's counters): frames one side received are the frames
     the other sent, on a clean line."""
     station, device, _, _ = pair()
+    base = station.stats.bytes_received
+    written = 0
     for n in range(1, 4):
         station.tick(float(n))
         device.receive_data(station.data_to_send(), float(n))
         device.tick(n + 0.5)
-        station.receive_data(device.data_to_send(), n + 0.5)
+        station.receive_data(wire := device.data_to_send(), n + 0.5)
+        written += len(wire)
+    assert station.stats.bytes_received - base == written > 0
     assert station.stats.frames_received == device.stats.frames_sent >= 4
     assert device.stats.frames_received == station.stats.frames_sent >= 4
 

@@ -51,9 +51,10 @@ from firmware_bridge import (
     Timing,
     decode_frame,
     encode_frame,
+    encode_message,
 )
 from firmware_bridge.frame import FLAG_ACK_NOW, FLAG_RELIABLE, FLAG_SEALED
-from firmware_bridge.link_messages import Ack, Heartbeat, HelloReply
+from firmware_bridge.link_messages import Ack, Heartbeat, Hello, HelloReply, Refused
 
 T = TypeVar("T")
 
@@ -772,6 +773,8 @@ def test_a_lone_ack_waits_ack_delay_and_not_a_moment_longer() -> None:
     link.station.tick(t + ACK_DELAY)  # at the deadline: one ACK, acking seq 0
     [ack] = frames_in(link.station.data_to_send())
     assert (ack.type_id, ack.ack) == (Ack.TYPE_ID, 1)
+    # Unreliable, sealed, nothing in it: counter (4) + tag (16), section 3.
+    assert (ack.seq, ack.flags, len(ack.payload)) == (0, FLAG_SEALED, 4 + 16)
     link.station.tick(t + 2 * ACK_DELAY)
     assert link.station.data_to_send() == b""  # owed nothing more
 
@@ -890,6 +893,65 @@ def test_frames_past_a_lost_one_are_counted_out_of_order_and_acked_at_once() -> 
         [ack] = frames_in(link.station.data_to_send())
         assert (ack.type_id, ack.ack) == (Ack.TYPE_ID, 0)
     assert received(link.station.events()) == []
+
+
+def test_a_session_that_went_down_sends_nothing_more_not_even_an_ack_it_owed() -> None:
+    """The station's request arrives as the device's last try of a report runs out: the
+    link is down (section 5) and the held ACK never goes out (no frame of a dead session)."""
+    link = connected_link(station_id=READER_STATION, device_id=READER)
+    t = link.now
+    link.device.send(PeekReply(1, PeekAnswerCode.NO_BLACKJACK), t)
+    link.device.data_to_send()  # lost, and each resend after it
+    for _ in range(link.device.timing.max_tries - 1):  # sends 2 to 5, all lost
+        resend_at = link.device.next_deadline()
+        assert resend_at is not None
+        link.device.tick(resend_at)
+        link.device.data_to_send()
+    end = link.device.next_deadline()  # the fifth send times out
+    assert end == pytest.approx(t + 5 * 0.1)
+    link.station.send(PeekRequest(2, PeekTargetCode.LOOKING_FOR_ACE), end)
+    link.device.receive_data(link.station.data_to_send(), end)  # an ACK now owed
+    link.device.tick(end)
+    assert [type(e) for e in link.device.events()][-1] is LinkDown
+    link.device.tick(end + 2 * ACK_DELAY)
+    assert link.device.data_to_send() == b""
+
+
+def test_a_refusal_and_a_report_queued_together_go_out_together() -> None:
+    """A connected device refuses the HELLO of a station of another kind (section 4c) and
+    reports in the same moment: both frames leave in one burst, the report not held back
+    for a resend."""
+    link = connected_link()
+    t = link.now
+    foreign = Hello(DeviceKind.SHUFFLER, 77, bytes(16), "station-1.0", "TABLE-9")
+    type_id, payload = encode_message(foreign)
+    link.device.receive_data(frames_wire([Frame(2, type_id, 0, 0, 0, payload)]), t)
+    link.device.send(ShoeLoadedReport(1), t)
+    burst = frames_in(wire := link.device.data_to_send())
+    assert [f.type_id for f in burst] == [Refused.TYPE_ID, ShoeLoadedReport.TYPE_ID]
+    link.station.receive_data(wire, t)
+    assert received(link.station.events()) == [ShoeLoadedReport(1)]
+
+
+def test_an_exhausted_frame_counter_ends_the_session_saying_so() -> None:
+    """Section 4b: the 32-bit counter never wraps; the frame that would take it past
+    0xFFFFFFFF ends the session instead (a new one renews the keys), and what was not
+    acknowledged is reported, the frame sealed before it included."""
+    link = connected_link()
+    sealer = link.device._s.sealer
+    assert sealer is not None
+    sealer.counter = 0xFFFFFFFF - 1
+    link.device.send(ShoeLoadedReport(1), link.now)
+    link.device.send(ShoeLoadedReport(2), link.now)
+    wire = link.device.data_to_send()
+    assert isinstance(wire, bytes)
+    assert [f.seq for f in frames_in(wire)] == [0]  # the last counter, and no further
+    assert [e for e in link.device.events() if isinstance(e, LinkDown)] == [
+        LinkDown(
+            "frame counter exhausted: the session must be renewed",
+            (ShoeLoadedReport(1), ShoeLoadedReport(2)),
+        )
+    ]
 
 
 def test_a_forged_ack_now_bit_breaks_the_seal() -> None:
