@@ -139,3 +139,9 @@ def test_a_journal_the_earlier_writer_wrote_opens_verifies_and_grows(tmp_path: P
     # The writer's open replaced the indexes of every row (by kind, time, round) with those
     # kinds.INDEXES declares.
     assert indexes(path) == set(INDEXES)
+    # It keeps the page size it was made with (4 KiB then; a new journal's are 1 KiB).
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        assert conn.execute("PRAGMA page_size").fetchone() == (4096,)
+    finally:
+        conn.close()

@@ -126,6 +126,23 @@ def test_a_start_on_a_full_disk_leaves_no_broken_journal_and_starts_once_there_i
     assert report.ok, report.message
 
 
+def test_a_new_journal_is_made_with_1_kib_pages(tmp_path: Path) -> None:
+    """Each commit writes whole pages to the WAL: 1 KiB pages write about 256 KB a round
+    instead of 406 KB (docs/performance.md, "A busy table's journal"). The durability of a
+    commit does not depend on the page size (WAL, synchronous=FULL)."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("button", {"button": "next", "state": "betting"})
+        journal.append("round_completed", {"reshuffle": False}, 1)
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        assert conn.execute("PRAGMA page_size").fetchone() == (1024,)
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    finally:
+        conn.close()
+    assert verify(path).case.name == "INTACT"
+
+
 @pytest.mark.parametrize("half", ["empty file", "no tables", "meta only"])
 def test_a_half_made_journal_is_made_again(tmp_path: Path, half: str) -> None:
     path = tmp_path / "journal.sqlite3"
@@ -246,3 +263,32 @@ def test_hostile_recall_and_export_arguments(small_journal: Path, count: str, mo
         code, _, err = run_cli(*args)
         assert code in (0, 2), (args, err)
         assert "Traceback" not in err
+
+
+def test_a_journal_of_another_storage_format_is_refused_untouched(tmp_path: Path) -> None:
+    """A file whose ``meta`` names another schema version (a newer program's storage, e.g.
+    docs/journal.md "Storage format 2") is refused in one line before this program adds its
+    schema or an index to it, and its bytes stay as they were."""
+    path = tmp_path / "journal.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+        INSERT INTO meta VALUES ('schema_version', '2');
+        CREATE TABLE journal (id INTEGER PRIMARY KEY, rows BLOB NOT NULL) STRICT;
+        INSERT INTO journal VALUES (1, x'00');
+        """
+    )
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(JournalCorruptError, match="schema version 2 is not supported") as caught:
+        Journal.open(path)
+    assert "\n" not in str(caught.value)
+    assert path.read_bytes() == before
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    finally:
+        conn.close()
+    assert names == {"meta", "journal", "sqlite_autoindex_meta_1"}

@@ -58,12 +58,14 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         # After each checkpoint the WAL shrinks back to this size instead of staying large.
         conn.execute("PRAGMA journal_size_limit=8388608")
         conn.execute("BEGIN IMMEDIATE")
+        # The version first: a file of another storage format (a newer program's, e.g.
+        # docs/journal.md "Storage format 2") is refused before the schema or an index of
+        # this one is added to it.
+        _check_version(path, conn)
         apply_schema(conn)
         migrate(conn)
         conn.execute("COMMIT")
-        (version,) = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if version != str(SCHEMA_VERSION):
-            raise JournalCorruptError(f"{path}: journal schema version {version} is not supported")
+        _check_version(path, conn)
         last = conn.execute("SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1").fetchone()
     except sqlite3.OperationalError as err:  # a full disk, an I/O error: not the file's fault
         conn.close()
@@ -75,6 +77,26 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         conn.close()
         raise
     return conn, (last[0], last[1]) if last else (0, GENESIS_HASH)
+
+
+def _check_version(path: Path, conn: sqlite3.Connection) -> None:
+    """Refuse a journal whose ``schema_version`` is not :data:`SCHEMA_VERSION` (nothing to
+    check before the file has its ``meta`` table and version: the schema gives them).
+
+    Raises:
+        JournalCorruptError: one line naming the version.
+    """
+    has_meta = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+    ).fetchone()
+    if has_meta is None:
+        return
+    found = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if found is not None and found[0] != str(SCHEMA_VERSION):
+        raise JournalCorruptError(
+            f"{path}: journal schema version {found[0]} is not supported (this program"
+            f" writes version {SCHEMA_VERSION})"
+        )
 
 
 def check_head(path: Path, conn: sqlite3.Connection, head_fd: int, last_id: int) -> None:
