@@ -13,6 +13,7 @@ import dataclasses
 import random
 
 import pytest
+from test_bridge_handshake import _refusals as refusals
 from test_bridge_link import READER, READER_STATION, SECRET, SHOE_ID, STATION_ID, frames_in
 
 from firmware_bridge import (
@@ -77,15 +78,6 @@ def pair(device_check: PeerCheck | None = None) -> tuple[Endpoint, Endpoint, int
 
 def drops(endpoint: Endpoint) -> list[tuple[str, str]]:
     return [(e.reason, e.error) for e in endpoint.events() if isinstance(e, FrameDropped)]
-
-
-def refusals(data: bytes) -> list[Refused]:
-    out = []
-    for frame in frames_in(data):
-        message = decode_message(frame.type_id, frame.payload)
-        if isinstance(message, Refused):
-            out.append(message)
-    return out
 
 
 def hello_of(session: int, kind_of: Identity = READER_STATION, version: int = 2) -> bytes:
@@ -270,21 +262,26 @@ def test_a_device_refuses_a_station_of_another_protocol_version_naming_both(
     assert device.connected is connected
 
 
+def reader_device(connected: bool, check: PeerCheck) -> Endpoint:
+    """A card reader with its own check of the station: connected to TABLE-7, or waiting."""
+    if connected:
+        return pair(device_check=check)[1]
+    device = Endpoint(Role.DEVICE, READER, secret=SECRET, rng=random.Random(2), check_peer=check)
+    device.start(0.0)
+    return device
+
+
+TABLE_9 = Identity(READER.kind, "station-1.0", "TABLE-9")
+
+
 def only_table_7(peer: Identity) -> str | None:
     return None if peer.serial_number == "TABLE-7" else f"station {peer.serial_number} is not ours"
 
 
 @pytest.mark.parametrize("connected", [False, True])
 def test_a_device_refuses_a_station_its_own_check_refuses(connected: bool) -> None:
-    if connected:
-        _, device, _, _ = pair(device_check=only_table_7)
-    else:
-        device = Endpoint(
-            Role.DEVICE, READER, secret=SECRET, rng=random.Random(2), check_peer=only_table_7
-        )
-        device.start(0.0)
-    other = Identity(READER.kind, "station-1.0", "TABLE-9")
-    device.receive_data(hello_of(78, other), 1.0)
+    device = reader_device(connected, only_table_7)
+    device.receive_data(hello_of(78, TABLE_9), 1.0)
     assert [(r.echo, r.reason) for r in refusals(device.data_to_send())] == [
         (78, "station TABLE-9 is not ours")
     ]
@@ -300,14 +297,8 @@ def test_a_refusal_is_cut_to_200_bytes_without_splitting_a_character(connected: 
             return None
         return "x" * 199 + "é" + "tail"  # é is two bytes: bytes 200 and 201
 
-    if connected:
-        _, device, _, _ = pair(device_check=long_reason)
-    else:
-        device = Endpoint(
-            Role.DEVICE, READER, secret=SECRET, rng=random.Random(2), check_peer=long_reason
-        )
-        device.start(0.0)
-    device.receive_data(hello_of(79, Identity(READER.kind, "station-1.0", "TABLE-9")), 1.0)
+    device = reader_device(connected, long_reason)
+    device.receive_data(hello_of(79, TABLE_9), 1.0)
     assert [(r.echo, r.reason) for r in refusals(device.data_to_send())] == [(79, "x" * 199)]
 
 
