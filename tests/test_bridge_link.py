@@ -282,14 +282,16 @@ def test_caller_check_refuses_a_wrong_serial_number() -> None:
 
 def test_send_is_checked() -> None:
     link = Link()
-    with pytest.raises(NotConnectedError):
+    with pytest.raises(NotConnectedError, match=r"^cannot send CoverCardReport: link is idle$"):
         link.device.send(CoverCardReport(1), link.now)
     link = connected_link()
-    with pytest.raises(PayloadError):
+    with pytest.raises(PayloadError, match=r"^a station on a shoe link does not send Heartbeat$"):
         link.station.send(Heartbeat(), link.now)  # link layer: the endpoint's own
-    with pytest.raises(PayloadError):
+    with pytest.raises(
+        PayloadError, match=r"^a station on a shoe link does not send CardDrawnReport$"
+    ):
         link.station.send(CardDrawnReport(1, "S", 1), link.now)  # a shoe sends cards
-    with pytest.raises(PayloadError):
+    with pytest.raises(PayloadError, match=r"^a device on a shoe link does not send PeekReply$"):
         link.device.send(PeekReply(1, PeekAnswerCode.BLACKJACK), link.now)  # not a reader
     with pytest.raises(PayloadError):
         link.device.send(CardDrawnReport(15, "S", 1), link.now)
@@ -874,6 +876,8 @@ def test_ack_now_goes_on_the_last_reliable_frame_and_never_on_an_unreliable_one(
             (PeekRequest.TYPE_ID, False),
             (PeekRequest.TYPE_ID, True),
         ] + [(EchoRequest.TYPE_ID, False)] * tail
+        # The echoes are unreliable: seq 0, sealed and nothing more (section 5).
+        assert {(f.seq, f.flags) for f in burst[2:]} == {(0, FLAG_SEALED)}
         link.device.receive_data(wire, t)
         link.station.receive_data(link.device.data_to_send(), t)  # acked at once
 

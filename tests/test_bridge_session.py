@@ -121,6 +121,7 @@ def test_a_device_whose_old_session_falls_silent_gives_the_new_one_a_full_silenc
     station.reset(1.0)
     device.receive_data(station.data_to_send(), 1.0)  # answered; the station's frames are lost
     device.data_to_send()
+    assert device.next_deadline() == pytest.approx(3.5)  # only the old session's silence
     device.tick(3.4)
     assert device.events() == []
     device.tick(3.5)  # 3.5 s after the old session's last frame
