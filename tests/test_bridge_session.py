@@ -117,19 +117,19 @@ def test_the_station_sends_hello_tries_hellos_and_then_gives_up() -> None:
 def test_a_device_whose_old_session_falls_silent_gives_the_new_one_a_full_silence_timeout() -> None:
     """Section 6a: pending a new session, 3.5 s of silence in the old one ends it and the
     device goes on in the new one, which then has its own 3.5 s from that moment."""
-    station, device = connected(0.0)
-    station.reset(1.0)
-    device.receive_data(station.data_to_send(), 1.0)  # answered; the station's frames are lost
+    station, device = connected(10.0)  # the old session's last frame: at 10 s
+    station.reset(11.0)
+    device.receive_data(station.data_to_send(), 11.0)  # answered; the station's frames are lost
     device.data_to_send()
-    assert device.next_deadline() == pytest.approx(3.5)  # only the old session's silence
-    device.tick(3.4)
+    assert device.next_deadline() == pytest.approx(13.5)  # only the old session's silence
+    device.tick(13.4)
     assert device.events() == []
-    device.tick(3.5)  # 3.5 s after the old session's last frame
+    device.tick(13.5)  # 3.5 s after the old session's last frame
     assert device.events() == [LinkDown("peer silent for 3.50 s", ()), Connected(READER_STATION)]
     device.data_to_send()
-    device.tick(6.99)
+    device.tick(16.99)
     assert device.events() == []
-    device.tick(7.0)
+    device.tick(17.0)
     assert device.events() == [LinkDown("peer silent for 3.50 s", ())]
 
 
