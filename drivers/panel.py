@@ -184,7 +184,9 @@ class GpioPanel:
             self.close()
             self._sink(DeviceFault(DeviceKind.PANEL, f"cannot claim GPIO pins: {err}"))
             return
-        factory = type(self._inputs[0].pin_factory if self._inputs else self._factory).__name__
+        # The pin library in use: the one given, or gpiozero's default, which claiming a
+        # pin has set (naming the first input's alone said "NoneType" for a lamps-only map).
+        factory = type(self._factory or gpiozero.Device.pin_factory).__name__
         self._sink(DeviceConnected(DeviceKind.PANEL, "gpio", f"gpiozero {factory}"))
         if self.pins.supervisor_key is not None:
             self._sink(SupervisorKey(self._key_on))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import math
 import secrets
 import time
 from collections import OrderedDict
@@ -152,32 +153,37 @@ class LoginGuard:
             raise LoginRefusedError("too many login attempts from this address: wait a minute", 429)
         failures = self._users.get(user)
         if failures is not None and failures.locked_until > now:
-            minutes = int((failures.locked_until - now) // 60) + 1
+            minutes = math.ceil((failures.locked_until - now) / 60)  # 15 min, not 16
             raise LoginRefusedError(f"too many wrong passwords: locked for {minutes} min", 429)
 
     async def check(self, password: str, stored: str) -> bool:
         """:func:`check_password` in a worker thread, at most ``hashing`` at once.
 
+        A check takes a free place at once when there is one; otherwise it waits, unless
+        ``waiting`` checks wait already. A cancelled wait gives its place in the queue back.
+
         Raises:
             LoginRefusedError: ``waiting`` checks already wait (503).
         """
-        if self.waiting >= self.waiting_limit:
-            raise LoginRefusedError("the console is busy checking logins: try again", 503)
-        self.waiting += 1
-        entered = False
         try:
-            async with self._limiter:
+            self._limiter.acquire_nowait()
+        except anyio.WouldBlock:
+            if self.waiting >= self.waiting_limit:
+                raise LoginRefusedError(
+                    "the console is busy checking logins: try again", 503
+                ) from None
+            self.waiting += 1
+            try:
+                await self._limiter.acquire()
+            finally:
                 self.waiting -= 1
-                entered = True
-                self.running += 1
-                self.most_running = max(self.most_running, self.running)
-                try:
-                    return await anyio.to_thread.run_sync(check_password, password, stored)
-                finally:
-                    self.running -= 1
+        try:
+            self.running += 1
+            self.most_running = max(self.most_running, self.running)
+            return await anyio.to_thread.run_sync(check_password, password, stored)
         finally:
-            if not entered:
-                self.waiting -= 1
+            self.running -= 1
+            self._limiter.release()
 
     def failed(self, user: str) -> None:
         """A wrong password (or an unknown name): lock the name after ``lock_after``."""

@@ -25,6 +25,7 @@ from drivers.simulated.card_reader import CardReaderDouble
 from drivers.simulated.recorder import EventRecorder
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from drivers.simulated.usb_backend import SimulatedUsbBackend
+from drivers.usb_transport import UsbSettings
 
 SERIAL = "READ-0001"
 #: The pairing secret the doubles and the drivers share in these tests.
@@ -261,3 +262,27 @@ def test_the_usb_serial_and_the_hello_serial_must_agree() -> None:
 def test_the_reader_link_is_named_after_the_device(rig: Rig) -> None:
     # The link's name is in every log line of the transport and names its thread.
     assert rig.driver.transport.name == "card_reader"
+
+
+def test_the_request_number_wraps_to_zero_after_65535(rig: Rig) -> None:
+    # The request number is 16 bits on the wire (docs/protocol.md): after 65535 checks in
+    # one run the next is 0, and it is still answered.
+    rig.driver._request = 0xFFFF
+    rig.double.set_hole_card(parse_card("AH"))
+    assert rig.peek(PeekTarget.LOOKING_FOR_ACE) is PeekAnswer.BLACKJACK
+    assert rig.events.pending() == []
+
+
+def test_a_check_that_could_not_be_sent_leaves_no_question_outstanding() -> None:
+    # The reader is away: the check is a fault, and an answer arriving later answers
+    # nothing (PA 635a.7(g): only the question asked is answered).
+    backend = SimulatedUsbBackend()
+    events = EventRecorder()
+    settings = UsbSettings(0x1209, 0x5321, SERIAL)
+    driver = CardReaderDriver(settings, events, expected=ExpectedDevice(SERIAL), backend=backend)
+    driver.check(PeekTarget.LOOKING_FOR_ACE)
+    assert events.expect(DeviceFault).reason.startswith("PeekRequest not sent: ")
+    late = fb.PeekReply(1, fb.PeekAnswerCode.BLACKJACK)
+    assert list(driver._on_message(late)) == [
+        DeviceFault(DeviceKind.CARD_READER, "answer to request 1, no question outstanding")
+    ]

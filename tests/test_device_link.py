@@ -61,11 +61,11 @@ class StubTransport(ThreadedTransport):
 class Shoe(LinkedDevice):
     KIND = DeviceKind.SHOE
 
-    def __init__(self, clock: list[float]) -> None:
+    def __init__(self, clock: list[float], expected: ExpectedDevice | None = None) -> None:
         self.events: list[DeviceEvent] = []
         super().__init__(
             self.events.append,
-            ExpectedDevice("S-1", firmware=frozenset({"fw-2"}), secret=SECRET),
+            expected or ExpectedDevice("S-1", firmware=frozenset({"fw-2"}), secret=SECRET),
             timing=TIMING,
             refusal_retry=2.0,
             clock=lambda: clock[0],
@@ -85,10 +85,14 @@ class Link:
     """The driver and a device endpoint, with bytes moved by ``pump``."""
 
     def __init__(
-        self, serial: str = "S-1", firmware: str = "fw-2", secret: bytes | None = None
+        self,
+        serial: str = "S-1",
+        firmware: str = "fw-2",
+        secret: bytes | None = None,
+        expected: ExpectedDevice | None = None,
     ) -> None:
         self.clock = [100.0]
-        self.driver = Shoe(self.clock)
+        self.driver = Shoe(self.clock, expected)
         self.device = fb.Endpoint(
             fb.Role.DEVICE,
             fb.Identity(fb.DeviceKind.SHOE, firmware, serial),
@@ -150,6 +154,7 @@ def test_port_errors_are_one_loss_and_a_wrong_device_is_a_fault() -> None:
     fault = link.driver.events[1]
     assert isinstance(fault, DeviceFault)
     assert fault.details == {"expected_serial_number": "A", "found_serial_number": "B"}
+    assert fault.reason == "shoe refused: wrong reader"
 
 
 def test_refused_device_is_checked_again_after_the_retry_interval() -> None:
@@ -287,3 +292,148 @@ def test_the_link_thread_is_woken_when_a_held_ack_is_due_and_no_later() -> None:
     )  # sent now; nothing else due before the cap
     link.device.receive_data(bytes(link.driver.transport.written), link.clock[0])
     assert link.device.unconfirmed == 0
+
+
+# --- what a refusal, a forgery or a lost command puts in the journal -----------------------
+
+
+def test_a_refusal_records_what_was_expected_and_what_was_found() -> None:
+    # Each key is a column of the journal's fault row a regulator reads.
+    expected = ExpectedDevice("S-1", firmware=frozenset({"fw-2", "fw-1"}), secret=SECRET)
+    link = Link(firmware="EVIL-9.9", expected=expected)
+    link.driver.link_up("stub")
+    link.pump()
+    assert link.driver.events == [
+        DeviceFault(
+            DeviceKind.SHOE,
+            "shoe refused: firmware 'EVIL-9.9' is not on the allow-list (fw-1, fw-2)",
+            {
+                "expected_kind": "shoe",
+                "expected_serial_number": "S-1",
+                "expected_protocol_version": "2",
+                "expected_firmware": "fw-1, fw-2",
+                "found_kind": "shoe",
+                "found_serial_number": "S-1",
+                "found_protocol_version": "2",
+                "found_firmware": "EVIL-9.9",
+            },
+            DeviceFaultKind.GENERAL,
+        )
+    ]
+    # Unplugged while refused: still the one outage, no DeviceLost on top.
+    link.driver.link_down(TransportError("unplugged"))
+    assert len(link.driver.events) == 1
+
+
+def test_an_empty_allow_list_refuses_every_firmware_and_says_none() -> None:
+    link = Link(expected=ExpectedDevice("S-1", firmware=frozenset(), secret=SECRET))
+    link.driver.link_up("stub")
+    link.pump()
+    (fault,) = link.driver.events
+    assert isinstance(fault, DeviceFault)
+    assert fault.reason == "shoe refused: firmware 'fw-2' is not on the allow-list (none)"
+    assert fault.details["expected_firmware"] == ""
+
+
+def test_a_configured_protocol_version_accepts_a_device_speaking_it() -> None:
+    link = Link(expected=ExpectedDevice("S-1", protocol_version=2, secret=SECRET))
+    link.driver.link_up("stub")
+    link.pump()
+    assert link.driver.events == [DeviceConnected(DeviceKind.SHOE, "S-1", "fw-2")]
+
+
+def test_a_refused_device_is_asked_again_at_the_retry_time_exactly() -> None:
+    link = Link(serial="S-9")  # refused at t=100.0; refusal_retry 2.0 s
+    link.driver.link_up("stub")
+    link.pump()
+    link.driver.transport.written.clear()
+    link.clock[0] = 101.875  # 1/8 s before the retry (exact in binary)
+    assert link.driver.link_tick() == pytest.approx(0.1)  # capped at the retransmit timeout
+    link.clock[0] = 101.9375
+    assert link.driver.link_tick() == pytest.approx(0.0625)  # woken for the retry itself
+    link.clock[0] = 102.0
+    link.driver.link_tick()
+    assert link.driver.transport.written  # a new HELLO, at the retry time and not after
+
+
+def test_forgeries_that_fault_the_device_record_their_count() -> None:
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    card = fb.encode_message(fb.CoverCardReport(1))[1]
+    for _ in range(3):
+        link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+    assert link.driver.events[-1] == DeviceFault(
+        DeviceKind.SHOE,
+        "3 frames failed authentication within 10 s (forged or altered)",
+        {"auth_failures": "3"},
+        DeviceFaultKind.AUTHENTICATION,
+    )
+
+
+def test_a_command_lost_with_the_port_is_a_fault_of_the_device() -> None:
+    # The procedure must not assume a command the device never acknowledged was carried out.
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    assert link.driver._send(fb.HoleCardCancel())
+    link.driver.link_down(TransportError("unplugged"))
+    assert link.driver.events[1:] == [
+        DeviceLost(DeviceKind.SHOE, "unplugged"),
+        DeviceFault(DeviceKind.SHOE, "1 commands not confirmed before the link went down"),
+    ]
+
+
+def test_a_command_never_acknowledged_is_named_when_the_session_gives_up() -> None:
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    assert link.driver._send(fb.HoleCardCancel())
+    for _ in range(100):  # the device hears nothing more: tries run out
+        link.clock[0] += 0.1
+        link.driver.link_tick()
+        if not link.driver.connected:
+            break
+    assert not link.driver.connected
+    assert link.driver.events[-1] == DeviceFault(
+        DeviceKind.SHOE, "HoleCardCancel not confirmed before the link went down"
+    )
+    assert isinstance(link.driver.events[-2], DeviceLost)
+
+
+def test_a_command_refused_while_down_names_the_device() -> None:
+    link = Link()
+    assert link.driver._send(fb.StatusQuery()) is False
+    (fault,) = link.driver.events
+    assert isinstance(fault, DeviceFault) and fault.device is DeviceKind.SHOE
+
+
+def _forge_at(link: Link, *times: float) -> None:
+    card = fb.encode_message(fb.CoverCardReport(1))[1]
+    for at in times:
+        link.clock[0] = at
+        link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+
+
+def test_three_forgeries_fault_the_device_only_within_ten_seconds() -> None:
+    # docs/protocol.md 4c: the 3rd within 10 s faults the device. Ten seconds after the
+    # first, the first is out of the window (a half-open 10 s).
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    _forge_at(link, 100.0, 105.0, 110.0)
+    assert [type(e) for e in link.driver.events[1:]] == [ForgedFrame] * 3
+    _forge_at(link, 119.5)  # 100 and 105 are out of the window: 110 and 119.5 are two
+    assert [type(e) for e in link.driver.events[1:]] == [ForgedFrame] * 4
+    _forge_at(link, 119.75)  # 110, 119.5, 119.75: three within 10 s
+    assert isinstance(link.driver.events[-1], DeviceFault)
+
+
+def test_once_faulted_for_forgeries_the_rest_are_only_counted() -> None:
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    _forge_at(link, 100.0, 100.25, 100.5, 100.75, 101.0)
+    kinds = [type(e) for e in link.driver.events[1:]]
+    assert kinds == [ForgedFrame, ForgedFrame, DeviceFault]  # one fault a session
+    assert link.driver.stats.auth_failures == 5

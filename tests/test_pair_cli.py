@@ -6,6 +6,7 @@ from __future__ import annotations
 import queue
 import stat
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,9 @@ from gpiozero.pins.mock import MockFactory, MockPin
 from controller.cli.main import main
 from drivers.device_link import ExpectedDevice
 from drivers.hal import DeviceConnected, DeviceEvent, DeviceKind
-from drivers.pairing import PairingStore
+from drivers.pairing import PairingStore, pair_over
 from drivers.registry import device_names
+from drivers.serial_transport import SerialTransport
 from drivers.shoe import ShoeDriver
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from drivers.simulated.shoe import ShoeDouble
@@ -162,3 +164,36 @@ def test_a_gpio_panel_has_no_link_to_pair(
     assert capsys.readouterr().err.strip() == (
         "dealer-station pair: this table's panel is wired to GPIO: there is no panel board to pair"
     )
+
+
+def test_a_device_plugged_in_after_pairing_began_is_still_paired(shoe: ShoeDouble) -> None:
+    # The technician starts `pair` and then connects the shoe: the station keeps looking
+    # until its timeout, not only for the first interval.
+    shoe.port.unplug()
+    shoe.pairing_button = True
+    plugged = threading.Timer(0.3, shoe.port.plug)
+    plugged.start()
+    try:
+        result = pair_over(
+            lambda listener: SerialTransport(shoe.settings, listener, backoff=FAST_BACKOFF),
+            DeviceKind.SHOE,
+            "T1",
+            timeout=5.0,
+            interval=0.05,
+        )
+    finally:
+        plugged.cancel()
+    assert result.device.serial_number == SERIAL and result.secret == shoe.secret
+
+
+def test_a_device_that_never_answers_times_out_in_one_line(shoe: ShoeDouble) -> None:
+    shoe.port.unplug()  # nothing on the port, ever
+    with pytest.raises(TimeoutError) as timed_out:
+        pair_over(
+            lambda listener: SerialTransport(shoe.settings, listener, backoff=FAST_BACKOFF),
+            DeviceKind.SHOE,
+            "T1",
+            timeout=0.3,
+            interval=0.05,
+        )
+    assert str(timed_out.value) == "no pairing answer from the shoe in 0.3 s"

@@ -180,3 +180,11 @@ def test_a_disk_error_at_the_directory_sync_is_still_one_line(
     assert str(caught.value) == (
         f"{tmp_path / 'shoe.key'}: cannot write: [Errno 5] Input/output error"
     )
+
+
+def test_a_pairing_directory_that_is_a_file_is_one_line(tmp_path: Path) -> None:
+    # Nothing was created yet when the directory fails: still the one-line error.
+    (tmp_path / "pairing").write_text("not a directory")
+    with pytest.raises(PairingStoreError) as caught:
+        PairingStore(tmp_path / "pairing").save("shoe", PairedDevice("SHO-42", SECRET_A))
+    assert str(caught.value).startswith(f"{tmp_path / 'pairing' / 'shoe.key'}: cannot write: ")

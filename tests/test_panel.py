@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gpiozero.pins.mock import MockFactory
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPin
 
 from drivers.errors import DriverConfigError
 from drivers.hal import (
@@ -18,13 +19,14 @@ from drivers.hal import (
     DeviceConnected,
     DeviceEvent,
     DeviceFault,
+    DeviceKind,
     Led,
     LedMode,
     SeatWagerChanged,
     SupervisorKey,
     WagerSpot,
 )
-from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins
+from drivers.panel import DEFAULT_PINS, GpioPanel, PanelPins, read_supervisor_key
 
 WAIT = 5.0
 
@@ -221,3 +223,208 @@ def test_wiring_table_in_the_docs_matches_the_default_pins() -> None:
     }
     wired["next / stand"] = wired.pop("next")
     assert {name: int(pin) for name, pin in rows.items()} == wired
+
+
+class DrivenPin(MockPin):
+    """A line something outside drives (a sensor, a key switch to ground): its level
+    overrides the pull resistor the driver sets, as a driven line does on the board."""
+
+    level: bool | None = None
+
+    def _set_pull(self, value: str) -> None:
+        super()._set_pull(value)
+        if self.level is not None:
+            (self.drive_high if self.level else self.drive_low)()
+
+
+def test_a_wager_already_on_its_spot_at_start_is_reported(
+    factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> None:
+    # The station restarted with chips on seat 3's match spot: the table must know.
+    factory.pin(14, pin_class=DrivenPin).level = True
+    driver = GpioPanel(SEAT_PINS, events.put, pin_factory=factory, clock=clock)
+    driver.start()
+    try:
+        assert events.get(timeout=WAIT) == DeviceConnected(
+            DeviceKind.PANEL, "gpio", "gpiozero MockFactory"
+        )
+        assert events.get(timeout=WAIT) == SupervisorKey(on=False)
+        assert events.get(timeout=WAIT) == SeatWagerChanged(3, WagerSpot.MATCH, present=True)
+        assert events.empty()
+    finally:
+        driver.close()
+
+
+def test_a_key_already_turned_at_start_is_reported_on(
+    factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> None:
+    factory.pin(26, pin_class=DrivenPin).level = False  # the key closes its line to ground
+    driver = GpioPanel(SEAT_PINS, events.put, pin_factory=factory, clock=clock)
+    driver.start()
+    try:
+        assert isinstance(events.get(timeout=WAIT), DeviceConnected)
+        assert events.get(timeout=WAIT) == SupervisorKey(on=True)
+        assert driver.supervisor_key_on
+    finally:
+        driver.close()
+
+
+@pytest.mark.parametrize(
+    "pins",
+    [
+        PanelPins(leds={Led.DEAL: 5}),  # lamps only: no input to name the pin library
+        PanelPins(buttons={Button.NEXT: 17}),  # one input
+    ],
+    ids=["lamps-only", "one-button"],
+)
+def test_a_panel_of_few_pins_connects_once(
+    pins: PanelPins, factory: MockFactory, events: queue.Queue[DeviceEvent]
+) -> None:
+    driver = GpioPanel(pins, events.put, pin_factory=factory)
+    driver.start()
+    driver.start()  # started again: nothing claimed twice, nothing reported twice
+    try:
+        assert events.get(timeout=WAIT) == DeviceConnected(
+            DeviceKind.PANEL, "gpio", "gpiozero MockFactory"
+        )
+        assert events.empty()
+    finally:
+        driver.close()
+
+
+def test_the_connection_names_gpiozeros_default_pin_library(
+    events: queue.Queue[DeviceEvent],
+) -> None:
+    # No pin factory given: gpiozero's own (on a Pi, lgpio): the journal names what it was.
+    previous = Device.pin_factory
+    Device.pin_factory = MockFactory()
+    driver = GpioPanel(PanelPins(leds={Led.DEAL: 5}), events.put)
+    try:
+        driver.start()
+        assert events.get(timeout=WAIT) == DeviceConnected(
+            DeviceKind.PANEL, "gpio", "gpiozero MockFactory"
+        )
+    finally:
+        driver.close()
+        Device.pin_factory.reset()
+        Device.pin_factory = previous
+
+
+def test_without_a_key_wired_no_supervisor_button_acts(
+    factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> None:
+    # Supervisor actions need the supervisor's key: a panel without one takes none.
+    pins = PanelPins(buttons={Button.SUPERVISOR_VOID: 12, Button.NEXT: 17})
+    driver = GpioPanel(pins, events.put, pin_factory=factory, clock=clock)
+    driver.start()
+    try:
+        assert isinstance(events.get(timeout=WAIT), DeviceConnected)
+        press(factory, 12, clock)
+        press(factory, 17, clock)
+        assert events.get(timeout=WAIT) == ButtonPressed(Button.NEXT)
+        assert events.empty()
+    finally:
+        driver.close()
+
+
+def test_a_bounce_on_release_is_no_second_press(
+    panel: GpioPanel, factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> None:
+    pin = factory.pin(17)
+    pin.drive_low()
+    clock.now += 0.1
+    pin.drive_high()  # released ...
+    clock.now += 0.01
+    pin.drive_low()  # ... and bouncing 10 ms later
+    clock.now += 0.1
+    pin.drive_high()
+    assert events.get(timeout=WAIT) == ButtonPressed(Button.NEXT)
+    assert events.empty()
+
+
+def test_a_press_one_debounce_time_after_the_last_edge_counts(
+    factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> None:
+    # Debounce 0.25 s (exact in binary): an edge 0.25 s after the last counts.
+    pins = PanelPins(buttons={Button.NEXT: 17})
+    driver = GpioPanel(pins, events.put, pin_factory=factory, clock=clock, debounce=0.25)
+    driver.start()
+    try:
+        assert isinstance(events.get(timeout=WAIT), DeviceConnected)
+        clock.now = 1.0
+        factory.pin(17).drive_low()
+        assert events.get(timeout=WAIT) == ButtonPressed(Button.NEXT)
+        clock.now = 1.125
+        factory.pin(17).drive_high()  # within the debounce time: bounce
+        clock.now = 1.25
+        factory.pin(17).drive_low()
+        assert events.get(timeout=WAIT) == ButtonPressed(Button.NEXT)
+    finally:
+        driver.close()
+
+
+def test_buttons_and_spots_are_debounced_each_on_its_own(
+    panel: GpioPanel, factory: MockFactory, clock: Clock, events: queue.Queue[DeviceEvent]
+) -> None:
+    # Two buttons, or two spots, changing within 30 ms of each other are two events.
+    factory.pin(17).drive_low()
+    factory.pin(26).drive_low()  # the key, at the same instant
+    factory.pin(4).drive_high()
+    factory.pin(14).drive_high()
+    assert events.get(timeout=WAIT) == ButtonPressed(Button.NEXT)
+    assert events.get(timeout=WAIT) == SupervisorKey(on=True)
+    assert events.get(timeout=WAIT) == SeatWagerChanged(3, WagerSpot.MAIN, present=True)
+    assert events.get(timeout=WAIT) == SeatWagerChanged(3, WagerSpot.MATCH, present=True)
+
+
+def test_lamps_start_off_and_an_unwired_lamp_is_off_and_harmless(panel: GpioPanel) -> None:
+    assert panel.lamp_mode(Led.DEAL) is LedMode.OFF
+    assert panel.lamp_mode(Led.PAY) is LedMode.OFF  # not wired on this panel
+    panel.show({Led.PAY: LedMode.STEADY, Led.DEAL: LedMode.BLINK})
+    panel.show({Led.PAY: LedMode.STEADY})  # warned once, never an error
+    assert panel.lamp_mode(Led.PAY) is LedMode.OFF
+    with pytest.raises(TypeError) as refused:
+        panel.show({"deal": LedMode.STEADY})  # type: ignore[dict-item]
+    assert (
+        str(refused.value) == "show() takes Led -> LedMode, got 'deal': <LedMode.STEADY: 'steady'>"
+    )
+
+
+def test_a_pin_wired_twice_names_both_uses() -> None:
+    with pytest.raises(DriverConfigError) as refused:
+        PanelPins(leds={Led.DEAL: 5}, buttons={Button.NEXT: 5})
+    assert str(refused.value) == "pin 5 wired twice: lamp deal and button next"
+
+
+def test_a_pin_map_may_leave_out_any_kind_of_pin() -> None:
+    assert PanelPins.from_config({}) == PanelPins()
+    assert PanelPins.from_config({"wagers": {"2.main": 3}}) == PanelPins(
+        wagers={(2, WagerSpot.MAIN): 3}
+    )
+    assert PanelPins.from_config({"leds": {"deal": 5}, "supervisor_key": 26}) == PanelPins(
+        leds={Led.DEAL: 5}, supervisor_key=26
+    )
+    assert PanelPins.from_config({"buttons": {"next": 17}}) == PanelPins(buttons={Button.NEXT: 17})
+
+
+def test_the_supervisor_key_is_read_once_for_pairing_and_released(factory: MockFactory) -> None:
+    # `dealer-station pair` asks it with the station stopped: the switch closes the line to
+    # ground when turned on; the internal pull-up holds it high when off.
+    key = factory.pin(26, pin_class=DrivenPin)
+    assert read_supervisor_key(26, pin_factory=factory) is False  # off: pulled up
+    key.level = False
+    assert read_supervisor_key(26, pin_factory=factory) is True  # on: to ground
+    key.level = True
+    assert read_supervisor_key("GPIO26", pin_factory=factory) is False
+    # Released each time: the panel can claim the pin afterwards.
+    seen: list[DeviceEvent] = []
+    panel = GpioPanel(PanelPins(supervisor_key=26), seen.append, pin_factory=factory)
+    panel.start()
+    panel.close()
+    assert isinstance(seen[0], DeviceConnected)
+
+
+def test_the_key_on_a_buttons_pin_is_refused_naming_both() -> None:
+    with pytest.raises(DriverConfigError) as refused:
+        PanelPins(buttons={Button.NEXT: 26}, supervisor_key=26)
+    assert str(refused.value) == "pin 26 wired twice: button next and supervisor key"

@@ -18,6 +18,7 @@ from drivers.hal import (
     DeviceConnected,
     DeviceFault,
     DeviceFaultKind,
+    DeviceKind,
     DeviceLost,
     ForgedFrame,
     Led,
@@ -358,3 +359,34 @@ def test_an_ack_the_board_sends_twice_is_refused_as_a_replay_and_changes_nothing
     board.driver.show({Led.PAY: LedMode.STEADY})
     assert board.lamps_settle({Led.DEAL: LedMode.OFF, Led.PAY: LedMode.STEADY})
     assert not [e for e in board.events.pending() if isinstance(e, DeviceFault | DeviceLost)]
+
+
+def test_input_numbers_take_the_whole_byte_and_nothing_past_it() -> None:
+    # A ButtonReport's number is one byte (docs/protocol.md, 0x41): 0..255.
+    codes = PanelCodes(leds={}, buttons={Button.NEXT: 0}, supervisor_key=255)
+    assert codes.supervisor_key == 255
+    with pytest.raises(DriverConfigError) as refused:
+        PanelCodes(leds={}, buttons={Button.NEXT: 0}, supervisor_key=256)
+    assert str(refused.value) == "input number 256 outside 0..255"
+
+
+def test_a_message_a_panel_has_no_business_sending_is_a_fault_of_the_panel() -> None:
+    driver = SerialPanelDriver(SerialSettings("/dev/null"), EventRecorder(), ExpectedDevice("P"))
+    assert list(driver._on_message(fb.CoverCardReport(1))) == [
+        DeviceFault(DeviceKind.PANEL, "unexpected CoverCardReport from the panel")
+    ]
+    assert list(driver._on_message(fb.ButtonReport(77, True))) == [
+        DeviceFault(DeviceKind.PANEL, "panel reports button 77, not in its wiring table")
+    ]
+
+
+def test_show_refuses_what_is_not_a_lamp_or_a_mode_naming_both() -> None:
+    driver = SerialPanelDriver(SerialSettings("/dev/null"), EventRecorder(), ExpectedDevice("P"))
+    with pytest.raises(TypeError) as refused:
+        driver.show({"deal": LedMode.STEADY})  # type: ignore[dict-item]
+    assert str(refused.value) == (
+        "show() takes Led -> LedMode, got 'deal': <LedMode.STEADY: 'steady'>"
+    )
+    with pytest.raises(TypeError) as refused:
+        driver.show({Led.DEAL: "on"})  # type: ignore[dict-item]
+    assert str(refused.value) == "show() takes Led -> LedMode, got <Led.DEAL: 'deal'>: 'on'"

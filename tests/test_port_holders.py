@@ -72,3 +72,63 @@ def test_what_is_not_a_character_device_has_no_holders(tmp_path: Path) -> None:
     assert port_holders(tmp_path / "file") == []
     assert port_holders(tmp_path / "missing") == []
     assert port_holders("\0") == []
+
+
+def _fake_proc(root: Path, port: Path) -> dict[str, int]:
+    """A /proc-shaped tree (the ``proc`` argument) beside the real port: each pid a folder
+    with ``fd/`` links and a ``comm``; pids chosen apart from this process's own."""
+    mine = os.getpid()
+    pids = [p for p in range(100_000, 100_010) if p != mine][:5]
+    named = dict(zip(("gone", "holder", "closing", "garbled", "silent"), pids, strict=True))
+    for role, pid in named.items():
+        (root / str(pid)).mkdir()
+        if role != "gone":  # "gone": exited between the listing of /proc and its fd/
+            (root / str(pid) / "fd").mkdir()
+    fds = {role: root / str(pid) / "fd" for role, pid in named.items()}
+    fds["holder"].joinpath("0").symlink_to(port)
+    (root / str(named["holder"]) / "comm").write_text("minicom\n")
+    # A descriptor closed while the fds are read (its link dangles) between two others:
+    # tmpfs lists a folder in (reverse) creation order, so one of them is read first.
+    fds["closing"].joinpath("7").symlink_to(root / "closed")
+    fds["closing"].joinpath("8").symlink_to(port)
+    fds["closing"].joinpath("9").symlink_to(root / "closed")
+    (root / str(named["closing"]) / "comm").write_text("screen\n")
+    fds["garbled"].joinpath("3").symlink_to(port)
+    (root / str(named["garbled"]) / "comm").write_bytes(b"\xffterm\n")  # not UTF-8
+    fds["silent"].joinpath("4").symlink_to(port)  # its comm gone: it exited meanwhile
+    return named
+
+
+def test_every_holder_is_named_even_when_processes_and_descriptors_vanish_meanwhile(
+    pty_port: tuple[Path, int],
+) -> None:
+    # A technician who runs check-config --ports must see every process on the port: one
+    # that exits (or closes a descriptor) while /proc is read hides none of the others, and
+    # a command name that cannot be read or decoded still names the pid.
+    port, _ = pty_port
+    root = Path(tempfile.mkdtemp(prefix="proc-", dir="/dev/shm"))
+    try:
+        named = _fake_proc(root, port)
+        holders = port_holders(port, proc=root)
+    finally:
+        shutil.rmtree(root)
+    assert holders == [
+        Holder(named["holder"], "minicom"),
+        Holder(named["closing"], "screen"),
+        Holder(named["garbled"], "\ufffdterm"),
+        Holder(named["silent"], "?"),
+    ]
+    assert str(holders[-1]) == f"pid {named['silent']} (?)"
+
+
+def test_an_empty_command_name_is_shown_as_unknown(pty_port: tuple[Path, int]) -> None:
+    port, _ = pty_port
+    root = Path(tempfile.mkdtemp(prefix="proc-", dir="/dev/shm"))
+    try:
+        pid = 100_000 if os.getpid() != 100_000 else 100_001
+        (root / str(pid) / "fd").mkdir(parents=True)
+        (root / str(pid) / "fd" / "5").symlink_to(port)
+        (root / str(pid) / "comm").write_text("\n")
+        assert [str(h) for h in port_holders(port, proc=root)] == [f"pid {pid} (?)"]
+    finally:
+        shutil.rmtree(root)

@@ -10,6 +10,7 @@ in one line.
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,21 +20,26 @@ from hypothesis import strategies as st
 
 import firmware_bridge as fb
 from controller.service import config as cfg
+from drivers.card_reader import CardReaderDriver
 from drivers.device_link import ExpectedDevice
-from drivers.hal import FAULT_LAMPS, DeviceKind, Led
+from drivers.errors import TransportError
+from drivers.hal import FAULT_LAMPS, DeviceKind, DeviceLost, Led
 from drivers.registry import (
     DEVICES,
     DriverParts,
     Implementation,
     Link,
+    device_names,
     markdown_table,
     seed_offset,
     spec_for,
     spec_named,
 )
 from drivers.serial_transport import SerialSettings
+from drivers.shoe import ShoeDriver
 from drivers.simulated import serve
 from drivers.simulated.rig import _chosen
+from drivers.simulated.usb_backend import SimulatedUsbBackend, SimulatedUsbDevice, UsbIdentity
 from drivers.usb_transport import UsbSettings
 from firmware_bridge.codec import decode_message, encode_message
 from firmware_bridge.link_messages import Hello
@@ -196,3 +202,71 @@ def test_what_stands_for_each_device_is_its_own_or_one_line(
         for spec in DEVICES:
             if spec.firmware is not None and spec.kind not in chosen:
                 assert result[spec.kind] is Implementation(firmware)
+
+
+def _parts(spec: Any, events: list[object], **extra: Any) -> DriverParts:
+    settings: SerialSettings | UsbSettings = (
+        UsbSettings(0x1209, 0x5321, "S-1")
+        if spec.link is Link.USB
+        else SerialSettings(f"/dev/dealer-{spec.name}")
+    )
+    return DriverParts(settings, events.append, ExpectedDevice("S-1"), decks=6, **extra)
+
+
+@pytest.mark.parametrize("spec", DEVICES, ids=[s.name for s in DEVICES])
+def test_the_driver_a_spec_builds_is_wired_as_the_composition_root_says(spec: Any) -> None:
+    # The port configured, the table's event sink, the link options: a driver built with
+    # any of them dropped talks to the wrong port, to nobody, or with default timers.
+    events: list[object] = []
+    parts = _parts(spec, events)
+    driver = spec.make_driver(parts)
+    try:
+        assert driver.transport.settings is parts.settings
+        driver.link_down(TransportError("cable pulled"))  # what the transport reports
+        assert events == [DeviceLost(spec.kind, "cable pulled")]
+    finally:
+        driver.close()
+    # Options reach the driver's constructor: one it does not take is refused there.
+    with pytest.raises(TypeError, match="no_such_option"):
+        spec.make_driver(_parts(spec, [], options={"no_such_option": 1}))
+
+
+def test_the_shoe_counts_copies_against_the_tables_batch() -> None:
+    driver = spec_for(DeviceKind.SHOE).make_driver(_parts(spec_for(DeviceKind.SHOE), []))
+    assert isinstance(driver, ShoeDriver)
+    try:
+        assert driver.decks == 6  # NY 5324.12(a): six or eight Spanish decks
+    finally:
+        driver.close()
+
+
+def test_the_card_reader_is_looked_for_on_the_bus_it_is_given() -> None:
+    # A simulated bus with the configured reader on it: the driver opens that device (on
+    # the system's bus, where no such reader is plugged, it would never open).
+    backend = SimulatedUsbBackend()
+    backend.add(SimulatedUsbDevice(UsbIdentity(0x1209, 0x5321, "S-1"), lambda data: None))
+    spec = spec_for(DeviceKind.CARD_READER)
+    driver = spec.make_driver(_parts(spec, [], usb_backend=backend))
+    assert isinstance(driver, CardReaderDriver)
+    driver.start()
+    try:
+        deadline = time.monotonic() + 5.0
+        while not driver.transport.is_open and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert driver.transport.is_open
+    finally:
+        driver.close()
+
+
+def test_settings_of_the_wrong_link_are_refused_by_name() -> None:
+    serial = DriverParts(SerialSettings("/dev/x"), lambda e: None, ExpectedDevice("S"), decks=6)
+    usb = DriverParts(UsbSettings(1, 2, "S"), lambda e: None, ExpectedDevice("S"), decks=6)
+    with pytest.raises(TypeError, match=r"^expected USB settings, got SerialSettings$"):
+        serial.usb()
+    with pytest.raises(TypeError, match=r"^expected serial settings, got UsbSettings$"):
+        usb.serial()
+
+
+def test_the_device_names_are_listed_in_the_registrys_order() -> None:
+    # `dealer-station pair`'s help and its error for an unknown device list these.
+    assert device_names() == "shuffler, shoe, card_reader, panel"

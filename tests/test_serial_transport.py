@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import queue
 import subprocess
+import termios
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import serial
@@ -173,9 +176,10 @@ def test_write_timeout_when_nobody_reads(tmp_path: Path) -> None:
     try:
         recorder.next("up")
         stalled.port.stall(True)
-        with pytest.raises(TransportError):
+        with pytest.raises(TransportError) as failed:
             for _ in range(1000):
                 transport.write(b"\x55" * 4096)
+        assert str(failed.value) == f"{stalled.port.path}: device took no data for 0.05 s"
         recorder.next("down")
     finally:
         transport.close()
@@ -343,3 +347,297 @@ def test_an_idle_link_is_not_woken_before_the_listener_asks(device: DeviceEnd) -
         assert later and all(wait == pytest.approx(0.5) for wait in later)
     finally:
         transport.close()
+
+
+def test_settings_refused_say_why_and_the_least_values_pass() -> None:
+    for settings, text in (
+        ({"port": ""}, "serial port path is empty"),
+        ({"port": "/dev/x", "baudrate": 0}, "baud rate must be positive, not 0"),
+        ({"port": "/dev/x", "write_timeout": 0}, "write timeout must be positive, not 0"),
+    ):
+        with pytest.raises(DriverConfigError) as refused:
+            SerialSettings(**settings)
+        assert str(refused.value) == text
+    assert SerialSettings("/dev/x", baudrate=1, write_timeout=0.001).baudrate == 1
+
+
+def test_a_transport_is_named_after_its_port_unless_named() -> None:
+    # The name is in its thread's name and in every line it logs.
+    settings = SerialSettings("/dev/dealer-shoe")
+    assert SerialTransport(settings, Recorder()).name == "/dev/dealer-shoe"
+    assert SerialTransport(settings, Recorder(), name="shoe").name == "shoe"
+
+
+def _line_settings(path: Path) -> list[Any]:
+    """The tty's termios settings, read through a descriptor of our own (root may open a
+    tty the station holds exclusively)."""
+    fd = os.open(os.path.realpath(path), os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        return termios.tcgetattr(fd)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("rtscts", [False, True])
+def test_the_port_is_opened_at_the_configured_speed_and_flow_control(
+    tmp_path: Path, rtscts: bool
+) -> None:
+    device = DeviceEnd(tmp_path / "ttyLine")
+    device.port.plug()
+    recorder = Recorder()
+    settings = SerialSettings(str(device.port.path), baudrate=57600, rtscts=rtscts)
+    transport = SerialTransport(settings, recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        _, _, cflag, _, ispeed, ospeed, _ = _line_settings(device.port.path)
+        assert (ispeed, ospeed) == (termios.B57600, termios.B57600)
+        assert bool(cflag & termios.CRTSCTS) is rtscts
+        assert cflag & termios.CSIZE == termios.CS8  # 8N1
+        assert not cflag & (termios.PARENB | termios.CSTOPB)
+    finally:
+        transport.close()
+        device.port.close()
+
+
+def _first_down(settings: SerialSettings) -> TransportError:
+    recorder = Recorder()
+    transport = SerialTransport(settings, recorder, backoff=Backoff(0.01))
+    transport.start()
+    try:
+        error = recorder.next("down")
+        assert isinstance(error, TransportError)
+        return error
+    finally:
+        transport.close()
+
+
+def test_a_path_that_is_no_serial_port_is_reported_in_one_line(tmp_path: Path) -> None:
+    plain = tmp_path / "notes.txt"
+    plain.write_text("x")
+    error = _first_down(SerialSettings(str(plain)))
+    assert type(error) is TransportError
+    assert str(error).startswith(f"{plain}: cannot open: ")
+    error = _first_down(SerialSettings("/dev/dealer\0shoe"))
+    assert isinstance(error, DeviceNotFoundError)
+    assert str(error) == "'/dev/dealer\\x00shoe': not a usable port path: embedded null byte"
+
+
+def test_a_reconnect_delivers_no_bytes_the_device_never_sent(
+    link: tuple[SerialTransport, Recorder], device: DeviceEnd
+) -> None:
+    # The wake-up that interrupts the read is no data: the next thing the listener hears
+    # after the request is the port going down, then up again.
+    transport, recorder = link
+    recorder.next("up")
+    transport.reconnect("peer silent")
+    kind, error = recorder.events.get(timeout=WAIT)
+    assert (kind, str(error)) == ("down", "peer silent")
+    assert recorder.next("up") == str(device.port.path)
+
+
+def test_a_port_whose_other_end_closes_is_lost_saying_so(
+    link: tuple[SerialTransport, Recorder], device: DeviceEnd
+) -> None:
+    _, recorder = link
+    recorder.next("up")
+    device.port.unplug()
+    # A hung-up tty reads as end of file (a USB adapter pulled out does the same).
+    assert str(recorder.next("down")) == f"{device.port.path}: lost: the device returned no data"
+
+
+def test_an_absent_port_is_looked_for_at_the_configured_pace(tmp_path: Path) -> None:
+    # Backoff(1 ms, factor 1): 30 attempts take well under a second; the default's
+    # doubling to 2 s would take a minute.
+    recorder = Recorder()
+    transport = SerialTransport(
+        SerialSettings(str(tmp_path / "ttyAbsent")),
+        recorder,
+        backoff=Backoff(0.001, factor=1.0, cap=0.001),
+    )
+    transport.start()
+    try:
+        deadline = time.monotonic() + WAIT
+        while recorder.ticks < 30 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert recorder.ticks >= 30  # one tick after each attempt to open
+    finally:
+        transport.close()
+
+
+def test_an_idle_open_port_is_ticked_every_tick_interval(device: DeviceEnd) -> None:
+    # The link's timers run on these ticks: 20 of them at the default 20 ms take 0.4 s.
+    recorder = Recorder()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        start = recorder.ticks
+        deadline = time.monotonic() + WAIT
+        while recorder.ticks < start + 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert recorder.ticks >= start + 20
+    finally:
+        transport.close()
+
+
+# --- the reader thread (drivers/transport.py) -----------------------------------------------
+
+
+def test_the_reader_is_a_named_daemon_thread_gone_after_close(device: DeviceEnd) -> None:
+    # Named in thread dumps and logs; a daemon, so a port call stuck in the kernel never
+    # keeps the station's process from exiting.
+    recorder = Recorder()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder, name="shoe")
+    assert transport.is_open is False
+    with pytest.raises(LinkNotOpenError):
+        transport.write(b"early")  # before start: refused, never written
+    transport.start()
+    recorder.next("up")
+    (thread,) = [t for t in threading.enumerate() if t.name == "shoe-link"]
+    assert thread.daemon
+    transport.close()
+    assert not thread.is_alive()  # close returns once the reader has ended
+
+
+def test_a_port_lost_leaves_the_transport_closed(
+    link: tuple[SerialTransport, Recorder], device: DeviceEnd
+) -> None:
+    transport, recorder = link
+    recorder.next("up")
+    device.port.unplug()
+    recorder.next("down")
+    assert transport.is_open is False
+
+
+class Crashing(SerialTransport):
+    """A port whose read raises what no port call should (a bug), and whose close then
+    fails too."""
+
+    def _read_port(self, timeout: float) -> bytes:
+        raise RuntimeError("boom")
+
+    def _close_port(self) -> None:
+        super()._close_port()
+        raise OSError("already gone")
+
+
+def test_a_reader_thread_that_fails_reports_the_port_down_and_closed(device: DeviceEnd) -> None:
+    recorder = Recorder()
+    transport = Crashing(SerialSettings(str(device.port.path)), recorder, name="shoe")
+    transport.start()
+    try:
+        recorder.next("up")
+        error = recorder.next("down")
+        assert str(error) == "shoe: reader thread ended: RuntimeError: boom"
+        assert transport.is_open is False
+    finally:
+        transport.close()
+
+
+class ClosingOnDown(Recorder):
+    """A listener that closes its transport from the reader thread when the port goes."""
+
+    transport: SerialTransport
+
+    def link_down(self, error: TransportError) -> None:
+        self.transport.close()
+        super().link_down(error)
+
+
+def test_a_listener_may_close_its_transport_from_the_reader_thread(device: DeviceEnd) -> None:
+    recorder = ClosingOnDown()
+    recorder.transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    recorder.transport.start()
+    recorder.next("up")
+    device.port.unplug()
+    assert isinstance(recorder.next("down"), TransportError)  # close() returned at once
+
+
+class TickBug(Recorder):
+    """A listener whose tick handler fails once."""
+
+    failed = False
+
+    def link_tick(self) -> None:
+        super().link_tick()
+        if not self.failed:
+            self.failed = True
+            raise RuntimeError("driver bug")
+
+
+def test_a_failing_tick_does_not_kill_the_reader(device: DeviceEnd) -> None:
+    recorder = TickBug()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        deadline = time.monotonic() + WAIT
+        while recorder.ticks < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert recorder.failed and recorder.ticks >= 3
+        device.port.write(b"still")
+        assert recorder.read_exactly(5) == b"still"
+    finally:
+        transport.close()
+
+
+def test_an_idle_link_keeps_its_port_open_between_reads(device: DeviceEnd) -> None:
+    # Reads that return empty before the listener's deadline are no reason to reopen.
+    listener = Paced(3600.0)
+    transport = SerialTransport(SerialSettings(str(device.port.path)), listener)
+    transport.start()
+    try:
+        listener.next("up")
+        listener.next("tick")
+        device.port.write(b"a")
+        assert listener.read_exactly(1) == b"a"
+        time_to_pass = time.monotonic() + 0.6  # a read of half a second comes back empty
+        while time.monotonic() < time_to_pass:
+            time.sleep(0.05)
+        device.port.write(b"b")
+        assert listener.read_exactly(1) == b"b"  # no "up" (a reopened port) in between
+    finally:
+        transport.close()
+
+
+def test_a_write_into_a_full_buffer_waits_for_room_and_loses_no_byte(device: DeviceEnd) -> None:
+    # The device stops reading until the tty's buffer is full, then reads again: a frame
+    # written meanwhile goes out whole, after what was already queued.
+    recorder = Recorder()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    transport.start()
+    try:
+        recorder.next("up")
+        device.port.stall(True)
+        # Fill the buffer through a descriptor of our own (root passes TIOCEXCL).
+        filler = os.open(os.path.realpath(device.port.path), os.O_WRONLY | os.O_NOCTTY)
+        os.set_blocking(filler, False)
+        queued = 0
+        try:
+            while True:
+                queued += os.write(filler, b"\x00" * 1024)
+        except BlockingIOError:
+            pass
+        finally:
+            os.close(filler)
+        resume = threading.Timer(0.2, device.port.stall, (False,))
+        resume.start()
+        try:
+            transport.write(b"FRAME")  # the buffer is full: this waits for room
+        finally:
+            resume.join()
+        assert device.read_exactly(queued + 5)[queued:] == b"FRAME"
+    finally:
+        transport.close()
+
+
+def test_a_closed_transport_tells_its_listener_nothing_more(device: DeviceEnd) -> None:
+    # Closing is the station's own doing: no "down" follows it (the journal would show a
+    # device lost at every shutdown).
+    recorder = Recorder()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
+    transport.start()
+    recorder.next("up")
+    transport.close()  # returns once the reader has ended: all it said is queued
+    assert recorder.events.empty()

@@ -247,3 +247,17 @@ def test_a_port_path_with_a_nul_byte_is_a_lost_shoe_not_a_dead_thread(tmp_path: 
         assert driver.transport._thread.is_alive()  # type: ignore[union-attr]
     finally:
         driver.close()
+
+
+def test_an_arm_right_after_a_load_withholds_the_first_card(shoe: ShoeDouble) -> None:
+    # No card drawn since the load: the arm names draw 1, the first card out.
+    driver, events = station(shoe)
+    try:
+        shoe.load(CARDS)
+        events.expect(ShoeLoaded)
+        driver.expect_hole_card()
+        assert shoe.wait_for(lambda: shoe._hole_from == 1, 5.0)
+        assert shoe.deal() == CARDS[0]
+        events.expect(HoleCardDealt)
+    finally:
+        driver.close()

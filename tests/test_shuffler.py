@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+import firmware_bridge as fb
 from controller.rules.cards import composition_problems
 from drivers.device_link import ExpectedDevice
 from drivers.errors import CommandError
-from drivers.hal import DeviceConnected, DeviceFault, DeviceLost, ShuffleDone
+from drivers.hal import DeviceConnected, DeviceFault, DeviceKind, DeviceLost, ShuffleDone
+from drivers.serial_transport import SerialSettings
 from drivers.shuffler import ShufflerDriver
 from drivers.simulated.recorder import EventRecorder
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
@@ -140,8 +142,9 @@ def test_command_unconfirmed_when_the_shuffler_dies_is_reported(rig: Rig) -> Non
 
 
 def test_batch_size_is_checked(rig: Rig) -> None:
-    with pytest.raises(CommandError):
+    with pytest.raises(CommandError) as refused:
         rig.driver.shuffle(7)
+    assert str(refused.value) == "a Spanish 21 batch is 6 or 8 decks, not 7"
 
 
 def test_command_unconfirmed_when_the_cable_is_pulled_is_reported(rig: Rig) -> None:
@@ -154,3 +157,34 @@ def test_command_unconfirmed_when_the_cable_is_pulled_is_reported(rig: Rig) -> N
     rig.double.plug()
     rig.events.expect(DeviceConnected)
     assert rig.double.batches == 0
+
+
+def test_each_report_of_the_shuffler_becomes_its_event_message_by_message() -> None:
+    # Without a link: what the driver makes of each message (the journal's rows).
+    events: list[object] = []
+    driver = ShufflerDriver(SerialSettings("/dev/null"), events.append, ExpectedDevice("S"))
+
+    def made(message: fb.Message) -> list[object]:
+        return list(driver._on_message(message))
+
+    # An ace, two 10s (foreign: counted, the table refuses them), a king; no empty rank.
+    counted = fb.ShuffleDoneReport(4, (1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 1))
+    assert made(counted) == [ShuffleDone(4, ((1, 1), (10, 2), (13, 1)))]
+    assert made(fb.JamReport()) == [DeviceFault(DeviceKind.SHUFFLER, "shuffler jammed")]
+    assert made(fb.DoorOpenReport(True)) == [DeviceFault(DeviceKind.SHUFFLER, "shuffler door open")]
+    assert made(fb.DoorOpenReport(False)) == []  # closed again: nothing to report
+    assert made(fb.ShufflerErrorReport(7, "motor stall")) == [
+        DeviceFault(DeviceKind.SHUFFLER, "shuffler error 7: motor stall", {"code": "7"})
+    ]
+    states = {
+        fb.ShufflerState.JAMMED: "shuffler jammed",
+        fb.ShufflerState.DOOR_OPEN: "shuffler door open",
+        fb.ShufflerState.ERROR: "shuffler error",
+    }
+    for state in fb.ShufflerState:
+        expected = [DeviceFault(DeviceKind.SHUFFLER, states[state])] if state in states else []
+        assert made(fb.ShufflerStatus(state, 0)) == expected, state
+    assert made(fb.CoverCardReport(1)) == [
+        DeviceFault(DeviceKind.SHUFFLER, "unexpected CoverCardReport from the shuffler")
+    ]
+    assert events == []

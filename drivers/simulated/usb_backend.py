@@ -125,6 +125,14 @@ class SimulatedUsbDevice:
             )
 
 
+def _interface_number(intf: object) -> int:
+    """libusb's backend passes the interface number through ctypes as a C int: anything
+    else (None) is a ``ctypes.ArgumentError`` there, a ``TypeError`` here."""
+    if not isinstance(intf, int) or isinstance(intf, bool):
+        raise TypeError(f"an interface number, not {intf!r}")
+    return intf
+
+
 class _Handle:
     """What ``open_device`` returns: the device it was opened on."""
 
@@ -252,13 +260,17 @@ class SimulatedUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
         device.claimed.add(intf)
 
     def release_interface(self, dev_handle: _Handle, intf: int) -> None:
+        # libusb_release_interface fails with LIBUSB_ERROR_NO_DEVICE once it is unplugged.
+        dev_handle.device._check()
         dev_handle.device.claimed.discard(intf)
 
     def is_kernel_driver_active(self, dev_handle: _Handle, intf: int) -> bool:
+        _interface_number(intf)
         dev_handle.device._check()
         return dev_handle.device.kernel_driver_active
 
     def detach_kernel_driver(self, dev_handle: _Handle, intf: int) -> None:
+        _interface_number(intf)
         dev_handle.device._check()
         dev_handle.device.kernel_driver_active = False
 
