@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.journal.kinds import KINDS
 from controller.rules.profiles import PROFILES, DealerSecondCard, get_profile
 from controller.table.procedure import Table, TableDevices, TableSettings
 from drivers.hal import Led, LedMode, PeekTarget
@@ -20,6 +21,33 @@ HOLE_CARD_PROFILES = [
 ]
 #: Those of them that offer Match the Dealer (PA 635a.7(f), NY 5324.12(d)).
 MATCH_HOLE_CARD_PROFILES = [code for code in HOLE_CARD_PROFILES if PROFILES[code].match_the_dealer]
+
+
+def _vocabulary() -> dict[str, tuple[frozenset[str], frozenset[str], bool]]:
+    """kind -> (required fields, optional fields, further fields allowed), from the
+    journal's declared kinds (the vocabulary of docs/journal.md)."""
+    found = {}
+    for kind in KINDS:
+        names = [n.strip() for n in kind.fields.split(",") if n.strip()]
+        required = frozenset(n for n in names if not n.endswith("?") and n != "...")
+        optional = frozenset(n[:-1] for n in names if n.endswith("?"))
+        found[kind.name] = (required, optional, "..." in names)
+    return found
+
+
+VOCABULARY = _vocabulary()
+
+
+def check_row(kind: str, data: Mapping[str, Any]) -> None:
+    """A row the station could not write to its journal fails the test that writes it: a
+    kind docs/journal.md does not declare, a field it requires left out, a field it does
+    not know."""
+    assert kind in VOCABULARY, f"journal kind {kind!r} is not in docs/journal.md"
+    required, optional, further = VOCABULARY[kind]
+    missing = required - set(data)
+    assert not missing, f"{kind} row without {sorted(missing)}: {dict(data)}"
+    unknown = set(data) - required - optional
+    assert further or not unknown, f"{kind} row with undocumented {sorted(unknown)}"
 
 
 @dataclass
@@ -36,6 +64,7 @@ class ListJournal:
     rows: list[JournalRow] = field(default_factory=list)
 
     def append(self, kind: str, data: Mapping[str, Any], round_no: int | None = None) -> int:
+        check_row(kind, data)
         self.rows.append(JournalRow(kind, dict(data), round_no))
         return len(self.rows)
 

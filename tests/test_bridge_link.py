@@ -7,6 +7,7 @@ drops, duplicates, corrupts and splits bytes, on a simulated clock.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import Any, TypeVar
@@ -50,9 +51,10 @@ from firmware_bridge import (
     Timing,
     decode_frame,
     encode_frame,
+    encode_message,
 )
 from firmware_bridge.frame import FLAG_ACK_NOW, FLAG_RELIABLE, FLAG_SEALED
-from firmware_bridge.link_messages import Ack, Heartbeat, HelloReply
+from firmware_bridge.link_messages import Ack, Heartbeat, Hello, HelloReply, Refused
 
 T = TypeVar("T")
 
@@ -280,14 +282,16 @@ def test_caller_check_refuses_a_wrong_serial_number() -> None:
 
 def test_send_is_checked() -> None:
     link = Link()
-    with pytest.raises(NotConnectedError):
+    with pytest.raises(NotConnectedError, match=r"^cannot send CoverCardReport: link is idle$"):
         link.device.send(CoverCardReport(1), link.now)
     link = connected_link()
-    with pytest.raises(PayloadError):
+    with pytest.raises(PayloadError, match=r"^a station on a shoe link does not send Heartbeat$"):
         link.station.send(Heartbeat(), link.now)  # link layer: the endpoint's own
-    with pytest.raises(PayloadError):
+    with pytest.raises(
+        PayloadError, match=r"^a station on a shoe link does not send CardDrawnReport$"
+    ):
         link.station.send(CardDrawnReport(1, "S", 1), link.now)  # a shoe sends cards
-    with pytest.raises(PayloadError):
+    with pytest.raises(PayloadError, match=r"^a device on a shoe link does not send PeekReply$"):
         link.device.send(PeekReply(1, PeekAnswerCode.BLACKJACK), link.now)  # not a reader
     with pytest.raises(PayloadError):
         link.device.send(CardDrawnReport(15, "S", 1), link.now)
@@ -450,7 +454,15 @@ def test_intact_but_unacceptable_messages_are_acked_and_reported() -> None:
     station.receive_data(sealed_frame(device, 0xEE, b"", seq=2), link.now)
     events = station.events()
     assert [type(e) for e in events] == [MessageRejected] * 3
-    assert "ShuffleCommand is not a message this peer may send" in events[0].reason  # type: ignore[union-attr]
+    # The fault names each frame's type, as it came (a technician's first clue).
+    assert [e.type_id for e in events] == [ShuffleCommand.TYPE_ID, CardDrawnReport.TYPE_ID, 0xEE]  # type: ignore[union-attr]
+    # Each names what is wrong: a message of the other side, a rank outside 1..13 (section 7,
+    # 0x20), a type outside the catalogue.
+    assert [e.reason for e in events] == [  # type: ignore[union-attr]
+        "ShuffleCommand is not a message this peer may send",
+        "0 is outside 1..13",
+        "unknown message type 0xEE",
+    ]
     assert station.stats.rejected == 3
     assert station.data_to_send() == b""  # 3 owed, under ACK_EVERY: held (section 5)
     station.tick(link.now + ACK_DELAY)
@@ -494,21 +506,25 @@ def test_identity_must_fit_in_a_hello() -> None:
         Timing(window=200)
 
 
+TRIES = "tries must be at least 1 and max_pending at least 0"
+ACK_DELAY_RANGE = "ack_delay must be within 0..retransmit_timeout/4"
+
+
 @pytest.mark.parametrize(
     ("bad", "good", "error"),
     [
         ({"window": 0}, {"window": 1}, "window 0 must be within 1..127"),
         ({"window": 128}, {"window": 127}, "window 128 must be within 1..127"),
-        ({"max_tries": 0}, {"max_tries": 1}, "tries must be at least 1"),
-        ({"hello_tries": 0}, {"hello_tries": 1}, "tries must be at least 1"),
-        ({"max_pending": -1}, {"max_pending": 0}, "max_pending at least 0"),
+        ({"max_tries": 0}, {"max_tries": 1}, TRIES),
+        ({"hello_tries": 0}, {"hello_tries": 1}, TRIES),
+        ({"max_pending": -1}, {"max_pending": 0}, TRIES),
         (
             {"retransmit_timeout": 0.0, "ack_delay": 0.0},
             {"retransmit_timeout": 0.001, "ack_delay": 0.0},
-            "positive",
+            "intervals must be positive",
         ),
-        ({"heartbeat_interval": 0.0}, {"heartbeat_interval": 0.001}, "positive"),
-        ({"hello_interval": 0.0}, {"hello_interval": 0.001}, "positive"),
+        ({"heartbeat_interval": 0.0}, {"heartbeat_interval": 0.001}, "intervals must be positive"),
+        ({"hello_interval": 0.0}, {"hello_interval": 0.001}, "intervals must be positive"),
         (
             {"heartbeat_interval": 1.0, "silence_timeout": 1.0},
             {"heartbeat_interval": 1.0, "silence_timeout": 1.001},
@@ -517,9 +533,9 @@ def test_identity_must_fit_in_a_hello() -> None:
         (
             {"retransmit_timeout": 0.2, "ack_delay": 0.051},
             {"retransmit_timeout": 0.2, "ack_delay": 0.05},
-            "ack_delay must be within",
+            ACK_DELAY_RANGE,
         ),
-        ({"ack_delay": -0.001}, {"ack_delay": 0.0}, "ack_delay must be within"),
+        ({"ack_delay": -0.001}, {"ack_delay": 0.0}, ACK_DELAY_RANGE),
         ({"ack_every": 0}, {"ack_every": 1}, "ack_every 0 must be at least 1"),
     ],
 )
@@ -527,8 +543,9 @@ def test_link_timing_is_checked_on_both_sides_of_each_limit(
     bad: dict[str, float], good: dict[str, float], error: str
 ) -> None:
     """The link's timers and limits (docs/protocol.md section 5, ``Timing``): a value
-    just outside a limit is refused with the limit named, the value on the limit is taken."""
-    with pytest.raises(ValueError, match=error):
+    just outside a limit is refused with the limit named (the whole line a technician reads),
+    the value on the limit is taken."""
+    with pytest.raises(ValueError, match=f"^{re.escape(error)}$"):
         Timing(**bad)  # type: ignore[arg-type]
     Timing(**good)  # type: ignore[arg-type]
 
@@ -758,6 +775,8 @@ def test_a_lone_ack_waits_ack_delay_and_not_a_moment_longer() -> None:
     link.station.tick(t + ACK_DELAY)  # at the deadline: one ACK, acking seq 0
     [ack] = frames_in(link.station.data_to_send())
     assert (ack.type_id, ack.ack) == (Ack.TYPE_ID, 1)
+    # Unreliable, sealed, nothing in it: counter (4) + tag (16), section 3.
+    assert (ack.seq, ack.flags, len(ack.payload)) == (0, FLAG_SEALED, 4 + 16)
     link.station.tick(t + 2 * ACK_DELAY)
     assert link.station.data_to_send() == b""  # owed nothing more
 
@@ -838,6 +857,105 @@ def test_ack_now_rides_on_each_burst_until_the_queue_behind_the_window_is_out() 
     link.station.receive_data(wire, t)
     [ack] = frames_in(link.station.data_to_send())
     assert ack.ack == (window + 2) % 256
+
+
+def test_ack_now_goes_on_the_last_reliable_frame_and_never_on_an_unreliable_one() -> None:
+    """Section 5: the flag asks the receiver to ack a reliable frame at once; an unreliable
+    frame (a diagnostics echo) is never acked, so the flag goes on the last reliable frame
+    of the burst, however many unreliable ones follow it."""
+    link = connected_link(station_id=READER_STATION, device_id=READER)
+    t = link.now
+    for tail in (1, 2):
+        link.station.send(PeekRequest(1, PeekTargetCode.LOOKING_FOR_ACE), t)
+        link.station.send(PeekRequest(2, PeekTargetCode.LOOKING_FOR_ACE), t)
+        for _ in range(tail):
+            link.station.send(EchoRequest(b"diag"), t, reliable=False)
+        link.station.ask_ack_now()
+        burst = frames_in(wire := link.station.data_to_send())
+        assert [(f.type_id, bool(f.flags & FLAG_ACK_NOW)) for f in burst] == [
+            (PeekRequest.TYPE_ID, False),
+            (PeekRequest.TYPE_ID, True),
+        ] + [(EchoRequest.TYPE_ID, False)] * tail
+        # The echoes are unreliable: seq 0, sealed and nothing more (section 5).
+        assert {(f.seq, f.flags) for f in burst[2:]} == {(0, FLAG_SEALED)}
+        link.device.receive_data(wire, t)
+        link.station.receive_data(link.device.data_to_send(), t)  # acked at once
+
+
+def test_frames_past_a_lost_one_are_counted_out_of_order_and_acked_at_once() -> None:
+    """Section 5: a frame ahead of the one expected is dropped, counted, and answered at
+    once with the ack of what did arrive (the sender is resending already)."""
+    link = connected_link()
+    t = link.now
+    for draw in (1, 2, 3):
+        link.device.send(CardDrawnReport(7, "H", draw), t)
+    lost, *rest = frames_in(link.device.data_to_send())
+    assert lost.seq == 0
+    for n, frame in enumerate(rest, start=1):
+        link.station.receive_data(frames_wire([frame]), t)
+        assert link.station.stats.out_of_order == n
+        [ack] = frames_in(link.station.data_to_send())
+        assert (ack.type_id, ack.ack) == (Ack.TYPE_ID, 0)
+    assert received(link.station.events()) == []
+
+
+def test_a_session_that_went_down_sends_nothing_more_not_even_an_ack_it_owed() -> None:
+    """The station's request arrives as the device's last try of a report runs out: the
+    link is down (section 5) and the held ACK never goes out (no frame of a dead session)."""
+    link = connected_link(station_id=READER_STATION, device_id=READER)
+    t = link.now
+    link.device.send(PeekReply(1, PeekAnswerCode.NO_BLACKJACK), t)
+    link.device.data_to_send()  # lost, and each resend after it
+    for _ in range(link.device.timing.max_tries - 1):  # sends 2 to 5, all lost
+        resend_at = link.device.next_deadline()
+        assert resend_at is not None
+        link.device.tick(resend_at)
+        link.device.data_to_send()
+    end = link.device.next_deadline()  # the fifth send times out
+    assert end == pytest.approx(t + 5 * 0.1)
+    link.station.send(PeekRequest(2, PeekTargetCode.LOOKING_FOR_ACE), end)
+    link.device.receive_data(link.station.data_to_send(), end)  # an ACK now owed
+    link.device.tick(end)
+    assert [type(e) for e in link.device.events()][-1] is LinkDown
+    link.device.tick(end + 2 * ACK_DELAY)
+    assert link.device.data_to_send() == b""
+
+
+def test_a_refusal_and_a_report_queued_together_go_out_together() -> None:
+    """A connected device refuses the HELLO of a station of another kind (section 4c) and
+    reports in the same moment: both frames leave in one burst, the report not held back
+    for a resend."""
+    link = connected_link()
+    t = link.now
+    foreign = Hello(DeviceKind.SHUFFLER, 77, bytes(16), "station-1.0", "TABLE-9")
+    type_id, payload = encode_message(foreign)
+    link.device.receive_data(frames_wire([Frame(2, type_id, 0, 0, 0, payload)]), t)
+    link.device.send(ShoeLoadedReport(1), t)
+    burst = frames_in(wire := link.device.data_to_send())
+    assert [f.type_id for f in burst] == [Refused.TYPE_ID, ShoeLoadedReport.TYPE_ID]
+    link.station.receive_data(wire, t)
+    assert received(link.station.events()) == [ShoeLoadedReport(1)]
+
+
+def test_an_exhausted_frame_counter_ends_the_session_saying_so() -> None:
+    """Section 4b: the 32-bit counter never wraps; the frame that would take it past
+    0xFFFFFFFF ends the session instead (a new one renews the keys), and what was not
+    acknowledged is reported, the frame sealed before it included."""
+    link = connected_link()
+    sealer = link.device._s.sealer
+    assert sealer is not None
+    sealer.counter = 0xFFFFFFFF - 1
+    link.device.send(ShoeLoadedReport(1), link.now)
+    link.device.send(ShoeLoadedReport(2), link.now)
+    wire = link.device.data_to_send()
+    assert isinstance(wire, bytes)
+    assert [f.seq for f in frames_in(wire)] == [0]  # the last counter, and no further
+    assert [e for e in link.device.events() if isinstance(e, LinkDown)] == [
+        LinkDown(
+            "frame counter exhausted: the session must be renewed",
+            (ShoeLoadedReport(1), ShoeLoadedReport(2)),
+        )
+    ]
 
 
 def test_a_forged_ack_now_bit_breaks_the_seal() -> None:

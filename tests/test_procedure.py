@@ -141,6 +141,14 @@ def test_nj_19_7_c_ny_5324_12_c_3_burn_card_disclosed_on_request(
     ready(rig, burn="9S")
     press(rig, Button.DISCLOSE_BURN)
     assert rows(rig, "burn_disclosed") == ([{"card": "9S"}] if disclosed else [])
+    if not disclosed:  # PA 635a.7(c) is silent: the journal says why nothing was shown
+        assert rows(rig, "button_ignored") == [
+            {
+                "button": "disclose_burn",
+                "state": "betting",
+                "reason": "this table does not disclose the burn card",
+            }
+        ]
 
 
 def test_card_drawn_while_betting_is_a_fault_cleared_only_by_the_supervisor() -> None:
@@ -152,9 +160,15 @@ def test_card_drawn_while_betting_is_a_fault_cleared_only_by_the_supervisor() ->
     press(rig, Button.NEXT)  # the dealer's buttons do nothing
     press(rig, Button.SUPERVISOR_RESUME)  # nor the supervisor's without the key
     assert rig.table.state is State.FAULT
+    assert [r["reason"] for r in rows(rig, "button_ignored")] == [
+        "not live in this state",
+        "no supervisor key",
+    ]
     supervisor(rig, Button.SUPERVISOR_RESUME)
-    assert rig.table.state is State.BETTING
+    assert rig.table.state is State.BETTING and rig.table.fault is None
     assert rows(rig, "fault_resolved") == [{"resolution": "resume", "code": "unexpected_card"}]
+    # The journal keeps when the supervisor's key was turned on and off.
+    assert rows(rig, "supervisor_key") == [{"on": True}, {"on": False}]
 
 
 def test_a_ten_is_a_foreign_card_and_faults() -> None:
@@ -549,11 +563,24 @@ def test_device_lost_faults_and_resumes_only_once_it_is_back() -> None:
     deal(rig, "9H")
     rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
     assert rig.table.state is State.FAULT
+    # The journal says which device went and why, and the fault names it.
+    assert rows(rig, "device")[-1] == {"device": "shoe", "status": "lost", "reason": "unplugged"}
+    assert rig.table.fault is not None and rig.table.fault.device == "shoe"
+    assert rig.table.fault.message == "shoe lost: unplugged"
     assert rig.panel.lamps[Led.SHOE_FAULT] is LedMode.BLINK
     supervisor(rig, Button.SUPERVISOR_RESUME)
     assert rig.table.state is State.FAULT
-    assert rows(rig, "resolution_refused")[0]["reason"] == "still lost: shoe"
+    assert rows(rig, "resolution_refused") == [
+        {"resolution": "resume", "reason": "still lost: shoe"}
+    ]
     rig.table.handle(DeviceConnected(DeviceKind.SHOE, "S1", "1.0"))
+    # Back: the journal keeps its serial number and firmware (which board is on the table).
+    assert rows(rig, "device")[-1] == {
+        "device": "shoe",
+        "status": "connected",
+        "serial": "S1",
+        "firmware": "1.0",
+    }
     supervisor(rig, Button.SUPERVISOR_RESUME)
     assert rig.table.state is State.DEALING
     deal(rig, "5C", "8D", "QS")

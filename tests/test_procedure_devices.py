@@ -18,21 +18,74 @@ from test_procedure import (
     supervisor,
 )
 
+from controller.rules.cards import parse_card
 from controller.rules.profiles import PENNSYLVANIA
 from controller.table.faults import FaultCode
 from controller.table.holecard import check_commitment
 from controller.table.procedure import Table, TableDevices, TableSettings
-from controller.table.prompts import State
+from controller.table.prompts import State, prompt_for
 from drivers.hal import (
     Button,
     ButtonPressed,
     CoverCardSeen,
     DeviceEvent,
+    DeviceFault,
+    DeviceFaultKind,
+    DeviceKind,
+    DeviceLost,
+    ForeignCardDrawn,
+    ForgedFrame,
+    HoleCardDealt,
+    HoleCardRevealed,
     Led,
     LedMode,
+    SeatWagerChanged,
     ShoeEmpty,
     ShoeLoaded,
+    ShuffleDone,
+    WagerSpot,
 )
+
+
+def seat_one_dealt(withholding: bool = False) -> Rig:
+    """Seat 1 $10.00: 9H 8D against the up 5C; the hole card QS (sealed by the table), or
+    next out of a withholding shoe."""
+    rig = make_rig("PA", withholding=withholding)
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", *([] if withholding else ["QS"]))
+    return rig
+
+
+def restarted(rig: Rig, withholding: bool = False, *, up: bool = True) -> Rig:
+    """A new station over ``rig``'s journal; ``up``: its devices are up."""
+    from controller.table.recovery import read_journal
+
+    again = make_rig("PA", withholding=withholding)
+    again.table.restore(read_journal(rig.journal.rows))
+    if up:
+        again.table.resume_output()
+    return again
+
+
+def rejected(rig: Rig, card: str, code: FaultCode) -> str:
+    """The card's row says it was rejected, play stopped with ``code``: the fault's text."""
+    assert rows(rig, "card")[-1] == {"role": "rejected", "card": card}
+    fault = rig.table.fault
+    assert fault is not None and fault.code is code
+    return fault.message
+
+
+def shoe_ran_out_in_the_deal() -> Rig:
+    """Seat 1's first card dealt, then the shoe reports it is empty."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    rig.table.handle(ShoeEmpty())
+    return rig
 
 
 def test_next_while_the_shuffler_works_is_ignored_and_a_hand_shuffle_is_pressed_through() -> None:
@@ -78,6 +131,8 @@ def test_the_shoe_running_out_in_a_round_faults_and_between_rounds_asks_for_a_re
     rig.table.handle(ShoeEmpty())
     assert rig.table.state is State.FAULT
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.SHOE_EMPTY
+    assert rig.table.fault.message == "the shoe ran out during the round"
+    assert rows(rig, "shoe_empty") == [{}]
     assert rig.table.reshuffle_pending
 
 
@@ -87,14 +142,10 @@ def test_a_shoe_loaded_without_a_shuffle_faults_but_not_over_a_fault_already_rai
     rig.table.handle(ShoeLoaded())  # in the betting state: no batch was shuffled for it
     assert rig.table.state is State.FAULT
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.UNEXPECTED_CARD
-    assert "loaded without a shuffle" in rig.table.fault.message
+    assert rig.table.fault.message == "the shoe was loaded without a shuffle"
+    assert rows(rig, "shoe_loaded") == [{}, {}]  # the load, and this one
 
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1)
-    press(rig)
-    deal(rig, "9H")
-    rig.table.handle(ShoeEmpty())
+    rig = shoe_ran_out_in_the_deal()
     rig.table.handle(ShoeLoaded())  # the dealer refills the shoe while the fault stands
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.SHOE_EMPTY
 
@@ -178,3 +229,389 @@ def test_a_hole_card_from_a_shoe_that_reports_it_like_any_card_is_sealed_by_the_
     # table seals the hole card itself and play goes on (the other side of the fault above).
     rig = _hole_card_dealt_face_up(withholding=False)
     assert rig.table.state is State.PEEKING and rig.table.fault is None
+
+
+# --- a device's own fault, and frames that failed their seal --------------------------------
+
+
+def test_a_device_fault_stops_play_names_the_device_and_blinks_its_lamp() -> None:
+    """A jammed shuffler between rounds: the journal keeps the device's report with its
+    details, play stops with the device named, its lamp blinks; the supervisor's resume
+    returns to the betting the fault interrupted."""
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(DeviceFault(DeviceKind.SHUFFLER, "jam", {"sensor": "3"}))
+    assert rows(rig, "device")[-1] == {
+        "device": "shuffler",
+        "status": "fault",
+        "reason": "jam",
+        "sensor": "3",
+    }
+    assert rig.table.state is State.FAULT
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.DEVICE_FAULT
+    assert (fault.message, fault.device) == ("shuffler: jam", "shuffler")
+    assert rows(rig, "fault")[-1] == {
+        "code": "device_fault",
+        "message": "shuffler: jam",
+        "state": "betting",
+    }
+    assert rig.panel.lamps.get(Led.SHUFFLER_FAULT) is LedMode.BLINK
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.BETTING
+
+
+def test_a_device_that_fails_authentication_raises_the_tampering_fault() -> None:
+    """docs/protocol.md section 4c: forged frames at a rate no line noise reaches, or a
+    board without the pairing key, stop play under their own code (someone on the line)."""
+    rig = make_rig("PA")
+    ready(rig)
+    event = DeviceFault(DeviceKind.SHOE, "forged frames", kind=DeviceFaultKind.AUTHENTICATION)
+    rig.table.handle(event)
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.DEVICE_AUTHENTICATION
+    assert (fault.message, fault.device) == ("shoe: forged frames", "shoe")
+    assert rig.panel.lamps.get(Led.SHOE_FAULT) is LedMode.BLINK
+
+
+def test_a_forged_frame_below_the_fault_rate_is_journaled_and_play_goes_on() -> None:
+    """docs/protocol.md section 4c: one frame that failed its seal is journaled with the
+    session's count; only the driver's DeviceFault (the rate) stops play."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    rig.table.handle(ForgedFrame(DeviceKind.CARD_READER, "bad tag", 2))
+    assert rows(rig, "device")[-1] == {
+        "device": "card_reader",
+        "status": "forged",
+        "reason": "bad tag",
+        "count": 2,
+    }
+    assert rig.table.state is State.BETTING and rig.table.fault is None
+    assert rows(rig, "fault") == []
+
+
+def test_a_round_voided_before_its_announced_hole_card_came_tells_the_shoe_to_forget_it() -> None:
+    """PA 635a.7(e): the dealer's second card is the last of the deal. The shoe was told
+    to withhold the next card as the hole card; the round is voided before that card came
+    out: the shoe is told to cancel, or it would withhold the next round's first card."""
+    rig = seat_one_dealt(withholding=True)
+    assert rig.shoe is not None and rig.shoe.told == ["expect_hole_card"]
+    rig.table.handle(DeviceFault(DeviceKind.SHUFFLER, "jam"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rows(rig, "round_voided") != []
+    assert rig.shoe.told == ["expect_hole_card", "cancel_hole_card"]
+
+
+# --- the shoe's and shuffler's reports as the journal keeps them ----------------------------
+
+
+def test_the_shuffle_commanded_and_the_counted_batch_are_journaled() -> None:
+    """Six Spanish decks: 6 x 48 = 288 cards, 4 x 6 = 24 of each of the twelve ranks
+    (ace 1 to king 13, no 10): the journal keeps the command and the shuffler's count."""
+    rig = make_rig("PA")
+    rig.table.begin()
+    assert rows(rig, "shuffle_commanded") == [{"decks": 6}]
+    rig.table.handle(full_batch(6))
+    ranks = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "11", "12", "13"]
+    assert rows(rig, "shuffle_done") == [{"card_count": 288, "per_rank": dict.fromkeys(ranks, 24)}]
+
+
+def test_a_bad_batch_names_every_problem_and_blinks_the_shufflers_lamp() -> None:
+    """A batch of 289 cards with a foreign 10 (six decks need 288, no 10s)."""
+    rig = make_rig("PA")
+    rig.table.begin()
+    per_rank = ((1, 24), (2, 24), (3, 24), (4, 24), (5, 24), (6, 24), (7, 24), (8, 24), (9, 24))
+    rig.table.handle(ShuffleDone(289, (*per_rank, (10, 1), (11, 24), (12, 24), (13, 24))))
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.BAD_BATCH and fault.device == "shuffler"
+    assert fault.message == "batch has 289 cards, 6 decks need 288; batch holds 1 foreign 10s"
+    assert rig.panel.lamps.get(Led.SHUFFLER_FAULT) is LedMode.BLINK
+
+
+def test_next_while_the_shuffler_works_is_journaled_as_ignored_with_its_reason() -> None:
+    rig = make_rig("PA")
+    rig.table.begin()
+    press(rig)
+    assert rows(rig, "button_ignored") == [
+        {"button": "next", "state": "shuffling", "reason": "the shuffler reports when it is done"}
+    ]
+
+
+def test_a_card_while_betting_is_rejected_by_name_and_faults_saying_why() -> None:
+    rig = make_rig("PA")
+    ready(rig)
+    deal(rig, "4C")
+    assert rows(rig, "card") == [{"role": "rejected", "card": "4C"}]
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
+    assert (
+        fault.message
+        == f"4C out of order: a card was drawn while {prompt_for(State.BETTING, True).text}"
+    )
+
+
+def test_a_card_while_the_dealer_pays_is_rejected() -> None:
+    """PA 635a.7(p): settling, no card is due; the round in play does not take it."""
+    rig = seat_one_dealt()
+    press(rig)  # stand
+    press(rig)  # reveal: 15 draws
+    deal(rig, "KD")  # 25: the dealer busts, seat 1 is paid
+    assert rig.table.state is State.SETTLING
+    deal(rig, "3S")
+    message = rejected(rig, "3S", FaultCode.UNEXPECTED_CARD)
+    assert message.startswith("3S out of order: a card was drawn while ")
+
+
+def test_a_card_when_the_reveal_is_due_is_rejected_with_the_rounds_reason() -> None:
+    """PA 635a.7(e)(4),(g): the players done, the hole card is turned before any card is
+    drawn for the dealer: a card out of the shoe then is refused by the round."""
+    rig = seat_one_dealt()
+    press(rig)  # stand: the reveal is due
+    deal(rig, "KD")
+    message = rejected(rig, "KD", FaultCode.UNEXPECTED_CARD)
+    assert message == "KD out of order: waiting for the hole card's reveal"
+
+
+def test_a_seventh_copy_of_a_card_from_six_decks_is_a_duplicate_even_across_a_restart() -> None:
+    """Six decks hold six nine of hearts: the burn, seat 1's 9 9, the hole 9 and the
+    dealer's 9 (5 + 9 + 9 = 23) are five; the station restarts between rounds; the next
+    round's sixth is dealt, the seventh is refused as a duplicate."""
+    rig = make_rig("PA")
+    ready(rig, burn="9H")
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "9H", "9H")
+    press(rig)
+    press(rig)
+    deal(rig, "9H")
+    while rig.table.state is State.SETTLING:
+        press(rig)
+    rig = restarted(rig)
+    bet(rig, 2)
+    press(rig)
+    deal(rig, "9H", "6C")
+    assert rig.table.fault is None
+    deal(rig, "9H")
+    message = rejected(rig, "9H", FaultCode.DUPLICATE_CARD)
+    assert message == "9H drawn 7 times; the batch holds 6"
+
+
+def test_a_foreign_card_is_journaled_as_the_shoe_described_it() -> None:
+    """A 10 is no card of a Spanish deck (NY 5324.12(a): 48-card decks): rejected, named."""
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(ForeignCardDrawn("10S"))
+    assert rows(rig, "card") == [{"role": "rejected", "card": "10S"}]
+    fault = rig.table.fault
+    assert fault is not None and (fault.code, fault.message) == (FaultCode.FOREIGN_CARD, "10S")
+
+
+def test_a_cover_card_too_early_says_so_and_an_ordinary_one_is_journaled() -> None:
+    """PA 635a.7(d), NJ 19.7(j)."""
+    rig = make_rig("PA")
+    rig.table.begin()
+    rig.table.handle(CoverCardSeen())
+    fault = rig.table.fault
+    assert fault is not None
+    assert fault.message == "the cover card came out before the first round of the shoe"
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(CoverCardSeen())
+    assert rows(rig, "cover_card") == [{}]
+
+
+def test_a_voided_rounds_hole_card_in_the_shoe_is_asked_for_so_every_card_is_accounted() -> None:
+    """PA 635a.7(q): every card of a round is accounted for. The round is voided with its
+    hole card still withheld by the shoe: the journal asks for it by its commitment and the
+    shoe is told to give it."""
+    rig = seat_one_dealt(withholding=True)
+    commitment = "cd" * 32
+    rig.table.handle(HoleCardDealt(commitment))
+    rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rows(rig, "hole_card_reveal_requested") == [{"commitment": commitment, "reason": "void"}]
+    assert rig.shoe is not None and rig.shoe.told[-1] == f"reveal {commitment}"
+
+
+@pytest.mark.parametrize("new_dealer", [False, True])
+def test_a_burn_interrupted_by_a_restart_keeps_its_reason(new_dealer: bool) -> None:
+    """PA 635a.7(c), NJ 19.7(c): the burn after a load and a new dealer's burn. The station
+    restarts before the card comes out: the burn row still says which burn it was, and a
+    cover card at a new dealer's burn is the ordinary one (the shoe's last round), not the
+    cover card before the shoe's first round."""
+
+    rig = make_rig("PA")
+    if new_dealer:
+        ready(rig)
+        press(rig, Button.DEALER_CHANGE)
+    else:
+        rig.table.begin()
+        rig.table.handle(full_batch(6))
+        rig.table.handle(ShoeLoaded())
+    assert rig.table.state is State.BURNING
+    again = restarted(rig, up=False)
+    again.table.resume_output()
+    assert again.table.state is State.BURNING
+    if new_dealer:
+        again.table.handle(CoverCardSeen())
+        assert again.table.fault is None and again.table.reshuffle_pending
+    deal(again, "6D")
+    reason = "dealer_change" if new_dealer else "load"
+    assert rows(again, "burn") == [{"card": "6D", "reason": reason}]
+    assert again.table.state is State.BETTING
+
+
+def test_a_voided_rounds_hole_card_given_back_is_journaled_under_that_round() -> None:
+    """PA 635a.7(q): the cards of a round can be reconstructed. The shoe gives back the
+    voided round's hole card after the void: it is journaled as round 1's hole card."""
+    from controller.rules.commitment import hole_card_commitment
+
+    nonce = "ef" * 16
+    commitment = hole_card_commitment("QS", nonce)
+    rig = seat_one_dealt(withholding=True)
+    rig.table.handle(HoleCardDealt(commitment))
+    rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    rig.table.handle(HoleCardRevealed(commitment, parse_card("QS"), nonce))
+    revealed = [r for r in rig.journal.rows if r.kind == "hole_card_revealed"]
+    assert [(r.data["card"], r.round_no) for r in revealed] == [("QS", 1)]
+
+
+def test_a_round_the_station_sealed_found_at_a_restart_names_the_state_it_stopped_in() -> None:
+    """The hole card the table sealed itself died with the station: the round can only be
+    voided, and the journal's fault says where the round stood (the players' decisions)."""
+
+    rig = seat_one_dealt()
+    assert rig.table.state is State.PLAYERS
+    again = restarted(rig, up=False)
+    assert rows(again, "fault") == [
+        {
+            "code": "recovered_mid_round",
+            "message": "restarted during round 1: a sealed hole card was never revealed",
+            "state": "players",
+        }
+    ]
+
+
+def test_a_journal_whose_open_round_has_no_state_row_restores_to_a_fault() -> None:
+    """A journal cut or written by another hand: the round's rows without the state rows
+    that go with them. The station still starts, in a fault the supervisor voids."""
+    from controller.table.recovery import read_journal
+
+    rig = seat_one_dealt()
+    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
+    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
+    again = make_rig("PA")
+    again.table.restore(read_journal(cut))
+    fault = again.table.fault
+    assert again.table.state is State.FAULT and fault is not None
+    assert fault.code is FaultCode.RECOVERED_MID_ROUND
+    supervisor(again, Button.SUPERVISOR_VOID)
+    assert rows(again, "round_voided") != []
+
+
+def test_a_fault_open_between_rounds_at_a_restart_stays_open_and_resumes_to_betting() -> None:
+    """A shoe lost while betting, the station restarted before the supervisor came: the
+    same fault stands (nothing plays), and the supervisor's resume returns to betting."""
+
+    other = make_rig("PA")  # a second table of the station, betting
+    ready(other)
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    again = restarted(rig, up=False)
+    assert other.table.state is State.BETTING
+    fault = again.table.fault
+    assert again.table.state is State.FAULT and fault is not None
+    assert (fault.code, fault.message) == (FaultCode.DEVICE_LOST, "shoe lost: unplugged")
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.BETTING
+
+
+def test_a_restart_of_one_table_with_a_round_open_leaves_the_other_table_alone() -> None:
+    """Two tables in one station share the procedure's machine: restoring one into its
+    recovered-mid-round fault must not stop the other."""
+
+    other = make_rig("PA")
+    ready(other)
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    again = restarted(rig, up=False)
+    assert again.table.state is State.FAULT
+    assert other.table.state is State.BETTING and rig.table.state is State.DEALING
+
+
+@pytest.mark.parametrize("begun_only", [False, True])
+def test_a_restart_between_rounds_leaves_the_other_table_alone(begun_only: bool) -> None:
+    """Restored to betting, or to a shuffle commanded again: the second table of the
+    station, in the middle of its deal, stays there."""
+
+    other = make_rig("PA")
+    ready(other)
+    bet(other, 1)
+    press(other)
+    rig = make_rig("PA")
+    if begun_only:
+        rig.table.begin()
+    else:
+        ready(rig)
+    again = restarted(rig, up=False)
+    assert again.table.state is (State.SHUFFLING if begun_only else State.BETTING)
+    assert other.table.state is State.DEALING
+
+
+def test_after_a_restart_the_shoe_is_asked_again_for_a_voided_rounds_hole_card() -> None:
+    """PA 635a.7(q): the answer to the void's request may have been lost with the station:
+    once the devices are up, the shoe is asked again, and the journal says so under the
+    voided round."""
+
+    commitment = "ab" * 32
+    rig = seat_one_dealt(withholding=True)
+    rig.table.handle(HoleCardDealt(commitment))
+    rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    again = restarted(rig, True, up=False)
+    again.table.resume_output()
+    assert again.shoe is not None and again.shoe.told[0] == f"reveal {commitment}"
+    asked = [r for r in again.journal.rows if r.kind == "hole_card_reveal_requested"]
+    assert [(r.data, r.round_no) for r in asked] == [
+        ({"commitment": commitment, "reason": "void"}, 1)
+    ]
+
+
+def test_a_round_voided_after_a_restart_keeps_each_seats_settled_match_in_its_result() -> None:
+    """PA 635a.7(f): the Match wagers were settled right after the deal (seat 1's 9D
+    matches the up 9C's rank: table A 4:1 on $5.00 = +$20.00; seat 2's 4H 6S lose their
+    $5.00). The station restarts in the players' turn with the hole card it sealed itself:
+    the round is voided, the Spanish 21 wagers go back, and each seat's result is its own
+    Match (seat 3, sensed but not weighed, has no known result)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000, match=500)
+    bet(rig, 2, 1000, match=500)
+    rig.table.handle(SeatWagerChanged(3, WagerSpot.MAIN, True, None))
+    press(rig)
+    deal(rig, "9D", "4H", "2C", "9C", "5S", "6S", "3C", "7H")
+    while rig.table.state is State.MATCH:
+        press(rig)
+    assert rig.table.state is State.PLAYERS
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_VOID)
+    assert [(r["seat"], r["net_cents"]) for r in rows(again, "seat_result")] == [
+        (1, 2000),
+        (2, -500),
+        (3, None),
+    ]
+
+
+def test_a_round_voided_after_the_shoe_ran_out_goes_to_the_shuffle() -> None:
+    """The shoe ran out during the round; the supervisor voids it: nothing is left to deal
+    from, so the table goes to the shuffle (a fresh shuffle is commanded), not to betting."""
+    rig = shoe_ran_out_in_the_deal()
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rows(rig, "round_voided") != []
+    assert rig.table.state is State.SHUFFLING and rig.shuffler.commands == [6, 6]

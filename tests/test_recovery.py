@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from daemon_support import journal_dir
 from recovery_support import expected_state, shoe_after, state_the_rows_say
-from table_support import JournalRow, ListJournal
+from table_support import JournalRow, ListJournal, Rig, make_rig
+from test_procedure import bet, deal, press, ready, rows
 
 from controller.journal.store import Journal, JournalReader
 from controller.rules.cards import Card
@@ -30,7 +31,14 @@ from controller.table.machine import ROUND_STATES
 from controller.table.prompts import State
 from controller.table.recovery import Recovered, read_journal
 from controller.table.view import TableView
-from drivers.hal import Button, DeviceEvent, SeatWagerChanged, WagerSpot
+from drivers.hal import (
+    Button,
+    DeviceEvent,
+    HoleCardDealt,
+    SeatWagerChanged,
+    SupervisorKey,
+    WagerSpot,
+)
 
 DECKS = 6
 SEATS = (1, 2, 3)
@@ -463,3 +471,52 @@ def test_a_crash_between_the_deal_and_the_reveal_resumes(profile: str, seed: int
         revealed = [r for r in after if r.kind == "hole_card_revealed"]
         assert revealed, f"cut at row {cut}: the shoe revealed the withheld card"
     assert window > 10, window
+
+
+# --- what a restart between rounds keeps: the burn card, the cards out of the shoe -------
+
+
+def restarted(rig: Rig, profile: str) -> Rig:
+    """A new station over ``rig``'s journal (a restart between rounds), devices up."""
+    again = make_rig(profile)
+    again.table.restore(read_journal(rig.journal.rows))
+    again.table.resume_output()
+    return again
+
+
+def test_the_burn_card_is_still_disclosed_on_request_after_a_restart() -> None:
+    """NJ 19.7(c): "The burn card shall be disclosed if requested by a player": a restart
+    after the burn does not lose it."""
+    rig = make_rig("NJ")
+    ready(rig, burn="7S")
+    again = restarted(rig, "NJ")
+    assert again.table.state is State.BETTING
+    press(again, Button.DISCLOSE_BURN)
+    assert rows(again, "burn_disclosed") == [{"card": "7S"}]
+
+
+def test_a_hole_card_row_without_its_holder_is_the_shoes_at_a_table_whose_shoe_withholds() -> None:
+    """A journal written before ``hole_card_dealt`` named who sealed the card: at a table
+    whose shoe withholds the hole card, the shoe holds it (card and nonce) across the
+    restart, so the round is rebuilt and may be resumed; it is not the unrevealable
+    station-sealed card."""
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D")
+    rig.table.handle(HoleCardDealt("ab" * 32))
+    assert rows(rig, "hole_card_dealt") != []
+    old = [
+        JournalRow(r.kind, {k: v for k, v in r.data.items() if k != "sealed_by"}, r.round_no)
+        for r in rig.journal.rows
+    ]
+    again = make_rig("PA", withholding=True)
+    again.table.restore(read_journal(old))
+    fault = again.table.fault
+    assert fault is not None and fault.code is FaultCode.RECOVERED_MID_ROUND
+    assert fault.message == "restarted during round 1"
+    again.table.resume_output()
+    again.table.handle(SupervisorKey(True))
+    press(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.PLAYERS

@@ -75,6 +75,7 @@ def test_a_spanish_21_wager_outside_the_limits_sits_its_seat_out(cents: int, pla
         assert "NY 5324.12(d)(2)" in reason
         side = "under the table minimum $10.00" if cents < 1000 else "over the table maximum"
         assert side in reason and dollars(cents) in reason
+        assert reason.startswith(f"seat 1: the Spanish 21 wager of {dollars(cents)} is ")
 
 
 @pytest.mark.parametrize(
@@ -95,7 +96,9 @@ def test_a_match_wager_outside_its_limits_is_refused_alone(cents: int, taken: bo
     else:
         assert playing(rig) == {3: (2000, 0)}
         assert [(r["seat"], r["spot"]) for r in refused] == [(3, "match")]
-        assert "Match the Dealer" in refused[0]["reason"]
+        assert refused[0]["reason"].startswith(
+            f"seat 3: the Match the Dealer wager of {dollars(cents)}"
+        )
         assert "NY 5324.12(d)(2)" in refused[0]["reason"]
 
 
@@ -186,6 +189,55 @@ def test_no_limits_takes_every_wager_the_rules_take() -> None:
 def test_impossible_limits_are_refused(fields: dict[str, int], expected: str) -> None:
     with pytest.raises(WagerError, match=expected.replace("$", r"\$")):
         TableLimits(**fields)
+
+
+@pytest.mark.parametrize("name", ["main_min", "main_max", "match_min", "match_max"])
+def test_a_bad_limit_is_named_in_its_refusal(name: str) -> None:
+    """A technician told "must be positive" learns which of the four limits is wrong."""
+    with pytest.raises(WagerError, match=f"the table limit {name} must be positive"):
+        TableLimits(**{name: 0})
+
+
+def test_a_spanish_21_minimum_over_its_maximum_names_the_spanish_21_wager() -> None:
+    with pytest.raises(WagerError, match=r"^the Spanish 21 minimum \$20\.00 is over"):
+        TableLimits(main_min=2000, main_max=1999)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"main_min": 2500, "main_max": 2500}, {"match_min": 500, "match_max": 500}],
+)
+def test_a_minimum_equal_to_its_maximum_is_a_single_posted_wager(fields: dict[str, int]) -> None:
+    """NY 5324.12(d)(2) asks for the minimum and maximum on the sign; a table that takes
+    one amount only (minimum = maximum) posts the same figure twice, and that amount plays."""
+    limits = TableLimits(**fields)
+    assert limits.main_problem(1, 2500) == "" and limits.match_problem(1, 500) == ""
+
+
+def test_a_refusal_names_the_seat_and_the_wager() -> None:
+    """NY 5324.12(d)(2): the dealer is told which seat's chips go back and why."""
+    assert LIMITS.main_problem(4, 999) == (
+        "seat 4: the Spanish 21 wager of $9.99 is under the table minimum $10.00 (NY 5324.12(d)(2))"
+    )
+    assert LIMITS.match_problem(6, 5001) == (
+        "seat 6: the Match the Dealer wager of $50.01 is over the table maximum $50.00"
+        " (NY 5324.12(d)(2))"
+    )
+
+
+def test_the_journal_records_each_posted_limit_under_its_documented_name() -> None:
+    """``station_started``'s ``limits`` (docs/journal.md): each limit in cents under the
+    name the journal's documentation gives it, null where none is set."""
+    documented = Path(__file__).resolve().parent.parent / "docs" / "journal.md"
+    row = next(
+        line for line in documented.read_text().splitlines() if "| `station_started` |" in line
+    )
+    names = ["main_min_cents", "main_max_cents", "match_min_cents", "match_max_cents"]
+    assert all(f"`{n}" in row or f" {n}" in row for n in names)
+    assert LIMITS.posted() == dict(zip(names, [1000, 50_000, 500, 5000], strict=True))
+    assert TableLimits(match_max=700).posted() == dict(
+        zip(names, [None, None, None, 700], strict=True)
+    )
 
 
 def test_dollars_as_the_sign_shows_them() -> None:

@@ -158,3 +158,50 @@ def test_adding_a_table_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG):
         shared_machine().add_model(new_state())
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+# --- what a table knows before it starts, and which round its rows belong to ----------------
+
+
+def test_a_table_just_made_has_no_fault_no_lamps_and_no_reshuffle_due() -> None:
+    """Before the first shuffle is commanded (the station reads the journal, then starts
+    the devices): its status line and its view report a starting table, nothing more."""
+    from table_support import make_rig
+
+    from controller.table.view import table_view
+
+    rig = make_rig("PA")
+    assert rig.table.fault is None and rig.table.reshuffle_pending is False
+    view = table_view(rig.table)
+    assert view.state is State.STARTING and view.lamps == () and view.fault is None
+    assert view.reshuffle_pending is False
+
+
+def test_rows_of_a_round_carry_its_number_and_rows_between_rounds_none() -> None:
+    """The journal files each row under its round (docs/journal.md: a round's rows are
+    recalled and verified together): the shuffle, the burn and the bets before the first
+    round, and the rows after it is over, belong to no round; every row from
+    ``round_started`` to ``round_completed`` belongs to round 1."""
+    from table_support import make_rig
+    from test_procedure import bet, deal, press, ready
+
+    rig = make_rig("PA")
+    ready(rig)
+    assert {r.round_no for r in rig.journal.rows} == {None}
+    bet(rig, 1)
+    betting = len(rig.journal.rows)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")  # seat 1: 9 8; up 5; hole Q
+    press(rig)  # stand
+    press(rig)  # reveal: 15 draws
+    deal(rig, "KD")
+    while rig.table.state is State.SETTLING:
+        press(rig)
+    assert rig.table.state is State.BETTING
+    numbers = [r.round_no for r in rig.journal.rows[betting:]]
+    first, last = numbers.index(1), len(numbers) - 1 - numbers[::-1].index(1)
+    assert set(numbers[:first]) == {None} and set(numbers[first : last + 1]) == {1}
+    assert numbers[last + 1 :] and set(numbers[last + 1 :]) == {None}
+    kinds = [r.kind for r in rig.journal.rows[betting:]]
+    assert (kinds[first], kinds[last]) == ("round_started", "round_completed")
+    assert {"card", "hole_card_dealt", "settlement"} <= set(kinds[first:last])

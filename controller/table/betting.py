@@ -54,7 +54,6 @@ class BettingBook:
     present: dict[tuple[int, WagerSpot], bool] = field(default_factory=dict)
     cents: dict[tuple[int, WagerSpot], int | None] = field(default_factory=dict)
     barred: set[int] = field(default_factory=set)
-    rounds_since_shuffle: int = 0
 
     def update(self, event: SeatWagerChanged) -> None:
         """Record a sensor change."""
@@ -73,7 +72,6 @@ class BettingBook:
     def reshuffled(self) -> None:
         """A fresh shuffle: every seat may wager again (NY 5324.12(b)(10))."""
         self.barred.clear()
-        self.rounds_since_shuffle = 0
 
     def close(self) -> ClosedBets:
         """No more bets: the seats that play this round."""
@@ -120,7 +118,6 @@ class BettingBook:
             playing = {w.seat for w in wagers}
             # A seat that does not wager this round is barred from the next ones.
             self.barred.update(s for s in SEATS if s not in playing)
-        self.rounds_since_shuffle += 1
         return ClosedBets(tuple(wagers), frozenset(known), tuple(refused))
 
 

@@ -199,7 +199,11 @@ class Table:
         if button not in prompt.buttons or (
             button in SUPERVISOR_BUTTONS and not self.t.supervisor_key
         ):
-            self.t.record("button_ignored", button=button.value, state=self.t.state.value)
+            # docs/journal.md: every ignored button's row says why.
+            why = "no supervisor key" if button in prompt.buttons else "not live in this state"
+            self.t.record(
+                "button_ignored", button=button.value, state=self.t.state.value, reason=why
+            )
             _log.info("button not live", button=button.value, state=self.t.state.value)
             return
         self.t.record("button", button=button.value, state=self.t.state.value)
@@ -233,7 +237,16 @@ class Table:
                 # NJ 19.7(c), NY 5324.12(c)(3): disclosed if requested by a player.
                 self.t.record("burn_disclosed", card=self.t.last_burn.text)
             else:
-                self.t.record("button_ignored", button=button.value, state=self.t.state.value)
+                self.t.record(
+                    "button_ignored",
+                    button=button.value,
+                    state=self.t.state.value,
+                    reason=(
+                        "no card burned yet"
+                        if self.t.profile.burn_disclosed_on_request
+                        else "this table does not disclose the burn card"
+                    ),
+                )
         else:
             self._close_bets()
 

@@ -61,6 +61,8 @@ class Recovered:
     state: State | None = None  # None: an empty journal, start from scratch
     round_no: int = 0
     last_burn: str | None = None
+    #: Why the next burn card is burned (PA 635a.7(c)): after a load, or for a new dealer.
+    burn_reason: str = "load"
     drawn: Counter[str] = field(default_factory=Counter)
     reshuffle_pending: bool = False
     fault: Fault | None = None
@@ -100,8 +102,11 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
         elif kind == "shuffle_commanded":
             rec.drawn.clear()
             rec.reshuffle_pending = False
+            rec.burn_reason = "load"  # the next burn is the new batch's, after its load
         elif kind == "shoe_loaded":
             rec.voided_holes.clear()  # a new batch: the shoe holds no old hole card
+        elif kind == "dealer_change":
+            rec.burn_reason = "dealer_change"
         elif kind == "hole_card_reveal_requested" and data.get("reason") == "void":
             if row.round_no is not None:
                 rec.voided_holes[str(data["commitment"])] = row.round_no

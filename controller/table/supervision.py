@@ -57,6 +57,7 @@ class Supervision:
         commanded until the table's ``resume_output``."""
         self.t.round_no = rec.round_no
         self.t.last_burn = parse_card(rec.last_burn) if rec.last_burn else None
+        self.t.burn_reason = rec.burn_reason
         self.t.drawn = Counter({parse_card(text): n for text, n in rec.drawn.items()})
         self.t.reshuffle_pending = rec.reshuffle_pending
         self.t.voided_holes = dict(rec.voided_holes)
