@@ -225,6 +225,8 @@ def test_the_example_casino_section() -> None:
         ({"pits": {"P1": ["T1"], "P2": ["T1"]}}, "casino.pits.P2: table T1 is already in 'P1'"),
         ({"pits": {"P1": ["<script>"]}}, "casino.pits.P1: '<script>' is not a table name"),
         ({"pits": {"P/1": ["T1"]}}, "casino.pits.P/1: a pit name is"),
+        ({"pits": {"Pit 1": 0}}, "casino.pits.Pit 1: expected an array, got an integer (0)"),
+        ({"pits": {"Pit 1": "T1"}}, "casino.pits.Pit 1: expected an array, got a string ('T1')"),
         ({"colour": "red"}, "casino.colour: unknown key"),
     ],
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -432,6 +433,15 @@ def test_shoe_size_is_checked() -> None:
         ShoeDriver(SerialSettings("/dev/null"), EventRecorder(), expected, decks=7)
 
 
+def _loss_kind(reason: str) -> str:
+    """A link loss as the seeded-fault test counts it: the port, a timer, or the text."""
+    if "returned no data" in reason:
+        return "port"
+    if "no ack for" in reason or "peer silent" in reason:
+        return "timer"
+    return reason
+
+
 def test_a_whole_shoe_through_seeded_faults_arrives_exactly_once(table: Table) -> None:
     """A 6-deck shoe dealt while seeded faults hit: line damage (one fault at a time, each within
     what retransmission absorbs) and cable pulls at quiet moments. Every card arrives once,
@@ -472,11 +482,12 @@ def test_a_whole_shoe_through_seeded_faults_arrives_exactly_once(table: Table) -
     losses = [e.reason for e in link_events if isinstance(e, DeviceLost)]
     # Each cable pull is a port loss. A machine that stalls the station's thread past the
     # retransmission budget may also end a session on a timer, never on the port: allowed, as
-    # the count of such stalls is the scheduler's, not the link's.
-    assert sum("lost: the device returned no data" in r for r in losses) == unplugs, losses
-    assert all(
-        "returned no data" in r or "no ack for" in r or "peer silent" in r for r in losses
-    ), losses
+    # the count of such stalls is the scheduler's, not the link's; a pull that falls while the
+    # link is already down on such a timer finds no session to end (the port is reopened
+    # after the plug), so it is one timer loss, not two losses.
+    reasons = Counter(_loss_kind(r) for r in losses)
+    assert set(reasons) <= {"port", "timer"}, reasons
+    assert unplugs - reasons["timer"] <= reasons["port"] <= unplugs, (unplugs, reasons)
     assert_no_more_cards(table)
 
 

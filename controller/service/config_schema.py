@@ -62,7 +62,8 @@ class Section:
             return default
         value = self.data[name]
         if type(value) is not kind:
-            raise self.error(name, f"expected {_TYPE_NAMES[kind]}, got {_describe(value)}")
+            expected = _TYPE_NAMES.get(kind) or _describe(kind())  # an array, a float
+            raise self.error(name, f"expected {expected}, got {_describe(value)}")
         return value
 
     def choice(self, name: str, kind: type[Enum], default: Enum | None = None) -> Any:
