@@ -1,7 +1,7 @@
 """Journal throughput: appends per second with synchronous=FULL, the cost of sealing, verify
 and recall speed, and the daemon's start on a journal of a million rows.
 
-Run: .venv/bin/python bench/journal_bench.py [--rows N] [--verify-rows N]
+Run: .venv/bin/python bench/journal_bench.py [--rows N] [--verify-rows N] [--format 1|2]
      [--start-rows N] [--rounds N] [--dir DIR]
 
 0. The table's side (``bench/journal_table.py``): one device event's rows in one commit; the
@@ -49,7 +49,9 @@ from journal_table import (
     filesystem,
 )
 
+from controller.journal import creation
 from controller.journal.checkpoint import checkpoint_data
+from controller.journal.migrate import migrate_journal
 from controller.journal.recall import recall
 from controller.journal.seal import VerificationKey, new_sealing, save_state
 from controller.journal.store import (
@@ -124,8 +126,10 @@ def template_rounds(folder: Path) -> list[Row]:
 
 def build_realistic(path: Path, key_file: Path, rows: int, template: list[Row]) -> int:
     """About ``rows`` rows: copies of ``template`` with rounds renumbered, sealed after each
-    round; returns the row count. The sealing state for the next epoch goes to ``key_file``."""
-    Journal.open(path).close()
+    round; returns the row count. The sealing state for the next epoch goes to ``key_file``.
+    Written as storage format 1 (its table, in bulk), then migrated when the bench runs
+    format 2 (``journal migrate``, as a station's journal gets there)."""
+    Journal.open(path, storage_format=1).close()
     state, key = new_sealing("BENCH")
     rounds = max(row.round_no or 0 for row in template)
     conn = sqlite3.connect(path)
@@ -164,7 +168,14 @@ def build_realistic(path: Path, key_file: Path, rows: int, template: list[Row]) 
     head_path(path).write_text(canonical_json({"id": row_id, "hash": prev}).ljust(127) + "\n")
     save_state(key_file, state)
     (path.parent / "verification-key").write_text(key.to_text())
+    _to_default_format(path)
     return row_id
+
+
+def _to_default_format(path: Path) -> None:
+    """Migrate a bulk-built format-1 journal when the bench runs storage format 2."""
+    if creation.DEFAULT_FORMAT == 2:
+        migrate_journal(path)
 
 
 def bench_start(folder: Path, rows: int, figures: dict[str, float]) -> None:
@@ -204,8 +215,9 @@ def bench_start(folder: Path, rows: int, figures: dict[str, float]) -> None:
 
 
 def build_large(path: Path, rows: int) -> None:
-    """A valid journal of ``rows`` rows written in one transaction (fast to build)."""
-    Journal.open(path).close()
+    """A valid journal of ``rows`` rows written in one transaction (fast to build; format 1,
+    then migrated when the bench runs format 2)."""
+    Journal.open(path, storage_format=1).close()
     conn = sqlite3.connect(path)
     prev, data = GENESIS_HASH, canonical_json(RECORD)
     batch = []
@@ -221,6 +233,7 @@ def build_large(path: Path, rows: int) -> None:
     conn.close()
     head = path.with_name(path.name + "-head")
     head.write_text(canonical_json({"id": rows, "hash": prev}).ljust(127) + "\n")
+    _to_default_format(path)
 
 
 def bench_reading(folder: Path, rows: int, figures: dict[str, float]) -> None:
@@ -257,14 +270,22 @@ def main() -> None:
     parser.add_argument(
         "--dir", type=Path, default=SCRATCH_DISK, help=f"a directory on disk ({SCRATCH_DISK})"
     )
+    parser.add_argument(
+        "--format", type=int, choices=(1, 2), default=1, help="the journals' storage format"
+    )
     args = parser.parse_args()
+    creation.DEFAULT_FORMAT = args.format
     end_on_signals()
     kind = filesystem(args.dir)
     if kind in ("tmpfs", "ramfs"):
         parser.error(f"{args.dir} is on {kind}: the journal's figures need a disk (fsync)")
     configure_logging(level="error", form="console", stream=sys.stderr)
     print(f"journal on disk: {args.dir} ({kind}), load average {os.getloadavg()[0]:.1f}")
-    figures: dict[str, float] = {"rows": args.rows, "verify_rows": args.verify_rows}
+    figures: dict[str, float] = {
+        "rows": args.rows,
+        "verify_rows": args.verify_rows,
+        "storage_format": args.format,
+    }
     with tempfile.TemporaryDirectory(prefix="journal-bench-", dir=args.dir) as folder:
         bench_appends(Path(folder), args.rows, figures)
         bench_event_commit(Path(folder), max(args.rows // 3, 1), figures)
