@@ -26,6 +26,7 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from controller.journal.base import Base, base_of
 from controller.journal.compact import CommitCodec, StoredRow
 from controller.journal.format import (
     COLUMNS,
@@ -90,6 +91,18 @@ class Storage:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        #: A rotated journal's base record: rows 1..base.row are archived (None: never
+        #: rotated; ``controller.journal.base``).
+        self.base: Base | None = base_of(conn)
+
+    def first_id(self) -> int | None:
+        """The smallest row id (None: no rows)."""
+        raise NotImplementedError
+
+    def start(self) -> tuple[int, str]:
+        """Where the file's rows begin: after row K with hash ``hash`` (the base's; 0 and
+        the genesis hash when the journal was never rotated)."""
+        return (0, GENESIS_HASH) if self.base is None else (self.base.row, self.base.hash)
 
     # -- the primitives each format gives --------------------------------------------------
     def raw_rows(self, after_id: int, until_id: int | None = None) -> Iterator[RawRow]:
@@ -161,12 +174,16 @@ class Storage:
     def hash_of(self, row_id: int) -> str | None:
         """Row ``row_id``'s hash, or None when there is no such row."""
         found = self.row(row_id)
-        return None if found is None else found.hash
+        return self._base_hash(row_id) if found is None else found.hash
+
+    def _base_hash(self, row_id: int) -> str | None:
+        """The hash of row ``row_id`` when it is the base's row (archived), else None."""
+        return self.base.hash if self.base is not None and row_id == self.base.row else None
 
     def tail(self) -> tuple[int, str]:
         """The last row's id and hash (0 and the genesis hash when there is none)."""
         found = self.last()
-        return (found.id, found.hash) if found else (0, GENESIS_HASH)
+        return (found.id, found.hash) if found else self.start()
 
     def last(self, *kinds: str, until_id: int | None = None) -> Row | None:
         """The newest row of one of ``kinds`` (of any kind when none is named)."""
@@ -249,12 +266,16 @@ class Format1(Storage):
 
     def hash_of(self, row_id: int) -> str | None:
         found = self.conn.execute("SELECT hash FROM journal WHERE id = ?", (row_id,)).fetchone()
-        return None if found is None else found[0]
+        return self._base_hash(row_id) if found is None else found[0]
+
+    def first_id(self) -> int | None:
+        (first,) = self.conn.execute("SELECT min(id) FROM journal").fetchone()
+        return None if first is None else int(first)
 
     def tail(self) -> tuple[int, str]:
         last = self.conn.execute("SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1")
         found = last.fetchone()
-        return (found[0], found[1]) if found else (0, GENESIS_HASH)
+        return (found[0], found[1]) if found else self.start()
 
     def last_id(self) -> int | None:
         (last,) = self.conn.execute("SELECT max(id) FROM journal").fetchone()
@@ -374,7 +395,7 @@ class Format2(Storage):
                 f"row {first}: the stored commit holds {len(rows)} rows, its ids say"
                 f" {last - first + 1}"
             )
-        prev_hash = GENESIS_HASH if prev is None else bytes(prev).hex()
+        prev_hash = self.start()[1] if prev is None else bytes(prev).hex()
         out: list[RawRow] = []
         row_id = first
         for ts, kind, round_no, data_text in rows:
@@ -499,6 +520,10 @@ class Format2(Storage):
                     found.prev_hash,
                     found.hash,
                 )
+
+    def first_id(self) -> int | None:
+        (first,) = self.conn.execute("SELECT min(first_id) FROM journal_commit").fetchone()
+        return None if first is None else int(first)
 
     def last_id(self) -> int | None:
         found = self.conn.execute(
