@@ -1,4 +1,4 @@
-"""``dealer-station journal recall|verify|export|anchor|setup-keys|migrate``: the audit
+"""``dealer-station journal recall|verify|export|anchor|setup-keys|migrate|rotate``: the audit
 journal.
 
 All but ``setup-keys`` and ``migrate`` open the journal read-only, so they are safe while
@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.cli.journal_rotate import add_parser as add_rotate_parser
 from controller.cli.journal_verify import add_archive_parsers
 from controller.cli.journal_verify import add_options as add_verify_options
 from controller.journal.store import (
@@ -127,6 +128,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     keys.add_argument(
         "--force", action="store_true", help="replace an existing sealing state (new key)"
     )
+    add_rotate_parser(sub, _add_location)
     migrate = sub.add_parser(
         "migrate",
         help="copy a format-1 journal into storage format 2, prove it, rename it into place"
@@ -216,6 +218,10 @@ def run(args: argparse.Namespace) -> int:
         return run_archive(path, args)
     if args.journal_command == "migrate":
         return _migrate(path)
+    if args.journal_command == "rotate":
+        from controller.cli.journal_rotate import run_rotate
+
+        return run_rotate(path, args)
     try:
         with JournalReader.open(path) as reader:
             if args.journal_command == "recall":

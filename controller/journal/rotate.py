@@ -194,6 +194,52 @@ def _open_at_end(path: Path) -> tuple[tuple[int, int, str], ...]:
     return tuple((r, i, c) for r, (i, c) in sorted(result.left_open.items()))
 
 
+def _plan(
+    conn: sqlite3.Connection,
+    path: Path,
+    archive: Path,
+    *,
+    wager_spots: Iterable[tuple[int, str]],
+    floor_acked: int | None,
+) -> Path | str:
+    """The segment a rotation would cut after, or why there is none."""
+    after = storage_of(conn).start()[0]
+    limit, why = cut_limit(conn, path, wager_spots=wager_spots, floor_acked=floor_acked)
+    chosen = _choose_segment(archive, after, limit)
+    if chosen is None:
+        return (
+            f"nothing to rotate in {path}: no segment of {archive} ends after row {after}"
+            f" and at or before row {limit} ({why})"
+        )
+    return chosen
+
+
+def plan_cut(
+    conn: sqlite3.Connection,
+    path: Path,
+    archive: Path,
+    *,
+    wager_spots: Iterable[tuple[int, str]],
+    floor_acked: int | None,
+) -> int | str:
+    """The row a rotation would cut up to now (read-only: the segment is not proved
+    here), or why nothing would be cut (one line)."""
+    chosen = _plan(conn, path, archive, wager_spots=wager_spots, floor_acked=floor_acked)
+    if isinstance(chosen, str):
+        return chosen
+    match = NAME.fullmatch(chosen.name)
+    assert match is not None
+    return int(match[2])
+
+
+def _sealed(storage: Storage) -> bool:
+    """The journal's last checkpoint is sealed (its station holds a sealing state)."""
+    from controller.journal.checkpoint import CHECKPOINT_KIND
+
+    found = storage.last(CHECKPOINT_KIND)
+    return found is not None and '"mac"' in found.data_text
+
+
 def check_base(
     base: Base, *, key: VerificationKey | None, archive: Path | None
 ) -> str | tuple[str, str]:
@@ -301,13 +347,14 @@ def _rotate_locked(
     try:
         storage = storage_of(conn)
         after = storage.start()[0]
-        limit, why = cut_limit(conn, path, wager_spots=spots, floor_acked=floor_acked)
-        chosen = _choose_segment(archive, after, limit)
-        if chosen is None:
-            raise NothingToRotateError(
-                f"nothing to rotate in {path}: no segment of {archive} ends after row {after}"
-                f" and at or before row {limit} ({why})"
+        if sealing is None and _sealed(storage):
+            raise JournalCorruptError(
+                "it is sealed: the base must be sealed with the station's key (give --config"
+                " or --sealing-key)"
             )
+        chosen = _plan(conn, path, archive, wager_spots=spots, floor_acked=floor_acked)
+        if isinstance(chosen, str):
+            raise NothingToRotateError(chosen)
         header = _prove_segments(archive, storage, after, chosen)
         base = _base(header, chosen, sealing)
         before = _summary(storage, header.last)
