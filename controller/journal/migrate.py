@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from controller.journal.base import BASE_KEY
 from controller.journal.compact import micros_from_ts
 from controller.journal.creation import (
     SIDE_SUFFIXES,
@@ -137,7 +138,7 @@ def _migrate_locked(path: Path) -> Migrated:
         if report.case not in GOOD_CASES:
             raise JournalCorruptError(report.message)
         before = _summary(conn)
-        first = storage_of(conn).row(1)
+        first = storage_of(conn).row(storage_of(conn).start()[0] + 1)
         copy = migrating_path(path)
         base = micros_from_ts(first.ts) // 1_000_000 * 1_000_000 if first is not None else None
         try:
@@ -187,6 +188,9 @@ def _copy_rows(source: sqlite3.Connection, copy: Path) -> None:
         target = Format2(conn)
         pending = 0
         conn.execute("BEGIN IMMEDIATE")
+        base = storage_of(source).base
+        if base is not None:  # a rotated journal: its base carries across as it is
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (BASE_KEY, base.to_text()))
         for commit in _commits(storage_of(source).raw_rows(0)):
             target.insert(commit)
             pending += 1

@@ -59,7 +59,7 @@ from controller.journal.format import (
     JournalWriteError,
     head_path,
 )
-from controller.journal.migrate import MIGRATED_COMMIT_ROWS
+from controller.journal.migrate import MIGRATED_COMMIT_ROWS, _merge_wal, _settle
 from controller.journal.reader import JournalReader, open_readonly
 from controller.journal.report import GOOD_CASES
 from controller.journal.seal import SEAL_KIND, SealingState, VerificationKey
@@ -69,6 +69,7 @@ from controller.journal.verify import verify
 #: ``journal recall`` shows the last 10 rounds by default: they stay in the live file.
 RECALL_ROUNDS: Final = 10
 _ROWS_A_TRANSACTION: Final = 16384
+_ROUND_ENDS: Final = ("round_completed", "round_voided")
 
 
 class NothingToRotateError(JournalError):
@@ -116,9 +117,13 @@ def cut_limit(
     last = storage.last_id() or 0
     limits: list[tuple[int, str]] = [(last, "the last row")]
     reader = JournalReader(conn, path)
-    restore = next(iter(reader.rows_for_restore(wager_spots)), None)
-    if restore is not None:
-        limits.append((restore.id - 1, f"the restore reads from row {restore.id}"))
+    window = list(reader.rows_for_restore(wager_spots))
+    # A round's end before the last round start read changes nothing the restore finds
+    # (the start opens the round again): it may go (``controller.table.recovery``).
+    started = max((r.id for r in window if r.kind == "round_started"), default=0)
+    needed = [r.id for r in window if r.kind not in _ROUND_ENDS or r.id > started]
+    if needed:
+        limits.append((min(needed) - 1, f"the restore reads from row {min(needed)}"))
     if floor_acked is not None:
         limits.append((floor_acked, f"the floor acknowledged rows up to {floor_acked}"))
     from controller.journal.checkpoint import CHECKPOINT_KIND, checkpoint_fields
@@ -337,8 +342,6 @@ def _rotate_locked(
     floor_acked: int | None,
     sealing: SealingState | None,
 ) -> Rotated:
-    from controller.journal.migrate import _merge_wal, _settle
-
     _merge_wal(path)
     report = verify(path, archive=archive)
     if report.case not in GOOD_CASES:
