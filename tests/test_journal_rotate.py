@@ -5,7 +5,6 @@ journal, what a forged base meets, and a rotation killed at each step."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import signal
@@ -24,18 +23,18 @@ from table_support import JournalRow, ListJournal
 
 from controller.cli.main import main
 from controller.journal.archive import archive, read_header, segments
-from controller.journal.base import BASE_KEY, Base, base_of
-from controller.journal.format import TRIGGER_SQL, TRIGGER_SQL_2, head_path
+from controller.journal.base import BASE_KEY, Base
+from controller.journal.format import TRIGGER_SQL, TRIGGER_SQL_2
 from controller.journal.reader import JournalReader, open_readonly
 from controller.journal.recall import recall
 from controller.journal.rotate import (
-    NothingToRotateError,
     RECALL_ROUNDS,
+    NothingToRotateError,
     rotate_journal,
     rotating_path,
 )
 from controller.journal.seal import VerificationKey, load_state, new_sealing, save_state
-from controller.journal.startcheck import StartTrust, start_trust
+from controller.journal.startcheck import start_trust
 from controller.journal.storage import storage_of, storage_version
 from controller.journal.store import Journal
 from controller.journal.verify import VerifyCase, verify
@@ -318,7 +317,7 @@ def test_the_archive_goes_on_from_the_base_when_its_segments_were_copied_off(
     acked_at=st.one_of(st.none(), st.floats(0, 1)),
     fmt=st.sampled_from([1, 2]),
 )
-def test_a_cut_never_passes_a_need_of_a_live_reader(
+def test_a_cut_never_passes_a_need_of_a_live_reader(  # noqa: PLR0917 - hypothesis's
     tmp_path_factory: pytest.TempPathFactory,
     rounds: int,
     seed: int,
@@ -459,7 +458,7 @@ def test_rows_cut_from_the_front_without_an_archive_are_found(
 def test_a_base_whose_hash_is_not_the_segments_head_is_found(
     busy: tuple[Path, VerificationKey, Path],
 ) -> None:
-    path, key, folder = busy
+    path, _key, folder = busy
     base = rotated(path, folder)
     wrong = replace(base, hash="ab" * 32)
     _rewrite(path, [("UPDATE meta SET value = ? WHERE key = ?", (wrong.to_text(), BASE_KEY))])
@@ -498,7 +497,7 @@ def test_a_base_moved_forward_is_found(busy: tuple[Path, VerificationKey, Path])
 def test_a_base_beside_rows_it_says_are_archived_is_found(
     busy: tuple[Path, VerificationKey, Path],
 ) -> None:
-    path, _key, folder = busy
+    path, _key, _folder = busy
     k = _commit_end(path, 200)
     with JournalReader.open(path) as reader:
         digest = reader.storage.hash_of(k)
@@ -551,7 +550,9 @@ def test_a_rotation_killed_at_each_step_leaves_a_journal_that_starts(
     script = _KILLER.format(
         paths=[str(Path(__file__).parent.parent)], step=step, path=str(path), folder=str(folder)
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr
     after = all_rows(path)
     # Either the journal as it was, or the rotated one: nothing committed is lost.
