@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from table_support import JournalRow, ListJournal
 
 from controller.cli.main import main
+from controller.journal.anchor import Anchor
 from controller.journal.archive import archive, read_header, segments
 from controller.journal.base import BASE_KEY, Base
 from controller.journal.format import TRIGGER_SQL, TRIGGER_SQL_2
@@ -600,3 +601,32 @@ def test_the_command_line(
     code = main(["journal", "verify", "--key", key.to_text(), "--archive", str(folder), *j])
     assert code == 0
     assert "its link checked" in capsys.readouterr().out
+
+
+def test_recall_of_older_rounds_says_they_are_in_the_archive(
+    busy: tuple[Path, VerificationKey, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _key, folder = busy
+    base = rotated(path, folder)
+    capsys.readouterr()
+    assert main(["journal", "recall", "10", "--journal", str(path)]) == 0
+    assert capsys.readouterr().err == ""  # the default rounds are all live
+    assert main(["journal", "recall", "500", "--journal", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert f"rounds before row {base.row + 1} are in the archive" in err
+    assert base.segment in err and err.count("\n") == 1
+
+
+def test_an_anchor_at_the_base_matches_and_an_older_one_is_left_to_the_archive(
+    busy: tuple[Path, VerificationKey, Path],
+) -> None:
+    path, key, folder = busy
+    base = rotated(path, folder)
+    at_base = Anchor(TABLE, base.row, base.epoch - 1, base.hash)
+    report = verify(path, key=key, anchor=at_base)
+    assert report.case is VerifyCase.INTACT and f"anchor row {base.row}" in report.message
+    wrong = Anchor(TABLE, base.row, base.epoch - 1, "cd" * 32)
+    assert verify(path, anchor=wrong).case is VerifyCase.FORKED
+    older = Anchor(TABLE, base.row - 5, 0, "cd" * 32)
+    report = verify(path, anchor=older)
+    assert report.ok and "is archived" in report.message

@@ -269,6 +269,14 @@ def _recall(reader: JournalReader, args: argparse.Namespace) -> int:
         print(json.dumps(recalled, indent=2))
     else:
         print(render_text(recalled))
+    base = reader.storage.base
+    if base is not None and len(recalled.get("rounds", ())) < args.rounds:
+        # A rotated journal: the older rounds are in the archive (docs/journal.md, "Rotation").
+        print(
+            f"dealer-station journal: rounds before row {base.row + 1} are in the archive"
+            f" (rows 1..{base.row}, the last in segment {base.segment})",
+            file=sys.stderr,
+        )
     return 0
 
 
