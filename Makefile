@@ -76,7 +76,7 @@ image: system-deps $(STAMP)
 ## Pi image booted on arm64 (vm_tests/): the two guests at once, a file to a worker (their
 ## tests wait on timers in the guests, NTP polls and watchdogs, which then overlap).
 vm-test: system-deps $(STAMP)
-	$(BIN)/pytest -q -n 2 --dist loadfile -p no:cacheprovider vm_tests
+	$(BIN)/pytest -q -n 2 --dist loadfile -p no:cacheprovider --durations=12 vm_tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
