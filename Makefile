@@ -104,7 +104,7 @@ COMPILED_TESTS := tests/test_rules_*.py tests/test_strategy.py tests/test_house_
     tests/test_montecarlo.py tests/test_procedure.py tests/test_holecard.py tests/test_recovery.py \
     tests/test_replay.py
 unit: $(STAMP) $(MYPYC_STAMP) firmware
-	$(BIN)/pytest -q -n $(PYTEST_JOBS)
+	$(BIN)/pytest -q -n $(PYTEST_JOBS) --durations=15
 	DEALER_STATION_EXPECT_COMPILED=1 PYTHONPATH=$(MYPYC) $(BIN)/pytest -q -n $(PYTEST_JOBS) \
 	    -p no:cacheprovider $(COMPILED_TESTS)
 
