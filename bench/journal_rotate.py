@@ -86,6 +86,7 @@ def main() -> None:
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="journal-rotate-", dir=args.dir))
     try:
+        (folder / "record").mkdir()
         calls, pool = record_calls(folder / "record", POOL_ROUNDS)
         state, _key = new_sealing("T1")
         key_file = folder / "sealing-key"

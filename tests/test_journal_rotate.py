@@ -630,3 +630,57 @@ def test_an_anchor_at_the_base_matches_and_an_older_one_is_left_to_the_archive(
     older = Anchor(TABLE, base.row - 5, 0, "cd" * 32)
     report = verify(path, anchor=older)
     assert report.ok and "is archived" in report.message
+
+
+def test_the_real_daemon_restarted_after_a_rotation_resumes_the_same_shoe(
+    tmp_path: Path,
+) -> None:
+    """``dealer-station run`` (simulated devices) on a rotated journal: it starts (its
+    check from the base, the base's MAC, the sealing state's epoch), restores the shoe in
+    progress and the round where the whole journal left them, and stops cleanly; the
+    journal then verifies with the key and the archive."""
+    from daemon_support import NotifyListener, journal_dir, station_toml
+    from test_daemon_service import START_TIMEOUT, running
+
+    table = "PA-S21-07"  # the example configuration's
+    with journal_dir(tmp_path) as folder:
+        state, key = new_sealing(table)
+        save_state(folder / "sealing-key", state)
+        path = folder / "journal.sqlite3"
+        with Journal.open(path, sealing=folder / "sealing-key", storage_format=2) as journal:
+            journal.checkpoint()
+            since = 0
+            for row in rows_of(30, 7):
+                journal.append(row.kind, row.data, row.round_no)
+                since += 1
+                if since >= CHECKPOINT_EVERY and row.kind == "round_completed":
+                    journal.checkpoint()
+                    since = 0
+        arch = folder / "archive"
+        archive(path, arch, table=table, segment_rows=SEGMENT)
+        with JournalReader.open(path) as reader:
+            whole = read_journal(reader.rows())
+        base = rotated(path, arch)
+        config = station_toml(tmp_path, path)
+        config.write_text(
+            config.read_text().replace(
+                'sealing_key = "/var/lib/dealer-station/sealing-key"',
+                f'sealing_key = "{folder / "sealing-key"}"',
+            )
+        )
+        listener = NotifyListener()
+        try:
+            with running(tmp_path, config, listener) as child:
+                ready = listener.wait_for(lambda m: m.startswith("READY=1"), START_TIMEOUT)
+                child.send_signal(signal.SIGTERM)
+                assert child.wait(timeout=10.0) == 0
+        finally:
+            listener.close()
+        assert f"round {whole.round_no}" in ready, ready
+        with JournalReader.open(path) as reader:
+            recovered = reader.last("recovered")
+            assert recovered is not None and recovered.id > base.row
+            assert recovered.data["round"] == whole.round_no
+            assert read_journal(reader.rows_for_restore(WAGER_SPOTS)).drawn == whole.drawn
+        report = verify(path, key=key, archive=arch)
+        assert report.case is VerifyCase.INTACT, report.message
