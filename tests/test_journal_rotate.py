@@ -527,15 +527,17 @@ STEPS = ["create_database", "_copy_rows", "_prove", "_settle", "sync_directory"]
 _KILLER = """
 import os, signal, sys
 sys.path[:0] = {paths!r}
+import controller.journal.migrate as migrate
 import controller.journal.rotate as rotate
 from controller.journal.seal import load_state
 from controller.service.daemon import WAGER_SPOTS
 from pathlib import Path
-real = getattr(rotate, {step!r})
+module = rotate if hasattr(rotate, {step!r}) else migrate  # the rename: migrate's
+real = getattr(module, {step!r})
 def killed(*args, **kwargs):
     real(*args, **kwargs)
     os.kill(os.getpid(), signal.SIGKILL)
-setattr(rotate, {step!r}, killed)
+setattr(module, {step!r}, killed)
 path = Path({path!r})
 rotate.rotate_journal(path, Path({folder!r}), wager_spots=WAGER_SPOTS, floor_acked=None,
                       sealing=load_state(path.with_name("sealing-key")))

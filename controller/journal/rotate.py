@@ -25,9 +25,7 @@ revealed at K are carried by the base (``open``), as a segment's header carries 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
-import os
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -47,19 +45,21 @@ from controller.journal.archive.segment import (
 from controller.journal.base import BASE_KEY, Base
 from controller.journal.compact import micros_from_ts
 from controller.journal.creation import (
-    SIDE_SUFFIXES,
     create_database,
-    remove_creation_leftovers,
-    sync_directory,
 )
 from controller.journal.format import (
     JournalCorruptError,
     JournalError,
-    JournalLockedError,
     JournalWriteError,
     head_path,
 )
-from controller.journal.migrate import MIGRATED_COMMIT_ROWS, _merge_wal, _settle
+from controller.journal.migrate import (
+    MIGRATED_COMMIT_ROWS,
+    _merge_wal,
+    put_in_place,
+    remove_temporary,
+    writer_lock,
+)
 from controller.journal.reader import JournalReader, open_readonly
 from controller.journal.report import GOOD_CASES
 from controller.journal.seal import SEAL_KIND, SealingState, VerificationKey
@@ -91,10 +91,7 @@ def rotating_path(path: Path) -> Path:
 
 
 def _remove_copy(path: Path) -> None:
-    copy = rotating_path(path)
-    remove_creation_leftovers(copy)
-    for suffix in ("", *SIDE_SUFFIXES):
-        copy.with_name(copy.name + suffix).unlink(missing_ok=True)
+    remove_temporary(rotating_path(path))
 
 
 def header_digest(path: Path) -> str:
@@ -314,25 +311,16 @@ def rotate_journal(
     """
     if not path.is_file():
         raise FileNotFoundError(f"no journal at {path}")
-    try:
-        lock = os.open(head_path(path), os.O_RDWR | os.O_CLOEXEC)
-    except OSError as err:
-        raise JournalCorruptError(f"{path}: no head record beside it ({err.strerror})") from err
-    try:
+    with writer_lock(path):
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as err:
-            raise JournalLockedError(f"{path} is open for writing by another process") from err
-        _remove_copy(path)
-        return _rotate_locked(path, archive, list(wager_spots), floor_acked, sealing)
-    except (JournalLockedError, NothingToRotateError):
-        raise
-    except JournalError as err:  # one line, naming the journal once
-        raise type(err)(f"{path} is not rotated: {err}") from err
-    except (OSError, sqlite3.Error) as err:
-        raise JournalWriteError(f"{path} is not rotated: {err}") from err
-    finally:
-        os.close(lock)  # releases the lock
+            _remove_copy(path)
+            return _rotate_locked(path, archive, list(wager_spots), floor_acked, sealing)
+        except NothingToRotateError:
+            raise
+        except JournalError as err:  # one line, naming the journal once
+            raise type(err)(f"{path} is not rotated: {err}") from err
+        except (OSError, sqlite3.Error) as err:
+            raise JournalWriteError(f"{path} is not rotated: {err}") from err
 
 
 def _rotate_locked(
@@ -374,17 +362,10 @@ def _rotate_locked(
         conn.close()
     try:
         _prove(path, copy, archive, before)
-        _settle(copy)
-        wal = path.with_name(path.name + "-wal")
-        if wal.exists() and wal.stat().st_size > 0:
-            raise JournalWriteError("it was written meanwhile")
-        os.replace(copy, path)
-        sync_directory(path.parent)
     except BaseException:
         _remove_copy(path)
         raise
-    for suffix in ("-wal", "-shm"):
-        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    put_in_place(path, copy)
     return Rotated(base, before[0], header.last - after)
 
 
