@@ -686,3 +686,21 @@ def test_the_real_daemon_restarted_after_a_rotation_resumes_the_same_shoe(
             assert read_journal(reader.rows_for_restore(WAGER_SPOTS)).drawn == whole.drawn
         report = verify(path, key=key, archive=arch)
         assert report.case is VerifyCase.INTACT, report.message
+
+
+def test_verify_with_the_archive_checks_the_link_to_its_last_segment(
+    busy: tuple[Path, VerificationKey, Path], tmp_path: Path
+) -> None:
+    """Not rotated yet, or rotated: the journal's row at the archive's last segment's end
+    is that segment's head; another table's archive, or a rewritten one, is found."""
+    path, key, folder = busy
+    last = segments(folder)[-1]
+    report = verify(path, key=key, archive=folder)
+    assert report.ok and f"the archive's last segment {last.name} links" in report.message
+    rotated(path, folder)
+    assert f"{last.name} links" in verify(path, archive=folder).message
+    other, _other_key = written(tmp_path / "other", rows_of(30, 8), 1, checkpoint_every=100)
+    archive(other, tmp_path / "other-archive", table=TABLE, segment_rows=SEGMENT)
+    shutil.copy(segments(tmp_path / "other-archive")[-1], folder / "999999999998-999999999999.dsa")
+    found = verify(path, archive=folder)
+    assert found.case in (VerifyCase.ALTERED, VerifyCase.REMOVED), found.message

@@ -289,6 +289,38 @@ def check_base(
     return f"{cut} archived (segment {base.segment}, its link checked)"
 
 
+def check_archive_link(storage: Storage, archive: Path) -> str | tuple[str, str]:
+    """The journal goes on from the archive's last segment in ``archive``: the journal's
+    hash of that segment's last row is its head (rows the journal no longer holds, before
+    its base, are the archive's: only the base's own segment is checked then). The note for
+    ``journal verify``'s line, or ``(case, line)``."""
+    found = segments(archive)
+    if not found:
+        return f"no segment in {archive}"
+    last = found[-1]
+    try:
+        header = read_header(last)
+    except (ArchiveError, OSError) as err:
+        return "corrupt", f"corrupt: {last.name}: {err}"
+    after = storage.start()[0]
+    if header.last < after:
+        return f"the archive's last segment {last.name} ends before the base"
+    digest = storage.hash_of(header.last)
+    if digest is None:
+        return (
+            "removed",
+            f"removed: the archive's last segment {last.name} ends at row {header.last},"
+            " which the journal does not hold",
+        )
+    if digest != header.head:
+        return (
+            "altered",
+            f"altered: row {header.last}: not the head of the archive's last segment"
+            f" {last.name}: the journal or the archive was rewritten, or is another table's",
+        )
+    return f"the archive's last segment {last.name} links to row {header.last}"
+
+
 def rotate_journal(
     path: Path,
     archive: Path,

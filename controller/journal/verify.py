@@ -185,6 +185,13 @@ def _verify_open(
             return found_base
         notes.append(found_base)
         sealed = (base.epoch, base.row, base.hash)
+    if mode.archive is not None:
+        from controller.journal.rotate import check_archive_link
+
+        linked = check_archive_link(storage, mode.archive)
+        if isinstance(linked, tuple):
+            return VerifyReport(VerifyCase(linked[0]), linked[1])
+        notes.append(linked)
     if mode.tail is not None:
         last = storage_of(conn).last_id()
         start, start_hash = _round_start(conn, max(0, (last or 0) - mode.tail))
