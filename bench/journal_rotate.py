@@ -61,19 +61,15 @@ def play_day(journal: Journal, calls: list[Call], pool: int, rounds: int, first:
     """``rounds`` rounds from the recorded calls, round numbers from ``first`` on."""
     played = 0
     offset = first - 1
-    while played < rounds:
+    while True:
         for what, value in calls:
-            if what == "batch":
-                with journal.batch():
-                    for kind, data, round_no in value:
-                        journal.append(kind, *_renumbered(data, round_no, offset))
-            else:
-                kind, data, round_no = value
-                journal.append(kind, *_renumbered(data, round_no, offset))
-                if kind == "round_completed":
-                    played += 1
-                    if played >= rounds:
-                        return
+            rows = value if what == "batch" else [value]
+            with journal.batch():
+                for kind, data, round_no in rows:
+                    journal.append(kind, *_renumbered(data, round_no, offset))
+            played += sum(kind == "round_completed" for kind, _d, _r in rows)
+            if played >= rounds:
+                return
         offset += pool
 
 
