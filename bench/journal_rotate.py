@@ -33,7 +33,7 @@ from journal_round import Call, record_calls
 from journal_table import SCRATCH_DISK
 
 from controller.journal.archive import archive, segments
-from controller.journal.rotate import rotate_journal
+from controller.journal.rotate import NothingToRotateError, rotate_journal
 from controller.journal.seal import load_state, new_sealing, save_state
 from controller.journal.store import Journal
 from controller.service.daemon import WAGER_SPOTS
@@ -106,13 +106,17 @@ def main() -> None:
             archived = time.perf_counter() - began
             written = _written_bytes()
             began = time.perf_counter()
-            done = rotate_journal(
-                path,
-                archive_dir,
-                wager_spots=WAGER_SPOTS,
-                floor_acked=None,
-                sealing=load_state(key_file),
-            )
+            try:
+                done = rotate_journal(
+                    path,
+                    archive_dir,
+                    wager_spots=WAGER_SPOTS,
+                    floor_acked=None,
+                    sealing=load_state(key_file),
+                )
+            except NothingToRotateError as why:
+                print(f"night {day}: {why}")
+                continue
             took = time.perf_counter() - began
             written = _written_bytes() - written
             segment = sum(p.stat().st_size for p in new)
@@ -124,8 +128,8 @@ def main() -> None:
             )
         total = sum(p.stat().st_size for p in segments(archive_dir))
         print(
-            f"steady: the live file after a night holds the rows since the last segment's"
-            f" end; a year is 365 such nights: live file {path.stat().st_size:,} bytes, archive"
+            f"steady: the live file after a night holds the rows since the end of the last"
+            f" segment before the shoe in progress; a year is 365 such nights: live file {path.stat().st_size:,} bytes, archive"
             f" {total / args.days * 365 / 1e9:.2f} GB a year ({total / args.days:,.0f} bytes a day)"
         )
     finally:
