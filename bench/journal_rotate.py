@@ -129,7 +129,8 @@ def main() -> None:
         total = sum(p.stat().st_size for p in segments(archive_dir))
         print(
             f"steady: the live file after a night holds the rows since the end of the last"
-            f" segment before the shoe in progress; a year is 365 such nights: live file {path.stat().st_size:,} bytes, archive"
+            f" segment before the shoe in progress; a year is 365 such nights: live file"
+            f" {path.stat().st_size:,} bytes, archive"
             f" {total / args.days * 365 / 1e9:.2f} GB a year ({total / args.days:,.0f} bytes a day)"
         )
     finally:
