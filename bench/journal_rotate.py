@@ -20,6 +20,7 @@ the age of the journal (the arithmetic is printed).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -32,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from journal_round import Call, record_calls
 from journal_table import SCRATCH_DISK
 
-from controller.journal.archive import archive, segments
+from controller.journal.archive import SEGMENT_ROWS, archive, segments
 from controller.journal.rotate import NothingToRotateError, rotate_journal
 from controller.journal.seal import load_state, new_sealing, save_state
 from controller.journal.store import Journal
@@ -79,11 +80,22 @@ def main() -> None:
     parser.add_argument("--rounds-a-day", type=int, default=ROUNDS_A_DAY)
     parser.add_argument("--format", type=int, choices=(1, 2), default=2)
     parser.add_argument("--dir", type=Path, default=SCRATCH_DISK)
+    parser.add_argument("--segment-rows", type=int, default=SEGMENT_ROWS)
+    parser.add_argument("--pool-rounds", type=int, default=POOL_ROUNDS)
     args = parser.parse_args()
+    figures: dict[str, Any] = {
+        "format": args.format,
+        "rounds_a_day": args.rounds_a_day,
+        "live_bytes_after": None,
+        "live_bytes_max": 0,
+        "rotation_s": None,
+        "rotation_written_bytes": None,
+        "archive_bytes_per_day": None,
+    }
     folder = Path(tempfile.mkdtemp(prefix="journal-rotate-", dir=args.dir))
     try:
         (folder / "record").mkdir()
-        calls, pool = record_calls(folder / "record", POOL_ROUNDS)
+        calls, pool = record_calls(folder / "record", args.pool_rounds)
         state, _key = new_sealing("T1")
         key_file = folder / "sealing-key"
         save_state(key_file, state)
@@ -102,7 +114,8 @@ def main() -> None:
             wrote = time.perf_counter() - began
             size_before = path.stat().st_size
             began = time.perf_counter()
-            new = archive(path, archive_dir, table="T1")
+            figures["live_bytes_max"] = max(figures["live_bytes_max"], size_before)
+            new = archive(path, archive_dir, table="T1", segment_rows=args.segment_rows)
             archived = time.perf_counter() - began
             written = _written_bytes()
             began = time.perf_counter()
@@ -120,6 +133,11 @@ def main() -> None:
             took = time.perf_counter() - began
             written = _written_bytes() - written
             segment = sum(p.stat().st_size for p in new)
+            figures.update(
+                live_bytes_after=path.stat().st_size,
+                rotation_s=round(took, 2),
+                rotation_written_bytes=written,
+            )
             print(
                 f"night {day}: day written in {wrote:.1f} s; live file {size_before:,} bytes"
                 f" before, {path.stat().st_size:,} after ({done.live_rows:,} rows live,"
@@ -133,6 +151,8 @@ def main() -> None:
             f" {path.stat().st_size:,} bytes, archive"
             f" {total / args.days * 365 / 1e9:.2f} GB a year ({total / args.days:,.0f} bytes a day)"
         )
+        figures["archive_bytes_per_day"] = round(total / args.days)
+        print("FIGURES " + json.dumps(figures))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
