@@ -210,10 +210,11 @@ def table_rounds_per_s(work: Path, rounds: int, name: str, port: int | None, ca:
 
 
 def bytes_breakdown(conn: Any) -> dict[str, Any]:
-    """Bytes a stored row in the floor database as the catch-up left it: ``total`` (the rows' table, its
-    indexes and ``round_result``, as ``db_bytes_per_row`` always counted), ``heap``, each
-    index's, and each column's average ``pg_column_size`` (NULL counts nothing). The rows'
-    table is ``journal_entry`` (migration 0012) or, on an older schema, ``journal_row``."""
+    """Bytes a stored row in the floor database as the catch-up left it: ``total`` (the
+    rows' table, its indexes and ``round_result``, as ``db_bytes_per_row`` always counted),
+    ``heap``, each index's, and each column's average ``pg_column_size`` (NULL counts
+    nothing). The rows' table is ``journal_entry`` (migration 0012) or, on an older schema,
+    ``journal_row``."""
     (store,) = conn.execute(
         "SELECT coalesce(to_regclass('journal_entry'), to_regclass('journal_row'))::text"
     ).fetchone()
@@ -243,7 +244,8 @@ def bytes_breakdown(conn: Any) -> dict[str, Any]:
         )
     ]
     sizes = conn.execute(
-        "SELECT " + ", ".join(f"coalesce(sum(pg_column_size({n})), 0)" for n in names)
+        "SELECT "
+        + ", ".join(f"coalesce(sum(pg_column_size({n})), 0)" for n in names)
         + f" FROM {store}"
     ).fetchone()
     return {
@@ -501,9 +503,7 @@ def main() -> None:
         + " columns:"
         + ",".join(f" {n} {v:.1f}" for n, v in breakdown["columns"].items())
     )
-    print(
-        f"a year of 200 busy tables: {figures['db_tb_per_year_200_tables']} TB"
-    )
+    print(f"a year of 200 busy tables: {figures['db_tb_per_year_200_tables']} TB")
     print(
         "the table beside its shipper (rounds/s, simulated dealer, same process): no floor"
         " {table_rounds_per_s_no_floor}, broker gone {table_rounds_per_s_broker_down},"

@@ -140,12 +140,12 @@ def entry(table: str, r: Row, before: str) -> tuple[Any, ...]:
     a journal time (PostgreSQL gives its text back: ``floor_ts_text``), else as it came;
     ``prev_hash`` only when it is not ``before`` (never for a row the chain check let
     through, but nothing is dropped on that belief)."""
+    ts: str | None = r.ts
+    ts_text: str | None = None
     try:
         micros_from_ts(r.ts)
     except JournalRecordError:
         ts, ts_text = None, r.ts
-    else:
-        ts, ts_text = r.ts, None
     prev = None if r.prev_hash == before else bytes.fromhex(r.prev_hash)
     return (
         table, r.id, ts, r.kind, r.round_no, r.data_text, bytes.fromhex(r.hash), net_cents(r),

@@ -14,6 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from floor_fixtures import database_rows, journal_rows, simulated
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +31,6 @@ from floor.ingest import Ingest, Rows
 from floor.schema import migrate
 from floor.screen import SETTLED_KINDS, net_cents
 from floor.servers import Database, remove
-from floor_fixtures import database_rows, journal_rows, simulated
 
 pytestmark = pytest.mark.usefixtures("floor_database")
 _tables = itertools.count(1)
@@ -55,7 +55,10 @@ def _as_tuples(rows: list[Row]) -> list[tuple[Any, ...]]:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
     max_leaves=10,
