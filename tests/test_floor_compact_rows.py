@@ -265,3 +265,26 @@ def test_the_migration_keeps_every_row_and_the_collector_goes_on(
         rounds = conn.execute("SELECT count(*) FROM round_stat WHERE table_id = 'T21'").fetchone()
     assert database_rows(old_database, "T21") == journal_rows(journal)
     assert rounds == (len({r.round_no for r in rows if r.kind == "round_completed"}),)
+
+
+def test_journal_row_reads_as_the_table_it_was(floor_database: Database) -> None:
+    """Whatever reads ``journal_row`` (recall, search, the console, the figures, a query by
+    hand) finds the columns, their order and their types of the table before migration
+    0012."""
+    with psycopg.connect(floor_database.conninfo) as conn:
+        found = conn.execute(
+            "SELECT column_name, data_type FROM information_schema.columns"
+            " WHERE table_name = 'journal_row' ORDER BY ordinal_position"
+        ).fetchall()
+    assert found == [
+        ("table_id", "text"),
+        ("row_id", "bigint"),
+        ("ts", "text"),
+        ("kind", "text"),
+        ("round", "bigint"),
+        ("data", "text"),
+        ("prev_hash", "text"),
+        ("hash", "text"),
+        ("stored", "timestamp with time zone"),
+        ("net_cents", "bigint"),
+    ]
