@@ -288,3 +288,31 @@ def test_journal_row_reads_as_the_table_it_was(floor_database: Database) -> None
         ("stored", "timestamp with time zone"),
         ("net_cents", "bigint"),
     ]
+
+
+@pytest.mark.parametrize("ts", ["2026-02-30T09:15:12.123456Z", "2026-11-30T24:00:00.000000Z"])
+def test_a_time_the_floor_takes_that_is_no_calendar_time_is_kept_as_it_came(
+    floor_database: Database, ts: str
+) -> None:
+    """The floor takes any time in the journal's form (it did before migration 0012): one
+    that names no moment is stored as its text, and the round it ends is still counted."""
+    table = f"D{next(_tables)}"
+    chain = _chain(
+        [
+            ("2026-11-30T09:15:11.000000Z", "round_started", 1, '{"round":1,"seats":[]}'),
+            (ts, "round_completed", 1, "{}"),
+        ]
+    )
+    with psycopg.connect(floor_database.conninfo) as conn:
+        assert Ingest(conn).apply([Rows(table, chain)]).alerts == []
+        kept = conn.execute(
+            "SELECT row_id, ts IS NULL, ts_text FROM journal_entry WHERE table_id = %s"
+            " ORDER BY row_id",
+            (table,),
+        ).fetchall()
+        rounds = conn.execute(
+            "SELECT count(*) FROM round_stat WHERE table_id = %s", (table,)
+        ).fetchone()
+    assert kept == [(1, False, None), (2, True, ts)]
+    assert rounds == (1,)
+    assert database_rows(floor_database, table) == _as_tuples(chain)
