@@ -18,29 +18,31 @@
 -- filter by kind in SQL. `quarantine_row` and `pending_row` keep their text columns: a
 -- station's evidence is kept as it came, and both hold a few rows.
 
--- The text of a stored time: `2026-11-30T09:15:12.123456Z` (UTC, microseconds).
+-- The text of a stored time: `2026-11-30T09:15:12.123456Z` (UTC, microseconds). STABLE as
+-- to_char is (this format reads no setting), so that a query inlines it.
 CREATE FUNCTION floor_ts_text(moment timestamptz) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT to_char(moment AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
 $$;
 
 -- The time a journal text stands for when `floor_ts_text` gives back that very text, else
 -- NULL (the text is then kept as it came). Never raises: the fields are checked before the
--- text is read as a time.
+-- text is read as a time. One expression, so that a query inlines it.
 CREATE FUNCTION floor_ts_moment(ts text) RETURNS timestamptz
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT CASE WHEN floor_ts_text(m) = ts THEN m END FROM (
-        SELECT CASE
-            WHEN ts ~ ('^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])'
-                       'T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z$')
-                 AND left(ts, 4) <> '0000'
-                 AND substr(ts, 9, 2)::integer <= extract(day FROM
-                     make_date(left(ts, 4)::integer, substr(ts, 6, 2)::integer, 1)
-                     + interval '1 month' - interval '1 day')
-            THEN (left(ts, 10) || ' ' || substr(ts, 12, 8) || '+00')::timestamptz
-                 + substr(ts, 21, 6)::bigint * interval '1 microsecond'
-        END AS m
-    ) AS parsed
+    SELECT CASE
+        WHEN ts ~ ('^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])'
+                   'T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z$')
+             AND left(ts, 4) <> '0000'
+             AND substr(ts, 9, 2)::integer <= extract(day FROM
+                 make_date(left(ts, 4)::integer, substr(ts, 6, 2)::integer, 1)
+                 + interval '1 month' - interval '1 day')
+             AND floor_ts_text(
+                 (left(ts, 10) || ' ' || substr(ts, 12, 8) || '+00')::timestamptz
+                 + substr(ts, 21, 6)::bigint * interval '1 microsecond') = ts
+        THEN (left(ts, 10) || ' ' || substr(ts, 12, 8) || '+00')::timestamptz
+             + substr(ts, 21, 6)::bigint * interval '1 microsecond'
+    END
 $$;
 
 CREATE TABLE journal_entry (
@@ -55,7 +57,6 @@ CREATE TABLE journal_entry (
     data text NOT NULL,
     ts_text text,                                   -- a time text floor_ts_text does not give back
     prev_hash bytea,                                -- only when not the previous row's hash
-    PRIMARY KEY (table_id, row_id) WITH (fillfactor = 100),
     CHECK (ts IS NOT NULL OR ts_text IS NOT NULL)
 ) PARTITION BY HASH (table_id);
 
@@ -105,6 +106,8 @@ END $$;
 
 DROP TABLE journal_row;
 
+-- The indexes once the rows are in (one sort each, faster than one insert at a time).
+ALTER TABLE journal_entry ADD PRIMARY KEY (table_id, row_id) WITH (fillfactor = 100);
 CREATE INDEX journal_entry_round ON journal_entry (table_id, round) WITH (fillfactor = 100)
 WHERE round IS NOT NULL;
 CREATE INDEX journal_entry_milestone ON journal_entry (table_id, kind, row_id)
