@@ -85,7 +85,7 @@ def verify(
     ``workers``: processes for a long walk (default: one per core; ``controller.journal.walk``).
     ``progress``: called with the rows walked as the walk goes. ``archive``: the archive
     folder; a rotated journal's base record is checked against the segment it names
-    (``controller.journal.rotate.check_base``).
+    (``controller.journal.archive.link.check_base``).
     """
     path = Path(path)
     head_file = Path(head) if head is not None else head_path(path)
@@ -186,7 +186,7 @@ def _verify_open(
         notes.append(found_base)
         sealed = (base.epoch, base.row, base.hash)
     if mode.archive is not None:
-        from controller.journal.rotate import check_archive_link
+        from controller.journal.archive.link import check_archive_link
 
         linked = check_archive_link(storage, mode.archive)
         if isinstance(linked, tuple):
@@ -360,7 +360,7 @@ def _check_base(conn: sqlite3.Connection, base: Base, mode: _Mode) -> VerifyRepo
     """A rotated journal's base record: no row at or before it in the file, its MAC with
     the key, its link to the archive with ``mode.archive``. The note for the summary, or
     the failure."""
-    from controller.journal.rotate import check_base
+    from controller.journal.archive.link import check_base
 
     first = storage_of(conn).first_id()
     if first is not None and first <= base.row:
