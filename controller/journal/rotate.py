@@ -339,6 +339,11 @@ def _summary(storage: Storage, after: int) -> tuple[int, int, str, list[tuple[in
 def _copy_rows(source: Storage, copy: Path, base: Base) -> None:
     conn = sqlite3.connect(copy, isolation_level=None)
     try:
+        # The temporary is built in rollback-journal mode (nothing else reads it: a kill
+        # leaves a temporary the next run removes): its rows are written once, not once to
+        # the WAL and again at its merge (half the card writes), and it is WAL again
+        # before the proof.
+        conn.execute("PRAGMA journal_mode=DELETE")
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("BEGIN IMMEDIATE")
         conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (BASE_KEY, base.to_text()))
@@ -361,6 +366,9 @@ def _copy_rows(source: Storage, copy: Path, base: Base) -> None:
         if batch:
             target.insert(batch)
         conn.execute("COMMIT")
+        (mode,) = conn.execute("PRAGMA journal_mode=WAL").fetchone()
+        if mode != "wal":
+            raise sqlite3.OperationalError(f"SQLite refused WAL mode ({mode})")
     finally:
         with contextlib.suppress(sqlite3.Error):
             if conn.in_transaction:
