@@ -641,3 +641,64 @@ def test_a_closed_transport_tells_its_listener_nothing_more(device: DeviceEnd) -
     recorder.next("up")
     transport.close()  # returns once the reader has ended: all it said is queued
     assert recorder.events.empty()
+
+
+def test_after_a_reconnect_request_the_port_goes_down_before_any_more_bytes(
+    device: DeviceEnd,
+) -> None:
+    # The driver asks for a reconnect when its protocol finds the peer dead: what the device
+    # sends after that belongs to the next session, so the listener hears the port go down
+    # first, however long the read was to wait (here up to half a second, its cap).
+    listener = Paced(3600.0)
+    transport = SerialTransport(SerialSettings(str(device.port.path)), listener)
+    transport.start()
+    try:
+        listener.next("up")
+        listener.next("tick")
+        transport.reconnect("peer silent")
+        device.port.write(b"late")
+        heard = [listener.events.get(timeout=WAIT)]
+        while heard[-1][0] == "tick":
+            heard.append(listener.events.get(timeout=WAIT))
+        assert heard[-1][0] == "down" and str(heard[-1][1]) == "peer silent", heard
+    finally:
+        transport.close()
+
+
+class Parking(Recorder):
+    """A listener that parks the reader thread in its next tick while ``hold`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold = threading.Event()
+        self.parked = threading.Event()
+        self.release = threading.Event()
+
+    def link_tick(self) -> None:
+        super().link_tick()
+        if self.hold.is_set():
+            self.parked.set()
+            self.release.wait(WAIT)
+
+
+def test_a_write_to_a_port_whose_device_went_away_says_why_it_failed(device: DeviceEnd) -> None:
+    # The cable is pulled while the reader thread is busy elsewhere: the write itself finds
+    # the hung-up tty (EIO), and the technician reads which port failed and how.
+    listener = Parking()
+    transport = SerialTransport(SerialSettings(str(device.port.path)), listener)
+    transport.start()
+    try:
+        listener.next("up")
+        listener.hold.set()
+        assert listener.parked.wait(WAIT)
+        device.port.unplug()
+        with pytest.raises(TransportError) as failed:
+            transport.write(b"\x55")
+        assert str(failed.value) == (
+            f"{device.port.path}: write failed: [Errno 5] Input/output error"
+        )
+        listener.release.set()
+        assert str(listener.next("down")) == str(failed.value)
+    finally:
+        listener.release.set()
+        transport.close()
