@@ -205,6 +205,32 @@ def test_a_device_that_never_answers_times_out_in_one_line(shoe: ShoeDouble) -> 
     assert str(timed_out.value) == "no pairing answer from the shoe in 0.3 s"
 
 
+def times_out(port: PtyPort, timeout: float, **options: float) -> TimeoutError:
+    """Pair a shoe over ``port`` (``interval``, ``write_timeout`` as given), which must time
+    out; the port is closed after."""
+    settings = SerialSettings(str(port.path), write_timeout=options.pop("write_timeout", 2.0))
+    try:
+        with pytest.raises(TimeoutError) as timed_out:
+            pair_over(
+                lambda listener: SerialTransport(settings, listener, backoff=FAST_BACKOFF),
+                DeviceKind.SHOE,
+                "T1",
+                timeout=timeout,
+                **options,
+            )
+    finally:
+        port.close()
+    return timed_out.value
+
+
+def requests_in(heard: queue.Queue[bytes]) -> float:
+    """How many pairing requests (of a shoe, for table T1) the port took."""
+    asked = b""
+    while not heard.empty():
+        asked += heard.get_nowait()
+    return len(asked) / len(fb.StationPairing(DeviceKind.SHOE, "T1").request())
+
+
 @pytest.mark.parametrize(("timeout", "interval"), [(0.3, 3.0), (0.5, 0.1)])
 def test_a_port_that_opens_but_never_answers_times_out_at_the_timeout(
     tmp_path: Path, timeout: float, interval: float
@@ -218,29 +244,16 @@ def test_a_port_that_opens_but_never_answers_times_out_at_the_timeout(
     silent = PtyPort(tmp_path / "ttySilent", heard.put)
     silent.plug()
     began = time.monotonic()
-    try:
-        with pytest.raises(TimeoutError) as timed_out:
-            pair_over(
-                lambda listener: SerialTransport(
-                    SerialSettings(str(silent.path)), listener, backoff=FAST_BACKOFF
-                ),
-                DeviceKind.SHOE,
-                "T1",
-                timeout=timeout,
-                interval=interval,
-            )
-    finally:
-        silent.close()
+    error = times_out(silent, timeout, interval=interval)
     assert time.monotonic() - began < timeout + 1.5
-    assert str(timed_out.value) == f"no pairing answer from the shoe in {timeout} s"
-    assert heard.get(timeout=WAIT)  # it was asked
+    assert str(error) == f"no pairing answer from the shoe in {timeout} s"
+    assert requests_in(heard) >= 1  # it was asked
 
 
 def test_a_wedged_port_that_takes_no_request_times_out_in_one_line(tmp_path: Path) -> None:
     # The device stopped reading and the tty's buffer is full: each pairing request times
     # out on the write; pairing goes on asking until its timeout, then says so in one line.
-    heard: queue.Queue[bytes] = queue.Queue()
-    wedged = PtyPort(tmp_path / "ttyWedged", heard.put)
+    wedged = PtyPort(tmp_path / "ttyWedged", queue.Queue[bytes]().put)
     wedged.plug()
     wedged.stall(True)
     filler = os.open(os.path.realpath(wedged.path), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
@@ -250,28 +263,15 @@ def test_a_wedged_port_that_takes_no_request_times_out_in_one_line(tmp_path: Pat
                 os.write(filler, b"\x00" * 1024)
     finally:
         os.close(filler)
-    try:
-        with pytest.raises(TimeoutError) as timed_out:
-            pair_over(
-                lambda listener: SerialTransport(
-                    SerialSettings(str(wedged.path), write_timeout=0.05),
-                    listener,
-                    backoff=FAST_BACKOFF,
-                ),
-                DeviceKind.SHOE,
-                "T1",
-                timeout=0.4,
-                interval=0.1,
-            )
-    finally:
-        wedged.close()
-    assert str(timed_out.value) == "no pairing answer from the shoe in 0.4 s"
+    error = times_out(wedged, 0.4, interval=0.1, write_timeout=0.05)
+    assert str(error) == "no pairing answer from the shoe in 0.4 s"
 
 
 def test_a_chattering_port_is_asked_once_an_interval_not_at_each_burst(tmp_path: Path) -> None:
     # A board that answers every request with bytes that are no pairing answer (line noise,
     # another protocol) is asked again only when the interval is up (3 s here, past the
-    # timeout: one request), not at each burst it sends (a storm of requests).
+    # timeout: one request, or two when the port is found open before it reports itself
+    # up), not at each burst it sends (a storm of requests).
     heard: queue.Queue[bytes] = queue.Queue()
 
     def chatter(data: bytes) -> None:
@@ -280,24 +280,8 @@ def test_a_chattering_port_is_asked_once_an_interval_not_at_each_burst(tmp_path:
 
     noisy = PtyPort(tmp_path / "ttyNoisy", chatter)
     noisy.plug()
-    try:
-        with pytest.raises(TimeoutError):
-            pair_over(
-                lambda listener: SerialTransport(
-                    SerialSettings(str(noisy.path)), listener, backoff=FAST_BACKOFF
-                ),
-                DeviceKind.SHOE,
-                "T1",
-                timeout=0.5,
-                interval=3.0,
-            )
-    finally:
-        noisy.close()
-    asked = b""
-    while not heard.empty():
-        asked += heard.get_nowait()
-    request = len(fb.StationPairing(DeviceKind.SHOE, "T1").request())
-    assert request <= len(asked) <= 2 * request, len(asked) / request
+    times_out(noisy, 0.5, interval=3.0)
+    assert 1 <= requests_in(heard) <= 2
 
 
 def test_a_silent_device_is_asked_again_every_half_second(tmp_path: Path) -> None:
@@ -308,20 +292,5 @@ def test_a_silent_device_is_asked_again_every_half_second(tmp_path: Path) -> Non
     heard: queue.Queue[bytes] = queue.Queue()
     silent = PtyPort(tmp_path / "ttySilent", heard.put)
     silent.plug()
-    try:
-        with pytest.raises(TimeoutError):
-            pair_over(
-                lambda listener: SerialTransport(
-                    SerialSettings(str(silent.path)), listener, backoff=FAST_BACKOFF
-                ),
-                DeviceKind.SHOE,
-                "T1",
-                timeout=2.0,
-            )
-    finally:
-        silent.close()
-    asked = b""
-    while not heard.empty():
-        asked += heard.get_nowait()
-    request = len(fb.StationPairing(DeviceKind.SHOE, "T1").request())
-    assert len(asked) >= 4 * request, len(asked) / request
+    times_out(silent, 2.0)
+    assert requests_in(heard) >= 4

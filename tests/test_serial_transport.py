@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import subprocess
@@ -94,6 +95,18 @@ def link(device: DeviceEnd) -> Iterator[tuple[SerialTransport, Recorder]]:
     transport.start()
     yield transport, recorder
     transport.close()
+
+
+@contextlib.contextmanager
+def opened(device: DeviceEnd, listener: Recorder) -> Iterator[SerialTransport]:
+    """A transport on ``device``'s port, started and heard up; closed after."""
+    transport = SerialTransport(SerialSettings(str(device.port.path)), listener)
+    transport.start()
+    try:
+        listener.next("up")
+        yield transport
+    finally:
+        transport.close()
 
 
 def test_bytes_cross_both_ways(link: tuple[SerialTransport, Recorder], device: DeviceEnd) -> None:
@@ -468,17 +481,12 @@ def test_an_absent_port_is_looked_for_at_the_configured_pace(tmp_path: Path) -> 
 def test_an_idle_open_port_is_ticked_every_tick_interval(device: DeviceEnd) -> None:
     # The link's timers run on these ticks: 20 of them at the default 20 ms take 0.4 s.
     recorder = Recorder()
-    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
-    transport.start()
-    try:
-        recorder.next("up")
+    with opened(device, recorder):
         start = recorder.ticks
         deadline = time.monotonic() + WAIT
         while recorder.ticks < start + 20 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert recorder.ticks >= start + 20
-    finally:
-        transport.close()
 
 
 # --- the reader thread (drivers/transport.py) -----------------------------------------------
@@ -650,10 +658,7 @@ def test_after_a_reconnect_request_the_port_goes_down_before_any_more_bytes(
     # sends after that belongs to the next session, so the listener hears the port go down
     # first, however long the read was to wait (here up to half a second, its cap).
     listener = Paced(3600.0)
-    transport = SerialTransport(SerialSettings(str(device.port.path)), listener)
-    transport.start()
-    try:
-        listener.next("up")
+    with opened(device, listener) as transport:
         listener.next("tick")
         transport.reconnect("peer silent")
         device.port.write(b"late")
@@ -661,8 +666,6 @@ def test_after_a_reconnect_request_the_port_goes_down_before_any_more_bytes(
         while heard[-1][0] == "tick":
             heard.append(listener.events.get(timeout=WAIT))
         assert heard[-1][0] == "down" and str(heard[-1][1]) == "peer silent", heard
-    finally:
-        transport.close()
 
 
 class Parking(Recorder):
@@ -685,10 +688,7 @@ def test_a_write_to_a_port_whose_device_went_away_says_why_it_failed(device: Dev
     # The cable is pulled while the reader thread is busy elsewhere: the write itself finds
     # the hung-up tty (EIO), and the technician reads which port failed and how.
     listener = Parking()
-    transport = SerialTransport(SerialSettings(str(device.port.path)), listener)
-    transport.start()
-    try:
-        listener.next("up")
+    with opened(device, listener) as transport:
         listener.hold.set()
         assert listener.parked.wait(WAIT)
         device.port.unplug()
@@ -699,6 +699,3 @@ def test_a_write_to_a_port_whose_device_went_away_says_why_it_failed(device: Dev
         )
         listener.release.set()
         assert str(listener.next("down")) == str(failed.value)
-    finally:
-        listener.release.set()
-        transport.close()
