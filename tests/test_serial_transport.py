@@ -623,10 +623,10 @@ def test_a_write_into_a_full_buffer_waits_for_room_and_loses_no_byte(device: Dev
         os.set_blocking(filler, False)
         queued = 0
         try:
-            while True:
-                queued += os.write(filler, b"\x00" * 1024)
-        except BlockingIOError:
-            pass
+            for chunk in (1024, 1):  # to the last byte: the frame finds no room at all
+                with contextlib.suppress(BlockingIOError):
+                    while True:
+                        queued += os.write(filler, b"\x00" * chunk)
         finally:
             os.close(filler)
         resume = threading.Timer(0.2, device.port.stall, (False,))
