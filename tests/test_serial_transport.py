@@ -621,12 +621,17 @@ def test_a_write_into_a_full_buffer_waits_for_room_and_loses_no_byte(device: Dev
         # Fill the buffer through a descriptor of our own (root passes TIOCEXCL).
         filler = os.open(os.path.realpath(device.port.path), os.O_WRONLY | os.O_NOCTTY)
         os.set_blocking(filler, False)
-        queued = 0
+        # To the last byte, and again until a round takes nothing: the kernel moves what
+        # was written on to the other end's buffer a moment later, making room again.
+        queued, before = 0, -1
         try:
-            for chunk in (1024, 1):  # to the last byte: the frame finds no room at all
-                with contextlib.suppress(BlockingIOError):
-                    while True:
-                        queued += os.write(filler, b"\x00" * chunk)
+            while queued != before:
+                before = queued
+                for chunk in (1024, 1):
+                    with contextlib.suppress(BlockingIOError):
+                        while True:
+                            queued += os.write(filler, b"\x00" * chunk)
+                threading.Event().wait(0.05)
         finally:
             os.close(filler)
         resume = threading.Timer(0.2, device.port.stall, (False,))
