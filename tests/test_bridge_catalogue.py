@@ -161,7 +161,7 @@ def test_a_field_is_checked_on_decode_against_its_limits() -> None:
         rank: Annotated[int, UInt8(1, 13)]
 
     message(0xF3, sender=None, device=None)(Rank)
-    assert codec.decode_message(0xF3, b"\x0d") == Rank(13)  # type: ignore[call-arg]
+    assert codec.decode_message(0xF3, b"\x0d") == Rank(13)
     with pytest.raises(PayloadError, match=r"^0 is outside 1..13$"):
         codec.decode_message(0xF3, b"\x00")
 
