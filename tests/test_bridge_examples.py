@@ -176,6 +176,10 @@ def test_the_document_is_read_and_written_as_utf8_in_any_locale(tmp_path: Path) 
     section = _section()
     accented = TEXT.replace(section, section.replace("Shoe -> station", "Sabot -> station (é)"))
     doc.write_text(accented, encoding="utf-8")
+    # In this process's locale, then in an ASCII one. (This call also tells the mutation
+    # tool, which picks a mutant's tests by what they call in process, that the test
+    # reaches main.)
+    assert examples.main([str(doc)]) == 0
     checked = _run_in_an_ascii_locale(tmp_path, str(doc))
     assert (checked.returncode, checked.stdout, checked.stderr) == (0, "", "")
     doc.write_text(accented.replace("payload: 01 81", "payload: 01 80"), encoding="utf-8")
