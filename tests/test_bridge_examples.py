@@ -154,7 +154,7 @@ def test_a_difference_is_shown_as_a_diff_of_the_document_against_the_codec(
 _MAIN = "import sys; from firmware_bridge.examples import main; sys.exit(main(sys.argv[1:]))"
 
 
-def _run_in_an_ascii_locale(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _run_in_an_ascii_locale(*args: str) -> subprocess.CompletedProcess[str]:
     # The C locale without Python's UTF-8 mode: the platform's default text encoding is ASCII.
     env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
     return subprocess.run(
@@ -162,7 +162,6 @@ def _run_in_an_ascii_locale(where: Path, *args: str) -> subprocess.CompletedProc
         # it (run as __main__, the module would escape the mutation tool's switch).
         [sys.executable, "-c", _MAIN, *args],
         env=env,
-        cwd=where,  # not the checkout: the package comes from the installed (or given) path
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -180,9 +179,9 @@ def test_the_document_is_read_and_written_as_utf8_in_any_locale(tmp_path: Path) 
     # tool, which picks a mutant's tests by what they call in process, that the test
     # reaches main.)
     assert examples.main([str(doc)]) == 0
-    checked = _run_in_an_ascii_locale(tmp_path, str(doc))
+    checked = _run_in_an_ascii_locale(str(doc))
     assert (checked.returncode, checked.stdout, checked.stderr) == (0, "", "")
     doc.write_text(accented.replace("payload: 01 81", "payload: 01 80"), encoding="utf-8")
-    written = _run_in_an_ascii_locale(tmp_path, str(doc), "--write")
+    written = _run_in_an_ascii_locale(str(doc), "--write")
     assert (written.returncode, written.stderr) == (0, "")
     assert doc.read_text(encoding="utf-8") == accented
