@@ -224,3 +224,31 @@ def test_an_unknown_type_number_or_class_is_named_in_the_refusal() -> None:
         codec.wire_fields(_Pair)
     with pytest.raises(UnknownMessageError, match=r"^_Pair is not in the message catalogue$"):
         codec.encode_message(_Pair(1, 2))
+
+
+@dataclass(frozen=True, slots=True)
+class _Named(Message):
+    seat: Annotated[int, U8]
+    note: Annotated[str, Text(8)]
+
+
+@pytest.mark.usefixtures("scratch_registry")
+def test_numbers_then_text_encode_and_decode_in_turn() -> None:
+    message(0xF8, sender=None, device=None)(_Named)
+    assert codec.encode_message(_Named(7, "hi")) == (0xF8, b"\x07\x02hi")
+    assert codec.decode_message(0xF8, b"\x07\x02hi") == _Named(7, "hi")
+    assert codec.decode_message(0xF8, b"\x07\x00") == _Named(7, "")
+
+
+@pytest.mark.usefixtures("scratch_registry")
+def test_a_registration_keeps_its_worked_example_and_header() -> None:
+    # docs/protocol.md section 7 shows each message's example under its header's sequence
+    # number, flags and ack (firmware_bridge.examples).
+    named = message(
+        0xF9, sender=None, device=None, example={"seat": 3, "note": "ok"}, header=(5, 1, 4)
+    )(_Named)
+    example = named.EXAMPLE
+    assert example == _Named(3, "ok")
+    assert named.EXAMPLE_HEADER == (5, 1, 4)
+    pair = message(0xFA, sender=None, device=None)(_Pair)
+    assert pair.EXAMPLE is None and pair.EXAMPLE_HEADER == (0, 0, 0)
