@@ -27,11 +27,11 @@ from journal_compat_support import verification_key
 from test_journal_compat import CHECKPOINTS, CURRENT, FIXTURE, fixture_copy
 from test_journal_storage import on_small_disk
 
+from controller.journal import schema
 from controller.journal.anchor import latest_anchor
 from controller.journal.format import TRIGGER_SQL_2, JournalCorruptError, head_path
 from controller.journal.migrate import migrate_journal, migrating_path
 from controller.journal.reader import JournalReader, open_readonly
-from controller.journal import schema
 from controller.journal.schema import apply_schema
 from controller.journal.storage import Format1, Format2, Storage, storage_of
 from controller.journal.store import Journal
