@@ -92,17 +92,23 @@ def chained(rows: Rows, prev: str, first_id: int) -> list[RawRow]:
     return out
 
 
-def append_chained(path: Path, kind: str, data: Callable[[int, str, str], object], ts: str) -> int:
-    """Append one row of ``kind`` at the end, chained to the last row, with a head record
-    to match (the insider's append); ``data(row id, ts, previous hash)`` is any JSON
-    value. Its id."""
+def append_chained(
+    path: Path,
+    kind: str,
+    data: Callable[[int, str, str], object],
+    ts: str,
+    round_no: int | None = None,
+) -> int:
+    """Append one row of ``kind`` (and ``round_no``) at the end, chained to the last row,
+    with a head record to match (the insider's append); ``data(row id, ts, previous
+    hash)`` is any JSON value. Its id."""
     appended: list[int] = []
 
     def work(conn: sqlite3.Connection) -> None:
         storage = storage_of(conn)
         last_id, last_hash = storage.tail()
         text = canonical_json(data(last_id + 1, ts, last_hash))
-        (row,) = chained([(0, ts, kind, None, text)], last_hash, last_id + 1)
+        (row,) = chained([(0, ts, kind, round_no, text)], last_hash, last_id + 1)
         storage.insert([row])
         head_path(path).write_bytes(head_record(row[0], row[6]))
         appended.append(row[0])
