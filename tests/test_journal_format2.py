@@ -763,3 +763,55 @@ def test_a_connection_keeps_its_storage_until_another_connection_commits(
             fresh.close()
     finally:
         conn.close()
+
+
+# -- format 2's query plans (format 1's: test_journal_indexes.py) -------------------------------
+
+
+def test_every_lookup_a_start_makes_reads_an_index_of_format_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a start reads (the verified checkpoint, the last seal, the restore's last
+    shuffle, burn, round start and a wager spot's report), the anchor, a round's start and
+    the count of rows: by ``journal_milestone``'s key or index, ``journal_spot_seat``,
+    ``journal_milestone_round`` and ``journal_commit_count``, never a scan of a table."""
+    from test_journal_indexes import sealed_shoes, traced_statements
+
+    from controller.journal.anchor import latest_anchor
+    from controller.service.daemon import WAGER_SPOTS
+
+    path, key_file = sealed_shoes(tmp_path, storage_format=2)
+    statements = traced_statements(monkeypatch)
+    assert verify(path, since_checkpoint=True).ok
+    Journal.open(path, sealing=key_file).close()
+    with JournalReader.open(path) as reader:
+        list(reader.rows_for_restore(WAGER_SPOTS))
+        assert reader.query(latest_anchor) is not None
+        assert reader.storage.round_start(3) is not None
+    monkeypatch.undo()
+    conn = sqlite3.connect(path)
+    try:
+        plans = {
+            s: " / ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {s}"))
+            for s in statements
+            if s.startswith("SELECT") and ("journal_milestone" in s or "journal_spot" in s)
+        }
+        counted = [s for s in statements if "sum(last_id - first_id + 1)" in s]
+    finally:
+        conn.close()
+    milestone_kinds = [s for s in plans if "FROM journal_milestone WHERE" in s and "kind =" in s]
+    assert milestone_kinds and any("journal_spot WHERE seat" in s for s in plans)
+    assert any("round = " in s for s in milestone_kinds)
+    for statement, found in plans.items():
+        if "FROM journal_spot WHERE seat" in statement:
+            assert "INDEX journal_spot_seat" in found, (statement, found)
+        elif "FROM journal_milestone WHERE" in statement and "kind = " in statement:
+            assert "INDEX journal_milestone_" in found, (statement, found)
+    assert counted
+    for statement in counted:
+        conn = sqlite3.connect(path)
+        try:
+            found = " / ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {statement}"))
+        finally:
+            conn.close()
+        assert "USING COVERING INDEX journal_commit_count" in found, found

@@ -1,6 +1,10 @@
 """The journal's index of kinds covers only the kinds a round writes about once or less
 (``journal_milestone``): a commit of a round's ordinary rows adds no page to it,
-and every lookup by kind the station and its tools make still finds its row through it."""
+and every lookup by kind the station and its tools make still finds its row through it.
+
+Format 1's indexes and query plans (every test here makes format-1 journals); format 2's
+index tables and plans: ``test_journal_format2.py``.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from controller.journal.seal import new_sealing, save_state
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 from controller.service.daemon import WAGER_SPOTS
+
+pytestmark = pytest.mark.journal_format(1)
 
 
 def test_every_documented_kind_is_either_indexed_or_frequent() -> None:
@@ -48,9 +54,15 @@ def indexes(path: Path) -> set[str]:
 @pytest.fixture
 def sealed_journal(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     """A sealed journal of a few shoes: milestones among many ordinary rows."""
+    yield sealed_shoes(tmp_path)
+
+
+def sealed_shoes(tmp_path: Path, storage_format: int | None = None) -> tuple[Path, Path]:
+    """A sealed journal of a few shoes (``storage_format``: the default when None) and its
+    key file."""
     path, key_file = tmp_path / "journal.sqlite3", tmp_path / "sealing-key"
     save_state(key_file, new_sealing("T1")[0])
-    with Journal.open(path, sealing=key_file) as journal:
+    with Journal.open(path, sealing=key_file, storage_format=storage_format) as journal:
         journal.checkpoint()
         journal.append("station_started", {"table_id": "T1"})
         for round_no in range(1, 31):
@@ -64,7 +76,7 @@ def sealed_journal(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
                     journal.append("card", {"card": "7S", "n": n}, round_no)
                     journal.append("state", {"state": "dealing"}, round_no)
             journal.append("round_completed", {"reshuffle": False}, round_no)
-    yield path, key_file
+    return path, key_file
 
 
 def traced_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
