@@ -131,3 +131,34 @@ def trigger_targets(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
 BOTH_FORMATS = [
     pytest.param(n, marks=pytest.mark.journal_format(n), id=f"format-{n}") for n in (1, 2)
 ]
+
+
+def tamper(path: Path, *statements: str) -> None:
+    """Run ``statements``, written for format 1's ``journal`` table (id, ts, kind, round,
+    data, prev_hash, hash), on the rows of the journal at ``path`` whatever its format,
+    behind its triggers: on the table itself in format 1; in format 2 on a copy of the rows
+    in such a table, whose rows are then stored instead of the file's (format 2 stores no
+    ``prev_hash``: a change of it alone is lost)."""
+
+    def work(conn: sqlite3.Connection) -> None:
+        if storage_of(conn).version == 1:
+            for statement in statements:
+                conn.execute(statement)
+            return
+        scratch = sqlite3.connect(":memory:")
+        try:
+            scratch.execute(
+                "CREATE TABLE journal (id INTEGER PRIMARY KEY, ts, kind, round, data,"
+                " prev_hash, hash)"
+            )
+            scratch.executemany(
+                "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)", storage_of(conn).raw_rows(0)
+            )
+            for statement in statements:
+                scratch.execute(statement)
+            rows = scratch.execute("SELECT * FROM journal ORDER BY id").fetchall()
+        finally:
+            scratch.close()
+        replace_rows(conn, rows)
+
+    behind_the_triggers(path, work)

@@ -16,10 +16,12 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
 from journal_compat_support import verification_key, write_script
+from journal_tamper_support import raw_rows
 
 from controller.journal.kinds import INDEXES
-from controller.journal.store import COLUMNS, Journal, head_path
+from controller.journal.store import Journal, head_path
 from controller.journal.verify import VerifyCase, verify
 
 FIXTURE = Path(__file__).parent / "data" / "journal-1ac22a8"
@@ -28,11 +30,8 @@ CURRENT = Path(__file__).parent / "data" / "journal-kinds"
 
 
 def stored_rows(path: Path) -> list[tuple[object, ...]]:
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        return conn.execute(f"SELECT {COLUMNS} FROM journal ORDER BY id").fetchall()
-    finally:
-        conn.close()
+    """Every row with its hashes, from either storage format."""
+    return list(raw_rows(path))
 
 
 def indexes(path: Path) -> set[str]:
@@ -58,6 +57,7 @@ def test_the_fixture_verifies_with_its_key(tmp_path: Path) -> None:
     assert report.rows == len(stored_rows(path)) == 31
 
 
+@pytest.mark.journal_format(1)  # the fixture is format 1: its checkpoint names its schema
 def test_todays_writer_writes_the_bytes_the_fixtures_writer_wrote(tmp_path: Path) -> None:
     """Same calls, same clock, same key: the same rows, head record and sealing state."""
     path = write_script(tmp_path / "now")

@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from journal_tamper_support import tamper
 
 from controller.journal.store import Journal, canonical_json, head_path, row_hash
 from controller.journal.verify import VerifyCase, read_wal_state, verify
@@ -51,21 +52,6 @@ def closed_journal(journal_path: Path, template_journal: Path) -> Path:
     shutil.copy(template_journal, journal_path)
     shutil.copy(head_path(template_journal), head_path(journal_path))
     return journal_path
-
-
-def tamper(path: Path, *statements: str) -> None:
-    """Run SQL with the append-only triggers out of the way, then put them back."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    triggers = conn.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'journal'"
-    ).fetchall()
-    conn.execute("DROP TRIGGER journal_no_update")
-    conn.execute("DROP TRIGGER journal_no_delete")
-    for statement in statements:
-        conn.execute(statement)
-    for (sql,) in triggers:
-        conn.execute(sql)
-    conn.close()
 
 
 def test_an_intact_journal(closed_journal: Path) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from journal_tamper_support import tamper
 from test_journal_archive import play
-from test_journal_verify import tamper
 
 from controller.cli.main import main
 from controller.journal import verify as verify_module
