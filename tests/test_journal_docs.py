@@ -102,3 +102,26 @@ def test_the_bytes_a_round_are_those_performance_md_records() -> None:
     assert recorded and here and recorded.group(1) == here.group(1)
     archive = re.search(r"\| ([0-9,]+) bytes \(200 rounds, one segment\)", performance)
     assert archive and f"{archive.group(1)} bytes (200 rounds, one segment)" in JOURNAL
+
+
+def test_the_docs_name_the_storage_format_of_a_new_journal() -> None:
+    """The format ``creation.DEFAULT_FORMAT`` states in its source (the tests' own
+    ``--journal-format`` sets it in this process), as docs/journal.md and
+    docs/performance.md name it, and no document says otherwise."""
+    source = (DOCS.parent / "controller" / "journal" / "creation.py").read_text()
+    (code,) = re.findall(r"^DEFAULT_FORMAT = (\d)$", source, re.MULTILINE)
+    performance = " ".join((DOCS / "performance.md").read_text().split())
+    journal = " ".join(JOURNAL.split())
+    assert re.findall(
+        r"\*\*New journals are format (\d)\*\* \(`creation.DEFAULT_FORMAT = (\d)`", journal
+    ) == [(code, code)]
+    assert re.findall(
+        r"New journals are format (\d) \(`controller.journal.creation.DEFAULT_FORMAT = (\d)`\)",
+        performance,
+    ) == [(code, code)]
+    wrong = re.compile(
+        r"new journals (?:are still|stay|are) (?:storage )?format (?!" + code + r")\d", re.I
+    )
+    for document in [*DOCS.glob("*.md"), DOCS.parent / "README.md"]:
+        text = " ".join(document.read_text().replace("*", "").split())
+        assert not wrong.search(text), (document.name, wrong.search(text))
