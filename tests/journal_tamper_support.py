@@ -35,6 +35,15 @@ def raw_rows(path: Path) -> list[RawRow]:
         conn.close()
 
 
+def storage_version(path: Path) -> int:
+    """The storage format of the journal at ``path``."""
+    conn = sqlite3.connect(path)
+    try:
+        return storage_of(conn).version
+    finally:
+        conn.close()
+
+
 def read_rows(path: Path) -> Rows:
     """Every row of the journal at ``path``: (id, ts, kind, round, data text)."""
     return [(i, ts, kind, r, data) for i, ts, kind, r, data, _, _ in raw_rows(path)]
