@@ -775,30 +775,18 @@ def test_every_lookup_a_start_makes_reads_an_index_of_format_2(
     shuffle, burn, round start and a wager spot's report), the anchor, a round's start and
     the count of rows: by ``journal_milestone``'s key or index, ``journal_spot_seat``,
     ``journal_milestone_round`` and ``journal_commit_count``, never a scan of a table."""
-    from test_journal_indexes import sealed_shoes, traced_statements
-
-    from controller.journal.anchor import latest_anchor
-    from controller.service.daemon import WAGER_SPOTS
+    from test_journal_indexes import a_starts_statements, plan, sealed_shoes
 
     path, key_file = sealed_shoes(tmp_path, storage_format=2)
-    statements = traced_statements(monkeypatch)
-    assert verify(path, since_checkpoint=True).ok
-    Journal.open(path, sealing=key_file).close()
-    with JournalReader.open(path) as reader:
-        list(reader.rows_for_restore(WAGER_SPOTS))
-        assert reader.query(latest_anchor) is not None
-        assert reader.storage.round_start(3) is not None
-    monkeypatch.undo()
-    conn = sqlite3.connect(path)
-    try:
-        plans = {
-            s: " / ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {s}"))
-            for s in statements
-            if s.startswith("SELECT") and ("journal_milestone" in s or "journal_spot" in s)
-        }
-        counted = [s for s in statements if "sum(last_id - first_id + 1)" in s]
-    finally:
-        conn.close()
+    statements = a_starts_statements(
+        path, key_file, monkeypatch, lambda reader: reader.storage.round_start(3) is not None
+    )
+    plans = {
+        s: plan(path, s)
+        for s in statements
+        if s.startswith("SELECT") and ("journal_milestone" in s or "journal_spot" in s)
+    }
+    counted = [s for s in statements if "sum(last_id - first_id + 1)" in s]
     milestone_kinds = [s for s in plans if "FROM journal_milestone WHERE" in s and "kind =" in s]
     assert milestone_kinds and any("journal_spot WHERE seat" in s for s in plans)
     assert any("round = " in s for s in milestone_kinds)
@@ -809,9 +797,4 @@ def test_every_lookup_a_start_makes_reads_an_index_of_format_2(
             assert "INDEX journal_milestone_" in found, (statement, found)
     assert counted
     for statement in counted:
-        conn = sqlite3.connect(path)
-        try:
-            found = " / ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {statement}"))
-        finally:
-            conn.close()
-        assert "USING COVERING INDEX journal_commit_count" in found, found
+        assert "USING COVERING INDEX journal_commit_count" in plan(path, statement), statement

@@ -9,7 +9,7 @@ index tables and plans: ``test_journal_format2.py``.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -93,20 +93,38 @@ def traced_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return statements
 
 
-def test_the_lookups_by_kind_at_a_start_use_the_index(
-    sealed_journal: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """What a start reads (the verified checkpoint, the last seal, the restore's last
-    shuffle, burn, round start and end), the anchor and the first seal: each by the index."""
-    path, key_file = sealed_journal
+def a_starts_statements(
+    path: Path,
+    key_file: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    also: Callable[[JournalReader], bool],
+) -> list[str]:
+    """Every statement what a start reads runs (the verified checkpoint, the last seal, the
+    restore's last shuffle, burn, round start and end, a wager spot's report), the anchor
+    and ``also`` (true when it found what it looked for)."""
     statements = traced_statements(monkeypatch)
     assert verify(path, since_checkpoint=True).ok
     Journal.open(path, sealing=key_file).close()
     with JournalReader.open(path) as reader:
         list(reader.rows_for_restore(WAGER_SPOTS))
         assert reader.query(latest_anchor) is not None
-        assert next(reader.rows(kinds=("seal",), limit=1)).kind == "seal"
+        assert also(reader)
     monkeypatch.undo()
+    return statements
+
+
+def test_the_lookups_by_kind_at_a_start_use_the_index(
+    sealed_journal: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a start reads (the verified checkpoint, the last seal, the restore's last
+    shuffle, burn, round start and end), the anchor and the first seal: each by the index."""
+    path, key_file = sealed_journal
+    statements = a_starts_statements(
+        path,
+        key_file,
+        monkeypatch,
+        lambda reader: next(reader.rows(kinds=("seal",), limit=1)).kind == "seal",
+    )
     by_kind = [s for s in statements if s.startswith("SELECT") and "kind = '" in s]
     looked_up = {kind for kind in INDEXED_KINDS for s in by_kind if f"kind = '{kind}'" in s}
     assert {"verified", "seal", "shuffle_commanded", "burn", "round_started"} <= looked_up

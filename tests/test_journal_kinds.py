@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from journal_tamper_support import BOTH_FORMATS
+from journal_tamper_support import BOTH_FORMATS, schema_cookie
 from test_journal_compat import indexes
 
 from controller.cli.diagram import BEGIN, DOCS, END, embed, generated
@@ -144,14 +144,6 @@ def test_sqlites_own_indexes_are_never_stale() -> None:
     assert stale_indexes(["sqlite_autoindex_meta_1", MILESTONE_NAME]) == []
 
 
-def _cookie(path: Path) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute("PRAGMA schema_version").fetchone()[0])
-    finally:
-        conn.close()
-
-
 #: The indexes of a format-2 file (docs/journal.md, "Storage format 2").
 FORMAT_2_INDEXES = {
     "journal_commit_count",
@@ -170,8 +162,8 @@ def test_a_journal_with_the_declared_indexes_is_opened_without_touching_its_sche
     path = tmp_path / "journal.sqlite3"
     with Journal.open(path) as journal:
         journal.append("round_started", {"round": 1, "seats": []}, 1)
-    cookie = _cookie(path)
+    cookie = schema_cookie(path)
     for _ in range(3):
         Journal.open(path).close()
-    assert _cookie(path) == cookie
+    assert schema_cookie(path) == cookie
     assert indexes(path) == (set(INDEXES) if storage_format == 1 else FORMAT_2_INDEXES)
