@@ -125,3 +125,15 @@ def test_the_docs_name_the_storage_format_of_a_new_journal() -> None:
     for document in [*DOCS.glob("*.md"), DOCS.parent / "README.md"]:
         text = " ".join(document.read_text().replace("*", "").split())
         assert not wrong.search(text), (document.name, wrong.search(text))
+
+
+def test_a_new_stations_journal_a_year_in_operations_md_is_the_bytes_a_round_it_keeps() -> None:
+    """docs/operations.md's "how long a card lasts" for a new station (format 2) follows
+    the bytes a round docs/performance.md records for format 2: a round a minute, 16
+    hours a day, 365 days."""
+    performance = " ".join((DOCS / "performance.md").read_text().split())
+    operations = " ".join((DOCS / "operations.md").read_text().split())
+    kept = re.search(r"\*\*([0-9,]+) bytes a round\*\* kept", performance)
+    assert kept
+    a_year = int(kept.group(1).replace(",", "")) * 60 * 16 * 365 / 1e9
+    assert f"journal (format 2) grows by about {a_year:.1f} GB a year" in operations, a_year
