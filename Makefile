@@ -76,7 +76,7 @@ image: system-deps $(STAMP)
 ## Pi image booted on arm64 (vm_tests/): the two guests at once, a file to a worker (their
 ## tests wait on timers in the guests, NTP polls and watchdogs, which then overlap).
 vm-test: system-deps $(STAMP)
-	$(BIN)/pytest -q -n 2 --dist loadfile -p no:cacheprovider vm_tests
+	$(BIN)/pytest -q -n 2 --dist loadfile -p no:cacheprovider --durations=12 vm_tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -104,7 +104,7 @@ COMPILED_TESTS := tests/test_rules_*.py tests/test_strategy.py tests/test_house_
     tests/test_montecarlo.py tests/test_procedure.py tests/test_holecard.py tests/test_recovery.py \
     tests/test_replay.py
 unit: $(STAMP) $(MYPYC_STAMP) firmware
-	$(BIN)/pytest -q -n $(PYTEST_JOBS)
+	$(BIN)/pytest -q -n $(PYTEST_JOBS) --durations=15
 	DEALER_STATION_EXPECT_COMPILED=1 PYTHONPATH=$(MYPYC) $(BIN)/pytest -q -n $(PYTEST_JOBS) \
 	    -p no:cacheprovider $(COMPILED_TESTS)
 
