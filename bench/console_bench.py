@@ -182,7 +182,7 @@ def _ingest_rate(conninfo: str, source: Path, copies: int, trigger: bool) -> flo
     copies_rows = {f"{prefix}{n:03d}": _own(rows, f"{prefix}{n:03d}") for n in range(copies)}
     with psycopg.connect(conninfo) as conn:
         state = "ENABLE" if trigger else "DISABLE"
-        conn.execute(f"ALTER TABLE journal_row {state} TRIGGER journal_row_figures")
+        conn.execute(f"ALTER TABLE journal_entry {state} TRIGGER journal_entry_figures")
         conn.commit()
         ingest = Ingest(conn)
         started = time.perf_counter()
@@ -190,7 +190,7 @@ def _ingest_rate(conninfo: str, source: Path, copies: int, trigger: bool) -> flo
             for first in range(0, len(own), 500):
                 ingest.apply([Rows(table, own[first : first + 500])])
         elapsed = time.perf_counter() - started
-        conn.execute("ALTER TABLE journal_row ENABLE TRIGGER journal_row_figures")
+        conn.execute("ALTER TABLE journal_entry ENABLE TRIGGER journal_entry_figures")
         conn.commit()
     return len(rows) * copies / elapsed
 

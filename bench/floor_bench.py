@@ -206,6 +206,57 @@ def table_rounds_per_s(work: Path, rounds: int, name: str, port: int | None, ca:
     return result.rounds / result.seconds
 
 
+# --- where the bytes go ----------------------------------------------------------------------
+
+
+def bytes_breakdown(conn: Any) -> dict[str, Any]:
+    """Bytes a stored row in the floor database as the catch-up left it: ``total`` (the
+    rows' table, its indexes and ``round_result``, as ``db_bytes_per_row`` always counted),
+    ``heap``, each index's, and each column's average ``pg_column_size`` (NULL counts
+    nothing). The rows' table is ``journal_entry`` (migration 0012) or, on an older schema,
+    ``journal_row``."""
+    (store,) = conn.execute(
+        "SELECT coalesce(to_regclass('journal_entry'), to_regclass('journal_row'))::text"
+    ).fetchone()
+    (rows,) = conn.execute(f"SELECT count(*) FROM {store}").fetchone()
+    rows = max(int(rows), 1)
+    (heap, total) = conn.execute(
+        "SELECT sum(pg_table_size(inhrelid)), sum(pg_total_relation_size(inhrelid))"
+        " FROM pg_inherits WHERE inhparent = %s::regclass",
+        (store,),
+    ).fetchone()
+    (results,) = conn.execute("SELECT pg_total_relation_size('round_result')").fetchone()
+    indexes = {
+        str(name): int(size) / rows
+        for name, size in conn.execute(
+            "SELECT p.relname, sum(pg_relation_size(i.inhrelid)) FROM pg_class p"
+            " JOIN pg_index x ON x.indexrelid = p.oid JOIN pg_inherits i ON i.inhparent = p.oid"
+            " WHERE x.indrelid = %s::regclass GROUP BY p.relname ORDER BY 2 DESC",
+            (store,),
+        )
+    }
+    names = [
+        str(n)
+        for (n,) in conn.execute(
+            "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0"
+            " AND NOT attisdropped ORDER BY attnum",
+            (store,),
+        )
+    ]
+    sizes = conn.execute(
+        "SELECT "
+        + ", ".join(f"coalesce(sum(pg_column_size({n})), 0)" for n in names)
+        + f" FROM {store}"
+    ).fetchone()
+    return {
+        "store": store,
+        "total": (int(total) + int(results)) / rows,
+        "heap": int(heap) / rows,
+        "indexes": indexes,
+        "columns": {n: int(v) / rows for n, v in zip(names, sizes, strict=True)},
+    }
+
+
 # --- the bench ------------------------------------------------------------------------------
 
 
@@ -372,15 +423,8 @@ def main() -> None:
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         stations_cpu = children.ru_utime + children.ru_stime - stations_before
         with psycopg.connect(database.conninfo) as conn:
-            (table_bytes,) = conn.execute(
-                "SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits"
-                " WHERE inhparent = 'journal_row'::regclass"
-            ).fetchone()
-            (result_bytes,) = conn.execute(
-                "SELECT pg_total_relation_size('round_result')"
-            ).fetchone()
-            (stored,) = conn.execute("SELECT count(*) FROM journal_row").fetchone()
-        bytes_per_row = (int(table_bytes) + int(result_bytes)) / int(stored)
+            breakdown = bytes_breakdown(conn)
+        bytes_per_row = breakdown["total"]
         rows_per_round = per_station / args.rounds
 
         # 2. live
@@ -420,7 +464,12 @@ def main() -> None:
         "postgres_cpu_ms_per_1000_rows": round(pg_cpu * 1000 / (expected / 1000), 1),
         "stations_cpu_ms_per_1000_rows": round(stations_cpu * 1000 / (expected / 1000), 1),
         "db_bytes_per_row": round(bytes_per_row),
+        "db_heap_bytes_per_row": round(breakdown["heap"]),
+        "db_index_bytes_per_row": round(sum(breakdown["indexes"].values())),
         "db_mb_per_table_day": round(bytes_per_row * rows_per_round * ROWS_PER_ROUND_DAY / 1e6, 1),
+        "db_tb_per_year_200_tables": round(
+            bytes_per_row * rows_per_round * ROWS_PER_ROUND_DAY * 365 * 200 / 1e12, 2
+        ),
         "live_stations": len(live),
         "live_rows_per_s": round(int(live_rows) / args.live_seconds),
         "lag_rounds": len(lags),
@@ -450,6 +499,13 @@ def main() -> None:
         f" {rows_per_round:.0f} rows/round x {ROWS_PER_ROUND_DAY} rounds/day ="
         f" {figures['db_mb_per_table_day']} MB per table-day"
     )
+    print(
+        f"where the bytes go ({breakdown['store']}, bytes a row): heap {breakdown['heap']:.1f};"
+        + "".join(f" {n} {v:.1f};" for n, v in breakdown["indexes"].items())
+        + " columns:"
+        + ",".join(f" {n} {v:.1f}" for n, v in breakdown["columns"].items())
+    )
+    print(f"a year of 200 busy tables: {figures['db_tb_per_year_200_tables']} TB")
     print(
         "the table beside its shipper (rounds/s, simulated dealer, same process): no floor"
         " {table_rounds_per_s_no_floor}, broker gone {table_rounds_per_s_broker_down},"

@@ -117,6 +117,8 @@ class Ingest:
                 (ordered,),
             )
             tables = {r[0]: TableState(*r) for r in cur.fetchall()}
+            for state in tables.values():
+                state.start_hash = state.anchor_hash
             sealing = [n for n in ordered if self.seals.sealed(n)]
             pending: dict[str, dict[str, Row]] = {n: {} for n in sealing}
             if sealing:
@@ -343,7 +345,8 @@ class Ingest:
 
     def _stored_hashes(self, table: str, first: int, last: int) -> dict[int, str]:
         rows = self.conn.execute(
-            "SELECT row_id, hash FROM journal_row WHERE table_id = %s AND row_id BETWEEN %s AND %s",
+            "SELECT row_id, encode(hash, 'hex') FROM journal_entry"
+            " WHERE table_id = %s AND row_id BETWEEN %s AND %s",
             (table, first, last),
         ).fetchall()
         return {row_id: digest for row_id, digest in rows}

@@ -32,8 +32,9 @@ def migrations() -> list[tuple[int, str, str]]:
     return sorted(found)
 
 
-def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
-    """Apply the migrations the database lacks; returns the versions applied.
+def migrate(conn: psycopg.Connection[tuple[object, ...]], upto: int | None = None) -> list[int]:
+    """Apply the migrations the database lacks (those up to version ``upto`` when given:
+    a database as an older floor left it); returns the versions applied.
 
     Raises:
         SchemaError: when the database has a version this code does not ship.
@@ -53,7 +54,7 @@ def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
         if unknown:
             raise SchemaError(f"the database has schema version {max(unknown)}, unknown here")
         for version, name, sql in known:
-            if version in done:
+            if version in done or (upto is not None and version > upto):
                 continue
             conn.execute(sql.encode())
             conn.execute(

@@ -13,13 +13,18 @@ from typing import Any
 
 import psycopg
 
-from controller.journal.format import Row
+from controller.journal.compact import micros_from_ts
+from controller.journal.format import JournalRecordError, Row
 from controller.journal.wire import Ack
 from floor.branches import SealedChain
 from floor.screen import Refused, net_cents, row_fields
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 _COLUMNS = "table_id, row_id, ts, kind, round, data, prev_hash, hash"
+#: What the collector stores of a merged row (migration 0012: ``journal_row`` is the view
+#: that gives the station's text back): the time as a timestamptz, the hash as its bytes,
+#: ``ts_text`` and ``prev_hash`` only when the time or the link would not come back.
+_ENTRY_COLUMNS = "table_id, row_id, ts, kind, round, data, hash, net_cents, ts_text, prev_hash"
 ROUND_ENDS = ("round_completed", "round_voided")
 #: The fields of the table limits a station journals at start (``station_started``).
 LIMIT_FIELDS = ("main_min_cents", "main_max_cents", "match_min_cents", "match_max_cents")
@@ -42,6 +47,8 @@ class TableState:
     status_arrived: datetime | None
     station_anchors: list[list[Any]] | None
     clock_skew: float | None
+    #: The hash the table's first new row follows (its anchor when the transaction began).
+    start_hash: str = ""
     new_rows: list[Row] = field(default_factory=list)
     quarantine: list[Row] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
@@ -65,10 +72,12 @@ def write(conn: Conn, tables: Iterable[TableState], done: Applied) -> None:
     in ``done``; the caller commits."""
     tables = list(tables)
     with conn.cursor() as cur:
-        with cur.copy(f"COPY journal_row ({_COLUMNS}, net_cents) FROM STDIN") as copy:
+        with cur.copy(f"COPY journal_entry ({_ENTRY_COLUMNS}) FROM STDIN") as copy:
             for state in tables:
+                before = state.start_hash
                 for r in state.new_rows:
-                    copy.write_row((*_values(state.table, r), net_cents(r)))
+                    copy.write_row(entry(state.table, r, before))
+                    before = r.hash
                     done.stored += 1
         # A sealing table's rows after its last seal, new in this transaction: the table's
         # waiting rows were all read under its lock, so none is there twice.
@@ -123,6 +132,25 @@ def write(conn: Conn, tables: Iterable[TableState], done: Applied) -> None:
                 done.acks[state.table] = state.ack
         # The monitors listening show the change at once (delivered at the commit).
         cur.execute("NOTIFY floor_changed")
+
+
+def entry(table: str, r: Row, before: str) -> tuple[Any, ...]:
+    """The stored columns (``_ENTRY_COLUMNS``) of merged row ``r`` of ``table``, the row
+    after the one whose hash is ``before``. The time is stored as a timestamptz when it is
+    a journal time (PostgreSQL gives its text back: ``floor_ts_text``), else as it came;
+    ``prev_hash`` only when it is not ``before`` (never for a row the chain check let
+    through, but nothing is dropped on that belief)."""
+    ts: str | None = r.ts
+    ts_text: str | None = None
+    try:
+        micros_from_ts(r.ts)
+    except JournalRecordError:
+        ts, ts_text = None, r.ts
+    prev = None if r.prev_hash == before else bytes.fromhex(r.prev_hash)
+    return (
+        table, r.id, ts, r.kind, r.round_no, r.data_text, bytes.fromhex(r.hash), net_cents(r),
+        ts_text, prev,
+    )  # fmt: skip
 
 
 def _values(table: str, r: Row) -> tuple[Any, ...]:

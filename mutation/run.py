@@ -378,11 +378,16 @@ def function_of(mutant_name: str) -> str:
 
 
 def mutated_lines(diff: str) -> str:
-    """The lines a mutant adds, stripped and joined by newlines (what equivalents name)."""
+    """The lines a mutant adds, stripped and joined by newlines (what equivalents name); a
+    mutant that only removes lines is named by those, each as ``removed: <line>``."""
+    lines = diff.splitlines()
+    added = [line[1:].strip() for line in lines if line.startswith("+") and line[:3] != "+++"]
+    if added:
+        return "\n".join(added)
     return "\n".join(
-        line[1:].strip()
-        for line in diff.splitlines()
-        if line.startswith("+") and not line.startswith("+++")
+        f"removed: {line[1:].strip()}"
+        for line in lines
+        if line.startswith("-") and line[:3] != "---"
     )
 
 

@@ -106,8 +106,10 @@ def test_the_station_sends_hello_tries_hellos_and_then_gives_up() -> None:
     now = 0.0
     while not station.events():
         hellos += sum(f.type_id == Hello.TYPE_ID for f in frames_in(station.data_to_send()))
+        assert hellos <= HELLO_TRIES, "a HELLO past the last try"  # never retries forever
         deadline = station.next_deadline()
-        assert deadline is not None
+        # A tick at a deadline does the work due then: the next one is later.
+        assert deadline is not None and deadline > now, (deadline, now)
         now = deadline
         station.tick(now)
     assert hellos == HELLO_TRIES == 30

@@ -234,6 +234,22 @@ def test_an_answer_when_no_question_is_outstanding_is_a_fault(rig: Rig) -> None:
     assert [e for e in rig.events.history if isinstance(e, PeekResult)] == []
 
 
+def test_an_answered_question_is_no_longer_outstanding(rig: Rig) -> None:
+    # PA 635a.7(g): one question, one answer. Once the reader has answered, a further
+    # answer (another request number) answers nothing: a fault, never a second result.
+    rig.double.set_hole_card(parse_card("9D"))
+    assert rig.peek(PeekTarget.LOOKING_FOR_TEN) is PeekAnswer.NO_BLACKJACK
+    rig.double._reply(fb.PeekReply(7, fb.PeekAnswerCode.BLACKJACK))
+    fault = rig.events.expect(DeviceFault)
+    assert (fault.device, fault.reason) == (
+        DeviceKind.CARD_READER,
+        "answer to request 7, no question outstanding",
+    )
+    assert [e for e in rig.events.history if isinstance(e, PeekResult)] == [
+        PeekResult(PeekAnswer.NO_BLACKJACK)
+    ]
+
+
 def test_a_message_the_reader_has_no_business_sending_is_a_fault(rig: Rig) -> None:
     rig.double._reply(fb.EchoReply(b"hello"))
     fault = rig.events.expect(DeviceFault)

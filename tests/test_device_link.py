@@ -63,6 +63,7 @@ class Shoe(LinkedDevice):
 
     def __init__(self, clock: list[float], expected: ExpectedDevice | None = None) -> None:
         self.events: list[DeviceEvent] = []
+        self.rejected_types: list[int] = []
         super().__init__(
             self.events.append,
             expected or ExpectedDevice("S-1", firmware=frozenset({"fw-2"}), secret=SECRET),
@@ -79,6 +80,11 @@ class Shoe(LinkedDevice):
     def _on_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
         if isinstance(message, fb.CoverCardReport):
             yield CoverCardSeen()
+
+    def _on_rejected(self, reason: str, type_id: int) -> DeviceEvent:
+        # The real shoe tells an unreadable card report (a foreign card) from the rest by it.
+        self.rejected_types.append(type_id)
+        return super()._on_rejected(reason, type_id)
 
 
 class Link:

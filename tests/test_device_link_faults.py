@@ -134,6 +134,9 @@ def test_a_sealed_message_the_device_may_not_send_is_a_fault_naming_the_device()
             "unreadable message from the device: PeekReply is not a message this peer may send",
         )
     ]
+    # The device's class is told which message it was: a shoe makes an unreadable card
+    # report a foreign card (never dealt past), any other an unreadable-message fault.
+    assert link.driver.rejected_types == [fb.PeekReply.TYPE_ID]
 
 
 def test_a_configured_protocol_version_that_matches_connects() -> None:

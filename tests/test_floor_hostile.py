@@ -346,7 +346,7 @@ def test_a_table_the_database_refuses_is_written_alone_and_the_rest_goes_on(
     written again table by table; the table that fails alone is refused with an alert and
     written on its own from then on; every other table's rows are stored."""
     refuse = (
-        "ALTER TABLE journal_row ADD CONSTRAINT refuse_t06 CHECK (table_id <> 'T06'"
+        "ALTER TABLE journal_entry ADD CONSTRAINT refuse_t06 CHECK (table_id <> 'T06'"
         " OR kind <> 'device')"
     )
     execute(floor_database, refuse)
@@ -362,7 +362,7 @@ def test_a_table_the_database_refuses_is_written_alone_and_the_rest_goes_on(
             assert wait_for(lambda: len(database_rows(floor_database, "T05")) == len(good), 15)
             assert wait_for(lambda: "malformed" in open_alerts(floor_database, "T06"), 15)
     finally:
-        execute(floor_database, "ALTER TABLE journal_row DROP CONSTRAINT refuse_t06")
+        execute(floor_database, "ALTER TABLE journal_entry DROP CONSTRAINT refuse_t06")
     message, _ = open_alerts(floor_database, "T06")["malformed"]
     assert "the database refused it" in message and "refuse_t06" in message
     assert "T06" in collector.suspects and collector.healthy()

@@ -132,6 +132,16 @@ def test_an_equivalent_matches_its_module_function_and_mutated_line_only() -> No
     assert run.match_equivalent(other_function, [entry]) is None
 
 
+def test_a_mutant_that_only_removes_a_line_is_named_by_the_line_it_removes() -> None:
+    # An argument dropped from a call (one that repeats the library's default) adds nothing.
+    diff = "--- drivers/x.py\n+++ drivers/x.py\n@@ -1,3 +1,2 @@\n f(\n-    bytesize=8,\n )\n"
+    assert run.mutated_lines(diff) == "removed: bytesize=8,"
+    entry = run.Equivalent("drivers/x.py", "f", "removed: bytesize=8,", "the default")
+    mutant = run.Mutant("drivers.x.x_f__mutmut_1", "drivers/x.py", "f", "survived", diff)
+    assert run.match_equivalent(mutant, [entry]) is entry
+    assert run.mutated_lines(DIFF) == "return x <= 3"  # a line added: named by it alone
+
+
 def test_the_docs_figures_table_is_the_runners_and_names_known_packages() -> None:
     document = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
     assert run.FIGURES_BEGIN in document and run.FIGURES_END in document

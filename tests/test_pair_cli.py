@@ -3,10 +3,13 @@ and a link that then authenticates with it (docs/protocol.md 4a)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import queue
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,13 +18,15 @@ import gpiozero
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPin
 
+import firmware_bridge as fb
 from controller.cli.main import main
 from drivers.device_link import ExpectedDevice
 from drivers.hal import DeviceConnected, DeviceEvent, DeviceKind
 from drivers.pairing import PairingStore, pair_over
 from drivers.registry import device_names
-from drivers.serial_transport import SerialTransport
+from drivers.serial_transport import SerialSettings, SerialTransport
 from drivers.shoe import ShoeDriver
+from drivers.simulated.pty_port import PtyPort
 from drivers.simulated.rig import FAST_BACKOFF, FAST_TIMING
 from drivers.simulated.shoe import ShoeDouble
 
@@ -29,6 +34,7 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"
 SERIAL = "SHO-0000042"  # the example's shoe
 FIRMWARE = "sho-2.3.1"  # on the example's allow-list
 KEY_PIN = 26  # the example's supervisor key
+WAIT = 5.0
 
 
 class KeyTurnedOn(MockPin):
@@ -197,3 +203,94 @@ def test_a_device_that_never_answers_times_out_in_one_line(shoe: ShoeDouble) -> 
             interval=0.05,
         )
     assert str(timed_out.value) == "no pairing answer from the shoe in 0.3 s"
+
+
+def times_out(port: PtyPort, timeout: float, **options: float) -> TimeoutError:
+    """Pair a shoe over ``port`` (``interval``, ``write_timeout`` as given), which must time
+    out; the port is closed after."""
+    settings = SerialSettings(str(port.path), write_timeout=options.pop("write_timeout", 2.0))
+    try:
+        with pytest.raises(TimeoutError) as timed_out:
+            pair_over(
+                lambda listener: SerialTransport(settings, listener, backoff=FAST_BACKOFF),
+                DeviceKind.SHOE,
+                "T1",
+                timeout=timeout,
+                **options,
+            )
+    finally:
+        port.close()
+    return timed_out.value
+
+
+def requests_in(heard: queue.Queue[bytes]) -> float:
+    """How many pairing requests (of a shoe, for table T1) the port took."""
+    asked = b""
+    while not heard.empty():
+        asked += heard.get_nowait()
+    return len(asked) / len(fb.StationPairing(DeviceKind.SHOE, "T1").request())
+
+
+@pytest.mark.parametrize(("timeout", "interval"), [(0.3, 3.0), (0.5, 0.1)])
+def test_a_port_that_opens_but_never_answers_times_out_at_the_timeout(
+    tmp_path: Path, timeout: float, interval: float
+) -> None:
+    # Something is on the port (a device in the wrong mode, another kind of board) but it
+    # never answers the pairing request: the technician gets the one-line timeout when the
+    # timeout is up, whether it is shorter than the interval between requests (not after
+    # the interval) or longer (asked again meanwhile), and never waits forever. Only a
+    # generous upper bound is checked: a loaded CPU makes the call later, never earlier.
+    heard: queue.Queue[bytes] = queue.Queue()
+    silent = PtyPort(tmp_path / "ttySilent", heard.put)
+    silent.plug()
+    began = time.monotonic()
+    error = times_out(silent, timeout, interval=interval)
+    assert time.monotonic() - began < timeout + 1.5
+    assert str(error) == f"no pairing answer from the shoe in {timeout} s"
+    assert requests_in(heard) >= 1  # it was asked
+
+
+def test_a_wedged_port_that_takes_no_request_times_out_in_one_line(tmp_path: Path) -> None:
+    # The device stopped reading and the tty's buffer is full: each pairing request times
+    # out on the write; pairing goes on asking until its timeout, then says so in one line.
+    wedged = PtyPort(tmp_path / "ttyWedged", queue.Queue[bytes]().put)
+    wedged.plug()
+    wedged.stall(True)
+    filler = os.open(os.path.realpath(wedged.path), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                os.write(filler, b"\x00" * 1024)
+    finally:
+        os.close(filler)
+    error = times_out(wedged, 0.4, interval=0.1, write_timeout=0.05)
+    assert str(error) == "no pairing answer from the shoe in 0.4 s"
+
+
+def test_a_chattering_port_is_asked_once_an_interval_not_at_each_burst(tmp_path: Path) -> None:
+    # A board that answers every request with bytes that are no pairing answer (line noise,
+    # another protocol) is asked again only when the interval is up (3 s here, past the
+    # timeout: one request, or two when the port is found open before it reports itself
+    # up), not at each burst it sends (a storm of requests).
+    heard: queue.Queue[bytes] = queue.Queue()
+
+    def chatter(data: bytes) -> None:
+        heard.put(data)
+        noisy.write(b"\x55\xaa noise")
+
+    noisy = PtyPort(tmp_path / "ttyNoisy", chatter)
+    noisy.plug()
+    times_out(noisy, 0.5, interval=3.0)
+    assert 1 <= requests_in(heard) <= 2
+
+
+def test_a_silent_device_is_asked_again_every_half_second(tmp_path: Path) -> None:
+    # docs/operations.md: the command asks again every half second until --timeout; in 2 s
+    # that is at 0, 0.5, 1.0 and 1.5 s at least (the first may go twice: once when the
+    # port is found open, once more when it reports itself up), where a 1.5 s pace would
+    # ask three times at most.
+    heard: queue.Queue[bytes] = queue.Queue()
+    silent = PtyPort(tmp_path / "ttySilent", heard.put)
+    silent.plug()
+    times_out(silent, 2.0)
+    assert requests_in(heard) >= 4

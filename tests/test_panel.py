@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import re
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -428,3 +430,71 @@ def test_the_key_on_a_buttons_pin_is_refused_naming_both() -> None:
     with pytest.raises(DriverConfigError) as refused:
         PanelPins(buttons={Button.NEXT: 26}, supervisor_key=26)
     assert str(refused.value) == "pin 26 wired twice: button next and supervisor key"
+
+
+def test_a_wager_sensor_name_is_a_seat_then_a_spot_and_a_wrong_spot_is_named() -> None:
+    # "<seat>.<spot>": what follows the first dot is the spot, so a name with a stray part
+    # is refused naming the spot the technician wrote, not a seat number that is not one.
+    with pytest.raises(DriverConfigError) as refused:
+        PanelPins.from_config({"wagers": {"3.main.left": 4}})
+    assert str(refused.value) == "panel pin map: 'main.left' is not a valid WagerSpot"
+    with pytest.raises(DriverConfigError) as refused:
+        PanelPins.from_config({"wagers": {"3": 4}})
+    assert str(refused.value) == "panel pin map: '' is not a valid WagerSpot"
+
+
+@contextlib.contextmanager
+def blinking_panel(factory: MockFactory, **blink: float) -> Iterator[GpioPanel]:
+    """A started GPIO panel on SEAT_PINS (``blink_on``, ``blink_off`` as given); closed after."""
+    driver = GpioPanel(SEAT_PINS, queue.Queue[DeviceEvent]().put, pin_factory=factory, **blink)
+    driver.start()
+    try:
+        yield driver
+    finally:
+        driver.close()
+
+
+def test_a_blinking_prompt_shown_again_and_again_keeps_blinking(factory: MockFactory) -> None:
+    # The procedure shows the panel at every change of the table, often several times a
+    # second: a prompt that restarted its blink at each show would stay lit (the blink
+    # starts lit), and the dealer would read a steady lamp instead of a prompt.
+    pin = factory.pin(5)
+    with blinking_panel(factory, blink_on=0.2, blink_off=0.2) as driver:
+        driver.show({Led.DEAL: LedMode.BLINK})
+        went_dark = threading.Event()
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline and not went_dark.is_set():
+            driver.show({Led.DEAL: LedMode.BLINK})
+            seen = [state for _, state in pin.states]
+            if True in seen and False in seen[seen.index(True) :]:
+                went_dark.set()
+            went_dark.wait(0.02)
+    assert went_dark.is_set(), pin.states
+
+
+def first_blink(factory: MockFactory, **blink: float) -> tuple[float, float]:
+    """How long the deal lamp's first blink stays lit, then dark (seconds, from the pin's
+    log: a mock pin logs each change with the time since the change before it)."""
+    pin = factory.pin(5)
+    with blinking_panel(factory, **blink) as driver:
+        driver.show({Led.DEAL: LedMode.BLINK})
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            edges = [(at, state) for at, state in pin.states]
+            lit = next((i for i, (_, state) in enumerate(edges) if state), None)
+            if lit is not None and len(edges) >= lit + 3:
+                return edges[lit + 1][0], edges[lit + 2][0]
+            threading.Event().wait(0.02)
+    raise AssertionError(pin.states)
+
+
+def test_a_prompt_blinks_four_tenths_on_and_four_tenths_off(factory: MockFactory) -> None:
+    # docs/hardware.md: blink 0.4 s on / 0.4 s off (gpiozero's own default is 1 s each).
+    # A loaded CPU only makes a phase longer, so each is checked from 0.4 s to below 1 s.
+    on, off = first_blink(factory)
+    assert 0.4 <= on < 1.0 and 0.4 <= off < 1.0, (on, off)
+
+
+def test_a_prompt_blinks_at_the_times_the_panel_is_given(factory: MockFactory) -> None:
+    on, off = first_blink(factory, blink_on=0.1, blink_off=0.6)
+    assert 0.1 <= on < 0.5 and 0.6 <= off < 1.0, (on, off)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import subprocess
@@ -94,6 +95,18 @@ def link(device: DeviceEnd) -> Iterator[tuple[SerialTransport, Recorder]]:
     transport.start()
     yield transport, recorder
     transport.close()
+
+
+@contextlib.contextmanager
+def opened(device: DeviceEnd, listener: Recorder) -> Iterator[SerialTransport]:
+    """A transport on ``device``'s port, started and heard up; closed after."""
+    transport = SerialTransport(SerialSettings(str(device.port.path)), listener)
+    transport.start()
+    try:
+        listener.next("up")
+        yield transport
+    finally:
+        transport.close()
 
 
 def test_bytes_cross_both_ways(link: tuple[SerialTransport, Recorder], device: DeviceEnd) -> None:
@@ -468,17 +481,12 @@ def test_an_absent_port_is_looked_for_at_the_configured_pace(tmp_path: Path) -> 
 def test_an_idle_open_port_is_ticked_every_tick_interval(device: DeviceEnd) -> None:
     # The link's timers run on these ticks: 20 of them at the default 20 ms take 0.4 s.
     recorder = Recorder()
-    transport = SerialTransport(SerialSettings(str(device.port.path)), recorder)
-    transport.start()
-    try:
-        recorder.next("up")
+    with opened(device, recorder):
         start = recorder.ticks
         deadline = time.monotonic() + WAIT
         while recorder.ticks < start + 20 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert recorder.ticks >= start + 20
-    finally:
-        transport.close()
 
 
 # --- the reader thread (drivers/transport.py) -----------------------------------------------
@@ -613,12 +621,17 @@ def test_a_write_into_a_full_buffer_waits_for_room_and_loses_no_byte(device: Dev
         # Fill the buffer through a descriptor of our own (root passes TIOCEXCL).
         filler = os.open(os.path.realpath(device.port.path), os.O_WRONLY | os.O_NOCTTY)
         os.set_blocking(filler, False)
-        queued = 0
+        # To the last byte, and again until a round takes nothing: the kernel moves what
+        # was written on to the other end's buffer a moment later, making room again.
+        queued, before = 0, -1
         try:
-            while True:
-                queued += os.write(filler, b"\x00" * 1024)
-        except BlockingIOError:
-            pass
+            while queued != before:
+                before = queued
+                for chunk in (1024, 1):
+                    with contextlib.suppress(BlockingIOError):
+                        while True:
+                            queued += os.write(filler, b"\x00" * chunk)
+                threading.Event().wait(0.05)
         finally:
             os.close(filler)
         resume = threading.Timer(0.2, device.port.stall, (False,))
@@ -641,3 +654,53 @@ def test_a_closed_transport_tells_its_listener_nothing_more(device: DeviceEnd) -
     recorder.next("up")
     transport.close()  # returns once the reader has ended: all it said is queued
     assert recorder.events.empty()
+
+
+def test_after_a_reconnect_request_the_port_goes_down_before_any_more_bytes(
+    device: DeviceEnd,
+) -> None:
+    # The driver asks for a reconnect when its protocol finds the peer dead: what the device
+    # sends after that belongs to the next session, so the listener hears the port go down
+    # first, however long the read was to wait (here up to half a second, its cap).
+    listener = Paced(3600.0)
+    with opened(device, listener) as transport:
+        listener.next("tick")
+        transport.reconnect("peer silent")
+        device.port.write(b"late")
+        heard = [listener.events.get(timeout=WAIT)]
+        while heard[-1][0] == "tick":
+            heard.append(listener.events.get(timeout=WAIT))
+        assert heard[-1][0] == "down" and str(heard[-1][1]) == "peer silent", heard
+
+
+class Parking(Recorder):
+    """A listener that parks the reader thread in its next tick while ``hold`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold = threading.Event()
+        self.parked = threading.Event()
+        self.release = threading.Event()
+
+    def link_tick(self) -> None:
+        super().link_tick()
+        if self.hold.is_set():
+            self.parked.set()
+            self.release.wait(WAIT)
+
+
+def test_a_write_to_a_port_whose_device_went_away_says_why_it_failed(device: DeviceEnd) -> None:
+    # The cable is pulled while the reader thread is busy elsewhere: the write itself finds
+    # the hung-up tty (EIO), and the technician reads which port failed and how.
+    listener = Parking()
+    with opened(device, listener) as transport:
+        listener.hold.set()
+        assert listener.parked.wait(WAIT)
+        device.port.unplug()
+        with pytest.raises(TransportError) as failed:
+            transport.write(b"\x55")
+        assert str(failed.value) == (
+            f"{device.port.path}: write failed: [Errno 5] Input/output error"
+        )
+        listener.release.set()
+        assert str(listener.next("down")) == str(failed.value)

@@ -428,9 +428,15 @@ def test_missing_shoe_is_lost_until_it_appears(tmp_path: Path) -> None:
 
 
 def test_shoe_size_is_checked() -> None:
-    with pytest.raises(DriverConfigError):
-        expected = ExpectedDevice(SERIAL, secret=SECRET)
+    # A Spanish 21 shoe holds 6 or 8 decks of 48 cards; the technician is told which
+    # number was given.
+    expected = ExpectedDevice(SERIAL, secret=SECRET)
+    with pytest.raises(DriverConfigError) as refused:
         ShoeDriver(SerialSettings("/dev/null"), EventRecorder(), expected, decks=7)
+    assert str(refused.value) == "a Spanish 21 shoe holds 6 or 8 decks, not 7"
+    for decks in (6, 8):
+        driver = ShoeDriver(SerialSettings("/dev/null"), EventRecorder(), expected, decks=decks)
+        assert driver.decks == decks
 
 
 def _loss_kind(reason: str) -> str:

@@ -246,3 +246,90 @@ def test_the_reader_thread_is_named_after_the_link_and_does_not_hold_the_process
     transport, _ = started
     assert transport.name == "card_reader"
     assert len(threads) == 1 and threads[0].daemon
+
+
+class CountingReads(UsbTransport):
+    """The real USB transport; the test counts how often its reader thread reads the port."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.reads = 0
+
+    def _read_port(self, timeout: float) -> bytes:
+        self.reads += 1
+        return super()._read_port(timeout)
+
+
+def test_an_idle_link_reads_the_port_about_once_a_tick_not_in_a_spin(
+    backend: SimulatedUsbBackend,
+) -> None:
+    # The reader thread of a quiet device waits in the port's read until the protocol's next
+    # deadline (here every tick of 0.1 s): a Pi running four links has no core to spare for
+    # a thread that wakes every millisecond to find nothing. A read may end a moment early
+    # (the kernel's timer), so a tick may take two reads; a spinning reader takes about a
+    # hundred a tick.
+    backend.add(reader("RD-0001"))
+    recorder = Recorder()
+    transport = CountingReads(
+        UsbSettings(VID, PID, "RD-0001"), recorder, backend=backend, tick_interval=0.1
+    )
+    transport.start()
+    try:
+        recorder.next("up")
+        recorder.wait_ticks(1)
+        before = transport.reads
+        recorder.wait_ticks(5)
+        reads = transport.reads - before
+    finally:
+        transport.close()
+    assert 5 <= reads <= 3 * 5 + 3, reads
+
+
+class UnplugsToWake(UsbTransport):
+    """A port whose read is woken by taking the device away (as closing a socket under a
+    blocked read does): the read then fails, because the link is being closed."""
+
+    def __init__(self, device: SimulatedUsbDevice, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.device = device
+
+    def _interrupt(self) -> None:
+        self.device.unplug()
+
+
+def test_closing_a_link_reports_no_outage(backend: SimulatedUsbBackend) -> None:
+    # A link the station closes (shutdown, a pairing done) is not a lost device: the
+    # listener hears no link_down, even when closing makes the port's read fail.
+    device = reader("RD-0001")
+    backend.add(device)
+    recorder = Recorder()
+    transport = UnplugsToWake(
+        device, UsbSettings(VID, PID, "RD-0001"), recorder, backend=backend, tick_interval=0.2
+    )
+    transport.start()
+    recorder.next("up")
+    recorder.wait_ticks(1)  # the reader thread is in its wait
+    transport.close()
+    assert not device.plugged and not transport.is_open
+    assert not [e for e in threading.enumerate() if e.name == transport.name + "-link"]
+    assert recorder.events.empty(), recorder.events.get_nowait()
+
+
+def test_close_gives_up_on_a_reader_thread_stuck_in_its_listener(
+    started: tuple[UsbTransport, Recorder],
+    backend: SimulatedUsbBackend,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A listener that hangs (a bug) must not hang the station's shutdown with it: close()
+    # waits for the reader thread a bounded time, then returns (the thread is a daemon).
+    monkeypatch.setattr("drivers.transport._JOIN_TIMEOUT", 0.05)
+    transport, recorder = started
+    recorder.hold.set()
+    assert recorder.entered.wait(WAIT)  # the reader thread is parked in link_tick
+    transport.close()
+    assert not recorder.release.is_set()
+    stuck = [t for t in threading.enumerate() if t.name == "card_reader-link"]
+    assert len(stuck) == 1 and stuck[0].is_alive()
+    recorder.release.set()
+    stuck[0].join(WAIT)
+    assert not stuck[0].is_alive()

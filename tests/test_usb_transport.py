@@ -171,6 +171,27 @@ def test_write_timeout_drops_the_link_and_it_comes_back(bus: Bus) -> None:
         transport.close()
 
 
+def test_a_wedged_reader_is_given_the_whole_configured_write_timeout(bus: Bus) -> None:
+    # A technician who sets write_timeout = 1.2 s on a slow reader gets 1.2 s before the link
+    # is dropped, not pyusb's default of 1 s nor a millisecond (only the lower bound is
+    # checked: a loaded CPU can only make the write fail later).
+    recorder = Recorder()
+    transport = UsbTransport(
+        UsbSettings(VID, PID, "RD-0001", write_timeout=1.2), recorder, backend=bus.backend
+    )
+    transport.start()
+    try:
+        recorder.next("up")
+        bus.device.stalled = True
+        began = time.monotonic()
+        with pytest.raises(LinkWriteTimeoutError) as timed_out:
+            transport.write(b"stuck")
+        assert time.monotonic() - began >= 1.2
+        assert str(timed_out.value).endswith("device took no data for 1.2 s")
+    finally:
+        transport.close()
+
+
 # --- the settings a technician writes ------------------------------------------------------
 
 
