@@ -52,12 +52,19 @@ _INDEXED: Final = frozenset(INDEXED_KINDS)
 SPOT_KIND: Final = "event"
 
 
-def index_entry(row_id: int, kind: str, round_no: int | None, data: Any) -> IndexEntry | None:
+def index_entry(
+    row_id: int,
+    kind: str,
+    round_no: int | None,
+    data: Any,
+    indexed: Collection[str] = _INDEXED,
+) -> IndexEntry | None:
     """The index entry a row has in format 2 (None: it has none): a milestone kind
-    (``kinds.INDEXED_KINDS``) in ``journal_milestone`` by kind and round, an event with a
-    seat and a spot (an integer or a text each) in ``journal_spot`` by them. ``data``: the
-    row's parsed data (only read for an event)."""
-    if kind in _INDEXED:
+    (``indexed``: the file's ``journal_kind``, ``kinds.INDEXED_KINDS`` when not given) in
+    ``journal_milestone`` by kind and round, an event with a seat and a spot (an integer or
+    a text each) in ``journal_spot`` by them. ``data``: the row's parsed data (only read
+    for an event)."""
+    if kind in indexed:
         return (row_id, kind, round_no, None, None)
     if kind == SPOT_KIND and type(data) is dict:
         seat, spot = data.get("seat"), data.get("spot")
@@ -88,6 +95,8 @@ class Storage:
     triggers: dict[str, str] = TRIGGER_SQL
     #: The main table's triggers (named when they are missing).
     main_triggers: tuple[str, str] = ("journal_no_update", "journal_no_delete")
+    #: The milestone kinds the file indexes by kind (format 2: its ``journal_kind``).
+    indexed_kinds: frozenset[str] = _INDEXED
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -376,6 +385,7 @@ class Format2(Storage):
         self._codes: dict[str, int] = {
             kind: code for code, kind in conn.execute("SELECT code, kind FROM journal_kind")
         }
+        self.indexed_kinds = frozenset(self._codes)
         self._round_started = self._codes.get("round_started", -1)
         self._cached: tuple[tuple[Any, ...], bytes, list[RawRow]] | None = None
 
@@ -460,7 +470,7 @@ class Format2(Storage):
         end = _END if f.until_id is None else f.until_id
         wanted = None if f.kinds is None else frozenset(f.kinds)
         found: Iterable[RawRow]
-        if wanted is not None and wanted <= _INDEXED:
+        if wanted is not None and wanted <= self.indexed_kinds:
             found = self._indexed(wanted, f.after_id, end, f.round_no, f.newest_first)
         else:
             commits = self._commits(f.after_id, f.until_id, newest_first=f.newest_first)
@@ -594,7 +604,7 @@ class Format2(Storage):
         milestones, spots = [], []
         for row_id, _ts, kind, round_no, data_text, _prev, _hash in rows:
             data = json.loads(data_text) if kind == SPOT_KIND else None
-            entry = index_entry(row_id, kind, round_no, data)
+            entry = index_entry(row_id, kind, round_no, data, self._codes)
             if entry is None:
                 continue
             if kind == SPOT_KIND:
@@ -623,10 +633,46 @@ def storage_version(conn: sqlite3.Connection) -> int:
 
 
 def storage_of(conn: sqlite3.Connection) -> Storage:
-    """The reader of the rows of the journal open on ``conn``, for its format.
+    """The reader of the rows of the journal open on ``conn``, for its format: made once
+    per :class:`JournalConnection` (until another connection commits or the schema
+    changes), afresh on any other connection.
 
     Raises:
         JournalCorruptError: a format-2 file's codec is missing or damaged.
         sqlite3.DatabaseError: when SQLite finds the file damaged.
     """
+    if not isinstance(conn, JournalConnection):
+        return _made(conn)
+    stamp = conn.execute(_STAMP).fetchone()
+    kept = conn.storage_kept
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
+    storage = _made(conn)
+    conn.storage_kept = (stamp, storage)
+    return storage
+
+
+def _made(conn: sqlite3.Connection) -> Storage:
     return Format2(conn) if storage_version(conn) == 2 else Format1(conn)
+
+
+# -- the Storage kept with its connection ---------------------------------------------------
+#: What a kept Storage was read under: SQLite's schema cookie (a table, index or trigger
+#: added or dropped) and ``data_version`` (another connection committed: the format, the
+#: codec or the kinds a writer's open adds may have changed). A connection's own writes
+#: leave ``data_version`` as it is: whoever changes the kinds on it calls :func:`forget`.
+_STAMP: Final = "SELECT * FROM pragma_schema_version, pragma_data_version"
+
+
+class JournalConnection(sqlite3.Connection):
+    """A connection to a journal (``sqlite3.connect(..., factory=JournalConnection)``)
+    that keeps the :class:`Storage` :func:`storage_of` made for it: each start asks for it
+    about ten times, and making one reads ``schema_version``, the codec and the kinds."""
+
+    storage_kept: tuple[Any, Storage] | None = None
+
+
+def forget(conn: sqlite3.Connection) -> None:
+    """Drop the Storage kept for ``conn`` (after this connection changed what it reads)."""
+    if isinstance(conn, JournalConnection):
+        conn.storage_kept = None
