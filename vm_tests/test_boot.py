@@ -325,13 +325,8 @@ def test_stop_journals_clean_shutdown(rig: Rig) -> None:
     vm.sh("systemctl stop dealer-station", timeout=STEP)
     assert rig.show("ActiveState") == "inactive"
     assert rig.show("Result") == "success"
-    query = "select kind from journal where kind != 'seal' order by id desc limit 1"
-    last = vm.sh(
-        "runuser -u dealer-station -- /opt/dealer-station/bin/python -c 'import sqlite3, sys;"
-        ' print(sqlite3.connect("file:/var/lib/dealer-station/journal.sqlite3?mode=ro",'
-        f' uri=True).execute(sys.argv[1]).fetchone()[0])\' "{query}"'
-    ).strip()
-    assert last == "clean_shutdown"  # the seal over it follows
+    rows = vm.journal_rows("/var/lib/dealer-station/journal.sqlite3", ("seal",), exclude=True)
+    assert rows[-1][2] == "clean_shutdown"  # the seal over it follows
     mark = vm.log_mark()
     vm.sh("systemctl start dealer-station", timeout=STEP)
     rig.wait_ready(mark)

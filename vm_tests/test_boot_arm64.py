@@ -31,7 +31,6 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from debbuild import ROOT, built_deb
@@ -326,22 +325,7 @@ def test_a_shoe_through_usb_serial_deals_rounds_and_the_journal_verifies(rig: Pi
 
 
 def _rounds(vm: Vm) -> int:
-    ((count,),) = _query(vm, "select count(*) from journal where kind = 'round_completed'")
-    return int(count)
-
-
-def _query(vm: Vm, sql: str) -> list[list[Any]]:
-    """The rows of ``sql`` on the station's journal, read-only, with the venv's Python and
-    sqlite3 alone (a dealer-station command imports far more: seconds under emulation)."""
-    return list(
-        json.loads(
-            vm.sh(
-                "runuser -u dealer-station -- /opt/dealer-station/bin/python -c 'import json,"
-                f' sqlite3, sys; print(json.dumps(sqlite3.connect("file:{JOURNAL}?mode=ro",'
-                f' uri=True).execute(sys.argv[1]).fetchall()))\' "{sql}"'
-            )
-        )
-    )
+    return len(vm.journal_rows(JOURNAL, ("round_completed",), timeout=STEP_ARM))
 
 
 def _verified(vm: Vm) -> None:
@@ -352,8 +336,8 @@ def _verified(vm: Vm) -> None:
 
 def _clock_rows(vm: Vm) -> list[tuple[int, str, dict[str, object]]]:
     """The journal's ``clock`` rows: id, time, data."""
-    rows = _query(vm, "select id, ts, data from journal where kind = 'clock' order by id")
-    return [(int(i), str(ts), json.loads(data)) for i, ts, data in rows]
+    rows = vm.journal_rows(JOURNAL, ("clock",), timeout=STEP_ARM)
+    return [(i, ts, json.loads(data)) for i, ts, _, data in rows]
 
 
 def test_ntp_arriving_is_journalled_with_the_correction(rig: PiRig) -> None:
