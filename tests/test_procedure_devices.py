@@ -494,6 +494,33 @@ def test_a_round_the_station_sealed_found_at_a_restart_names_the_state_it_stoppe
     ]
 
 
+def test_a_void_of_a_round_found_sealed_at_a_restart_names_the_fault_that_stopped_it() -> None:
+    """The round that could not be rebuilt is voided from its journal rows alone: the
+    void names the fault it ends (code and text, as the fault row gave them) and returns
+    seat 1's $10.00 (one money record, docs/journal.md)."""
+    rig = seat_one_dealt()
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_VOID)
+    (void,) = rows(again, "round_voided")
+    assert void["reason"] == (
+        "recovered_mid_round: restarted during round 1: a sealed hole card was never revealed"
+    )
+    assert void["returned"] == [{"seat": 1, "wager": "main", "hand": None, "cents": 1000}]
+
+
+def test_a_resume_with_two_devices_lost_is_refused_naming_both() -> None:
+    """The supervisor may not resume while a device is still lost: the refusal names each
+    lost device, in order, so the technician knows what to reconnect."""
+    rig = seat_one_dealt()
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    rig.table.handle(DeviceLost(DeviceKind.CARD_READER, "unplugged"))
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rows(rig, "resolution_refused") == [
+        {"resolution": "resume", "reason": "still lost: card_reader, shoe"}
+    ]
+    assert rig.table.state is State.FAULT
+
+
 def test_a_journal_whose_open_round_has_no_state_row_restores_to_a_fault() -> None:
     """A journal cut or written by another hand: the round's rows without the state rows
     that go with them. The station still starts, in a fault the supervisor voids."""
