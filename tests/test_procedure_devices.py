@@ -363,6 +363,40 @@ def test_a_card_while_the_dealer_pays_is_rejected() -> None:
     assert message.startswith("3S out of order: a card was drawn while ")
 
 
+def test_pa_635a_7_p_a_resume_in_the_final_settlement_prompts_each_seat_still_to_settle() -> None:
+    """PA 635a.7(p): the dealer settles seat by seat from the right, each prompted. Seats 1
+    (9H 8D, 17) and 2 (KS 9S, 19) stand; the dealer 5C QS draws KD (25) and busts: both
+    are paid $10.00. A card drawn while seat 2 is being paid stops play; the supervisor's
+    resume comes back to seat 2's prompt, then seat 1's, before the next bets."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    bet(rig, 2)
+    press(rig)
+    deal(rig, "9H", "KS", "5C", "8D", "9S", "QS")
+    press(rig)  # seat 1 stands
+    press(rig)  # seat 2 stands
+    press(rig)  # the hole card: 15, draws
+    deal(rig, "KD")
+    paying = [(Led.seat(2), LedMode.STEADY), (Led.PAY, LedMode.STEADY)]
+    assert rig.table.state is State.SETTLING
+    assert all(rig.panel.lamps.get(led) is mode for led, mode in paying)
+    deal(rig, "3S")
+    assert rig.table.state is State.FAULT
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    prompted = []
+    while rig.table.state is State.SETTLING:
+        prompted += [s for s in (1, 2) if rig.panel.lamps.get(Led.seat(s)) is LedMode.STEADY]
+        assert rig.panel.lamps.get(Led.PAY) is LedMode.STEADY
+        press(rig)
+    assert prompted == [2, 1]
+    assert rig.table.state is State.BETTING
+    assert rows(rig, "seat_result") == [
+        {"seat": 1, "net_cents": 1000},
+        {"seat": 2, "net_cents": 1000},
+    ]
+
+
 def test_a_card_when_the_reveal_is_due_is_rejected_with_the_rounds_reason() -> None:
     """PA 635a.7(e)(4),(g): the players done, the hole card is turned before any card is
     drawn for the dealer: a card out of the shoe then is refused by the round."""
