@@ -397,6 +397,31 @@ def test_pa_635a_7_p_a_resume_in_the_final_settlement_prompts_each_seat_still_to
     ]
 
 
+def test_a_fault_open_in_a_settlement_at_a_restart_resumes_where_the_round_stands() -> None:
+    """docs/procedure.md (settle_now): after a restart the settlement rows are in the
+    journal already, so the resume goes on where the round stands, not to an empty
+    settlement prompt. NJ: seat 1 (KS 6H, 16) surrenders against the up 9C and is being
+    collected when the shoe is lost; the station restarts; the resume gives the turn to
+    seat 2 (9D 8D, 17)."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("NJ")
+    ready(rig)
+    bet(rig, 1)
+    bet(rig, 2)
+    press(rig)
+    deal(rig, "KS", "9D", "9C", "6H", "8D")
+    press(rig, Button.SURRENDER)
+    assert rig.table.state is State.SETTLE_NOW
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    again = make_rig("NJ")
+    again.table.restore(read_journal(rig.journal.rows))
+    again.table.resume_output()
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.PLAYERS
+    assert again.panel.lamps.get(Led.seat(2)) is LedMode.BLINK
+
+
 def test_a_card_when_the_reveal_is_due_is_rejected_with_the_rounds_reason() -> None:
     """PA 635a.7(e)(4),(g): the players done, the hole card is turned before any card is
     drawn for the dealer: a card out of the shoe then is refused by the round."""
