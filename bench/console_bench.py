@@ -173,15 +173,11 @@ def _ingest_rate(conninfo: str, source: Path, copies: int, trigger: bool) -> flo
     import psycopg
 
     from controller.journal.format import Row
+    from controller.journal.storage import storage_of
     from floor.ingest import Ingest, Rows
 
     with sqlite3.connect(source) as src:
-        rows = [
-            Row(*r)
-            for r in src.execute(
-                "SELECT id, ts, kind, round, data, prev_hash, hash FROM journal ORDER BY id"
-            )
-        ]
+        rows = [Row(*r) for r in storage_of(src).raw_rows(0)]  # either storage format
     prefix = "W" if trigger else "N"
     copies_rows = {f"{prefix}{n:03d}": _own(rows, f"{prefix}{n:03d}") for n in range(copies)}
     with psycopg.connect(conninfo) as conn:

@@ -396,7 +396,9 @@ def main() -> None:
 
         # 1. catch-up
         with sqlite3.connect(journals[catch_up[0]]) as src:
-            per_station = src.execute("SELECT count(*) FROM journal").fetchone()[0]
+            from controller.journal.storage import storage_of
+
+            per_station = storage_of(src).count()  # either storage format
         src.close()
         expected = per_station * len(catch_up)
         cpu_before = sum(_clock_ticks(c.pid) for c in collectors)

@@ -277,9 +277,9 @@ def main() -> None:
         folder = Path(name)
         calls, rounds = record_calls(folder, args.rounds)
         conn = sqlite3.connect(folder / "recorded.sqlite3")
-        rows = [
-            Row(*values) for values in conn.execute(f"SELECT {COLUMNS} FROM journal ORDER BY id")
-        ]
+        from controller.journal.storage import storage_of
+
+        rows = list(storage_of(conn).rows())  # either storage format
         conn.close()
         trained = len(rows) // 4
         if args.write_dictionaries:

@@ -383,6 +383,28 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ),
     ),
     Benchmark(
+        "The live journal under nightly rotation",
+        "bench/journal_rotate.py",
+        ("--days", "3", "--format", "2"),
+        ("--days", "2", "--rounds-a-day", "12", "--segment-rows", "300", "--pool-rounds", "12"),
+        keys=(
+            "live_bytes_after",
+            "live_bytes_max",
+            "rotation_s",
+            "rotation_written_bytes",
+            "archive_bytes_per_day",
+        ),
+        targets=(
+            Target(
+                "live_bytes_max",
+                "<",
+                16_000_000,
+                "the live journal (format 2, a busy table) stays under 16 MB with the nightly"
+                " rotation, whatever its age",
+            ),
+        ),
+    ),
+    Benchmark(
         "A table-year archived, verified with the key",
         "bench/journal_year.py",
         ("--days", "30"),

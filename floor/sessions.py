@@ -63,8 +63,11 @@ class Sessions:
         token = new_token()
         async with self.pool.connection() as conn:
             await conn.execute(
-                "INSERT INTO console_session (token_hash, user_name, role, address, expires)"
-                " VALUES (%s, %s, %s, %s, clock_timestamp() + %s)",
+                # One reading of the clock for both: the session lasts exactly LIFETIME.
+                "INSERT INTO console_session"
+                " (token_hash, user_name, role, address, created, expires)"
+                " SELECT %s, %s, %s, %s, now.t, now.t + %s"
+                " FROM (SELECT clock_timestamp() AS t) AS now",
                 (token_hash(token), user, role, address[:64], LIFETIME),
             )
         return token

@@ -68,17 +68,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--journal-format",
         type=int,
         choices=(1, 2),
-        default=None,
-        help="the storage format of every journal the tests create (docs/journal.md)",
+        default=2,
+        help="the storage format of every journal the tests create (docs/journal.md;"
+        " default 2, the station's own)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # For the whole process (each xdist worker runs this too): a module's or a session's
+    # fixture makes its journals in the chosen format as well.
+    from controller.journal import creation
+
+    creation.DEFAULT_FORMAT = config.getoption("--journal-format")
+    config.addinivalue_line(
+        "markers",
+        "journal_format(n): every journal the test creates is storage format n, whatever"
+        " --journal-format says (a test of that format's own storage)",
     )
 
 
 @pytest.fixture(autouse=True)
 def journal_format(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``--journal-format 2``, every journal a test creates in this process is format 2
-    (the whole journal suite runs on either format)."""
-    chosen = request.config.getoption("--journal-format")
-    if chosen is not None:
+    """A test marked ``journal_format(n)`` makes its journals in format ``n`` (a test of a
+    format's own tables, triggers or query plans); every other test in the format
+    ``--journal-format`` names (2 when it names none: the whole suite runs on either)."""
+    marker = request.node.get_closest_marker("journal_format")
+    if marker is not None:
         from controller.journal import creation
 
-        monkeypatch.setattr(creation, "DEFAULT_FORMAT", chosen)
+        monkeypatch.setattr(creation, "DEFAULT_FORMAT", marker.args[0])

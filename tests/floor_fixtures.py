@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from controller.journal.format import Row
+from controller.journal.storage import storage_of
 from floor.servers import Broker, Database, remove
 
 #: Every table name a floor test may use (the broker's accounts and ACL are made for them).
@@ -72,9 +73,7 @@ def simulated(journal: Path, rounds: int, seed: int, *extra: str) -> Path:
 def journal_rows(journal: Path) -> list[tuple[Any, ...]]:
     """Every row of a journal: (id, ts, kind, round, data, prev_hash, hash)."""
     with closing(sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)) as conn:
-        return conn.execute(
-            "SELECT id, ts, kind, round, data, prev_hash, hash FROM journal ORDER BY id"
-        ).fetchall()
+        return list(storage_of(conn).raw_rows(0))  # either storage format
 
 
 def database_rows(database: Database, table: str) -> list[tuple[Any, ...]]:
@@ -207,10 +206,9 @@ def row_count(journal: Path) -> int:
     """How many rows the journal holds now (0 before it exists)."""
     try:
         with closing(sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)) as conn:
-            (count,) = conn.execute("SELECT count(*) FROM journal").fetchone()
+            return storage_of(conn).count()  # either storage format
     except sqlite3.Error:
         return 0
-    return int(count)
 
 
 class RawClient:

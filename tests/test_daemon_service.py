@@ -15,7 +15,6 @@ import logging
 import os
 import queue
 import signal
-import sqlite3
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from daemon_support import (
     journal_dir,
     station_toml,
 )
+from journal_tamper_support import tamper
 from table_support import RecordingPanel, RecordingReader, RecordingShuffler
 
 from controller.journal.store import Journal, JournalReader
@@ -182,11 +182,7 @@ def test_a_journal_that_fails_verification_refuses_the_start(
         for n in range(5):
             writer.append("note", {"n": n})
     # Someone edits row 3 behind the journal's back (dropping the append-only trigger).
-    conn = sqlite3.connect(journal)
-    conn.execute("DROP TRIGGER journal_no_update")
-    conn.execute("UPDATE journal SET data = '{\"n\":30}' WHERE id = 3")
-    conn.commit()
-    conn.close()
+    tamper(journal, "UPDATE journal SET data = '{\"n\":30}' WHERE id = 3")
     before = journal.read_bytes()
     line = refused(tmp_path, station_toml(tmp_path, journal))
     assert str(journal) in line and "failed verification" in line and "row 3" in line

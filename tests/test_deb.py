@@ -81,6 +81,9 @@ def test_contents(deb: Path) -> None:
     ) or files["/usr/bin/dealer-station"].endswith("-> ../../opt/dealer-station/bin/dealer-station")
     for path in (
         "/lib/systemd/system/dealer-station.service",
+        "/lib/systemd/system/dealer-station-archive.service",  # the nightly archive...
+        "/lib/systemd/system/dealer-station-rotate.service",  # ...and rotation
+        "/lib/systemd/system/dealer-station-rotate.timer",
         "/lib/udev/rules.d/99-dealer-station.rules",
         "/usr/lib/sysusers.d/dealer-station.conf",
         "/usr/lib/tmpfiles.d/dealer-station.conf",
@@ -109,6 +112,11 @@ def test_contents(deb: Path) -> None:
 def test_installed_files_are_the_sources(unpacked: Path) -> None:
     pairs = {
         "lib/systemd/system/dealer-station.service": "systemd/dealer-station.service",
+        "lib/systemd/system/dealer-station-archive.service": (
+            "systemd/dealer-station-archive.service"
+        ),
+        "lib/systemd/system/dealer-station-rotate.service": "systemd/dealer-station-rotate.service",
+        "lib/systemd/system/dealer-station-rotate.timer": "systemd/dealer-station-rotate.timer",
         "lib/udev/rules.d/99-dealer-station.rules": "systemd/99-dealer-station.rules",
         "usr/lib/sysusers.d/dealer-station.conf": "systemd/dealer-station.sysusers",
         "usr/lib/tmpfiles.d/dealer-station.conf": "systemd/dealer-station.tmpfiles",

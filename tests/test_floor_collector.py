@@ -29,6 +29,7 @@ from floor_fixtures import (  # running_collector: the `collector` fixture
     simulated,
     station_settings,
 )
+from journal_tamper_support import tamper
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.journal.format import Row, canonical_json
@@ -193,10 +194,7 @@ def _cut(journal: Path, keep: int, to: Path) -> None:
     """A copy of ``journal`` holding only its first ``keep`` rows (a station restored
     from an old backup, or whose journal lost its end)."""
     shutil.copy(journal, to)
-    with sqlite3.connect(to) as conn:
-        conn.execute("DROP TRIGGER journal_no_delete")
-        conn.execute("DELETE FROM journal WHERE id > ?", (keep,))
-    conn.close()
+    tamper(to, f"DELETE FROM journal WHERE id > {keep}")
 
 
 def test_a_station_behind_its_anchor_then_forking_is_quarantined_not_merged(

@@ -137,7 +137,7 @@ def test_an_archive_of_another_journal_is_refused(
 def test_a_journal_whose_rows_do_not_check_is_not_archived(
     sealed: tuple[Path, VerificationKey], tmp_path: Path
 ) -> None:
-    from test_journal_verify import tamper
+    from journal_tamper_support import tamper
 
     tamper(sealed[0], 'UPDATE journal SET data = \'{"card":"KS"}\' WHERE id = 20')
     folder = tmp_path / "archive"

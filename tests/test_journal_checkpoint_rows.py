@@ -13,12 +13,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from test_journal_start import behind_the_triggers, refused, schema_cookie, start
+from journal_tamper_support import append_chained, chained, change_rows, read_rows, schema_cookie
+from test_journal_start import refused, start
 
-from controller.journal.format import TRIGGER_SQL, canonical_json, head_path, head_record, row_hash
+from controller.journal.format import GENESIS_HASH, canonical_json, head_path, head_record
 from controller.journal.seal import VerificationKey, new_sealing, save_state
+from controller.journal.storage import storage_of
 from controller.journal.verify import VerifyCase, verify
 
 TABLE = "T1"
@@ -35,7 +38,6 @@ def station(tmp_path: Path) -> tuple[Path, Path, VerificationKey]:
     path = tmp_path / "journal.sqlite3"
     start(path, key_file, range(1, 2))
     start(path, key_file, range(2, 3))
-    assert TRIGGER_SQL  # the helpers rebuild these
     return path, key_file, key
 
 
@@ -43,26 +45,9 @@ def append_checkpoint(path: Path, data: Data, round_no: int | None = None) -> in
     """Append a ``verified`` row whose data is ``data(row id, previous hash, schema cookie)``
     (any JSON value), chained and with a head record to match; its id."""
     cookie = schema_cookie(path)
-    appended: list[int] = []
-
-    def work(conn: sqlite3.Connection) -> None:
-        last_id, last_hash = conn.execute(
-            "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        row_id = last_id + 1
-        text = canonical_json(data(row_id, last_hash, cookie))
-        digest = row_hash(
-            last_hash, row_id=row_id, ts=TS, kind="verified", round_no=round_no, data_text=text
-        )
-        conn.execute(
-            "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (row_id, TS, "verified", round_no, text, last_hash, digest),
-        )
-        head_path(path).write_bytes(head_record(row_id, digest))
-        appended.append(row_id)
-
-    behind_the_triggers(path, work)
-    return appended[0]
+    return append_chained(
+        path, "verified", lambda i, _ts, prev: data(i, prev, cookie), TS, round_no
+    )
 
 
 def fields(row_id: int, prev: str, cookie: int, **more: object) -> dict[str, object]:
@@ -146,22 +131,9 @@ def rechain(path: Path, change: Callable[[StoredRow], StoredRow]) -> None:
     """The insider's rewrite: each row passed through ``change`` (ids kept), every hash made
     again and a head record to match; a checkpoint's data stays as the station wrote it
     unless ``change`` alters it (so its MAC still holds)."""
-
-    def work(conn: sqlite3.Connection) -> None:
-        rows = conn.execute("SELECT id, ts, kind, round, data FROM journal ORDER BY id").fetchall()
-        conn.execute("DELETE FROM journal")
-        prev = "0" * 64
-        for row in rows:
-            i, ts, kind, round_no, text = change(row)
-            digest = row_hash(prev, row_id=i, ts=ts, kind=kind, round_no=round_no, data_text=text)
-            conn.execute(
-                "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (i, ts, kind, round_no, text, prev, digest),
-            )
-            prev = digest
-        head_path(path).write_bytes(head_record(len(rows), prev))
-
-    behind_the_triggers(path, work)
+    rows = chained([change(row) for row in read_rows(path)], GENESIS_HASH, 1)
+    change_rows(path, lambda _: rows)
+    head_path(path).write_bytes(head_record(len(rows), rows[-1][6]))
 
 
 def rehash_after_changing(path: Path, row_id: int) -> None:
@@ -177,11 +149,7 @@ def rehash_after_changing(path: Path, row_id: int) -> None:
 
 
 def checkpoint_ids(path: Path) -> list[int]:
-    conn = sqlite3.connect(path)
-    try:
-        return [i for (i,) in conn.execute("SELECT id FROM journal WHERE kind = 'verified'")]
-    finally:
-        conn.close()
+    return [row[0] for row in read_rows(path) if row[2] == "verified"]
 
 
 def test_a_row_rewritten_before_the_checkpoint_is_refused_by_the_hash_the_checkpoint_names(
@@ -225,8 +193,10 @@ def test_triggers_made_again_make_the_start_walk_every_row_and_say_so(
     path, key_file, _ = station
     last = checkpoint_ids(path)[-1]
     conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("DROP TRIGGER journal_no_update")
-    conn.execute(TRIGGER_SQL["journal_no_update"])
+    storage = storage_of(conn)
+    name = storage.main_triggers[0]
+    conn.execute(f"DROP TRIGGER {name}")
+    conn.execute(storage.triggers[name])
     conn.close()
     report = verify(path, since_checkpoint=True)
     assert report.case is VerifyCase.INTACT, report.message
@@ -235,52 +205,77 @@ def test_triggers_made_again_make_the_start_walk_every_row_and_say_so(
     assert report.message.startswith(f"intact: {report.rows} rows,") and report.message.endswith(
         "; " + note
     )
-    conn = sqlite3.connect(path)
-    (rows,) = conn.execute("SELECT count(*) FROM journal").fetchone()
-    conn.close()
-    assert report.rows == rows > last  # every row, those before the checkpoint included
+    assert (
+        report.rows == len(read_rows(path)) > last
+    )  # every row, those before the checkpoint included
     start(path, key_file, range(3, 4))
 
 
-@pytest.mark.parametrize(
-    ("change", "problem"),
-    [
+def _schema_faults(table: str, update: str, delete: str) -> list[Any]:
+    """The schema faults of a file whose rows' table is ``table``, its append-only triggers
+    ``update`` and ``delete``, and what the start and verify name for each."""
+    cases = [
         (
-            ["DROP TRIGGER journal_no_update", "DROP TRIGGER journal_no_delete"],
-            "append-only triggers removed (journal_no_update, journal_no_delete)",
+            [f"DROP TRIGGER {update}", f"DROP TRIGGER {delete}"],
+            f"append-only triggers removed ({update}, {delete})",
+            "journal-removed",
         ),
         (
             ["DROP TRIGGER meta_no_update", "DROP TRIGGER meta_no_delete"],
             "append-only triggers removed (meta_no_update, meta_no_delete)",
+            "meta-removed",
         ),
         (
-            ["DROP TRIGGER journal_no_delete", "DROP TRIGGER meta_no_delete"],
-            "append-only triggers removed (journal_no_delete, meta_no_delete)",
+            [f"DROP TRIGGER {delete}", "DROP TRIGGER meta_no_delete"],
+            f"append-only triggers removed ({delete}, meta_no_delete)",
+            "one-of-each",
         ),
         (
             [
-                "DROP TRIGGER journal_no_delete",
-                "CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal BEGIN SELECT 1; END",
+                f"DROP TRIGGER {delete}",
+                f"CREATE TRIGGER {delete} BEFORE DELETE ON {table} BEGIN SELECT 1; END",
                 "DROP TRIGGER meta_no_update",
                 "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta BEGIN SELECT 1; END",
             ],
-            "append-only triggers changed (journal_no_delete, meta_no_update): they may not refuse",
+            f"append-only triggers changed ({delete}, meta_no_update): they may not refuse",
+            "changed",
         ),
         (
             [
-                "CREATE TRIGGER quiet AFTER INSERT ON journal BEGIN SELECT 1; END",
+                f"CREATE TRIGGER quiet AFTER INSERT ON {table} BEGIN SELECT 1; END",
                 "CREATE TRIGGER a_quiet AFTER INSERT ON meta BEGIN SELECT 1; END",
             ],
             "triggers the journal never made (a_quiet, quiet)",
+            "extra",
         ),
-    ],
-    ids=["journal-removed", "meta-removed", "one-of-each", "changed", "extra"],
+    ]
+    storage_format = 2 if table == "journal_commit" else 1
+    return [
+        pytest.param(
+            storage_format,
+            change,
+            problem,
+            marks=pytest.mark.journal_format(storage_format),
+            id=f"format-{storage_format}-{name}",
+        )
+        for change, problem, name in cases
+    ]
+
+
+@pytest.mark.parametrize(
+    ("storage_format", "change", "problem"),
+    _schema_faults("journal", "journal_no_update", "journal_no_delete")
+    + _schema_faults("journal_commit", "journal_commit_no_update", "journal_commit_no_delete"),
 )
 def test_the_schema_fault_names_every_trigger_concerned(
-    station: tuple[Path, Path, VerificationKey], change: list[str], problem: str
+    station: tuple[Path, Path, VerificationKey],
+    storage_format: int,
+    change: list[str],
+    problem: str,
 ) -> None:
     path, key_file, _ = station
     conn = sqlite3.connect(path, isolation_level=None)
+    assert storage_of(conn).version == storage_format
     for statement in change:
         conn.execute(statement)
     conn.close()
@@ -327,9 +322,7 @@ def test_a_head_record_naming_the_last_row_with_another_hash_is_refused(
     with another hash means the row was rewritten after the head record was written (or
     the head record replaced), and the journal is not taken as intact."""
     path, key_file, key = station
-    conn = sqlite3.connect(path)
-    (last,) = conn.execute("SELECT max(id) FROM journal").fetchone()
-    conn.close()
+    last = read_rows(path)[-1][0]
     head_path(path).write_bytes(head_record(last, "f" * 64))
     expected = f"altered: row {last} differs from the head record"
     for report in (verify(path), verify(path, key=key), verify(path, since_checkpoint=True)):
@@ -347,9 +340,7 @@ def test_a_checkpoint_naming_a_key_epoch_past_the_seals_before_it_is_refused(
     """A station takes its checkpoint key up at an epoch already sealed, or the one to come
     (docs/journal.md): a checkpoint that names a later epoch was not written by it."""
     path, _, key = station
-    conn = sqlite3.connect(path)
-    (seals,) = conn.execute("SELECT count(*) FROM journal WHERE kind = 'seal'").fetchone()
-    conn.close()
+    seals = sum(row[2] == "seal" for row in read_rows(path))
     row_id = append_checkpoint(
         path, lambda i, p, c: fields(i, p, c, key_epoch=seals + 1, mac="0" * 64)
     )
@@ -366,9 +357,7 @@ def test_a_checkpoint_naming_the_epoch_to_come_is_checked_by_its_mac(
     """The other side of the range: the epoch to come (as many as the seals before it) is
     allowed, and the checkpoint then stands or falls by its MAC."""
     path, _, key = station
-    conn = sqlite3.connect(path)
-    (seals,) = conn.execute("SELECT count(*) FROM journal WHERE kind = 'seal'").fetchone()
-    conn.close()
+    seals = sum(row[2] == "seal" for row in read_rows(path))
     row_id = append_checkpoint(path, lambda i, p, c: fields(i, p, c, key_epoch=seals, mac="0" * 64))
     report = verify(path, key=key)
     assert report.message == (

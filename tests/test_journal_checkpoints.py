@@ -5,10 +5,10 @@ proves")."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from journal_tamper_support import read_rows
 
 from controller.journal.checkpoint import CHECKPOINT_KIND, CHECKPOINT_ROWS
 from controller.journal.seal import load_state, new_sealing, save_state
@@ -20,11 +20,7 @@ ROUND_ROWS = 48  # a round's rows before its end: cards, prompts, buttons...
 
 
 def kinds(path: Path) -> list[tuple[int, str]]:
-    conn = sqlite3.connect(path)
-    try:
-        return list(conn.execute("SELECT id, kind FROM journal ORDER BY id"))
-    finally:
-        conn.close()
+    return [(row[0], row[2]) for row in read_rows(path)]
 
 
 def play(journal: Journal, first: int, rounds: int) -> None:

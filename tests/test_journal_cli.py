@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from journal_tamper_support import tamper
 
 from controller.cli.main import main
 from controller.journal.store import Journal
@@ -57,11 +57,7 @@ def test_verify_exit_status(journal_path: Path, capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().out.startswith("intact: 5 rows")
     assert main(["journal", "verify", "--tail", "2", "--journal", str(journal_path)]) == 0
     assert capsys.readouterr().out.startswith("intact: rows 4..5")
-    conn = sqlite3.connect(journal_path)
-    conn.execute("DROP TRIGGER journal_no_update")
-    conn.execute("""UPDATE journal SET data = '{"round":3,"seats":[]}' WHERE id = 3""")
-    conn.commit()
-    conn.close()
+    tamper(journal_path, """UPDATE journal SET data = '{"round":3,"seats":[]}' WHERE id = 3""")
     assert main(["journal", "verify", "--journal", str(journal_path)]) == 1
     assert capsys.readouterr().err == "altered: row 3: content does not match its hash\n"
 

@@ -8,6 +8,8 @@ main at 1ac22a8 wrote ``tests/data/journal-1ac22a8/`` (a checkpoint without a MA
 sealing state of version 1): a station starts on it, takes its key up and seals on.
 ``tests/data/journal-kinds/`` is today's writer's (the indexes ``controller.journal.kinds``
 declares: the schema cookie in its checkpoint differs from ``journal-checkpoints``).
+``tests/data/journal-format2/`` is the same script's journal in storage format 2, written
+when new journals became format 2 (docs/journal.md, "Storage format 2").
 """
 
 from __future__ import annotations
@@ -16,23 +18,24 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
 from journal_compat_support import verification_key, write_script
+from journal_tamper_support import raw_rows
 
 from controller.journal.kinds import INDEXES
-from controller.journal.store import COLUMNS, Journal, head_path
+from controller.journal.reader import open_readonly
+from controller.journal.store import Journal, head_path
 from controller.journal.verify import VerifyCase, verify
 
 FIXTURE = Path(__file__).parent / "data" / "journal-1ac22a8"
+FORMAT_2 = Path(__file__).parent / "data" / "journal-format2"
 CHECKPOINTS = Path(__file__).parent / "data" / "journal-checkpoints"
 CURRENT = Path(__file__).parent / "data" / "journal-kinds"
 
 
 def stored_rows(path: Path) -> list[tuple[object, ...]]:
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        return conn.execute(f"SELECT {COLUMNS} FROM journal ORDER BY id").fetchall()
-    finally:
-        conn.close()
+    """Every row with its hashes, from either storage format."""
+    return list(raw_rows(path))
 
 
 def indexes(path: Path) -> set[str]:
@@ -58,6 +61,7 @@ def test_the_fixture_verifies_with_its_key(tmp_path: Path) -> None:
     assert report.rows == len(stored_rows(path)) == 31
 
 
+@pytest.mark.journal_format(1)  # the fixture is format 1: its checkpoint names its schema
 def test_todays_writer_writes_the_bytes_the_fixtures_writer_wrote(tmp_path: Path) -> None:
     """Same calls, same clock, same key: the same rows, head record and sealing state."""
     path = write_script(tmp_path / "now")
@@ -65,6 +69,35 @@ def test_todays_writer_writes_the_bytes_the_fixtures_writer_wrote(tmp_path: Path
     assert stored_rows(path) == stored_rows(fixture)
     assert head_path(path).read_bytes() == (CURRENT / "journal.sqlite3-head").read_bytes()
     assert (tmp_path / "now" / "sealing-key").read_bytes() == (CURRENT / "sealing-key").read_bytes()
+    report = verify(fixture, key=verification_key())
+    assert report.case is VerifyCase.INTACT, report.message
+    assert "1 sealed checkpoints good" in report.message
+
+
+def _commits(path: Path) -> list[tuple[object, ...]]:
+    conn = open_readonly(path)
+    try:
+        found = conn.execute("SELECT first_id, last_id, last_hash FROM journal_commit ORDER BY 1")
+        return found.fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.mark.journal_format(2)
+def test_todays_writer_writes_the_rows_and_commits_the_format_2_fixtures_writer_wrote(
+    tmp_path: Path,
+) -> None:
+    """Same calls, same clock, same key, in format 2: the same rows, commits (their ids and
+    last hashes), head record and sealing state (the stored bytes differ by the file's own
+    time base, the moment it was made)."""
+    path = write_script(tmp_path / "now")
+    fixture = fixture_copy(tmp_path, FORMAT_2)
+    assert stored_rows(path) == stored_rows(fixture)
+    assert _commits(path) == _commits(fixture) and len(_commits(path)) > 1
+    assert head_path(path).read_bytes() == (FORMAT_2 / "journal.sqlite3-head").read_bytes()
+    assert (tmp_path / "now" / "sealing-key").read_bytes() == (
+        FORMAT_2 / "sealing-key"
+    ).read_bytes()
     report = verify(fixture, key=verification_key())
     assert report.case is VerifyCase.INTACT, report.message
     assert "1 sealed checkpoints good" in report.message

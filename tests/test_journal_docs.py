@@ -102,3 +102,38 @@ def test_the_bytes_a_round_are_those_performance_md_records() -> None:
     assert recorded and here and recorded.group(1) == here.group(1)
     archive = re.search(r"\| ([0-9,]+) bytes \(200 rounds, one segment\)", performance)
     assert archive and f"{archive.group(1)} bytes (200 rounds, one segment)" in JOURNAL
+
+
+def test_the_docs_name_the_storage_format_of_a_new_journal() -> None:
+    """The format ``creation.DEFAULT_FORMAT`` states in its source (the tests' own
+    ``--journal-format`` sets it in this process), as docs/journal.md and
+    docs/performance.md name it, and no document says otherwise."""
+    source = (DOCS.parent / "controller" / "journal" / "creation.py").read_text()
+    (code,) = re.findall(r"^DEFAULT_FORMAT = (\d)$", source, re.MULTILINE)
+    performance = " ".join((DOCS / "performance.md").read_text().split())
+    journal = " ".join(JOURNAL.split())
+    assert re.findall(
+        r"\*\*New journals are format (\d)\*\* \(`creation.DEFAULT_FORMAT = (\d)`", journal
+    ) == [(code, code)]
+    assert re.findall(
+        r"New journals are format (\d) \(`controller.journal.creation.DEFAULT_FORMAT = (\d)`\)",
+        performance,
+    ) == [(code, code)]
+    wrong = re.compile(
+        r"new journals (?:are still|stay|are) (?:storage )?format (?!" + code + r")\d", re.I
+    )
+    for document in [*DOCS.glob("*.md"), DOCS.parent / "README.md"]:
+        text = " ".join(document.read_text().replace("*", "").split())
+        assert not wrong.search(text), (document.name, wrong.search(text))
+
+
+def test_a_new_stations_journal_a_year_in_operations_md_is_the_bytes_a_round_it_keeps() -> None:
+    """docs/operations.md's "how long a card lasts" for a new station (format 2) follows
+    the bytes a round docs/performance.md records for format 2: a round a minute, 16
+    hours a day, 365 days."""
+    performance = " ".join((DOCS / "performance.md").read_text().split())
+    operations = " ".join((DOCS / "operations.md").read_text().split())
+    kept = re.search(r"\*\*([0-9,]+) bytes a round\*\* kept", performance)
+    assert kept
+    a_year = int(kept.group(1).replace(",", "")) * 60 * 16 * 365 / 1e9
+    assert f"journal (format 2) grows by about {a_year:.1f} GB a year" in operations, a_year

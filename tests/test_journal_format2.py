@@ -27,6 +27,7 @@ from journal_compat_support import verification_key
 from test_journal_compat import CHECKPOINTS, CURRENT, FIXTURE, fixture_copy
 from test_journal_storage import on_small_disk
 
+from controller.journal import schema
 from controller.journal.anchor import latest_anchor
 from controller.journal.format import TRIGGER_SQL_2, JournalCorruptError, head_path
 from controller.journal.migrate import migrate_journal, migrating_path
@@ -628,3 +629,172 @@ def test_a_format_2_file_reads_the_same_over_the_cores(
     one, many = verify(format_2, workers=1), verify(format_2, workers=workers)
     assert one.message == many.message
     assert one.message.startswith("altered: row 15: its entry in the index tables"), one.message
+
+
+# -- a milestone kind declared after the file was made -----------------------------------------
+
+#: Two milestone kinds the writer of the test's file does not know.
+LATER_KINDS = ("burn", "shuffle_commanded")
+
+
+def _kinds_table(path: Path) -> dict[str, int]:
+    conn = open_readonly(path)
+    try:
+        return {kind: code for code, kind in conn.execute("SELECT code, kind FROM journal_kind")}
+    finally:
+        conn.close()
+
+
+def _milestones(path: Path) -> list[tuple[int, int, int | None]]:
+    conn = open_readonly(path)
+    try:
+        return list(conn.execute("SELECT id, kind, round FROM journal_milestone ORDER BY id"))
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def without_later_kinds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A format-2 journal made and written by a program whose milestone kinds lacked
+    :data:`LATER_KINDS`: rows 3 (burn, round 1), 5 (shuffle_commanded) and 8 (burn,
+    round 2) have no code and no index entry."""
+    path = tmp_path / "journal.sqlite3"
+    with monkeypatch.context() as patch:
+        known = tuple(kind for kind in schema.INDEXED_KINDS if kind not in LATER_KINDS)
+        patch.setattr(schema, "INDEXED_KINDS", known)
+        with Journal.open(path, clock=fixed_clock(), storage_format=2) as journal:
+            journal.append("station_started", {})  # 1
+            with journal.batch():
+                journal.append("round_started", {}, 1)  # 2
+                journal.append("burn", {"card": "2C"}, 1)  # 3
+                journal.append("card", {"card": "8S"}, 1)  # 4
+            journal.append("shuffle_commanded", {})  # 5
+            journal.append("round_completed", {"reshuffle": False}, 1)  # 6
+            with journal.batch():
+                journal.append("round_started", {}, 2)  # 7
+                journal.append("burn", {"card": "3C"}, 2)  # 8
+    return path
+
+
+def test_a_milestone_kind_declared_later_is_indexed_at_the_writers_next_open(
+    without_later_kinds: Path,
+) -> None:
+    path = without_later_kinds
+    before = _kinds_table(path)
+    assert not set(LATER_KINDS) & set(before)
+    assert [row_id for row_id, _, _ in _milestones(path)] == [1, 2, 6, 7]
+    # Read before the new program's writer opens it: the file's kinds are the indexed ones.
+    assert verify(path).case is VerifyCase.INTACT
+    reader = JournalReader.open(path)
+    try:
+        kept = reader.storage
+        assert kept.indexed_kinds == frozenset(before)
+        burns = [row.id for row in reader.storage.rows(kinds=["burn"])]
+        assert burns == [3, 8]
+        with Journal.open(path):  # the writer's open indexes the kinds it lacks
+            pass
+        # The reader's connection saw the writer commit: its Storage is made again.
+        assert reader.storage is not kept
+        assert reader.storage.indexed_kinds >= set(LATER_KINDS)
+        assert [row.id for row in reader.storage.rows(kinds=list(LATER_KINDS))] == [3, 5, 8]
+    finally:
+        reader.close()
+    after = _kinds_table(path)
+    top = max(before.values())
+    assert {after["burn"], after["shuffle_commanded"]} == {top + 1, top + 2}
+    assert {kind: after[kind] for kind in before} == before  # the old codes stay
+    burn, shuffle = after["burn"], after["shuffle_commanded"]
+    assert [m for m in _milestones(path) if m[1] in (burn, shuffle)] == [
+        (3, burn, 1),
+        (5, shuffle, None),
+        (8, burn, 2),
+    ]
+    assert verify(path).case is VerifyCase.INTACT
+    with Journal.open(path) as journal:  # nothing more to add
+        journal.append("burn", {"card": "4C"}, 2)  # 9
+    assert [m[0] for m in _milestones(path) if m[1] == burn] == [3, 8, 9]
+    assert _kinds_table(path) == after
+
+
+def test_the_kinds_added_at_open_and_their_entries_are_one_transaction(
+    without_later_kinds: Path,
+) -> None:
+    """A commit that does not decode stops the indexing: the open fails in one line and
+    the file keeps its kinds and entries as they were."""
+    path = without_later_kinds
+    damaged = "UPDATE journal_commit SET body = x'00ff00ff' WHERE first_id = 7"
+    tamper(path, damaged)
+    before = (_kinds_table(path), _milestones(path))
+    with pytest.raises(JournalCorruptError, match="row 7: "):
+        Journal.open(path)
+    assert (_kinds_table(path), _milestones(path)) == before
+
+
+def test_a_connection_keeps_its_storage_until_another_connection_commits(
+    tmp_path: Path, format_2: Path
+) -> None:
+    conn = open_readonly(format_2)
+    plain = sqlite3.connect(format_2)
+    try:
+        kept = storage_of(conn)
+        assert storage_of(conn) is kept
+        assert storage_of(plain) is not storage_of(plain)  # not a journal's connection
+        with Journal.open(format_2) as journal:
+            journal.append("card", {"card": "AS"}, 4)
+        again = storage_of(conn)
+        assert again is not kept and again.last_id() == 20
+    finally:
+        conn.close()
+        plain.close()
+    # A file migrated (replaced) meanwhile: the connection reads the file it opened, and a
+    # new connection the new file with its own format's Storage.
+    path = tmp_path / "old.sqlite3"
+    with Journal.open(path, storage_format=1) as journal:
+        journal.append("card", {"card": "8S"}, 1)
+    conn = open_readonly(path)
+    try:
+        assert isinstance(storage_of(conn), Format1)
+        migrate_journal(path)
+        assert isinstance(storage_of(conn), Format1) and storage_of(conn).last_id() == 1
+        fresh = open_readonly(path)
+        try:
+            assert isinstance(storage_of(fresh), Format2) and storage_of(fresh).last_id() == 1
+        finally:
+            fresh.close()
+    finally:
+        conn.close()
+
+
+# -- format 2's query plans (format 1's: test_journal_indexes.py) -------------------------------
+
+
+def test_every_lookup_a_start_makes_reads_an_index_of_format_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a start reads (the verified checkpoint, the last seal, the restore's last
+    shuffle, burn, round start and a wager spot's report), the anchor, a round's start and
+    the count of rows: by ``journal_milestone``'s key or index, ``journal_spot_seat``,
+    ``journal_milestone_round`` and ``journal_commit_count``, never a scan of a table."""
+    from test_journal_indexes import a_starts_statements, plan, sealed_shoes
+
+    path, key_file = sealed_shoes(tmp_path, storage_format=2)
+    statements = a_starts_statements(
+        path, key_file, monkeypatch, lambda reader: reader.storage.round_start(3) is not None
+    )
+    plans = {
+        s: plan(path, s)
+        for s in statements
+        if s.startswith("SELECT") and ("journal_milestone" in s or "journal_spot" in s)
+    }
+    counted = [s for s in statements if "sum(last_id - first_id + 1)" in s]
+    milestone_kinds = [s for s in plans if "FROM journal_milestone WHERE" in s and "kind =" in s]
+    assert milestone_kinds and any("journal_spot WHERE seat" in s for s in plans)
+    assert any("round = " in s for s in milestone_kinds)
+    for statement, found in plans.items():
+        if "FROM journal_spot WHERE seat" in statement:
+            assert "INDEX journal_spot_seat" in found, (statement, found)
+        elif "FROM journal_milestone WHERE" in statement and "kind = " in statement:
+            assert "INDEX journal_milestone_" in found, (statement, found)
+    assert counted
+    for statement in counted:
+        assert "USING COVERING INDEX journal_commit_count" in plan(path, statement), statement

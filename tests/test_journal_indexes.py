@@ -1,11 +1,15 @@
 """The journal's index of kinds covers only the kinds a round writes about once or less
 (``journal_milestone``): a commit of a round's ordinary rows adds no page to it,
-and every lookup by kind the station and its tools make still finds its row through it."""
+and every lookup by kind the station and its tools make still finds its row through it.
+
+Format 1's indexes and query plans (every test here makes format-1 journals); format 2's
+index tables and plans: ``test_journal_format2.py``.
+"""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +23,8 @@ from controller.journal.seal import new_sealing, save_state
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 from controller.service.daemon import WAGER_SPOTS
+
+pytestmark = pytest.mark.journal_format(1)
 
 
 def test_every_documented_kind_is_either_indexed_or_frequent() -> None:
@@ -48,9 +54,15 @@ def indexes(path: Path) -> set[str]:
 @pytest.fixture
 def sealed_journal(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     """A sealed journal of a few shoes: milestones among many ordinary rows."""
+    yield sealed_shoes(tmp_path)
+
+
+def sealed_shoes(tmp_path: Path, storage_format: int | None = None) -> tuple[Path, Path]:
+    """A sealed journal of a few shoes (``storage_format``: the default when None) and its
+    key file."""
     path, key_file = tmp_path / "journal.sqlite3", tmp_path / "sealing-key"
     save_state(key_file, new_sealing("T1")[0])
-    with Journal.open(path, sealing=key_file) as journal:
+    with Journal.open(path, sealing=key_file, storage_format=storage_format) as journal:
         journal.checkpoint()
         journal.append("station_started", {"table_id": "T1"})
         for round_no in range(1, 31):
@@ -64,7 +76,7 @@ def sealed_journal(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
                     journal.append("card", {"card": "7S", "n": n}, round_no)
                     journal.append("state", {"state": "dealing"}, round_no)
             journal.append("round_completed", {"reshuffle": False}, round_no)
-    yield path, key_file
+    return path, key_file
 
 
 def traced_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -81,20 +93,38 @@ def traced_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return statements
 
 
-def test_the_lookups_by_kind_at_a_start_use_the_index(
-    sealed_journal: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """What a start reads (the verified checkpoint, the last seal, the restore's last
-    shuffle, burn, round start and end), the anchor and the first seal: each by the index."""
-    path, key_file = sealed_journal
+def a_starts_statements(
+    path: Path,
+    key_file: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    also: Callable[[JournalReader], bool],
+) -> list[str]:
+    """Every statement what a start reads runs (the verified checkpoint, the last seal, the
+    restore's last shuffle, burn, round start and end, a wager spot's report), the anchor
+    and ``also`` (true when it found what it looked for)."""
     statements = traced_statements(monkeypatch)
     assert verify(path, since_checkpoint=True).ok
     Journal.open(path, sealing=key_file).close()
     with JournalReader.open(path) as reader:
         list(reader.rows_for_restore(WAGER_SPOTS))
         assert reader.query(latest_anchor) is not None
-        assert next(reader.rows(kinds=("seal",), limit=1)).kind == "seal"
+        assert also(reader)
     monkeypatch.undo()
+    return statements
+
+
+def test_the_lookups_by_kind_at_a_start_use_the_index(
+    sealed_journal: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a start reads (the verified checkpoint, the last seal, the restore's last
+    shuffle, burn, round start and end), the anchor and the first seal: each by the index."""
+    path, key_file = sealed_journal
+    statements = a_starts_statements(
+        path,
+        key_file,
+        monkeypatch,
+        lambda reader: next(reader.rows(kinds=("seal",), limit=1)).kind == "seal",
+    )
     by_kind = [s for s in statements if s.startswith("SELECT") and "kind = '" in s]
     looked_up = {kind for kind in INDEXED_KINDS for s in by_kind if f"kind = '{kind}'" in s}
     assert {"verified", "seal", "shuffle_commanded", "burn", "round_started"} <= looked_up

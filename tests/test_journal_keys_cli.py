@@ -4,12 +4,12 @@ command line (docs/journal.md), with hypothesis on the new arguments."""
 from __future__ import annotations
 
 import re
-import sqlite3
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from journal_tamper_support import tamper
 
 from controller.cli.main import main
 from controller.journal.store import Journal
@@ -65,10 +65,7 @@ def test_verify_with_the_printed_key_and_an_anchor(
     assert main(["journal", "verify", "--anchor", anchor, "--journal", str(path)]) == 0
     capsys.readouterr()
     # The last round and its seal removed behind the triggers: behind the anchor.
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("DROP TRIGGER journal_no_delete")
-    conn.execute("DELETE FROM journal WHERE id > 6")
-    conn.close()
+    tamper(path, "DELETE FROM journal WHERE id > 6")
     path.with_name(path.name + "-head").unlink()
     code = main(["journal", "verify", "--key", key, "--anchor", anchor, "--journal", str(path)])
     assert code == 1

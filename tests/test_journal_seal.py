@@ -13,15 +13,16 @@ import hmac
 import json
 import re
 import shutil
-import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Final
 
 import pytest
+from journal_tamper_support import chained, change_rows, raw_rows, read_rows
 
 from controller.journal.anchor import Anchor, latest_anchor
-from controller.journal.format import GENESIS_HASH, canonical_json, head_path, row_hash
+from controller.journal.format import GENESIS_HASH, canonical_json, head_path, head_record, row_hash
 from controller.journal.opening import JournalSealError
 from controller.journal.reader import JournalReader
 from controller.journal.seal import (
@@ -33,6 +34,7 @@ from controller.journal.seal import (
     new_sealing,
     save_state,
 )
+from controller.journal.storage import RawRow
 from controller.journal.store import Journal
 from controller.journal.verify import VerifyCase, verify
 
@@ -64,40 +66,12 @@ def sealed(tmp_path: Path) -> tuple[Path, Path, VerificationKey]:
     return path, state_path, key
 
 
-def read_rows(path: Path) -> Rows:
-    conn = sqlite3.connect(path)
-    rows = conn.execute("SELECT id, ts, kind, round, data FROM journal ORDER BY id").fetchall()
-    conn.close()
-    return rows
-
-
 def rewrite(path: Path, change: Callable[[Rows], Rows]) -> None:
-    """The insider's rewrite: change rows, renumber them, recompute every hash, replace
-    the table, recreate the triggers and write a matching head record."""
-    rows = change(read_rows(path))
-    conn = sqlite3.connect(path, isolation_level=None)
-    triggers = [
-        sql
-        for (sql,) in conn.execute(
-            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'journal'"
-        )
-    ]
-    conn.execute("DROP TRIGGER journal_no_delete")
-    conn.execute("DROP TRIGGER journal_no_update")
-    conn.execute("DELETE FROM journal")
-    prev = GENESIS_HASH
-    for new_id, (_, ts, kind, round_no, data) in enumerate(rows, start=1):
-        digest = row_hash(prev, row_id=new_id, ts=ts, kind=kind, round_no=round_no, data_text=data)
-        conn.execute(
-            "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (new_id, ts, kind, round_no, data, prev, digest),
-        )
-        prev = digest
-    for sql in triggers:
-        conn.execute(sql)
-    conn.close()
-    record = canonical_json({"id": len(rows), "hash": prev})
-    head_path(path).write_bytes(record.ljust(127).encode() + b"\n")
+    """The insider's rewrite: change rows, renumber them, recompute every hash, store them
+    again behind the triggers and write a matching head record."""
+    rows = chained(change(read_rows(path)), GENESIS_HASH, 1)
+    change_rows(path, lambda _: rows)
+    head_path(path).write_bytes(head_record(len(rows), rows[-1][6] if rows else GENESIS_HASH))
 
 
 def test_a_sealed_journal_verifies_with_its_key(sealed: tuple[Path, Path, VerificationKey]) -> None:
@@ -173,8 +147,14 @@ def test_attack_change_an_amount_and_recompute_the_chain_fails_with_the_key(
     [
         # The same values, spaced as a hand or another JSON writer spaces them.
         (lambda r: (*r[:4], r[4].replace('"net_cents":500', '"net_cents": 500')), "data"),
-        # A kind the station never writes (docs/journal.md: lower case, digits, _).
-        (lambda r: (*r[:2], "Settlement", *r[3:]), "kind"),
+        # A kind the station never writes (docs/journal.md: lower case, digits, _): format
+        # 1's text column holds it; format 2's codec refuses to store it
+        # (test_journal_compact.py::test_rows_a_commit_cannot_store_are_refused).
+        pytest.param(
+            lambda r: (*r[:2], "Settlement", *r[3:]),
+            "kind",
+            marks=pytest.mark.journal_format(1),
+        ),
     ],
 )
 def test_attack_a_row_rewritten_by_hand_with_the_chain_recomputed_is_not_the_stations(
@@ -316,40 +296,56 @@ def test_a_malformed_anchor_is_refused(text: str) -> None:
 
 # --- every column is covered -----------------------------------------------------------------
 
+MALFORMED_TS: Final = lambda r: (r[0], r[1].replace("T", "T0")[:-8] + "00.000000Z", *r[2:])  # noqa: E731
 COLUMN_CHANGES = {
     "id": lambda r: (r[0] + 1, *r[1:]),
-    "ts": lambda r: (r[0], r[1].replace("T", "T0")[:-8] + "00.000000Z", *r[2:]),
+    "ts": lambda r: (r[0], "2026-01-01T00:00:00.000000Z", *r[2:]),
     "kind": lambda r: (r[0], r[1], "insurance", *r[3:]),
     "round": lambda r: (*r[:3], (r[3] or 0) + 1, r[4]),
     "data": lambda r: (*r[:4], r[4].replace("500", "501")),
 }
 
 
-@pytest.mark.parametrize("column", [*COLUMN_CHANGES, "prev_hash", "hash"])
+#: Row 13's columns changed in place: (id, ts, kind, round, data, prev_hash, hash).
+IN_PLACE: dict[str, Callable[[RawRow], RawRow]] = {
+    "id": lambda r: (1000, *r[1:]),
+    "ts": lambda r: (r[0], "2026-01-01T00:00:00.000000Z", *r[2:]),
+    "kind": lambda r: (*r[:2], "insurance", *r[3:]),
+    "round": lambda r: (*r[:3], 99, *r[4:]),
+    "data": lambda r: (*r[:4], r[4].replace("500", "501"), *r[5:]),
+    "prev_hash": lambda r: (*r[:5], "1" * 64, r[6]),
+    "hash": lambda r: (*r[:6], "2" * 64),
+}
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        *(c for c in IN_PLACE if c != "prev_hash"),
+        # Format 1's own column: format 2 stores no prev_hash (the row before's hash).
+        pytest.param("prev_hash", marks=pytest.mark.journal_format(1)),
+    ],
+)
 def test_each_column_is_covered_by_the_hash(
     column: str, sealed: tuple[Path, Path, VerificationKey]
 ) -> None:
     """Change one column of row 13 in place (no recomputation): the chain check fails."""
     path, _, _ = sealed
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("DROP TRIGGER journal_no_update")
-    values = {
-        "id": "id = 1000",
-        "ts": "ts = '2026-01-01T00:00:00.000000Z'",
-        "kind": "kind = 'insurance'",
-        "round": "round = 99",
-        "data": "data = replace(data, '500', '501')",
-        "prev_hash": "prev_hash = '" + "1" * 64 + "'",
-        "hash": "hash = '" + "2" * 64 + "'",
-    }
-    conn.execute(f"UPDATE journal SET {values[column]} WHERE id = 13")
-    conn.close()
+    change_rows(path, lambda rows: [IN_PLACE[column](r) if r[0] == 13 else r for r in rows])
     report = verify(path)
     assert not report.ok, column
     assert report.case in (VerifyCase.ALTERED, VerifyCase.REMOVED)
 
 
-@pytest.mark.parametrize("column", list(COLUMN_CHANGES))
+@pytest.mark.parametrize(
+    "column",
+    [
+        *COLUMN_CHANGES,
+        # A time no station writes: format 1's text column holds it; format 2's codec
+        # refuses to store it (test_journal_compact.py).
+        pytest.param("ts-malformed", marks=pytest.mark.journal_format(1)),
+    ],
+)
 def test_each_column_is_covered_by_the_seal(
     column: str, sealed: tuple[Path, Path, VerificationKey]
 ) -> None:
@@ -358,7 +354,7 @@ def test_each_column_is_covered_by_the_seal(
 
     def change(rows: Rows) -> Rows:
         out = list(rows)
-        out[12] = COLUMN_CHANGES[column](out[12])
+        out[12] = COLUMN_CHANGES.get(column, MALFORMED_TS)(out[12])
         if column == "id":  # renumbering puts ids back in order: swap two rows instead
             out[11], out[12] = out[12], out[11]
         return out
@@ -494,9 +490,7 @@ def test_idle_rows_are_sealed_after_the_idle_time(tmp_path: Path) -> None:
 
 
 def read_hash(path: Path, row_id: int) -> str:
-    conn = sqlite3.connect(path)
-    (digest,) = conn.execute("SELECT hash FROM journal WHERE id = ?", (row_id,)).fetchone()
-    conn.close()
+    (digest,) = [row[6] for row in raw_rows(path) if row[0] == row_id]
     return str(digest)
 
 
@@ -577,10 +571,12 @@ def test_the_start_check_hashes_only_rows_after_the_checkpoint(tmp_path: Path) -
         write_round(journal, 2)
     report = verify(path, since_checkpoint=True)
     assert report.ok and report.message.startswith("intact: rows 5..9"), report.message
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("DROP TRIGGER journal_no_update")
-    conn.execute("UPDATE journal SET data = replace(data, '500', '900') WHERE id = 8")
-    conn.close()
+    change_rows(
+        path,
+        lambda rows: [
+            (*r[:4], r[4].replace("500", "900"), *r[5:]) if r[0] == 8 else r for r in rows
+        ],
+    )
     with pytest.raises(StartError, match="row 8"):
         open_journal(path)
 

@@ -10,22 +10,17 @@ matched, so only the seal's own checks can tell.
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from journal_tamper_support import append_chained, read_rows
 from test_journal_checkpoint_rows import StoredRow, rechain, station
 from test_journal_seal import _hkdf_expand_32
-from test_journal_start import behind_the_triggers
 
 from controller.journal.format import (
     JournalRecordError,
-    canonical_json,
-    head_path,
-    head_record,
-    row_hash,
 )
 from controller.journal.seal import SealingState, VerificationKey
 from controller.journal.store import Journal
@@ -36,12 +31,7 @@ TS = "2026-12-01T10:00:00.000000Z"
 
 
 def seal_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
-    conn = sqlite3.connect(path)
-    try:
-        found = conn.execute("SELECT id, data FROM journal WHERE kind = 'seal' ORDER BY id")
-        return [(i, json.loads(data)) for i, data in found]
-    finally:
-        conn.close()
+    return [(row[0], json.loads(row[4])) for row in read_rows(path) if row[2] == "seal"]
 
 
 def test_a_seal_moved_into_a_round_is_refused(
@@ -73,22 +63,7 @@ def test_a_second_seal_of_an_epoch_already_used_is_refused(
     used = copy.epoch - 1
     older = SealingState(copy.table, used, key.epoch_key(used))
 
-    def work(conn: sqlite3.Connection) -> None:
-        last_id, last_hash = conn.execute(
-            "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        row_id = last_id + 1
-        text = canonical_json(older.seal(last_id, last_hash, TS))
-        digest = row_hash(
-            last_hash, row_id=row_id, ts=TS, kind="seal", round_no=None, data_text=text
-        )
-        conn.execute(
-            "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (row_id, TS, "seal", None, text, last_hash, digest),
-        )
-        head_path(path).write_bytes(head_record(row_id, digest))
-
-    behind_the_triggers(path, work)
+    append_chained(path, "seal", lambda i, ts, prev: older.seal(i - 1, prev, ts), TS)
     report = verify(path, key=key)
     assert report.case is VerifyCase.SEAL, report.message
     last = seal_rows(path)[-1][0]
@@ -108,11 +83,7 @@ def test_seal_and_checkpoint_rows_cannot_be_appended(tmp_path: Path, kind: str) 
             journal.append(kind, {"epoch": 0, "through": 1}, None)
         assert str(caught.value) == f"{kind} rows are written by the journal itself"
         journal.append("round_completed", {"reshuffle": False}, 1)
-    conn = sqlite3.connect(path)
-    try:
-        kinds = [k for (k,) in conn.execute("SELECT kind FROM journal ORDER BY id")]
-    finally:
-        conn.close()
+    kinds = [row[2] for row in read_rows(path)]
     assert kinds == ["round_started", "round_completed"]
 
 

@@ -17,23 +17,29 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from journal_tamper_support import (
+    BOTH_FORMATS,
+    Rows,
+    append_chained,
+    behind_the_triggers,
+    chained,
+    change_rows,
+    raw_rows,
+    read_rows,
+    schema_cookie,
+    trigger_targets,
+)
 
 from controller.journal.checkpoint import checkpoint_data
-from controller.journal.format import (
-    GENESIS_HASH,
-    TRIGGER_SQL,
-    canonical_json,
-    head_path,
-    head_record,
-    row_hash,
-)
+from controller.journal.format import GENESIS_HASH, canonical_json, head_path, head_record
 from controller.journal.seal import SealingState, VerificationKey, new_sealing, save_state
+from controller.journal.storage import RawRow, storage_of
 from controller.journal.store import Journal
 from controller.journal.verify import VerifyCase, verify
 from controller.service.daemon import StartError, open_journal
 
 TABLE = "T1"
-Rows = list[tuple[int, str, str, int | None, str]]
+__all__ = ["behind_the_triggers", "read_rows", "schema_cookie"]  # used by other tests
 
 
 def start(path: Path, key_file: Path, rounds: range) -> None:
@@ -63,84 +69,28 @@ def station(tmp_path: Path) -> tuple[Path, Path, VerificationKey]:
     return path, key_file, key
 
 
-def read_rows(path: Path) -> Rows:
-    conn = sqlite3.connect(path)
-    try:
-        return conn.execute("SELECT id, ts, kind, round, data FROM journal ORDER BY id").fetchall()
-    finally:
-        conn.close()
-
-
-def schema_cookie(path: Path) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute("PRAGMA schema_version").fetchone()[0])
-    finally:
-        conn.close()
-
-
-def behind_the_triggers(path: Path, work: Callable[[sqlite3.Connection], None]) -> None:
-    """Drop the append-only triggers, do ``work``, make them again and put the schema
-    cookie back where it was (the insider who knows what the start looks at)."""
-    cookie = schema_cookie(path)
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        for name in TRIGGER_SQL:
-            conn.execute(f"DROP TRIGGER {name}")
-        work(conn)
-        for sql in TRIGGER_SQL.values():
-            conn.execute(sql)
-        conn.execute(f"PRAGMA schema_version = {cookie}")
-    finally:
-        conn.close()
-
-
 def forge(path: Path, change: Callable[[Rows], Rows], *, checkpoints: bool = True) -> None:
     """The insider's rewrite: change rows, renumber them, recompute every hash; each
     checkpoint row made to name its new row and hash (``checkpoints``) as a start without a
     key would write it, and left out otherwise; a matching head record."""
     cookie = schema_cookie(path)
     rows = [row for row in change(read_rows(path)) if checkpoints or row[2] != "verified"]
-
-    def rewrite(conn: sqlite3.Connection) -> None:
-        conn.execute("DELETE FROM journal")
-        prev = GENESIS_HASH
-        for new_id, (_, ts, kind, round_no, stored) in enumerate(rows, start=1):
-            data = stored
-            if kind == "verified":
-                data = canonical_json(
-                    checkpoint_data(new_id, ts, prev, schema=cookie, sealing=None)
-                )
-            digest = row_hash(
-                prev, row_id=new_id, ts=ts, kind=kind, round_no=round_no, data_text=data
-            )
-            conn.execute(
-                "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (new_id, ts, kind, round_no, data, prev, digest),
-            )
-            prev = digest
-        head_path(path).write_bytes(head_record(len(rows), prev))
-
-    behind_the_triggers(path, rewrite)
+    forged: list[RawRow] = []
+    prev = GENESIS_HASH
+    for new_id, (_, ts, kind, round_no, stored) in enumerate(rows, start=1):
+        data = stored
+        if kind == "verified":
+            data = canonical_json(checkpoint_data(new_id, ts, prev, schema=cookie, sealing=None))
+        (row,) = chained([(new_id, ts, kind, round_no, data)], prev, new_id)
+        forged.append(row)
+        prev = row[6]
+    change_rows(path, lambda _: forged)
+    head_path(path).write_bytes(head_record(len(rows), prev))
 
 
 def append_row(path: Path, kind: str, data: Callable[[int, str, str], dict[str, object]]) -> None:
     """Append one row at the end, chained, with a head record to match."""
-
-    def work(conn: sqlite3.Connection) -> None:
-        last_id, last_hash = conn.execute(
-            "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        row_id, ts = last_id + 1, "2026-12-01T10:00:00.000000Z"
-        text = canonical_json(data(row_id, ts, last_hash))
-        digest = row_hash(last_hash, row_id=row_id, ts=ts, kind=kind, round_no=None, data_text=text)
-        conn.execute(
-            "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (row_id, ts, kind, None, text, last_hash, digest),
-        )
-        head_path(path).write_bytes(head_record(row_id, digest))
-
-    behind_the_triggers(path, work)
+    append_chained(path, kind, data, "2026-12-01T10:00:00.000000Z")
 
 
 def refused(path: Path, key_file: Path) -> str:
@@ -155,8 +105,15 @@ def settlement_ids(path: Path) -> list[int]:
     return [row[0] for row in read_rows(path) if row[2] == "settlement"]
 
 
-def update_a_settlement(conn: sqlite3.Connection, row_id: int) -> None:
-    conn.execute("UPDATE journal SET data = replace(data, '500', '900') WHERE id = ?", (row_id,))
+def update_a_settlement(path: Path, row_id: int) -> None:
+    """Row ``row_id``'s 500 made 900 in place, its hash kept."""
+    change_rows(
+        path,
+        lambda rows: [
+            (i, ts, k, r, d.replace("500", "900") if i == row_id else d, p, h)
+            for i, ts, k, r, d, p, h in rows
+        ],
+    )
 
 
 # --- the checkpoint ------------------------------------------------------------------------
@@ -171,7 +128,7 @@ def test_a_checkpoint_appended_by_an_insider_is_refused(
     a key of the insider's own, or a real checkpoint's MAC carried to the new place."""
     path, key_file, _ = station
     last = settlement_ids(path)[-1]
-    behind_the_triggers(path, lambda conn: update_a_settlement(conn, last))
+    update_a_settlement(path, last)
     real = [row for row in read_rows(path) if row[2] == "verified"][-1]
     cookie = schema_cookie(path)
 
@@ -215,7 +172,7 @@ def test_a_round_cut_out_before_the_checkpoint_is_refused(
     """Round 2's four rows deleted, the ids left with a gap before the last checkpoint. Each
     start wrote 13 rows (checkpoint, start, seal; two rounds of four rows and a seal)."""
     path, key_file, _ = station
-    behind_the_triggers(path, lambda conn: conn.execute("DELETE FROM journal WHERE round = 2"))
+    change_rows(path, lambda rows: [row for row in rows if row[3] != 2])
     message = refused(path, key_file)
     assert message.endswith(
         "removed: 4 of rows 1..39 are missing (the ids skip); `journal verify` names the first"
@@ -229,10 +186,10 @@ def test_an_update_behind_dropped_triggers_makes_the_start_walk_every_row(
     remade triggers: SQLite's schema cookie moved, so the start hashes every row."""
     path, key_file, _ = station
     first = settlement_ids(path)[0]
+    cookie = schema_cookie(path)
+    update_a_settlement(path, first)  # puts the schema cookie back: moved again below
     conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("DROP TRIGGER journal_no_update")
-    update_a_settlement(conn, first)
-    conn.execute(TRIGGER_SQL["journal_no_update"])
+    conn.execute(f"PRAGMA schema_version = {cookie + 1}")
     conn.close()
     assert f"altered: row {first}: content does not match its hash" in refused(path, key_file)
 
@@ -306,12 +263,9 @@ def test_a_copied_key_file_reseals_from_its_epoch_on_and_an_anchor_after_shows_i
     # Cut back to where the copy was taken (no hash to recompute), then play again.
     cut = [i for i, _, kind, _, _ in read_rows(path) if kind == "verified"][-1] - 1
 
-    def truncate(conn: sqlite3.Connection) -> None:
-        conn.execute("DELETE FROM journal WHERE id > ?", (cut,))
-        (digest,) = conn.execute("SELECT hash FROM journal WHERE id = ?", (cut,)).fetchone()
-        head_path(path).write_bytes(head_record(cut, digest))
-
-    behind_the_triggers(path, truncate)
+    kept = [row for row in raw_rows(path) if row[0] <= cut]
+    change_rows(path, lambda _: kept)
+    head_path(path).write_bytes(head_record(cut, kept[-1][6]))
     save_state(key_file, SealingState.from_json(copy.read_text()))
     start(path, key_file, range(7, 9))  # the insider's version of rounds 7 and 8
     assert verify(path, key=key).case is VerifyCase.INTACT
@@ -321,14 +275,14 @@ def test_a_copied_key_file_reseals_from_its_epoch_on_and_an_anchor_after_shows_i
 # --- the triggers ------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("storage_format", BOTH_FORMATS)
 def test_triggers_of_the_right_name_that_do_nothing_are_found(
-    station: tuple[Path, Path, VerificationKey],
+    station: tuple[Path, Path, VerificationKey], storage_format: int
 ) -> None:
     path, key_file, _ = station
     conn = sqlite3.connect(path, isolation_level=None)
-    for name in TRIGGER_SQL:
-        table = "journal" if name.startswith("journal") else "meta"
-        verb = "UPDATE" if name.endswith("update") else "DELETE"
+    assert storage_of(conn).version == storage_format
+    for name, (verb, table) in trigger_targets(conn).items():
         conn.execute(f"DROP TRIGGER {name}")
         conn.execute(f"CREATE TRIGGER {name} BEFORE {verb} ON {table} BEGIN SELECT 1; END")
     conn.close()
@@ -337,12 +291,15 @@ def test_triggers_of_the_right_name_that_do_nothing_are_found(
     assert "changed" in refused(path, key_file)
 
 
+@pytest.mark.parametrize("storage_format", BOTH_FORMATS)
 def test_a_trigger_the_journal_never_made_is_found(
-    station: tuple[Path, Path, VerificationKey],
+    station: tuple[Path, Path, VerificationKey], storage_format: int
 ) -> None:
     path, _, _ = station
     conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("CREATE TRIGGER quiet AFTER INSERT ON journal BEGIN SELECT 1; END")
+    (_, table) = next(iter(trigger_targets(conn).values()))  # the rows' table
+    assert storage_of(conn).version == storage_format
+    conn.execute(f"CREATE TRIGGER quiet AFTER INSERT ON {table} BEGIN SELECT 1; END")
     conn.close()
     report = verify(path)
     assert report.case is VerifyCase.SCHEMA and "quiet" in report.message, report.message
@@ -384,11 +341,7 @@ def test_a_rollback_with_its_key_file_is_refused_once_the_floor_acknowledged_mor
         (saved / file.name).write_bytes(file.read_bytes())
     start(path, key_file, range(7, 9))
     last = read_rows(path)[-1]
-    conn = sqlite3.connect(path)
-    try:
-        (digest,) = conn.execute("SELECT hash FROM journal WHERE id = ?", (last[0],)).fetchone()
-    finally:
-        conn.close()
+    digest = raw_rows(path)[-1][6]
     save_ack(ack_path(path), last[0], digest)  # what the collector confirmed
     for file in (path, head_of(path), key_file):
         file.write_bytes((saved / file.name).read_bytes())

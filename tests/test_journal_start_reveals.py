@@ -11,10 +11,10 @@ commitment is ``SHA-256("CARD|NONCE")`` (docs/protocol.md, "The hole card"), wor
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from journal_tamper_support import read_rows
 from test_journal_start import refused
 
 from controller.journal.seal import new_sealing, save_state
@@ -49,14 +49,7 @@ def one_start(path: Path, key_file: Path, rows: list[Row]) -> None:
 
 
 def row_id(path: Path, kind: str, nth: int = 0) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        ids = [
-            i for (i,) in conn.execute("SELECT id FROM journal WHERE kind = ? ORDER BY id", (kind,))
-        ]
-    finally:
-        conn.close()
-    return ids[nth]
+    return [row[0] for row in read_rows(path) if row[2] == kind][nth]
 
 
 @pytest.fixture
@@ -220,9 +213,7 @@ def test_a_tail_walk_begins_at_the_first_row_of_the_round_it_falls_in(tmp_path: 
             ]:
                 journal.append(kind, data, r)
         journal.append("station_stopped", {})
-    conn = sqlite3.connect(path)
-    rounds = dict(conn.execute("SELECT id, round FROM journal").fetchall())
-    conn.close()
+    rounds = {row[0]: row[3] for row in read_rows(path)}
     last = max(rounds)
     for tail in range(1, last + 2):
         start = max(0, last - tail)

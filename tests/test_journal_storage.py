@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from journal_tamper_support import behind_the_triggers
 
 from controller.cli.main import main
 from controller.journal.format import JournalCorruptError, JournalTruncatedError, head_path
@@ -230,7 +231,17 @@ def test_recall_into_head_ends_quietly(small_journal: Path) -> None:
     assert done.stderr == ""
 
 
-@pytest.mark.parametrize("damage", ["garbage", "no journal table", "row not JSON"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "garbage",
+        "no journal table",
+        # A row's text column (format 1; format 2's codec stores canonical JSON only).
+        pytest.param("row not JSON", marks=pytest.mark.journal_format(1)),
+        # A commit's stored bytes (format 2).
+        pytest.param("commit not readable", marks=pytest.mark.journal_format(2)),
+    ],
+)
 def test_recall_on_a_corrupt_file_exits_non_zero(tmp_path: Path, damage: str) -> None:
     path = tmp_path / "journal.sqlite3"
     if damage == "garbage":
@@ -240,10 +251,14 @@ def test_recall_on_a_corrupt_file_exits_non_zero(tmp_path: Path, damage: str) ->
     else:
         with Journal.open(path) as journal:
             journal.append("round_started", {"round": 1, "seats": []}, 1)
-        conn = sqlite3.connect(path, isolation_level=None)
-        conn.execute("DROP TRIGGER journal_no_update")
-        conn.execute("UPDATE journal SET data = '{not json' WHERE id = 1")
-        conn.close()
+        behind_the_triggers(
+            path,
+            lambda conn: conn.execute(
+                "UPDATE journal SET data = '{not json' WHERE id = 1"
+                if damage == "row not JSON"
+                else "UPDATE journal_commit SET body = x'00ff00ff' WHERE first_id = 1"
+            ),
+        )
     code, _, err = run_cli("journal", "recall", "--journal", str(path))
     assert code == 1
     assert err.count("\n") == 1 and "Traceback" not in err

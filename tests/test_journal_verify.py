@@ -14,7 +14,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from journal_tamper_support import BOTH_FORMATS, raw_rows, storage_version, tamper
 
+from controller.journal.storage import storage_of
 from controller.journal.store import Journal, canonical_json, head_path, row_hash
 from controller.journal.verify import VerifyCase, read_wal_state, verify
 from controller.rules.cards import parse_card
@@ -51,21 +53,6 @@ def closed_journal(journal_path: Path, template_journal: Path) -> Path:
     shutil.copy(template_journal, journal_path)
     shutil.copy(head_path(template_journal), head_path(journal_path))
     return journal_path
-
-
-def tamper(path: Path, *statements: str) -> None:
-    """Run SQL with the append-only triggers out of the way, then put them back."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    triggers = conn.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'journal'"
-    ).fetchall()
-    conn.execute("DROP TRIGGER journal_no_update")
-    conn.execute("DROP TRIGGER journal_no_delete")
-    for statement in statements:
-        conn.execute(statement)
-    for (sql,) in triggers:
-        conn.execute(sql)
-    conn.close()
 
 
 def test_an_intact_journal(closed_journal: Path) -> None:
@@ -161,24 +148,28 @@ def test_a_row_altered_behind_the_triggers(closed_journal: Path) -> None:
 
 
 def test_a_row_altered_with_its_hash_recomputed(closed_journal: Path) -> None:
-    conn = sqlite3.connect(closed_journal)
-    ts, kind, round_no, prev = conn.execute(
-        "SELECT ts, kind, round, prev_hash FROM journal WHERE id = 12"
-    ).fetchone()
-    conn.close()
+    (_, ts, kind, round_no, _, prev, _) = raw_rows(closed_journal)[11]
     data = canonical_json({"seat": 1, "hand": 0, "role": "initial", "card": "AS"})
     digest = row_hash(prev, row_id=12, ts=ts, kind=kind, round_no=round_no, data_text=data)
     tamper(closed_journal, f"UPDATE journal SET data = '{data}', hash = '{digest}' WHERE id = 12")
     report = verify(closed_journal)
-    assert report.case is VerifyCase.ALTERED and report.first_bad_row == 12
+    # Format 1: row 13's stored prev_hash names the old row 12. Format 2 stores no
+    # prev_hash: row 13's hash, chained from the new one, no longer matches.
+    bad = 12 if storage_version(closed_journal) == 1 else 13
+    assert report.case is VerifyCase.ALTERED and report.first_bad_row == bad
 
 
-def test_removed_triggers_are_a_schema_finding(closed_journal: Path) -> None:
-    conn = sqlite3.connect(closed_journal)
-    conn.execute("DROP TRIGGER journal_no_delete")
+@pytest.mark.parametrize("storage_format", BOTH_FORMATS)
+def test_removed_triggers_are_a_schema_finding(journal_path: Path, storage_format: int) -> None:
+    with Journal.open(journal_path) as journal:
+        write_rounds(journal, 1)
+    conn = sqlite3.connect(journal_path)
+    name = storage_of(conn).main_triggers[1]  # the rows' table's DELETE trigger
+    assert name == ("journal_no_delete" if storage_format == 1 else "journal_commit_no_delete")
+    conn.execute(f"DROP TRIGGER {name}")
     conn.close()
-    report = verify(closed_journal)
-    assert report.case is VerifyCase.SCHEMA and "journal_no_delete" in report.message
+    report = verify(journal_path)
+    assert report.case is VerifyCase.SCHEMA and name in report.message
 
 
 def test_a_reveal_that_does_not_match_its_commitment(journal_path: Path) -> None:
@@ -231,12 +222,14 @@ def test_corrupt_structure_bytes(closed_journal: Path, offset: int) -> None:
 
 
 def test_corrupt_bytes_inside_a_row_name_the_row(closed_journal: Path) -> None:
-    # Flip the bytes of the last row's hash text where it sits in the file.
-    conn = sqlite3.connect(closed_journal)
-    (last_hash,) = conn.execute("SELECT hash FROM journal WHERE id = 100").fetchone()
-    conn.close()
+    # Flip the bytes of the last row's hash where it sits in the file (format 1: its hex
+    # text; format 2: the 32 bytes of its commit's last_hash).
+    last_hash = raw_rows(closed_journal)[99][6]
+    stored = (
+        last_hash.encode() if storage_version(closed_journal) == 1 else bytes.fromhex(last_hash)
+    )
     raw = closed_journal.read_bytes()
-    overwrite(closed_journal, raw.rindex(last_hash.encode()) + 10, b"\xff\xfe")
+    overwrite(closed_journal, raw.rindex(stored) + 10, b"\xff\xfe")
     report = verify(closed_journal)
     assert report.case is VerifyCase.ALTERED and report.first_bad_row == 100
 
@@ -244,7 +237,9 @@ def test_corrupt_bytes_inside_a_row_name_the_row(closed_journal: Path) -> None:
 # --- a writer killed mid-transaction ------------------------------------------------------
 
 WRITER = """
+import os
 import sys
+from controller.journal.format import canonical_json
 from controller.journal.store import Journal
 journal = Journal.open(sys.argv[1])
 mode = sys.argv[2]
@@ -254,12 +249,10 @@ if mode == "uncommitted":
     conn = journal._conn
     conn.execute("PRAGMA cache_size = 1")  # spill the open transaction's pages into the WAL
     conn.execute("BEGIN IMMEDIATE")
-    for n in range(300):
-        conn.execute(
-            "INSERT INTO journal (id, ts, kind, round, data, prev_hash, hash)"
-            " VALUES (?, 'ts', 'event', NULL, ?, 'x', 'y')",
-            (1000 + n, '"' + "x" * 2000 + '"'),  # JSON text: the wager-spot index reads it
-        )
+    for n in range(300):  # through the file's storage (either format), never committed
+        data = canonical_json({"type": "test", "pad": os.urandom(1000).hex()})  # no repeats
+        ts = "2026-12-01T10:00:00.000000Z"
+        journal._storage.insert([(1000 + n, ts, "event", None, data, "1" * 64, "2" * 64)])
     print("ready", flush=True)
     sys.stdin.read()
 else:

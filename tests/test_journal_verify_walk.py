@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from journal_tamper_support import raw_rows, storage_version, tamper
 from test_journal_archive import play
-from test_journal_verify import tamper
 
 from controller.cli.main import main
+from controller.journal import creation
 from controller.journal import verify as verify_module
 from controller.journal.proof import Proof, make_proof, read_proof
 from controller.journal.seal import VerificationKey, new_sealing, save_state
@@ -31,18 +32,26 @@ HALF = -(-TOTAL // 2)
 
 @pytest.fixture(scope="module")
 def sealed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, VerificationKey]:
+    """The same sealed rounds in a journal of each storage format (``format-1/``,
+    ``format-2/``), with one key; the path: of the process's default format."""
     folder = tmp_path_factory.mktemp("sealed")
     state, key = new_sealing("T1")
-    save_state(folder / "sealing-key", state)
-    with Journal.open(folder / "journal.sqlite3", sealing=folder / "sealing-key") as journal:
-        journal.checkpoint()
-        play(journal, 1, ROUNDS)
-    return folder / "journal.sqlite3", key
+    for storage_format in (1, 2):
+        each = folder / f"format-{storage_format}"
+        each.mkdir()
+        save_state(each / "sealing-key", state)
+        with Journal.open(
+            each / "journal.sqlite3", sealing=each / "sealing-key", storage_format=storage_format
+        ) as journal:
+            journal.checkpoint()
+            play(journal, 1, ROUNDS)
+    return folder / f"format-{creation.DEFAULT_FORMAT}" / "journal.sqlite3", key
 
 
 @pytest.fixture
 def copy(tmp_path: Path, sealed: tuple[Path, VerificationKey]) -> Path:
-    source = sealed[0]
+    """A copy of the sealed journal of the format this test makes (its marker's)."""
+    source = sealed[0].parent.parent / f"format-{creation.DEFAULT_FORMAT}" / "journal.sqlite3"
     for suffix in ("", "-head"):
         shutil.copy(source.with_name(source.name + suffix), tmp_path / f"journal.sqlite3{suffix}")
     shutil.copy(source.with_name("sealing-key"), tmp_path / "sealing-key")
@@ -78,8 +87,13 @@ def test_an_intact_journal_reads_the_same_over_the_cores(
         ('UPDATE journal SET data = \'{"card":"KS"}\' WHERE id = 150', "altered"),
         # a row removed in the middle
         ("DELETE FROM journal WHERE id = 170", "removed"),
-        # the link to the row before broken at a row a range begins with
-        (f"UPDATE journal SET prev_hash = '{'1' * 64}' WHERE id = {HALF + 1}", "altered"),
+        # the link to the row before broken at a row a range begins with (format 1's
+        # column: format 2 stores no prev_hash)
+        pytest.param(
+            f"UPDATE journal SET prev_hash = '{'1' * 64}' WHERE id = {HALF + 1}",
+            "altered",
+            marks=pytest.mark.journal_format(1),
+        ),
     ],
 )
 def test_a_damaged_row_is_found_and_named_the_same_over_the_cores(
@@ -97,22 +111,21 @@ def test_a_row_rewritten_with_its_own_hash_at_a_range_end_is_found_over_the_core
     copy: Path, sealed: tuple[Path, VerificationKey]
 ) -> None:
     """The last row of the first of two ranges rewritten and its hash recomputed: its range
-    is whole, and only the link to the next row's prev_hash shows the change."""
-    import sqlite3
-
+    is whole, and only the link to the next row shows the change: format 1's stored
+    prev_hash of the next row; in format 2 (no prev_hash stored) the next row's hash,
+    chained from the rewritten one."""
     from controller.journal.store import row_hash
 
-    conn = sqlite3.connect(copy)
-    ts, kind, round_no, prev = conn.execute(
-        "SELECT ts, kind, round, prev_hash FROM journal WHERE id = ?", (HALF,)
-    ).fetchone()
-    conn.close()
+    (_, ts, kind, round_no, _, prev, _) = raw_rows(copy)[HALF - 1]
     data = canonical_json({"rewritten": True})
     digest = row_hash(prev, row_id=HALF, ts=ts, kind=kind, round_no=round_no, data_text=data)
     tamper(copy, f"UPDATE journal SET data = '{data}', hash = '{digest}' WHERE id = {HALF}")
     one, many = both(copy, None, workers=2)
     assert one == many
-    assert one.startswith(f"altered: row {HALF}: rewritten (its hash no longer matches row")
+    if storage_version(copy) == 1:
+        assert one.startswith(f"altered: row {HALF}: rewritten (its hash no longer matches row")
+    else:
+        assert one.startswith(f"altered: row {HALF + 1}: content does not match its hash")
 
 
 @pytest.mark.usefixtures("every_walk_parallel")
@@ -121,15 +134,9 @@ def test_a_seal_re_made_in_a_later_range_is_found_over_the_cores(
 ) -> None:
     """A seal's MAC made with another key, the chain recomputed after it: only the key
     shows it, and the range that holds it says which row."""
-    import sqlite3
-
     from controller.journal.store import row_hash
 
-    conn = sqlite3.connect(copy)
-    rows = conn.execute(
-        "SELECT id, ts, kind, round, data, prev_hash FROM journal ORDER BY id"
-    ).fetchall()
-    conn.close()
+    rows = [row[:6] for row in raw_rows(copy)]
     seal = [r for r in rows if r[2] == "seal"][-5]
     statements: list[str] = []
     prev: str | None = None

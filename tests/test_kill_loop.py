@@ -39,13 +39,13 @@ def _bench() -> ModuleType:
 def test_a_station_killed_at_fixed_points_always_starts_again_on_the_right_card(
     storage_format: int,
 ) -> None:
-    """With ``storage_format`` 2 the journal is made in storage format 2 before the first
-    start (docs/journal.md, "Storage format 2"): the daemon keeps the file's format."""
+    """The journal is made in ``storage_format`` before the first start (docs/journal.md,
+    "Storage format 2": format 2 is a new station's, format 1 every station's from before):
+    the daemon keeps the file's format."""
     bench = _bench()
     with bench.folder(None) as path:
         loop = bench.KillLoop(path, seed=5, seats=2)
-        if storage_format == 2:
-            Journal.open(path / "journal.sqlite3", storage_format=2).close()
+        Journal.open(path / "journal.sqlite3", storage_format=storage_format).close()
         try:
             loop.run(PLAN, rounds_after=2)
             figures = loop.check()

@@ -159,3 +159,54 @@ def test_udev_rules_are_well_formed_and_name_the_devices() -> None:
     (reader,) = [r for r in rules if r.get("SUBSYSTEM") == ("==", "usb")]
     assert reader["GROUP"] == ("=", "dealer-station") and reader["MODE"] == ("=", "0660")
     assert reader["TAG"] == ("-=", "uaccess")
+
+
+ROTATION_UNITS = (
+    "dealer-station-archive.service",
+    "dealer-station-rotate.service",
+    "dealer-station-rotate.timer",
+)
+
+
+def test_the_rotation_units_verify_without_a_word(tmp_path: Path) -> None:
+    """The nightly archive and rotation (docs/operations.md, "Archive, rotation, and how
+    long a card lasts"): the timer, its service and the archive it requires."""
+    for name in (*ROTATION_UNITS, UNIT.name):
+        text = (SYSTEMD / name).read_text()
+        (tmp_path / name).write_text(text.replace("/usr/bin/dealer-station", str(ENTRY_POINT)))
+    result = verify(tmp_path / "dealer-station-rotate.timer")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    result = verify(tmp_path / "dealer-station-rotate.service")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_the_rotation_units_run_what_the_program_takes() -> None:
+    """Every dealer-station command line of the rotation units parses with the program's
+    own arguments; the rotation is conditioned on an idle table and a running station, the
+    station is stopped before and started after it, and the archive runs first."""
+    from controller.cli.main import build_parser
+
+    commands: dict[str, list[list[str]]] = {}
+    for name in ROTATION_UNITS:
+        for line in (SYSTEMD / name).read_text().splitlines():
+            key, _, value = line.partition("=")
+            if key.startswith("Exec"):
+                commands.setdefault(name, []).append([key, *value.lstrip("+-").split()])
+    for name, lines in commands.items():
+        for key, program, *argv in lines:
+            if program == "/usr/bin/dealer-station":
+                build_parser(argv).parse_args(argv)  # SystemExit(2) on a bad argument
+            else:
+                assert program == "/bin/systemctl", (name, key)
+    rotate = [line[:2] + line[2:4] for line in commands["dealer-station-rotate.service"]]
+    assert rotate[0] == ["ExecCondition", "/bin/systemctl", "is-active", "--quiet"]
+    assert commands["dealer-station-rotate.service"][1][2:6] == [
+        "journal", "rotate", "--check", "--idle",
+    ]  # fmt: skip
+    keys = [line[0] for line in commands["dealer-station-rotate.service"]]
+    assert keys == ["ExecCondition", "ExecCondition", "ExecStartPre", "ExecStart", "ExecStopPost"]
+    service = (SYSTEMD / "dealer-station-rotate.service").read_text()
+    assert "Requires=dealer-station-archive.service" in service
+    assert "After=dealer-station-archive.service" in service
+    assert "[Install]" not in service  # started by the timer only
+    assert "WantedBy=timers.target" in (SYSTEMD / "dealer-station-rotate.timer").read_text()

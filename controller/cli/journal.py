@@ -1,4 +1,4 @@
-"""``dealer-station journal recall|verify|export|anchor|setup-keys|migrate``: the audit
+"""``dealer-station journal recall|verify|export|anchor|setup-keys|migrate|rotate``: the audit
 journal.
 
 All but ``setup-keys`` and ``migrate`` open the journal read-only, so they are safe while
@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.cli.journal_rotate import add_parser as add_rotate_parser
 from controller.cli.journal_verify import add_archive_parsers
 from controller.cli.journal_verify import add_options as add_verify_options
 from controller.journal.store import (
@@ -127,6 +128,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     keys.add_argument(
         "--force", action="store_true", help="replace an existing sealing state (new key)"
     )
+    add_rotate_parser(sub, _add_location)
     migrate = sub.add_parser(
         "migrate",
         help="copy a format-1 journal into storage format 2, prove it, rename it into place"
@@ -216,6 +218,10 @@ def run(args: argparse.Namespace) -> int:
         return run_archive(path, args)
     if args.journal_command == "migrate":
         return _migrate(path)
+    if args.journal_command == "rotate":
+        from controller.cli.journal_rotate import run_rotate
+
+        return run_rotate(path, args)
     try:
         with JournalReader.open(path) as reader:
             if args.journal_command == "recall":
@@ -263,6 +269,14 @@ def _recall(reader: JournalReader, args: argparse.Namespace) -> int:
         print(json.dumps(recalled, indent=2))
     else:
         print(render_text(recalled))
+    base = reader.storage.base
+    if base is not None and len(recalled.get("rounds", ())) < args.rounds:
+        # A rotated journal: the older rounds are in the archive (docs/journal.md, "Rotation").
+        print(
+            f"dealer-station journal: rounds before row {base.row + 1} are in the archive"
+            f" (rows 1..{base.row}, the last in segment {base.segment})",
+            file=sys.stderr,
+        )
     return 0
 
 

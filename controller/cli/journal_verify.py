@@ -85,6 +85,12 @@ def add_options(verify: argparse.ArgumentParser) -> None:
         metavar="N",
         help="processes for a long walk (default: one per core)",
     )
+    verify.add_argument(
+        "--archive",
+        type=_folder,
+        metavar="DIR",
+        help="a rotated journal: check its base against the archive's segment in DIR",
+    )
 
 
 class _Progress:
@@ -144,6 +150,7 @@ def run_verify(path: Path, args: argparse.Namespace) -> int:
             since=args.since,
             workers=args.workers,
             progress=progress,
+            archive=args.archive,
         )
     finally:
         if progress is not None:

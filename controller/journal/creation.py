@@ -66,10 +66,11 @@ PAGE_SIZE: Final = 1024
 #: KiB pages its file is 8% smaller and a round writes twice as many bytes.
 PAGE_SIZE_2: Final = 1024
 
-#: The storage format of a new journal (docs/journal.md, "Storage format 2"): format 1
-#: until format 2 passes every test; ``Journal.open(storage_format=2)`` and ``journal
-#: migrate`` make format 2.
-DEFAULT_FORMAT = 1
+#: The storage format of a new journal (docs/journal.md, "Storage format 2"): format 2,
+#: "a commit a row" (4,285 bytes a round against format 1's 37,504).
+#: ``Journal.open(storage_format=1)`` still makes format 1, and a journal keeps the format
+#: it has (every older station's is format 1; ``journal migrate`` makes it format 2).
+DEFAULT_FORMAT = 2
 
 #: The SQLite side files a database may have beside it.
 SIDE_SUFFIXES: Final = ("-wal", "-shm", "-journal")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from controller.journal.base import BASE_KEY
 from controller.journal.compact import micros_from_ts
 from controller.journal.creation import (
     SIDE_SUFFIXES,
@@ -65,11 +66,39 @@ def migrating_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.migrating")
 
 
-def _remove_copy(path: Path) -> None:
-    copy = migrating_path(path)
+def remove_temporary(copy: Path) -> None:
+    """Remove a copy built beside the journal (``journal migrate``'s, ``journal
+    rotate``'s) with its side files and its creation's leftovers."""
     remove_creation_leftovers(copy)
     for suffix in ("", *SIDE_SUFFIXES):
         copy.with_name(copy.name + suffix).unlink(missing_ok=True)
+
+
+def _remove_copy(path: Path) -> None:
+    remove_temporary(migrating_path(path))
+
+
+@contextlib.contextmanager
+def writer_lock(path: Path) -> Iterator[None]:
+    """The writer's lock on the journal at ``path`` (its head record's ``flock``), held
+    while the journal is replaced: the station cannot start meanwhile.
+
+    Raises:
+        JournalLockedError: the station (or another writer) has the journal open.
+        JournalCorruptError: there is no head record beside it.
+    """
+    try:
+        lock = os.open(head_path(path), os.O_RDWR | os.O_CLOEXEC)
+    except OSError as err:
+        raise JournalCorruptError(f"{path}: no head record beside it ({err.strerror})") from err
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as err:
+            raise JournalLockedError(f"{path} is open for writing by another process") from err
+        yield
+    finally:
+        os.close(lock)  # releases the lock
 
 
 def _commits(rows: Iterator[RawRow]) -> Iterator[list[RawRow]]:
@@ -106,25 +135,14 @@ def migrate_journal(path: Path) -> Migrated:
     """
     if not path.is_file():
         raise FileNotFoundError(f"no journal at {path}")
-    try:
-        lock = os.open(head_path(path), os.O_RDWR | os.O_CLOEXEC)
-    except OSError as err:
-        raise JournalCorruptError(f"{path}: no head record beside it ({err.strerror})") from err
-    try:
+    with writer_lock(path):
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as err:
-            raise JournalLockedError(f"{path} is open for writing by another process") from err
-        _remove_copy(path)
-        return _migrate_locked(path)
-    except JournalLockedError:
-        raise
-    except JournalError as err:  # one line, naming the journal once
-        raise type(err)(f"{path} is not migrated: {err}") from err
-    except (OSError, sqlite3.Error) as err:
-        raise JournalWriteError(f"{path} is not migrated: {err}") from err
-    finally:
-        os.close(lock)  # releases the lock
+            _remove_copy(path)
+            return _migrate_locked(path)
+        except JournalError as err:  # one line, naming the journal once
+            raise type(err)(f"{path} is not migrated: {err}") from err
+        except (OSError, sqlite3.Error) as err:
+            raise JournalWriteError(f"{path} is not migrated: {err}") from err
 
 
 def _migrate_locked(path: Path) -> Migrated:
@@ -137,7 +155,7 @@ def _migrate_locked(path: Path) -> Migrated:
         if report.case not in GOOD_CASES:
             raise JournalCorruptError(report.message)
         before = _summary(conn)
-        first = storage_of(conn).row(1)
+        first = storage_of(conn).row(storage_of(conn).start()[0] + 1)
         copy = migrating_path(path)
         base = micros_from_ts(first.ts) // 1_000_000 * 1_000_000 if first is not None else None
         try:
@@ -150,6 +168,24 @@ def _migrate_locked(path: Path) -> Migrated:
         conn.close()
     try:
         _prove(path, copy, before)
+    except BaseException:
+        _remove_copy(path)
+        raise
+    put_in_place(path, copy)
+    rows, last_id, last_hash, seals = before
+    return Migrated(rows, last_id, last_hash, len(seals))
+
+
+def put_in_place(path: Path, copy: Path) -> None:
+    """Rename the proved ``copy`` over the journal at ``path``: its WAL closed and the
+    copy synced first, the folder synced after; the copy is removed if that fails (the
+    journal is then as it was).
+
+    Raises:
+        JournalWriteError: the journal was written meanwhile (its WAL is not empty).
+        OSError, sqlite3.Error: the file system refused.
+    """
+    try:
         _settle(copy)
         wal = path.with_name(path.name + "-wal")
         if wal.exists() and wal.stat().st_size > 0:
@@ -157,13 +193,11 @@ def _migrate_locked(path: Path) -> Migrated:
         os.replace(copy, path)
         sync_directory(path.parent)
     except BaseException:
-        _remove_copy(path)
+        remove_temporary(copy)
         raise
     # The old file's readers' side files (an empty WAL, its shared memory): none of the copy's.
     for suffix in ("-wal", "-shm"):
         path.with_name(path.name + suffix).unlink(missing_ok=True)
-    rows, last_id, last_hash, seals = before
-    return Migrated(rows, last_id, last_hash, len(seals))
 
 
 def _merge_wal(path: Path) -> None:
@@ -187,6 +221,9 @@ def _copy_rows(source: sqlite3.Connection, copy: Path) -> None:
         target = Format2(conn)
         pending = 0
         conn.execute("BEGIN IMMEDIATE")
+        base = storage_of(source).base
+        if base is not None:  # a rotated journal: its base carries across as it is
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (BASE_KEY, base.to_text()))
         for commit in _commits(storage_of(source).raw_rows(0)):
             target.insert(commit)
             pending += 1

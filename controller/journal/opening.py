@@ -34,7 +34,7 @@ from controller.journal.format import (
     head_path,
     parse_head,
 )
-from controller.journal.schema import apply_schema, migrate
+from controller.journal.schema import apply_schema, index_new_kinds, migrate
 from controller.journal.seal import (
     SEAL_KIND,
     SealError,
@@ -43,12 +43,14 @@ from controller.journal.seal import (
     remove_stale_temporaries,
     save_state,
 )
-from controller.journal.storage import storage_of
+from controller.journal.storage import JournalConnection, storage_of
 
 
 def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
     try:
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, factory=JournalConnection
+        )
     except sqlite3.Error as err:
         raise JournalWriteError(f"cannot open {path}: {err}") from err
     try:
@@ -66,6 +68,8 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
         apply_schema(conn, version)
         if version == 1:
             migrate(conn)
+        else:
+            index_new_kinds(conn)
         conn.execute("COMMIT")
         _check_version(path, conn)
         last = storage_of(conn).tail()

@@ -9,7 +9,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from controller.journal.format import JournalCorruptError, Row
-from controller.journal.storage import Storage, storage_of
+from controller.journal.storage import JournalConnection, Storage, storage_of
 
 T = TypeVar("T")
 
@@ -32,7 +32,9 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise FileNotFoundError(f"no journal at {path}")
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro", uri=True, factory=JournalConnection
+        )
     except sqlite3.DatabaseError as err:
         raise JournalCorruptError(f"{path}: {err}") from err
     try:
@@ -51,21 +53,19 @@ class JournalReader:
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self._conn = conn
         self.path = path
-        self._storage: Storage | None = None
 
     @property
     def storage(self) -> Storage:
-        """The reader of the file's rows for its storage format (read once).
+        """The reader of the file's rows for its storage format (kept with the connection
+        until the writer commits: :func:`controller.journal.storage.storage_of`).
 
         Raises:
             JournalCorruptError: when SQLite finds the file damaged.
         """
-        if self._storage is None:
-            try:
-                self._storage = storage_of(self._conn)
-            except sqlite3.DatabaseError as err:
-                raise JournalCorruptError(f"{self.path}: {err}") from err
-        return self._storage
+        try:
+            return storage_of(self._conn)
+        except sqlite3.DatabaseError as err:
+            raise JournalCorruptError(f"{self.path}: {err}") from err
 
     @classmethod
     def open(cls, path: Path | str) -> JournalReader:

@@ -14,6 +14,7 @@ from typing import Final
 
 from controller.journal.format import SCHEMA_VERSION, TRIGGER_SQL, TRIGGER_SQL_2
 from controller.journal.kinds import INDEXED_KINDS, INDEXES, stale_indexes
+from controller.journal.storage import Format2, forget
 
 # The append-only triggers, as format.TRIGGER_SQL states them (verify compares the bodies).
 _TRIGGERS: Final = "\n".join(
@@ -121,3 +122,33 @@ def start_format_2(conn: sqlite3.Connection, dictionary: bytes, ts_base: int) ->
     conn.execute(
         f"CREATE INDEX journal_milestone_round ON journal_milestone (round) WHERE kind = {code}"
     )
+
+
+def index_new_kinds(conn: sqlite3.Connection) -> list[str]:
+    """Run when the writer opens a format-2 journal (inside its transaction): give each
+    milestone kind (``kinds.INDEXED_KINDS``) the file has no code for (a kind declared
+    after the file was made) the next code, and index its earlier rows in
+    ``journal_milestone``, in the caller's transaction (format 1 rebuilds its index of
+    milestones at open the same way: ``migrate``). Reads every row once when there is a
+    new kind, nothing otherwise. Returns the kinds added.
+
+    A reader of the file before that (``verify`` of a copy) takes the file's kinds as the
+    indexed ones (``storage.Storage.indexed_kinds``): rows of a kind it has no code for
+    have no entry and are found by reading the commits."""
+    known = {kind: code for code, kind in conn.execute("SELECT code, kind FROM journal_kind")}
+    new = [kind for kind in INDEXED_KINDS if kind not in known]
+    if not new:
+        return []
+    first = max(known.values(), default=0) + 1
+    codes = {kind: first + n for n, kind in enumerate(new)}
+    conn.executemany(
+        "INSERT INTO journal_kind (code, kind) VALUES (?, ?)", [(c, k) for k, c in codes.items()]
+    )
+    entries = [
+        (row_id, codes[kind], round_no)
+        for row_id, _ts, kind, round_no, _data, _prev, _hash in Format2(conn).raw_rows(0)
+        if kind in codes
+    ]
+    conn.executemany("INSERT INTO journal_milestone (id, kind, round) VALUES (?, ?, ?)", entries)
+    forget(conn)
+    return new

@@ -33,7 +33,6 @@ from controller.journal.checkpoint import (
     check_checkpoint_mac,
     checkpoint_fields,
 )
-from controller.journal.format import GENESIS_HASH
 from controller.journal.seal import SealError, SealingState, load_state
 from controller.journal.storage import storage_of
 
@@ -71,7 +70,18 @@ def walk_start(conn: sqlite3.Connection, trust: StartTrust | None) -> WalkStart 
     """Where the last checkpoint lets the start's walk begin, or why it may not (see the
     module docstring). Without ``trust`` (a station that does not seal) the checkpoint is
     taken as it stands."""
-    row = storage_of(conn).last(CHECKPOINT_KIND)
+    storage = storage_of(conn)
+    begin = storage.start()
+    if storage.base is not None and trust is not None:
+        problem = storage.base.check_mac(trust.table, trust.key)
+        if problem and (trust.required or storage.base.mac is not None):
+            return (
+                "checkpoint",
+                f"checkpoint: {problem}: rows cut from the front by someone without the key"
+                " file, or a sealing key file that is not this journal's",
+                begin[0] + 1,
+            )
+    row = storage.last(CHECKPOINT_KIND)
     if row is None:
         if trust is not None and trust.required:
             return (
@@ -80,7 +90,7 @@ def walk_start(conn: sqlite3.Connection, trust: StartTrust | None) -> WalkStart 
                 " since it made one: rows rewritten without the key?",
                 None,
             )
-        return WalkStart(0, GENESIS_HASH)
+        return WalkStart(*begin)
     fields = checkpoint_fields(row)
     if isinstance(fields, str):
         return "altered", f"altered: row {row.id}: checkpoint {fields}", row.id
@@ -106,7 +116,7 @@ def walk_start(conn: sqlite3.Connection, trust: StartTrust | None) -> WalkStart 
         # Triggers dropped and made again (an UPDATE behind them?): nothing before the
         # checkpoint can be taken as checked.
         note = f"the schema changed since the checkpoint in row {row.id}: every row walked"
-        return WalkStart(0, GENESIS_HASH, note)
+        return WalkStart(*begin, note)
     return WalkStart(through, digest)
 
 
@@ -118,11 +128,20 @@ def gap(conn: sqlite3.Connection) -> Failure | None:
     (``controller.journal.storage``)."""
     storage = storage_of(conn)
     count, last = storage.count(), storage.last_id()
-    if last is not None and count != last:
+    after = storage.start()[0]  # a rotated journal's rows begin after its base
+    first = storage.first_id()
+    if after and first is not None and first <= after:
+        return (
+            "altered",
+            f"altered: row {first}: in the file, but its base record says rows 1..{after}"
+            " are archived",
+            first,
+        )
+    if last is not None and count != last - after:
         return (
             "removed",
-            f"removed: {last - count} of rows 1..{last} are missing (the ids skip);"
-            " `journal verify` names the first",
+            f"removed: {last - after - count} of rows {after + 1}..{last} are missing (the ids"
+            " skip); `journal verify` names the first",
             None,
         )
     return None
@@ -165,7 +184,10 @@ class CommitmentLookup:
         """``(row id, commitment)`` of the round's hole card still unrevealed at ``start``."""
         if round_no is None:
             return None
-        pending: tuple[int, str] | None = None
+        # A hole card dealt before a rotated journal's base: the base carries it (open).
+        base = storage_of(self._conn).base
+        carried = {r: (i, c) for r, i, c in base.open} if base is not None else {}
+        pending: tuple[int, str] | None = carried.get(round_no)
         # From the round's start (kinds.INDEXES: journal_round_start) up to ``start``: the
         # round's hole-card rows lie in that range, read in id order (``+kind``: not by
         # the index of milestones, which would read every round's).

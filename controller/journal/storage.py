@@ -26,6 +26,7 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from controller.journal.base import Base, base_of
 from controller.journal.compact import CommitCodec, StoredRow
 from controller.journal.format import (
     COLUMNS,
@@ -51,12 +52,19 @@ _INDEXED: Final = frozenset(INDEXED_KINDS)
 SPOT_KIND: Final = "event"
 
 
-def index_entry(row_id: int, kind: str, round_no: int | None, data: Any) -> IndexEntry | None:
+def index_entry(
+    row_id: int,
+    kind: str,
+    round_no: int | None,
+    data: Any,
+    indexed: Collection[str] = _INDEXED,
+) -> IndexEntry | None:
     """The index entry a row has in format 2 (None: it has none): a milestone kind
-    (``kinds.INDEXED_KINDS``) in ``journal_milestone`` by kind and round, an event with a
-    seat and a spot (an integer or a text each) in ``journal_spot`` by them. ``data``: the
-    row's parsed data (only read for an event)."""
-    if kind in _INDEXED:
+    (``indexed``: the file's ``journal_kind``, ``kinds.INDEXED_KINDS`` when not given) in
+    ``journal_milestone`` by kind and round, an event with a seat and a spot (an integer or
+    a text each) in ``journal_spot`` by them. ``data``: the row's parsed data (only read
+    for an event)."""
+    if kind in indexed:
         return (row_id, kind, round_no, None, None)
     if kind == SPOT_KIND and type(data) is dict:
         seat, spot = data.get("seat"), data.get("spot")
@@ -87,9 +95,23 @@ class Storage:
     triggers: dict[str, str] = TRIGGER_SQL
     #: The main table's triggers (named when they are missing).
     main_triggers: tuple[str, str] = ("journal_no_update", "journal_no_delete")
+    #: The milestone kinds the file indexes by kind (format 2: its ``journal_kind``).
+    indexed_kinds: frozenset[str] = _INDEXED
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        #: A rotated journal's base record: rows 1..base.row are archived (None: never
+        #: rotated; ``controller.journal.base``).
+        self.base: Base | None = base_of(conn)
+
+    def first_id(self) -> int | None:
+        """The smallest row id (None: no rows)."""
+        raise NotImplementedError
+
+    def start(self) -> tuple[int, str]:
+        """Where the file's rows begin: after row K with hash ``hash`` (the base's; 0 and
+        the genesis hash when the journal was never rotated)."""
+        return (0, GENESIS_HASH) if self.base is None else (self.base.row, self.base.hash)
 
     # -- the primitives each format gives --------------------------------------------------
     def raw_rows(self, after_id: int, until_id: int | None = None) -> Iterator[RawRow]:
@@ -161,12 +183,16 @@ class Storage:
     def hash_of(self, row_id: int) -> str | None:
         """Row ``row_id``'s hash, or None when there is no such row."""
         found = self.row(row_id)
-        return None if found is None else found.hash
+        return self._base_hash(row_id) if found is None else found.hash
+
+    def _base_hash(self, row_id: int) -> str | None:
+        """The hash of row ``row_id`` when it is the base's row (archived), else None."""
+        return self.base.hash if self.base is not None and row_id == self.base.row else None
 
     def tail(self) -> tuple[int, str]:
         """The last row's id and hash (0 and the genesis hash when there is none)."""
         found = self.last()
-        return (found.id, found.hash) if found else (0, GENESIS_HASH)
+        return (found.id, found.hash) if found else self.start()
 
     def last(self, *kinds: str, until_id: int | None = None) -> Row | None:
         """The newest row of one of ``kinds`` (of any kind when none is named)."""
@@ -249,12 +275,16 @@ class Format1(Storage):
 
     def hash_of(self, row_id: int) -> str | None:
         found = self.conn.execute("SELECT hash FROM journal WHERE id = ?", (row_id,)).fetchone()
-        return None if found is None else found[0]
+        return self._base_hash(row_id) if found is None else found[0]
+
+    def first_id(self) -> int | None:
+        (first,) = self.conn.execute("SELECT min(id) FROM journal").fetchone()
+        return None if first is None else int(first)
 
     def tail(self) -> tuple[int, str]:
         last = self.conn.execute("SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1")
         found = last.fetchone()
-        return (found[0], found[1]) if found else (0, GENESIS_HASH)
+        return (found[0], found[1]) if found else self.start()
 
     def last_id(self) -> int | None:
         (last,) = self.conn.execute("SELECT max(id) FROM journal").fetchone()
@@ -355,6 +385,7 @@ class Format2(Storage):
         self._codes: dict[str, int] = {
             kind: code for code, kind in conn.execute("SELECT code, kind FROM journal_kind")
         }
+        self.indexed_kinds = frozenset(self._codes)
         self._round_started = self._codes.get("round_started", -1)
         self._cached: tuple[tuple[Any, ...], bytes, list[RawRow]] | None = None
 
@@ -374,7 +405,7 @@ class Format2(Storage):
                 f"row {first}: the stored commit holds {len(rows)} rows, its ids say"
                 f" {last - first + 1}"
             )
-        prev_hash = GENESIS_HASH if prev is None else bytes(prev).hex()
+        prev_hash = self.start()[1] if prev is None else bytes(prev).hex()
         out: list[RawRow] = []
         row_id = first
         for ts, kind, round_no, data_text in rows:
@@ -439,7 +470,7 @@ class Format2(Storage):
         end = _END if f.until_id is None else f.until_id
         wanted = None if f.kinds is None else frozenset(f.kinds)
         found: Iterable[RawRow]
-        if wanted is not None and wanted <= _INDEXED:
+        if wanted is not None and wanted <= self.indexed_kinds:
             found = self._indexed(wanted, f.after_id, end, f.round_no, f.newest_first)
         else:
             commits = self._commits(f.after_id, f.until_id, newest_first=f.newest_first)
@@ -499,6 +530,10 @@ class Format2(Storage):
                     found.prev_hash,
                     found.hash,
                 )
+
+    def first_id(self) -> int | None:
+        (first,) = self.conn.execute("SELECT min(first_id) FROM journal_commit").fetchone()
+        return None if first is None else int(first)
 
     def last_id(self) -> int | None:
         found = self.conn.execute(
@@ -569,7 +604,7 @@ class Format2(Storage):
         milestones, spots = [], []
         for row_id, _ts, kind, round_no, data_text, _prev, _hash in rows:
             data = json.loads(data_text) if kind == SPOT_KIND else None
-            entry = index_entry(row_id, kind, round_no, data)
+            entry = index_entry(row_id, kind, round_no, data, self._codes)
             if entry is None:
                 continue
             if kind == SPOT_KIND:
@@ -598,10 +633,46 @@ def storage_version(conn: sqlite3.Connection) -> int:
 
 
 def storage_of(conn: sqlite3.Connection) -> Storage:
-    """The reader of the rows of the journal open on ``conn``, for its format.
+    """The reader of the rows of the journal open on ``conn``, for its format: made once
+    per :class:`JournalConnection` (until another connection commits or the schema
+    changes), afresh on any other connection.
 
     Raises:
         JournalCorruptError: a format-2 file's codec is missing or damaged.
         sqlite3.DatabaseError: when SQLite finds the file damaged.
     """
+    if not isinstance(conn, JournalConnection):
+        return _made(conn)
+    stamp = conn.execute(_STAMP).fetchone()
+    kept = conn.storage_kept
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
+    storage = _made(conn)
+    conn.storage_kept = (stamp, storage)
+    return storage
+
+
+def _made(conn: sqlite3.Connection) -> Storage:
     return Format2(conn) if storage_version(conn) == 2 else Format1(conn)
+
+
+# -- the Storage kept with its connection ---------------------------------------------------
+#: What a kept Storage was read under: SQLite's schema cookie (a table, index or trigger
+#: added or dropped) and ``data_version`` (another connection committed: the format, the
+#: codec or the kinds a writer's open adds may have changed). A connection's own writes
+#: leave ``data_version`` as it is: whoever changes the kinds on it calls :func:`forget`.
+_STAMP: Final = "SELECT * FROM pragma_schema_version, pragma_data_version"
+
+
+class JournalConnection(sqlite3.Connection):
+    """A connection to a journal (``sqlite3.connect(..., factory=JournalConnection)``)
+    that keeps the :class:`Storage` :func:`storage_of` made for it: each start asks for it
+    about ten times, and making one reads ``schema_version``, the codec and the kinds."""
+
+    storage_kept: tuple[Any, Storage] | None = None
+
+
+def forget(conn: sqlite3.Connection) -> None:
+    """Drop the Storage kept for ``conn`` (after this connection changed what it reads)."""
+    if isinstance(conn, JournalConnection):
+        conn.storage_kept = None

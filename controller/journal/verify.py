@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import cast
 
 from controller.journal.anchor import Anchor, check_anchor
+from controller.journal.base import Base
 from controller.journal.format import (
     GENESIS_HASH,
     HEAD_RECORD_SIZE,
@@ -69,6 +70,7 @@ def verify(
     since: Proof | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    archive: Path | None = None,
 ) -> VerifyReport:
     """Check the journal at ``path``; never raises for a damaged file, reports it instead.
 
@@ -81,7 +83,9 @@ def verify(
     behind or forked from it. ``since`` (with ``key``): walk only after the seal an
     operator's proof names (``controller.journal.proof``), without SQLite's page check.
     ``workers``: processes for a long walk (default: one per core; ``controller.journal.walk``).
-    ``progress``: called with the rows walked as the walk goes.
+    ``progress``: called with the rows walked as the walk goes. ``archive``: the archive
+    folder; a rotated journal's base record is checked against the segment it names
+    (``controller.journal.archive.link.check_base``).
     """
     path = Path(path)
     head_file = Path(head) if head is not None else head_path(path)
@@ -101,6 +105,7 @@ def verify(
         since if key else None,
         cores() if workers is None else max(workers, 1),
         progress,
+        archive,
     )
     try:
         return _verify_open(conn, path, head_file, wal, mode)
@@ -122,12 +127,15 @@ class _Mode:
     since: Proof | None
     workers: int
     progress: Progress | None
+    archive: Path | None = None
 
 
 def _round_start(conn: sqlite3.Connection, start: int) -> tuple[int, str | None]:
     """Move a walk's start back to the first row of the round it falls in (so each reveal
     meets its commitment), and that row's hash (None: the row is missing)."""
     storage = storage_of(conn)
+    if start <= storage.start()[0]:
+        return storage.start()  # a rotated journal: nothing before its base
     first = storage.row(start + 1)
     if start > 0 and first is not None and first.round_no is not None:
         # The round's first row is its round_started (the index of round starts).
@@ -166,11 +174,27 @@ def _verify_open(
                 1,
             )
         return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path} holds no journal table")
-    start, start_hash = 0, cast(str | None, GENESIS_HASH)
+    storage = storage_of(conn)
+    start, start_hash = cast(tuple[int, str | None], storage.start())
+    base = storage.base
+    notes: list[str] = []
+    sealed = (0, 0, "")  # seals before the walk's start, the last one's row and hash
+    if base is not None:
+        found_base = _check_base(conn, base, mode)
+        if isinstance(found_base, VerifyReport):
+            return found_base
+        notes.append(found_base)
+        sealed = (base.epoch, base.row, base.hash)
+    if mode.archive is not None:
+        from controller.journal.archive.link import check_archive_link
+
+        linked = check_archive_link(storage, mode.archive)
+        if isinstance(linked, tuple):
+            return VerifyReport(VerifyCase(linked[0]), linked[1])
+        notes.append(linked)
     if mode.tail is not None:
         last = storage_of(conn).last_id()
         start, start_hash = _round_start(conn, max(0, (last or 0) - mode.tail))
-    notes: list[str] = []
     if mode.checkpoint:
         found = gap(conn) or walk_start(conn, mode.trust)
         if isinstance(found, tuple):
@@ -178,8 +202,14 @@ def _verify_open(
             return VerifyReport(VerifyCase(refused), message, 0, first_row)
         start, start_hash = found.after, found.digest
         notes += [found.note] if found.note else []
-    sealed = (0, 0, "")  # seals before the walk's start, the last one's row and hash
-    if mode.since is not None:
+    if mode.since is not None and base is not None and mode.since.row <= base.row:
+        # The proof's seal was archived since: the walk begins at the base, whose link to
+        # the archive (``--archive``) and MAC (with the key) were checked above.
+        notes.append(
+            f"the proof's seal (row {mode.since.row}) is archived: rows"
+            f" {mode.since.row + 1}..{base.row} are the archive's to prove (verify-archive)"
+        )
+    elif mode.since is not None:
         found_proof = _from_proof(conn, mode.since, mode.key)
         if isinstance(found_proof, VerifyReport):
             return found_proof
@@ -217,7 +247,13 @@ def _verify_open(
                 chain.rows,
                 head_id,
             )
-    if mode.anchor is not None:
+    archived_anchor = mode.anchor is not None and base is not None and mode.anchor.row < base.row
+    if archived_anchor:
+        assert mode.anchor is not None and base is not None
+        notes.append(
+            f"anchor row {mode.anchor.row} is archived (rows 1..{base.row}): not checked here"
+        )
+    elif mode.anchor is not None:
         failure = check_anchor(conn, mode.anchor, chain.last_id)
         if failure is not None:
             found_case, message, first = failure
@@ -245,7 +281,7 @@ def _verify_open(
     case = VerifyCase.INTERRUPTED if wal.interrupted else VerifyCase.INTACT
     summary = f"{case.value}: {count}, chain and {chain.commitments} hole-card commitments good"
     summary += "; " + _seal_summary(chain, mode.key, sealed[0])
-    if mode.anchor is not None:
+    if mode.anchor is not None and not archived_anchor:
         summary += f"; anchor row {mode.anchor.row} (epoch {mode.anchor.epoch}) matches"
     for note in notes:
         summary += "; " + note
@@ -318,6 +354,27 @@ def _walk(
         )
         chain.sealed_hash = chain.sealed_hash or sealed_hash
     return chain
+
+
+def _check_base(conn: sqlite3.Connection, base: Base, mode: _Mode) -> VerifyReport | str:
+    """A rotated journal's base record: no row at or before it in the file, its MAC with
+    the key, its link to the archive with ``mode.archive``. The note for the summary, or
+    the failure."""
+    from controller.journal.archive.link import check_base
+
+    first = storage_of(conn).first_id()
+    if first is not None and first <= base.row:
+        return VerifyReport(
+            VerifyCase.ALTERED,
+            f"altered: row {first}: in the file, but its base record says rows 1..{base.row}"
+            " are archived",
+            first_bad_row=first,
+        )
+    found = check_base(base, key=mode.key, archive=mode.archive)
+    if isinstance(found, tuple):
+        case, message = found
+        return VerifyReport(VerifyCase(case), message, first_bad_row=base.row + 1)
+    return found
 
 
 def _from_proof(

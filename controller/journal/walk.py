@@ -82,13 +82,24 @@ def raw_rows(
     return storage_of(conn).raw_rows(after_id, until_id)
 
 
+@dataclass(frozen=True, slots=True)
+class IndexCheck:
+    """Format 2's index entries for the walk to check against the rows: the entries in id
+    order, and the milestone kinds the file indexes (its ``journal_kind``)."""
+
+    entries: Iterator[IndexEntry]
+    kinds: frozenset[str]
+
+
 def index_of(
     conn: sqlite3.Connection, after_id: int, until_id: int | None = None
-) -> Iterator[IndexEntry] | None:
-    """Format 2's ``journal_index`` entries after ``after_id`` (up to ``until_id``), for
-    the walk to check against the rows; None for format 1 (its indexes are SQLite's)."""
+) -> IndexCheck | None:
+    """Format 2's index entries after ``after_id`` (up to ``until_id``), for the walk to
+    check against the rows; None for format 1 (its indexes are SQLite's)."""
     storage = storage_of(conn)
-    return storage.index_entries(after_id, until_id) if storage.version == 2 else None
+    if storage.version != 2:
+        return None
+    return IndexCheck(storage.index_entries(after_id, until_id), storage.indexed_kinds)
 
 
 def _hash(row: RawRow) -> str:
@@ -125,14 +136,14 @@ def walk(
     seals: int = 0,
     sealed_through: int = 0,
     progress: Progress | None = None,
-    index: Iterator[IndexEntry] | None = None,
+    index: IndexCheck | None = None,
 ) -> Chain:
     """Walk ``rows`` (the rows after ``start``, whose hash is ``prev_hash``); with ``key``
     check each seal (``seals`` of them came before ``start``, the last at row
     ``sealed_through``) and sealed checkpoint; ``lookup`` finds the commitments dealt
     before ``start``. Stops at the first failure (``Chain.failure``); a hole-card problem
     is noted (``Chain.commitment_failure``) and the walk goes on. ``index``: format 2's
-    ``journal_index`` entries of the same rows, each checked against the row it names
+    index entries of the same rows (:func:`index_of`), each checked against the row it names
     (``controller.journal.storage.index_entry``): an entry added, removed or changed is a
     row altered."""
     chain = Chain(
@@ -146,7 +157,7 @@ def walk(
     pending: dict[int | None, tuple[int, str]] = {}  # round -> (row id, commitment)
     scan = _SCAN
     since_progress = 0
-    entry = next(index, None) if index is not None else None
+    entry = next(index.entries, None) if index is not None else None
 
     def fail(case: VerifyCase, row: int, what: str) -> Chain:
         chain.failure = VerifyReport(case, f"{case.value}: row {row}: {what}", chain.rows, row)
@@ -180,13 +191,13 @@ def walk(
         if not canonical or not KIND_PATTERN.fullmatch(kind):
             return fail(VerifyCase.ALTERED, row_id, "not written by the station (not canonical)")
         if index is not None:
-            indexed = index_entry(row_id, kind, round_no, data)
+            indexed = index_entry(row_id, kind, round_no, data, index.kinds)
             if entry is not None and entry[0] < row_id:
                 return fail(VerifyCase.ALTERED, entry[0], _NOT_INDEXED)
             if indexed is not None or (entry is not None and entry[0] == row_id):
                 if entry is None or tuple(entry) != indexed:
                     return fail(VerifyCase.ALTERED, row_id, _NOT_INDEXED)
-                entry = next(index, None)
+                entry = next(index.entries, None)
         if key is not None and kind in (SEAL_KIND, CHECKPOINT_KIND):
             row = Row(row_id, ts, kind, round_no, data_text, stored_prev, digest)
             if kind == SEAL_KIND:
