@@ -9,11 +9,23 @@ seat whose wager is not known in cents has its results counted in its Spanish 21
 
 from __future__ import annotations
 
+import pytest
 from table_support import Rig, make_rig
-from test_procedure import deal, press, ready, rows
+from test_procedure import deal, press, ready, rows, settle_all, supervisor
 
 from controller.table.prompts import State
-from drivers.hal import Button, Led, LedMode, PeekAnswer, PeekResult, SeatWagerChanged, WagerSpot
+from controller.table.recovery import read_journal
+from drivers.hal import (
+    Button,
+    DeviceKind,
+    DeviceLost,
+    Led,
+    LedMode,
+    PeekAnswer,
+    PeekResult,
+    SeatWagerChanged,
+    WagerSpot,
+)
 
 
 def seen(rig: Rig, seat: int, spot: WagerSpot, cents: int | None = None) -> None:
@@ -116,3 +128,101 @@ def test_pa_635a_7_f_ny_5324_12_b_9_match_double_and_split_as_chips_are_settled(
         (2, None, "1"),
     ]
     assert rows(rig, "seat_result") == [{"seat": 1, "net_cents": None, "net_stakes": "11"}]
+
+
+def test_a_void_at_a_table_that_weighs_nothing_names_no_amount_in_cents() -> None:
+    """A void (docs/journal.md, ``round_voided``): what was settled stands and every other
+    wager is returned, each with its hand; at seats whose sensors only see chips, the cents
+    are unknown (null), never a count of wagers written as cents. PA 635a.7(h)(1): seat 1's
+    blackjack (AH KD) against the up card 5S is settled at once; then the shoe is lost and
+    the supervisor voids: seat 1's blackjack stands, seat 2's wager (9C 9D) is returned."""
+    rig = make_rig("PA")
+    ready(rig)
+    seen(rig, 1, WagerSpot.MAIN)
+    seen(rig, 2, WagerSpot.MAIN)
+    press(rig)
+    deal(rig, "AH", "9C", "5S", "KD", "9D", "QC")
+    while rig.table.state is State.SETTLE_NOW:
+        press(rig)
+    assert rig.table.state is State.PLAYERS
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    (void,) = rows(rig, "round_voided")
+    assert void["stand"] == [{"seat": 1, "wager": "main", "hand": 1, "net_cents": None}]
+    assert void["returned"] == [{"seat": 2, "wager": "main", "hand": 1, "cents": None}]
+
+
+def test_ny_5324_12_b_7_the_super_bonus_at_seats_that_weigh_nothing() -> None:
+    """NY 5324.12(b)(7): seat 1's 7D 7D 7D against the up card 7C wins 2:1 (+2 wagers) and
+    the super bonus, whose fixed amount ($1,000 or $5,000) depends on the wager in cents: it
+    is unknown (null). Seat 2, who also wagered, is paid the fixed $50, in cents even though
+    its own wager is counted in wagers: 9S 9H (18) beats the dealer's bust (7C 5C KS), +1."""
+    rig = make_rig("NY")
+    ready(rig)
+    seen(rig, 1, WagerSpot.MAIN)
+    seen(rig, 2, WagerSpot.MAIN)
+    press(rig)
+    deal(rig, "7D", "9S", "7C", "7D", "9H", "5C")  # no peek under a 7
+    deal(rig, "7D")  # seat 1 hits: 21
+    press(rig)  # seat 2 stands on 18
+    press(rig)  # the hole card: 12
+    deal(rig, "KS")  # 22
+    settle_all(rig)
+    by_seat = {(r["seat"], r["wager"]): r for r in rows(rig, "settlement")}
+    main = by_seat[(1, "main")]
+    assert (main["net_cents"], main["net_stakes"], main["bonus"]) == (None, "2", "777_suited")
+    assert (main["super_bonus"], main["super_bonus_cents"]) == (True, None)
+    share = by_seat[(2, "super_bonus_share")]
+    assert (share["net_cents"], "net_stakes" in share) == (5_000, False)
+    assert rows(rig, "seat_result") == [
+        {"seat": 1, "net_cents": None, "net_stakes": "2"},
+        {"seat": 2, "net_cents": None, "net_stakes": "1", "fixed_cents": 5_000},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("main_cents", "insurance_taken", "lost"),
+    [
+        # $10 weighed, $5 of insurance weighed: lost to no blackjack, -$5.00.
+        (1000, {"seat": 1, "cents": 500}, {"net_cents": -500}),
+        # Presence only: insurance is the posted half wager, lost: -0.5 wagers.
+        (
+            None,
+            {"seat": 1, "cents": None, "stakes": "0.5", "posted": "half the wager"},
+            {"net_cents": None, "net_stakes": "-0.5"},
+        ),
+    ],
+)
+def test_nj_insurance_taken_before_a_restart_is_settled_after_it(
+    main_cents: int | None, insurance_taken: dict[str, object], lost: dict[str, object]
+) -> None:
+    """The station restarts after insurance closed (NJ: no hole card; the dealer's second
+    card comes after the players, NJ 19.7(g)); the supervisor resumes, and the insurance
+    taken before the restart is still settled, at its amount: seat 1 (9D 8S, 17) against
+    AH, then 7C (18): the insurance and the wager are lost."""
+    rig = make_rig("NJ")
+    ready(rig)
+    seen(rig, 1, WagerSpot.MAIN, main_cents)
+    press(rig)
+    deal(rig, "9D", "AH", "8S")
+    assert rig.table.state is State.INSURANCE
+    seen(rig, 1, WagerSpot.INSURANCE, None if main_cents is None else 500)
+    press(rig)  # insurance closes
+    assert rows(rig, "insurance_taken") == [insurance_taken]
+    again = make_rig("NJ")
+    again.table.restore(read_journal(rig.journal.rows))
+    again.table.resume_output()
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.PLAYERS
+    press(again)  # seat 1 stands on 17
+    deal(again, "7C")  # the dealer's second card: 18
+    while again.table.state in (State.SETTLE_NOW, State.SETTLING):
+        press(again)
+    (insurance,) = rows(again, "insurance")
+    assert insurance == {
+        "seat": 1,
+        "wager": "insurance",
+        "outcome": "lose",
+        "odds": None,  # a lost wager is collected: no odds are paid
+        **lost,
+    }

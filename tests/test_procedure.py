@@ -624,6 +624,36 @@ def test_ny_5324_12_b_7_the_super_bonus_is_journaled_with_its_shares() -> None:
     ]
 
 
+def test_ny_5324_12_b_6_v_a_bonus_is_settled_under_the_bonus_lamp_not_pay() -> None:
+    """NY 5324.12(b)(6)(v): five cards totaling 21 pay 3:2, not the 1:1 of a plain win, so
+    the panel lights BONUS with the seat (docs/panel.md), never PAY. Seat 1: 2H 3C, hits
+    4D 5S 7C = 21 in five cards, against 9S with 8H under it (17): $10 wins $15. Seat 2's
+    9C 9D (18) beats 17 at 1:1: PAY."""
+    rig = make_rig("NY")
+    ready(rig)
+    bet(rig, 1)
+    bet(rig, 2)
+    press(rig)
+    deal(rig, "2H", "9C", "9S", "3C", "9D", "8H")  # no peek under a 9
+    deal(rig, "4D", "5S", "7C")  # seat 1's five-card 21 ends its turn
+    press(rig)  # seat 2 stands on 18
+    press(rig)  # the dealer turns the hole card: 17, stands
+    lamps: dict[int, tuple[LedMode | None, LedMode | None]] = {}
+    while rig.table.state is State.SETTLING:
+        seat = next(s for s in (1, 2) if rig.panel.lamps.get(Led.seat(s)) is LedMode.STEADY)
+        lamps[seat] = (rig.panel.lamps.get(Led.BONUS), rig.panel.lamps.get(Led.PAY))
+        press(rig)
+    steady = LedMode.STEADY
+    assert lamps[1][0] is steady and lamps[1][1] is not steady  # BONUS, not PAY
+    assert lamps[2][1] is steady and lamps[2][0] is not steady  # PAY, not BONUS
+    by_seat = {r["seat"]: r for r in rows(rig, "settlement")}
+    assert (by_seat[1]["bonus"], by_seat[1]["odds"], by_seat[1]["net_cents"]) == (
+        "five_card_21",
+        "3:2",
+        1500,
+    )
+
+
 def test_pa_635a_7_f_a_match_wager_where_the_table_offers_none_is_refused_not_played() -> None:
     # A table whose profile offers no Match the Dealer: chips on the Match spot are refused
     # at "no more bets" (the seat plays its Spanish 21 wager), never a rules error.

@@ -363,6 +363,65 @@ def test_a_card_while_the_dealer_pays_is_rejected() -> None:
     assert message.startswith("3S out of order: a card was drawn while ")
 
 
+def test_pa_635a_7_p_a_resume_in_the_final_settlement_prompts_each_seat_still_to_settle() -> None:
+    """PA 635a.7(p): the dealer settles seat by seat from the right, each prompted. Seats 1
+    (9H 8D, 17) and 2 (KS 9S, 19) stand; the dealer 5C QS draws KD (25) and busts: both
+    are paid $10.00. A card drawn while seat 2 is being paid stops play; the supervisor's
+    resume comes back to seat 2's prompt, then seat 1's, before the next bets."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    bet(rig, 2)
+    press(rig)
+    deal(rig, "9H", "KS", "5C", "8D", "9S", "QS")
+    press(rig)  # seat 1 stands
+    press(rig)  # seat 2 stands
+    press(rig)  # the hole card: 15, draws
+    deal(rig, "KD")
+    paying = [(Led.seat(2), LedMode.STEADY), (Led.PAY, LedMode.STEADY)]
+    assert rig.table.state is State.SETTLING
+    assert all(rig.panel.lamps.get(led) is mode for led, mode in paying)
+    deal(rig, "3S")
+    assert rig.table.state is State.FAULT
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    prompted = []
+    while rig.table.state is State.SETTLING:
+        prompted += [s for s in (1, 2) if rig.panel.lamps.get(Led.seat(s)) is LedMode.STEADY]
+        assert rig.panel.lamps.get(Led.PAY) is LedMode.STEADY
+        press(rig)
+    assert prompted == [2, 1]
+    assert rig.table.state is State.BETTING
+    assert rows(rig, "seat_result") == [
+        {"seat": 1, "net_cents": 1000},
+        {"seat": 2, "net_cents": 1000},
+    ]
+
+
+def test_a_fault_open_in_a_settlement_at_a_restart_resumes_where_the_round_stands() -> None:
+    """docs/procedure.md (settle_now): after a restart the settlement rows are in the
+    journal already, so the resume goes on where the round stands, not to an empty
+    settlement prompt. NJ: seat 1 (KS 6H, 16) surrenders against the up 9C and is being
+    collected when the shoe is lost; the station restarts; the resume gives the turn to
+    seat 2 (9D 8D, 17)."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("NJ")
+    ready(rig)
+    bet(rig, 1)
+    bet(rig, 2)
+    press(rig)
+    deal(rig, "KS", "9D", "9C", "6H", "8D")
+    press(rig, Button.SURRENDER)
+    assert rig.table.state is State.SETTLE_NOW
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    again = make_rig("NJ")
+    again.table.restore(read_journal(rig.journal.rows))
+    again.table.resume_output()
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.PLAYERS
+    assert again.panel.lamps.get(Led.seat(2)) is LedMode.BLINK
+
+
 def test_a_card_when_the_reveal_is_due_is_rejected_with_the_rounds_reason() -> None:
     """PA 635a.7(e)(4),(g): the players done, the hole card is turned before any card is
     drawn for the dealer: a card out of the shoe then is refused by the round."""
@@ -492,6 +551,33 @@ def test_a_round_the_station_sealed_found_at_a_restart_names_the_state_it_stoppe
             "state": "players",
         }
     ]
+
+
+def test_a_void_of_a_round_found_sealed_at_a_restart_names_the_fault_that_stopped_it() -> None:
+    """The round that could not be rebuilt is voided from its journal rows alone: the
+    void names the fault it ends (code and text, as the fault row gave them) and returns
+    seat 1's $10.00 (one money record, docs/journal.md)."""
+    rig = seat_one_dealt()
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_VOID)
+    (void,) = rows(again, "round_voided")
+    assert void["reason"] == (
+        "recovered_mid_round: restarted during round 1: a sealed hole card was never revealed"
+    )
+    assert void["returned"] == [{"seat": 1, "wager": "main", "hand": None, "cents": 1000}]
+
+
+def test_a_resume_with_two_devices_lost_is_refused_naming_both() -> None:
+    """The supervisor may not resume while a device is still lost: the refusal names each
+    lost device, in order, so the technician knows what to reconnect."""
+    rig = seat_one_dealt()
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    rig.table.handle(DeviceLost(DeviceKind.CARD_READER, "unplugged"))
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rows(rig, "resolution_refused") == [
+        {"resolution": "resume", "reason": "still lost: card_reader, shoe"}
+    ]
+    assert rig.table.state is State.FAULT
 
 
 def test_a_journal_whose_open_round_has_no_state_row_restores_to_a_fault() -> None:

@@ -370,3 +370,153 @@ def test_pa_635a_7_p_final_settlement_moves_are_journalled_and_next_bets_do_not_
     assert faults(rig) == []
     press(rig)
     assert rig.table.state is State.BETTING
+
+
+# --- what a spot's reading means, spot by spot -------------------------------------------------
+
+
+def players_round() -> Rig:
+    """PA. Seat 1 $10 (9D 2S: 11, to act, may double), seat 2 $10 (8H 9H: 17); up 6C, hole
+    5C. Neither seat has a Match or an insurance wager."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    bet(rig, 2, 1000)
+    press(rig)
+    deal(rig, "9D", "8H", "6C", "2S", "9H", "5C")
+    assert rig.table.state is State.PLAYERS
+    return rig
+
+
+@pytest.mark.parametrize("spot", [WagerSpot.MATCH, WagerSpot.INSURANCE])
+def test_ny_5324_12_b_4_chips_on_a_spot_the_seat_did_not_wager_fault_as_a_new_wager(
+    spot: WagerSpot,
+) -> None:
+    # NY 5324.12(b)(4): no wager made after the first card. Seat 2 wagered no Match and no
+    # insurance (none was offered under a 6): $5 on either spot is a new wager.
+    rig = players_round()
+    sensor(rig, 2, spot, 500)
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.WAGER_CHANGED
+    assert rig.table.fault.message == f"seat 2 {spot.value} wager placed during the round"
+
+
+@pytest.mark.parametrize(
+    ("cents", "message"),
+    [
+        (1001, "seat 2 main reads 10.01, expected 10.00"),  # a cent added
+        (0, "seat 2 main wager removed while still in play"),  # weighed empty
+    ],
+)
+def test_ny_5324_12_b_8_a_waiting_seats_wager_changed_by_a_cent_or_emptied_faults(
+    cents: int, message: str
+) -> None:
+    # Seat 2 waits while seat 1 acts: its $10 is in play and may not change (NY
+    # 5324.12(b)(8)); only the acting seat's double or split may add chips (b)(9).
+    rig = players_round()
+    sensor(rig, 2, WagerSpot.MAIN, cents)
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.WAGER_CHANGED
+    assert rig.table.fault.message == message
+
+
+def test_a_spot_in_play_reported_again_unchanged_is_no_change() -> None:
+    # The sensor reports seat 2's $10 again, then chips without a weight: nothing was
+    # added or withdrawn, so nothing is journalled as a move and play goes on.
+    rig = players_round()
+    sensor(rig, 2, WagerSpot.MAIN, 1000)
+    rig.table.handle(SeatWagerChanged(2, WagerSpot.MAIN, True, None))
+    assert faults(rig) == []
+    moves = ("wager_added", "wager_taken", "wager_paid", "wager_collected")
+    assert [r.kind for r in rig.journal.rows if r.kind in moves] == []
+
+
+def test_a_one_cent_wager_still_in_play_seen_without_a_weight_is_no_change() -> None:
+    # The smallest wager the rules take, $0.01 (see the range test above), at seat 2,
+    # waiting while seat 1 acts: chips seen on its spot without a weight are still that
+    # wager, not a new one.
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    bet(rig, 2, 1)
+    press(rig)
+    deal(rig, "9D", "8H", "6C", "2S", "9H", "5C")  # seat 1 to act on 11, seat 2 on 17
+    rig.table.handle(SeatWagerChanged(2, WagerSpot.MAIN, True, None))
+    assert faults(rig) == []
+
+
+@pytest.mark.parametrize(
+    ("cents", "cards", "reading", "kind"),
+    [
+        # 9D 8S (17) against 9C 8H (17): a push; the spot still reads the $10.
+        (1000, ("9D", "9C", "8S", "8H"), 1000, "wager_taken"),
+        # $0.01 on 9D 9S (18) against 9C 8H (17): paid 1:1, the spot reads $0.02.
+        (1, ("9D", "9C", "9S", "8H"), 2, "wager_paid"),
+    ],
+)
+def test_pa_635a_7_p_a_settled_spot_reading_its_settlement_is_journalled_as_such(
+    cents: int, cards: tuple[str, ...], reading: int, kind: str
+) -> None:
+    """docs/panel.md: a pushed spot reading the wager is ``wager_taken``; a won spot
+    reading the wager plus the win is ``wager_paid`` (the smallest win, one cent)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, cents)
+    press(rig)
+    deal(rig, *cards)
+    press(rig)  # seat 1 stands
+    press(rig)  # the hole card: 17, the dealer stands
+    assert rig.table.state is State.SETTLING
+    sensor(rig, 1, WagerSpot.MAIN, reading)
+    moves = ("wager_added", "wager_taken", "wager_paid", "wager_collected")
+    assert [(r.kind, dict(r.data)) for r in rig.journal.rows if r.kind in moves] == [
+        (kind, {"seat": 1, "spot": "main", "cents": reading})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cents", "message"),
+    [
+        (None, "seat 1 insurance wager removed while still in play"),
+        (501, "seat 1 insurance reads 5.01, expected 5.00"),
+    ],
+)
+def test_ny_5324_12_b_8_insurance_touched_before_its_settlement_faults(
+    cents: int | None, message: str
+) -> None:
+    # Seat 1 insured $5 against the up AH; insurance closed, the reader not yet asked:
+    # the insurance is still in play (NY 5324.12(b)(8)).
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AH", "8D", "5D")
+    sensor(rig, 1, WagerSpot.INSURANCE, 500)
+    press(rig)  # insurance closed
+    assert rig.table.state is State.PEEKING
+    sensor(rig, 1, WagerSpot.INSURANCE, cents)
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.WAGER_CHANGED
+    assert rig.table.fault.message == message
+
+
+def test_pa_635a_7_p_in_the_final_settlement_moves_no_settlement_explains_journal_nothing() -> None:
+    """In the final settlement the spots are free (the next bets may go down early): a
+    change that no settlement explains neither faults nor is journalled as a move. Seat 1
+    $10 (KS 9H, 19), seat 2 chips seen but not weighed (KD 6C, 16), seat 3 no wager;
+    the dealer 9C 8D stands on 17. Seat 2 is collected first (PA 635a.7(p)(1))."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    rig.table.handle(SeatWagerChanged(2, WagerSpot.MAIN, True, None))
+    press(rig)
+    deal(rig, "KS", "KD", "9C", "9H", "6C", "8D")
+    press(rig)  # s1 stands
+    press(rig)  # s2 stands
+    press(rig)  # reveal: 17
+    assert rig.table.state is State.SETTLING and lit(rig, 2, Led.COLLECT)
+    sensor(rig, 3, WagerSpot.MAIN, 500)  # seat 3's next bet
+    sensor(rig, 2, WagerSpot.MAIN, None)  # seat 2's chips collected
+    rig.table.handle(SeatWagerChanged(2, WagerSpot.MAIN, True, None))  # its next bet
+    moves = ("wager_added", "wager_taken", "wager_paid", "wager_collected")
+    assert [(r.kind, dict(r.data)) for r in rig.journal.rows if r.kind in moves] == [
+        ("wager_collected", {"seat": 2, "spot": "main", "cents": 0})
+    ]
+    assert faults(rig) == []

@@ -340,7 +340,11 @@ class Table:
 
     def _enter_settling(self) -> None:
         assert self.t.play is not None
-        self.t.settle_queue = self.t.play.final_payments()
+        # A resume after a fault in the final settlement comes back with the payments still
+        # to prompt (final_payments gives each only once): those of this round stay queued.
+        payments = self.t.play.round.payments
+        left = [p for p in self.t.settle_queue if any(p is q for q in payments)]
+        self.t.settle_queue = left + self.t.play.final_payments()
         if not self.t.settle_queue:
             self._finish_round()
 
