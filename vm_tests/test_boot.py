@@ -325,8 +325,9 @@ def test_stop_journals_clean_shutdown(rig: Rig) -> None:
     vm.sh("systemctl stop dealer-station", timeout=STEP)
     assert rig.show("ActiveState") == "inactive"
     assert rig.show("Result") == "success"
-    rows = vm.journal_rows("/var/lib/dealer-station/journal.sqlite3", ("seal",), exclude=True)
-    assert rows[-1][2] == "clean_shutdown"  # the seal over it follows
+    journal = "/var/lib/dealer-station/journal.sqlite3"
+    ((_, _, last, _),) = vm.journal_rows(journal, ("seal",), exclude=True, last=True)
+    assert last == "clean_shutdown"  # the seal over it follows
     mark = vm.log_mark()
     vm.sh("systemctl start dealer-station", timeout=STEP)
     rig.wait_ready(mark)

@@ -221,24 +221,33 @@ class Vm:
         return str(reply["out"])
 
     def journal_rows(
-        self, path: str, kinds: tuple[str, ...], *, exclude: bool = False, timeout: float = 120.0
+        self,
+        path: str,
+        kinds: tuple[str, ...],
+        *,
+        exclude: bool = False,
+        last: bool = False,
+        timeout: float = 120.0,
     ) -> list[tuple[int, str, str, str]]:
         """The station's journal rows ``(id, ts, kind, data text)`` at ``path`` in the guest
         whose kind is in ``kinds`` (not in them with ``exclude``), read as the station's user
         through the installed program's own reader, which knows every storage format (a new
-        journal is format 2: its rows are no SQLite table to query). Only the reader's
-        modules are imported, not a ``dealer-station`` command's: seconds fewer under TCG."""
+        journal is format 2: its rows are no SQLite table to query); with ``last`` only the
+        last of them (the agent returns a bounded reply: a whole journal is more). Only the
+        reader's modules are imported, not a ``dealer-station`` command's: seconds fewer
+        under TCG."""
         script = (
             "import json, sys; from controller.journal.reader import JournalReader;"
-            " kinds = set(sys.argv[3:]); keep = sys.argv[2] == 'keep';"
+            " kinds = set(sys.argv[4:]); keep = sys.argv[2] == 'keep';"
             " r = JournalReader.open(sys.argv[1]);"
-            " print(json.dumps([[w.id, w.ts, w.kind, w.data_text] for w in r.rows()"
-            " if (w.kind in kinds) == keep])); r.close()"
+            " rows = [[w.id, w.ts, w.kind, w.data_text] for w in r.rows()"
+            " if (w.kind in kinds) == keep]; r.close();"
+            " print(json.dumps(rows[-1:] if sys.argv[3] == 'last' else rows))"
         )
         mode = "drop" if exclude else "keep"
         out = self.sh(
             "runuser -u dealer-station -- /opt/dealer-station/bin/python"
-            f' -c "{script}" {path} {mode} {" ".join(kinds)}',
+            f' -c "{script}" {path} {mode} {"last" if last else "all"} {" ".join(kinds)}',
             timeout=timeout,
         )
         return [(int(i), str(ts), str(kind), str(data)) for i, ts, kind, data in json.loads(out)]
