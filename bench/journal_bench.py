@@ -277,7 +277,11 @@ def main() -> None:
         "--dir", type=Path, default=SCRATCH_DISK, help=f"a directory on disk ({SCRATCH_DISK})"
     )
     parser.add_argument(
-        "--format", type=int, choices=(1, 2), default=1, help="the journals' storage format"
+        "--format",
+        type=int,
+        choices=(1, 2),
+        default=creation.DEFAULT_FORMAT,
+        help=f"the journals' storage format (default: a new journal's, {creation.DEFAULT_FORMAT})",
     )
     args = parser.parse_args()
     creation.DEFAULT_FORMAT = args.format
