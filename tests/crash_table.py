@@ -8,7 +8,8 @@ restocked with what a real shoe would still hold (the batch less the journalled 
 Prints one line per view the simulated dealer acts on (``ROUND STATE``), so the test can
 kill it at a random point of play. A state's name written to its standard input (``betting``,
 ``fault``) makes the dealer stop at the next view in that state, before acting on it, and
-print ``held ROUND STATE``: the station is idle there with every event handled, so the test
+print ``held ROUND STATE`` (asked for ``fault``, the dealer injects one at the next look that
+can have one): the station is idle there with every event handled, so the test
 kills it in that state without racing the dealer's next action. Exits 0 once round ROUNDS is
 done.
 """
@@ -59,6 +60,10 @@ def main(journal: Path, seed: int, rounds: int) -> int:
             cover_at = len(cards) - COVER_FROM_END if cover else None
             table.rig.shoe.restock(cards, cover_at if cover_at and cover_at > 0 else None)
         print(view.round_no, view.state.value, flush=True)
+        if wanted and wanted[-1] == "fault":
+            # A fault is injected at the next look where one can be (a random fault rate
+            # alone can leave a slow machine's run dealing for minutes before one comes).
+            table.dealing.plan.faults = 1.0
         if wanted and view.state.value == wanted[-1]:
             print("held", view.round_no, view.state.value, flush=True)
             never.wait()  # held here until the test kills the station

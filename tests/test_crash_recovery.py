@@ -33,6 +33,7 @@ from controller.table.recovery import read_journal
 STATION = Path(__file__).resolve().parent / "crash_table.py"
 KILLS = 12
 LINE_TIMEOUT = 30.0  # a restart takes about a second; this is only a hang guard
+HOLD_TIMEOUT = 60.0  # a round is about 10 views, and the dealer makes a fault when asked
 
 
 @pytest.fixture
@@ -124,10 +125,13 @@ def stop_at(child: subprocess.Popen[str], journal: Path, wanted: str) -> None:
     assert child.stdin is not None
     child.stdin.write(wanted + "\n")
     child.stdin.flush()
+    deadline = time.monotonic() + HOLD_TIMEOUT
     while True:
         (line,) = read_lines(child, 1)
         if line.split()[0] == "held":
             break
+        if time.monotonic() > deadline:  # a hang guard: the lines before are a backlog
+            raise AssertionError(f"no {wanted} view held in {HOLD_TIMEOUT} s")
     freeze(child)
     rec = read_journal(committed(journal))
     if wanted == "fault":

@@ -116,6 +116,7 @@ class SimulatedTable:
             self.table_profile = built.table.t.profile
             side = self.table_side(self.rig)
             dealing = Dealing(dealing_plan(s), self.table_profile, side, self.pacer, self.on_view)
+            self.dealing = dealing  # a watcher may change the plan as it goes (a test rig)
             self.result = dealing.result
             station = StationThread(built, self.pacer.fail)
             dealing.expect_start()
