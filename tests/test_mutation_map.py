@@ -180,3 +180,20 @@ def test_the_tests_docs_testing_md_names_exist() -> None:
             assert match.group(2) in names, f"{current.name}::{match.group(2)}"
             named += 1
     assert named >= 10
+
+
+def test_log_calls_of_either_logger_name_are_left_alone_and_nothing_else() -> None:
+    """A log call is not mutated (docs/testing.md): the loggers are named `log` or `_log`
+    in the product; a call that only ends in `log` or a logger's other use is mutated."""
+    run = _load()
+    (pattern,) = run.DO_NOT_MUTATE
+    for line in ('    log.info("x")', '        _log.warning("lost %s", d)', "log.exception(e)"):
+        assert re.match(pattern, line), line
+    for line in (
+        '    catalog.info("x")',
+        "    self.log.info(x)",
+        "    log.bind(table=1)",
+        "    x = log.info",
+        "    __log.info(x)",
+    ):
+        assert not re.match(pattern, line), line
