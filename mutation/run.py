@@ -49,9 +49,9 @@ PRODUCT = ("controller", "drivers", "firmware_bridge", "floor")
 #: What the tests read besides the source (fixtures, docs they check, examples, units).
 TEST_TREES = ("tests", "hil_tests", "vm_tests", "docs", "examples", "systemd", "debian", "bench")
 TEST_FILES = ("README.md", "Makefile", "setup.py")
-#: Lines mutmut leaves alone: log calls (a logger named `log` or `_log`). A log line is an operator's aid, not behaviour a test
-#: pins (tests/test_logs.py checks the log's form once); a changed message is no bug a player
-#: or the journal sees. docs/testing.md says so.
+#: Lines mutmut leaves alone: log calls (a logger named `log` or `_log`). A log line is an
+#: operator's aid, not behaviour a test pins (tests/test_logs.py checks the log's form once); a
+#: changed message is no bug a player or the journal sees. docs/testing.md says so.
 DO_NOT_MUTATE = (r"^\s*_?log\.(debug|info|warning|error|exception)\(",)
 FIGURES_BEGIN = "<!-- mutate: figures begin (written by mutation/run.py) -->"
 FIGURES_END = "<!-- mutate: figures end -->"
