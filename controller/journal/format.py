@@ -153,13 +153,18 @@ def plain_row_hash(
 
 
 def format_ts(moment: datetime) -> str:
-    """A UTC timestamp as the journal stores it: ``2026-11-30T09:15:12.123456Z``."""
+    """A UTC timestamp as the journal stores it: ``2026-11-30T09:15:12.123456Z``, the year
+    always in four digits (``0999-...``: docs/journal.md, so that the text sorts as the
+    time does and reads back, :data:`PLAIN_TS`). A datetime has no year past 9999.
+
+    Raises:
+        OverflowError: ``moment`` in UTC falls outside the years 1..9999.
+    """
     if moment.tzinfo is not UTC:
         moment = moment.astimezone(UTC)
-    if moment.year < 1000:  # isoformat and strftime("%Y") differ below year 1000
-        return moment.strftime(TS_FORMAT)
-    # isoformat is C code; strftime asks the C library, which re-reads the time zone on
-    # every call (a third of a journal row's cost on the station thread).
+    # isoformat is C code and writes every year in four digits; strftime("%Y") writes a
+    # year below 1000 with fewer (glibc), and asks the C library, which re-reads the time
+    # zone on every call (a third of a journal row's cost on the station thread).
     return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
