@@ -26,6 +26,10 @@ HEAD_RECORD_SIZE: Final = 128
 TS_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
 KIND_PATTERN: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
 #: A timestamp as :func:`format_ts` writes it: nothing JSON would escape.
+#: SQLite's message about a damaged schema quotes the schema's text; when a flipped byte
+#: makes that text not UTF-8, Python's sqlite3 raises UnicodeDecodeError (a ValueError)
+#: where it means DatabaseError. What the journal's commands say instead.
+SCHEMA_NOT_UTF8: Final = "file is not a database: its schema is damaged (text that is not UTF-8)"
 PLAIN_TS: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 _HEX_DIGEST: Final = re.compile(r"[0-9a-f]{64}")
 
