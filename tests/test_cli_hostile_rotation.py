@@ -336,6 +336,8 @@ def hostile_path(root: Path, kind: str) -> str:
     return ""
 
 
+#: The hostile paths that are folders without a segment file.
+EMPTY_FOLDERS = ("empty-folder", "not-utf8", "newline")
 ARGUMENT_COMMANDS = {
     "rotate --archive": (["journal", "rotate", "--journal", "{J}", "--sealing-key", "{K}",
                           "--archive"], {1, 2}),
@@ -380,10 +382,13 @@ def test_a_hostile_path_argument_is_refused_in_one_line_and_nothing_is_written(
         value = hostile_path(root, kind)
         before = digests(root)
         result = run(argument_command(name, root, value))
-        if name == "verify --archive" and kind in ("empty-folder", "not-utf8", "newline"):
+        if name == "verify --archive" and kind in EMPTY_FOLDERS:
             # An archive with no segment yet: a journal not rotated verifies (its last
             # segment is not there to link), a rotated one misses its base's segment.
             one_line_answer(result, {0} if tree.startswith("live") else {1})
+        elif name == "rotate --archive" and kind in EMPTY_FOLDERS:
+            one_line_answer(result, {0})  # no segment: nothing to rotate, the file as it was
+            assert "nothing to rotate" in result[1][0]
         else:
             one_line_answer(result, ARGUMENT_COMMANDS[name][1])
         assert digests(root) == before, result
@@ -582,4 +587,33 @@ def test_the_station_s_open_of_a_schema_that_is_not_utf8_is_a_damaged_journal(
         with pytest.raises(JournalCorruptError, match="not UTF-8") as caught:
             Journal.open(path, sealing=root / "sealing-key")
         assert "\n" not in str(caught.value)
+        assert digests(root) == before
+
+
+@pytest.mark.parametrize("tree", ["live1", "live2"])
+@pytest.mark.parametrize("forged", ["garbage", "another-segment"])
+def test_rotate_check_reads_the_header_of_the_segment_it_would_cut_at(
+    trees: dict[str, Path], tree: str, forged: str
+) -> None:
+    """``--check`` once said "would cut rows up to K" (0) of any file named like a segment
+    ending at K (garbage bytes; a name ``...61-...01.dsa`` ending before it begins), which
+    the rotation then refuses: the nightly unit's condition was met by garbage. Its header
+    is read now: "no" (1) naming the file."""
+    with copy_of(trees[tree]) as root:
+        argv = ["journal", "rotate", "--check", "--archive", str(root / "archive"),
+                "--journal", str(root / "journal.sqlite3")]  # fmt: skip
+        status, out, _err = run(argv)
+        assert status == 0 and out[0].startswith("journal rotate: would cut rows up to ")
+        end = int(out[0].split("up to ")[1].split()[0])
+        (chosen,) = [p for p in segments(root / "archive") if p.name.endswith(f"-{end:012d}.dsa")]
+        if forged == "garbage":
+            chosen.write_bytes(b"\x00\xff" * 40)
+        else:
+            other = next(p for p in segments(root / "archive") if p != chosen)
+            shutil.copy(other, chosen)  # a whole segment, of other rows
+        before = digests(root)
+        result = run(argv)
+        one_line_answer(result, {1})
+        assert chosen.name in result[1][0], result
+        assert ("does not read" if forged == "garbage" else "not its name's") in result[1][0]
         assert digests(root) == before
