@@ -9,6 +9,7 @@ by hand are pinned as explicit examples.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import tempfile
@@ -174,23 +175,74 @@ def test_run_refuses_any_broken_configuration_in_one_line(content: bytes) -> Non
         assert listing(root) == ["station.toml"]
 
 
+#: The journal commands that take a journal (``--journal`` or ``--config``), as argv after
+#: ``journal``; "." is the sandbox (a folder of garbage files, no segment in it).
+JOURNAL_ACTIONS = (
+    "recall",
+    "verify",
+    "export",
+    "anchor",
+    "migrate",
+    "verify --archive .",
+    "rotate --archive .",
+    "rotate --check --archive .",
+    "archive --to archive",
+)
+#: Those that write the journal when it is good: given only ``--journal`` (a station.toml
+#: that is still valid names the default path, which a test machine may hold).
+WRITERS = ("migrate", "rotate --archive .")
+
+
+def digests(root: Path) -> dict[str, str]:
+    """Every file under ``root`` and its content's digest (SQLite's ``-shm`` aside)."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith("-shm")
+    }
+
+
 @HYPOTHESIS
-@given(FILES, st.sampled_from(["recall", "verify", "export", "anchor"]))
+@given(FILES, st.sampled_from(JOURNAL_ACTIONS[:4]))
 @example(DEEP_TOML, "verify")
 def test_journal_commands_answer_any_file_in_one_line(content: bytes, action: str) -> None:
+    """Whatever the file holds, the answer is one line and no file is written: the
+    journal and the configuration hash the same after (an empty file is an empty
+    journal, which verify finds intact)."""
+    answer_any_file(content, action)
+
+
+@settings(HYPOTHESIS, max_examples=25)
+@given(FILES, st.sampled_from(JOURNAL_ACTIONS[4:]))
+@example(b"", "migrate")
+@example(b"", "rotate --check --archive .")
+@example(DEEP_TOML, "rotate --archive .")
+def test_the_newer_journal_commands_answer_any_file_in_one_line(
+    content: bytes, action: str
+) -> None:
+    """migrate, rotate (and --check), verify --archive and archive, as the four above."""
+    answer_any_file(content, action)
+
+
+def answer_any_file(content: bytes, action: str) -> None:
     with sandbox() as root:
         (root / "journal.sqlite3").write_bytes(content)
         (root / "station.toml").write_bytes(content)
-        for location in ("--journal", "--config"):
+        before = digests(root)
+        for location in ("--journal",) if action in WRITERS else ("--journal", "--config"):
             name = "journal.sqlite3" if location == "--journal" else "station.toml"
-            status, out, err = invoke(["journal", action, location, str(root / name)])
+            argv = ["journal", *action.split(), location, str(root / name)]
+            status, out, err = invoke(argv)
             if status == 0:  # an empty file is an empty journal (verify: ok, one line)
                 assert err == [] and len(out) <= 1
+            elif action.startswith("rotate --check") and status == 1 and err == []:
+                assert len(out) == 1  # nothing to cut: "no", on stdout (the unit's test)
             elif action == "anchor" and status == 1 and out == []:
                 assert len(err) == 1 and "Traceback" not in err[0]  # no sealed head yet
             else:
                 assert_refused((status, out, err), {1, 2})
         assert listing(root) == ["journal.sqlite3", "station.toml"]
+        assert digests(root) == before
 
 
 @HYPOTHESIS
@@ -284,3 +336,53 @@ def test_setup_keys_answers_any_table_name_in_one_line(table: str) -> None:
         else:
             assert_refused((status, out, err), {1, 2})
             assert listing(root) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check-config", "{P}"],
+        ["run", "--config", "{P}"],
+        ["pair", "shoe", "--config", "{P}", "--timeout", "0.2"],
+        ["journal", "verify", "--config", "{P}"],
+        ["journal", "setup-keys", "--config", "{P}"],
+        ["journal", "setup-keys", "--table", "T1", "--key-file", "{P}/key"],
+        ["journal", "rotate", "--archive", ".", "--config", "{P}"],
+    ],
+)
+@pytest.mark.parametrize("name", ["no\nsuch", "no\udcffsuch"])
+def test_a_path_with_a_newline_or_not_utf8_is_named_on_one_line(argv: list[str], name: str) -> None:
+    """A configuration's error (``ConfigError``) and setup-keys' own named the path as it
+    was: a newline in it made the one line two."""
+    with sandbox() as root:
+        bad = str(root / name)
+        status, out, err = invoke(
+            [bad if part == "{P}" else part.replace("{P}", bad) for part in argv]
+        )
+        assert_refused((status, out, err), {2})
+        assert repr(name)[1:-1] in err[0], err
+        assert listing(root) == []
+
+
+@HYPOTHESIS
+@given(
+    st.one_of(
+        st.floats().map(repr),
+        st.sampled_from(["nan", "-inf", "inf", "1e309", "0", "-0", "3600.0000001", "1_0"]),
+        st.text(max_size=10),
+    )
+)
+def test_pair_answers_any_timeout_in_one_line(timeout: str) -> None:
+    """``--timeout``: 0 < SECONDS <= 3600, else a usage error; one taken goes on to the
+    supervisor key (no GPIO here: refused in one line)."""
+    with sandbox() as root:
+        result = invoke(["pair", "shoe", "--config", str(EXAMPLE), f"--timeout={timeout}"])
+        assert_refused(result, {2})
+        try:
+            seconds = float(timeout)
+        except ValueError:
+            assert "argument --timeout" in result[2][0]
+        else:
+            taken = 0 < seconds <= 3600
+            assert ("between 0 and 3600 seconds" in result[2][0]) is not taken, result
+        assert listing(root) == []

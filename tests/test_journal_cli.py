@@ -92,6 +92,66 @@ def test_export_refuses_bad_dates(journal_path: Path, capsys: pytest.CaptureFixt
     assert "--from must come before --to" in capsys.readouterr().err
 
 
+class Moments:
+    """The given moments, one a call."""
+
+    def __init__(self, *moments: datetime) -> None:
+        self.moments = list(moments)
+
+    def __call__(self) -> datetime:
+        return self.moments.pop(0)
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_export_dates_below_the_year_1000_and_up_to_9999_select_by_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], storage_format: int
+) -> None:
+    """docs/journal.md: a timestamp's year has four digits, so "0999-12-31" sorts before
+    "2026-..." (format_ts once wrote "999-12-31...": --from 0999-01-01 exported nothing,
+    --to 0999-12-31 everything). Rows in the years 999, 1000 and 2026."""
+    path = tmp_path / "journal.sqlite3"
+    clock = Moments(
+        datetime(999, 12, 31, 12, tzinfo=UTC),
+        datetime(1000, 1, 1, 12, tzinfo=UTC),
+        datetime(2026, 11, 1, 12, tzinfo=UTC),
+    )
+    with Journal.open(path, clock=clock, storage_format=storage_format) as journal:
+        for r in (1, 2, 3):
+            journal.append("round_started", {"round": r, "seats": []}, r)
+    args = ["journal", "export", "--journal", str(path)]
+
+    def rounds(*extra: str) -> list[int]:
+        assert main([*args, *extra]) == 0
+        return [json.loads(x)["round"] for x in capsys.readouterr().out.splitlines()]
+
+    assert rounds() == [1, 2, 3]
+    assert rounds("--from", "0999-01-01") == [1, 2, 3]
+    assert rounds("--from", "0001-01-01", "--to", "9999-12-31") == [1, 2, 3]
+    assert rounds("--to", "0999-12-31") == [1]  # the whole day: up to 1000-01-01
+    assert rounds("--from", "1000-01-01") == [2, 3]
+    assert rounds("--to", "0999-12-30") == []
+    assert rounds("--from", "2026-11-02") == []
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("10000-01-01", "not a date: '10000-01-01'"),  # no year past 9999
+        ("9999-12-31T23:30:00-01:00", "out of range in UTC"),  # 10000-01-01T00:30Z
+        ("0001-01-01T00:30:00+01:00", "out of range in UTC"),  # the year 0 in UTC
+        ("-0001-01-01", "not a date"),
+    ],
+)
+def test_export_refuses_a_moment_outside_the_years_1_to_9999_in_one_line(
+    journal_path: Path, capsys: pytest.CaptureFixture[str], value: str, problem: str
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["journal", "export", "--journal", str(journal_path), f"--from={value}"])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and problem in err and "Traceback" not in err
+
+
 def test_the_journal_named_by_a_config_file(
     journal_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

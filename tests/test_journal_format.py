@@ -153,10 +153,18 @@ def test_canonical_json_refuses_what_json_cannot_carry() -> None:
     ),
     offset_minutes=st.integers(min_value=-23 * 60, max_value=23 * 60),
 )
-def test_timestamps_are_utc_strftime_for_any_moment(moment: datetime, offset_minutes: int) -> None:
+def test_timestamps_are_utc_in_the_documented_form_for_any_moment(
+    moment: datetime, offset_minutes: int
+) -> None:
+    """docs/journal.md: ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` in UTC, the year in four digits
+    (strftime("%Y") writes the year 999 as "999")."""
     zone = timezone(timedelta(minutes=offset_minutes))
     local = moment.astimezone(zone)
-    expected = moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    m = moment
+    expected = (
+        f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}"
+        f".{m.microsecond:06d}Z"
+    )
     assert format_ts(moment) == expected
     assert format_ts(local) == expected  # the same moment seen from another zone
 

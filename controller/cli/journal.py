@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.cli.journal_rotate import add_parser as add_rotate_parser
-from controller.cli.journal_verify import add_archive_parsers
+from controller.cli.journal_verify import add_archive_parsers, one_line
 from controller.cli.journal_verify import add_options as add_verify_options
 from controller.journal.store import (
     DEFAULT_PATH,
@@ -81,8 +81,25 @@ def parse_moment(text: str, *, end: bool = False) -> datetime:
         raise argparse.ArgumentTypeError(f"out of range in UTC: {text!r}") from None
 
 
+def journal_file(text: str) -> Path:
+    """``--journal``'s path: a file's (not empty, ``.`` or ``/``, which name no file and
+    beside which no head record can be named), without a NUL byte.
+
+    Raises:
+        argparse.ArgumentTypeError: for anything else.
+    """
+    if "\0" in text:
+        raise argparse.ArgumentTypeError(f"a NUL byte in the path {text!r}")
+    path = Path(text)
+    if not path.name:
+        raise argparse.ArgumentTypeError(f"not the path of a file: {text!r}")
+    return path
+
+
 def _add_location(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--journal", type=Path, help=f"journal file (default {DEFAULT_PATH})")
+    parser.add_argument(
+        "--journal", type=journal_file, help=f"journal file (default {DEFAULT_PATH})"
+    )
     parser.add_argument("--config", type=Path, help="station.toml naming the journal")
 
 
@@ -206,8 +223,7 @@ def run(args: argparse.Namespace) -> int:
             return setup_keys(args)
         path = journal_path(args)
     except ConfigError as err:
-        print(err, file=sys.stderr)
-        return EXIT_USAGE
+        return refuse(str(err), EXIT_USAGE)
     if args.journal_command == "verify":
         from controller.cli.journal_verify import run_verify
 
@@ -230,16 +246,20 @@ def run(args: argparse.Namespace) -> int:
                 return _print_anchor(reader)
             return _export(reader, args)
     except FileNotFoundError as err:
-        print(f"dealer-station journal: {err}", file=sys.stderr)
-        return EXIT_USAGE
+        return refuse(f"dealer-station journal: {err}", EXIT_USAGE)
     except JournalCorruptError as err:
-        print(f"dealer-station journal: {err} (run 'journal verify')", file=sys.stderr)
-        return EXIT_DAMAGED
+        return refuse(f"dealer-station journal: {err} (run 'journal verify')", EXIT_DAMAGED)
     except BrokenPipeError:
         raise  # the reader went away (`| head`): controller.cli.main ends quietly
     except OSError as err:
-        print(f"dealer-station journal: {err}", file=sys.stderr)
-        return EXIT_USAGE
+        return refuse(f"dealer-station journal: {err}", EXIT_USAGE)
+
+
+def refuse(text: str, code: int) -> int:
+    """Print ``text`` on one line of stderr (a newline or a byte that is not UTF-8 in a
+    path escaped, :func:`one_line`); return ``code``."""
+    print(one_line(text), file=sys.stderr)
+    return code
 
 
 def _migrate(path: Path) -> int:
@@ -249,14 +269,12 @@ def _migrate(path: Path) -> int:
     try:
         done = migrate_journal(path)
     except FileNotFoundError as err:
-        print(f"dealer-station journal: {err}", file=sys.stderr)
-        return EXIT_USAGE
+        return refuse(f"dealer-station journal: {err}", EXIT_USAGE)
     except JournalError as err:
-        print(f"dealer-station journal: {err}", file=sys.stderr)
-        return EXIT_DAMAGED
+        return refuse(f"dealer-station journal: {err}", EXIT_DAMAGED)
     print(
-        f"migrated: {path} is storage format 2: {done.rows} rows, last row {done.last_id}"
-        f" ({done.last_hash}), {done.seals} seals, proved the same"
+        f"migrated: {one_line(str(path))} is storage format 2: {done.rows} rows, last row"
+        f" {done.last_id} ({done.last_hash}), {done.seals} seals, proved the same"
     )
     return 0
 
@@ -302,23 +320,21 @@ def _export(reader: JournalReader, args: argparse.Namespace) -> int:
 
         own = {os.path.realpath(p) for p in journal_files(reader.path)}
         if os.path.realpath(args.output) in own:
-            print(
+            return refuse(
                 f"dealer-station journal export: {args.output} is the journal's own file:"
                 " never written over",
-                file=sys.stderr,
+                EXIT_USAGE,
             )
-            return EXIT_USAGE
     rows = reader.rows(ts_from=ts_from, ts_to=ts_to)
     if args.output is None:
         for row in rows:
             sys.stdout.write(canonical_json(row.as_json()) + "\n")
         return 0
     if Path(args.output).is_symlink():
-        print(
+        return refuse(
             f"dealer-station journal export: {args.output} is a symlink: name the file itself",
-            file=sys.stderr,
+            EXIT_USAGE,
         )
-        return EXIT_USAGE
     # O_NOFOLLOW: a link put there meanwhile is refused, not written through.
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
     with os.fdopen(os.open(args.output, flags, 0o640), "w", encoding="ascii") as out:

@@ -18,6 +18,7 @@ import stat
 import sys
 from pathlib import Path
 
+from controller.cli.journal_verify import one_line
 from controller.journal.creation import journal_files
 from controller.journal.seal import (
     DEFAULT_STATE_PATH,
@@ -60,13 +61,16 @@ def setup_keys(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     problem = _replace_problem(key_file, journal, force=args.force)
     if problem:
-        print(f"dealer-station journal setup-keys: {problem}", file=sys.stderr)
+        print(f"dealer-station journal setup-keys: {one_line(problem)}", file=sys.stderr)
         return EXIT_USAGE
     state, key = new_sealing(table)
     try:
         save_state(key_file, state)
     except OSError as err:
-        print(f"dealer-station journal setup-keys: {key_file}: {err.strerror}", file=sys.stderr)
+        print(
+            f"dealer-station journal setup-keys: {one_line(str(key_file))}: {err.strerror}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     text = key.to_text()
     print(f"Sealing state for table {table} written to {key_file}.")

@@ -82,7 +82,9 @@ def run_rotate(path: Path, args: argparse.Namespace) -> int:
         return _check(path, args, acked)
     try:
         sealing = load_state(sealing_path) if sealing_path is not None else None
-    except (OSError, SealError) as err:
+    except OSError as err:
+        return say(f"the sealing state {sealing_path}: {err.strerror or err}", 2)
+    except SealError as err:
         return say(f"the sealing state {sealing_path}: {err}", 2)
     try:
         done = rotate_journal(

@@ -140,6 +140,13 @@ def run_verify(path: Path, args: argparse.Namespace) -> int:
     if (args.since or args.save) and key is None:
         print("journal verify: --since and --save need --key", file=sys.stderr)
         return 2
+    if args.archive is not None and not args.archive.is_dir():
+        # Not an archive with no segment yet (which verifies): no archive at all.
+        problem = "not a directory" if args.archive.exists() else "no such directory"
+        print(
+            f"journal verify: --archive {one_line(str(args.archive))}: {problem}", file=sys.stderr
+        )
+        return 2
     progress = _Progress(sys.stderr, _last_id(path)) if sys.stderr.isatty() else None
     try:
         report = verify(
@@ -155,17 +162,23 @@ def run_verify(path: Path, args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.end()
-    print(report.message, file=sys.stdout if report.ok else sys.stderr)
+    print(one_line(report.message), file=sys.stdout if report.ok else sys.stderr)
     if not report.ok:
         return 1
     if args.save is not None and key is not None:
         if report.sealed is None:
-            print(f"journal verify: no seal proved: {args.save} not written", file=sys.stderr)
+            print(
+                f"journal verify: no seal proved: {one_line(str(args.save))} not written",
+                file=sys.stderr,
+            )
             return 1
         try:
             _save(args.save, key, report.sealed)
         except OSError as err:
-            print(f"journal verify: cannot write {args.save}: {err.strerror}", file=sys.stderr)
+            print(
+                f"journal verify: cannot write {one_line(str(args.save))}: {err.strerror}",
+                file=sys.stderr,
+            )
             return 1
     return 0
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -66,6 +67,11 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``dealer-station``; returns the exit status."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if isinstance(sys.stdout, io.TextIOWrapper) and sys.stdout.errors == "strict":
+        # A name of bytes that are not UTF-8 (a path argument, a file in a folder) reaches
+        # Python as surrogates: printed on a UTF-8 locale's strict stdout it would end in
+        # UnicodeEncodeError. Escaped instead, as Python's stderr does.
+        sys.stdout.reconfigure(errors="backslashreplace")
     args = build_parser(arguments).parse_args(arguments)
     try:
         return _load(args.command).run(args)

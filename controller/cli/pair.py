@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.cli.journal_verify import one_line
 from controller.service.config import DEFAULT_CONFIG_PATH, StationConfig, load_config
 from controller.service.config_schema import ConfigError
 
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dealer-station pair: {err}", file=sys.stderr)
         return EXIT_USAGE
     except PairError as err:
-        print(f"dealer-station pair: {err}", file=sys.stderr)
+        print(f"dealer-station pair: {one_line(str(err))}", file=sys.stderr)
         return err.code
     print(f"dealer-station pair: {args.device} paired; secret written to {path}")
     return 0

@@ -26,6 +26,10 @@ HEAD_RECORD_SIZE: Final = 128
 TS_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
 KIND_PATTERN: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
 #: A timestamp as :func:`format_ts` writes it: nothing JSON would escape.
+#: SQLite's message about a damaged schema quotes the schema's text; when a flipped byte
+#: makes that text not UTF-8, Python's sqlite3 raises UnicodeDecodeError (a ValueError)
+#: where it means DatabaseError. What the journal's commands say instead.
+SCHEMA_NOT_UTF8: Final = "file is not a database: its schema is damaged (text that is not UTF-8)"
 PLAIN_TS: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 _HEX_DIGEST: Final = re.compile(r"[0-9a-f]{64}")
 
@@ -153,13 +157,18 @@ def plain_row_hash(
 
 
 def format_ts(moment: datetime) -> str:
-    """A UTC timestamp as the journal stores it: ``2026-11-30T09:15:12.123456Z``."""
+    """A UTC timestamp as the journal stores it: ``2026-11-30T09:15:12.123456Z``, the year
+    always in four digits (``0999-...``: docs/journal.md, so that the text sorts as the
+    time does and reads back, :data:`PLAIN_TS`). A datetime has no year past 9999.
+
+    Raises:
+        OverflowError: ``moment`` in UTC falls outside the years 1..9999.
+    """
     if moment.tzinfo is not UTC:
         moment = moment.astimezone(UTC)
-    if moment.year < 1000:  # isoformat and strftime("%Y") differ below year 1000
-        return moment.strftime(TS_FORMAT)
-    # isoformat is C code; strftime asks the C library, which re-reads the time zone on
-    # every call (a third of a journal row's cost on the station thread).
+    # isoformat is C code and writes every year in four digits; strftime("%Y") writes a
+    # year below 1000 with fewer (glibc), and asks the C library, which re-reads the time
+    # zone on every call (a third of a journal row's cost on the station thread).
     return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 

@@ -32,6 +32,7 @@ from controller.journal.creation import (
     sync_directory,
 )
 from controller.journal.format import (
+    SCHEMA_NOT_UTF8,
     JournalCorruptError,
     JournalError,
     JournalLockedError,
@@ -210,6 +211,8 @@ def _merge_wal(path: Path) -> None:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     except sqlite3.Error as err:
         raise JournalWriteError(f"its WAL could not be merged: {err}") from err
+    except UnicodeDecodeError as err:
+        raise JournalCorruptError(SCHEMA_NOT_UTF8) from err
     finally:
         conn.close()
 

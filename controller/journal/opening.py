@@ -25,6 +25,7 @@ from controller.journal.creation import (
 )
 from controller.journal.format import (
     HEAD_RECORD_SIZE,
+    SCHEMA_NOT_UTF8,
     SCHEMA_VERSION,
     JournalCorruptError,
     JournalError,
@@ -79,6 +80,9 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, tuple[int, str]]:
     except sqlite3.DatabaseError as err:
         conn.close()
         raise JournalCorruptError(f"{path}: {err}") from err
+    except UnicodeDecodeError as err:
+        conn.close()
+        raise JournalCorruptError(f"{path}: {SCHEMA_NOT_UTF8}") from err
     except JournalError:
         conn.close()
         raise

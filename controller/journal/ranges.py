@@ -77,7 +77,7 @@ def _walk_range(
 
 def page_check(path: Path, pragma: str) -> str:
     """What SQLite's ``integrity_check`` or ``quick_check`` (``pragma``) finds wrong with
-    the file at ``path``, or ``""``."""
+    the file at ``path`` first, on one line, or ``""``."""
     try:
         conn = open_readonly(path)
         try:
@@ -86,7 +86,11 @@ def page_check(path: Path, pragma: str) -> str:
             conn.close()
     except (sqlite3.DatabaseError, OSError, ValueError) as err:
         problems = [str(err)]
-    return "" if problems == ["ok"] else str(problems[0])
+    if problems == ["ok"]:
+        return ""
+    # SQLite's first problem may span lines ("*** in database main ***\nPage 305: ..."):
+    # one line of them, for the one line verify prints.
+    return "; ".join(line.strip() for line in str(problems[0]).splitlines() if line.strip())
 
 
 def cores() -> int:

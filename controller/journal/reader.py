@@ -8,7 +8,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from controller.journal.format import JournalCorruptError, Row
+from controller.journal.format import SCHEMA_NOT_UTF8, JournalCorruptError, Row
 from controller.journal.storage import JournalConnection, Storage, storage_of
 
 T = TypeVar("T")
@@ -27,7 +27,8 @@ def open_readonly(path: Path) -> sqlite3.Connection:
 
     Raises:
         FileNotFoundError: when there is no file at ``path``.
-        JournalCorruptError: when the file is not an SQLite database.
+        JournalCorruptError: when the file is not an SQLite database (or its schema is
+            damaged).
     """
     if not path.is_file():
         raise FileNotFoundError(f"no journal at {path}")
@@ -44,6 +45,9 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as err:
         conn.close()
         raise JournalCorruptError(f"{path}: {err}") from err
+    except UnicodeDecodeError as err:
+        conn.close()
+        raise JournalCorruptError(f"{path}: {SCHEMA_NOT_UTF8}") from err
     return conn
 
 

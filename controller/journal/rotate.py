@@ -35,7 +35,9 @@ from controller.journal.archive.check import verify_segment
 from controller.journal.archive.link import header_digest
 from controller.journal.archive.segment import (
     NAME,
+    ArchiveError,
     Header,
+    read_header,
     segments,
 )
 from controller.journal.base import BASE_KEY, Base
@@ -214,13 +216,25 @@ def plan_cut(
     wager_spots: Iterable[tuple[int, str]],
     floor_acked: int | None,
 ) -> int | str:
-    """The row a rotation would cut up to now (read-only: the segment is not proved
-    here), or why nothing would be cut (one line)."""
+    """The row a rotation would cut up to now (read-only: the segment's rows are not
+    proved here, only its header read against its name), or why nothing would be cut (one
+    line): a file named like a segment that is none would fail the rotation's proof."""
     chosen = _plan(conn, path, archive, wager_spots=wager_spots, floor_acked=floor_acked)
     if isinstance(chosen, str):
         return chosen
     match = NAME.fullmatch(chosen.name)
     assert match is not None
+    try:
+        header = read_header(chosen)
+    except ArchiveError as err:
+        return f"the archive's segment there does not read: {err} (journal verify-archive)"
+    except OSError as err:
+        return f"the archive's segment {chosen.name} cannot be read: {err.strerror or err}"
+    if (header.first, header.last) != (int(match[1]), int(match[2])):
+        return (
+            f"the archive's segment {chosen.name} holds rows {header.first}..{header.last},"
+            " not its name's (journal verify-archive)"
+        )
     return int(match[2])
 
 

@@ -22,7 +22,10 @@ class ConfigError(ValueError):
     """A bad configuration; ``str()`` is the one line to show: ``FILE: key.path: problem``."""
 
     def __init__(self, file: Path | str, key: str, problem: str) -> None:
-        super().__init__(f"{file}: {key}: {problem}")
+        # One line even when the file's name holds a newline (or a byte that is not
+        # UTF-8, a surrogate here): escaped as Python writes it.
+        text = f"{file}: {key}: {problem}"
+        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
         self.file, self.key, self.problem = str(file), key, problem
 
 
