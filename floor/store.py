@@ -1,6 +1,7 @@
 """What one ingest transaction writes (``floor.ingest`` decides it): each table's state
-while the transaction runs, and the SQL that stores rows merged (``COPY``), rows waiting
-for a seal, rows held as evidence, refused messages, round results and the table's line.
+while the transaction runs, and the SQL that stores the alerts raised and cleared, rows
+merged (``COPY``), rows waiting for a seal, rows held as evidence, refused messages, round
+results and the table's line.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class TableState:
     refused: list[Refused] = field(default_factory=list)
     chain: SealedChain | None = None
     ack: Ack | None = None
+    #: Alerts raised ``(kind, text)`` and cleared ``(kind, None)``, in the order decided.
+    alert_changes: list[tuple[str, str | None]] = field(default_factory=list)
 
 
 @dataclass
@@ -72,6 +75,9 @@ def write(conn: Conn, tables: Iterable[TableState], done: Applied) -> None:
     in ``done``; the caller commits."""
     tables = list(tables)
     with conn.cursor() as cur:
+        for state in tables:
+            for kind, text in state.alert_changes:
+                _change_alert(cur, state.table, kind, text)
         with cur.copy(f"COPY journal_entry ({_ENTRY_COLUMNS}) FROM STDIN") as copy:
             for state in tables:
                 before = state.start_hash
@@ -151,6 +157,24 @@ def entry(table: str, r: Row, before: str) -> tuple[Any, ...]:
         table, r.id, ts, r.kind, r.round_no, r.data_text, bytes.fromhex(r.hash), net_cents(r),
         ts_text, prev,
     )  # fmt: skip
+
+
+def _change_alert(
+    cur: psycopg.Cursor[tuple[Any, ...]], table: str, kind: str, text: str | None
+) -> None:
+    if text is None:
+        cur.execute(
+            "UPDATE alert SET cleared = clock_timestamp() WHERE table_id = %s AND kind = %s"
+            " AND cleared IS NULL",
+            (table, kind),
+        )
+    else:  # one open alert per table and kind: the same trouble again counts up
+        cur.execute(
+            "INSERT INTO alert (table_id, kind, message) VALUES (%s, %s, %s)"
+            " ON CONFLICT (table_id, kind) WHERE cleared IS NULL"
+            " DO UPDATE SET repeats = alert.repeats + 1, last_raised = clock_timestamp()",
+            (table, kind, text),
+        )
 
 
 def _values(table: str, r: Row) -> tuple[Any, ...]:
