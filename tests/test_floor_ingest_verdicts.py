@@ -485,6 +485,10 @@ def test_the_first_status_clears_a_clock_alert_an_unreadable_time_left_open() ->
     assert state.status_ts == "2026-12-01T05:00:00.000000Z"  # the collector's time
     done, state = _clock("not a time", floor)
     assert done.alerts == [(TABLE, "clock", "the station's time 'not a time' is unreadable")]
+    # not as the journal writes it, though a date parser would read it
+    for loose in ("2026-12-1T05:00:00.000000Z", "2026-12-01T05:00:00.0Z"):
+        done, state = _clock(loose, floor)
+        assert done.alerts == [(TABLE, "clock", f"the station's time {loose!r} is unreadable")]
     _, state = _clock("2026-12-01T05:00:00.000000Z", floor)
     assert ("clock", None) in state.alert_changes and "clock" not in floor.alerts
 
@@ -728,3 +732,20 @@ def test_an_older_or_equal_arrival_is_ignored_whatever_it_says(arrived: float) -
     report = status("2026-12-01T05:30:00.000000Z", head=(1, "ee" * 32), anchor=(2, 0, "ee" * 32))
     done, state = floor.apply([StatusReport(report, arrived)])
     assert done.alerts == [] and state.alert_changes == [] and state.station_anchors is None
+
+
+def test_the_anchor_row_itself_sent_again_otherwise_is_a_fork() -> None:
+    rows = chain(4)
+    floor = held(rows)
+    other = rehash(rows[3], rows[2], data_text=canonical_json({"net_cents": 1}))
+    done, state = floor.apply([[other]])
+    assert done.alerts == [(TABLE, "rollback", "forked: row 4 differs from the floor's")]
+    assert state.quarantine == [other]
+
+
+def test_an_anchor_at_the_floors_last_row_is_checked_at_once() -> None:
+    rows = chain(4)
+    done, state = held(rows).apply([StatusReport(status(anchor=(4, 1, "ee" * 32)), NOON)])
+    assert [kind for _, kind, _ in done.alerts] == ["rollback"] and state.station_anchors is None
+    done, state = held(rows).apply([StatusReport(status(anchor=(4, 1, rows[3].hash)), NOON)])
+    assert done.alerts == [] and state.station_anchors is None
