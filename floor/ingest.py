@@ -61,6 +61,24 @@ __all__ = [
 #: Sealed heads a station reported, kept until the floor holds their rows.
 ANCHORS_KEPT = 16
 
+# The statements of one transaction (every one runs in tests/test_floor_ingest.py and
+# test_floor_forgery.py on a real PostgreSQL; the verdicts between them need none).
+_NEW_TABLE_SQL = "INSERT INTO floor_table (table_id) VALUES (%s) ON CONFLICT DO NOTHING"
+_LOCK_SQL = (
+    "SELECT table_id, anchor_row, anchor_hash, anchor_ts, quarantined, status_ts, status,"
+    " seal_epoch, sealed_row, sealed_hash, status_arrived, station_anchors, clock_skew"
+    " FROM floor_table WHERE table_id = ANY(%s) ORDER BY table_id FOR UPDATE"
+)
+_PENDING_SQL = (
+    "SELECT table_id, row_id, ts, kind, round, data, prev_hash, hash"
+    " FROM pending_row WHERE table_id = ANY(%s)"
+)
+_STORED_SQL = (
+    "SELECT row_id, encode(hash, 'hex') FROM journal_entry"
+    " WHERE table_id = %s AND row_id BETWEEN %s AND %s"
+)
+_EVIDENCE_SQL = "SELECT 1 FROM quarantine_row WHERE table_id = %s AND row_id = %s AND hash = %s"
+
 
 class Ingest:
     """Applies messages to the database on one connection (see the module docstring)."""
@@ -95,28 +113,15 @@ class Ingest:
     def _lock(self, names: set[str]) -> dict[str, TableState]:
         ordered = sorted(names)  # one lock order for every collector: no deadlock
         with self.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO floor_table (table_id) VALUES (%s) ON CONFLICT DO NOTHING",
-                [(n,) for n in ordered],
-            )
-            cur.execute(
-                "SELECT table_id, anchor_row, anchor_hash, anchor_ts, quarantined, status_ts,"
-                " status, seal_epoch, sealed_row, sealed_hash, status_arrived, station_anchors,"
-                " clock_skew FROM floor_table WHERE table_id = ANY(%s) ORDER BY table_id"
-                " FOR UPDATE",
-                (ordered,),
-            )
+            cur.executemany(_NEW_TABLE_SQL, [(n,) for n in ordered])
+            cur.execute(_LOCK_SQL, (ordered,))
             tables = {r[0]: TableState(*r) for r in cur.fetchall()}
             for state in tables.values():
                 state.start_hash = state.anchor_hash
             sealing = [n for n in ordered if self.seals.sealed(n)]
             pending: dict[str, dict[str, Row]] = {n: {} for n in sealing}
             if sealing:
-                cur.execute(
-                    "SELECT table_id, row_id, ts, kind, round, data, prev_hash, hash"
-                    " FROM pending_row WHERE table_id = ANY(%s)",
-                    (sealing,),
-                )
+                cur.execute(_PENDING_SQL, (sealing,))
                 for name, *columns in cur.fetchall():
                     row = Row(*columns)
                     pending[name][row.hash] = row
@@ -135,18 +140,11 @@ class Ingest:
         return tables
 
     def _stored_hashes(self, table: str, first: int, last: int) -> dict[int, str]:
-        rows = self.conn.execute(
-            "SELECT row_id, encode(hash, 'hex') FROM journal_entry"
-            " WHERE table_id = %s AND row_id BETWEEN %s AND %s",
-            (table, first, last),
-        ).fetchall()
+        rows = self.conn.execute(_STORED_SQL, (table, first, last)).fetchall()
         return {row_id: digest for row_id, digest in rows}
 
     def _in_evidence(self, table: str, row_id: int, digest: str) -> bool:
-        found = self.conn.execute(
-            "SELECT 1 FROM quarantine_row WHERE table_id = %s AND row_id = %s AND hash = %s",
-            (table, row_id, digest),
-        ).fetchone()
+        found = self.conn.execute(_EVIDENCE_SQL, (table, row_id, digest)).fetchone()
         return found is not None
 
 

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.journal.format import GENESIS_HASH, Row, canonical_json, row_hash
+from controller.journal.wire import Ack
 from floor.ingest import Ingest, Rows
 from floor.servers import Database
 
@@ -215,3 +216,41 @@ def test_whatever_a_station_posts_as_limits_the_floor_keeps_cents_or_none(
             assert value == sent
         else:
             assert value is None
+
+
+def test_more_of_a_branch_held_as_evidence_is_kept_and_an_orphan_is_asked_again(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """A sealing table (docs/floor.md "Seals"): a row continuing a forged branch the floor
+    keeps in ``quarantine_row`` is kept there too; a row whose parent never reached the
+    floor is asked for again from the sealed head."""
+    from test_floor_branches import TABLE, _row, journal
+    from test_floor_ingest_verdicts import rehash
+
+    from controller.journal.seal import new_sealing
+    from floor.seals import TableSeals
+
+    sealing, key = new_sealing(TABLE)
+    genuine = journal(sealing, 1)
+    ingest = Ingest(conn, TableSeals({TABLE: key}))
+    assert ingest.apply([Rows(TABLE, genuine[:2])]).acks[TABLE].row == 2  # start and seal
+    other = _row(None, "station_started", {"table_id": "elsewhere"}, None)
+    stray = rehash(genuine[2], other)  # row 3 on another history than the sealed head's
+    more = _row(stray, "settlement", {"net_cents": 1}, 1)
+    orphan = _row(_row(genuine[2], "device", {}, None), "device", {"n": 5}, None)  # row 5
+
+    def evidence() -> list[object]:
+        found = conn.execute(
+            "SELECT row_id, hash FROM quarantine_row WHERE table_id = %s ORDER BY row_id",
+            (TABLE,),
+        ).fetchall()
+        return [tuple(r) for r in found]
+
+    ingest.apply([Rows(TABLE, [stray])])
+    assert evidence() == [(3, stray.hash)]
+    applied = ingest.apply([Rows(TABLE, [more])])
+    assert evidence() == [(3, stray.hash), (4, more.hash)]
+    assert not applied.acks[TABLE].rewind
+    applied = ingest.apply([Rows(TABLE, [orphan])])
+    assert applied.acks[TABLE] == Ack(2, genuine[1].hash, rewind=True)
+    assert evidence() == [(3, stray.hash), (4, more.hash)]

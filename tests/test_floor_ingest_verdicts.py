@@ -10,6 +10,7 @@ PostgreSQL (the SQL of ``floor.store``); these pin each verdict, one mutant-fast
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -749,3 +750,21 @@ def test_an_anchor_at_the_floors_last_row_is_checked_at_once() -> None:
     assert [kind for _, kind, _ in done.alerts] == ["rollback"] and state.station_anchors is None
     done, state = held(rows).apply([StatusReport(status(anchor=(4, 1, rows[3].hash)), NOON)])
     assert done.alerts == [] and state.station_anchors is None
+
+
+def test_the_station_time_is_read_and_shown_in_utc_whatever_the_collectors_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The journal's times are UTC (``Z``): a collector running in New York's zone reads the
+    same skew and shows the same clamped time as one in UTC."""
+    monkeypatch.setenv("TZ", "EST+5")
+    time.tzset()
+    try:
+        done, state = _clock("2026-12-01T05:02:00.500000Z")
+        assert state.clock_skew == 120.5
+        assert state.status_ts == "2026-12-01T05:02:00.000000Z"
+        _, state = _clock("2026-02-30T05:00:00.000000Z")
+        assert state.status_ts == "2026-12-01T05:00:00.000000Z"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
