@@ -123,7 +123,12 @@ def test_a_limit_is_a_whole_positive_number_of_cents() -> None:
         st.lists(st.integers(), max_size=3),
         st.dictionaries(
             st.sampled_from([*LIMITS, "other"]),
-            st.one_of(st.none(), st.booleans(), st.integers(-(10**18), 10**18), st.floats()),
+            st.one_of(
+                st.none(),
+                st.booleans(),
+                st.integers(-(10**18), 10**18),
+                st.floats(allow_nan=False, allow_infinity=False),
+            ),
         ),
     )
 )
@@ -133,3 +138,24 @@ def test_whatever_a_start_posts_the_floor_keeps_whole_cents_or_none(limits: obje
     for name, value in kept.items():
         sent = limits.get(name) if isinstance(limits, dict) else None
         assert value == (sent if type(sent) is int and sent > 0 else None)
+
+
+def test_the_tables_line_keeps_its_status_and_anchors_as_json_or_none() -> None:
+    from datetime import UTC, datetime
+
+    from floor.store import TableState, line
+
+    arrived = datetime(2026, 12, 1, 5, 0, tzinfo=UTC)
+    state = TableState(
+        "T1", 7, HASH, "2026-12-01T04:00:07.000000Z", None, "2026-12-01T05:00:00.000000Z",
+        {"state": "betting", "round": 3}, 2, 6, HASH, arrived, [[9, 2, HASH]], -1.5,
+    )  # fmt: skip
+    assert line(state) == (
+        7, HASH, "2026-12-01T04:00:07.000000Z", None,
+        '{"state": "betting", "round": 3}', "2026-12-01T05:00:00.000000Z",
+        2, 6, HASH, arrived, f'[[9, 2, "{HASH}"]]', -1.5, "T1",
+    )  # fmt: skip
+    state.status, state.station_anchors = None, []
+    assert line(state)[4] is None and line(state)[10] is None
+    state.status = {}  # an empty status is still one
+    assert line(state)[4] == "{}"
