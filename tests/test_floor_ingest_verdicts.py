@@ -761,10 +761,24 @@ def test_the_station_time_is_read_and_shown_in_utc_whatever_the_collectors_zone(
     time.tzset()
     try:
         done, state = _clock("2026-12-01T05:02:00.500000Z")
-        assert state.clock_skew == 120.5
+        assert state.clock_skew == 120.5 and [kind for _, kind, _ in done.alerts] == ["clock"]
         assert state.status_ts == "2026-12-01T05:02:00.000000Z"
         _, state = _clock("2026-02-30T05:00:00.000000Z")
         assert state.status_ts == "2026-12-01T05:00:00.000000Z"
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_a_head_the_floor_does_not_hold_is_a_fork_whatever_its_hash() -> None:
+    """Only row 0's hash is known without a stored row (the genesis): a head at a row the
+    floor does not hold cannot be shown to be a truncation of the floor's chain."""
+    rows = chain(5)
+    floor = Floor()
+    floor.line |= {"anchor_row": 5, "anchor_hash": rows[4].hash, "anchor_ts": rows[4].ts}
+    ts = "2026-12-01T04:00:06.000000Z"
+    arrived = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC).timestamp()
+    done, _ = floor.apply([StatusReport(status(ts, head=(3, GENESIS_HASH)), arrived)])
+    assert done.alerts == [
+        (TABLE, "rollback", "forked: the station's last row is 3, the floor holds 5")
+    ]
