@@ -17,6 +17,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from structlog.testing import capture_logs
 from test_floor_ingest_verdicts import chain
 
 from controller.journal.wire import Ack, Status, decode_ack, encode_rows, encode_status
@@ -309,12 +310,24 @@ def test_a_thread_that_dies_is_recorded_unless_the_collector_is_stopping(
     collector: Collector,
 ) -> None:
     assert collector.healthy() and collector._health() == "broker lost"  # never connected
-    collector._died("writer", RuntimeError("boom\nsecond line"))
+    err = RuntimeError("boom\nsecond line")
+    with capture_logs() as logs:
+        collector._died("writer", err)
     assert collector.failure == "the writer thread stopped: RuntimeError: boom"
+    # the journal of systemd says which thread died, with its traceback, before the restart
+    assert logs == [
+        {
+            "event": "collector thread died",
+            "thread": "writer",
+            "exc_info": err,
+            "log_level": "critical",
+        }
+    ]
     collector.failure = None
     collector.stopping.set()
-    collector._died("writer", RuntimeError("boom"))
-    assert collector.failure is None
+    with capture_logs() as logs:
+        collector._died("writer", RuntimeError("boom"))
+    assert collector.failure is None and logs == []
 
 
 def test_an_error_is_named_by_its_type_and_first_line_within_200_characters() -> None:

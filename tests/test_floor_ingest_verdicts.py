@@ -782,3 +782,14 @@ def test_a_head_the_floor_does_not_hold_is_a_fork_whatever_its_hash() -> None:
     assert done.alerts == [
         (TABLE, "rollback", "forked: the station's last row is 3, the floor holds 5")
     ]
+
+
+def test_the_floors_own_sealed_head_never_pushes_out_an_anchor_still_waiting() -> None:
+    rows = chain(2)
+    floor = held(rows)
+    waiting = [[100 + n, n, f"{n:064x}"] for n in range(ANCHORS_KEPT)]
+    floor.line |= {
+        "seal_epoch": 4, "sealed_row": 2, "sealed_hash": rows[1].hash, "station_anchors": waiting
+    }  # fmt: skip
+    done, state = floor.apply([StatusReport(status(anchor=(2, 3, rows[1].hash)), NOON)])
+    assert state.station_anchors == waiting and done.alerts == []
