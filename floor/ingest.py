@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
+from typing import Any
 
 from controller.journal.format import GENESIS_HASH, TS_FORMAT, Row
 from controller.journal.seal import SEAL_KIND, check_row_hash, seal_fields
@@ -115,29 +116,13 @@ class Ingest:
         with self.conn.cursor() as cur:
             cur.executemany(_NEW_TABLE_SQL, [(n,) for n in ordered])
             cur.execute(_LOCK_SQL, (ordered,))
-            tables = {r[0]: TableState(*r) for r in cur.fetchall()}
-            for state in tables.values():
-                state.start_hash = state.anchor_hash
+            lines = cur.fetchall()
             sealing = [n for n in ordered if self.seals.sealed(n)]
-            pending: dict[str, dict[str, Row]] = {n: {} for n in sealing}
+            waiting: list[tuple[Any, ...]] = []
             if sealing:
                 cur.execute(_PENDING_SQL, (sealing,))
-                for name, *columns in cur.fetchall():
-                    row = Row(*columns)
-                    pending[name][row.hash] = row
-        for name in sealing:
-            state = tables[name]
-            state.chain = SealedChain(
-                name,
-                state.anchor_row,
-                state.anchor_hash,
-                state.seal_epoch,
-                pending[name],
-                self.seals,
-                partial(self._stored_hashes, name),
-                partial(self._in_evidence, name),
-            )
-        return tables
+                waiting = cur.fetchall()
+        return table_states(lines, waiting, self.seals, self._stored_hashes, self._in_evidence)
 
     def _stored_hashes(self, table: str, first: int, last: int) -> dict[int, str]:
         rows = self.conn.execute(_STORED_SQL, (table, first, last)).fetchall()
@@ -151,6 +136,39 @@ class Ingest:
 #: The hashes the floor holds of a table's rows ``first`` to ``last``: ``(table, first,
 #: last) -> {row id: hash}``.
 StoredHashes = Callable[[str, int, int], dict[int, str]]
+
+
+def table_states(
+    lines: Sequence[Sequence[Any]],
+    waiting: Sequence[Sequence[Any]],
+    seals: TableSeals,
+    stored: StoredHashes,
+    in_evidence: Callable[[str, int, str], bool],
+) -> dict[str, TableState]:
+    """Each locked table's state from its ``floor_table`` line (``_LOCK_SQL``'s columns):
+    its first new row follows its anchor; a table whose key ``seals`` holds gets its
+    :class:`~floor.branches.SealedChain` from its sealed head over its rows waiting for a
+    seal (``waiting``: ``_PENDING_SQL``'s rows, any table's), reading the floor's rows of
+    that table only (``stored``, ``in_evidence``)."""
+    tables = {line[0]: TableState(*line) for line in lines}
+    pending: dict[str, dict[str, Row]] = {n: {} for n in tables if seals.sealed(n)}
+    for name, *columns in waiting:
+        row = Row(*columns)
+        pending[name][row.hash] = row
+    for name, state in tables.items():
+        state.start_hash = state.anchor_hash
+        if name in pending:
+            state.chain = SealedChain(
+                name,
+                state.anchor_row,
+                state.anchor_hash,
+                state.seal_epoch,
+                pending[name],
+                seals,
+                partial(stored, name),
+                partial(in_evidence, name),
+            )
+    return tables
 
 
 class Verdicts:

@@ -24,7 +24,7 @@ from controller.journal.format import GENESIS_HASH, Row, canonical_json, row_has
 from controller.journal.seal import check_row_hash, new_sealing
 from controller.journal.wire import Ack, Status
 from floor.branches import SealedChain
-from floor.ingest import ANCHORS_KEPT, Applied, Verdicts
+from floor.ingest import ANCHORS_KEPT, Applied, Verdicts, table_states
 from floor.screen import Refused, Rows, StatusReport, row_problem
 from floor.seals import TableSeals
 from floor.store import TableState
@@ -793,3 +793,71 @@ def test_the_floors_own_sealed_head_never_pushes_out_an_anchor_still_waiting() -
     }  # fmt: skip
     done, state = floor.apply([StatusReport(status(anchor=(2, 3, rows[1].hash)), NOON)])
     assert state.station_anchors == waiting and done.alerts == []
+
+
+# --- the tables locked: their state at the start of a transaction --------------------------
+
+
+def _line(table: str, anchor_row: int, anchor_hash: str, epoch: int) -> tuple[Any, ...]:
+    """A ``floor_table`` line as ``_LOCK_SQL`` reads it."""
+    return (
+        table,
+        anchor_row,
+        anchor_hash,
+        None,
+        None,
+        None,
+        None,
+        epoch,
+        0,
+        None,
+        None,
+        None,
+        None,
+    )
+
+
+def test_each_locked_table_starts_from_its_anchor_and_a_sealing_one_from_its_chain() -> None:
+    _, key = new_sealing("T2")
+    seals = TableSeals({"T2": key})
+    rows = chain(3)
+    lookups: list[tuple[str, int, int]] = []
+    evidence: list[tuple[str, int, str]] = []
+
+    def stored(table: str, first: int, last: int) -> dict[int, str]:
+        lookups.append((table, first, last))
+        return {}
+
+    def in_evidence(table: str, row_id: int, digest: str) -> bool:
+        evidence.append((table, row_id, digest))
+        return True
+
+    waiting = [
+        (
+            "T2",
+            *(
+                getattr(r, f)
+                for f in ("id", "ts", "kind", "round_no", "data_text", "prev_hash", "hash")
+            ),
+        )
+        for r in rows[1:]
+    ]
+    states = table_states(
+        [_line("T1", 5, "aa" * 32, 0), _line("T2", 1, rows[0].hash, 3)],
+        waiting,
+        seals,
+        stored,
+        in_evidence,
+    )
+    assert list(states) == ["T1", "T2"]
+    keyless, sealed = states["T1"], states["T2"]
+    assert (keyless.anchor_row, keyless.start_hash, keyless.chain) == (5, "aa" * 32, None)
+    assert sealed.start_hash == rows[0].hash and sealed.chain is not None
+    chain_ = sealed.chain
+    assert (chain_.table, chain_.head_row, chain_.head_hash, chain_.epoch) == (
+        "T2", 1, rows[0].hash, 3
+    )  # fmt: skip
+    assert chain_.pending == {r.hash: r for r in rows[1:]} and chain_.check is seals
+    chain_.merged_hashes(4, 9)
+    assert chain_.in_evidence(7, "bb" * 32)
+    assert lookups == [("T2", 4, 9)] and evidence == [("T2", 7, "bb" * 32)]
