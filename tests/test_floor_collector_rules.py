@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import paho.mqtt.client as mqtt
 import psycopg
 import pytest
 from structlog.testing import capture_logs
@@ -169,6 +170,22 @@ def test_a_table_over_its_places_is_dropped_and_counted(collector: Collector) ->
     for _ in range(PER_TABLE + 2):
         collector._take_in("station/floor/T1/rows", payload)
     assert collector.dropped == 2 and len(collector.inbox.take(100, 0)) == PER_TABLE
+
+
+def test_a_message_from_paho_is_taken_in(collector: Collector) -> None:
+    message = mqtt.MQTTMessage(topic=b"station/floor/T1/rows")
+    message.payload = encode_rows("T1", chain(1))
+    collector._on_message(collector._client, None, message)
+    assert collector.inbox.take(10, 0) == [Rows("T1", chain(1))]
+
+
+def test_each_connection_lost_is_counted_unless_the_collector_stops(collector: Collector) -> None:
+    for _ in range(2):
+        collector._on_disconnect(collector._client, None, None, "keepalive timeout", None)
+    assert collector.disconnects == 2
+    collector.stopping.set()
+    collector._on_disconnect(collector._client, None, None, "normal disconnection", None)
+    assert collector.disconnects == 2
 
 
 # --- the writer: a batch refused, suspects ---------------------------------------------------
