@@ -254,3 +254,27 @@ def test_more_of_a_branch_held_as_evidence_is_kept_and_an_orphan_is_asked_again(
     applied = ingest.apply([Rows(TABLE, [orphan])])
     assert applied.acks[TABLE] == Ack(2, genuine[1].hash, rewind=True)
     assert evidence() == [(3, stray.hash), (4, more.hash)]
+
+
+def test_a_refused_message_is_kept_as_evidence_and_counted_when_it_comes_again(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """docs/floor.md "What one station cannot do": a message refused unstored is kept in
+    ``refused_message`` (reason, size, SHA-256, the message itself), counted when it comes
+    again, with an alert; never as rows."""
+    from floor.screen import Refused
+
+    table = f"R{next(COUNTER)}"
+    refused = Refused(table, f"floor/{table}/rows", "not in the wire format: x", 9, "d1", b"[1, 2]")
+    Ingest(conn).apply([refused])
+    again = Refused(table, f"floor/{table}/rows", "not in the wire format: y", 12, "d1", b"[1, 2]")
+    applied = Ingest(conn).apply([again])
+    assert applied.alerts == [(table, "malformed", "not in the wire format: y")]
+    kept = conn.execute(
+        "SELECT topic, reason, size, digest, payload, times FROM refused_message"
+        " WHERE table_id = %s",
+        (table,),
+    ).fetchall()
+    assert kept == [(f"floor/{table}/rows", "not in the wire format: x", 12, "d1", b"[1, 2]", 2)]
+    stored = conn.execute("SELECT count(*) FROM journal_entry WHERE table_id = %s", (table,))
+    assert stored.fetchone() == (0,)
