@@ -278,3 +278,25 @@ def test_a_refused_message_is_kept_as_evidence_and_counted_when_it_comes_again(
     assert kept == [(f"floor/{table}/rows", "not in the wire format: x", 12, "d1", b"[1, 2]", 2)]
     stored = conn.execute("SELECT count(*) FROM journal_entry WHERE table_id = %s", (table,))
     assert stored.fetchone() == (0,)
+
+
+def test_the_clock_tolerance_is_the_one_the_collector_is_given(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """``clock_tolerance_seconds`` (docs/floor.md, 120 s unless configured): a station 120.5 s
+    ahead is alerted by default and not under a tolerance of 200 s; 119.5 s is not."""
+    from controller.journal.wire import Status
+    from floor.screen import StatusReport
+
+    arrived = 1_796_101_200.0  # 2026-12-01T05:00:00Z
+
+    def clock_alerts(ts: str, **tolerance: float) -> list[str]:
+        table = f"C{next(COUNTER)}"
+        status = Status(table, ts, None, None, None, {}, (0, ""), 0)
+        applied = Ingest(conn, **tolerance).apply([StatusReport(status, arrived)])
+        return [kind for _, kind, _ in applied.alerts]
+
+    assert clock_alerts("2026-12-01T05:02:00.500000Z") == ["clock"]
+    assert clock_alerts("2026-12-01T05:01:59.500000Z") == []
+    assert clock_alerts("2026-12-01T05:02:00.500000Z", clock_tolerance=200.0) == []
+    assert clock_alerts("2026-12-01T05:00:30.000000Z", clock_tolerance=20.0) == ["clock"]
