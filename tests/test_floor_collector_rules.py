@@ -179,6 +179,18 @@ def test_a_message_from_paho_is_taken_in(collector: Collector) -> None:
     assert collector.inbox.take(10, 0) == [Rows("T1", chain(1))]
 
 
+def test_a_message_that_cannot_be_read_is_counted_and_never_stops_the_network_thread(
+    collector: Collector,
+) -> None:
+    # nothing a station sends may stop paho's thread: any error taking a message in is
+    # counted as a refusal (here a payload that is not bytes)
+    for _ in range(2):
+        message = mqtt.MQTTMessage(topic=b"station/floor/T1/rows")
+        message.payload = object()  # type: ignore[assignment]
+        collector._on_message(collector._client, None, message)
+    assert collector.rejected == 2 and collector.inbox.take(10, 0) == []
+
+
 def test_each_connection_lost_is_counted_unless_the_collector_stops(collector: Collector) -> None:
     for _ in range(2):
         collector._on_disconnect(collector._client, None, None, "keepalive timeout", None)
