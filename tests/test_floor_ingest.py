@@ -300,3 +300,32 @@ def test_the_clock_tolerance_is_the_one_the_collector_is_given(
     assert clock_alerts("2026-12-01T05:01:59.500000Z") == []
     assert clock_alerts("2026-12-01T05:02:00.500000Z", clock_tolerance=200.0) == []
     assert clock_alerts("2026-12-01T05:00:30.000000Z", clock_tolerance=20.0) == ["clock"]
+
+
+def test_each_round_that_ends_gets_its_house_result(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """A round completed or voided: its house result is minus the players' net over its
+    settled wagers (main hands, Match the Dealer, insurance; other rows' nets do not count),
+    at the time of the row that ended it."""
+    table = f"W{next(COUNTER)}"
+    rows = chained(
+        [
+            ("station_started", {"table_id": table}, None),
+            ("round_started", {"round": 1}, 1),
+            ("settlement", {"net_cents": 2500}, 1),
+            ("match_settled", {"net_cents": -500}, 1),
+            ("insurance", {"net_cents": 100}, 1),
+            ("device", {"net_cents": 999}, 1),
+            ("round_completed", {}, 1),
+            ("round_started", {"round": 2}, 2),
+            ("round_voided", {"reason": "shoe lost"}, 2),
+        ]
+    )
+    Ingest(conn).apply([Rows(table, rows)])
+    results = conn.execute(
+        "SELECT round, ended, status, house_cents FROM round_result WHERE table_id = %s"
+        " ORDER BY round",
+        (table,),
+    ).fetchall()
+    assert results == [(1, rows[6].ts, "completed", -2100), (2, rows[8].ts, "voided", 0)]
