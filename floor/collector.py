@@ -31,6 +31,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import paho.mqtt.client as mqtt
@@ -56,6 +57,8 @@ PER_TABLE: Final = 16
 SUSPECT_SECONDS: Final = 300.0
 #: A writer that has not turned for this long is stuck (the watchdog is no longer fed).
 STUCK_SECONDS: Final = 30.0
+#: One transaction of messages (:meth:`floor.ingest.Ingest.apply`).
+Apply = Callable[[Sequence[Message]], Applied]
 #: The database being unreachable, not a message's content.
 _DATABASE_DOWN = (psycopg.OperationalError, psycopg.InterfaceError)
 
@@ -259,6 +262,18 @@ class Collector:
                 conn.close()
 
     def _write(self, conn: psycopg.Connection[tuple[Any, ...]], batch: list[Message]) -> None:
+        self.write_batch(batch, self._ingest(conn).apply)
+
+    def write_batch(self, batch: list[Message], apply: Apply) -> None:
+        """Apply ``batch`` with ``apply`` (one transaction a call) and publish what each
+        commit acknowledges: a suspect table's messages on their own; a batch refused for its
+        content (not for the database being down) again table by table, a table refused
+        alone made a suspect for :data:`SUSPECT_SECONDS` and its rows recorded as refused.
+
+        Raises:
+            psycopg.OperationalError, psycopg.InterfaceError: the database is unreachable
+                (nothing published: the stations send the rows again).
+        """
         now = time.monotonic()
         self.suspects = {t: until for t, until in self.suspects.items() if until > now}
         common = [m for m in batch if m.table not in self.suspects]
@@ -268,7 +283,7 @@ class Collector:
                 alone.setdefault(message.table, []).append(message)
         if common:
             try:
-                self._publish(self._ingest(conn).apply(common))
+                self._publish(apply(common))
             except _DATABASE_DOWN:
                 raise
             except Exception as err:
@@ -276,13 +291,11 @@ class Collector:
                 for message in common:
                     alone.setdefault(message.table, []).append(message)
         for table, messages in alone.items():
-            self._write_alone(conn, table, messages)
+            self._write_alone(table, messages, apply)
 
-    def _write_alone(
-        self, conn: psycopg.Connection[tuple[Any, ...]], table: str, messages: list[Message]
-    ) -> None:
+    def _write_alone(self, table: str, messages: list[Message], apply: Apply) -> None:
         try:
-            self._publish(self._ingest(conn).apply(messages))
+            self._publish(apply(messages))
             return
         except _DATABASE_DOWN:
             raise
@@ -294,7 +307,7 @@ class Collector:
         if not refused:
             return
         try:
-            self._publish(self._ingest(conn).apply(refused))
+            self._publish(apply(refused))
         except _DATABASE_DOWN:
             raise
         except Exception as err:  # not even the refusal could be recorded: the log has it
@@ -305,9 +318,8 @@ class Collector:
 
     def _publish(self, applied: Applied) -> None:
         self.stored += applied.stored
-        mount = self.config.broker.mount_point
-        for table, ack in applied.acks.items():
-            self._client.publish(mount + topic(table, "ack"), encode_ack(ack), qos=1)
+        for name, payload in acknowledgements(applied, self.config.broker.mount_point):
+            self._client.publish(name, payload, qos=1)
         for table, kind, text in applied.alerts:
             _log.warning("floor alert", table=table, kind=kind, message=text)
 
@@ -316,6 +328,12 @@ class Collector:
             return
         self.failure = f"the {thread} thread stopped: {_first(err)}"
         _log.critical("collector thread died", thread=thread, exc_info=err)
+
+
+def acknowledgements(applied: Applied, mount_point: str) -> list[tuple[str, bytes]]:
+    """What to publish after a commit: each table's acknowledgement, ``(topic, payload)``,
+    on the station's ``ack`` topic under the broker's ``mount_point``."""
+    return [(mount_point + topic(t, "ack"), encode_ack(ack)) for t, ack in applied.acks.items()]
 
 
 def _first(err: BaseException) -> str:

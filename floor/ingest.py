@@ -28,9 +28,10 @@ a ``clock`` alert until it is back within the tolerance.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
+from typing import Any
 
 from controller.journal.format import GENESIS_HASH, TS_FORMAT, Row
 from controller.journal.seal import SEAL_KIND, check_row_hash, seal_fields
@@ -54,11 +55,30 @@ __all__ = [
     "Message",
     "Rows",
     "StatusReport",
+    "Verdicts",
     "posted_limits",
 ]
 
 #: Sealed heads a station reported, kept until the floor holds their rows.
 ANCHORS_KEPT = 16
+
+# The statements of one transaction (every one runs in tests/test_floor_ingest.py and
+# test_floor_forgery.py on a real PostgreSQL; the verdicts between them need none).
+_NEW_TABLE_SQL = "INSERT INTO floor_table (table_id) VALUES (%s) ON CONFLICT DO NOTHING"
+_LOCK_SQL = (
+    "SELECT table_id, anchor_row, anchor_hash, anchor_ts, quarantined, status_ts, status,"
+    " seal_epoch, sealed_row, sealed_hash, status_arrived, station_anchors, clock_skew"
+    " FROM floor_table WHERE table_id = ANY(%s) ORDER BY table_id FOR UPDATE"
+)
+_PENDING_SQL = (
+    "SELECT table_id, row_id, ts, kind, round, data, prev_hash, hash"
+    " FROM pending_row WHERE table_id = ANY(%s)"
+)
+_STORED_SQL = (
+    "SELECT row_id, encode(hash, 'hex') FROM journal_entry"
+    " WHERE table_id = %s AND row_id BETWEEN %s AND %s"
+)
+_EVIDENCE_SQL = "SELECT 1 FROM quarantine_row WHERE table_id = %s AND row_id = %s AND hash = %s"
 
 
 class Ingest:
@@ -81,22 +101,11 @@ class Ingest:
         done = Applied()
         with self.conn.transaction():
             tables = self._lock({m.table for m in messages})
+            verdicts = Verdicts(self._stored_hashes, clock_tolerance=self.clock_tolerance)
             for message in messages:
-                state = tables[message.table]
-                if isinstance(message, Rows):
-                    if state.chain is not None:
-                        state.chain.take(message.rows)
-                    else:
-                        self._rows(state, message.rows, done)
-                elif isinstance(message, Refused):
-                    state.refused.append(message)
-                else:
-                    report = message
-                    if isinstance(report, Status):  # from a caller without an arrival time
-                        report = StatusReport(report, datetime.now(UTC).timestamp())
-                    self._status(state, report, done)
+                verdicts.take(tables[message.table], message, done)
             for state in tables.values():
-                self._settle(state, done)
+                verdicts.settle(state, done)
             write(self.conn, tables.values(), done)
         return done
 
@@ -105,44 +114,88 @@ class Ingest:
     def _lock(self, names: set[str]) -> dict[str, TableState]:
         ordered = sorted(names)  # one lock order for every collector: no deadlock
         with self.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO floor_table (table_id) VALUES (%s) ON CONFLICT DO NOTHING",
-                [(n,) for n in ordered],
-            )
-            cur.execute(
-                "SELECT table_id, anchor_row, anchor_hash, anchor_ts, quarantined, status_ts,"
-                " status, seal_epoch, sealed_row, sealed_hash, status_arrived, station_anchors,"
-                " clock_skew FROM floor_table WHERE table_id = ANY(%s) ORDER BY table_id"
-                " FOR UPDATE",
-                (ordered,),
-            )
-            tables = {r[0]: TableState(*r) for r in cur.fetchall()}
-            for state in tables.values():
-                state.start_hash = state.anchor_hash
+            cur.executemany(_NEW_TABLE_SQL, [(n,) for n in ordered])
+            cur.execute(_LOCK_SQL, (ordered,))
+            lines = cur.fetchall()
             sealing = [n for n in ordered if self.seals.sealed(n)]
-            pending: dict[str, dict[str, Row]] = {n: {} for n in sealing}
+            waiting: list[tuple[Any, ...]] = []
             if sealing:
-                cur.execute(
-                    "SELECT table_id, row_id, ts, kind, round, data, prev_hash, hash"
-                    " FROM pending_row WHERE table_id = ANY(%s)",
-                    (sealing,),
-                )
-                for name, *columns in cur.fetchall():
-                    row = Row(*columns)
-                    pending[name][row.hash] = row
-        for name in sealing:
-            state = tables[name]
+                cur.execute(_PENDING_SQL, (sealing,))
+                waiting = cur.fetchall()
+        return table_states(lines, waiting, self.seals, self._stored_hashes, self._in_evidence)
+
+    def _stored_hashes(self, table: str, first: int, last: int) -> dict[int, str]:
+        rows = self.conn.execute(_STORED_SQL, (table, first, last)).fetchall()
+        return {row_id: digest for row_id, digest in rows}
+
+    def _in_evidence(self, table: str, row_id: int, digest: str) -> bool:
+        found = self.conn.execute(_EVIDENCE_SQL, (table, row_id, digest)).fetchone()
+        return found is not None
+
+
+#: The hashes the floor holds of a table's rows ``first`` to ``last``: ``(table, first,
+#: last) -> {row id: hash}``.
+StoredHashes = Callable[[str, int, int], dict[int, str]]
+
+
+def table_states(
+    lines: Sequence[Sequence[Any]],
+    waiting: Sequence[Sequence[Any]],
+    seals: TableSeals,
+    stored: StoredHashes,
+    in_evidence: Callable[[str, int, str], bool],
+) -> dict[str, TableState]:
+    """Each locked table's state from its ``floor_table`` line (``_LOCK_SQL``'s columns):
+    its first new row follows its anchor; a table whose key ``seals`` holds gets its
+    :class:`~floor.branches.SealedChain` from its sealed head over its rows waiting for a
+    seal (``waiting``: ``_PENDING_SQL``'s rows, any table's), reading the floor's rows of
+    that table only (``stored``, ``in_evidence``)."""
+    tables = {line[0]: TableState(*line) for line in lines}
+    pending: dict[str, dict[str, Row]] = {n: {} for n in tables if seals.sealed(n)}
+    for name, *columns in waiting:
+        row = Row(*columns)
+        pending[name][row.hash] = row
+    for name, state in tables.items():
+        state.start_hash = state.anchor_hash
+        if name in pending:
             state.chain = SealedChain(
                 name,
                 state.anchor_row,
                 state.anchor_hash,
                 state.seal_epoch,
                 pending[name],
-                self.seals,
-                partial(self._stored_hashes, name),
-                partial(self._in_evidence, name),
+                seals,
+                partial(stored, name),
+                partial(in_evidence, name),
             )
-        return tables
+    return tables
+
+
+class Verdicts:
+    """The rules of one transaction, without I/O (see the module docstring): what each
+    message does to its table's :class:`~floor.store.TableState` (rows merged, waiting,
+    quarantined; the anchor, the seal, the status, the acknowledgement) and the alerts it
+    raises or clears (``state.alert_changes``, in order, and ``done.alerts``), which
+    :func:`floor.store.write` stores. ``stored`` reads what the floor already holds."""
+
+    def __init__(self, stored: StoredHashes, *, clock_tolerance: float = 120.0) -> None:
+        self.stored = stored
+        self.clock_tolerance = clock_tolerance
+
+    def take(self, state: TableState, message: Message | Status, done: Applied) -> None:
+        """Apply one message of ``state``'s table."""
+        if isinstance(message, Rows):
+            if state.chain is not None:
+                state.chain.take(message.rows)
+            else:
+                self._rows(state, message.rows, done)
+        elif isinstance(message, Refused):
+            state.refused.append(message)
+        else:
+            report = message
+            if isinstance(report, Status):  # from a caller without an arrival time
+                report = StatusReport(report, datetime.now(UTC).timestamp())
+            self._status(state, report, done)
 
     def _rows(self, state: TableState, rows: Sequence[Row], done: Applied) -> None:
         if state.quarantined:
@@ -150,7 +203,7 @@ class Ingest:
             return
         overlap = [r for r in rows if r.id <= state.anchor_row]
         if overlap:
-            stored = self._stored_hashes(state.table, overlap[0].id, overlap[-1].id)
+            stored = self.stored(state.table, overlap[0].id, overlap[-1].id)
             pending = {r.id: r.hash for r in state.new_rows}
             for row in overlap:
                 known = stored.get(row.id, pending.get(row.id))
@@ -200,15 +253,16 @@ class Ingest:
         if rows:
             state.ack = Ack(rows[-1].id, rows[-1].hash)
 
-    def _settle(self, state: TableState, done: Applied) -> None:
+    def settle(self, state: TableState, done: Applied) -> None:
         """Take what a sealing table's chain decided, refused messages, and check the
-        station's reported anchor against what is now merged."""
+        station's reported anchors against what is now merged (once, after every message
+        of the transaction)."""
         chain = state.chain
         if chain is not None:
             state.new_rows.extend(chain.merged)
             state.quarantine.extend(chain.evidence)
             for kind, text in chain.alerts:
-                self._alert(state.table, kind, text, done)
+                self._alert(state, kind, text, done)
             if chain.quarantine and not state.quarantined:
                 state.quarantined = chain.quarantine
             if chain.ack is not None:
@@ -219,7 +273,7 @@ class Ingest:
                 state.seal_epoch = chain.epoch
                 state.sealed_row, state.sealed_hash = last.id, last.hash
         for refused in state.refused:
-            self._alert(state.table, refused.kind, refused.reason, done)
+            self._alert(state, refused.kind, refused.reason, done)
             if refused.poisoned:
                 self._raise(state, done, None, f"refused: {refused.reason}")
         self._check_anchors(state, done)
@@ -236,7 +290,7 @@ class Ingest:
                 continue
             ours = merged.get(row_id)
             if ours is None:
-                ours = self._stored_hashes(state.table, row_id, row_id).get(row_id)
+                ours = self.stored(state.table, row_id, row_id).get(row_id)
             if ours != digest:
                 text = (
                     f"forked: the station's sealed row {row_id} (epoch {epoch}) is not the"
@@ -258,7 +312,7 @@ class Ingest:
             # Sent after the station committed the anchor row (both times the station's).
             and status.ts > anchor_ts
         ):
-            stored = self._stored_hashes(state.table, head_id, head_id).get(
+            stored = self.stored(state.table, head_id, head_id).get(
                 head_id, GENESIS_HASH if head_id == 0 else None
             )
             what = "rolled back or truncated" if stored == head_hash else "forked"
@@ -270,10 +324,10 @@ class Ingest:
             )
         old_fault = (state.status or {}).get("fault")
         if status.fault != old_fault:
-            self._clear(state.table, "fault")
+            self._clear(state, "fault")
             if status.fault:
                 text = f"fault {status.fault['code']} in {status.fault['state']}"
-                self._alert(state.table, "fault", text, done)
+                self._alert(state, "fault", text, done)
         shown_ts = self._clock(state, status.ts, arrived, done)
         if status.anchor is not None and list(status.anchor) != [
             state.sealed_row,
@@ -309,54 +363,31 @@ class Ingest:
         station = _parse_ts(ts)
         if station is None:
             state.clock_skew = None
-            self._alert(state.table, "clock", f"the station's time {ts!r} is unreadable", done)
+            self._alert(state, "clock", f"the station's time {ts!r} is unreadable", done)
             return _format_ts(arrived)
         skew, before = station - arrived, state.clock_skew
         state.clock_skew = skew
         if abs(skew) > tolerance:
             text = f"the station's clock is {skew:+.0f} s from the collector's"
-            self._alert(state.table, "clock", text, done)
+            self._alert(state, "clock", text, done)
         elif before is None or abs(before) > tolerance:  # an alert may be open: close it
-            self._clear(state.table, "clock")
+            self._clear(state, "clock")
         return ts if skew <= tolerance else _format_ts(arrived + tolerance)
 
     def _raise(self, state: TableState, done: Applied, kind: str | None, text: str) -> None:
         if state.quarantined is None:
             state.quarantined = text
         if kind is not None:
-            self._alert(state.table, kind, text, done)
+            self._alert(state, kind, text, done)
 
-    def _alert(self, table: str, kind: str, text: str, done: Applied) -> None:
-        # One open alert per table and kind: the same trouble again counts up.
-        self.conn.execute(
-            "INSERT INTO alert (table_id, kind, message) VALUES (%s, %s, %s)"
-            " ON CONFLICT (table_id, kind) WHERE cleared IS NULL"
-            " DO UPDATE SET repeats = alert.repeats + 1, last_raised = clock_timestamp()",
-            (table, kind, text),
-        )
-        done.alerts.append((table, kind, text))
+    def _alert(self, state: TableState, kind: str, text: str, done: Applied) -> None:
+        # One open alert per table and kind (floor.store.write): the same trouble again
+        # counts up.
+        state.alert_changes.append((kind, text))
+        done.alerts.append((state.table, kind, text))
 
-    def _clear(self, table: str, kind: str) -> None:
-        self.conn.execute(
-            "UPDATE alert SET cleared = clock_timestamp() WHERE table_id = %s AND kind = %s"
-            " AND cleared IS NULL",
-            (table, kind),
-        )
-
-    def _stored_hashes(self, table: str, first: int, last: int) -> dict[int, str]:
-        rows = self.conn.execute(
-            "SELECT row_id, encode(hash, 'hex') FROM journal_entry"
-            " WHERE table_id = %s AND row_id BETWEEN %s AND %s",
-            (table, first, last),
-        ).fetchall()
-        return {row_id: digest for row_id, digest in rows}
-
-    def _in_evidence(self, table: str, row_id: int, digest: str) -> bool:
-        found = self.conn.execute(
-            "SELECT 1 FROM quarantine_row WHERE table_id = %s AND row_id = %s AND hash = %s",
-            (table, row_id, digest),
-        ).fetchone()
-        return found is not None
+    def _clear(self, state: TableState, kind: str) -> None:
+        state.alert_changes.append((kind, None))
 
 
 def _parse_ts(text: str) -> float | None:

@@ -1,6 +1,7 @@
 """What one ingest transaction writes (``floor.ingest`` decides it): each table's state
-while the transaction runs, and the SQL that stores rows merged (``COPY``), rows waiting
-for a seal, rows held as evidence, refused messages, round results and the table's line.
+while the transaction runs, and the SQL that stores the alerts raised and cleared, rows
+merged (``COPY``), rows waiting for a seal, rows held as evidence, refused messages, round
+results and the table's line.
 """
 
 from __future__ import annotations
@@ -29,6 +30,55 @@ ROUND_ENDS = ("round_completed", "round_voided")
 #: The fields of the table limits a station journals at start (``station_started``).
 LIMIT_FIELDS = ("main_min_cents", "main_max_cents", "match_min_cents", "match_max_cents")
 
+# The statements (every one runs in tests/test_floor_ingest.py, test_floor_forgery.py and
+# test_floor_compact_rows.py on a real PostgreSQL; what goes into them is decided above
+# them and by floor.ingest without a database).
+_COPY_ENTRIES_SQL = f"COPY journal_entry ({_ENTRY_COLUMNS}) FROM STDIN"
+_COPY_PENDING_SQL = f"COPY pending_row ({_COLUMNS}) FROM STDIN"
+_INSERT_SQL = (
+    "INSERT INTO {into} (" + _COLUMNS + ") VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT DO NOTHING"
+)
+_RESOLVED_SQL = (
+    "DELETE FROM pending_row WHERE table_id = %s AND (row_id, hash) IN"
+    " (SELECT * FROM unnest(%s::bigint[], %s::text[]))"
+)
+_LIMITS_SQL = "UPDATE floor_table SET limits = %s WHERE table_id = %s"
+_LINE_SQL = (
+    "UPDATE floor_table SET anchor_row = %s, anchor_hash = %s, anchor_ts = %s,"
+    " quarantined = %s, status = %s, status_ts = %s, last_seen = now(),"
+    " seal_epoch = %s, sealed_row = %s, sealed_hash = %s, status_arrived = %s,"
+    " station_anchors = %s, clock_skew = %s WHERE table_id = %s"
+)
+#: The monitors listening show the change at once (delivered at the commit).
+_NOTIFY_SQL = "NOTIFY floor_changed"
+_CLEAR_SQL = (
+    "UPDATE alert SET cleared = clock_timestamp() WHERE table_id = %s AND kind = %s"
+    " AND cleared IS NULL"
+)
+#: One open alert per table and kind: the same trouble again counts up.
+_ALERT_SQL = (
+    "INSERT INTO alert (table_id, kind, message) VALUES (%s, %s, %s)"
+    " ON CONFLICT (table_id, kind) WHERE cleared IS NULL"
+    " DO UPDATE SET repeats = alert.repeats + 1, last_raised = clock_timestamp()"
+)
+_REFUSED_SQL = (
+    "INSERT INTO refused_message (table_id, topic, reason, size, digest, payload)"
+    " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (table_id, digest) DO UPDATE SET"
+    " times = refused_message.times + 1, last_seen = clock_timestamp(),"
+    " size = excluded.size"
+)
+#: The house result is minus the players' net over the round's settled wagers (main
+#: hands, Match the Dealer, insurance), as ``simulate``'s tally counts it; each net was
+#: checked to be whole cents before its row was merged (floor.screen.row_problem).
+_ROUND_SQL = (
+    "INSERT INTO round_result (table_id, round, ended, status, house_cents)"
+    " SELECT %s, %s, %s, %s, COALESCE(-sum(net_cents), 0)"
+    " FROM journal_row WHERE table_id = %s AND round = %s"
+    " AND kind IN ('settlement', 'match_settled', 'insurance')"
+    " ON CONFLICT DO NOTHING"
+)
+
 
 @dataclass
 class TableState:
@@ -54,6 +104,8 @@ class TableState:
     refused: list[Refused] = field(default_factory=list)
     chain: SealedChain | None = None
     ack: Ack | None = None
+    #: Alerts raised ``(kind, text)`` and cleared ``(kind, None)``, in the order decided.
+    alert_changes: list[tuple[str, str | None]] = field(default_factory=list)
 
 
 @dataclass
@@ -72,7 +124,10 @@ def write(conn: Conn, tables: Iterable[TableState], done: Applied) -> None:
     in ``done``; the caller commits."""
     tables = list(tables)
     with conn.cursor() as cur:
-        with cur.copy(f"COPY journal_entry ({_ENTRY_COLUMNS}) FROM STDIN") as copy:
+        for state in tables:
+            for kind, text in state.alert_changes:
+                _change_alert(cur, state.table, kind, text)
+        with cur.copy(_COPY_ENTRIES_SQL) as copy:
             for state in tables:
                 before = state.start_hash
                 for r in state.new_rows:
@@ -81,7 +136,7 @@ def write(conn: Conn, tables: Iterable[TableState], done: Applied) -> None:
                     done.stored += 1
         # A sealing table's rows after its last seal, new in this transaction: the table's
         # waiting rows were all read under its lock, so none is there twice.
-        with cur.copy(f"COPY pending_row ({_COLUMNS}) FROM STDIN") as copy:
+        with cur.copy(_COPY_PENDING_SQL) as copy:
             for state in tables:
                 for r in state.chain.new_pending if state.chain is not None else ():
                     copy.write_row(_values(state.table, r))
@@ -89,8 +144,7 @@ def write(conn: Conn, tables: Iterable[TableState], done: Applied) -> None:
             _insert(cur, "quarantine_row", state.table, state.quarantine)
             if state.chain is not None and state.chain.resolved:
                 cur.execute(
-                    "DELETE FROM pending_row WHERE table_id = %s AND (row_id, hash) IN"
-                    " (SELECT * FROM unnest(%s::bigint[], %s::text[]))",
+                    _RESOLVED_SQL,
                     (
                         state.table,
                         [i for i, _ in state.chain.resolved],
@@ -103,35 +157,31 @@ def write(conn: Conn, tables: Iterable[TableState], done: Applied) -> None:
                 _round_result(cur, state.table, row)
             starts = [r for r in state.new_rows if r.kind == "station_started"]
             if starts:
-                cur.execute(
-                    "UPDATE floor_table SET limits = %s WHERE table_id = %s",
-                    (json.dumps(posted_limits(starts[-1])), state.table),
-                )
-            cur.execute(
-                "UPDATE floor_table SET anchor_row = %s, anchor_hash = %s, anchor_ts = %s,"
-                " quarantined = %s, status = %s, status_ts = %s, last_seen = now(),"
-                " seal_epoch = %s, sealed_row = %s, sealed_hash = %s, status_arrived = %s,"
-                " station_anchors = %s, clock_skew = %s WHERE table_id = %s",
-                (
-                    state.anchor_row,
-                    state.anchor_hash,
-                    state.anchor_ts,
-                    state.quarantined,
-                    json.dumps(state.status) if state.status is not None else None,
-                    state.status_ts,
-                    state.seal_epoch,
-                    state.sealed_row,
-                    state.sealed_hash,
-                    state.status_arrived,
-                    json.dumps(state.station_anchors) if state.station_anchors else None,
-                    state.clock_skew,
-                    state.table,
-                ),
-            )
+                cur.execute(_LIMITS_SQL, (json.dumps(posted_limits(starts[-1])), state.table))
+            cur.execute(_LINE_SQL, line(state))
             if state.ack is not None:
                 done.acks[state.table] = state.ack
-        # The monitors listening show the change at once (delivered at the commit).
-        cur.execute("NOTIFY floor_changed")
+        cur.execute(_NOTIFY_SQL)
+
+
+def line(state: TableState) -> tuple[Any, ...]:
+    """The parameters of ``_LINE_SQL``: the table's line as the transaction leaves it (the
+    status and the station's anchors as JSON, None when there are none)."""
+    return (
+        state.anchor_row,
+        state.anchor_hash,
+        state.anchor_ts,
+        state.quarantined,
+        json.dumps(state.status) if state.status is not None else None,
+        state.status_ts,
+        state.seal_epoch,
+        state.sealed_row,
+        state.sealed_hash,
+        state.status_arrived,
+        json.dumps(state.station_anchors) if state.station_anchors else None,
+        state.clock_skew,
+        state.table,
+    )
 
 
 def entry(table: str, r: Row, before: str) -> tuple[Any, ...]:
@@ -153,25 +203,27 @@ def entry(table: str, r: Row, before: str) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
+def _change_alert(
+    cur: psycopg.Cursor[tuple[Any, ...]], table: str, kind: str, text: str | None
+) -> None:
+    if text is None:
+        cur.execute(_CLEAR_SQL, (table, kind))
+    else:
+        cur.execute(_ALERT_SQL, (table, kind, text))
+
+
 def _values(table: str, r: Row) -> tuple[Any, ...]:
     return (table, r.id, r.ts, r.kind, r.round_no, r.data_text, r.prev_hash, r.hash)
 
 
 def _insert(cur: psycopg.Cursor[tuple[Any, ...]], into: str, table: str, rows: list[Row]) -> None:
     if rows:
-        cur.executemany(
-            f"INSERT INTO {into} ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-            " ON CONFLICT DO NOTHING",
-            [_values(table, r) for r in rows],
-        )
+        cur.executemany(_INSERT_SQL.format(into=into), [_values(table, r) for r in rows])
 
 
 def _refuse(cur: psycopg.Cursor[tuple[Any, ...]], refused: Refused) -> None:
     cur.execute(
-        "INSERT INTO refused_message (table_id, topic, reason, size, digest, payload)"
-        " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (table_id, digest) DO UPDATE SET"
-        " times = refused_message.times + 1, last_seen = clock_timestamp(),"
-        " size = excluded.size",
+        _REFUSED_SQL,
         (
             refused.table,
             refused.topic,
@@ -184,15 +236,8 @@ def _refuse(cur: psycopg.Cursor[tuple[Any, ...]], refused: Refused) -> None:
 
 
 def _round_result(cur: psycopg.Cursor[tuple[Any, ...]], table: str, row: Row) -> None:
-    # The house result is minus the players' net over the round's settled wagers (main
-    # hands, Match the Dealer, insurance), as `simulate`'s tally counts it; each net was
-    # checked to be whole cents before its row was merged (floor.screen.row_problem).
     cur.execute(
-        "INSERT INTO round_result (table_id, round, ended, status, house_cents)"
-        " SELECT %s, %s, %s, %s, COALESCE(-sum(net_cents), 0)"
-        " FROM journal_row WHERE table_id = %s AND round = %s"
-        " AND kind IN ('settlement', 'match_settled', 'insurance')"
-        " ON CONFLICT DO NOTHING",
+        _ROUND_SQL,
         (
             table,
             row.round_no,

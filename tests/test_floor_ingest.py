@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.journal.format import GENESIS_HASH, Row, canonical_json, row_hash
+from controller.journal.wire import Ack
 from floor.ingest import Ingest, Rows
 from floor.servers import Database
 
@@ -215,3 +216,116 @@ def test_whatever_a_station_posts_as_limits_the_floor_keeps_cents_or_none(
             assert value == sent
         else:
             assert value is None
+
+
+def test_more_of_a_branch_held_as_evidence_is_kept_and_an_orphan_is_asked_again(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """A sealing table (docs/floor.md "Seals"): a row continuing a forged branch the floor
+    keeps in ``quarantine_row`` is kept there too; a row whose parent never reached the
+    floor is asked for again from the sealed head."""
+    from test_floor_branches import TABLE, _row, journal
+    from test_floor_ingest_verdicts import rehash
+
+    from controller.journal.seal import new_sealing
+    from floor.seals import TableSeals
+
+    sealing, key = new_sealing(TABLE)
+    genuine = journal(sealing, 1)
+    ingest = Ingest(conn, TableSeals({TABLE: key}))
+    assert ingest.apply([Rows(TABLE, genuine[:2])]).acks[TABLE].row == 2  # start and seal
+    other = _row(None, "station_started", {"table_id": "elsewhere"}, None)
+    stray = rehash(genuine[2], other)  # row 3 on another history than the sealed head's
+    more = _row(stray, "settlement", {"net_cents": 1}, 1)
+    orphan = _row(_row(genuine[2], "device", {}, None), "device", {"n": 5}, None)  # row 5
+
+    def evidence() -> list[object]:
+        found = conn.execute(
+            "SELECT row_id, hash FROM quarantine_row WHERE table_id = %s ORDER BY row_id",
+            (TABLE,),
+        ).fetchall()
+        return [tuple(r) for r in found]
+
+    ingest.apply([Rows(TABLE, [stray])])
+    assert evidence() == [(3, stray.hash)]
+    applied = ingest.apply([Rows(TABLE, [more])])
+    assert evidence() == [(3, stray.hash), (4, more.hash)]
+    assert not applied.acks[TABLE].rewind
+    applied = ingest.apply([Rows(TABLE, [orphan])])
+    assert applied.acks[TABLE] == Ack(2, genuine[1].hash, rewind=True)
+    assert evidence() == [(3, stray.hash), (4, more.hash)]
+
+
+def test_a_refused_message_is_kept_as_evidence_and_counted_when_it_comes_again(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """docs/floor.md "What one station cannot do": a message refused unstored is kept in
+    ``refused_message`` (reason, size, SHA-256, the message itself), counted when it comes
+    again, with an alert; never as rows."""
+    from floor.screen import Refused
+
+    table = f"R{next(COUNTER)}"
+    refused = Refused(table, f"floor/{table}/rows", "not in the wire format: x", 9, "d1", b"[1, 2]")
+    Ingest(conn).apply([refused])
+    again = Refused(table, f"floor/{table}/rows", "not in the wire format: y", 12, "d1", b"[1, 2]")
+    applied = Ingest(conn).apply([again])
+    assert applied.alerts == [(table, "malformed", "not in the wire format: y")]
+    kept = conn.execute(
+        "SELECT topic, reason, size, digest, payload, times FROM refused_message"
+        " WHERE table_id = %s",
+        (table,),
+    ).fetchall()
+    assert kept == [(f"floor/{table}/rows", "not in the wire format: x", 12, "d1", b"[1, 2]", 2)]
+    stored = conn.execute("SELECT count(*) FROM journal_entry WHERE table_id = %s", (table,))
+    assert stored.fetchone() == (0,)
+
+
+def test_the_clock_tolerance_is_the_one_the_collector_is_given(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """``clock_tolerance_seconds`` (docs/floor.md, 120 s unless configured): a station 120.5 s
+    ahead is alerted by default and not under a tolerance of 200 s; 119.5 s is not."""
+    from controller.journal.wire import Status
+    from floor.screen import StatusReport
+
+    arrived = 1_796_101_200.0  # 2026-12-01T05:00:00Z
+
+    def clock_alerts(ts: str, **tolerance: float) -> list[str]:
+        table = f"C{next(COUNTER)}"
+        status = Status(table, ts, None, None, None, {}, (0, ""), 0)
+        applied = Ingest(conn, **tolerance).apply([StatusReport(status, arrived)])
+        return [kind for _, kind, _ in applied.alerts]
+
+    assert clock_alerts("2026-12-01T05:02:00.500000Z") == ["clock"]
+    assert clock_alerts("2026-12-01T05:01:59.500000Z") == []
+    assert clock_alerts("2026-12-01T05:02:00.500000Z", clock_tolerance=200.0) == []
+    assert clock_alerts("2026-12-01T05:00:30.000000Z", clock_tolerance=20.0) == ["clock"]
+
+
+def test_each_round_that_ends_gets_its_house_result(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """A round completed or voided: its house result is minus the players' net over its
+    settled wagers (main hands, Match the Dealer, insurance; other rows' nets do not count),
+    at the time of the row that ended it."""
+    table = f"W{next(COUNTER)}"
+    rows = chained(
+        [
+            ("station_started", {"table_id": table}, None),
+            ("round_started", {"round": 1}, 1),
+            ("settlement", {"net_cents": 2500}, 1),
+            ("match_settled", {"net_cents": -500}, 1),
+            ("insurance", {"net_cents": 100}, 1),
+            ("device", {"net_cents": 999}, 1),
+            ("round_completed", {}, 1),
+            ("round_started", {"round": 2}, 2),
+            ("round_voided", {"reason": "shoe lost"}, 2),
+        ]
+    )
+    Ingest(conn).apply([Rows(table, rows)])
+    results = conn.execute(
+        "SELECT round, ended, status, house_cents FROM round_result WHERE table_id = %s"
+        " ORDER BY round",
+        (table,),
+    ).fetchall()
+    assert results == [(1, rows[6].ts, "completed", -2100), (2, rows[8].ts, "voided", 0)]

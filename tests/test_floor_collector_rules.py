@@ -1,0 +1,431 @@
+"""The collector's rules (``floor.collector``) without a broker or a database: the fair
+queue between the network thread and the writer, what a message from the broker becomes,
+how a batch the database refuses is written table by table and a table that fails alone
+made a suspect, what is published after a commit, and when systemd's watchdog is fed. The
+module docstring of ``floor.collector`` and docs/floor.md ("What one station cannot do")
+state the rules; ``tests/test_floor_collector.py``, ``test_floor_hostile.py`` and
+``test_floor_faults.py`` play them on real mosquitto and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import psycopg
+import pytest
+from structlog.testing import capture_logs
+from test_floor_ingest_verdicts import chain
+
+from controller.journal.wire import Ack, Status, decode_ack, encode_rows, encode_status
+from controller.service.sdnotify import Notifier
+from floor import collector as module
+from floor.collector import (
+    PER_TABLE,
+    QUEUE_MESSAGES,
+    STUCK_SECONDS,
+    SUSPECT_SECONDS,
+    Collector,
+    Inbox,
+    acknowledgements,
+    supervise,
+)
+from floor.config import FloorConfig, parse_floor_config
+from floor.ingest import Applied
+from floor.screen import Message, Refused, Rows, StatusReport, refused_rows
+
+
+def _status(table: str) -> StatusReport:
+    status = Status(table, "2026-12-01T05:00:00.000000Z", None, None, None, {}, (0, ""), 0)
+    return StatusReport(status, 0.0)
+
+
+def config(tmp_path: Path, mount_point: str = "station/", **collector: object) -> FloorConfig:
+    """A checked ``floor.toml`` for a collector that is never started."""
+    secret = tmp_path / "collector.password"
+    secret.write_text("not-used\n")
+    return parse_floor_config(
+        {
+            "broker": {
+                "host": "127.0.0.1",
+                "username": "collector",
+                "password_file": str(secret),
+                "tls": False,
+                "mount_point": mount_point,
+            },
+            "database": {"conninfo": "host=/nonexistent"},
+            "collector": collector,
+        },
+        tmp_path / "floor.toml",
+    )
+
+
+@pytest.fixture
+def collector(tmp_path: Path) -> Iterator[Collector]:
+    running = Collector(config(tmp_path))
+    yield running
+    running.stop()
+
+
+# --- the queue --------------------------------------------------------------------------------
+
+
+def test_one_table_holds_at_most_sixteen_places_and_the_others_still_fit() -> None:
+    inbox = Inbox()
+    assert PER_TABLE == 16 and QUEUE_MESSAGES == 2000  # the module's figures
+    assert all(inbox.put(_status("T1")) for _ in range(16))
+    assert not inbox.put(_status("T1"))  # the 17th: dropped, never acknowledged
+    assert inbox.put(_status("T2"))
+
+
+def test_the_queue_holds_at_most_its_total() -> None:
+    inbox = Inbox(total=3, per_table=16)
+    assert [inbox.put(_status(t)) for t in ("T1", "T2", "T3", "T4")] == [True, True, True, False]
+    assert [m.table for m in inbox.take(10, 0)] == ["T1", "T2", "T3"]
+    assert inbox.put(_status("T4"))
+
+
+def test_take_gives_up_to_its_limit_in_arrival_order_and_frees_their_places() -> None:
+    inbox = Inbox()
+    sent = [_status(t) for t in ("T1", "T2", "T1", "T3", "T1")]
+    for message in sent:
+        assert inbox.put(message)
+    assert inbox.take(3, 0) == sent[:3]
+    assert inbox.take(3, 0) == sent[3:]
+    assert inbox.take(3, 0) == []
+    # a table's places come back as its messages are taken, one for one
+    assert all(inbox.put(_status("T1")) for _ in range(16))
+    inbox.take(1, 0)
+    assert inbox.put(_status("T1")) and not inbox.put(_status("T1"))
+    inbox.take(16, 0)
+    assert all(inbox.put(_status("T1")) for _ in range(16))
+
+
+def test_take_waits_for_a_message_and_returns_it_when_put() -> None:
+    inbox = Inbox()
+    assert inbox.take(5, 0.01) == []  # nothing within the timeout
+    taken: list[list[Message]] = []
+    waiter = threading.Thread(target=lambda: taken.append(inbox.take(5, 30.0)))
+    waiter.start()
+    message = _status("T1")
+    assert inbox.put(message)
+    waiter.join(10)
+    assert taken == [[message]]
+
+
+# --- what arrives from the broker -----------------------------------------------------------
+
+
+def test_rows_and_statuses_are_screened_and_queued(collector: Collector) -> None:
+    rows = chain(2)
+    before = time.time()
+    collector._take_in("station/floor/T1/rows", encode_rows("T1", rows))
+    status = Status("T1", "2026-12-01T05:00:00.000000Z", None, None, None, {}, (2, rows[1].hash), 2)
+    collector._take_in("station/floor/T1/status", encode_status(status))
+    taken = collector.inbox.take(10, 0)
+    assert taken[0] == Rows("T1", rows)
+    assert isinstance(taken[1], StatusReport) and taken[1].status == status
+    assert before <= taken[1].arrived <= time.time()
+    assert collector.rejected == collector.dropped == 0
+
+
+def test_an_acknowledgement_is_not_taken_and_not_counted(collector: Collector) -> None:
+    collector._take_in("station/floor/T1/ack", b'{"row": 1}')
+    assert collector.inbox.take(10, 0) == [] and collector.rejected == 0
+
+
+def test_a_refused_message_of_a_table_is_queued_for_its_alert(collector: Collector) -> None:
+    collector._take_in("station/floor/T1/rows", b"not json")
+    (refused,) = collector.inbox.take(10, 0)
+    assert isinstance(refused, Refused) and refused.table == "T1" and refused.payload
+    assert collector.rejected == 1
+
+
+def test_a_message_on_no_stations_topic_is_counted_and_not_queued(collector: Collector) -> None:
+    collector._take_in("floor/T1/rows", encode_rows("T1", chain(1)))  # not under station/
+    assert collector.inbox.take(10, 0) == [] and collector.rejected == 1
+
+
+def test_the_configured_limit_and_mount_point_are_the_ones_applied(tmp_path: Path) -> None:
+    limited = config(tmp_path, "casino/", max_message_bytes=65536)
+    running = Collector(limited)
+    try:
+        payload = encode_rows("T1", chain(1))
+        running._take_in("casino/floor/T1/rows", payload + b" " * (65536 - len(payload)))
+        running._take_in("casino/floor/T1/rows", payload + b" " * (65537 - len(payload)))
+        fits, over = running.inbox.take(10, 0)
+        assert isinstance(fits, Rows)
+        assert isinstance(over, Refused) and over.kind == "oversize"
+        assert over.reason == "65537 bytes, over the limit of 65536"
+    finally:
+        running.stop()
+
+
+def test_a_table_over_its_places_is_dropped_and_counted(collector: Collector) -> None:
+    payload = encode_rows("T1", chain(1))
+    for _ in range(PER_TABLE + 2):
+        collector._take_in("station/floor/T1/rows", payload)
+    assert collector.dropped == 2 and len(collector.inbox.take(100, 0)) == PER_TABLE
+
+
+def test_a_message_from_paho_is_taken_in(collector: Collector) -> None:
+    message = mqtt.MQTTMessage(topic=b"station/floor/T1/rows")
+    message.payload = encode_rows("T1", chain(1))
+    collector._on_message(collector._client, None, message)
+    assert collector.inbox.take(10, 0) == [Rows("T1", chain(1))]
+
+
+def test_a_message_that_cannot_be_read_is_counted_and_never_stops_the_network_thread(
+    collector: Collector,
+) -> None:
+    # nothing a station sends may stop paho's thread: any error taking a message in is
+    # counted as a refusal (here a payload that is not bytes)
+    for _ in range(2):
+        message = mqtt.MQTTMessage(topic=b"station/floor/T1/rows")
+        message.payload = object()  # type: ignore[assignment]
+        collector._on_message(collector._client, None, message)
+    assert collector.rejected == 2 and collector.inbox.take(10, 0) == []
+
+
+def test_each_connection_lost_is_counted_unless_the_collector_stops(collector: Collector) -> None:
+    for _ in range(2):
+        collector._on_disconnect(collector._client, None, None, "keepalive timeout", None)
+    assert collector.disconnects == 2
+    collector.stopping.set()
+    collector._on_disconnect(collector._client, None, None, "normal disconnection", None)
+    assert collector.disconnects == 2
+
+
+# --- the writer: a batch refused, suspects ---------------------------------------------------
+
+
+class Database:
+    """``Ingest.apply`` as the writer sees it: each call one transaction, refused (a
+    ValueError, as psycopg's DataError is) when it holds a message of a ``poisoned``
+    table, or unreachable when ``down``."""
+
+    def __init__(self, *poisoned: str) -> None:
+        self.poisoned = set(poisoned)
+        self.calls: list[list[Message]] = []
+        self.down = False
+        self.refusals_fail = False
+
+    def apply(self, messages: Sequence[Message]) -> Applied:
+        self.calls.append(list(messages))
+        if self.down:
+            raise psycopg.OperationalError("connection lost")
+        if self.refusals_fail and all(isinstance(m, Refused) for m in messages):
+            raise ValueError("refusal refused")
+        if any(m.table in self.poisoned and not isinstance(m, Refused) for m in messages):
+            raise ValueError("invalid byte sequence\nDETAIL: more")
+        done = Applied(stored=sum(len(m.rows) for m in messages if isinstance(m, Rows)))
+        for m in messages:
+            if isinstance(m, Rows) and m.rows:
+                done.acks[m.table] = Ack(m.rows[-1].id, m.rows[-1].hash)
+        return done
+
+
+def _batch() -> list[Message]:
+    return [
+        Rows("T1", chain(2, "T1")),
+        Rows("T6", chain(3, "T6")),
+        _status("T6"),
+        Rows("T2", chain(1, "T2")),
+        Rows("T6", chain(1, "T6")),
+    ]
+
+
+def test_a_batch_the_database_takes_is_one_transaction(collector: Collector) -> None:
+    database = Database()
+    batch = _batch()
+    collector.write_batch(batch, database.apply)
+    assert database.calls == [batch]
+    assert collector.stored == 7 and collector.suspects == {}
+
+
+def test_a_refused_batch_is_written_table_by_table_and_the_failing_table_suspected(
+    collector: Collector,
+) -> None:
+    database = Database("T6")
+    batch = _batch()
+    before = time.monotonic()
+    collector.write_batch(batch, database.apply)
+    after = time.monotonic()
+    reason = "the database refused it: ValueError: invalid byte sequence"
+    assert isinstance(batch[1], Rows) and isinstance(batch[4], Rows)
+    assert database.calls == [
+        batch,
+        [batch[0]],
+        [batch[1], batch[2], batch[4]],  # T6 alone: refused again
+        [refused_rows(batch[1], reason), refused_rows(batch[4], reason)],  # its rows, as evidence
+        [batch[3]],
+    ]
+    assert collector.stored == 3  # T1's two rows and T2's one
+    assert SUSPECT_SECONDS == 300.0  # docs/floor.md: "for five minutes"
+    assert before + 300 <= collector.suspects["T6"] <= after + 300
+    assert set(collector.suspects) == {"T6"}
+
+
+def test_a_suspects_messages_are_written_on_their_own_until_its_time_is_over(
+    collector: Collector,
+) -> None:
+    database = Database()
+    collector.suspects = {"T6": time.monotonic() + 60}
+    batch = _batch()
+    collector.write_batch(batch, database.apply)
+    assert database.calls == [[batch[0], batch[3]], [batch[1], batch[2], batch[4]]]
+    assert "T6" in collector.suspects
+    collector.suspects = {"T6": time.monotonic() - 0.001}
+    database.calls.clear()
+    collector.write_batch(batch, database.apply)
+    assert database.calls == [batch] and collector.suspects == {}
+
+
+def test_a_table_failing_with_statuses_only_has_nothing_to_refuse(collector: Collector) -> None:
+    database = Database("T6")
+    collector.write_batch([_status("T6")], database.apply)
+    assert database.calls == [[_status("T6")], [_status("T6")]]
+    assert "T6" in collector.suspects
+
+
+def test_a_refusal_that_cannot_be_recorded_is_left_to_the_log(collector: Collector) -> None:
+    database = Database("T6")
+    database.refusals_fail = True
+    collector.write_batch([Rows("T6", chain(1, "T6"))], database.apply)
+    assert len(database.calls) == 3 and "T6" in collector.suspects
+
+
+@pytest.mark.parametrize("at_call", [1, 2, 3])
+def test_a_database_down_is_never_taken_for_a_tables_fault(
+    collector: Collector, at_call: int
+) -> None:
+    """Unreachable (not refusing): the batch is not acknowledged and nobody is suspected,
+    at the common transaction, a table's own, or the refusal's."""
+    database = Database("T6")
+    apply = database.apply
+
+    def failing(messages: Sequence[Message]) -> Applied:
+        database.down = len(database.calls) + 1 == at_call
+        return apply(messages)
+
+    with pytest.raises(psycopg.OperationalError):
+        collector.write_batch([Rows("T6", chain(1, "T6"))], failing)
+    assert len(database.calls) == at_call
+    assert collector.suspects == ({"T6": collector.suspects["T6"]} if at_call == 3 else {})
+
+
+# --- what is published --------------------------------------------------------------------------
+
+
+def test_each_tables_acknowledgement_goes_to_its_ack_topic_under_the_mount_point() -> None:
+    done = Applied(acks={"T1": Ack(3, "ab" * 32), "T2": Ack(0, "", rewind=True)})
+    published = acknowledgements(done, "station/")
+    assert [name for name, _ in published] == ["station/floor/T1/ack", "station/floor/T2/ack"]
+    assert [decode_ack(payload) for _, payload in published] == [
+        Ack(3, "ab" * 32),
+        Ack(0, "", rewind=True),
+    ]
+    assert acknowledgements(done, "")[0][0] == "floor/T1/ack"
+
+
+# --- a thread that dies, the watchdog ---------------------------------------------------------
+
+
+def test_a_thread_that_dies_is_recorded_unless_the_collector_is_stopping(
+    collector: Collector,
+) -> None:
+    assert collector.healthy() and collector._health() == "broker lost"  # never connected
+    err = RuntimeError("boom\nsecond line")
+    with capture_logs() as logs:
+        collector._died("writer", err)
+    assert collector.failure == "the writer thread stopped: RuntimeError: boom"
+    # the journal of systemd says which thread died, with its traceback, before the restart
+    assert logs == [
+        {
+            "event": "collector thread died",
+            "thread": "writer",
+            "exc_info": err,
+            "log_level": "critical",
+        }
+    ]
+    collector.failure = None
+    collector.stopping.set()
+    with capture_logs() as logs:
+        collector._died("writer", RuntimeError("boom"))
+    assert collector.failure is None and logs == []
+
+
+def test_an_error_is_named_by_its_type_and_first_line_within_200_characters() -> None:
+    assert module._first(ValueError("first\nsecond")) == "ValueError: first"
+    assert module._first(ValueError()) == "ValueError: "
+    assert module._first(ValueError("x" * 300)) == "ValueError: " + "x" * 188
+
+
+class _Turns(Collector):
+    """A collector whose health is asked a known number of times: ``stop`` is set at the
+    ``turns``-th turn of the supervision; ``sick``: it reports a dead thread there."""
+
+    def __init__(self, conf: FloorConfig, stop: threading.Event, turns: int, sick: bool) -> None:
+        super().__init__(conf)
+        self.stop_at, self.turns, self.sick, self.stop_event = turns, 0, sick, stop
+
+    def healthy(self) -> bool:
+        self.turns += 1
+        if self.turns == self.stop_at:
+            if self.sick:
+                return False
+            self.stop_event.set()
+        return super().healthy()
+
+
+@pytest.fixture
+def notify_socket(tmp_path: Path) -> Iterator[tuple[socket.socket, Notifier]]:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(tmp_path / "notify"))
+    listener.setblocking(False)
+    notifier = Notifier({"NOTIFY_SOCKET": str(tmp_path / "notify"), "WATCHDOG_USEC": "2"})
+    yield listener, notifier
+    listener.close()
+    notifier.close()
+
+
+def _pings(listener: socket.socket) -> int:
+    count = 0
+    while True:
+        try:
+            assert listener.recv(100) == b"WATCHDOG=1"
+        except BlockingIOError:
+            return count
+        count += 1
+
+
+@pytest.mark.parametrize(("age", "fed"), [(STUCK_SECONDS - 1, True), (STUCK_SECONDS + 1, False)])
+def test_the_watchdog_is_fed_only_while_the_writer_turns(
+    tmp_path: Path, notify_socket: tuple[socket.socket, Notifier], age: float, fed: bool
+) -> None:
+    listener, notifier = notify_socket
+    stop = threading.Event()
+    running = _Turns(config(tmp_path), stop, turns=3, sick=False)
+    running.heartbeat = time.monotonic() - age
+    assert STUCK_SECONDS == 30.0
+    assert supervise(running, stop, notifier, tick=0.001) == 0
+    assert running.stopping.is_set()  # stopped on the way out
+    assert (_pings(listener) > 0) is fed
+
+
+def test_a_dead_thread_ends_the_supervision_with_status_1(tmp_path: Path) -> None:
+    stop = threading.Event()
+    running = _Turns(config(tmp_path), stop, turns=2, sick=True)
+    assert supervise(running, stop, None, tick=0.001) == 1
+    assert running.turns == 2 and running.stopping.is_set()
+
+
+def test_a_stop_asked_ends_the_supervision_with_status_0(tmp_path: Path) -> None:
+    stop = threading.Event()
+    stop.set()
+    running = Collector(config(tmp_path))
+    assert supervise(running, stop) == 0 and running.stopping.is_set()

@@ -1,0 +1,90 @@
+"""A collector's heartbeat (``floor.heartbeat``) on a real PostgreSQL: ``NOTIFY
+floor_collector, 'NAME STATE'`` about every second, delivered (autocommit: a notification
+waits for its transaction's commit), cut to what a payload holds, and kept up across a
+database that goes away and comes back. The console's side (a banner when no collector is
+heard) is ``tests/test_floor_console_stale.py``'s, in a browser."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from floor.heartbeat import CHANNEL, INTERVAL, Heartbeat
+from floor.servers import Database
+
+
+@pytest.fixture
+def listener(floor_database: Database) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    with psycopg.connect(floor_database.conninfo, autocommit=True) as conn:
+        conn.execute(f"LISTEN {CHANNEL}")
+        yield conn
+
+
+def _heard(conn: psycopg.Connection[tuple[object, ...]], timeout: float = 10.0) -> list[str]:
+    """The payloads of the next notification (empty after ``timeout`` seconds)."""
+    return [n.payload for n in conn.notifies(timeout=timeout, stop_after=1)]
+
+
+def test_the_heartbeat_names_the_collector_and_its_state_every_second(
+    floor_database: Database,
+    listener: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    states = iter(["ok", "broker lost"])
+    beat = Heartbeat(floor_database.conninfo, "collector-7", lambda: next(states, "ok"))
+    beat.start()
+    try:
+        assert _heard(listener) == ["collector-7 ok"]
+        first = time.monotonic()
+        assert _heard(listener) == ["collector-7 broker lost"]
+        assert INTERVAL == 1.0 and time.monotonic() - first >= 0.9  # no faster than a second
+    finally:
+        beat.stop()
+    assert not beat._thread.is_alive()
+
+
+def test_a_long_state_is_cut_to_200_characters(
+    floor_database: Database,
+    listener: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    beat = Heartbeat(floor_database.conninfo, "collector-7", lambda: "x" * 300)
+    beat.start()
+    try:
+        assert _heard(listener) == ["collector-7 " + "x" * 188]
+    finally:
+        beat.stop()
+
+
+def test_the_heartbeats_connection_is_named_for_the_collector(
+    floor_database: Database,
+    listener: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    beat = Heartbeat(floor_database.conninfo, "collector-9", lambda: "ok")
+    beat.start()
+    try:
+        assert _heard(listener) == ["collector-9 ok"]
+        names = listener.execute("SELECT application_name FROM pg_stat_activity").fetchall()
+        assert ("floor-collector collector-9",) in names
+    finally:
+        beat.stop()
+
+
+def test_the_heartbeat_outlives_a_database_that_goes_away(
+    floor_database: Database,
+) -> None:
+    beat = Heartbeat(floor_database.conninfo, "collector-8", lambda: "ok")
+    with psycopg.connect(floor_database.conninfo, autocommit=True) as conn:
+        conn.execute(f"LISTEN {CHANNEL}")
+        beat.start()
+        assert _heard(conn) == ["collector-8 ok"]
+    try:
+        floor_database.stop()
+        floor_database.start()
+        with psycopg.connect(floor_database.conninfo, autocommit=True) as conn:
+            conn.execute(f"LISTEN {CHANNEL}")
+            assert _heard(conn) == ["collector-8 ok"]  # it connected again
+        assert beat._thread.is_alive()
+    finally:
+        beat.stop()
