@@ -701,3 +701,28 @@ def test_a_round_voided_after_the_shoe_ran_out_goes_to_the_shuffle() -> None:
     supervisor(rig, Button.SUPERVISOR_VOID)
     assert rows(rig, "round_voided") != []
     assert rig.table.state is State.SHUFFLING and rig.shuffler.commands == [6, 6]
+
+
+def test_a_fault_during_a_fault_keeps_the_lost_devices_lamp_and_a_void_names_the_last() -> None:
+    """docs/panel.md: in a fault the failing device's lamp blinks beside FAULT. The shoe is
+    lost in the deal (its lamp blinks); a card comes while the fault stands: a fault of its
+    own, naming no device, that takes the prompt. The shoe is still the failing device, so
+    its lamp still blinks; the supervisor's void names the fault that stands, the card's,
+    as its fault row gave it (code and text)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    assert rig.panel.lamps[Led.SHOE_FAULT] is LedMode.BLINK
+    deal(rig, "5C")  # drawn while the fault stands
+    second = rows(rig, "fault")[-1]
+    assert second["code"] == "unexpected_card" and second["state"] == "fault"
+    fault = rig.table.fault
+    assert fault is not None
+    assert (fault.code.value, fault.message) == (second["code"], second["message"])
+    assert rig.panel.lamps[Led.SHOE_FAULT] is LedMode.BLINK
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    (void,) = rows(rig, "round_voided")
+    assert void["reason"] == f"unexpected_card: {second['message']}"
