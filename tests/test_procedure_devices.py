@@ -726,3 +726,45 @@ def test_a_fault_during_a_fault_keeps_the_lost_devices_lamp_and_a_void_names_the
     supervisor(rig, Button.SUPERVISOR_VOID)
     (void,) = rows(rig, "round_voided")
     assert void["reason"] == f"unexpected_card: {second['message']}"
+
+
+def test_a_void_after_a_restart_returns_the_insurance_taken_beside_the_main_wager() -> None:
+    """docs/journal.md (Void): an unsettled insurance wager is returned. Seat 1 $10.00 on
+    9H 8D against the up AC takes $5.00 of insurance; the table, waiting for the peek with
+    the hole card it sealed itself, restarts: the round cannot be rebuilt and is voided
+    from its rows, both wagers going back and nothing standing (seat 1's net: $0.00)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D", "QS")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes: the peek is asked for
+    assert rows(rig, "insurance_taken") == [{"seat": 1, "cents": 500}]
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_VOID)
+    (void,) = rows(again, "round_voided")
+    assert void["stand"] == []
+    assert void["returned"] == [
+        {"seat": 1, "wager": "main", "hand": None, "cents": 1000},
+        {"seat": 1, "wager": "insurance", "hand": None, "cents": 500},
+    ]
+    assert rows(again, "seat_result") == [{"seat": 1, "net_cents": 0}]
+
+
+def test_a_void_after_a_restart_lets_a_settled_match_stand_and_returns_only_the_main() -> None:
+    """PA 635a.7(f): Match the Dealer is settled right after the deal (seat 1's 9H 8D match
+    no rank of the up 5C: its $5.00 is lost). The table restarts with the hole card it
+    sealed itself; the void lets the Match settlement stand (docs/journal.md: `stand`) and
+    returns the $10.00 main wager alone: the Match wager is not given back as well."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000, match=500)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    assert rig.table.state is State.MATCH
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_VOID)
+    (void,) = rows(again, "round_voided")
+    assert void["stand"] == [{"seat": 1, "wager": "match", "hand": None, "net_cents": -500}]
+    assert void["returned"] == [{"seat": 1, "wager": "main", "hand": None, "cents": 1000}]
