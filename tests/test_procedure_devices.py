@@ -39,6 +39,8 @@ from drivers.hal import (
     HoleCardRevealed,
     Led,
     LedMode,
+    PeekAnswer,
+    PeekResult,
     SeatWagerChanged,
     ShoeEmpty,
     ShoeLoaded,
@@ -768,3 +770,24 @@ def test_a_void_after_a_restart_lets_a_settled_match_stand_and_returns_only_the_
     (void,) = rows(again, "round_voided")
     assert void["stand"] == [{"seat": 1, "wager": "match", "hand": None, "net_cents": -500}]
     assert void["returned"] == [{"seat": 1, "wager": "main", "hand": None, "cents": 1000}]
+
+
+def test_a_void_after_a_restart_lets_insurance_settled_at_the_peek_stand() -> None:
+    """PA 635a.7(g): insurance is settled at the peek. Seat 1 $10.00 on 9H 8D against the
+    up AC takes $5.00 of insurance; the reader finds no blackjack, the insurance is lost
+    (-$5.00). The table restarts with the hole card it sealed itself; the void lets the
+    insurance settlement stand and returns the main wager alone, not the insurance too."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D", "QS")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_VOID)
+    (void,) = rows(again, "round_voided")
+    assert void["stand"] == [{"seat": 1, "wager": "insurance", "hand": None, "net_cents": -500}]
+    assert void["returned"] == [{"seat": 1, "wager": "main", "hand": None, "cents": 1000}]
+    assert rows(again, "seat_result") == [{"seat": 1, "net_cents": -500}]
