@@ -791,3 +791,43 @@ def test_a_void_after_a_restart_lets_insurance_settled_at_the_peek_stand() -> No
     assert void["stand"] == [{"seat": 1, "wager": "insurance", "hand": None, "net_cents": -500}]
     assert void["returned"] == [{"seat": 1, "wager": "main", "hand": None, "cents": 1000}]
     assert rows(again, "seat_result") == [{"seat": 1, "net_cents": -500}]
+
+
+def test_the_deal_lights_no_seat_lamp_and_its_prompt_row_names_the_state() -> None:
+    """docs/panel.md: a seat's lamp blinks for the seat to act; in the deal no seat acts
+    (the cards go round from the shoe, PA 635a.7(e)): the panel shows the deal's prompt
+    alone, and the journal's prompt row names the state it prompts."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    bet(rig, 2)
+    press(rig)
+    assert rig.table.state is State.DEALING
+    dealing = {led.value: mode.value for led, mode in prompt_for(State.DEALING, True).lamps.items()}
+    assert rows(rig, "prompt")[-1] == {"state": "dealing", "lamps": dealing}
+    assert rig.panel.lamps == dict(prompt_for(State.DEALING, True).lamps)
+    deal(rig, "9H")
+    assert rig.panel.lamps == dict(prompt_for(State.DEALING, True).lamps)
+
+
+def test_a_void_during_an_early_settlement_leaves_no_settlement_lamp_lit_for_betting() -> None:
+    """PA 635a.7(g): seat 1's lost insurance is being collected (seat 1's lamp with
+    COLLECT) when the card reader faults; the supervisor voids the round. Betting opens
+    with its own prompt only: the settlement that was prompted belongs to the voided round,
+    and no seat or COLLECT lamp stays lit (docs/panel.md)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D", "QS")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    assert rig.table.state is State.SETTLE_NOW
+    assert rig.panel.lamps[Led.COLLECT] is LedMode.STEADY
+    rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rig.table.state is State.BETTING
+    assert rig.panel.lamps == dict(prompt_for(State.BETTING, True).lamps)
+    betting = {led.value: mode.value for led, mode in prompt_for(State.BETTING, True).lamps.items()}
+    assert rows(rig, "prompt")[-1] == {"state": "betting", "lamps": betting}
