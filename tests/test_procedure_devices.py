@@ -831,3 +831,40 @@ def test_a_void_during_an_early_settlement_leaves_no_settlement_lamp_lit_for_bet
     assert rig.panel.lamps == dict(prompt_for(State.BETTING, True).lamps)
     betting = {led.value: mode.value for led, mode in prompt_for(State.BETTING, True).lamps.items()}
     assert rows(rig, "prompt")[-1] == {"state": "betting", "lamps": betting}
+
+
+def test_a_match_wager_sensed_but_not_weighed_is_still_settled_after_a_restart_in_the_deal() -> (
+    None
+):
+    """PA 635a.7(f): Match the Dealer is settled right after the deal. Seat 1's sensors
+    sense its Spanish 21 and Match wagers but cannot weigh them (docs/procedure.md: the
+    journal's amounts are null). The station restarts before the hole card; resumed, the
+    deal ends in the Match settlement as it would have without the restart: seat 1's 9H 8D
+    match no rank of the up 5C, the Match wager is lost (one stake, amount unknown) and the
+    dealer is prompted to collect it."""
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, True, None))
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MATCH, True, None))
+    press(rig)
+    deal(rig, "9H", "5C", "8D")
+    assert rows(rig, "round_started")[0]["seats"] == [
+        {"seat": 1, "wager_cents": None, "match_cents": None}
+    ]
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    deal(again, "QS")
+    assert again.table.state is State.MATCH
+    assert again.panel.lamps[Led.SEAT_1] is LedMode.STEADY
+    assert again.panel.lamps[Led.COLLECT] is LedMode.STEADY
+    assert rows(again, "match_settled") == [
+        {
+            "seat": 1,
+            "wager": "match",
+            "outcome": "lose",
+            "odds": None,
+            "net_cents": None,
+            "net_stakes": "-1",
+            "matches": 0,
+        }
+    ]
