@@ -868,3 +868,42 @@ def test_a_match_wager_sensed_but_not_weighed_is_still_settled_after_a_restart_i
             "matches": 0,
         }
     ]
+
+
+def test_a_hole_card_the_station_sealed_is_not_rebuilt_though_the_shoe_now_withholds() -> None:
+    """docs/journal.md (restart in the hole-card window): `hole_card_dealt` says who sealed
+    the hole card; one the station sealed had its nonce in memory only, so the round cannot
+    be rebuilt, whatever shoe the restarted station has, and the shoe is never asked for a
+    card it does not hold. Here the station sealed it and restarts with a withholding shoe:
+    the resume is refused, and the shoe is told nothing about that hole card."""
+    rig = seat_one_dealt()
+    assert rows(rig, "hole_card_dealt")[0]["sealed_by"] == "station"
+    again = restarted(rig, withholding=True)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == [
+        {"resolution": "resume", "reason": "round 1 cannot be rebuilt: void it"}
+    ]
+    assert again.shoe is not None
+    assert not any(told.startswith("reveal") for told in again.shoe.told)
+
+
+def test_a_journal_from_before_sealed_by_lets_the_stations_shoe_decide_who_sealed_it() -> None:
+    """docs/journal.md: a journal from before `sealed_by` was written names neither; then
+    the table's shoe decides. A station without a withholding shoe sealed the hole card
+    itself: such a round cannot be rebuilt, and the resume is refused."""
+    from table_support import JournalRow
+
+    from controller.table.recovery import read_journal
+
+    rig = seat_one_dealt()
+    old = [
+        JournalRow(r.kind, {k: v for k, v in r.data.items() if k != "sealed_by"}, r.round_no)
+        for r in rig.journal.rows
+    ]
+    again = make_rig("PA")
+    again.table.restore(read_journal(old))
+    again.table.resume_output()
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == [
+        {"resolution": "resume", "reason": "round 1 cannot be rebuilt: void it"}
+    ]
