@@ -907,3 +907,28 @@ def test_a_journal_from_before_sealed_by_lets_the_stations_shoe_decide_who_seale
     assert rows(again, "resolution_refused") == [
         {"resolution": "resume", "reason": "round 1 cannot be rebuilt: void it"}
     ]
+
+
+def test_insurance_taken_before_a_restart_is_settled_at_the_peek_after_the_resume() -> None:
+    """PA 635a.7(g): insurance is settled at the peek. Seat 1 $10.00 on 9H 8D against the
+    up AC takes $5.00 of insurance; the hole card is the withholding shoe's, so the round is
+    rebuilt at the restart. Resumed, the reader's "no blackjack" settles that insurance as
+    lost (-$5.00) and prompts seat 1's lamp with COLLECT, as without the restart."""
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D")
+    rig.table.handle(HoleCardDealt("ab" * 32))
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes: the peek is asked for
+    again = restarted(rig, withholding=True)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.PEEKING
+    again.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    assert rows(again, "insurance") == [
+        {"seat": 1, "wager": "insurance", "outcome": "lose", "odds": None, "net_cents": -500}
+    ]
+    assert again.table.state is State.SETTLE_NOW
+    assert again.panel.lamps[Led.SEAT_1] is LedMode.STEADY
+    assert again.panel.lamps[Led.COLLECT] is LedMode.STEADY
