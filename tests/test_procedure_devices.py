@@ -783,7 +783,8 @@ def test_a_void_after_a_restart_lets_insurance_settled_at_the_peek_stand() -> No
     press(rig)
     deal(rig, "9H", "AC", "8D", "QS")
     rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
-    press(rig)
+    press(rig)  # insurance closes
+    press(rig)  # the dealer asks the reader
     rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
     again = restarted(rig)
     supervisor(again, Button.SUPERVISOR_VOID)
@@ -821,7 +822,8 @@ def test_a_void_during_an_early_settlement_leaves_no_settlement_lamp_lit_for_bet
     press(rig)
     deal(rig, "9H", "AC", "8D", "QS")
     rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
-    press(rig)
+    press(rig)  # insurance closes
+    press(rig)  # the dealer asks the reader
     rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
     assert rig.table.state is State.SETTLE_NOW
     assert rig.panel.lamps[Led.COLLECT] is LedMode.STEADY
@@ -925,6 +927,8 @@ def test_insurance_taken_before_a_restart_is_settled_at_the_peek_after_the_resum
     again = restarted(rig, withholding=True)
     supervisor(again, Button.SUPERVISOR_RESUME)
     assert again.table.state is State.PEEKING
+    press(again)  # the dealer asks the reader
+    assert again.reader.checks != []
     again.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
     assert rows(again, "insurance") == [
         {"seat": 1, "wager": "insurance", "outcome": "lose", "odds": None, "net_cents": -500}
