@@ -936,3 +936,24 @@ def test_insurance_taken_before_a_restart_is_settled_at_the_peek_after_the_resum
     assert again.table.state is State.SETTLE_NOW
     assert again.panel.lamps[Led.SEAT_1] is LedMode.STEADY
     assert again.panel.lamps[Led.COLLECT] is LedMode.STEADY
+
+
+def test_a_seat_without_a_match_wager_gets_no_match_settlement_after_a_restart_in_the_deal() -> (
+    None
+):
+    """PA 635a.7(f): only a Match the Dealer wager made is settled. Seat 1 wagers $10.00 on
+    Spanish 21 alone; the station restarts before the hole card. Resumed, the deal ends in
+    the players' turn: no Match settlement is prompted or journaled for seat 1."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "5C", "8D")
+    assert rows(rig, "round_started")[0]["seats"] == [
+        {"seat": 1, "wager_cents": 1000, "match_cents": 0}
+    ]
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    deal(again, "QS")
+    assert again.table.state is State.PLAYERS
+    assert rows(again, "match_settled") == []
