@@ -957,3 +957,31 @@ def test_a_seat_without_a_match_wager_gets_no_match_settlement_after_a_restart_i
     deal(again, "QS")
     assert again.table.state is State.PLAYERS
     assert rows(again, "match_settled") == []
+
+
+def test_a_journal_cut_of_its_state_rows_still_closes_insurance_at_the_peek() -> None:
+    """A journal without its state rows (cut, or written by another hand): insurance was
+    taken and the reader answered, so insurance had closed (PA 635a.7(g)); the round, its
+    hole card the withholding shoe's, is still rebuilt from its other rows and can be
+    resumed, not left to a void."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D")
+    rig.table.handle(HoleCardDealt("ab" * 32))
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes
+    press(rig)  # the dealer asks the reader
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    press(rig)  # seat 1's insurance collected
+    assert rig.table.state is State.PLAYERS
+    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
+    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
+    again = make_rig("PA", withholding=True)
+    again.table.restore(read_journal(cut))
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == []
+    assert again.table.state is State.PLAYERS
