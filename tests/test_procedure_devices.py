@@ -985,3 +985,28 @@ def test_a_journal_cut_of_its_state_rows_still_closes_insurance_at_the_peek() ->
     supervisor(again, Button.SUPERVISOR_RESUME)
     assert rows(again, "resolution_refused") == []
     assert again.table.state is State.PLAYERS
+
+
+def test_a_journal_cut_of_its_state_rows_closes_insurance_at_the_first_decision() -> None:
+    """NJ 19.7(g) deals no hole card, so no peek follows insurance: in a journal without
+    its state rows the first decision shows that insurance had closed. Seat 1 $10.00 on
+    9H 8D against the up AC takes $5.00 of insurance and stands; the round is rebuilt from
+    the cut journal and resumes to the dealer's card."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("NJ")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes
+    press(rig)  # seat 1 stands
+    assert rig.table.state is State.DEALER
+    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
+    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
+    again = make_rig("NJ")
+    again.table.restore(read_journal(cut))
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == []
+    assert again.table.state is State.DEALER
