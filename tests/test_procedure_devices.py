@@ -1010,3 +1010,28 @@ def test_a_journal_cut_of_its_state_rows_closes_insurance_at_the_first_decision(
     supervisor(again, Button.SUPERVISOR_RESUME)
     assert rows(again, "resolution_refused") == []
     assert again.table.state is State.DEALER
+
+
+def test_a_journal_cut_of_its_state_rows_closes_insurance_at_the_dealers_card() -> None:
+    """NJ 19.7(g): no hole card, no peek. Seat 1's AH KD is a blackjack against the up AC,
+    so no decision follows insurance either: in a journal without its state rows, the
+    dealer's card shows that insurance had closed. Seat 1 takes $5.00 of insurance, the
+    dealer's 5D comes; the round is rebuilt from the cut journal and the resume is taken."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("NJ")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "AH", "AC", "KD")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes: no decision is due
+    deal(rig, "5D")
+    assert rig.table.state is State.SETTLING
+    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
+    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
+    again = make_rig("NJ")
+    again.table.restore(read_journal(cut))
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == []
+    assert again.table.state is State.SETTLING
