@@ -1035,3 +1035,20 @@ def test_a_journal_cut_of_its_state_rows_closes_insurance_at_the_dealers_card() 
     supervisor(again, Button.SUPERVISOR_RESUME)
     assert rows(again, "resolution_refused") == []
     assert again.table.state is State.SETTLING
+
+
+def test_after_a_restart_the_reveal_asks_the_shoe_for_the_journaled_commitment() -> None:
+    """docs/journal.md (restart in the hole-card window): the shoe keeps card and nonce
+    across the restart; at the reveal the dealer's NEXT asks it for the card of the
+    commitment `hole_card_dealt` journaled, and for no other."""
+    commitment = "cd" * 32
+    rig = seat_one_dealt(withholding=True)
+    rig.table.handle(HoleCardDealt(commitment))
+    assert rig.table.state is State.PLAYERS
+    again = restarted(rig, True)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    press(again)  # seat 1 stands
+    assert again.table.state is State.DEALER
+    press(again)  # the reveal
+    assert again.shoe is not None
+    assert [t for t in again.shoe.told if t.startswith("reveal")] == [f"reveal {commitment}"]
