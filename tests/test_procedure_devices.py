@@ -1052,3 +1052,23 @@ def test_after_a_restart_the_reveal_asks_the_shoe_for_the_journaled_commitment()
     press(again)  # the reveal
     assert again.shoe is not None
     assert [t for t in again.shoe.told if t.startswith("reveal")] == [f"reveal {commitment}"]
+
+
+def test_a_dealer_blackjack_found_at_the_peek_before_a_restart_still_ends_the_round() -> None:
+    """PA 635a.7(g): the reader finds the dealer's blackjack under the up AC: no player
+    acts, the hole card is turned next. The station restarts there (the hole card the
+    withholding shoe's); resumed, the round stands where it stood, at the dealer's reveal,
+    not back at the players' decisions."""
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D")
+    rig.table.handle(HoleCardDealt("ab" * 32))
+    press(rig)  # no insurance taken: insurance closes
+    press(rig)  # the dealer asks the reader
+    rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
+    assert rig.table.state is State.DEALER
+    again = restarted(rig, True)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.DEALER
