@@ -39,6 +39,8 @@ from drivers.hal import (
     HoleCardRevealed,
     Led,
     LedMode,
+    PeekAnswer,
+    PeekResult,
     SeatWagerChanged,
     ShoeEmpty,
     ShoeLoaded,
@@ -701,3 +703,372 @@ def test_a_round_voided_after_the_shoe_ran_out_goes_to_the_shuffle() -> None:
     supervisor(rig, Button.SUPERVISOR_VOID)
     assert rows(rig, "round_voided") != []
     assert rig.table.state is State.SHUFFLING and rig.shuffler.commands == [6, 6]
+
+
+def test_a_fault_during_a_fault_keeps_the_lost_devices_lamp_and_a_void_names_the_last() -> None:
+    """docs/panel.md: in a fault the failing device's lamp blinks beside FAULT. The shoe is
+    lost in the deal (its lamp blinks); a card comes while the fault stands: a fault of its
+    own, naming no device, that takes the prompt. The shoe is still the failing device, so
+    its lamp still blinks; the supervisor's void names the fault that stands, the card's,
+    as its fault row gave it (code and text)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H")
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    assert rig.panel.lamps[Led.SHOE_FAULT] is LedMode.BLINK
+    deal(rig, "5C")  # drawn while the fault stands
+    second = rows(rig, "fault")[-1]
+    assert second["code"] == "unexpected_card" and second["state"] == "fault"
+    fault = rig.table.fault
+    assert fault is not None
+    assert (fault.code.value, fault.message) == (second["code"], second["message"])
+    assert rig.panel.lamps[Led.SHOE_FAULT] is LedMode.BLINK
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    (void,) = rows(rig, "round_voided")
+    assert void["reason"] == f"unexpected_card: {second['message']}"
+
+
+def test_a_void_after_a_restart_returns_the_insurance_taken_beside_the_main_wager() -> None:
+    """docs/journal.md (Void): an unsettled insurance wager is returned. Seat 1 $10.00 on
+    9H 8D against the up AC takes $5.00 of insurance; the table, waiting for the peek with
+    the hole card it sealed itself, restarts: the round cannot be rebuilt and is voided
+    from its rows, both wagers going back and nothing standing (seat 1's net: $0.00)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D", "QS")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes: the peek is asked for
+    assert rows(rig, "insurance_taken") == [{"seat": 1, "cents": 500}]
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_VOID)
+    (void,) = rows(again, "round_voided")
+    assert void["stand"] == []
+    assert void["returned"] == [
+        {"seat": 1, "wager": "main", "hand": None, "cents": 1000},
+        {"seat": 1, "wager": "insurance", "hand": None, "cents": 500},
+    ]
+    assert rows(again, "seat_result") == [{"seat": 1, "net_cents": 0}]
+
+
+def test_a_void_after_a_restart_lets_a_settled_match_stand_and_returns_only_the_main() -> None:
+    """PA 635a.7(f): Match the Dealer is settled right after the deal (seat 1's 9H 8D match
+    no rank of the up 5C: its $5.00 is lost). The table restarts with the hole card it
+    sealed itself; the void lets the Match settlement stand (docs/journal.md: `stand`) and
+    returns the $10.00 main wager alone: the Match wager is not given back as well."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000, match=500)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    assert rig.table.state is State.MATCH
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_VOID)
+    (void,) = rows(again, "round_voided")
+    assert void["stand"] == [{"seat": 1, "wager": "match", "hand": None, "net_cents": -500}]
+    assert void["returned"] == [{"seat": 1, "wager": "main", "hand": None, "cents": 1000}]
+
+
+def test_a_void_after_a_restart_lets_insurance_settled_at_the_peek_stand() -> None:
+    """PA 635a.7(g): insurance is settled at the peek. Seat 1 $10.00 on 9H 8D against the
+    up AC takes $5.00 of insurance; the reader finds no blackjack, the insurance is lost
+    (-$5.00). The table restarts with the hole card it sealed itself; the void lets the
+    insurance settlement stand and returns the main wager alone, not the insurance too."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D", "QS")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes
+    press(rig)  # the dealer asks the reader
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_VOID)
+    (void,) = rows(again, "round_voided")
+    assert void["stand"] == [{"seat": 1, "wager": "insurance", "hand": None, "net_cents": -500}]
+    assert void["returned"] == [{"seat": 1, "wager": "main", "hand": None, "cents": 1000}]
+    assert rows(again, "seat_result") == [{"seat": 1, "net_cents": -500}]
+
+
+def test_the_deal_lights_no_seat_lamp_and_its_prompt_row_names_the_state() -> None:
+    """docs/panel.md: a seat's lamp blinks for the seat to act; in the deal no seat acts
+    (the cards go round from the shoe, PA 635a.7(e)): the panel shows the deal's prompt
+    alone, and the journal's prompt row names the state it prompts."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    bet(rig, 2)
+    press(rig)
+    assert rig.table.state is State.DEALING
+    dealing = {led.value: mode.value for led, mode in prompt_for(State.DEALING, True).lamps.items()}
+    assert rows(rig, "prompt")[-1] == {"state": "dealing", "lamps": dealing}
+    assert rig.panel.lamps == dict(prompt_for(State.DEALING, True).lamps)
+    deal(rig, "9H")
+    assert rig.panel.lamps == dict(prompt_for(State.DEALING, True).lamps)
+
+
+def test_a_void_during_an_early_settlement_leaves_no_settlement_lamp_lit_for_betting() -> None:
+    """PA 635a.7(g): seat 1's lost insurance is being collected (seat 1's lamp with
+    COLLECT) when the card reader faults; the supervisor voids the round. Betting opens
+    with its own prompt only: the settlement that was prompted belongs to the voided round,
+    and no seat or COLLECT lamp stays lit (docs/panel.md)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D", "QS")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes
+    press(rig)  # the dealer asks the reader
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    assert rig.table.state is State.SETTLE_NOW
+    assert rig.panel.lamps[Led.COLLECT] is LedMode.STEADY
+    rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rig.table.state is State.BETTING
+    assert rig.panel.lamps == dict(prompt_for(State.BETTING, True).lamps)
+    betting = {led.value: mode.value for led, mode in prompt_for(State.BETTING, True).lamps.items()}
+    assert rows(rig, "prompt")[-1] == {"state": "betting", "lamps": betting}
+
+
+def test_a_match_wager_sensed_but_not_weighed_is_still_settled_after_a_restart_in_the_deal() -> (
+    None
+):
+    """PA 635a.7(f): Match the Dealer is settled right after the deal. Seat 1's sensors
+    sense its Spanish 21 and Match wagers but cannot weigh them (docs/procedure.md: the
+    journal's amounts are null). The station restarts before the hole card; resumed, the
+    deal ends in the Match settlement as it would have without the restart: seat 1's 9H 8D
+    match no rank of the up 5C, the Match wager is lost (one stake, amount unknown) and the
+    dealer is prompted to collect it."""
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, True, None))
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MATCH, True, None))
+    press(rig)
+    deal(rig, "9H", "5C", "8D")
+    assert rows(rig, "round_started")[0]["seats"] == [
+        {"seat": 1, "wager_cents": None, "match_cents": None}
+    ]
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    deal(again, "QS")
+    assert again.table.state is State.MATCH
+    assert again.panel.lamps[Led.SEAT_1] is LedMode.STEADY
+    assert again.panel.lamps[Led.COLLECT] is LedMode.STEADY
+    assert rows(again, "match_settled") == [
+        {
+            "seat": 1,
+            "wager": "match",
+            "outcome": "lose",
+            "odds": None,
+            "net_cents": None,
+            "net_stakes": "-1",
+            "matches": 0,
+        }
+    ]
+
+
+def test_a_hole_card_the_station_sealed_is_not_rebuilt_though_the_shoe_now_withholds() -> None:
+    """docs/journal.md (restart in the hole-card window): `hole_card_dealt` says who sealed
+    the hole card; one the station sealed had its nonce in memory only, so the round cannot
+    be rebuilt, whatever shoe the restarted station has, and the shoe is never asked for a
+    card it does not hold. Here the station sealed it and restarts with a withholding shoe:
+    the resume is refused, and the shoe is told nothing about that hole card."""
+    rig = seat_one_dealt()
+    assert rows(rig, "hole_card_dealt")[0]["sealed_by"] == "station"
+    again = restarted(rig, withholding=True)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == [
+        {"resolution": "resume", "reason": "round 1 cannot be rebuilt: void it"}
+    ]
+    assert again.shoe is not None
+    assert not any(told.startswith("reveal") for told in again.shoe.told)
+
+
+def test_a_journal_from_before_sealed_by_lets_the_stations_shoe_decide_who_sealed_it() -> None:
+    """docs/journal.md: a journal from before `sealed_by` was written names neither; then
+    the table's shoe decides. A station without a withholding shoe sealed the hole card
+    itself: such a round cannot be rebuilt, and the resume is refused."""
+    from table_support import JournalRow
+
+    from controller.table.recovery import read_journal
+
+    rig = seat_one_dealt()
+    old = [
+        JournalRow(r.kind, {k: v for k, v in r.data.items() if k != "sealed_by"}, r.round_no)
+        for r in rig.journal.rows
+    ]
+    again = make_rig("PA")
+    again.table.restore(read_journal(old))
+    again.table.resume_output()
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == [
+        {"resolution": "resume", "reason": "round 1 cannot be rebuilt: void it"}
+    ]
+
+
+def test_insurance_taken_before_a_restart_is_settled_at_the_peek_after_the_resume() -> None:
+    """PA 635a.7(g): insurance is settled at the peek. Seat 1 $10.00 on 9H 8D against the
+    up AC takes $5.00 of insurance; the hole card is the withholding shoe's, so the round is
+    rebuilt at the restart. Resumed, the reader's "no blackjack" settles that insurance as
+    lost (-$5.00) and prompts seat 1's lamp with COLLECT, as without the restart."""
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D")
+    rig.table.handle(HoleCardDealt("ab" * 32))
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes: the peek is asked for
+    again = restarted(rig, withholding=True)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.PEEKING
+    press(again)  # the dealer asks the reader
+    assert again.reader.checks != []
+    again.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    assert rows(again, "insurance") == [
+        {"seat": 1, "wager": "insurance", "outcome": "lose", "odds": None, "net_cents": -500}
+    ]
+    assert again.table.state is State.SETTLE_NOW
+    assert again.panel.lamps[Led.SEAT_1] is LedMode.STEADY
+    assert again.panel.lamps[Led.COLLECT] is LedMode.STEADY
+
+
+def test_a_seat_without_a_match_wager_gets_no_match_settlement_after_a_restart_in_the_deal() -> (
+    None
+):
+    """PA 635a.7(f): only a Match the Dealer wager made is settled. Seat 1 wagers $10.00 on
+    Spanish 21 alone; the station restarts before the hole card. Resumed, the deal ends in
+    the players' turn: no Match settlement is prompted or journaled for seat 1."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "5C", "8D")
+    assert rows(rig, "round_started")[0]["seats"] == [
+        {"seat": 1, "wager_cents": 1000, "match_cents": 0}
+    ]
+    again = restarted(rig)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    deal(again, "QS")
+    assert again.table.state is State.PLAYERS
+    assert rows(again, "match_settled") == []
+
+
+def test_a_journal_cut_of_its_state_rows_still_closes_insurance_at_the_peek() -> None:
+    """A journal without its state rows (cut, or written by another hand): insurance was
+    taken and the reader answered, so insurance had closed (PA 635a.7(g)); the round, its
+    hole card the withholding shoe's, is still rebuilt from its other rows and can be
+    resumed, not left to a void."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D")
+    rig.table.handle(HoleCardDealt("ab" * 32))
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes
+    press(rig)  # the dealer asks the reader
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    press(rig)  # seat 1's insurance collected
+    assert rig.table.state is State.PLAYERS
+    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
+    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
+    again = make_rig("PA", withholding=True)
+    again.table.restore(read_journal(cut))
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == []
+    assert again.table.state is State.PLAYERS
+
+
+def test_a_journal_cut_of_its_state_rows_closes_insurance_at_the_first_decision() -> None:
+    """NJ 19.7(g) deals no hole card, so no peek follows insurance: in a journal without
+    its state rows the first decision shows that insurance had closed. Seat 1 $10.00 on
+    9H 8D against the up AC takes $5.00 of insurance and stands; the round is rebuilt from
+    the cut journal and resumes to the dealer's card."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("NJ")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes
+    press(rig)  # seat 1 stands
+    assert rig.table.state is State.DEALER
+    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
+    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
+    again = make_rig("NJ")
+    again.table.restore(read_journal(cut))
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == []
+    assert again.table.state is State.DEALER
+
+
+def test_a_journal_cut_of_its_state_rows_closes_insurance_at_the_dealers_card() -> None:
+    """NJ 19.7(g): no hole card, no peek. Seat 1's AH KD is a blackjack against the up AC,
+    so no decision follows insurance either: in a journal without its state rows, the
+    dealer's card shows that insurance had closed. Seat 1 takes $5.00 of insurance, the
+    dealer's 5D comes; the round is rebuilt from the cut journal and the resume is taken."""
+    from controller.table.recovery import read_journal
+
+    rig = make_rig("NJ")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "AH", "AC", "KD")
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)  # insurance closes: no decision is due
+    deal(rig, "5D")
+    assert rig.table.state is State.SETTLING
+    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
+    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
+    again = make_rig("NJ")
+    again.table.restore(read_journal(cut))
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == []
+    assert again.table.state is State.SETTLING
+
+
+def test_after_a_restart_the_reveal_asks_the_shoe_for_the_journaled_commitment() -> None:
+    """docs/journal.md (restart in the hole-card window): the shoe keeps card and nonce
+    across the restart; at the reveal the dealer's NEXT asks it for the card of the
+    commitment `hole_card_dealt` journaled, and for no other."""
+    commitment = "cd" * 32
+    rig = seat_one_dealt(withholding=True)
+    rig.table.handle(HoleCardDealt(commitment))
+    assert rig.table.state is State.PLAYERS
+    again = restarted(rig, True)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    press(again)  # seat 1 stands
+    assert again.table.state is State.DEALER
+    press(again)  # the reveal
+    assert again.shoe is not None
+    assert [t for t in again.shoe.told if t.startswith("reveal")] == [f"reveal {commitment}"]
+
+
+def test_a_dealer_blackjack_found_at_the_peek_before_a_restart_still_ends_the_round() -> None:
+    """PA 635a.7(g): the reader finds the dealer's blackjack under the up AC: no player
+    acts, the hole card is turned next. The station restarts there (the hole card the
+    withholding shoe's); resumed, the round stands where it stood, at the dealer's reveal,
+    not back at the players' decisions."""
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D")
+    rig.table.handle(HoleCardDealt("ab" * 32))
+    press(rig)  # no insurance taken: insurance closes
+    press(rig)  # the dealer asks the reader
+    rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
+    assert rig.table.state is State.DEALER
+    again = restarted(rig, True)
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.DEALER

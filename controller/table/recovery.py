@@ -29,7 +29,7 @@ from controller.rules.errors import RulesError
 from controller.rules.profiles import Profile
 from controller.rules.steps import Decision, NeedInsurance, NeedReveal, SeatWager
 from controller.table.accounts import stake_units
-from controller.table.betting import ClosedBets
+from controller.table.betting import UNKNOWN_AMOUNT_STAKE, ClosedBets
 from controller.table.faults import Fault, FaultCode
 from controller.table.holecard import WithheldCard
 from controller.table.play import RoundPlay
@@ -193,6 +193,18 @@ def void_accounts_from_rows(rows: list[JournalledRow]) -> dict[str, list[dict[st
     return {"stand": stand, "returned": returned}
 
 
+def _seat_wager(entry: Mapping[str, Any]) -> SeatWager:
+    """A seat of ``round_started`` as the rules played it: an amount the sensors could not
+    weigh (null) plays as :data:`~controller.table.betting.UNKNOWN_AMOUNT_STAKE`, as at no
+    more bets; a Match wager is null when sensed but not weighed and 0 when not made."""
+    match = entry.get("match_cents", 0)
+    return SeatWager(
+        entry["seat"],
+        entry.get("wager_cents") or UNKNOWN_AMOUNT_STAKE,
+        UNKNOWN_AMOUNT_STAKE if match is None else match,
+    )
+
+
 def rebuild_round(
     profile: Profile,
     decks: int,
@@ -211,9 +223,7 @@ def rebuild_round(
     start = rows[0].data
     seats = start["seats"]
     known = frozenset(s["seat"] for s in seats if s.get("wager_cents") is not None)
-    wagers = tuple(
-        SeatWager(s["seat"], s.get("wager_cents") or 100, s.get("match_cents") or 0) for s in seats
-    )
+    wagers = tuple(_seat_wager(s) for s in seats)
     revealed = [r.data["card"] for r in rows if r.kind == "hole_card_revealed"]
     dealt = [r.data.get("sealed_by") for r in rows if r.kind == "hole_card_dealt"]
     if len(dealt) > len(revealed):
