@@ -64,7 +64,7 @@ def test_the_status_carries_the_latest_seal_and_refuses_a_bad_one() -> None:
 def test_thousands_of_nested_arrays_are_a_wire_error() -> None:
     deep = b'{"v":1,"table":"T1","rows":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     for decode in (lambda p: decode_rows(p, "T1"), lambda p: decode_status(p, "T1"), decode_ack):
-        with pytest.raises(WireError, match="nested too deeply"):
+        with pytest.raises(WireError, match=r"^not JSON: nested too deeply$"):
             decode(deep)
 
 
@@ -170,44 +170,30 @@ def test_any_consecutive_rows_decode_to_what_was_sent(
 
 
 TEXT = st.text(max_size=32)
-
-
-@given(
-    st.text(max_size=40),
-    st.none() | st.text(max_size=64),
-    st.none() | st.integers(min_value=0, max_value=2**62 - 1),
-    st.none() | st.fixed_dictionaries({"code": st.text(max_size=200), "state": TEXT}),
-    st.dictionaries(TEXT, TEXT, max_size=16),
-    st.tuples(st.integers(min_value=1, max_value=2**62 - 1),
-              HEX64) | st.just((0, "")),  # fmt: skip
-    st.integers(min_value=0, max_value=2**62 - 1),
-    st.none()
-    | st.tuples(
-        st.integers(min_value=1, max_value=2**62 - 1),
-        st.integers(min_value=0, max_value=2**62 - 1),
-        HEX64,
-    ),
+NATURAL = st.integers(min_value=0, max_value=2**62 - 1)
+#: A committed row (id from 1, its hash), or an empty journal's (0, "").
+HEAD = st.tuples(st.integers(min_value=1, max_value=2**62 - 1), HEX64) | st.just((0, ""))
+STATUSES = st.builds(
+    Status,
+    table=st.just("T1"),
+    ts=st.text(max_size=40),
+    state=st.none() | st.text(max_size=64),
+    round_no=st.none() | NATURAL,
+    fault=st.none() | st.fixed_dictionaries({"code": st.text(max_size=200), "state": TEXT}),
+    devices=st.dictionaries(TEXT, TEXT, max_size=16),
+    head=HEAD,
+    acked=NATURAL,
+    anchor=st.none() | st.tuples(st.integers(min_value=1, max_value=2**62 - 1), NATURAL, HEX64),
 )
+
+
+@given(STATUSES)
 @settings(max_examples=30)
-def test_any_status_decodes_to_what_was_sent(
-    ts: str,
-    state: str | None,
-    round_no: int | None,
-    fault: dict[str, str] | None,
-    devices: dict[str, str],
-    head: tuple[int, str],
-    acked: int,
-    anchor: tuple[int, int, str] | None,
-) -> None:
-    status = Status("T1", ts, state, round_no, fault, devices, head, acked, anchor)
+def test_any_status_decodes_to_what_was_sent(status: Status) -> None:
     assert decode_status(encode_status(status), "T1") == status
 
 
-@given(
-    st.tuples(st.integers(min_value=1, max_value=2**62 - 1),
-              HEX64) | st.just((0, "")),  # fmt: skip
-    st.booleans(),
-)
+@given(HEAD, st.booleans())
 @settings(max_examples=30)
 def test_any_ack_decodes_to_what_was_sent(row: tuple[int, str], rewind: bool) -> None:
     assert decode_ack(encode_ack(Ack(row[0], row[1], rewind))) == Ack(row[0], row[1], rewind)
@@ -222,9 +208,11 @@ def _rows_payload(*items: object, table: object = "T1", v: object = 1) -> bytes:
     return json.dumps({"v": v, "table": table, "rows": list(items)}).encode()
 
 
-def _row(row_id: object = 7, ts: object = TS, kind: object = "card", round_no: object = 3,
-         data: object = "{}", prev: object = "a" * 64, digest: object = HASH_C) -> list[object]:  # fmt: skip
-    return [row_id, ts, kind, round_no, data, prev, digest]
+def _row(**changes: object) -> list[object]:
+    """A row of the message, ``[id, ts, kind, round, data, prev_hash, hash]``, with changes."""
+    fields = {"row_id": 7, "ts": TS, "kind": "card", "round_no": 3, "data": "{}",
+              "prev": "a" * 64, "digest": HASH_C} | changes  # fmt: skip
+    return list(fields.values())
 
 
 @pytest.mark.parametrize(
@@ -240,7 +228,7 @@ def _row(row_id: object = 7, ts: object = TS, kind: object = "card", round_no: o
         (b'{"v":1,"table":"T1"}', "rows: expected a list of 1 to 5000 rows"),
         (_rows_payload(), "rows: expected a list of 1 to 5000 rows"),
         (b'{"v":1,"table":"T1","rows":{"7":1}}', "rows: expected a list of 1 to 5000 rows"),
-        (_rows_payload(_row()[:6]), r"row: expected \[id, ts, kind, round, data, prev_hash, hash\]"),
+        (_rows_payload(_row()[:6]), r"row: expected \[id, ts, kind, round, data, prev_hash, "),
         (_rows_payload([*_row(), None]), "row: expected"),
         (_rows_payload("row"), "row: expected"),
         (_rows_payload(_row(row_id=0)), "row id 0 is not a positive integer"),
@@ -278,7 +266,7 @@ def test_a_rows_message_written_any_other_way_is_refused_in_one_line(
 def test_a_rows_message_holds_1_to_5000_rows_and_each_field_up_to_its_limit() -> None:
     rows = [_row(row_id=n) for n in range(1, 5001)]
     assert len(decode_rows(_rows_payload(*rows), "T1")) == 5000
-    with pytest.raises(WireError, match="^rows: expected a list of 1 to 5000 rows$"):
+    with pytest.raises(WireError, match=r"^rows: expected a list of 1 to 5000 rows$"):
         decode_rows(_rows_payload(*rows, _row(row_id=5001)), "T1")
     (row,) = decode_rows(
         _rows_payload(_row(row_id=2**62 - 1, ts="1" * 40, kind="c" * 64, round_no=2**62 - 1)),
@@ -373,8 +361,10 @@ def test_a_status_takes_each_field_up_to_its_limit() -> None:
                 head=[2**62 - 1, HASH_C], acked=2**62 - 1, anchor=[2**62 - 1, 2**62 - 1, HASH_C]),
         "T1",
     )  # fmt: skip
-    assert status == Status("T1", "1" * 40, "s" * 64, 2**62 - 1, fault, devices,
-                            (2**62 - 1, HASH_C), 2**62 - 1, (2**62 - 1, 2**62 - 1, HASH_C))  # fmt: skip
+    top = 2**62 - 1
+    assert status == Status(
+        "T1", "1" * 40, "s" * 64, top, fault, devices, (top, HASH_C), top, (top, top, HASH_C)
+    )
     least = decode_status(
         _status(state=None, round=0, fault=None, devices={}, head=[0, ""], acked=0,
                 anchor=[1, 0, HASH_C]), "T1"
@@ -423,5 +413,5 @@ def test_a_topic_is_named_only_for_a_table_name_and_a_kind_the_floor_knows() -> 
     with pytest.raises(WireError, match=f"^not a floor topic: {'floor/' + 'x' * 74!r}$"):
         parse_topic(long)
     for bad in ("floor/T1/row", "floor/T1/status/", f"floor/{'a' * 33}/rows"):
-        with pytest.raises(WireError, match="^not a floor topic"):
+        with pytest.raises(WireError, match=r"^not a floor topic"):
             parse_topic(bad)
