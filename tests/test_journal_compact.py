@@ -23,6 +23,7 @@ from controller.journal.compact import (
     WINDOW_BITS,
     CommitCodec,
     DataCodec,
+    StoredRow,
     build_dictionary,
     micros_from_ts,
     ts_from_micros,
@@ -448,7 +449,7 @@ def test_a_dictionary_may_be_as_long_as_its_limit_and_no_longer() -> None:
     with pytest.raises(ValueError, match=f"^a dictionary holds at most {DICTIONARY_LIMIT} bytes$"):
         DataCodec(b"x" * (DICTIONARY_LIMIT + 1))
     commit = CommitCodec(b"x" * COMMIT_DICTIONARY_LIMIT, 0)
-    rows = [("1970-01-01T00:00:00.000001Z", "card", None, '{"x":"xxxx"}')]
+    rows: list[StoredRow] = [("1970-01-01T00:00:00.000001Z", "card", None, '{"x":"xxxx"}')]
     assert commit.decode(commit.encode(rows), first_id=1) == rows
     with pytest.raises(
         ValueError, match=f"^a dictionary holds at most {COMMIT_DICTIONARY_LIMIT} bytes$"
@@ -466,7 +467,7 @@ def test_a_dictionary_of_one_byte_keeps_the_last() -> None:
 
 def test_a_commits_rows_data_may_be_as_long_as_a_rows_limit_and_no_longer() -> None:
     codec = CommitCodec(b"", BASE)
-    longest = [("2026-01-01T00:00:00.000000Z", "card", 0, "1" * DATA_LIMIT)]
+    longest: list[StoredRow] = [("2026-01-01T00:00:00.000000Z", "card", 0, "1" * DATA_LIMIT)]
     assert codec.decode(codec.encode(longest), first_id=1) == longest
     with pytest.raises(JournalRecordError, match=r"^row data is not canonical JSON on one line$"):
         codec.encode([("2026-01-01T00:00:00.000000Z", "card", 0, "1" * (DATA_LIMIT + 1))])
