@@ -71,6 +71,15 @@ def test_a_shuffle_as_the_first_row_leaves_nothing_before_it(tmp_path: Path) -> 
         assert [r.id for r in reader.rows_for_restore(SPOTS)] == [1, 2]
 
 
+def test_a_state_in_the_row_before_the_shuffle_still_counts(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as writer:
+        writer.append("state", {"state": "bets"})
+        writer.append("shuffle_commanded", {"decks": 6})
+    with JournalReader.open(path) as reader:
+        assert [r.id for r in reader.rows_for_restore(SPOTS)] == [1, 2]
+
+
 @pytest.mark.parametrize("storage_format", BOTH_FORMATS)
 def test_the_last_rounds_begin_after_the_last_row_of_an_earlier_round(
     tmp_path: Path, storage_format: int
