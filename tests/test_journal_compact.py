@@ -504,3 +504,19 @@ def test_a_stored_commit_inflates_up_to_its_limit_and_no_further() -> None:
         codec.decode(_deflated(b"x" * limit, b" ", -15), first_id=3)  # inflated whole
     with pytest.raises(JournalCorruptError, match=r"^row 3: stored commit is not a journal row's"):
         codec.decode(_deflated(b"x" * (limit + 1), b" ", -15), first_id=3)
+
+
+def test_a_commit_s_rows_are_deflated_with_the_file_s_dictionary(simulated_rows: list[Row]) -> None:
+    # A round's commits of a few rows each: the dictionary of every kind makes them smaller
+    # (docs/journal.md, "Storage format 2": what keeps a round under 4,500 bytes).
+    values = [(r.ts, r.kind, r.round_no, r.data_text) for r in simulated_rows]
+    commits = [values[at : at + 5] for at in range(0, len(values), 5)]
+    primed, plain = _commit_codec(), CommitCodec(b"", BASE)
+    with_dictionary = sum(len(primed.encode(rows)) for rows in commits)
+    without = sum(len(plain.encode(rows)) for rows in commits)
+    assert with_dictionary * 3 < without * 2  # a third smaller at least (54,915 of 95,051)
+    # An empty dictionary is zlib's one space: text that repeats another dictionary's
+    # bytes is stored without reference to them (read here with the space alone).
+    rows: list[StoredRow] = [("2026-01-01T00:00:00.000000Z", "card", 1, '{"XX XX":"XX XX"}')]
+    inflated = zlib.decompressobj(COMMIT_WINDOW_BITS, b" ").decompress(plain.encode(rows))
+    assert inflated == b'0,card,1,{"XX XX":"XX XX"}'
