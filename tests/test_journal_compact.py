@@ -16,12 +16,14 @@ from hypothesis import strategies as st
 
 from controller.journal.compact import (
     COMMIT_DICTIONARY_LIMIT,
+    COMMIT_ROWS_LIMIT,
     COMMIT_WINDOW_BITS,
     DATA_LIMIT,
     DICTIONARY_LIMIT,
     WINDOW_BITS,
     CommitCodec,
     DataCodec,
+    StoredRow,
     build_dictionary,
     micros_from_ts,
     ts_from_micros,
@@ -225,9 +227,9 @@ def test_any_json_data_reads_back_as_its_canonical_text(data: dict[str, Any], ki
 
 
 def test_a_text_that_is_not_canonical_json_is_refused() -> None:
-    with pytest.raises(JournalRecordError, match="not ASCII"):
+    with pytest.raises(JournalRecordError, match=r"^row data is not canonical JSON \(not ASCII\)$"):
         DataCodec(b"").encode('{"name":"caf\u00e9"}')
-    with pytest.raises(JournalRecordError, match="longer than"):
+    with pytest.raises(JournalRecordError, match=f"^row data is longer than {DATA_LIMIT} bytes$"):
         DataCodec(b"").encode("1" * (DATA_LIMIT + 1))
     assert DataCodec(b"").decode(DataCodec(b"").encode("1" * DATA_LIMIT)) == "1" * DATA_LIMIT
 
@@ -380,22 +382,23 @@ def _stored_commit(text: bytes) -> bytes:
     ("text", "refusal"),
     [
         (b"7,card,3", "row 41: stored line is not ts,kind,round,data"),
-        (b"7,card,3,{}\n8,card", "row 42: stored line is not"),
+        (b"7,card,3,{}\n8,card", "row 42: stored line is not ts,kind,round,data"),
         (b"07,card,3,{}", "row 41: stored time or kind is malformed"),
         (b"-0,card,3,{}", "row 41: stored time or kind is malformed"),
         (b"+7,card,3,{}", "row 41: stored time or kind is malformed"),
         (b"7,Card,3,{}", "row 41: stored time or kind is malformed"),
         (b"7,card,03,{}", "row 41: stored round is malformed"),
         (b"7,card,-3,{}", "row 41: stored round is malformed"),
-        (b"99999999999999999999,card,3,{}", "row 41: stored time .* is outside the calendar"),
-        (b"7,card,3,{}\n", "row 42: stored line is not"),
+        (b"99999999999999999999,card,3,{}", "row 41: stored time [0-9]+ is outside the calendar"),
+        (b"7,card,3,{}\n", "row 42: stored line is not ts,kind,round,data"),
+        (b"7,card,3," + b"1" * (DATA_LIMIT + 1), "row 41: stored data is too long"),
         ("7,card,3,{\u00e9}".encode(), "row 41: stored commit is not a journal row's text"),
     ],
 )
 def test_a_stored_commit_written_any_other_way_is_refused_in_one_line(
     text: bytes, refusal: str
 ) -> None:
-    with pytest.raises(JournalCorruptError, match=refusal) as caught:
+    with pytest.raises(JournalCorruptError, match=f"^{refusal}$") as caught:
         _commit_codec().decode(_stored_commit(text), first_id=41)
     assert "\n" not in str(caught.value)
     assert _commit_codec().decode(_stored_commit(b"7,card,3,{}"), first_id=41)  # the control
@@ -426,3 +429,112 @@ def test_the_commit_dictionary_holds_the_end_of_each_kind_s() -> None:
     assert 0 < len(dictionary) <= COMMIT_DICTIONARY_LIMIT
     for text in load_dictionaries().values():
         assert text[-64:] in dictionary
+
+
+# -- each refusal's one line, and both sides of each limit -------------------------------------
+
+
+def _deflated(text: bytes, dictionary: bytes = b" ", window_bits: int = WINDOW_BITS) -> bytes:
+    compressor = zlib.compressobj(9, zlib.DEFLATED, window_bits, 8, 0, dictionary)
+    return compressor.compress(text) + compressor.flush()
+
+
+def test_each_damage_to_a_rows_stored_data_is_named_in_its_one_line() -> None:
+    codec = DataCodec(b"")
+    stored = codec.encode('{"card":"7H"}')
+    cut = "row 41: stored data is cut short or has extra bytes"
+    for damaged in (stored[:-1], stored + b"\x00", b""):
+        with pytest.raises(JournalCorruptError, match=f"^{cut}$"):
+            codec.decode(damaged, row_id=41)
+    with pytest.raises(JournalCorruptError, match=r"^row 41: stored data does not inflate \(.+\)$"):
+        codec.decode(b"\xff\xff\xff\xff", row_id=41)
+    text = "row 41: stored data is not a journal row's text"
+    for inflated in (b"1" * (DATA_LIMIT + 1), "\u00e9".encode()):
+        with pytest.raises(JournalCorruptError, match=f"^{text}$"):
+            codec.decode(_deflated(inflated), row_id=41)
+    # A bomb stops at the limit: the rest is never inflated.
+    with pytest.raises(JournalCorruptError, match=f"^{cut}$"):
+        codec.decode(_deflated(b"1" * (4 * DATA_LIMIT)), row_id=41)
+    # Without a row id, the refusal names row 0.
+    with pytest.raises(JournalCorruptError, match=r"^row 0: stored data is cut short"):
+        codec.decode(b"")
+
+
+def test_a_dictionary_may_be_as_long_as_its_limit_and_no_longer() -> None:
+    codec = DataCodec(b"x" * DICTIONARY_LIMIT)
+    assert codec.dictionary == b"x" * DICTIONARY_LIMIT
+    assert codec.decode(codec.encode('{"x":"xxxx"}')) == '{"x":"xxxx"}'
+    with pytest.raises(ValueError, match=f"^a dictionary holds at most {DICTIONARY_LIMIT} bytes$"):
+        DataCodec(b"x" * (DICTIONARY_LIMIT + 1))
+    commit = CommitCodec(b"x" * COMMIT_DICTIONARY_LIMIT, 0)
+    rows: list[StoredRow] = [("1970-01-01T00:00:00.000001Z", "card", None, '{"x":"xxxx"}')]
+    assert commit.decode(commit.encode(rows), first_id=1) == rows
+    with pytest.raises(
+        ValueError, match=f"^a dictionary holds at most {COMMIT_DICTIONARY_LIMIT} bytes$"
+    ):
+        CommitCodec(b"x" * (COMMIT_DICTIONARY_LIMIT + 1), 0)
+
+
+def test_a_dictionary_of_one_byte_keeps_the_last() -> None:
+    assert build_dictionary(["abc", "de"], limit=1) == b"e"
+    with pytest.raises(
+        JournalRecordError, match=r"^a dictionary sample is not canonical JSON \(not ASCII\)$"
+    ):
+        build_dictionary(["{}", "\u00e9"])
+
+
+def test_a_commits_rows_data_may_be_as_long_as_a_rows_limit_and_no_longer() -> None:
+    codec = CommitCodec(b"", BASE)
+    longest: list[StoredRow] = [("2026-01-01T00:00:00.000000Z", "card", 0, "1" * DATA_LIMIT)]
+    assert codec.decode(codec.encode(longest), first_id=1) == longest
+    with pytest.raises(JournalRecordError, match=r"^row data is not canonical JSON on one line$"):
+        codec.encode([("2026-01-01T00:00:00.000000Z", "card", 0, "1" * (DATA_LIMIT + 1))])
+    with pytest.raises(JournalRecordError, match=f"^a commit holds 1 to {COMMIT_ROWS_LIMIT} rows$"):
+        codec.encode([])
+    with pytest.raises(JournalRecordError, match=r"^bad record kind 'Card'$"):
+        codec.encode([("2026-01-01T00:00:00.000000Z", "Card", 0, "{}")])
+    with pytest.raises(JournalRecordError, match=r"^bad round number -1$"):
+        codec.encode([("2026-01-01T00:00:00.000000Z", "card", -1, "{}")])
+
+
+def test_a_commit_holds_up_to_its_limit_of_rows() -> None:
+    codec = CommitCodec(b"", BASE)
+    row = ("2026-01-01T00:00:00.000000Z", "card", None, "{}")
+    # The most rows a commit stores, read back; one more is refused before any is encoded.
+    assert codec.decode(codec.encode([row] * COMMIT_ROWS_LIMIT), first_id=1) == [row] * (
+        COMMIT_ROWS_LIMIT
+    )
+    with pytest.raises(JournalRecordError, match=f"^a commit holds 1 to {COMMIT_ROWS_LIMIT} rows$"):
+        codec.encode([row] * (COMMIT_ROWS_LIMIT + 1))
+    # A stored commit of one line more: "0,card,,{}" a line (hand-written).
+    stored = _deflated(b"\n".join([b"0,card,,{}"] * (COMMIT_ROWS_LIMIT + 1)), b" ", -15)
+    with pytest.raises(JournalCorruptError, match=r"^row 3: stored commit holds too many rows$"):
+        codec.decode(stored, first_id=3)
+
+
+def test_a_stored_commit_inflates_up_to_its_limit_and_no_further() -> None:
+    # The most a commit's text can be: its rows' lines at 64 bytes each and one whole row.
+    limit = COMMIT_ROWS_LIMIT * 64 + DATA_LIMIT
+    codec = CommitCodec(b"", BASE)
+    with pytest.raises(
+        JournalCorruptError, match=r"^row 3: stored line is not ts,kind,round,data$"
+    ):
+        codec.decode(_deflated(b"x" * limit, b" ", -15), first_id=3)  # inflated whole
+    with pytest.raises(JournalCorruptError, match=r"^row 3: stored commit is not a journal row's"):
+        codec.decode(_deflated(b"x" * (limit + 1), b" ", -15), first_id=3)
+
+
+def test_a_commit_s_rows_are_deflated_with_the_file_s_dictionary(simulated_rows: list[Row]) -> None:
+    # A round's commits of a few rows each: the dictionary of every kind makes them smaller
+    # (docs/journal.md, "Storage format 2": what keeps a round under 4,500 bytes).
+    values = [(r.ts, r.kind, r.round_no, r.data_text) for r in simulated_rows]
+    commits = [values[at : at + 5] for at in range(0, len(values), 5)]
+    primed, plain = _commit_codec(), CommitCodec(b"", BASE)
+    with_dictionary = sum(len(primed.encode(rows)) for rows in commits)
+    without = sum(len(plain.encode(rows)) for rows in commits)
+    assert with_dictionary * 3 < without * 2  # a third smaller at least (54,915 of 95,051)
+    # An empty dictionary is zlib's one space: text that repeats another dictionary's
+    # bytes is stored without reference to them (read here with the space alone).
+    rows: list[StoredRow] = [("2026-01-01T00:00:00.000000Z", "card", 1, '{"XX XX":"XX XX"}')]
+    inflated = zlib.decompressobj(COMMIT_WINDOW_BITS, b" ").decompress(plain.encode(rows))
+    assert inflated == b'0,card,1,{"XX XX":"XX XX"}'

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import time
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -21,8 +23,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.journal.format import (
+    GENESIS_HASH,
+    HEAD_RECORD_SIZE,
+    JournalCorruptError,
+    Row,
     canonical_json,
     format_ts,
+    head_record,
+    parse_head,
     plain_row_hash,
     row_hash,
     ts_from_ns,
@@ -244,3 +252,125 @@ def test_a_journal_on_the_default_clock_stamps_rows_with_the_time_of_writing(
         after = format_ts(utc_now())
         stamps = [row.ts for row in journal.rows()]
     assert before <= stamps[0] <= stamps[1] <= after
+
+
+# -- a row as the reader gives it, and the head record (docs/journal.md, "Storage") -----------
+
+DIGEST = "ab" * 32
+A_ROW = Row(5, "2026-11-30T09:00:00.123456Z", "card", 4, '{"card":"7S","seat":1}', "0" * 64,
+            DIGEST)  # fmt: skip
+
+
+def test_a_rows_data_and_export_line_are_its_stored_fields() -> None:
+    assert A_ROW.data == {"card": "7S", "seat": 1}
+    assert A_ROW.data is not A_ROW.data  # a fresh dict: a caller's change reaches no other
+    # The `journal export` line, written out by hand.
+    assert A_ROW.as_json() == {
+        "id": 5,
+        "ts": "2026-11-30T09:00:00.123456Z",
+        "kind": "card",
+        "round": 4,
+        "data": {"card": "7S", "seat": 1},
+        "prev_hash": "0" * 64,
+        "hash": DIGEST,
+    }
+
+
+@pytest.mark.parametrize(
+    ("data_text", "refusal"),
+    [
+        ("{", "row 5: data is not JSON"),
+        ('{"a":1}x', "row 5: data is not JSON"),
+        ("[1]", "row 5: data is not a JSON object"),
+        ("null", "row 5: data is not a JSON object"),
+        ("[" * 100_000, "row 5: data is nested too deeply"),
+    ],
+)
+def test_stored_data_that_is_not_a_json_object_is_refused_in_one_line(
+    data_text: str, refusal: str
+) -> None:
+    row = Row(5, A_ROW.ts, "card", 4, data_text, "0" * 64, DIGEST)
+    with pytest.raises(JournalCorruptError, match=f"^{re.escape(refusal)}$"):
+        row.data  # noqa: B018 - the property parses
+
+
+def test_the_head_record_is_128_bytes_of_its_id_and_hash() -> None:
+    # docs/journal.md: `{"hash":"...","id":N}` padded with spaces, a newline at the end.
+    by_hand = ('{"hash":"' + DIGEST + '","id":3}').encode()
+    record = head_record(3, DIGEST)
+    assert record == by_hand + b" " * (HEAD_RECORD_SIZE - 1 - len(by_hand)) + b"\n"
+    assert len(record) == HEAD_RECORD_SIZE == 128
+    assert parse_head(record) == (3, DIGEST)
+    # A hash read from a damaged file is escaped as JSON, and reads back as it was.
+    damaged = head_record(3, 'A"\\')
+    assert damaged == b'{"hash":"A\\"\\\\","id":3}'.ljust(127) + b"\n"
+    assert parse_head(damaged) == (3, 'A"\\')
+    assert head_record(0, GENESIS_HASH).startswith(b'{"hash":"' + b"0" * 64 + b'","id":0}  ')
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b" " * 127 + b"\n",
+        b'{"id":3}',
+        b'{"hash":"ab"}',
+        b'{"id":"3","hash":"ab"}',
+        b'{"id":true,"hash":"ab"}',
+        b'{"id":3.0,"hash":"ab"}',
+        b'{"id":3,"hash":null}',
+        b'{"id":3,"hash":7}',
+        b"[3]",
+        b'"3"',
+        '{"id":3,"hash":"\u00e9"}'.encode(),
+        b'{"id":3,"hash":"ab"',
+    ],
+)
+def test_a_head_record_that_does_not_name_a_row_reads_as_none(raw: bytes) -> None:
+    assert parse_head(raw) is None
+
+
+def test_a_moment_in_any_zone_or_before_the_year_1000_is_stamped_in_utc() -> None:
+    east = timezone(timedelta(hours=2))
+    assert (
+        format_ts(datetime(2026, 12, 1, 1, 2, 3, 4, tzinfo=east)) == "2026-11-30T23:02:03.000004Z"
+    )
+    assert format_ts(datetime(999, 1, 2, 3, 4, 5, 6, tzinfo=UTC)) == "999-01-02T03:04:05.000006Z"
+    assert format_ts(datetime(1000, 1, 2, 3, 4, 5, 6, tzinfo=UTC)) == "1000-01-02T03:04:05.000006Z"
+    assert format_ts(datetime(2026, 11, 30, 9, 0, tzinfo=UTC)) == "2026-11-30T09:00:00.000000Z"
+
+
+def test_what_json_cannot_carry_is_named_by_its_type() -> None:
+    # json's own wording, kept whole in the journal's one-line refusal.
+    with pytest.raises(JournalRecordError) as caught:
+        canonical_json({"a": {1}})
+    assert str(caught.value) == "not plain JSON: Object of type set is not JSON serializable"
+
+
+@pytest.mark.parametrize("round_no", ["4", True, 4.0])
+def test_a_row_read_with_a_round_that_is_not_an_integer_hashes_by_the_recipe(
+    round_no: object,
+) -> None:
+    # row_hash takes any header (the writer's fast path is for plain ones only): the
+    # header is canonical JSON, so "4", true and 4.0 each hash as themselves, never as
+    # the integer 4 (written out by hand).
+    header = {"4": '"4"', True: "true", 4.0: "4.0"}[round_no]
+    by_hand = "a" * 64 + '[1,"2026-11-30T09:00:00.123456Z","card",' + header + "]{}"
+    got = row_hash("a" * 64, row_id=1, ts="2026-11-30T09:00:00.123456Z", kind="card",
+                   round_no=round_no, data_text="{}")  # type: ignore[arg-type]  # fmt: skip
+    assert got == hashlib.sha256(by_hand.encode()).hexdigest()
+
+
+def test_the_clock_and_the_stamp_are_utc_whatever_the_stations_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A station whose system zone is not UTC (New York, five hours behind in November).
+    monkeypatch.setenv("TZ", "EST+5")
+    time.tzset()
+    try:
+        assert utc_now().tzinfo is UTC
+        east = datetime(2026, 12, 1, 1, 2, 3, 4, tzinfo=timezone(timedelta(hours=2)))
+        assert format_ts(east) == "2026-11-30T23:02:03.000004Z"
+    finally:
+        monkeypatch.undo()
+        time.tzset()

@@ -79,8 +79,9 @@ def _load(payload: bytes) -> dict[str, Any]:
         raise WireError("not JSON: nested too deeply") from None
     if not isinstance(value, dict):
         raise WireError("not a JSON object")
-    if value.get("v") != VERSION:
-        raise WireError(f"unknown message version {value.get('v')!r}")
+    version = value.get("v")
+    if type(version) is not int or version != VERSION:  # true and 1.0 equal 1 in Python
+        raise WireError(f"unknown message version {version!r}")
     return value
 
 

@@ -1,0 +1,111 @@
+"""What the journal's reader gives back (``controller.journal.reader``): the rows a restore
+reads and where the last rounds begin, on a journal written by hand, in either storage
+format (docs/journal.md, "Storage" and "Resuming after a stop or a crash")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from journal_tamper_support import BOTH_FORMATS
+
+from controller.journal.format import JournalCorruptError
+from controller.journal.reader import JournalReader, select_rows
+from controller.journal.store import Journal
+
+#: The journal, row by row: (kind, data, round). Row ids are the places from 1.
+ROWS: list[tuple[str, dict[str, object], int | None]] = [
+    ("station_started", {}, None),  # 1
+    ("state", {"state": "idle"}, None),  # 2
+    ("event", {"seat": 1, "spot": "main", "cents": 500}, None),  # 3: an older report
+    ("round_started", {"round": 1}, 1),  # 4
+    ("burn", {"card": "7S", "reason": "load"}, None),  # 5
+    ("round_completed", {"round": 1}, 1),  # 6
+    ("event", {"seat": 1, "spot": "main", "cents": 700}, None),  # 7: seat 1's last report
+    ("event", {"seat": 2, "spot": "match", "cents": 100}, None),  # 8
+    ("state", {"state": "bets"}, None),  # 9: the last state before the shuffle
+    ("shuffle_commanded", {"decks": 6}, None),  # 10
+    ("state", {"state": "shuffle"}, None),  # 11
+    ("event", {"seat": 1, "spot": "main", "cents": 900}, None),  # 12
+    ("round_started", {"round": 2}, 2),  # 13
+    ("card", {"card": "9H", "seat": 1}, 2),  # 14
+]
+SPOTS = [(1, "main"), (2, "match"), (3, "main")]
+
+
+def written(path: Path, storage_format: int) -> Path:
+    """The journal of :data:`ROWS` at ``path``, in ``storage_format``."""
+    with Journal.open(path) as writer:
+        for kind, data, round_no in ROWS:
+            writer.append(kind, data, round_no)
+    with JournalReader.open(path) as reader:
+        assert reader.storage.version == storage_format
+    return path
+
+
+@pytest.mark.parametrize("storage_format", BOTH_FORMATS)
+def test_a_restore_reads_from_the_last_shuffle_and_the_rows_before_it_that_still_count(
+    tmp_path: Path, storage_format: int
+) -> None:
+    journal = written(tmp_path / "journal.sqlite3", storage_format)
+    with JournalReader.open(journal) as reader:
+        # Before the shuffle (row 10): the last state (9), the last round's start (4) and
+        # end (6), the last burn (5), each named wager spot's last report (7, 8; seat 3 has
+        # none). Then every row from the shuffle on.
+        assert [r.id for r in reader.rows_for_restore(SPOTS)] == [4, 5, 6, 7, 8, 9, *range(10, 15)]
+        # As if the journal ended at row 12.
+        cut = [r.id for r in reader.rows_for_restore(SPOTS, until_id=12)]
+        assert cut == [4, 5, 6, 7, 8, 9, 10, 11, 12]
+        # Before any shuffle: every row up to the end named.
+        assert [r.id for r in reader.rows_for_restore(SPOTS, until_id=9)] == list(range(1, 10))
+        assert [r.id for r in reader.rows_for_restore([])][:4] == [4, 5, 6, 9]
+
+
+def test_a_shuffle_as_the_first_row_leaves_nothing_before_it(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as writer:
+        writer.append("shuffle_commanded", {"decks": 6})
+        writer.append("state", {"state": "shuffle"})
+    with JournalReader.open(path) as reader:
+        assert [r.id for r in reader.rows_for_restore(SPOTS)] == [1, 2]
+
+
+def test_a_state_in_the_row_before_the_shuffle_still_counts(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as writer:
+        writer.append("state", {"state": "bets"})
+        writer.append("shuffle_commanded", {"decks": 6})
+    with JournalReader.open(path) as reader:
+        assert [r.id for r in reader.rows_for_restore(SPOTS)] == [1, 2]
+
+
+@pytest.mark.parametrize("storage_format", BOTH_FORMATS)
+def test_the_last_rounds_begin_after_the_last_row_of_an_earlier_round(
+    tmp_path: Path, storage_format: int
+) -> None:
+    journal = written(tmp_path / "journal.sqlite3", storage_format)
+    with JournalReader.open(journal) as reader:
+        # The last round (2, from row 13) and what led up to it: after round 1's last row (6).
+        assert reader.last_rounds_start(1) == 6
+        # Round 1 is the first: nothing is before it.
+        assert reader.last_rounds_start(2) == 0
+        assert reader.last_rounds_start(3) == 0
+        assert reader.last_rounds_start(0) == 0
+        assert reader.last("round_started").id == 13  # type: ignore[union-attr]
+        assert reader.last().id == 14  # type: ignore[union-attr]
+        assert reader.last("clean_shutdown") is None
+
+
+def test_rows_are_selected_by_the_keywords_of_the_storage(tmp_path: Path) -> None:
+    journal = written(tmp_path / "journal.sqlite3", 2)
+    with JournalReader.open(journal) as reader:
+        rows = reader.query(lambda conn: list(select_rows(conn, kinds=["event"], after_id=3)))
+    assert [r.id for r in rows] == [7, 8, 12]
+
+
+def test_a_failed_query_names_the_file_in_one_line(tmp_path: Path) -> None:
+    journal = written(tmp_path / "journal.sqlite3", 2)
+    refusal = f"^{re.escape(str(journal))}: no such table: missing$"
+    with JournalReader.open(journal) as reader, pytest.raises(JournalCorruptError, match=refusal):
+        reader.query(lambda conn: conn.execute("SELECT * FROM missing").fetchall())
