@@ -13,6 +13,7 @@ import hmac
 import json
 import re
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Final
 
 import pytest
 from journal_tamper_support import chained, change_rows, raw_rows, read_rows
+from test_journal import CommitThenInterrupt
 
 from controller.journal.anchor import Anchor, latest_anchor
 from controller.journal.format import GENESIS_HASH, canonical_json, head_path, head_record, row_hash
@@ -592,3 +594,103 @@ def test_check_row_hash_refuses_any_forged_hash_without_raising(
         row = next(iter(reader.rows()))
     assert check_row_hash(row)
     assert not check_row_hash(replace(row, hash=forged))
+
+
+# --- the writer's side (controller.journal.sealer): each epoch seals once, none skipped --------
+
+
+def seal_epochs(path: Path) -> list[tuple[int, int]]:
+    """(row, epoch) of every seal row of the journal at ``path``."""
+    return [(row[0], json.loads(row[4])["epoch"]) for row in raw_rows(path) if row[2] == "seal"]
+
+
+def test_two_seals_in_one_commit_use_two_epochs(tmp_path: Path) -> None:
+    """Two rounds completed in one batch: two seal rows in one transaction, the second of
+    the next epoch (its key evolved from the first's), and the key file past both."""
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=state_path) as journal, journal.batch():
+        write_round(journal, 1)  # rows 1-4, seal 5 (epoch 0)
+        write_round(journal, 2)  # rows 6-9, seal 10 (epoch 1)
+    assert seal_epochs(path) == [(5, 0), (10, 1)]
+    assert load_state(state_path).epoch == 2
+    assert verify(path, key=key).case is VerifyCase.INTACT
+
+
+def test_a_batch_rolled_back_with_its_seal_leaves_the_key_where_it_was(tmp_path: Path) -> None:
+    """The seal of a batch that fails never was: the key does not move on, and the next
+    seal is of the same epoch (no gap in the epochs, docs/journal.md)."""
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=state_path) as journal:
+        with pytest.raises(RuntimeError, match="dropped"), journal.batch():
+            write_round(journal, 1)  # and its seal of epoch 0
+            raise RuntimeError("dropped")
+        assert (journal.epoch, journal.sealed_through) == (0, 0)
+        assert load_state(state_path).epoch == 0
+        write_round(journal, 1)  # rows 1-4, seal 5 of epoch 0
+        assert (journal.epoch, journal.sealed_through) == (1, 5)
+    assert seal_epochs(path) == [(5, 0)]
+    assert verify(path, key=key).case is VerifyCase.INTACT
+
+
+def test_a_write_broken_off_after_its_commit_moves_the_key_on_only_past_its_own_seal(
+    tmp_path: Path,
+) -> None:
+    """A signal right after a COMMIT (the rows on disk, the writer's bookkeeping not done):
+    the next write reads the journal's last seal again. A seal made with the key held
+    (epoch 0) was committed: the key moves on to epoch 1 then, sealing through that seal's
+    row. Before any seal, or after a seal whose key had already moved on, nothing moves:
+    each epoch seals once and none is skipped (docs/journal.md)."""
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=state_path) as journal:
+        conn = CommitThenInterrupt(journal._conn)
+        journal._conn = conn  # type: ignore[assignment]
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt):
+            journal.append("round_started", {"round": 1, "seats": []}, 1)  # row 1, no seal yet
+        journal.append("card", {"seat": 1, "hand": 1, "role": "initial", "card": "7S"}, 1)
+        assert (journal.epoch, journal.sealed_through) == (0, 0)
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt), journal.batch():
+            journal.append("round_completed", {"reshuffle": False}, 1)  # row 3, seal 4
+        assert load_state(state_path).epoch == 0  # the seal is committed, its key not moved
+        journal.append("round_started", {"round": 2, "seats": []}, 2)  # row 5
+        assert (journal.epoch, journal.sealed_through) == (1, 4)
+        assert load_state(state_path).epoch == 1
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt):
+            journal.append("card", {"seat": 1, "hand": 1, "role": "initial", "card": "8S"}, 2)
+        assert (journal.epoch, journal.sealed_through) == (1, 4)
+        journal.append("round_completed", {"reshuffle": False}, 2)  # row 7, seal 8
+        assert (journal.epoch, journal.sealed_through) == (2, 8)
+    assert seal_epochs(path) == [(4, 0), (8, 1)]
+    assert load_state(state_path).epoch == 2
+    assert verify(path, key=key).case is VerifyCase.INTACT
+
+
+def test_rows_are_sealed_once_they_have_waited_the_idle_time_and_not_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SEAL_IDLE_SECONDS (30 s, docs/journal.md): rows wait at most that long unsealed. The
+    last seal is committed at monotonic 1000 s here; at 1029.999 s nothing is due, at
+    1030 s the rows after it are."""
+    state, _key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    with Journal.open(tmp_path / "j.sqlite3", sealing=state_path) as journal:
+        with monkeypatch.context() as patch:
+            patch.setattr(time, "monotonic", lambda: 1000.0)
+            write_round(journal, 1)  # rows 1-4, seal 5
+        journal.append("shuffle_commanded", {"decks": 6})  # row 6
+        assert not journal.seal_if_due(now=1029.999)
+        assert journal.sealed_through == 5
+        assert journal.seal_if_due(now=1030.0)
+        assert journal.sealed_through == 7  # the seal row of rows 1..6
