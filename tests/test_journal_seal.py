@@ -24,9 +24,18 @@ from journal_tamper_support import chained, change_rows, raw_rows, read_rows
 from test_journal import CommitThenInterrupt
 
 from controller.journal.anchor import Anchor, latest_anchor
-from controller.journal.format import GENESIS_HASH, canonical_json, head_path, head_record, row_hash
+from controller.journal.archive import archive
+from controller.journal.format import (
+    GENESIS_HASH,
+    JournalCorruptError,
+    canonical_json,
+    head_path,
+    head_record,
+    row_hash,
+)
 from controller.journal.opening import JournalSealError
 from controller.journal.reader import JournalReader
+from controller.journal.rotate import rotate_journal
 from controller.journal.seal import (
     SealError,
     VerificationKey,
@@ -240,6 +249,7 @@ def test_attack_delete_the_last_round_fails_with_an_anchor_and_at_the_next_start
     report = verify(path, key=key, anchor=anchor)
     assert report.case is VerifyCase.BEHIND
     assert "row 25 (epoch 4)" in report.message
+    assert report.first_bad_row == 21  # the first row the journal no longer holds
     # The station itself holds epoch 5: the journal's last seal (epoch 3) is behind it.
     with pytest.raises(JournalSealError, match=r"seals of epochs 4\.\.4 are missing"):
         Journal.open(path, sealing=state_path)
@@ -289,11 +299,95 @@ def test_an_anchor_of_the_journal_itself_matches(
 
 @pytest.mark.parametrize(
     "text",
-    ["", "T1:25:4", "T1:x:4:" + "0" * 64, "T1:25:4:" + "0" * 63, "T1:25:4:" + "G" * 64],
+    [
+        "",
+        "T1:25:4",
+        "T1:x:4:" + "0" * 64,
+        "T1:25:4:" + "0" * 63,
+        "T1:25:4:" + "G" * 64,
+        "T1:25:4:" + "X" * 64,  # no hex digit at all
+        "T1:25:4:" + "AB" * 32,  # a hash is written in lower case
+        "T1:" + "1" * 19 + ":4:" + "0" * 64,  # a row of 19 digits: past SQLite's ids
+        "T1:25:" + "1" * 19 + ":" + "0" * 64,  # an epoch of 19 digits
+    ],
 )
 def test_a_malformed_anchor_is_refused(text: str) -> None:
     with pytest.raises(ValueError, match="anchor"):
         Anchor.parse(text)
+
+
+def test_an_anchor_of_18_digit_numbers_and_a_newline_is_read() -> None:
+    """The longest row and epoch an anchor takes (18 digits: within SQLite's 64-bit ids),
+    as pasted from a terminal with its newline."""
+    text = f"T1:{'9' * 18}:{'8' * 18}:{'ab' * 32}\n"
+    assert Anchor.parse(text) == Anchor(TABLE, int("9" * 18), int("8" * 18), "ab" * 32)
+
+
+def test_an_anchor_naming_a_row_that_is_no_seal_is_forked(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    """docs/journal.md: ``forked`` when row ROW is not that seal. Row 24 is a
+    ``round_completed`` with its own hash; row 26, appended, is an ``event`` whose data reads
+    as a seal of table T1 and epoch 5: neither is the anchor's seal, whatever it carries."""
+    path, state_path, key = sealed
+    with Journal.open(path, sealing=state_path) as journal:
+        last_hash = journal.last_hash
+        fields = {"epoch": 5, "head": last_hash, "mac": "0" * 64, "row": 25, "table": TABLE}
+        journal.append("event", fields)  # row 26
+    for row_id, epoch in ((24, 4), (26, 5)):
+        anchor = Anchor(TABLE, row_id, epoch, read_hash(path, row_id))
+        report = verify(path, key=key, anchor=anchor)
+        assert report.case is VerifyCase.FORKED, report.message
+        assert report.first_bad_row == row_id
+        assert report.message.startswith(f"forked: row {row_id} is not the anchor's seal")
+
+
+def test_an_anchor_at_a_rotated_journals_base_matches_by_the_bases_hash(tmp_path: Path) -> None:
+    """docs/journal.md, "Rotation": anchors taken after the cut read the live file; the
+    base's row is archived and the base carries its hash. An anchor at the base with that
+    hash matches; at the base with another hash, or at a live seal with another hash, it
+    is forked."""
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=state_path) as journal:
+        journal.checkpoint()
+        for round_no in range(1, 16):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+            journal.checkpoint()
+    folder = tmp_path / "archive"
+    archive(path, folder, table=TABLE, segment_rows=20)
+    done = rotate_journal(
+        path, folder, wager_spots=(), floor_acked=None, sealing=load_state(state_path)
+    )
+    base = done.base
+    at_base = Anchor(TABLE, base.row, base.epoch - 1, base.hash)
+    report = verify(path, key=key, anchor=at_base)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert f"anchor row {base.row} (epoch {base.epoch - 1}) matches" in report.message
+    with JournalReader.open(path) as reader:
+        live = reader.query(latest_anchor)
+    assert live is not None and live.row > base.row
+    for forged in (replace(at_base, hash="cd" * 32), replace(live, hash="cd" * 32)):
+        report = verify(path, key=key, anchor=forged)
+        assert report.case is VerifyCase.FORKED, report.message
+        assert report.first_bad_row == forged.row
+
+
+def test_the_anchor_of_a_seal_row_whose_fields_are_malformed_is_one_line(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    """The last seal's data rewritten in place without its fields: no anchor can be taken,
+    and the error names the row and what is wrong with it."""
+    path, _, _ = sealed
+    change_rows(
+        path, lambda rows: [(*r[:4], '{"epoch":4}', *r[5:]) if r[0] == 25 else r for r in rows]
+    )
+    with JournalReader.open(path) as reader, pytest.raises(JournalCorruptError) as caught:
+        reader.query(latest_anchor)
+    assert str(caught.value) == "row 25: seal fields are not epoch, head, mac, row, table"
 
 
 # --- every column is covered -----------------------------------------------------------------
