@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
 import shutil
 import time
@@ -28,6 +29,7 @@ from controller.journal.archive import archive
 from controller.journal.format import (
     GENESIS_HASH,
     JournalCorruptError,
+    Row,
     canonical_json,
     head_path,
     head_record,
@@ -38,12 +40,17 @@ from controller.journal.reader import JournalReader
 from controller.journal.rotate import rotate_journal
 from controller.journal.seal import (
     SealError,
+    SealingState,
     VerificationKey,
     check_row_hash,
     check_seal,
     load_state,
     new_sealing,
+    read_state_text,
+    remove_stale_temporaries,
     save_state,
+    seal_mac,
+    seal_message,
 )
 from controller.journal.storage import RawRow
 from controller.journal.store import Journal
@@ -529,6 +536,11 @@ def test_an_epoch_that_is_no_count_from_zero_is_refused(epoch: object) -> None:
         ("table", 7, "unreadable"),
         ("key", "ab" * 31, "unreadable"),  # 31 bytes, not 32
         ("key", "not hex", "unreadable"),
+        ("key", None, "unreadable"),
+        ("checkpoint_epoch", 1, "unreadable"),  # past the epoch (0) the state is at
+        ("checkpoint_epoch", -1, "unreadable"),
+        ("checkpoint_epoch", "0", "unreadable"),
+        ("checkpoint_key", "ab" * 31, "unreadable"),
     ],
 )
 def test_a_sealing_state_file_with_one_bad_field_is_refused(
@@ -542,8 +554,9 @@ def test_a_sealing_state_file_with_one_bad_field_is_refused(
     path.write_text(json.dumps(good))
     assert load_state(path) == state
     path.write_text(json.dumps(good | {field: value}))
-    with pytest.raises(SealError, match=error):
+    with pytest.raises(SealError) as caught:
         load_state(path)
+    assert str(caught.value) == f"the sealing state is {error}"
 
 
 def test_a_crash_between_the_seal_and_the_new_key_is_finished_at_open(tmp_path: Path) -> None:
@@ -622,6 +635,11 @@ def test_the_known_answer_vector_in_the_doc() -> None:
     assert values["seal_message"] == message
     mac = hmac.new(mac_key, message.encode(), hashlib.sha256).hexdigest()
     assert values["seal0_mac"] == mac
+    # The code's seal of row 1 is the documented one.
+    assert seal_message("T1", 0, 1, row1, values["ts"]) == message.encode()
+    assert seal_mac(k0, message.encode()) == mac
+    sealed_data = SealingState("T1", 0, k0).seal(1, row1, values["ts"])
+    assert sealed_data == {"epoch": 0, "head": row1, "mac": mac, "row": 1, "table": "T1"}
     k1 = _hkdf_expand_32(k0, b"dealer-station seal evolve v1")
     assert values["k1"] == k1.hex()
     key = VerificationKey("T1", k0)
@@ -788,3 +806,112 @@ def test_rows_are_sealed_once_they_have_waited_the_idle_time_and_not_before(
         assert journal.sealed_through == 5
         assert journal.seal_if_due(now=1030.0)
         assert journal.sealed_through == 7  # the seal row of rows 1..6
+
+
+# --- the seal module's own refusals (controller.journal.seal) ----------------------------------
+
+
+def test_a_version_1_state_is_taken_up_with_a_checkpoint_key_from_its_current_key(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md: a version 1 state (no checkpoint key) is read, its checkpoint key
+    derived from the key it holds, at its epoch: HKDF-Expand-SHA256(k_3, "dealer-station
+    checkpoint key v1")."""
+    k3 = bytes(range(32, 64))
+    path = tmp_path / "sealing-key"
+    path.write_text(json.dumps({"version": 1, "table": TABLE, "epoch": 3, "key": k3.hex()}))
+    state = load_state(path)
+    assert (state.table, state.epoch, state.key) == (TABLE, 3, k3)
+    assert state.checkpoint_since == 3
+    assert state.checkpoint_key == _hkdf_expand_32(k3, b"dealer-station checkpoint key v1")
+
+
+def test_the_proof_key_is_derived_from_the_verification_key_alone() -> None:
+    """An operator's proof (``journal verify --save``) made by one version is checked by the
+    next: its key is HKDF-Expand-SHA256(k0, "dealer-station verify proof key v1"), another
+    key than any epoch's."""
+    k0 = bytes(range(32))
+    key = VerificationKey(TABLE, k0)
+    expected = _hkdf_expand_32(k0, b"dealer-station verify proof key v1")
+    assert key.proof_key() == expected
+    assert expected not in (k0, key.epoch_key(1), key.checkpoint_key(0))
+
+
+def test_a_fifo_named_as_the_state_file_is_refused_without_waiting_for_a_writer(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md: the state file is read bounded, a regular file only; a FIFO named
+    by mistake is refused at once (opened without blocking), in one line."""
+    fifo = tmp_path / "sealing-key"
+    os.mkfifo(fifo)
+    with pytest.raises(SealError) as caught:
+        read_state_text(fifo)
+    assert str(caught.value) == "not a regular file"
+
+
+def test_the_temporary_is_never_written_through_a_symlink(tmp_path: Path) -> None:
+    """The temporary's name is known (``.sealing-key.PID.tmp``): one planted as a symlink is
+    not followed, so the next epoch's key is written nowhere else and the state stays."""
+    state, _ = new_sealing(TABLE)
+    key_file = tmp_path / "sealing-key"
+    save_state(key_file, state)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("untouched")
+    planted = tmp_path / f".sealing-key.{os.getpid()}.tmp"
+    planted.symlink_to(elsewhere)
+    with pytest.raises(OSError, match="Too many levels of symbolic links"):
+        save_state(key_file, state.evolved())
+    assert elsewhere.read_text() == "untouched"
+    assert load_state(key_file) == state
+
+
+def test_only_regular_temporaries_of_the_state_files_name_are_removed(tmp_path: Path) -> None:
+    """What a killed save left (``.NAME.PID.tmp``, a regular file) goes; a symlink, a
+    folder or another name stays, and what the link points at too."""
+    key_file = tmp_path / "sealing-key"
+    stale = tmp_path / ".sealing-key.4242.tmp"
+    stale.write_text("{}")
+    target = tmp_path / "target"
+    target.write_text("kept")
+    (tmp_path / ".sealing-key.4343.tmp").symlink_to(target)
+    (tmp_path / ".sealing-key.4444.tmp").mkdir()
+    for name in (".sealing-key.42a.tmp", ".other.4242.tmp", "sealing-key.4242.tmp"):
+        (tmp_path / name).write_text("{}")
+    assert remove_stale_temporaries(key_file) == [stale]
+    assert not stale.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".other.4242.tmp",
+        ".sealing-key.42a.tmp",
+        ".sealing-key.4343.tmp",
+        ".sealing-key.4444.tmp",
+        "sealing-key.4242.tmp",
+        "target",
+    ]
+    assert target.read_text() == "kept"
+
+
+def _seal_row(
+    row_id: int, prev: str, data: dict[str, object] | str, round_no: int | None = None
+) -> Row:
+    """A seal row as an insider writes it: its own hash right over whatever it holds."""
+    text = data if isinstance(data, str) else canonical_json(data)
+    ts = "2026-12-01T10:00:00.000000Z"
+    digest = row_hash(prev, row_id=row_id, ts=ts, kind="seal", round_no=round_no, data_text=text)
+    return Row(row_id, ts, "seal", round_no, text, prev, digest)
+
+
+def test_each_forged_seal_row_is_refused_in_one_line() -> None:
+    """check_seal (the floor collector's and verify's check): a seal whose hash is not its
+    content's, whose data is no object or has other fields, or that seals another row."""
+    state, key = new_sealing(TABLE)
+    prev = "ab" * 32
+    good = state.seal(4, prev, "2026-12-01T10:00:00.000000Z")
+    assert check_seal(_seal_row(5, prev, good), key) == ""
+    cases = {
+        "content does not match its hash": replace(_seal_row(5, prev, good), hash="cd" * 32),
+        "data is not a JSON object": _seal_row(5, prev, "[1, 2]"),
+        "fields are not epoch, head, mac, row, table": _seal_row(5, prev, good | {"x": 1}),
+        "does not seal the row before it": _seal_row(6, prev, good),
+    }
+    for reason, row in cases.items():
+        assert check_seal(row, key) == reason
