@@ -915,3 +915,15 @@ def test_each_forged_seal_row_is_refused_in_one_line() -> None:
     }
     for reason, row in cases.items():
         assert check_seal(row, key) == reason
+
+
+def test_a_state_file_is_read_up_to_4096_bytes_and_refused_past_them(tmp_path: Path) -> None:
+    """docs/journal.md: the state file is read bounded, at most 4 KiB (STATE_MAX_BYTES):
+    a file of 4096 bytes is read whole, one of 4097 is refused in one line."""
+    path = tmp_path / "sealing-key"
+    path.write_bytes(b"x" * 4096)
+    assert read_state_text(path) == "x" * 4096
+    path.write_bytes(b"x" * 4097)
+    with pytest.raises(SealError) as caught:
+        read_state_text(path)
+    assert str(caught.value) == "larger than 4096 bytes: not a sealing state"
