@@ -421,3 +421,56 @@ def test_an_archive_that_does_not_lead_to_the_journal_is_refused(
             "corrupt",
             f"corrupt: {mine.name}: the segment's header is unreadable",
         )
+
+
+def test_a_base_resealed_with_the_stations_key_over_rows_sealed_by_no_key_of_the_table_is_altered(
+    rotated: Rotated, tmp_path: Path
+) -> None:
+    """The checkpoint key stays on the station: an insider with the station can MAC a base
+    of their own. Here it names a segment of rows made and sealed under another key (the
+    archive re-made), consistent in every field: only the segment's seals under the
+    verification key tell, and ``--key`` checks them."""
+    (tmp_path / "other").mkdir()
+    other, _ = _journal(tmp_path / "other")
+    other_arch = tmp_path / "other-archive"
+    archive(other, other_arch, table=TABLE, segment_rows=20)
+    theirs = segments(other_arch)[0]
+    header = json.loads(theirs.read_bytes().partition(b"\n")[0])
+    forged = sealed_as(
+        Base(
+            header["last"],
+            header["head"],
+            theirs.name,
+            header_digest(theirs),
+            header["seals"][0] + header["seals"][1],
+            (),
+        ),
+        rotated.key,
+        0,
+    )
+    assert check_base(forged, key=None, archive=other_arch)[0] == "r"  # its link checked
+    case, line = check_base(forged, key=rotated.key, archive=other_arch)  # type: ignore[misc]
+    assert case == "altered", line
+    assert line.startswith(f"altered: the base record (rows 1..{forged.row} archived): ")
+
+
+def test_the_header_named_is_the_whole_line_up_to_the_longest_a_header_may_be(
+    rotated: Rotated, tmp_path: Path
+) -> None:
+    """A header line of HEADER_MAX + 1 bytes with its newline (the longest a segment
+    header may be; the JSON padded with spaces): the base names the sha256 of all of it."""
+    from controller.journal.archive.segment import HEADER_MAX
+
+    base = rotated.base
+    copy = tmp_path / "archive"
+    shutil.copytree(rotated.folder, copy)
+    segment = copy / base.segment
+    header, _, body = segment.read_bytes().partition(b"\n")
+    padded = b"{" + b" " * (HEADER_MAX - len(header)) + header[1:] + b"\n"
+    assert len(padded) == HEADER_MAX + 1
+    segment.write_bytes(padded + body)
+    named = replace(base, header=hashlib.sha256(padded).hexdigest())
+    assert header_digest(segment) == named.header
+    assert check_base(named, key=None, archive=copy) == (
+        f"rows 1..{base.row} archived (segment {base.segment}, its link checked)"
+    )
