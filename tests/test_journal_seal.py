@@ -635,11 +635,6 @@ def test_the_known_answer_vector_in_the_doc() -> None:
     assert values["seal_message"] == message
     mac = hmac.new(mac_key, message.encode(), hashlib.sha256).hexdigest()
     assert values["seal0_mac"] == mac
-    # The code's seal of row 1 is the documented one.
-    assert seal_message("T1", 0, 1, row1, values["ts"]) == message.encode()
-    assert seal_mac(k0, message.encode()) == mac
-    sealed_data = SealingState("T1", 0, k0).seal(1, row1, values["ts"])
-    assert sealed_data == {"epoch": 0, "head": row1, "mac": mac, "row": 1, "table": "T1"}
     k1 = _hkdf_expand_32(k0, b"dealer-station seal evolve v1")
     assert values["k1"] == k1.hex()
     key = VerificationKey("T1", k0)
@@ -927,3 +922,36 @@ def test_a_state_file_is_read_up_to_4096_bytes_and_refused_past_them(tmp_path: P
     with pytest.raises(SealError) as caught:
         read_state_text(path)
     assert str(caught.value) == "larger than 4096 bytes: not a sealing state"
+
+
+def test_the_codes_seal_of_row_1_is_the_documented_vector() -> None:
+    """Sealing and checking share the code, so a changed MAC formula passes every round
+    trip: the code's seal message, MAC and seal row data of the known-answer vector are the
+    documented values (docs/journal.md, "Known-answer vector")."""
+    values = dict(re.findall(r"^\| `(\w+)` \| `([^`]*)` \|$", DOC.read_text(), flags=re.MULTILINE))
+    k0, ts, row1 = bytes.fromhex(values["k0"]), values["ts"], values["row1_hash"]
+    assert seal_message("T1", 0, 1, row1, ts) == values["seal_message"].encode()
+    assert seal_mac(k0, values["seal_message"].encode()) == values["seal0_mac"]
+    assert SealingState("T1", 0, k0).seal(1, row1, ts) == {
+        "epoch": 0,
+        "head": row1,
+        "mac": values["seal0_mac"],
+        "row": 1,
+        "table": "T1",
+    }
+
+
+def test_the_state_file_is_read_as_ascii_and_a_stray_byte_is_one_line(tmp_path: Path) -> None:
+    """The station writes its state as canonical JSON, ASCII only: a byte outside ASCII is
+    no character of it. A table's é written as raw UTF-8 reads as two U+FFFD (not as é), and
+    a stray 0xff byte is refused in one line, never a UnicodeDecodeError."""
+    state, _ = new_sealing("T1")
+    path = tmp_path / "sealing-key"
+    path.write_bytes(state.to_json().replace('"T1"', '"T\\u00e9"').encode("ascii"))
+    assert load_state(path).table == "T\u00e9"  # escaped, as the station writes it
+    path.write_bytes(state.to_json().replace('"T1"', '"Té"').encode("utf-8"))
+    assert load_state(path).table == "T\ufffd\ufffd"
+    path.write_bytes(b"\xff" + state.to_json().encode())
+    with pytest.raises(SealError) as caught:
+        load_state(path)
+    assert str(caught.value) == "the sealing state is unreadable"
