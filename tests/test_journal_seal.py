@@ -955,3 +955,26 @@ def test_the_state_file_is_read_as_ascii_and_a_stray_byte_is_one_line(tmp_path: 
     with pytest.raises(SealError) as caught:
         load_state(path)
     assert str(caught.value) == "the sealing state is unreadable"
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("ds2:T1:AAAA:AAAA", "not a verification key (expected ds1:TABLE:KEY:CHECK)"),
+        ("ds1:T1:AA!A:AAAA", "verification key: the key part is not base32"),
+        ("ds1:T1:AAAA:AAAA", "verification key: the key part has the wrong length"),
+        # 50 characters: padded to 56 they decode, to 31 bytes (a group lost in typing)
+        ("ds1:T1:" + "A" * 50 + ":AAAA", "verification key: the key part has the wrong length"),
+        ("ds1:T1:" + "A" * 52 + ":AAAA", "verification key: checksum mismatch (mistyped?)"),
+    ],
+)
+def test_each_verification_key_text_refused_says_why_in_one_line(text: str, error: str) -> None:
+    with pytest.raises(SealError) as caught:
+        VerificationKey.from_text(text)
+    assert str(caught.value) == error
+
+
+def test_a_verification_key_of_31_bytes_is_refused_in_one_line() -> None:
+    with pytest.raises(SealError) as caught:
+        VerificationKey(TABLE, bytes(31))
+    assert str(caught.value) == "a verification key holds 32 bytes, not 31"
