@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -20,19 +22,35 @@ from typing import Final
 
 import pytest
 from journal_tamper_support import chained, change_rows, raw_rows, read_rows
+from test_journal import CommitThenInterrupt
 
 from controller.journal.anchor import Anchor, latest_anchor
-from controller.journal.format import GENESIS_HASH, canonical_json, head_path, head_record, row_hash
+from controller.journal.archive import archive
+from controller.journal.format import (
+    GENESIS_HASH,
+    JournalCorruptError,
+    Row,
+    canonical_json,
+    head_path,
+    head_record,
+    row_hash,
+)
 from controller.journal.opening import JournalSealError
 from controller.journal.reader import JournalReader
+from controller.journal.rotate import rotate_journal
 from controller.journal.seal import (
     SealError,
+    SealingState,
     VerificationKey,
     check_row_hash,
     check_seal,
     load_state,
     new_sealing,
+    read_state_text,
+    remove_stale_temporaries,
     save_state,
+    seal_mac,
+    seal_message,
 )
 from controller.journal.storage import RawRow
 from controller.journal.store import Journal
@@ -238,6 +256,7 @@ def test_attack_delete_the_last_round_fails_with_an_anchor_and_at_the_next_start
     report = verify(path, key=key, anchor=anchor)
     assert report.case is VerifyCase.BEHIND
     assert "row 25 (epoch 4)" in report.message
+    assert report.first_bad_row == 21  # the first row the journal no longer holds
     # The station itself holds epoch 5: the journal's last seal (epoch 3) is behind it.
     with pytest.raises(JournalSealError, match=r"seals of epochs 4\.\.4 are missing"):
         Journal.open(path, sealing=state_path)
@@ -287,11 +306,95 @@ def test_an_anchor_of_the_journal_itself_matches(
 
 @pytest.mark.parametrize(
     "text",
-    ["", "T1:25:4", "T1:x:4:" + "0" * 64, "T1:25:4:" + "0" * 63, "T1:25:4:" + "G" * 64],
+    [
+        "",
+        "T1:25:4",
+        "T1:x:4:" + "0" * 64,
+        "T1:25:4:" + "0" * 63,
+        "T1:25:4:" + "G" * 64,
+        "T1:25:4:" + "X" * 64,  # no hex digit at all
+        "T1:25:4:" + "AB" * 32,  # a hash is written in lower case
+        "T1:" + "1" * 19 + ":4:" + "0" * 64,  # a row of 19 digits: past SQLite's ids
+        "T1:25:" + "1" * 19 + ":" + "0" * 64,  # an epoch of 19 digits
+    ],
 )
 def test_a_malformed_anchor_is_refused(text: str) -> None:
     with pytest.raises(ValueError, match="anchor"):
         Anchor.parse(text)
+
+
+def test_an_anchor_of_18_digit_numbers_and_a_newline_is_read() -> None:
+    """The longest row and epoch an anchor takes (18 digits: within SQLite's 64-bit ids),
+    as pasted from a terminal with its newline."""
+    text = f"T1:{'9' * 18}:{'8' * 18}:{'ab' * 32}\n"
+    assert Anchor.parse(text) == Anchor(TABLE, int("9" * 18), int("8" * 18), "ab" * 32)
+
+
+def test_an_anchor_naming_a_row_that_is_no_seal_is_forked(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    """docs/journal.md: ``forked`` when row ROW is not that seal. Row 24 is a
+    ``round_completed`` with its own hash; row 26, appended, is an ``event`` whose data reads
+    as a seal of table T1 and epoch 5: neither is the anchor's seal, whatever it carries."""
+    path, state_path, key = sealed
+    with Journal.open(path, sealing=state_path) as journal:
+        last_hash = journal.last_hash
+        fields = {"epoch": 5, "head": last_hash, "mac": "0" * 64, "row": 25, "table": TABLE}
+        journal.append("event", fields)  # row 26
+    for row_id, epoch in ((24, 4), (26, 5)):
+        anchor = Anchor(TABLE, row_id, epoch, read_hash(path, row_id))
+        report = verify(path, key=key, anchor=anchor)
+        assert report.case is VerifyCase.FORKED, report.message
+        assert report.first_bad_row == row_id
+        assert report.message.startswith(f"forked: row {row_id} is not the anchor's seal")
+
+
+def test_an_anchor_at_a_rotated_journals_base_matches_by_the_bases_hash(tmp_path: Path) -> None:
+    """docs/journal.md, "Rotation": anchors taken after the cut read the live file; the
+    base's row is archived and the base carries its hash. An anchor at the base with that
+    hash matches; at the base with another hash, or at a live seal with another hash, it
+    is forked."""
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=state_path) as journal:
+        journal.checkpoint()
+        for round_no in range(1, 16):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+            journal.checkpoint()
+    folder = tmp_path / "archive"
+    archive(path, folder, table=TABLE, segment_rows=20)
+    done = rotate_journal(
+        path, folder, wager_spots=(), floor_acked=None, sealing=load_state(state_path)
+    )
+    base = done.base
+    at_base = Anchor(TABLE, base.row, base.epoch - 1, base.hash)
+    report = verify(path, key=key, anchor=at_base)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert f"anchor row {base.row} (epoch {base.epoch - 1}) matches" in report.message
+    with JournalReader.open(path) as reader:
+        live = reader.query(latest_anchor)
+    assert live is not None and live.row > base.row
+    for forged in (replace(at_base, hash="cd" * 32), replace(live, hash="cd" * 32)):
+        report = verify(path, key=key, anchor=forged)
+        assert report.case is VerifyCase.FORKED, report.message
+        assert report.first_bad_row == forged.row
+
+
+def test_the_anchor_of_a_seal_row_whose_fields_are_malformed_is_one_line(
+    sealed: tuple[Path, Path, VerificationKey],
+) -> None:
+    """The last seal's data rewritten in place without its fields: no anchor can be taken,
+    and the error names the row and what is wrong with it."""
+    path, _, _ = sealed
+    change_rows(
+        path, lambda rows: [(*r[:4], '{"epoch":4}', *r[5:]) if r[0] == 25 else r for r in rows]
+    )
+    with JournalReader.open(path) as reader, pytest.raises(JournalCorruptError) as caught:
+        reader.query(latest_anchor)
+    assert str(caught.value) == "row 25: seal fields are not epoch, head, mac, row, table"
 
 
 # --- every column is covered -----------------------------------------------------------------
@@ -433,6 +536,11 @@ def test_an_epoch_that_is_no_count_from_zero_is_refused(epoch: object) -> None:
         ("table", 7, "unreadable"),
         ("key", "ab" * 31, "unreadable"),  # 31 bytes, not 32
         ("key", "not hex", "unreadable"),
+        ("key", None, "unreadable"),
+        ("checkpoint_epoch", 1, "unreadable"),  # past the epoch (0) the state is at
+        ("checkpoint_epoch", -1, "unreadable"),
+        ("checkpoint_epoch", "0", "unreadable"),
+        ("checkpoint_key", "ab" * 31, "unreadable"),
     ],
 )
 def test_a_sealing_state_file_with_one_bad_field_is_refused(
@@ -446,8 +554,9 @@ def test_a_sealing_state_file_with_one_bad_field_is_refused(
     path.write_text(json.dumps(good))
     assert load_state(path) == state
     path.write_text(json.dumps(good | {field: value}))
-    with pytest.raises(SealError, match=error):
+    with pytest.raises(SealError) as caught:
         load_state(path)
+    assert str(caught.value) == f"the sealing state is {error}"
 
 
 def test_a_crash_between_the_seal_and_the_new_key_is_finished_at_open(tmp_path: Path) -> None:
@@ -592,3 +701,280 @@ def test_check_row_hash_refuses_any_forged_hash_without_raising(
         row = next(iter(reader.rows()))
     assert check_row_hash(row)
     assert not check_row_hash(replace(row, hash=forged))
+
+
+# --- the writer's side (controller.journal.sealer): each epoch seals once, none skipped --------
+
+
+def seal_epochs(path: Path) -> list[tuple[int, int]]:
+    """(row, epoch) of every seal row of the journal at ``path``."""
+    return [(row[0], json.loads(row[4])["epoch"]) for row in raw_rows(path) if row[2] == "seal"]
+
+
+def test_two_seals_in_one_commit_use_two_epochs(tmp_path: Path) -> None:
+    """Two rounds completed in one batch: two seal rows in one transaction, the second of
+    the next epoch (its key evolved from the first's), and the key file past both."""
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=state_path) as journal, journal.batch():
+        write_round(journal, 1)  # rows 1-4, seal 5 (epoch 0)
+        write_round(journal, 2)  # rows 6-9, seal 10 (epoch 1)
+    assert seal_epochs(path) == [(5, 0), (10, 1)]
+    assert load_state(state_path).epoch == 2
+    assert verify(path, key=key).case is VerifyCase.INTACT
+
+
+def test_a_batch_rolled_back_with_its_seal_leaves_the_key_where_it_was(tmp_path: Path) -> None:
+    """The seal of a batch that fails never was: the key does not move on, and the next
+    seal is of the same epoch (no gap in the epochs, docs/journal.md)."""
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=state_path) as journal:
+        with pytest.raises(RuntimeError, match="dropped"), journal.batch():
+            write_round(journal, 1)  # and its seal of epoch 0
+            raise RuntimeError("dropped")
+        assert (journal.epoch, journal.sealed_through) == (0, 0)
+        assert load_state(state_path).epoch == 0
+        write_round(journal, 1)  # rows 1-4, seal 5 of epoch 0
+        assert (journal.epoch, journal.sealed_through) == (1, 5)
+    assert seal_epochs(path) == [(5, 0)]
+    assert verify(path, key=key).case is VerifyCase.INTACT
+
+
+def test_a_write_broken_off_after_its_commit_moves_the_key_on_only_past_its_own_seal(
+    tmp_path: Path,
+) -> None:
+    """A signal right after a COMMIT (the rows on disk, the writer's bookkeeping not done):
+    the next write reads the journal's last seal again. A seal made with the key held
+    (epoch 0) was committed: the key moves on to epoch 1 then, sealing through that seal's
+    row. Before any seal, or after a seal whose key had already moved on, nothing moves:
+    each epoch seals once and none is skipped (docs/journal.md)."""
+    state, key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=state_path) as journal:
+        conn = CommitThenInterrupt(journal._conn)
+        journal._conn = conn  # type: ignore[assignment]
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt):
+            journal.append("round_started", {"round": 1, "seats": []}, 1)  # row 1, no seal yet
+        journal.append("card", {"seat": 1, "hand": 1, "role": "initial", "card": "7S"}, 1)
+        assert (journal.epoch, journal.sealed_through) == (0, 0)
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt), journal.batch():
+            journal.append("round_completed", {"reshuffle": False}, 1)  # row 3, seal 4
+        assert load_state(state_path).epoch == 0  # the seal is committed, its key not moved
+        journal.append("round_started", {"round": 2, "seats": []}, 2)  # row 5
+        assert (journal.epoch, journal.sealed_through) == (1, 4)
+        assert load_state(state_path).epoch == 1
+        conn.armed = True
+        with pytest.raises(KeyboardInterrupt):
+            journal.append("card", {"seat": 1, "hand": 1, "role": "initial", "card": "8S"}, 2)
+        assert (journal.epoch, journal.sealed_through) == (1, 4)
+        journal.append("round_completed", {"reshuffle": False}, 2)  # row 7, seal 8
+        assert (journal.epoch, journal.sealed_through) == (2, 8)
+    assert seal_epochs(path) == [(4, 0), (8, 1)]
+    assert load_state(state_path).epoch == 2
+    assert verify(path, key=key).case is VerifyCase.INTACT
+
+
+def test_rows_are_sealed_once_they_have_waited_the_idle_time_and_not_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SEAL_IDLE_SECONDS (30 s, docs/journal.md): rows wait at most that long unsealed. The
+    last seal is committed at monotonic 1000 s here; at 1029.999 s nothing is due, at
+    1030 s the rows after it are."""
+    state, _key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    with Journal.open(tmp_path / "j.sqlite3", sealing=state_path) as journal:
+        with monkeypatch.context() as patch:
+            patch.setattr(time, "monotonic", lambda: 1000.0)
+            write_round(journal, 1)  # rows 1-4, seal 5
+        journal.append("shuffle_commanded", {"decks": 6})  # row 6
+        assert not journal.seal_if_due(now=1029.999)
+        assert journal.sealed_through == 5
+        assert journal.seal_if_due(now=1030.0)
+        assert journal.sealed_through == 7  # the seal row of rows 1..6
+
+
+# --- the seal module's own refusals (controller.journal.seal) ----------------------------------
+
+
+def test_a_version_1_state_is_taken_up_with_a_checkpoint_key_from_its_current_key(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md: a version 1 state (no checkpoint key) is read, its checkpoint key
+    derived from the key it holds, at its epoch: HKDF-Expand-SHA256(k_3, "dealer-station
+    checkpoint key v1")."""
+    k3 = bytes(range(32, 64))
+    path = tmp_path / "sealing-key"
+    path.write_text(json.dumps({"version": 1, "table": TABLE, "epoch": 3, "key": k3.hex()}))
+    state = load_state(path)
+    assert (state.table, state.epoch, state.key) == (TABLE, 3, k3)
+    assert state.checkpoint_since == 3
+    assert state.checkpoint_key == _hkdf_expand_32(k3, b"dealer-station checkpoint key v1")
+
+
+def test_the_proof_key_is_derived_from_the_verification_key_alone() -> None:
+    """An operator's proof (``journal verify --save``) made by one version is checked by the
+    next: its key is HKDF-Expand-SHA256(k0, "dealer-station verify proof key v1"), another
+    key than any epoch's."""
+    k0 = bytes(range(32))
+    key = VerificationKey(TABLE, k0)
+    expected = _hkdf_expand_32(k0, b"dealer-station verify proof key v1")
+    assert key.proof_key() == expected
+    assert expected not in (k0, key.epoch_key(1), key.checkpoint_key(0))
+
+
+def test_a_fifo_named_as_the_state_file_is_refused_without_waiting_for_a_writer(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md: the state file is read bounded, a regular file only; a FIFO named
+    by mistake is refused at once (opened without blocking), in one line."""
+    fifo = tmp_path / "sealing-key"
+    os.mkfifo(fifo)
+    with pytest.raises(SealError) as caught:
+        read_state_text(fifo)
+    assert str(caught.value) == "not a regular file"
+
+
+def test_the_temporary_is_never_written_through_a_symlink(tmp_path: Path) -> None:
+    """The temporary's name is known (``.sealing-key.PID.tmp``): one planted as a symlink is
+    not followed, so the next epoch's key is written nowhere else and the state stays."""
+    state, _ = new_sealing(TABLE)
+    key_file = tmp_path / "sealing-key"
+    save_state(key_file, state)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("untouched")
+    planted = tmp_path / f".sealing-key.{os.getpid()}.tmp"
+    planted.symlink_to(elsewhere)
+    with pytest.raises(OSError, match="Too many levels of symbolic links"):
+        save_state(key_file, state.evolved())
+    assert elsewhere.read_text() == "untouched"
+    assert load_state(key_file) == state
+
+
+def test_only_regular_temporaries_of_the_state_files_name_are_removed(tmp_path: Path) -> None:
+    """What a killed save left (``.NAME.PID.tmp``, a regular file) goes; a symlink, a
+    folder or another name stays, and what the link points at too."""
+    key_file = tmp_path / "sealing-key"
+    stale = tmp_path / ".sealing-key.4242.tmp"
+    stale.write_text("{}")
+    target = tmp_path / "target"
+    target.write_text("kept")
+    (tmp_path / ".sealing-key.4343.tmp").symlink_to(target)
+    (tmp_path / ".sealing-key.4444.tmp").mkdir()
+    for name in (".sealing-key.42a.tmp", ".other.4242.tmp", "sealing-key.4242.tmp"):
+        (tmp_path / name).write_text("{}")
+    assert remove_stale_temporaries(key_file) == [stale]
+    assert not stale.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".other.4242.tmp",
+        ".sealing-key.42a.tmp",
+        ".sealing-key.4343.tmp",
+        ".sealing-key.4444.tmp",
+        "sealing-key.4242.tmp",
+        "target",
+    ]
+    assert target.read_text() == "kept"
+
+
+def _seal_row(
+    row_id: int, prev: str, data: dict[str, object] | str, round_no: int | None = None
+) -> Row:
+    """A seal row as an insider writes it: its own hash right over whatever it holds."""
+    text = data if isinstance(data, str) else canonical_json(data)
+    ts = "2026-12-01T10:00:00.000000Z"
+    digest = row_hash(prev, row_id=row_id, ts=ts, kind="seal", round_no=round_no, data_text=text)
+    return Row(row_id, ts, "seal", round_no, text, prev, digest)
+
+
+def test_each_forged_seal_row_is_refused_in_one_line() -> None:
+    """check_seal (the floor collector's and verify's check): a seal whose hash is not its
+    content's, whose data is no object or has other fields, or that seals another row."""
+    state, key = new_sealing(TABLE)
+    prev = "ab" * 32
+    good = state.seal(4, prev, "2026-12-01T10:00:00.000000Z")
+    assert check_seal(_seal_row(5, prev, good), key) == ""
+    cases = {
+        "content does not match its hash": replace(_seal_row(5, prev, good), hash="cd" * 32),
+        "data is not a JSON object": _seal_row(5, prev, "[1, 2]"),
+        "fields are not epoch, head, mac, row, table": _seal_row(5, prev, good | {"x": 1}),
+        "does not seal the row before it": _seal_row(6, prev, good),
+    }
+    for reason, row in cases.items():
+        assert check_seal(row, key) == reason
+
+
+def test_a_state_file_is_read_up_to_4096_bytes_and_refused_past_them(tmp_path: Path) -> None:
+    """docs/journal.md: the state file is read bounded, at most 4 KiB (STATE_MAX_BYTES):
+    a file of 4096 bytes is read whole, one of 4097 is refused in one line."""
+    path = tmp_path / "sealing-key"
+    path.write_bytes(b"x" * 4096)
+    assert read_state_text(path) == "x" * 4096
+    path.write_bytes(b"x" * 4097)
+    with pytest.raises(SealError) as caught:
+        read_state_text(path)
+    assert str(caught.value) == "larger than 4096 bytes: not a sealing state"
+
+
+def test_the_codes_seal_of_row_1_is_the_documented_vector() -> None:
+    """Sealing and checking share the code, so a changed MAC formula passes every round
+    trip: the code's seal message, MAC and seal row data of the known-answer vector are the
+    documented values (docs/journal.md, "Known-answer vector")."""
+    values = dict(re.findall(r"^\| `(\w+)` \| `([^`]*)` \|$", DOC.read_text(), flags=re.MULTILINE))
+    k0, ts, row1 = bytes.fromhex(values["k0"]), values["ts"], values["row1_hash"]
+    assert seal_message("T1", 0, 1, row1, ts) == values["seal_message"].encode()
+    assert seal_mac(k0, values["seal_message"].encode()) == values["seal0_mac"]
+    assert SealingState("T1", 0, k0).seal(1, row1, ts) == {
+        "epoch": 0,
+        "head": row1,
+        "mac": values["seal0_mac"],
+        "row": 1,
+        "table": "T1",
+    }
+
+
+def test_the_state_file_is_read_as_ascii_and_a_stray_byte_is_one_line(tmp_path: Path) -> None:
+    """The station writes its state as canonical JSON, ASCII only: a byte outside ASCII is
+    no character of it. A table's é written as raw UTF-8 reads as two U+FFFD (not as é), and
+    a stray 0xff byte is refused in one line, never a UnicodeDecodeError."""
+    state, _ = new_sealing("T1")
+    path = tmp_path / "sealing-key"
+    path.write_bytes(state.to_json().replace('"T1"', '"T\\u00e9"').encode("ascii"))
+    assert load_state(path).table == "T\u00e9"  # escaped, as the station writes it
+    path.write_bytes(state.to_json().replace('"T1"', '"Té"').encode("utf-8"))
+    assert load_state(path).table == "T\ufffd\ufffd"
+    path.write_bytes(b"\xff" + state.to_json().encode())
+    with pytest.raises(SealError) as caught:
+        load_state(path)
+    assert str(caught.value) == "the sealing state is unreadable"
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("ds2:T1:AAAA:AAAA", "not a verification key (expected ds1:TABLE:KEY:CHECK)"),
+        ("ds1:T1:AA!A:AAAA", "verification key: the key part is not base32"),
+        ("ds1:T1:AAAA:AAAA", "verification key: the key part has the wrong length"),
+        # 50 characters: padded to 56 they decode, to 31 bytes (a group lost in typing)
+        ("ds1:T1:" + "A" * 50 + ":AAAA", "verification key: the key part has the wrong length"),
+        ("ds1:T1:" + "A" * 52 + ":AAAA", "verification key: checksum mismatch (mistyped?)"),
+    ],
+)
+def test_each_verification_key_text_refused_says_why_in_one_line(text: str, error: str) -> None:
+    with pytest.raises(SealError) as caught:
+        VerificationKey.from_text(text)
+    assert str(caught.value) == error
+
+
+def test_a_verification_key_of_31_bytes_is_refused_in_one_line() -> None:
+    with pytest.raises(SealError) as caught:
+        VerificationKey(TABLE, bytes(31))
+    assert str(caught.value) == "a verification key holds 32 bytes, not 31"
