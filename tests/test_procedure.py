@@ -239,6 +239,9 @@ def test_ny_5324_12_b_4_wager_changed_after_first_card_faults() -> None:
     deal(rig, "9H")
     rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False))
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.WAGER_CHANGED
+    # The supervisor is told which wager moved: the fault and its journal row name it.
+    assert "seat 1 main" in rig.table.fault.message
+    assert "seat 1 main" in rows(rig, "fault")[-1]["message"]
 
 
 # --- deal order, Match the Dealer, peek -----------------------------------------------------
@@ -357,6 +360,46 @@ def test_pa_635a_7_g_dealer_blackjack_ends_the_round_and_insurance_pays() -> Non
     assert rows(rig, "insurance")[0]["net_cents"] == 1000  # 2:1
     outcomes = {r["seat"]: r["outcome"] for r in rows(rig, "settlement")}
     assert outcomes == {1: "blackjack", 2: "lose"}  # PA 635a.7(n)(3)
+
+
+def insurance_offered(rig: Rig) -> None:
+    """Seat 1 wagers $10.00: 9H 8D against the up AS (hole QC): insurance is offered."""
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AS", "8D", "QC")
+    assert rig.table.state is State.INSURANCE
+
+
+def test_pa_635a_7_g_an_insurance_wager_under_half_is_settled_as_weighed() -> None:
+    """PA 635a.7(g), 635a.8: $2.00 of insurance on a $10.00 wager (less than the half it may
+    reach) is the wager settled, not the posted half: at the dealer's blackjack it wins
+    2:1, $4.00."""
+    rig = make_rig("PA")
+    insurance_offered(rig)
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 200))
+    press(rig)
+    assert rows(rig, "insurance_taken") == [{"seat": 1, "cents": 200}]
+    press(rig)
+    rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
+    assert [(r["seat"], r["net_cents"]) for r in rows(rig, "insurance")] == [(1, 400)]
+
+
+def test_pa_635a_8_insurance_over_half_the_wager_is_refused_and_stays_offered() -> None:
+    """$6.00 of insurance on a $10.00 wager is more than half: the close is refused with its
+    reason, insurance stays offered; with $5.00 on the spot it closes."""
+    rig = make_rig("PA")
+    insurance_offered(rig)
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 600))
+    press(rig)
+    assert rig.table.state is State.INSURANCE
+    (refused,) = rows(rig, "decision_refused")
+    assert "more than half" in refused["reason"]
+    assert rows(rig, "insurance_taken") == []
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)
+    assert rig.table.state is State.PEEKING
+    assert rows(rig, "insurance_taken") == [{"seat": 1, "cents": 500}]
 
 
 def test_pa_635a_7_h_1_blackjack_paid_at_once_against_two_to_nine() -> None:

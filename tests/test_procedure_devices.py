@@ -701,3 +701,41 @@ def test_a_round_voided_after_the_shoe_ran_out_goes_to_the_shuffle() -> None:
     supervisor(rig, Button.SUPERVISOR_VOID)
     assert rows(rig, "round_voided") != []
     assert rig.table.state is State.SHUFFLING and rig.shuffler.commands == [6, 6]
+
+
+def test_a_restart_during_the_shuffle_commands_the_shuffle_again() -> None:
+    """The station stopped after commanding the shuffle, before the batch came back: once
+    the devices are up the shuffle is commanded again (the batch is counted before play,
+    NY 5324.12(a)); nothing is dealt from a batch the station never counted."""
+    rig = make_rig("PA")
+    rig.table.begin()
+    assert rig.shuffler.commands == [6]
+    again = restarted(rig, up=False)
+    assert again.table.state is State.SHUFFLING and again.shuffler.commands == []
+    again.table.resume_output()
+    assert again.shuffler.commands == [6]
+
+
+def test_a_restart_between_rounds_resumes_showing_the_bets_prompt_without_a_new_state() -> None:
+    """Restored to betting, the table shows (and journals) the betting prompt; it enters no
+    state (the journal's `state` rows are the procedure's moves: docs/journal.md)."""
+    rig = make_rig("PA")
+    ready(rig)
+    again = restarted(rig, up=False)
+    before = len(again.journal.rows)
+    again.table.resume_output()
+    assert again.table.state is State.BETTING
+    assert [r.kind for r in again.journal.rows[before:]] == ["prompt"]
+    assert again.panel.lamps == rig.panel.lamps
+
+
+def test_a_fault_the_table_raises_for_a_device_blinks_that_devices_lamp() -> None:
+    """``Table.raise_fault`` with a device: the fault names it and its fault lamp blinks
+    (the supervisor sees which device to look at); the message is the one given."""
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.raise_fault(FaultCode.DEVICE_FAULT, "shuffler: jammed", device="shuffler")
+    fault = rig.table.fault
+    assert fault is not None and (fault.message, fault.device) == ("shuffler: jammed", "shuffler")
+    assert rig.panel.lamps[Led.SHUFFLER_FAULT] is LedMode.BLINK
+    assert rows(rig, "fault")[-1]["message"] == "shuffler: jammed"
