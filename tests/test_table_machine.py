@@ -22,10 +22,12 @@ from controller.table.machine import (
     TableDevices,
     TableSettings,
     Triggers,
+    _resumes_to,
     shared_machine,
 )
 from controller.table.prompts import State
 from controller.table.state import TablePart, TableState
+from drivers.hal import DeviceKind
 
 TABLE = Path(__file__).resolve().parents[1] / "controller" / "table"
 
@@ -158,6 +160,39 @@ def test_adding_a_table_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG):
         shared_machine().add_model(new_state())
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_a_resume_condition_holds_for_its_own_target_only() -> None:
+    """The condition behind each ``resume`` transition (built once, with the machine):
+    true for the state it resumes to, false for any other (a supervisor's resume returns
+    to where the fault stopped play, nowhere else)."""
+    for target in State:
+        condition = _resumes_to(target)
+        assert [s for s in State if condition(to=s)] == [target]
+
+
+def test_the_procedures_devices_are_taken_by_kind() -> None:
+    """``TableDevices.of``: the shuffler, panel, card reader and shoe, each the driver of its
+    kind; a station without a shuffler, reader or shoe (hand shuffle, no peek device, a
+    shoe that withholds nothing) has None for it; a station without a panel cannot run."""
+    shuffler, panel, reader, shoe = object(), object(), object(), object()
+    every = {
+        DeviceKind.SHUFFLER: shuffler,
+        DeviceKind.PANEL: panel,
+        DeviceKind.CARD_READER: reader,
+        DeviceKind.SHOE: shoe,
+    }
+    found = TableDevices.of(every)  # type: ignore[arg-type]
+    assert (found.shuffler, found.panel, found.reader, found.shoe) == (
+        shuffler,
+        panel,
+        reader,
+        shoe,
+    )
+    alone = TableDevices.of({DeviceKind.PANEL: panel})  # type: ignore[dict-item]
+    assert (alone.shuffler, alone.panel, alone.reader, alone.shoe) == (None, panel, None, None)
+    with pytest.raises(KeyError):
+        TableDevices.of({DeviceKind.SHUFFLER: shuffler})  # type: ignore[dict-item]
 
 
 # --- what a table knows before it starts, and which round its rows belong to ----------------
