@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from transitions import MachineError
 
+import controller.table.machine as machine_module
 from controller.rules.profiles import get_profile
 from controller.table.machine import (
     TRANSITIONS,
@@ -160,6 +161,33 @@ def test_adding_a_table_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG):
         shared_machine().add_model(new_state())
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_the_shared_machine_built_afresh_moves_a_table_as_the_procedure_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``shared_machine`` builds the machine on first use (a test process has built it long
+    before): built again here, it is built once, has exactly the declared triggers (no
+    ``to_<state>`` jumps), starts a table in ``starting``, binds the typed triggers, calls
+    the table's ``entered`` after each move and refuses a move ``TRANSITIONS`` lacks."""
+    monkeypatch.setattr(machine_module, "_MACHINE", None)
+    built = shared_machine()
+    assert shared_machine() is built
+    assert set(built.events) == declared()
+    t = new_state()
+    entered: list[State] = []
+    t.entered = lambda: entered.append(t.state)
+    built.add_model(t)
+    try:
+        assert t.state is State.STARTING
+        assert t.start() is True
+        assert (t.state, entered) == (State.SHUFFLING, [State.SHUFFLING])
+        with pytest.raises(MachineError):
+            t.bets_closed()
+        assert t.fail() is True and t.resume(to=State.SHUFFLING) is True
+        assert entered == [State.SHUFFLING, State.FAULT, State.SHUFFLING]
+    finally:
+        built.remove_model(t)
 
 
 def test_a_resume_condition_holds_for_its_own_target_only() -> None:
