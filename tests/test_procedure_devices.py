@@ -397,6 +397,30 @@ def test_pa_635a_7_p_a_resume_in_the_final_settlement_prompts_each_seat_still_to
     ]
 
 
+def test_pa_635a_7_p_a_resume_in_a_one_seat_final_settlement_still_prompts_that_seat() -> None:
+    """PA 635a.7(p), with one payment only: seat 1 (9H 8D, 17) stands, the dealer 5C QS
+    draws KD and busts; a card drawn while seat 1 is being paid stops play; the resume
+    prompts seat 1's payment again (the round's only one) before the next bets."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    press(rig)  # seat 1 stands
+    press(rig)  # the hole card: 15, draws
+    deal(rig, "KD")
+    assert rig.table.state is State.SETTLING
+    deal(rig, "3S")
+    assert rig.table.state is State.FAULT
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.SETTLING
+    assert rig.panel.lamps.get(Led.seat(1)) is LedMode.STEADY
+    assert rig.panel.lamps.get(Led.PAY) is LedMode.STEADY
+    press(rig)
+    assert rig.table.state is State.BETTING
+    assert rows(rig, "seat_result") == [{"seat": 1, "net_cents": 1000}]
+
+
 def test_a_fault_open_in_a_settlement_at_a_restart_resumes_where_the_round_stands() -> None:
     """docs/procedure.md (settle_now): after a restart the settlement rows are in the
     journal already, so the resume goes on where the round stands, not to an empty
