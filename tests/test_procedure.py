@@ -385,6 +385,24 @@ def test_pa_635a_7_g_an_insurance_wager_under_half_is_settled_as_weighed() -> No
     assert [(r["seat"], r["net_cents"]) for r in rows(rig, "insurance")] == [(1, 400)]
 
 
+def test_pa_635a_7_g_insurance_seen_but_not_weighed_is_the_posted_half_of_the_wager() -> None:
+    """PA 635a.7(g): the insurance wager seen on its spot is settled; a sensor that reports
+    presence only gives no amount, so the wager is the posted one, half the $10.00 wager
+    ($5.00, in whole cents), journaled as posted; the dealer's blackjack pays it 2:1."""
+    rig = make_rig("PA")
+    insurance_offered(rig)
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, None))
+    press(rig)
+    assert rig.table.state is State.PEEKING
+    (taken,) = rows(rig, "insurance_taken")
+    assert taken == {"seat": 1, "cents": 500, "posted": "half the wager"}
+    assert isinstance(taken["cents"], int)
+    press(rig)
+    assert rig.reader.checks == [PeekTarget.LOOKING_FOR_TEN]  # up ace: a ten makes blackjack
+    rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
+    assert [(r["seat"], r["net_cents"]) for r in rows(rig, "insurance")] == [(1, 1000)]
+
+
 def test_pa_635a_8_insurance_over_half_the_wager_is_refused_and_stays_offered() -> None:
     """$6.00 of insurance on a $10.00 wager is more than half: the close is refused with its
     reason, insurance stays offered; with $5.00 on the spot it closes."""
@@ -503,6 +521,7 @@ def test_hole_card_disagreeing_with_the_reader_faults_and_must_be_voided() -> No
     press(rig)  # reveal
     assert rig.table.fault is not None
     assert rig.table.fault.code is FaultCode.HOLE_CARD_MISMATCH
+    assert "AS" in rig.table.fault.message  # the supervisor is told the card turned
     supervisor(rig, Button.SUPERVISOR_RESUME)
     assert rig.table.state is State.FAULT
     supervisor(rig, Button.SUPERVISOR_VOID)
