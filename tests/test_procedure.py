@@ -486,6 +486,88 @@ def test_illegal_decision_is_refused_and_not_applied(hole_rig: Rig) -> None:
     assert rows(rig, "decision") == []
 
 
+def test_a_refused_decision_names_the_legal_ones() -> None:
+    """Hard 17 (9H 8D) against the up 5C, before any card is drawn to it: the dealer is
+    told what the hand may do instead of a split (no pair): double (Spanish 21 doubles
+    any first two cards), hit, stand, surrender, listed in order."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 3)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    press(rig, Button.SPLIT)
+    assert rows(rig, "decision_refused") == [
+        {"reason": "seat 3 hand 1: split not allowed (double, hit, stand, surrender)"}
+    ]
+
+
+def test_pa_635a_7_j_after_a_double_the_card_goes_to_the_player_and_no_decision_is_taken() -> None:
+    """Seat 1 (5H 6D, 11) doubles against the up 6C: the table stays in the players' turn,
+    seat 1 acting, waiting for its one card; a NEXT meanwhile is refused, saying what is
+    awaited. The cards' rows carry the seat and its hand number (1)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "5H", "6C", "6D", "QS")
+    assert [(r["role"], r["seat"], r["hand"]) for r in rows(rig, "card")] == [
+        ("initial", 1, 1),
+        ("up", None, None),
+        ("initial", 1, 1),
+    ]
+    press(rig, Button.DOUBLE)
+    assert rig.table.state is State.PLAYERS
+    assert table_view(rig.table).acting_seat == 1
+    press(rig)
+    (refused,) = rows(rig, "decision_refused")
+    assert refused["reason"].startswith("next: waiting for ")
+    assert "seat 1" in refused["reason"]
+
+
+def test_round_started_lists_each_seats_wager_and_match_in_cents_where_weighed() -> None:
+    """docs/journal.md: `round_started` lists `{seat, wager_cents, match_cents}` per seat:
+    the cents where the sensor weighs, None where it reports presence only, and a Match
+    the Dealer wager of 0 where none was made."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000, match=500)
+    bet(rig, 2, 2000)
+    rig.table.handle(SeatWagerChanged(3, WagerSpot.MAIN, True, None))
+    rig.table.handle(SeatWagerChanged(3, WagerSpot.MATCH, True, None))
+    rig.table.handle(SeatWagerChanged(4, WagerSpot.MAIN, True, None))
+    press(rig)
+    (started,) = rows(rig, "round_started")
+    assert started == {
+        "round": 1,
+        "seats": [
+            {"seat": 1, "wager_cents": 1000, "match_cents": 500},
+            {"seat": 2, "wager_cents": 2000, "match_cents": 0},
+            {"seat": 3, "wager_cents": None, "match_cents": None},
+            {"seat": 4, "wager_cents": None, "match_cents": 0},
+        ],
+    }
+
+
+def test_a_hole_card_the_table_seals_uses_the_tables_nonces_and_says_station() -> None:
+    """docs/journal.md: a hole card the shoe gave in the open is sealed by the station
+    (`sealed_by: station`) with a nonce from the table's nonce source; at the reveal the
+    card and that nonce open the commitment journaled at the deal."""
+    rig = make_rig("PA")
+    nonce = "5a" * 16
+    rig.table.t.nonces = lambda: nonce
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    (dealt,) = rows(rig, "hole_card_dealt")
+    assert dealt["sealed_by"] == "station"
+    press(rig)  # stand
+    press(rig)  # reveal
+    (revealed,) = rows(rig, "hole_card_revealed")
+    assert revealed == {"card": "QS", "nonce": nonce}
+    assert check_commitment(dealt["commitment"], "QS", nonce)
+
+
 def test_pa_635a_7_j_2_one_card_after_a_double() -> None:
     rig = make_rig("PA", rescue=False)
     ready(rig)
