@@ -763,3 +763,31 @@ def test_a_fault_the_table_raises_for_a_device_blinks_that_devices_lamp() -> Non
     assert fault is not None and (fault.message, fault.device) == ("shuffler: jammed", "shuffler")
     assert rig.panel.lamps[Led.SHUFFLER_FAULT] is LedMode.BLINK
     assert rows(rig, "fault")[-1]["message"] == "shuffler: jammed"
+
+
+def test_each_wager_spot_report_is_journaled_as_a_seat_wager_event() -> None:
+    """docs/journal.md: a raw device event `event` with `type: seat_wager` and `seat, spot,
+    present, cents` (the restore reads the last report of each spot from these rows)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 2, 1500)
+    rig.table.handle(SeatWagerChanged(3, WagerSpot.MAIN, True, None))
+    rig.table.handle(SeatWagerChanged(2, WagerSpot.MAIN, False, 0))
+    assert rows(rig, "event") == [
+        {"type": "seat_wager", "seat": 2, "spot": "main", "present": True, "cents": 1500},
+        {"type": "seat_wager", "seat": 3, "spot": "main", "present": True, "cents": None},
+        {"type": "seat_wager", "seat": 2, "spot": "main", "present": False, "cents": 0},
+    ]
+
+
+def test_a_closed_table_leaves_the_shared_machine() -> None:
+    """``Table.close``: the station's machine no longer holds the table (a closed table is
+    not kept alive nor moved by it); the other tables stay."""
+    from controller.table.machine import shared_machine
+
+    other = make_rig("PA")
+    rig = make_rig("PA")
+    rig.table.close()
+    models = shared_machine().models
+    assert all(m is not rig.table.t for m in models)
+    assert any(m is other.table.t for m in models)
