@@ -300,7 +300,10 @@ def test_pa_635a_7_f_match_the_dealer_settled_before_the_card_reader(profile: st
     match = rows(rig, "match_settled")
     assert [m["seat"] for m in match] == [4, 1]  # from the dealer's right
     assert match[1]["net_cents"] == 500 * 4 + 500 * 9  # off-suit 4:1, suited 9:1 (table A)
+    # Prompted in the same order, from the dealer's right: seat 4 first, then seat 1.
+    assert table_view(rig.table).settling_seat == 4
     press(rig)
+    assert table_view(rig.table).settling_seat == 1
     press(rig)
     assert rig.table.state is State.PEEKING
     press(rig)  # hole card in the reader
