@@ -406,6 +406,21 @@ def test_pa_635a_7_g_insurance_seen_but_not_weighed_is_the_posted_half_of_the_wa
     assert [(r["seat"], r["net_cents"]) for r in rows(rig, "insurance")] == [(1, 1000)]
 
 
+def test_ny_5324_12_b_4_a_wager_withdrawn_while_insurance_is_offered_faults() -> None:
+    """NY 5324.12(b)(4): no wager withdrawn after the first card, insurance offered or not:
+    seat 1's $10.00 lifted off its spot while insurance is open stops play."""
+    rig = make_rig("NY")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AS", "8D")
+    if rig.table.state is not State.INSURANCE:  # a hole-card table: the hole card first
+        deal(rig, "QC")
+    assert rig.table.state is State.INSURANCE
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False))
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.WAGER_CHANGED
+
+
 def test_pa_635a_8_insurance_over_half_the_wager_is_refused_and_stays_offered() -> None:
     """$6.00 of insurance on a $10.00 wager is more than half: the close is refused with its
     reason, insurance stays offered; with $5.00 on the spot it closes."""
