@@ -542,6 +542,23 @@ def test_pa_635a_7_j_after_a_double_the_card_goes_to_the_player_and_no_decision_
     assert "seat 1" in refused["reason"]
 
 
+def test_ny_5324_12_b_8_a_doubles_wager_put_down_after_the_button_is_journaled_as_added() -> None:
+    """NY 5324.12(b)(8): a wager changes only as a decision implements it: seat 1 (5H 6D,
+    11) doubles its $10.00 against the up 6C, and its spot then weighs $20.00: no fault,
+    the journal says $20.00 were added as the double's wager."""
+    rig = make_rig("NY")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "5H", "6C", "6D")
+    if rig.table.state is State.DEALING:  # a hole-card table: the hole card first
+        deal(rig, "QS")
+    press(rig, Button.DOUBLE)
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, True, 2000))
+    assert rig.table.fault is None
+    assert rows(rig, "wager_added") == [{"seat": 1, "spot": "main", "cents": 2000}]
+
+
 def test_round_started_lists_each_seats_wager_and_match_in_cents_where_weighed() -> None:
     """docs/journal.md: `round_started` lists `{seat, wager_cents, match_cents}` per seat:
     the cents where the sensor weighs, None where it reports presence only, and a Match
