@@ -387,3 +387,19 @@ def test_a_card_the_table_sealed_shows_as_face_down_in_every_form_and_refuses_a_
         assert str(err) == "a sealed card cannot be pickled"
     else:
         raise AssertionError("a sealed card was pickled")
+
+
+def test_a_hole_card_reported_before_it_is_due_names_what_the_round_waits_for() -> None:
+    """Bets closed, no card dealt yet: a hole-card commitment now is out of order (PA
+    635a.7(e): the hole card is the dealer's second card, dealt last); the fault tells the
+    supervisor what the round was waiting for, seat 1's first card."""
+    rig = make_rig("PA", withholding=True)
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    rig.table.handle(HoleCardDealt(COMMITMENT))
+    assert rows(rig, "hole_card_rejected") == [{"commitment": COMMITMENT}]
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
+    assert fault.message.startswith("a hole card was reported while waiting for ")
+    assert "card for seat 1 hand 1" in fault.message

@@ -239,6 +239,9 @@ def test_ny_5324_12_b_4_wager_changed_after_first_card_faults() -> None:
     deal(rig, "9H")
     rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False))
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.WAGER_CHANGED
+    # The supervisor is told which wager moved: the fault and its journal row name it.
+    assert "seat 1 main" in rig.table.fault.message
+    assert "seat 1 main" in rows(rig, "fault")[-1]["message"]
 
 
 # --- deal order, Match the Dealer, peek -----------------------------------------------------
@@ -297,7 +300,10 @@ def test_pa_635a_7_f_match_the_dealer_settled_before_the_card_reader(profile: st
     match = rows(rig, "match_settled")
     assert [m["seat"] for m in match] == [4, 1]  # from the dealer's right
     assert match[1]["net_cents"] == 500 * 4 + 500 * 9  # off-suit 4:1, suited 9:1 (table A)
+    # Prompted in the same order, from the dealer's right: seat 4 first, then seat 1.
+    assert table_view(rig.table).settling_seat == 4
     press(rig)
+    assert table_view(rig.table).settling_seat == 1
     press(rig)
     assert rig.table.state is State.PEEKING
     press(rig)  # hole card in the reader
@@ -357,6 +363,79 @@ def test_pa_635a_7_g_dealer_blackjack_ends_the_round_and_insurance_pays() -> Non
     assert rows(rig, "insurance")[0]["net_cents"] == 1000  # 2:1
     outcomes = {r["seat"]: r["outcome"] for r in rows(rig, "settlement")}
     assert outcomes == {1: "blackjack", 2: "lose"}  # PA 635a.7(n)(3)
+
+
+def insurance_offered(rig: Rig) -> None:
+    """Seat 1 wagers $10.00: 9H 8D against the up AS (hole QC): insurance is offered."""
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AS", "8D", "QC")
+    assert rig.table.state is State.INSURANCE
+
+
+def test_pa_635a_7_g_an_insurance_wager_under_half_is_settled_as_weighed() -> None:
+    """PA 635a.7(g), 635a.8: $2.00 of insurance on a $10.00 wager (less than the half it may
+    reach) is the wager settled, not the posted half: at the dealer's blackjack it wins
+    2:1, $4.00."""
+    rig = make_rig("PA")
+    insurance_offered(rig)
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 200))
+    press(rig)
+    assert rows(rig, "insurance_taken") == [{"seat": 1, "cents": 200}]
+    press(rig)
+    rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
+    assert [(r["seat"], r["net_cents"]) for r in rows(rig, "insurance")] == [(1, 400)]
+
+
+def test_pa_635a_7_g_insurance_seen_but_not_weighed_is_the_posted_half_of_the_wager() -> None:
+    """PA 635a.7(g): the insurance wager seen on its spot is settled; a sensor that reports
+    presence only gives no amount, so the wager is the posted one, half the $10.00 wager
+    ($5.00, in whole cents), journaled as posted; the dealer's blackjack pays it 2:1."""
+    rig = make_rig("PA")
+    insurance_offered(rig)
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, None))
+    press(rig)
+    assert rig.table.state is State.PEEKING
+    (taken,) = rows(rig, "insurance_taken")
+    assert taken == {"seat": 1, "cents": 500, "posted": "half the wager"}
+    assert isinstance(taken["cents"], int)
+    press(rig)
+    assert rig.reader.checks == [PeekTarget.LOOKING_FOR_TEN]  # up ace: a ten makes blackjack
+    rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
+    assert [(r["seat"], r["net_cents"]) for r in rows(rig, "insurance")] == [(1, 1000)]
+
+
+def test_ny_5324_12_b_4_a_wager_withdrawn_while_insurance_is_offered_faults() -> None:
+    """NY 5324.12(b)(4): no wager withdrawn after the first card, insurance offered or not:
+    seat 1's $10.00 lifted off its spot while insurance is open stops play."""
+    rig = make_rig("NY")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AS", "8D")
+    if rig.table.state is not State.INSURANCE:  # a hole-card table: the hole card first
+        deal(rig, "QC")
+    assert rig.table.state is State.INSURANCE
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False))
+    assert rig.table.fault is not None and rig.table.fault.code is FaultCode.WAGER_CHANGED
+
+
+def test_pa_635a_8_insurance_over_half_the_wager_is_refused_and_stays_offered() -> None:
+    """$6.00 of insurance on a $10.00 wager is more than half: the close is refused with its
+    reason, insurance stays offered; with $5.00 on the spot it closes."""
+    rig = make_rig("PA")
+    insurance_offered(rig)
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 600))
+    press(rig)
+    assert rig.table.state is State.INSURANCE
+    (refused,) = rows(rig, "decision_refused")
+    assert "more than half" in refused["reason"]
+    assert rows(rig, "insurance_taken") == []
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    press(rig)
+    assert rig.table.state is State.PEEKING
+    assert rows(rig, "insurance_taken") == [{"seat": 1, "cents": 500}]
 
 
 def test_pa_635a_7_h_1_blackjack_paid_at_once_against_two_to_nine() -> None:
@@ -425,6 +504,105 @@ def test_illegal_decision_is_refused_and_not_applied(hole_rig: Rig) -> None:
     assert rows(rig, "decision") == []
 
 
+def test_a_refused_decision_names_the_legal_ones() -> None:
+    """Hard 17 (9H 8D) against the up 5C, before any card is drawn to it: the dealer is
+    told what the hand may do instead of a split (no pair): double (Spanish 21 doubles
+    any first two cards), hit, stand, surrender, listed in order."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 3)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    press(rig, Button.SPLIT)
+    assert rows(rig, "decision_refused") == [
+        {"reason": "seat 3 hand 1: split not allowed (double, hit, stand, surrender)"}
+    ]
+
+
+def test_pa_635a_7_j_after_a_double_the_card_goes_to_the_player_and_no_decision_is_taken() -> None:
+    """Seat 1 (5H 6D, 11) doubles against the up 6C: the table stays in the players' turn,
+    seat 1 acting, waiting for its one card; a NEXT meanwhile is refused, saying what is
+    awaited. The cards' rows carry the seat and its hand number (1)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "5H", "6C", "6D", "QS")
+    assert [(r["role"], r["seat"], r["hand"]) for r in rows(rig, "card")] == [
+        ("initial", 1, 1),
+        ("up", None, None),
+        ("initial", 1, 1),
+    ]
+    press(rig, Button.DOUBLE)
+    assert rig.table.state is State.PLAYERS
+    assert table_view(rig.table).acting_seat == 1
+    press(rig)
+    (refused,) = rows(rig, "decision_refused")
+    assert refused["reason"].startswith("next: waiting for ")
+    assert "seat 1" in refused["reason"]
+
+
+def test_ny_5324_12_b_8_a_doubles_wager_put_down_after_the_button_is_journaled_as_added() -> None:
+    """NY 5324.12(b)(8): a wager changes only as a decision implements it: seat 1 (5H 6D,
+    11) doubles its $10.00 against the up 6C, and its spot then weighs $20.00: no fault,
+    the journal says $20.00 were added as the double's wager."""
+    rig = make_rig("NY")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "5H", "6C", "6D")
+    if rig.table.state is State.DEALING:  # a hole-card table: the hole card first
+        deal(rig, "QS")
+    press(rig, Button.DOUBLE)
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, True, 2000))
+    assert rig.table.fault is None
+    assert rows(rig, "wager_added") == [{"seat": 1, "spot": "main", "cents": 2000}]
+
+
+def test_round_started_lists_each_seats_wager_and_match_in_cents_where_weighed() -> None:
+    """docs/journal.md: `round_started` lists `{seat, wager_cents, match_cents}` per seat:
+    the cents where the sensor weighs, None where it reports presence only, and a Match
+    the Dealer wager of 0 where none was made."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000, match=500)
+    bet(rig, 2, 2000)
+    rig.table.handle(SeatWagerChanged(3, WagerSpot.MAIN, True, None))
+    rig.table.handle(SeatWagerChanged(3, WagerSpot.MATCH, True, None))
+    rig.table.handle(SeatWagerChanged(4, WagerSpot.MAIN, True, None))
+    press(rig)
+    (started,) = rows(rig, "round_started")
+    assert started == {
+        "round": 1,
+        "seats": [
+            {"seat": 1, "wager_cents": 1000, "match_cents": 500},
+            {"seat": 2, "wager_cents": 2000, "match_cents": 0},
+            {"seat": 3, "wager_cents": None, "match_cents": None},
+            {"seat": 4, "wager_cents": None, "match_cents": 0},
+        ],
+    }
+
+
+def test_a_hole_card_the_table_seals_uses_the_tables_nonces_and_says_station() -> None:
+    """docs/journal.md: a hole card the shoe gave in the open is sealed by the station
+    (`sealed_by: station`) with a nonce from the table's nonce source; at the reveal the
+    card and that nonce open the commitment journaled at the deal."""
+    rig = make_rig("PA")
+    nonce = "5a" * 16
+    rig.table.t.nonces = lambda: nonce
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    (dealt,) = rows(rig, "hole_card_dealt")
+    assert dealt["sealed_by"] == "station"
+    press(rig)  # stand
+    press(rig)  # reveal
+    (revealed,) = rows(rig, "hole_card_revealed")
+    assert revealed == {"card": "QS", "nonce": nonce}
+    assert check_commitment(dealt["commitment"], "QS", nonce)
+
+
 def test_pa_635a_7_j_2_one_card_after_a_double() -> None:
     rig = make_rig("PA", rescue=False)
     ready(rig)
@@ -460,6 +638,7 @@ def test_hole_card_disagreeing_with_the_reader_faults_and_must_be_voided() -> No
     press(rig)  # reveal
     assert rig.table.fault is not None
     assert rig.table.fault.code is FaultCode.HOLE_CARD_MISMATCH
+    assert "AS" in rig.table.fault.message  # the supervisor is told the card turned
     supervisor(rig, Button.SUPERVISOR_RESUME)
     assert rig.table.state is State.FAULT
     supervisor(rig, Button.SUPERVISOR_VOID)

@@ -399,6 +399,30 @@ def test_pa_635a_7_p_a_resume_in_the_final_settlement_prompts_each_seat_still_to
     ]
 
 
+def test_pa_635a_7_p_a_resume_in_a_one_seat_final_settlement_still_prompts_that_seat() -> None:
+    """PA 635a.7(p), with one payment only: seat 1 (9H 8D, 17) stands, the dealer 5C QS
+    draws KD and busts; a card drawn while seat 1 is being paid stops play; the resume
+    prompts seat 1's payment again (the round's only one) before the next bets."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    press(rig)  # seat 1 stands
+    press(rig)  # the hole card: 15, draws
+    deal(rig, "KD")
+    assert rig.table.state is State.SETTLING
+    deal(rig, "3S")
+    assert rig.table.state is State.FAULT
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.SETTLING
+    assert rig.panel.lamps.get(Led.seat(1)) is LedMode.STEADY
+    assert rig.panel.lamps.get(Led.PAY) is LedMode.STEADY
+    press(rig)
+    assert rig.table.state is State.BETTING
+    assert rows(rig, "seat_result") == [{"seat": 1, "net_cents": 1000}]
+
+
 def test_a_fault_open_in_a_settlement_at_a_restart_resumes_where_the_round_stands() -> None:
     """docs/procedure.md (settle_now): after a restart the settlement rows are in the
     journal already, so the resume goes on where the round stands, not to an empty
@@ -1072,3 +1096,69 @@ def test_a_dealer_blackjack_found_at_the_peek_before_a_restart_still_ends_the_ro
     again = restarted(rig, True)
     supervisor(again, Button.SUPERVISOR_RESUME)
     assert again.table.state is State.DEALER
+
+
+def test_a_restart_during_the_shuffle_commands_the_shuffle_again() -> None:
+    """The station stopped after commanding the shuffle, before the batch came back: once
+    the devices are up the shuffle is commanded again (the batch is counted before play,
+    NY 5324.12(a)); nothing is dealt from a batch the station never counted."""
+    rig = make_rig("PA")
+    rig.table.begin()
+    assert rig.shuffler.commands == [6]
+    again = restarted(rig, up=False)
+    assert again.table.state is State.SHUFFLING and again.shuffler.commands == []
+    again.table.resume_output()
+    assert again.shuffler.commands == [6]
+
+
+def test_a_restart_between_rounds_resumes_showing_the_bets_prompt_without_a_new_state() -> None:
+    """Restored to betting, the table shows (and journals) the betting prompt; it enters no
+    state (the journal's `state` rows are the procedure's moves: docs/journal.md)."""
+    rig = make_rig("PA")
+    ready(rig)
+    again = restarted(rig, up=False)
+    before = len(again.journal.rows)
+    again.table.resume_output()
+    assert again.table.state is State.BETTING
+    assert [r.kind for r in again.journal.rows[before:]] == ["prompt"]
+    assert again.panel.lamps == rig.panel.lamps
+
+
+def test_a_fault_the_table_raises_for_a_device_blinks_that_devices_lamp() -> None:
+    """``Table.raise_fault`` with a device: the fault names it and its fault lamp blinks
+    (the supervisor sees which device to look at); the message is the one given."""
+    rig = make_rig("PA")
+    ready(rig)
+    rig.table.raise_fault(FaultCode.DEVICE_FAULT, "shuffler: jammed", device="shuffler")
+    fault = rig.table.fault
+    assert fault is not None and (fault.message, fault.device) == ("shuffler: jammed", "shuffler")
+    assert rig.panel.lamps[Led.SHUFFLER_FAULT] is LedMode.BLINK
+    assert rows(rig, "fault")[-1]["message"] == "shuffler: jammed"
+
+
+def test_each_wager_spot_report_is_journaled_as_a_seat_wager_event() -> None:
+    """docs/journal.md: a raw device event `event` with `type: seat_wager` and `seat, spot,
+    present, cents` (the restore reads the last report of each spot from these rows)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 2, 1500)
+    rig.table.handle(SeatWagerChanged(3, WagerSpot.MAIN, True, None))
+    rig.table.handle(SeatWagerChanged(2, WagerSpot.MAIN, False, 0))
+    assert rows(rig, "event") == [
+        {"type": "seat_wager", "seat": 2, "spot": "main", "present": True, "cents": 1500},
+        {"type": "seat_wager", "seat": 3, "spot": "main", "present": True, "cents": None},
+        {"type": "seat_wager", "seat": 2, "spot": "main", "present": False, "cents": 0},
+    ]
+
+
+def test_a_closed_table_leaves_the_shared_machine() -> None:
+    """``Table.close``: the station's machine no longer holds the table (a closed table is
+    not kept alive nor moved by it); the other tables stay."""
+    from controller.table.machine import shared_machine
+
+    other = make_rig("PA")
+    rig = make_rig("PA")
+    rig.table.close()
+    models = shared_machine().models
+    assert all(m is not rig.table.t for m in models)
+    assert any(m is other.table.t for m in models)

@@ -16,16 +16,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from transitions import MachineError
 
+import controller.table.machine as machine_module
 from controller.rules.profiles import get_profile
 from controller.table.machine import (
     TRANSITIONS,
     TableDevices,
     TableSettings,
     Triggers,
+    _resumes_to,
     shared_machine,
 )
 from controller.table.prompts import State
 from controller.table.state import TablePart, TableState
+from drivers.hal import DeviceKind
 
 TABLE = Path(__file__).resolve().parents[1] / "controller" / "table"
 
@@ -49,7 +52,9 @@ def declared() -> set[str]:
     return {
         name
         for name, member in vars(Triggers).items()
-        if inspect.isfunction(member) and not name.startswith("_")
+        # "__mutmut": a mutation run's copies of a mutated method (docs/testing.md) are
+        # no triggers.
+        if inspect.isfunction(member) and not name.startswith("_") and "__mutmut" not in name
     }
 
 
@@ -58,8 +63,9 @@ def test_each_trigger_is_declared_and_each_declaration_is_a_trigger() -> None:
 
 
 def test_a_trigger_of_a_state_outside_the_machine_is_refused() -> None:
-    with pytest.raises(RuntimeError, match="not added to the shared machine"):
+    with pytest.raises(RuntimeError) as raised:
         new_state().start()
+    assert str(raised.value) == "a trigger of a table not added to the shared machine"
 
 
 #: The moves the machine may make, worked from TRANSITIONS: (trigger, source) -> dest,
@@ -158,6 +164,66 @@ def test_adding_a_table_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG):
         shared_machine().add_model(new_state())
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_the_shared_machine_built_afresh_moves_a_table_as_the_procedure_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``shared_machine`` builds the machine on first use (a test process has built it long
+    before): built again here, it is built once, has exactly the declared triggers (no
+    ``to_<state>`` jumps), starts a table in ``starting``, binds the typed triggers, calls
+    the table's ``entered`` after each move and refuses a move ``TRANSITIONS`` lacks."""
+    monkeypatch.setattr(machine_module, "_MACHINE", None)
+    built = shared_machine()
+    assert shared_machine() is built
+    assert set(built.events) == declared()
+    t = new_state()
+    entered: list[State] = []
+    t.entered = lambda: entered.append(t.state)
+    built.add_model(t)
+    try:
+        assert t.state is State.STARTING
+        assert t.start() is True
+        assert (t.state, entered) == (State.SHUFFLING, [State.SHUFFLING])
+        with pytest.raises(MachineError):
+            t.bets_closed()
+        assert t.fail() is True and t.resume(to=State.SHUFFLING) is True
+        assert entered == [State.SHUFFLING, State.FAULT, State.SHUFFLING]
+    finally:
+        built.remove_model(t)
+
+
+def test_a_resume_condition_holds_for_its_own_target_only() -> None:
+    """The condition behind each ``resume`` transition (built once, with the machine):
+    true for the state it resumes to, false for any other (a supervisor's resume returns
+    to where the fault stopped play, nowhere else)."""
+    for target in State:
+        condition = _resumes_to(target)
+        assert [s for s in State if condition(to=s)] == [target]
+
+
+def test_the_procedures_devices_are_taken_by_kind() -> None:
+    """``TableDevices.of``: the shuffler, panel, card reader and shoe, each the driver of its
+    kind; a station without a shuffler, reader or shoe (hand shuffle, no peek device, a
+    shoe that withholds nothing) has None for it; a station without a panel cannot run."""
+    shuffler, panel, reader, shoe = object(), object(), object(), object()
+    every = {
+        DeviceKind.SHUFFLER: shuffler,
+        DeviceKind.PANEL: panel,
+        DeviceKind.CARD_READER: reader,
+        DeviceKind.SHOE: shoe,
+    }
+    found = TableDevices.of(every)  # type: ignore[arg-type]
+    assert (found.shuffler, found.panel, found.reader, found.shoe) == (
+        shuffler,
+        panel,
+        reader,
+        shoe,
+    )
+    alone = TableDevices.of({DeviceKind.PANEL: panel})  # type: ignore[dict-item]
+    assert (alone.shuffler, alone.panel, alone.reader, alone.shoe) == (None, panel, None, None)
+    with pytest.raises(KeyError):
+        TableDevices.of({DeviceKind.SHUFFLER: shuffler})  # type: ignore[dict-item]
 
 
 # --- what a table knows before it starts, and which round its rows belong to ----------------

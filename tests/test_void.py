@@ -13,6 +13,7 @@ from drivers.hal import (
     DeviceConnected,
     DeviceKind,
     DeviceLost,
+    HoleCardDealt,
     PeekAnswer,
     PeekResult,
     SeatWagerChanged,
@@ -72,6 +73,33 @@ def test_a_void_before_any_settlement_returns_every_wager() -> None:
         {"seat": 1, "wager": "match", "hand": None, "cents": 500},
         {"seat": 2, "wager": "main", "hand": 1, "cents": 2000},
     ]
+
+
+def test_a_void_with_the_hole_card_in_the_shoe_says_so_and_one_the_table_sealed_is_turned() -> None:
+    """docs/journal.md: `round_voided` carries `hole_card: "withheld by the shoe: asked for
+    at the void"` when the shoe still holds the hole card (nothing of it is revealed at the
+    station); a hole card the table sealed itself is turned over (`hole_card_revealed`
+    with its card) and the void row has no `hole_card`. Seat 1: 9H 8D against the up 5C."""
+    voids = {}
+    for withholding in (True, False):
+        rig = make_rig("PA", withholding=withholding)
+        ready(rig)
+        bet(rig, 1)
+        press(rig)
+        deal(rig, "9H", "5C", "8D")
+        if withholding:
+            rig.table.handle(HoleCardDealt("ab" * 32))
+        else:
+            deal(rig, "QS")
+        lose_and_find_the_shoe(rig)
+        supervisor(rig, Button.SUPERVISOR_VOID)
+        (void,) = rows(rig, "round_voided")
+        revealed = [r["card"] for r in rows(rig, "hole_card_revealed")]
+        voids[withholding] = (void.get("hole_card"), revealed)
+    assert voids == {
+        True: ("withheld by the shoe: asked for at the void", []),
+        False: (None, ["QS"]),
+    }
 
 
 def test_a_void_after_a_double_returns_the_doubled_stake() -> None:
