@@ -983,13 +983,26 @@ def test_a_seat_without_a_match_wager_gets_no_match_settlement_after_a_restart_i
     assert rows(again, "match_settled") == []
 
 
+def resumed_without_state_rows(rig: Rig, profile: str, *, withholding: bool = False) -> Rig:
+    """The round's journal from its start with every ``state`` row cut (cut, or written by
+    another hand), restored on a new station and resumed: the resume is taken (no
+    ``resolution_refused``)."""
+    from controller.table.recovery import read_journal
+
+    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
+    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
+    again = make_rig(profile, withholding=withholding)
+    again.table.restore(read_journal(cut))
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert rows(again, "resolution_refused") == []
+    return again
+
+
 def test_a_journal_cut_of_its_state_rows_still_closes_insurance_at_the_peek() -> None:
     """A journal without its state rows (cut, or written by another hand): insurance was
     taken and the reader answered, so insurance had closed (PA 635a.7(g)); the round, its
     hole card the withholding shoe's, is still rebuilt from its other rows and can be
     resumed, not left to a void."""
-    from controller.table.recovery import read_journal
-
     rig = make_rig("PA", withholding=True)
     ready(rig)
     bet(rig, 1, 1000)
@@ -1002,12 +1015,7 @@ def test_a_journal_cut_of_its_state_rows_still_closes_insurance_at_the_peek() ->
     rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
     press(rig)  # seat 1's insurance collected
     assert rig.table.state is State.PLAYERS
-    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
-    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
-    again = make_rig("PA", withholding=True)
-    again.table.restore(read_journal(cut))
-    supervisor(again, Button.SUPERVISOR_RESUME)
-    assert rows(again, "resolution_refused") == []
+    again = resumed_without_state_rows(rig, "PA", withholding=True)
     assert again.table.state is State.PLAYERS
 
 
@@ -1016,8 +1024,6 @@ def test_a_journal_cut_of_its_state_rows_closes_insurance_at_the_first_decision(
     its state rows the first decision shows that insurance had closed. Seat 1 $10.00 on
     9H 8D against the up AC takes $5.00 of insurance and stands; the round is rebuilt from
     the cut journal and resumes to the dealer's card."""
-    from controller.table.recovery import read_journal
-
     rig = make_rig("NJ")
     ready(rig)
     bet(rig, 1, 1000)
@@ -1027,12 +1033,7 @@ def test_a_journal_cut_of_its_state_rows_closes_insurance_at_the_first_decision(
     press(rig)  # insurance closes
     press(rig)  # seat 1 stands
     assert rig.table.state is State.DEALER
-    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
-    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
-    again = make_rig("NJ")
-    again.table.restore(read_journal(cut))
-    supervisor(again, Button.SUPERVISOR_RESUME)
-    assert rows(again, "resolution_refused") == []
+    again = resumed_without_state_rows(rig, "NJ")
     assert again.table.state is State.DEALER
 
 
@@ -1041,8 +1042,6 @@ def test_a_journal_cut_of_its_state_rows_closes_insurance_at_the_dealers_card() 
     so no decision follows insurance either: in a journal without its state rows, the
     dealer's card shows that insurance had closed. Seat 1 takes $5.00 of insurance, the
     dealer's 5D comes; the round is rebuilt from the cut journal and the resume is taken."""
-    from controller.table.recovery import read_journal
-
     rig = make_rig("NJ")
     ready(rig)
     bet(rig, 1, 1000)
@@ -1052,12 +1051,7 @@ def test_a_journal_cut_of_its_state_rows_closes_insurance_at_the_dealers_card() 
     press(rig)  # insurance closes: no decision is due
     deal(rig, "5D")
     assert rig.table.state is State.SETTLING
-    started = next(i for i, r in enumerate(rig.journal.rows) if r.kind == "round_started")
-    cut = [r for r in rig.journal.rows[started:] if r.kind != "state"]
-    again = make_rig("NJ")
-    again.table.restore(read_journal(cut))
-    supervisor(again, Button.SUPERVISOR_RESUME)
-    assert rows(again, "resolution_refused") == []
+    again = resumed_without_state_rows(rig, "NJ")
     assert again.table.state is State.SETTLING
 
 
