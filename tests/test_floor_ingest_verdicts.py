@@ -19,8 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_floor_branches import TABLE, _row, journal
+from test_floor_branches_verdicts import _rehash as rehash
 
-from controller.journal.format import GENESIS_HASH, Row, canonical_json, row_hash
+from controller.journal.format import GENESIS_HASH, Row, canonical_json
 from controller.journal.seal import check_row_hash, new_sealing
 from controller.journal.wire import Ack, Status
 from floor.branches import SealedChain
@@ -46,21 +47,6 @@ def chain(length: int, table: str = TABLE) -> list[Row]:
         number = len(rows)
         rows.append(_row(rows[-1], "settlement", {"net_cents": -100 * number}, number))
     return rows[:length]
-
-
-def rehash(row: Row, prev: Row | None, **changes: Any) -> Row:
-    """``row`` with ``changes``, chained after ``prev`` (anyone can: the chain has no key)."""
-    changed = replace(row, **changes)
-    prev_hash = prev.hash if prev else GENESIS_HASH
-    digest = row_hash(
-        prev_hash,
-        row_id=changed.id,
-        ts=changed.ts,
-        kind=changed.kind,
-        round_no=changed.round_no,
-        data_text=changed.data_text,
-    )
-    return replace(changed, prev_hash=prev_hash, hash=digest)
 
 
 def status(
