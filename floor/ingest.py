@@ -20,6 +20,11 @@ cannot take raises an alert and is *quarantined*: its rows from then on go to
 ``quarantine_row``, never merged (``dealer-station floor release`` ends it). The
 acknowledgement always names the last row held from that station, so it keeps shipping.
 
+A status whose head is behind the floor's last row, at a time later than that row's by more
+than :data:`COMMIT_WINDOW_SECONDS`, is a station rolled back (or forked): quarantine. A
+status within the window is no evidence (the row may have been committed after the station
+read its journal for that head).
+
 Statuses are kept in the order they *arrive* (the collector's clock): a station clock
 stepped back, or a time far ahead, never freezes a table's status. The station's time is
 shown clamped to the collector's clock plus ``clock_tolerance``, and a larger skew raises
