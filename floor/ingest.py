@@ -20,6 +20,11 @@ cannot take raises an alert and is *quarantined*: its rows from then on go to
 ``quarantine_row``, never merged (``dealer-station floor release`` ends it). The
 acknowledgement always names the last row held from that station, so it keeps shipping.
 
+A status whose head is behind the floor's last row, at a time later than that row's by more
+than :data:`COMMIT_WINDOW_SECONDS`, is a station rolled back (or forked): quarantine. A
+status within the window is no evidence (the row may have been committed after the station
+read its journal for that head).
+
 Statuses are kept in the order they *arrive* (the collector's clock): a station clock
 stepped back, or a time far ahead, never freezes a table's status. The station's time is
 shown clamped to the collector's clock plus ``clock_tolerance``, and a larger skew raises
@@ -31,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from controller.journal.format import GENESIS_HASH, TS_FORMAT, Row
 from controller.journal.seal import SEAL_KIND, check_row_hash, seal_fields
@@ -61,6 +66,19 @@ __all__ = [
 
 #: Sealed heads a station reported, kept until the floor holds their rows.
 ANCHORS_KEPT = 16
+
+#: How long after its time a station's row may still be committed, in seconds. A status's
+#: head is the journal's as of the status's time (the station reads the time, then the
+#: journal), but a row is stamped before its transaction commits: the event's rows, then
+#: COMMIT with the WAL's fsync and, about every seven rounds, a checkpoint's fsync of the
+#: database file, which on an SD card can stall for a second or more, on a station thread
+#: that a loaded Pi may also preempt. So a row stamped just before a status may be
+#: committed just after the station read its journal, and another collector may merge it
+#: before this status is taken: a status within this window of the floor's last row is no
+#: evidence that the station lacks that row. A real rollback is not missed: it takes a
+#: restart (minutes), and the station's next status, every ``status_interval_seconds``
+#: (5 by default), is past the window.
+COMMIT_WINDOW_SECONDS: Final = 5.0
 
 # The statements of one transaction (every one runs in tests/test_floor_ingest.py and
 # test_floor_forgery.py on a real PostgreSQL; the verdicts between them need none).
@@ -304,13 +322,10 @@ class Verdicts:
         if state.status_arrived is not None and arrived <= state.status_arrived.timestamp():
             return  # an older status, taken by another collector after a newer one
         head_id, head_hash = status.head
-        anchor_ts = state.anchor_ts
         if (
             not state.quarantined
             and head_id < state.anchor_row
-            and anchor_ts is not None
-            # Sent after the station committed the anchor row (both times the station's).
-            and status.ts > anchor_ts
+            and _past_commit_window(status.ts, state.anchor_ts)
         ):
             stored = self.stored(state.table, head_id, head_id).get(
                 head_id, GENESIS_HASH if head_id == 0 else None
@@ -388,6 +403,18 @@ class Verdicts:
 
     def _clear(self, state: TableState, kind: str) -> None:
         state.alert_changes.append((kind, None))
+
+
+def _past_commit_window(status_ts: str, anchor_ts: str | None) -> bool:
+    """Is a status at the station's time ``status_ts`` later than the floor's last row, at
+    the station's time ``anchor_ts``, by more than :data:`COMMIT_WINDOW_SECONDS`? Only
+    then must its head hold that row. A time that cannot be read says nothing (the
+    status's raises the ``clock`` alert; a row's is refused as malformed)."""
+    status_at = _parse_ts(status_ts)
+    anchor_at = None if anchor_ts is None else _parse_ts(anchor_ts)
+    if status_at is None or anchor_at is None:
+        return False
+    return status_at - anchor_at > COMMIT_WINDOW_SECONDS
 
 
 def _parse_ts(text: str) -> float | None:

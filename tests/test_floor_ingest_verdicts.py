@@ -371,7 +371,7 @@ def _rolled_back(head: tuple[int, str], ts: str, **line: Any) -> tuple[Applied, 
 
 def test_a_station_behind_the_floor_after_its_anchor_was_written_rolled_back() -> None:
     rows = chain(5)
-    after = "2026-12-01T04:00:06.000000Z"
+    after = "2026-12-01T04:00:11.000000Z"  # 6 s after row 5: past the 5 s commit window
     done, state = _rolled_back((3, rows[2].hash), after)
     text = "rolled back or truncated: the station's last row is 3, the floor holds 5"
     assert done.alerts == [(TABLE, "rollback", text)] and state.quarantined == text
@@ -389,7 +389,7 @@ def test_a_status_sent_before_the_anchor_was_written_is_no_rollback() -> None:
         done, state = _rolled_back((3, rows[2].hash), ts)
         assert done.alerts == [] and state.quarantined is None
     # its head at the anchor, past it, or a table quarantined already: nothing to say
-    later = "2026-12-01T04:00:06.000000Z"
+    later = "2026-12-01T04:00:11.000000Z"
     for head in ((5, rows[4].hash), (6, "ee" * 32)):
         done, _ = _rolled_back(head, later)
         assert done.alerts == []
@@ -397,6 +397,91 @@ def test_a_status_sent_before_the_anchor_was_written_is_no_rollback() -> None:
     assert done.alerts == []
     done, _ = _rolled_back((3, rows[2].hash), later, anchor_ts=None)
     assert done.alerts == []
+
+
+def burst() -> list[Row]:
+    """A station's journal whose rows 21-35 are one event's batch, stamped from
+    04:00:20.100 to 04:00:20.240 (10 ms apart) and committed together; rows 1-20 as
+    ``chain``'s (row 20 at 04:00:20)."""
+    rows = chain(35)
+    for n in range(20, 35):
+        rows[n] = rehash(rows[n], rows[n - 1], ts=f"2026-12-01T04:00:20.{100 + 10 * (n - 20)}000Z")
+    assert rows[34].ts == "2026-12-01T04:00:20.240000Z"
+    return rows
+
+
+def _at(ts: str) -> float:
+    """The collector's clock when a status of the station's time ``ts`` arrives (no skew)."""
+    return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC).timestamp()
+
+
+def test_a_status_read_while_rows_stamped_before_it_were_committing_is_no_rollback() -> None:
+    """Two collectors share the stations. The station read its time, 04:00:21, then its
+    journal, while the rows of an event stamped at 04:00:20.1-20.2 were still being
+    committed (an SD card's fsync stalling 0.9 s): its status says head 20. Collector A
+    merges rows 21-35 and then collector B takes that status: its head is behind the
+    floor's row 35 and its time after row 35's, by 0.76 s, within the commit window
+    (5 s): a healthy table, no alert, in whichever order the messages are taken."""
+    rows = burst()
+    status_20 = status("2026-12-01T04:00:21.000000Z", head=(20, rows[19].hash))
+    report = StatusReport(status_20, _at(status_20.ts))
+    orders: list[list[list[Any]]] = [
+        [[rows[20:]], [report]],  # A merges the rows, then B takes the status
+        [[rows[20:], report]],  # one collector takes both, in one transaction
+        [[report], [rows[20:]]],  # the status first (its head was then the floor's)
+    ]
+    for order in orders:
+        floor = held(rows[:20])
+        for messages in order:
+            done, state = floor.apply(messages)
+            assert done.alerts == [] and state.quarantined is None
+        assert [r.id for r in floor.merged] == list(range(1, 36))
+        assert floor.line["anchor_row"] == 35 and floor.line["anchor_ts"] == rows[34].ts
+        assert floor.line["status"]["head"] == [20, rows[19].hash]  # kept, as sent
+
+
+def test_a_status_past_the_commit_window_behind_the_floor_is_a_rollback() -> None:
+    """The floor's row 35 is at 04:00:20.240. A status 5 s after it may still lack it (a
+    commit that slow is possible); one 5 s and 1 us after it cannot, unless the journal
+    lost it: rolled back (its head row is the floor's) or forked (it is not)."""
+    rows = burst()
+    for ts in ("2026-12-01T04:00:25.240000Z", "2026-12-01T04:00:21.000000Z", rows[34].ts):
+        floor = held(rows)
+        done, state = floor.apply([StatusReport(status(ts, head=(20, rows[19].hash)), _at(ts))])
+        assert done.alerts == [] and state.quarantined is None, ts
+    past = "2026-12-01T04:00:25.240001Z"
+    behind = (((20, rows[19].hash), "rolled back or truncated"), ((20, "ee" * 32), "forked"))
+    for head, what in behind:
+        floor = held(rows)
+        done, state = floor.apply([StatusReport(status(past, head=head), _at(past))])
+        text = f"{what}: the station's last row is 20, the floor holds 35"
+        assert done.alerts == [(TABLE, "rollback", text)] and state.quarantined == text
+
+
+def test_a_real_rollback_is_raised_by_the_next_status() -> None:
+    """The race's status was no alarm; a station that really lost rows 21-35 says head 20
+    again in its next status, a status interval (5 s) later, which is past the window."""
+    rows = burst()
+    first = status("2026-12-01T04:00:21.000000Z", head=(20, rows[19].hash))
+    for head in (35, 20):  # a healthy station's next status holds the rows; a rolled back one's
+        floor = held(rows)
+        done, _ = floor.apply([StatusReport(first, _at(first.ts))])
+        assert done.alerts == []
+        after = status("2026-12-01T04:00:26.000000Z", head=(head, rows[head - 1].hash))
+        done, state = floor.apply([StatusReport(after, _at(after.ts))])
+        if head == 35:
+            assert done.alerts == [] and state.quarantined is None
+        else:
+            text = "rolled back or truncated: the station's last row is 20, the floor holds 35"
+            assert done.alerts == [(TABLE, "rollback", text)] and state.quarantined == text
+
+
+def test_a_status_time_that_cannot_be_read_is_no_rollback_evidence() -> None:
+    """It says nothing of when its head was read (the clock alert says it is unreadable)."""
+    rows = chain(5)
+    floor = held(rows)
+    done, state = floor.apply([StatusReport(status("soon", head=(3, rows[2].hash)), NOON)])
+    assert [kind for _, kind, _ in done.alerts] == ["clock"] and state.quarantined is None
 
 
 def test_a_fault_is_raised_with_the_status_and_cleared_with_it() -> None:
@@ -762,7 +847,7 @@ def test_a_head_the_floor_does_not_hold_is_a_fork_whatever_its_hash() -> None:
     rows = chain(5)
     floor = Floor()
     floor.line |= {"anchor_row": 5, "anchor_hash": rows[4].hash, "anchor_ts": rows[4].ts}
-    ts = "2026-12-01T04:00:06.000000Z"
+    ts = "2026-12-01T04:00:11.000000Z"
     arrived = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC).timestamp()
     done, _ = floor.apply([StatusReport(status(ts, head=(3, GENESIS_HASH)), arrived)])
     assert done.alerts == [

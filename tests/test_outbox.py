@@ -3,14 +3,19 @@ the table, one batch in flight, the collector's acknowledgement kept beside the 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.journal.format import GENESIS_HASH, Row
 from controller.journal.wire import Ack
 from controller.service.outbox import Outbox, ack_path, load_ack, save_ack
+
+#: When a test's journal was read (the status's time).
+READ_AT = datetime(2026, 11, 30, 20, 0, 1, 250000, tzinfo=UTC)
 
 
 def row(row_id: int, kind: str, round_no: int | None = None, data: str = "{}") -> Row:
@@ -121,11 +126,25 @@ def test_the_status_carries_no_card_and_no_fault_message() -> None:
         row(5, "prompt", 4, '{"state":"fault","lamps":{}}'),
     ]:
         outbox.scan(r)
+    outbox.head_as_of = READ_AT
     status = outbox.status()
     assert status.state == "fault" and status.round_no == 4
     assert status.fault == {"code": "card_out_of_order", "state": "deal"}
     assert status.devices == {"shoe": "lost"}
     assert "KH" not in repr(status) and "7S" not in repr(status)
+
+
+def test_the_status_is_at_the_time_its_head_was_read_and_none_before_a_read() -> None:
+    """Its time is when the journal was read (the shipper reads the time first), never
+    when it is built: the floor takes every row stamped before it as in its head."""
+    outbox = Outbox("T1")
+    with pytest.raises(ValueError, match="never read"):
+        outbox.status()  # no head to state yet
+    outbox.scan(row(1, "device"))
+    outbox.head_as_of = READ_AT
+    status = outbox.status()
+    assert status.ts == "2026-11-30T20:00:01.250000Z"
+    assert status.head == (1, f"{1:064x}")
 
 
 def test_the_acknowledgement_is_kept_beside_the_journal(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import queue
 import ssl
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -94,7 +95,7 @@ def test_a_status_with_the_anchor_leaves_at_every_seal_inside_a_round(
 def test_the_outbox_status_names_the_last_seal() -> None:
     from controller.journal.format import Row
 
-    outbox = Outbox(TABLE)
+    outbox = Outbox(TABLE, head_as_of=datetime(2026, 12, 1, 10, 0, 1, tzinfo=UTC))
     assert outbox.status().anchor is None
     seal = '{"epoch":3,"head":"' + "0" * 64 + '","mac":"' + "1" * 64 + '","row":4,"table":"T29"}'
     outbox.scan(Row(5, "2026-12-01T10:00:00.000000Z", "seal", None, seal, "0" * 64, "a" * 64))

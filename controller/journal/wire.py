@@ -13,8 +13,10 @@ has one definition. Every message is one JSON object with ``"v": 1``:
 - ``floor/<table>/ack`` (collector): ``{"v", "row", "hash", "rewind"}``: the collector holds
   every row up to ``row``; with ``rewind`` it asks for the rows after ``row`` again.
 
-``head`` is the station's last committed row ``[id, hash]``: the collector compares it with
-the anchor it keeps to see a station that came back behind its own history. The decoder
+``head`` is the station's last committed row ``[id, hash]`` as of the status's ``ts`` (the
+time the shipper read its journal, taken before the read: every row committed by then is in
+it): the collector compares it with the anchor it keeps to see a station that came back
+behind its own history. The decoder
 checks form only (types, sizes, the table name); the chain is checked by the collector.
 """
 

@@ -17,6 +17,10 @@ acknowledged. Sans-I/O: rows, acknowledgements and the time go in, decisions com
   ``prompt``, ``fault``, ``fault_resolved``, ``device`` and ``round_started`` records. It
   never carries a card. It also carries the journal's latest seal (its *anchor*), so the
   floor learns each sealed head as soon as it is written, before its rows may leave.
+- The status's time is when the journal was read for its head (``head_as_of``, taken by
+  the shipper *before* it reads), never when it is sent: every row committed by that time
+  is in the head, which is what the floor's rollback check relies on (a head behind the
+  floor's last row, in a status sent after that row was written, is a journal rolled back).
 """
 
 from __future__ import annotations
@@ -25,10 +29,11 @@ import json
 import os
 import sqlite3
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Final
 
-from controller.journal.format import GENESIS_HASH, JournalCorruptError, Row, format_ts, utc_now
+from controller.journal.format import GENESIS_HASH, JournalCorruptError, Row, format_ts
 from controller.journal.reader import open_readonly
 from controller.journal.seal import SEAL_KIND, seal_fields
 from controller.journal.storage import storage_of
@@ -125,6 +130,9 @@ class Outbox:
     fault: dict[str, str] | None = None
     devices: dict[str, str] = field(default_factory=dict)
     anchor: tuple[int, int, str] | None = None  # the latest seal: (row, epoch, hash)
+    #: When the journal was last read: every row committed before it has been scanned
+    #: (None: never read yet). The status's time.
+    head_as_of: datetime | None = None
 
     @property
     def horizon(self) -> int:
@@ -214,10 +222,17 @@ class Outbox:
         return True
 
     def status(self) -> Status:
-        """The live status to publish now."""
+        """The live status to publish now, at the time its head was read
+        (:attr:`head_as_of`).
+
+        Raises:
+            ValueError: the journal was never read (no head to state).
+        """
+        if self.head_as_of is None:
+            raise ValueError("the journal was never read: no head to state")
         return Status(
             table=self.table,
-            ts=format_ts(utc_now()),
+            ts=format_ts(self.head_as_of),
             state=self.state,
             round_no=self.round_no,
             fault=dict(self.fault) if self.fault else None,

@@ -23,7 +23,7 @@ import structlog
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
-from controller.journal.format import GENESIS_HASH, JournalCorruptError
+from controller.journal.format import GENESIS_HASH, Clock, JournalCorruptError, utc_now
 from controller.journal.reader import open_readonly, select_rows
 from controller.journal.storage import storage_of
 from controller.journal.wire import (
@@ -50,9 +50,16 @@ class Shipper:
     """Ships one journal to the floor until :meth:`stop` (see the module docstring)."""
 
     def __init__(
-        self, journal: Path, table: str, settings: FloorSettings, *, client_id: str | None = None
+        self,
+        journal: Path,
+        table: str,
+        settings: FloorSettings,
+        *,
+        client_id: str | None = None,
+        clock: Clock = utc_now,
     ) -> None:
         self.journal = Path(journal)
+        self._clock = clock  # the station's time, as the journal stamps its rows
         self.table = table
         self.settings = settings
         self.client_id = client_id or table
@@ -208,13 +215,22 @@ class Shipper:
         return conn
 
     def _scan(self, conn: sqlite3.Connection) -> bool:
-        """Read the rows committed since the last scan; True if there were any."""
+        """Read the rows committed since the last scan; True if there were any. The head
+        scanned is the journal's as of the time taken before reading, the status's time
+        (``Outbox.head_as_of``): every row committed by then is in it. A time taken after
+        the read would claim rows committed in between (their times are earlier), and a
+        collector that merged them first would see a head behind its rows."""
+        moment = self._clock()
         (version,) = conn.execute("PRAGMA data_version").fetchone()
         if version == self._data_version:
-            return False  # no other connection has committed since
+            # No other connection has committed since the last read, which came after the
+            # PRAGMA before it: the head read then is the head as of this moment too.
+            self.outbox.head_as_of = moment
+            return False
         self._data_version = version
         before = self.outbox.scanned
-        self._read_rows(conn)
+        self._read_rows(conn)  # reads everything committed before ``moment``, maybe more
+        self.outbox.head_as_of = moment
         return self.outbox.scanned != before
 
     def _read_rows(self, conn: sqlite3.Connection) -> None:
