@@ -335,7 +335,7 @@ def test_a_moment_in_any_zone_or_before_the_year_1000_is_stamped_in_utc() -> Non
     assert (
         format_ts(datetime(2026, 12, 1, 1, 2, 3, 4, tzinfo=east)) == "2026-11-30T23:02:03.000004Z"
     )
-    assert format_ts(datetime(999, 1, 2, 3, 4, 5, 6, tzinfo=UTC)) == "999-01-02T03:04:05.000006Z"
+    assert format_ts(datetime(999, 1, 2, 3, 4, 5, 6, tzinfo=UTC)) == "0999-01-02T03:04:05.000006Z"
     assert format_ts(datetime(1000, 1, 2, 3, 4, 5, 6, tzinfo=UTC)) == "1000-01-02T03:04:05.000006Z"
     assert format_ts(datetime(2026, 11, 30, 9, 0, tzinfo=UTC)) == "2026-11-30T09:00:00.000000Z"
 
