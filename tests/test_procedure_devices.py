@@ -796,11 +796,9 @@ def test_a_void_after_a_restart_lets_a_settled_match_stand_and_returns_only_the_
     assert void["returned"] == [{"seat": 1, "wager": "main", "hand": None, "cents": 1000}]
 
 
-def test_a_void_after_a_restart_lets_insurance_settled_at_the_peek_stand() -> None:
-    """PA 635a.7(g): insurance is settled at the peek. Seat 1 $10.00 on 9H 8D against the
-    up AC takes $5.00 of insurance; the reader finds no blackjack, the insurance is lost
-    (-$5.00). The table restarts with the hole card it sealed itself; the void lets the
-    insurance settlement stand and returns the main wager alone, not the insurance too."""
+def insurance_lost_at_the_peek() -> Rig:
+    """PA: seat 1 $10.00 on 9H 8D against the up AC (the hole card QS) takes $5.00 of
+    insurance; insurance closes and the reader finds no blackjack."""
     rig = make_rig("PA")
     ready(rig)
     bet(rig, 1, 1000)
@@ -810,6 +808,15 @@ def test_a_void_after_a_restart_lets_insurance_settled_at_the_peek_stand() -> No
     press(rig)  # insurance closes
     press(rig)  # the dealer asks the reader
     rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    return rig
+
+
+def test_a_void_after_a_restart_lets_insurance_settled_at_the_peek_stand() -> None:
+    """PA 635a.7(g): insurance is settled at the peek. Seat 1 $10.00 on 9H 8D against the
+    up AC takes $5.00 of insurance; the reader finds no blackjack, the insurance is lost
+    (-$5.00). The table restarts with the hole card it sealed itself; the void lets the
+    insurance settlement stand and returns the main wager alone, not the insurance too."""
+    rig = insurance_lost_at_the_peek()
     again = restarted(rig)
     supervisor(again, Button.SUPERVISOR_VOID)
     (void,) = rows(again, "round_voided")
@@ -840,15 +847,7 @@ def test_a_void_during_an_early_settlement_leaves_no_settlement_lamp_lit_for_bet
     COLLECT) when the card reader faults; the supervisor voids the round. Betting opens
     with its own prompt only: the settlement that was prompted belongs to the voided round,
     and no seat or COLLECT lamp stays lit (docs/panel.md)."""
-    rig = make_rig("PA")
-    ready(rig)
-    bet(rig, 1, 1000)
-    press(rig)
-    deal(rig, "9H", "AC", "8D", "QS")
-    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
-    press(rig)  # insurance closes
-    press(rig)  # the dealer asks the reader
-    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    rig = insurance_lost_at_the_peek()
     assert rig.table.state is State.SETTLE_NOW
     assert rig.panel.lamps[Led.COLLECT] is LedMode.STEADY
     rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
