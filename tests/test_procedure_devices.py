@@ -28,6 +28,7 @@ from drivers.hal import (
     Button,
     ButtonPressed,
     CoverCardSeen,
+    DeviceConnected,
     DeviceEvent,
     DeviceFault,
     DeviceFaultKind,
@@ -752,6 +753,146 @@ def test_a_fault_during_a_fault_keeps_the_lost_devices_lamp_and_a_void_names_the
     supervisor(rig, Button.SUPERVISOR_VOID)
     (void,) = rows(rig, "round_voided")
     assert void["reason"] == f"unexpected_card: {second['message']}"
+
+
+def test_ny_5324_12_b_4_a_wager_lifted_during_a_fault_in_the_round_is_a_fault_too() -> None:
+    """NY 5324.12(b)(4): no wager withdrawn after the first card until its decision is
+    rendered and implemented; a fault stops play but settles nothing. The shoe is lost after
+    seat 1's first card; seat 1 lifts its $10.00 while the fault stands: a wager fault
+    naming the spot joins the prompt (docs/panel.md), so the supervisor sees it before any
+    resume. Between rounds (no round open) a wager lifted during a fault is no fault."""
+    rig = make_rig("NY")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H")
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False, 0))
+    second = rows(rig, "fault")[-1]
+    assert second["code"] == "wager_changed" and second["state"] == "fault"
+    assert "seat 1 main" in second["message"]
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.WAGER_CHANGED
+    assert rig.panel.lamps[Led.SHOE_FAULT] is LedMode.BLINK  # the shoe is still the one lost
+
+    between = make_rig("NY")
+    ready(between)
+    bet(between, 1, 1000)
+    between.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    between.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False, 0))
+    assert [r["code"] for r in rows(between, "fault")] == ["device_lost"]
+
+
+def test_a_lost_wager_collected_during_a_fault_in_the_final_settlement_is_journalled() -> None:
+    """docs/journal.md: what a settlement explains is journalled. Seat 1's 9H 8D (17) loses
+    to the dealer's 5C QS 3D (18); the shoe is lost in the final settlement and the dealer
+    takes seat 1's chips while the fault stands: `wager_collected`, as without the fault,
+    and no wager fault (the settlement explains the empty spot)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "5C", "8D", "QS")
+    press(rig)  # seat 1 stands
+    press(rig)  # the hole card turned: 15
+    deal(rig, "3D")
+    assert rig.table.state is State.SETTLING
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False, 0))
+    assert rows(rig, "wager_collected") == [{"seat": 1, "spot": "main", "cents": 0}]
+    assert [r["code"] for r in rows(rig, "fault")] == ["device_lost"]
+
+
+def test_insurance_put_down_during_a_fault_while_it_is_offered_is_taken_at_its_close() -> None:
+    """PA 635a.8: insurance is offered after the deal against an ace. The shoe is lost while
+    it is offered; seat 1 puts $5.00 (half its $10.00) on its insurance spot during the
+    fault: no fault of its own; resumed, the close takes it."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1, 1000)
+    press(rig)
+    deal(rig, "9H", "AC", "8D", "QS")
+    assert rig.table.state is State.INSURANCE
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.INSURANCE, True, 500))
+    assert [r["code"] for r in rows(rig, "fault")] == ["device_lost"]
+    rig.table.handle(DeviceConnected(DeviceKind.SHOE, "S-1", "fw-1.2"))
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.INSURANCE
+    press(rig)
+    assert rows(rig, "insurance_taken") == [{"seat": 1, "cents": 500}]
+
+
+def hole_card_mismatch_then_shoe_lost() -> Rig:
+    """Seat 1 9H 8D stands against the up KC; the reader said no blackjack but the hole card
+    turns AS (a blackjack): a hole card mismatch. The shoe is lost while that fault stands,
+    and comes back: the device's fault took the prompt."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "KC", "8D", "AS")
+    press(rig)
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    press(rig)  # stand
+    press(rig)  # reveal
+    assert rig.table.fault is not None
+    assert rig.table.fault.code is FaultCode.HOLE_CARD_MISMATCH
+    rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
+    rig.table.handle(DeviceConnected(DeviceKind.SHOE, "S-1", "fw-1.2"))
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.DEVICE_LOST
+    return rig
+
+
+def test_a_fault_that_cannot_be_resumed_is_not_resumed_once_another_fault_joins_it() -> None:
+    """A hole card the reader misread is never played on (the round is voided); a device
+    lost and back while that fault stands does not make it resumable: the supervisor's
+    resume is refused, naming the mismatch, and the void is taken."""
+    rig = hole_card_mismatch_then_shoe_lost()
+    supervisor(rig, Button.SUPERVISOR_RESUME)
+    assert rig.table.state is State.FAULT
+    (refused,) = rows(rig, "resolution_refused")
+    assert refused["reason"] == "hole_card_mismatch cannot be resumed: void or reshuffle"
+    assert rows(rig, "fault_resolved") == []
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rig.table.state is State.BETTING and rows(rig, "round_voided") != []
+
+
+def test_a_restart_in_the_round_keeps_the_refusal_of_a_fault_that_cannot_be_resumed() -> None:
+    """The same stop, the station restarted in the round: the restart's own fault takes the
+    prompt, and the resume is refused for the mismatch before it."""
+    again = restarted(hole_card_mismatch_then_shoe_lost())
+    fault = again.table.fault
+    assert fault is not None and fault.code is FaultCode.RECOVERED_MID_ROUND
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    (refused,) = rows(again, "resolution_refused")
+    assert refused["reason"] == "hole_card_mismatch cannot be resumed: void or reshuffle"
+
+
+def test_a_fault_that_cannot_be_resumed_stays_so_across_a_restart_after_another_joined_it() -> (
+    None
+):
+    """NY 5324.12(a): a batch of the wrong composition is never played. A card is drawn
+    while that fault stands (a fault of its own, which takes the prompt); the station
+    restarts: the restored fault is the card's, and a resume is still refused for the
+    batch before it; the reshuffle is taken."""
+    rig = make_rig("PA")
+    rig.table.begin()
+    per_rank = dict(full_batch(6).per_rank)
+    per_rank[10] = 1  # a foreign 10 in the batch
+    per_rank[7] -= 1
+    rig.table.handle(ShuffleDone(288, tuple(per_rank.items())))
+    deal(rig, "5C")
+    again = restarted(rig)
+    fault = again.table.fault
+    assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
+    supervisor(again, Button.SUPERVISOR_RESUME)
+    assert again.table.state is State.FAULT
+    (refused,) = rows(again, "resolution_refused")
+    assert refused["reason"] == "bad_batch cannot be resumed: void or reshuffle"
+    supervisor(again, Button.SUPERVISOR_RESHUFFLE)
+    assert again.table.state is State.SHUFFLING
 
 
 def test_a_void_after_a_restart_returns_the_insurance_taken_beside_the_main_wager() -> None:

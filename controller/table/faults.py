@@ -39,10 +39,28 @@ class Resolution(Enum):
     RESHUFFLE = "reshuffle"
 
 
+#: Faults a resume cannot clear: the round is voided or the shoe reshuffled.
+NOT_RESUMABLE = frozenset(
+    {
+        FaultCode.BAD_BATCH,
+        FaultCode.HOLE_CARD_MISMATCH,
+        FaultCode.HOLE_CARD_COMMITMENT,
+        FaultCode.HOLE_CARD_IN_CLEAR,
+    }
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """An active fault: its code, a message for the panel and journal, and the device."""
+    """An active fault: its code, a message for the panel and journal, and the device;
+    ``held``: an earlier fault of the same stop that cannot be resumed (a later fault took
+    the prompt, not the earlier one's verdict)."""
 
     code: FaultCode
     message: str
     device: str | None = None
+    held: FaultCode | None = None
+
+    def not_resumable(self) -> FaultCode | None:
+        """The code of this stop that forbids a resume: its own, or an earlier one's."""
+        return self.code if self.code in NOT_RESUMABLE else self.held

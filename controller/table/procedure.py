@@ -174,12 +174,16 @@ class Table:
             present=event.present,
             cents=event.cents,
         )
-        if self.t.state is State.INSURANCE and event.spot is WagerSpot.INSURANCE:
+        # A fault stops play and settles nothing: its wagers are judged as in the state it
+        # stopped (NY 5324.12(b)(4): a wager lifted during it is a fault of its own, which
+        # joins the prompt before any resume; a settlement's chips move as it says).
+        state = self.t.resume_to if self.t.state is State.FAULT else self.t.state
+        if state is State.INSURANCE and event.spot is WagerSpot.INSURANCE:
             self.t.book.update(event)
             return
         play = self.t.play
-        in_round = play is not None and not play.round.over and self.t.state in ROUND_STATES
-        if play is not None and (in_round or self.t.state is State.SETTLING):
+        in_round = play is not None and not play.round.over and state in ROUND_STATES
+        if play is not None and (in_round or state is State.SETTLING):
             # NY 5324.12(b)(4),(8): no wager made, increased or withdrawn after the first card
             # until its decision is rendered and implemented; a settled spot changes as its
             # settlement says (controller.table.sensors). In the final settlement the spots

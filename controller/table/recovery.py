@@ -30,7 +30,7 @@ from controller.rules.profiles import Profile
 from controller.rules.steps import Decision, NeedInsurance, NeedReveal, SeatWager
 from controller.table.accounts import stake_units
 from controller.table.betting import UNKNOWN_AMOUNT_STAKE, ClosedBets
-from controller.table.faults import Fault, FaultCode
+from controller.table.faults import NOT_RESUMABLE, Fault, FaultCode
 from controller.table.holecard import WithheldCard
 from controller.table.play import RoundPlay
 from controller.table.prompts import State
@@ -81,6 +81,7 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
     report of each wager spot), so a stream of a year's rows costs no more memory."""
     rec = Recovered()
     fault_row: Mapping[str, Any] | None = None
+    held: FaultCode | None = None
     for row in rows:
         kind, data = row.kind, row.data
         # Every row of an open round goes to its rebuild, state rows included (they tell
@@ -95,10 +96,13 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
         if kind == "state":
             rec.state = State(data["state"])
             if rec.state is not State.FAULT:
-                fault_row = None
+                fault_row, held = None, None
         elif kind == "fault":
-            # A fault during a fault keeps the first one's resume point.
+            # A fault during a fault keeps the first one's resume point, and an earlier
+            # fault's refusal of a resume (controller.table.faults.NOT_RESUMABLE).
             fault_row = data if fault_row is None else {**data, "state": fault_row["state"]}
+            if held is None and FaultCode(data["code"]) in NOT_RESUMABLE:
+                held = FaultCode(data["code"])
         elif kind == "shuffle_commanded":
             rec.drawn.clear()
             rec.reshuffle_pending = False
@@ -124,7 +128,7 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
             )
             rec.wagers[wager.seat, wager.spot] = wager
     if rec.state is State.FAULT and fault_row is not None:
-        rec.fault = Fault(FaultCode(fault_row["code"]), str(fault_row["message"]))
+        rec.fault = Fault(FaultCode(fault_row["code"]), str(fault_row["message"]), held=held)
         rec.resume_to = State(fault_row["state"])
     return rec
 

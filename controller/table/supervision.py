@@ -85,6 +85,7 @@ class Supervision:
                 FaultCode.RECOVERED_MID_ROUND,
                 f"restarted during round {self.t.round_no}"
                 + ("" if self.t.play else ": a sealed hole card was never revealed"),
+                held=rec.fault.not_resumable() if rec.fault else None,
             )
             machine.set_state(State.FAULT, model=self.t)
             self.t.record(
@@ -170,8 +171,10 @@ class Supervision:
         self.t.record("fault", code=code.value, message=message, state=self.t.state.value)
         _log.warning("fault", code=code.value, message=message, state=self.t.state.value)
         if self.t.state is State.FAULT:
-            earlier = self.t.fault.device if self.t.fault else None
-            self.t.fault = Fault(code, message, device or earlier)
+            standing = self.t.fault
+            earlier = standing.device if standing else None
+            held = standing.not_resumable() if standing else None
+            self.t.fault = Fault(code, message, device or earlier, held)
             self.show()
             return
         self.t.fault = Fault(code, message, device)
@@ -242,13 +245,9 @@ class Supervision:
             return ""
         if self.t.lost:
             return "still lost: " + ", ".join(sorted(d.value for d in self.t.lost))
-        if fault.code in (
-            FaultCode.BAD_BATCH,
-            FaultCode.HOLE_CARD_MISMATCH,
-            FaultCode.HOLE_CARD_COMMITMENT,
-            FaultCode.HOLE_CARD_IN_CLEAR,
-        ):
-            return f"{fault.code.value} cannot be resumed: void or reshuffle"
+        held = fault.not_resumable()
+        if held is not None:
+            return f"{held.value} cannot be resumed: void or reshuffle"
         if self.t.unbuilt_round is not None:
             return f"round {self.t.unbuilt_round} cannot be rebuilt: void it"
         return ""
