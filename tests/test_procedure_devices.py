@@ -870,9 +870,7 @@ def test_a_restart_in_the_round_keeps_the_refusal_of_a_fault_that_cannot_be_resu
     assert refused["reason"] == "hole_card_mismatch cannot be resumed: void or reshuffle"
 
 
-def test_a_fault_that_cannot_be_resumed_stays_so_across_a_restart_after_another_joined_it() -> (
-    None
-):
+def test_a_bad_batch_stays_unresumable_across_a_restart_after_another_fault_joined_it() -> None:
     """NY 5324.12(a): a batch of the wrong composition is never played. A card is drawn
     while that fault stands (a fault of its own, which takes the prompt); the station
     restarts: the restored fault is the card's, and a resume is still refused for the
