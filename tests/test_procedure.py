@@ -519,6 +519,24 @@ def test_a_refused_decision_names_the_legal_ones() -> None:
     ]
 
 
+def test_a_card_to_a_split_ace_hand_that_may_not_draw_names_the_hand() -> None:
+    """Split aces take one card each (PA 635a.11 as the rules assume it,
+    controller/rules/legality.py): seat 1 splits AS AH against the up 9S; hand 1 gets 5D,
+    hand 2 gets AD and may only stand or resplit. A card drawn to it then is rejected, and the
+    supervisor is told which hand may not draw: hand 2, counted from 1."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "AS", "9S", "AH", "8H")
+    press(rig, Button.SPLIT)
+    deal(rig, "5D", "AD")
+    deal(rig, "5C")
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
+    assert fault.message == "5C out of order: seat 1 hand 2 may not draw"
+
+
 def test_pa_635a_7_j_after_a_double_the_card_goes_to_the_player_and_no_decision_is_taken() -> None:
     """Seat 1 (5H 6D, 11) doubles against the up 6C: the table stays in the players' turn,
     seat 1 acting, waiting for its one card; a NEXT meanwhile is refused, saying what is
