@@ -823,10 +823,9 @@ def test_insurance_put_down_during_a_fault_while_it_is_offered_is_taken_at_its_c
     assert rows(rig, "insurance_taken") == [{"seat": 1, "cents": 500}]
 
 
-def hole_card_mismatch_then_shoe_lost() -> Rig:
+def hole_card_mismatch() -> Rig:
     """Seat 1 9H 8D stands against the up KC; the reader said no blackjack but the hole card
-    turns AS (a blackjack): a hole card mismatch. The shoe is lost while that fault stands,
-    and comes back: the device's fault took the prompt."""
+    turns AS (a blackjack): a hole card mismatch."""
     rig = make_rig("PA")
     ready(rig)
     bet(rig, 1)
@@ -838,6 +837,13 @@ def hole_card_mismatch_then_shoe_lost() -> Rig:
     press(rig)  # reveal
     assert rig.table.fault is not None
     assert rig.table.fault.code is FaultCode.HOLE_CARD_MISMATCH
+    return rig
+
+
+def hole_card_mismatch_then_shoe_lost() -> Rig:
+    """The mismatch; the shoe is lost while that fault stands, and comes back: the device's
+    fault took the prompt."""
+    rig = hole_card_mismatch()
     rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
     rig.table.handle(DeviceConnected(DeviceKind.SHOE, "S-1", "fw-1.2"))
     fault = rig.table.fault
@@ -857,6 +863,21 @@ def test_a_fault_that_cannot_be_resumed_is_not_resumed_once_another_fault_joins_
     assert rows(rig, "fault_resolved") == []
     supervisor(rig, Button.SUPERVISOR_VOID)
     assert rig.table.state is State.BETTING and rows(rig, "round_voided") != []
+
+
+def test_a_wager_lifted_while_a_settled_round_awaits_its_void_is_not_collected() -> None:
+    """The hole card AS under the up KC makes a blackjack the reader denied: the rules have
+    settled the round (seat 1's 9H 8D loses), but the mismatch stops it before any
+    settlement and it can only be voided. Seat 1 lifts its $10.00 meanwhile: nothing was
+    collected (no `wager_collected`) and nothing is forbidden (no wager fault); the void
+    returns the $10.00 (docs/journal.md, Void)."""
+    rig = hole_card_mismatch()
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False, 0))
+    assert rows(rig, "wager_collected") == []
+    assert [r["code"] for r in rows(rig, "fault")] == ["hole_card_mismatch"]
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    (void,) = rows(rig, "round_voided")
+    assert void["returned"] == [{"seat": 1, "wager": "main", "hand": 1, "cents": 1000}]
 
 
 def test_a_restart_in_the_round_keeps_the_refusal_of_a_fault_that_cannot_be_resumed() -> None:
