@@ -151,6 +151,51 @@ def test_nj_19_7_c_ny_5324_12_c_3_burn_card_disclosed_on_request(
         ]
 
 
+def test_ny_5324_12_c_3_a_burn_card_asked_for_before_any_burn_is_refused_with_its_reason() -> None:
+    """NY 5324.12(c)(3): the burn card is disclosed if a player asks. A table restored into
+    betting from a journal that names no burn card has none to show: the journal says so,
+    not that the table never discloses it."""
+    from controller.table.recovery import Recovered
+
+    rig = make_rig("NY")
+    rig.table.restore(Recovered(state=State.BETTING))
+    rig.table.resume_output()
+    assert rig.table.state is State.BETTING
+    press(rig, Button.DISCLOSE_BURN)
+    assert rows(rig, "burn_disclosed") == []
+    assert rows(rig, "button_ignored") == [
+        {"button": "disclose_burn", "state": "betting", "reason": "no card burned yet"}
+    ]
+
+
+def test_no_more_bets_with_no_wager_on_the_table_is_journalled_as_ignored_and_deals_nothing() -> (
+    None
+):
+    """NEXT (no more bets) with no wager down starts no round: the journal says the button
+    was ignored and why (docs/journal.md: every ignored button's row names its reason)."""
+    rig = make_rig("PA")
+    ready(rig)
+    press(rig)
+    assert rig.table.state is State.BETTING
+    assert rows(rig, "round_started") == []
+    assert rows(rig, "button_ignored") == [
+        {"button": "next", "state": "betting", "reason": "no wagers"}
+    ]
+
+
+def test_each_round_takes_the_next_number() -> None:
+    """Rounds are numbered one after the other (docs/journal.md, `round_started`): the
+    second round of the shoe is round 2, its rows under that number."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    play_seat_one_round(rig)
+    bet(rig, 1)
+    press(rig)
+    assert [r.data["round"] for r in rig.journal.of("round_started")] == [1, 2]
+    assert [r.round_no for r in rig.journal.of("round_started")] == [1, 2]
+
+
 def test_card_drawn_while_betting_is_a_fault_cleared_only_by_the_supervisor() -> None:
     rig = make_rig("PA")
     ready(rig)

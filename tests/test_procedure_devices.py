@@ -798,7 +798,8 @@ def test_a_lost_wager_collected_during_a_fault_in_the_final_settlement_is_journa
     deal(rig, "3D")
     assert rig.table.state is State.SETTLING
     rig.table.handle(DeviceLost(DeviceKind.SHOE, "unplugged"))
-    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False, 0))
+    # The sensor says the spot is empty (no amount with it): it reads 0 cents.
+    rig.table.handle(SeatWagerChanged(1, WagerSpot.MAIN, False))
     assert rows(rig, "wager_collected") == [{"seat": 1, "spot": "main", "cents": 0}]
     assert [r["code"] for r in rows(rig, "fault")] == ["device_lost"]
 
