@@ -183,6 +183,27 @@ def test_no_more_bets_with_no_wager_on_the_table_is_journalled_as_ignored_and_de
     ]
 
 
+def test_each_button_pressed_is_journalled_with_the_state_it_came_in() -> None:
+    """docs/journal.md: a live button's row names it and the state; a button not live
+    there is `button_ignored`, naming both and why. DOUBLE while betting is not live; NEXT
+    with a wager down closes the bets."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig, Button.DOUBLE)
+    assert rows(rig, "button_ignored") == [
+        {"button": "double", "state": "betting", "reason": "not live in this state"}
+    ]
+    press(rig)
+    assert rows(rig, "button") == [{"button": "next", "state": "betting"}]
+
+
+def test_an_event_of_no_known_kind_is_a_programming_error_naming_its_type() -> None:
+    rig = make_rig("PA")
+    with pytest.raises(TypeError, match=r"^no handler for str$"):
+        rig.table.handle("next")  # type: ignore[arg-type]
+
+
 def test_each_round_takes_the_next_number() -> None:
     """Rounds are numbered one after the other (docs/journal.md, `round_started`): the
     second round of the shoe is round 2, its rows under that number."""
