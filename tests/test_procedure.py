@@ -198,6 +198,36 @@ def test_each_button_pressed_is_journalled_with_the_state_it_came_in() -> None:
     assert rows(rig, "button") == [{"button": "next", "state": "betting"}]
 
 
+def test_the_state_callback_is_given_the_table_at_each_state_entered() -> None:
+    """The station follows the table through ``on_state`` (controller/service/station.py):
+    it is called with the table itself each time a state is entered, after the panel shows
+    it: the shuffle, the load, the burn, then betting."""
+    from table_support import ListJournal, RecordingPanel, RecordingReader, RecordingShuffler
+
+    from controller.rules.profiles import get_profile
+    from controller.table.procedure import Table, TableDevices, TableSettings
+
+    seen: list[tuple[Table, State]] = []
+    journal, shuffler = ListJournal(), RecordingShuffler()
+    reader, panel = RecordingReader(), RecordingPanel()
+    table = Table(
+        TableSettings(get_profile("PA"), 6),
+        TableDevices(shuffler, panel, reader),
+        journal,
+        on_state=lambda t: seen.append((t, t.state)),
+    )
+    try:
+        ready(Rig(table, journal, shuffler, reader, panel))
+    finally:
+        table.close()
+    assert seen == [
+        (table, State.SHUFFLING),
+        (table, State.LOADING),
+        (table, State.BURNING),
+        (table, State.BETTING),
+    ]
+
+
 def test_an_event_of_no_known_kind_is_a_programming_error_naming_its_type() -> None:
     rig = make_rig("PA")
     with pytest.raises(TypeError, match=r"^no handler for str$"):
