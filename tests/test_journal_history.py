@@ -295,3 +295,20 @@ def test_any_round_number_or_damaged_byte_is_an_answer_or_one_line(
             assert "\n" not in str(err)
         else:
             assert found is None or found["round"] == number
+
+
+def test_a_round_number_is_one_to_a_billion_on_the_command_line(
+    small: tuple[Path, VerificationKey, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _key, _archived = small
+    j = ["--journal", str(path)]
+    for refused in ("0", "-1", "1000000001", "x", "1.5", ""):
+        with pytest.raises(SystemExit) as caught:
+            main(["journal", "recall", "--round", refused, *j])
+        assert caught.value.code == 2, refused
+        err = capsys.readouterr().err
+        assert "--round" in err and err.rstrip("\n").count("\n") <= 1, err
+    for taken in ("1", "1000000000"):  # both ends: an answer or "not in the journal"
+        assert main(["journal", "recall", "--round", taken, *j]) in {0, 1}
+        out = capsys.readouterr()
+        assert out.out.startswith("Round 1") if taken == "1" else "not in the journal" in out.err
