@@ -11,32 +11,58 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_journal_rotate import (  # the rotation's fixtures: a busy sealed journal, archived
+from test_journal_rotate import (  # the rotation's helpers: a busy sealed journal, archived
+    CHECKPOINT_EVERY,
+    SEGMENT,
     TABLE,
     all_rows,
-    busy,
     rotated,
     rows_of,
-    storage_format,
     written,
 )
 
 from controller.cli.main import main
 from controller.journal.archive import ArchiveError, archive, read_header, segments
 from controller.journal.archive.history import History, find_round
+from controller.journal.base import Base
+from controller.journal.format import canonical_json
 from controller.journal.reader import JournalReader
 from controller.journal.recall import recall
 from controller.journal.seal import VerificationKey, new_sealing
 
-__all__ = ["busy", "storage_format"]  # fixtures used by name
 
-Busy = tuple[Path, VerificationKey, Path]
+@dataclass(frozen=True)
+class Cut:
+    """A busy sealed journal archived in small segments and rotated, with what the whole
+    journal gave before the cut: every row, every round recalled, each round by number."""
+
+    path: Path
+    key: VerificationKey
+    folder: Path
+    base: Base
+    before: list[tuple[Any, ...]]
+    everything: dict[str, Any]
+    by_number: dict[int, Any]
+
+
+@pytest.fixture(scope="module", params=[1, 2], ids=["format1", "format2"])
+def cut(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Cut:
+    """Written, archived and rotated once per storage format; the tests only read it (a test
+    that damages the archive damages a copy)."""
+    home = tmp_path_factory.mktemp(f"cut{request.param}")
+    path, key = written(home, rows_of(30, 7), int(request.param), checkpoint_every=CHECKPOINT_EVERY)
+    folder = home / "archive"
+    assert archive(path, folder, table=TABLE, segment_rows=SEGMENT)
+    before, everything, by_number = _whole(path)
+    base = rotated(path, folder)
+    return Cut(path, key, folder, base, before, everything, by_number)
 
 
 def _tuples(rows: Any) -> list[tuple[Any, ...]]:
@@ -52,10 +78,8 @@ def _whole(path: Path) -> tuple[list[tuple[Any, ...]], dict[str, Any], dict[int,
     return rows, everything, by_number
 
 
-def test_every_row_reads_back_through_the_archive_hash_for_hash(busy: Busy) -> None:
-    path, key, folder = busy
-    before, _, _ = _whole(path)
-    base = rotated(path, folder)
+def test_every_row_reads_back_through_the_archive_hash_for_hash(cut: Cut) -> None:
+    path, key, folder, base, before = cut.path, cut.key, cut.folder, cut.base, cut.before
     assert all_rows(path)[0][0] == base.row + 1  # the live file no longer holds row 1
     with JournalReader.open(path) as reader:
         history = History.open(reader, folder, key)
@@ -67,10 +91,8 @@ def test_every_row_reads_back_through_the_archive_hash_for_hash(busy: Busy) -> N
         assert _tuples(History.open(reader, folder).rows()) == before
 
 
-def test_an_export_range_is_the_same_rows_before_and_after_the_cut(busy: Busy) -> None:
-    path, _key, folder = busy
-    before, _, _ = _whole(path)
-    base = rotated(path, folder)
+def test_an_export_range_is_the_same_rows_before_and_after_the_cut(cut: Cut) -> None:
+    path, folder, base, before = cut.path, cut.folder, cut.base, cut.before
     times = sorted({row[1] for row in before})
     # Ranges ending in the archive, starting in it and ending live, and wholly live.
     cuts = [times[0], times[len(times) // 4], before[base.row - 1][1], before[base.row][1]]
@@ -85,10 +107,8 @@ def test_an_export_range_is_the_same_rows_before_and_after_the_cut(busy: Busy) -
                     assert got == expected, (ts_from, ts_to)
 
 
-def test_recall_of_any_number_of_rounds_is_the_whole_journals(busy: Busy) -> None:
-    path, key, folder = busy
-    _, everything, _ = _whole(path)
-    rotated(path, folder)
+def test_recall_of_any_number_of_rounds_is_the_whole_journals(cut: Cut) -> None:
+    path, key, folder, everything = cut.path, cut.key, cut.folder, cut.everything
     total = len(everything["rounds"])
     with JournalReader.open(path) as reader:
         live = len(recall(reader, 10_000)["rounds"])
@@ -100,10 +120,9 @@ def test_recall_of_any_number_of_rounds_is_the_whole_journals(busy: Busy) -> Non
             assert got["after"] == everything["after"]
 
 
-def test_each_round_by_its_number_before_and_after_the_cut(busy: Busy) -> None:
-    path, key, folder = busy
-    _, everything, by_number = _whole(path)
-    rotated(path, folder)
+def test_each_round_by_its_number_before_and_after_the_cut(cut: Cut) -> None:
+    path, key, folder = cut.path, cut.key, cut.folder
+    everything, by_number = cut.everything, cut.by_number
     numbers = sorted(by_number)
     assert numbers == list(range(numbers[0], numbers[-1] + 1))
     # Each round as the whole recall shows it (what happened before it included).
@@ -133,10 +152,9 @@ def _open_fails(path: Path, folder: Path, key: VerificationKey | None = None) ->
 
 
 def test_an_archive_that_does_not_link_is_refused_before_a_row_is_read(
-    busy: Busy, tmp_path: Path
+    cut: Cut, tmp_path: Path
 ) -> None:
-    path, _key, folder = busy
-    base = rotated(path, folder)
+    path, folder, base = cut.path, cut.folder, cut.base
     names = [p.name for p in segments(folder)]
     assert len(names) >= 3
     assert _open_fails(path, tmp_path / "nowhere").startswith("missing: no archive segment")
@@ -168,9 +186,11 @@ def test_an_archive_that_does_not_link_is_refused_before_a_row_is_read(
     assert _open_fails(path, other).split(":")[0] in {"altered", "removed"}
 
 
-def test_a_changed_byte_in_a_segment_is_found_when_its_rows_are_read(busy: Busy) -> None:
-    path, key, folder = busy
-    rotated(path, folder)
+def test_a_changed_byte_in_a_segment_is_found_when_its_rows_are_read(
+    cut: Cut, tmp_path: Path
+) -> None:
+    path, key, folder = cut.path, cut.key, tmp_path / "archive"
+    shutil.copytree(cut.folder, folder)
     first = segments(folder)[0]
     raw = bytearray(first.read_bytes())
     raw[-40] ^= 0x01  # in the compressed rows
@@ -188,9 +208,8 @@ def test_a_changed_byte_in_a_segment_is_found_when_its_rows_are_read(busy: Busy)
         assert shown == []
 
 
-def test_a_key_of_another_table_proves_no_seal(busy: Busy) -> None:
-    path, _key, folder = busy
-    rotated(path, folder)
+def test_a_key_of_another_table_proves_no_seal(cut: Cut) -> None:
+    path, folder = cut.path, cut.folder
     _, other_key = new_sealing(TABLE)
     assert _open_fails(path, folder, other_key).startswith("seal: ")
 
@@ -199,18 +218,19 @@ def test_a_key_of_another_table_proves_no_seal(busy: Busy) -> None:
 
 
 def test_recall_and_export_with_the_archive_on_the_command_line(
-    busy: Busy, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    cut: Cut, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    path, key, folder = busy
-    before, _, by_number = _whole(path)
+    path, key, folder, by_number = cut.path, cut.key, cut.folder, cut.by_number
     j = ["--journal", str(path)]
-    assert main(["journal", "recall", "10000", "--json", *j]) == 0
-    whole_recall = capsys.readouterr().out
-    assert main(["journal", "export", *j]) == 0
-    whole_export = capsys.readouterr().out
-    assert len(whole_export.splitlines()) == len(before)
-    rotated(path, folder)
-    capsys.readouterr()
+    # What the commands printed of the whole journal, from the rows and rounds it held.
+    whole_recall = json.dumps(cut.everything, indent=2) + "\n"
+    whole_export = "".join(
+        canonical_json(
+            {"id": r[0], "ts": r[1], "kind": r[2], "round": r[3], "data": json.loads(r[4]),
+             "prev_hash": r[5], "hash": r[6]}
+        ) + "\n"
+        for r in cut.before
+    )  # fmt: skip
     a = ["--archive", str(folder), "--key", key.to_text()]
     assert main(["journal", "recall", "10000", "--json", *a, *j]) == 0
     out = capsys.readouterr()
@@ -239,10 +259,9 @@ def test_recall_and_export_with_the_archive_on_the_command_line(
 
 
 def test_a_bad_archive_on_the_command_line_is_one_line_and_exit_1(
-    busy: Busy, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    cut: Cut, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    path, _key, folder = busy
-    rotated(path, folder)
+    path = cut.path
     j = ["--journal", str(path)]
     capsys.readouterr()
     for command in (["recall", "100"], ["export"], ["recall", "--round", "1"]):
