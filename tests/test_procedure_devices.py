@@ -548,6 +548,29 @@ def test_a_burn_interrupted_by_a_restart_keeps_its_reason(new_dealer: bool) -> N
     assert again.table.state is State.BETTING
 
 
+def test_a_void_after_the_withheld_hole_card_was_revealed_sends_the_shoe_no_cancel() -> None:
+    """docs/protocol.md (0x28 HoleCardCancel): the cancel is sent at a void after the hole
+    card's draw was named and before that card came out. Here it came out and was revealed
+    (6S under the up 5C: the dealer's 11 must draw); the reader faults and the round is
+    voided: the shoe holds no hole card and is told nothing more."""
+    from controller.rules.commitment import hole_card_commitment
+
+    nonce = "cd" * 16
+    commitment = hole_card_commitment("6S", nonce)
+    rig = seat_one_dealt(withholding=True)
+    rig.table.handle(HoleCardDealt(commitment))
+    press(rig)  # seat 1 stands
+    assert rig.table.state is State.DEALER
+    press(rig)  # the hole card is asked for
+    rig.table.handle(HoleCardRevealed(commitment, parse_card("6S"), nonce))
+    assert rig.table.state is State.DEALER  # 11: the dealer draws
+    rig.table.handle(DeviceFault(DeviceKind.CARD_READER, "door open"))
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    assert rows(rig, "round_voided") != []
+    assert rig.shoe is not None
+    assert rig.shoe.told == ["expect_hole_card", f"reveal {commitment}"]
+
+
 def test_a_voided_rounds_hole_card_given_back_is_journaled_under_that_round() -> None:
     """PA 635a.7(q): the cards of a round can be reconstructed. The shoe gives back the
     voided round's hole card after the void: it is journaled as round 1's hole card."""

@@ -207,8 +207,8 @@ class Supervision:
             self.t.play.void(f"{fault.code.value}: {fault.message}")
             hole = self.t.play.hole_in_shoe()
             self.ask_voided_hole(hole)
-            if self.t.play.hole_announced and hole is None:
-                self.cancel_hole_card()
+            if self.t.play.hole_announced and self.t.play.hole_card_due():
+                self.cancel_hole_card()  # named to the shoe, not yet out (docs/protocol.md)
             self.t.play = None
         elif self.t.unbuilt_round is not None:
             accounts = void_accounts_from_rows(self.t.unbuilt_rows)
