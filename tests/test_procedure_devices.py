@@ -938,6 +938,21 @@ def test_a_bad_batch_stays_unresumable_across_a_restart_after_another_fault_join
     assert again.table.state is State.SHUFFLING
 
 
+def test_a_fault_raised_while_the_station_starts_is_still_open_after_a_restart() -> None:
+    """The shuffler reports a jam while the station starts, before any state of play (the
+    fault is the journal's first row of the table); the station restarts: the fault is
+    still open, as journaled, with starting the table as its resume point."""
+    rig = make_rig("PA")
+    rig.table.handle(DeviceFault(DeviceKind.SHUFFLER, "jam"))
+    assert rows(rig, "state") == [{"state": "fault"}]
+    again = restarted(rig)
+    assert again.table.state is State.FAULT
+    fault = again.table.fault
+    assert fault is not None
+    assert (fault.code, fault.message) == (FaultCode.DEVICE_FAULT, "shuffler: jam")
+    assert again.table.t.resume_to is State.STARTING
+
+
 def test_a_void_after_a_restart_returns_the_insurance_taken_beside_the_main_wager() -> None:
     """docs/journal.md (Void): an unsettled insurance wager is returned. Seat 1 $10.00 on
     9H 8D against the up AC takes $5.00 of insurance; the table, waiting for the peek with
