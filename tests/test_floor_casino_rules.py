@@ -29,7 +29,7 @@ SOURCE = Path("/etc/dealer-station/floor.toml")
 TICK = timedelta(microseconds=1)
 
 
-def utc(
+def utc(  # noqa: PLR0917 - a datetime's own positional fields
     year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, us: int = 0
 ) -> datetime:
     return datetime(year, month, day, hour, minute, second, us, tzinfo=UTC)
