@@ -9,6 +9,7 @@ Every expected value is worked by hand.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -18,6 +19,10 @@ from hypothesis import strategies as st
 
 from floor.casino import Casino
 from floor.queries import (
+    ALERTS_SHOWN,
+    ALERTS_SQL,
+    GRID_SQL,
+    SILENT_SQL,
     Moment,
     _journal_time,
     _json_object,
@@ -31,6 +36,9 @@ from floor.queries import (
     journal_moment,
     limits_text,
     per_hour,
+    recent_rounds,
+    snapshot,
+    table_detail,
 )
 
 NEW_YORK = Casino("America/New_York", pits={"Pit 1": ("T1", "T2")})
@@ -352,3 +360,152 @@ def test_open_alerts_and_silent_tables() -> None:
             "ack": "",
         },
     ]
+
+
+# --- the reads, from rows written by hand ----------------------------------------------------
+
+
+class Scripted:
+    """A connection answering each query with the rows given for it, in order; it keeps what
+    it was asked (the queries themselves run on PostgreSQL in test_floor_monitor.py)."""
+
+    def __init__(self, *answers: list[tuple[Any, ...]]) -> None:
+        self.answers = list(answers)
+        self.asked: list[tuple[str, Any]] = []
+        self.rows: list[tuple[Any, ...]] = []
+
+    async def execute(self, query: str, params: Any = None) -> Scripted:
+        self.asked.append((query, params))
+        self.rows = self.answers.pop(0)
+        return self
+
+    async def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.rows
+
+    async def fetchone(self) -> tuple[Any, ...] | None:
+        return self.rows[0] if self.rows else None
+
+
+def run(coroutine: Any) -> Any:
+    import asyncio
+
+    return asyncio.run(coroutine)
+
+
+def test_a_snapshot_is_the_grid_and_the_alerts_of_now() -> None:
+    conn = Scripted(
+        [grid_row()],
+        [(6, "T2", "seal", "bad seal", at(20), None, None)],
+        [("T1", NOW), ("T2", None)],
+    )
+    found = run(snapshot(conn, NEW_YORK, 30.0, NOW))  # type: ignore[arg-type]
+    assert (found["shift"], found["day"]) == ("swing shift 2026-12-01", "gaming day 2026-12-01")
+    assert [line["table"] for line in found["tables"]] == ["T1"]
+    assert found["tables"][0]["rounds_h"] == 15.0
+    assert [(a["table"], a["kind"]) for a in found["alerts"]] == [("T2", "seal"), ("T2", "silent")]
+    (grid, grid_params), (alerts, shown), (silent, _none) = conn.asked
+    assert grid == GRID_SQL and grid_params == grid_sql_params(MOMENT)
+    assert (alerts, shown) == (ALERTS_SQL, (ALERTS_SHOWN,)) and ALERTS_SHOWN == 200
+    assert silent == SILENT_SQL
+
+
+STARTED = json.dumps(
+    {"table_id": "T1", "version": "1.4.0", "profile": "pa", "decks": 6, "sealed": True}
+)
+
+
+def test_a_tables_page_worked_by_hand() -> None:
+    status = {"state": "dealing", "round": 42, "devices": {"shoe": "connected", "reader": 1},
+              "fault": {"code": "E_SHOE", "state": "dealing"}}  # fmt: skip
+    limits = {"main_min_cents": 1000, "main_max_cents": 500000}
+    conn = Scripted(
+        [(status, NOW, "bad seal", limits, 10, 12)],
+        [("2026-12-01T14:00:00.250Z", STARTED)],
+        [
+            ("2026-12-01T20:00:00Z", json.dumps({"device": "shoe", "status": "connected",
+                                                  "serial": "S2", "firmware": 3})),
+            ("2026-12-01T19:00:00Z", json.dumps({"device": "shoe", "status": "lost",
+                                                  "serial": "S1", "reason": "unplugged"})),
+            ("2026-12-01T18:00:00Z", json.dumps({"device": "card_reader", "status": "connected"})),
+            ("2026-12-01T17:00:00Z", "[1]"),
+            ("2026-12-01T16:00:00Z", json.dumps({"device": "", "status": "x"})),
+        ],
+    )  # fmt: skip
+    found = run(table_detail(conn, NEW_YORK, "T1"))  # type: ignore[arg-type]
+    assert found == {
+        "table": "T1",
+        "pit": "Pit 1",
+        "state": "dealing",
+        "round": "42",
+        "fault": "E_SHOE (dealing)",
+        "live_devices": {"shoe": "connected", "reader": "1"},
+        "seen": "2026-12-01 16:00:00 EST",
+        "quarantined": "bad seal",
+        "limits": f"$10{DASH}$5,000",
+        "anchor": 10,
+        "sealed": 12,
+        "start": {
+            "at": "2026-12-01 09:00:00 EST",
+            "table_id": "T1",
+            "version": "1.4.0",
+            "profile": "pa",
+            "decks": "6",
+            "sealed": "yes",
+        },
+        "devices": [  # the latest row of each device, by name
+            {"device": "card_reader", "status": "connected", "serial": "", "firmware": "",
+             "reason": "", "at": "2026-12-01 13:00:00 EST"},
+            {"device": "shoe", "status": "connected", "serial": "S2", "firmware": "3",
+             "reason": "", "at": "2026-12-01 15:00:00 EST"},
+        ],
+    }  # fmt: skip
+    table, started, devices = (params for _query, params in conn.asked)
+    assert table == started == devices == ("T1",)
+    assert "kind = 'station_started'" in conn.asked[1][0] and "DESC LIMIT 1" in conn.asked[1][0]
+    assert "kind = 'device'" in conn.asked[2][0] and "DESC LIMIT 64" in conn.asked[2][0]
+
+
+def test_a_table_never_started_nor_seen() -> None:
+    conn = Scripted([(None, None, None, None, None, None)], [], [])
+    found = run(table_detail(conn, NEW_YORK, "T9"))  # type: ignore[arg-type]
+    assert {k: found[k] for k in ("pit", "state", "round", "fault", "seen", "quarantined")} == {
+        "pit": "",
+        "state": "",
+        "round": "",
+        "fault": "",
+        "seen": "never",
+        "quarantined": "",
+    }
+    assert (found["live_devices"], found["limits"], found["start"], found["devices"]) == (
+        {},
+        "",
+        {},
+        [],
+    )
+    unsealed = Scripted([({}, NOW, None, {}, None, None)], [("bad ts", '{"sealed": "true"}')], [])
+    start = run(table_detail(unsealed, NEW_YORK, "T9"))["start"]  # type: ignore[arg-type]
+    assert start == {"at": "bad ts", "table_id": "", "version": "", "profile": "",
+                     "decks": "", "sealed": "no"}  # fmt: skip
+    assert run(table_detail(Scripted([]), NEW_YORK, "T0")) is None  # type: ignore[arg-type]
+
+
+def test_the_recent_rounds_newest_first() -> None:
+    conn = Scripted(
+        [
+            (43, NOW, "completed", -1500, 2500, ["player_win", "push"]),
+            (42, NOW - timedelta(minutes=1), "voided", 0, 0, []),
+        ]
+    )
+    found = run(recent_rounds(conn, NEW_YORK, "T1", limit=2))  # type: ignore[arg-type]
+    assert found == [
+        {"round": 43, "ended": "2026-12-01 16:00:00 EST", "status": "completed",
+         "win": "-$15.00", "handle": "$25.00", "outcomes": "player win, push"},
+        {"round": 42, "ended": "2026-12-01 15:59:00 EST", "status": "voided",
+         "win": "$0.00", "handle": "$0.00", "outcomes": ""},
+    ]  # fmt: skip
+    assert conn.asked[0][1] == ("T1", 2) and "ORDER BY round DESC LIMIT %s" in conn.asked[0][0]
+    default = Scripted([])
+    run(recent_rounds(default, NEW_YORK, "T1"))  # type: ignore[arg-type]
+    assert default.asked[0][1] == ("T1", 50)
+    win = Scripted([(1, NOW, "completed", 700, 700, [])])
+    assert run(recent_rounds(win, NEW_YORK, "T1"))[0]["win"] == "+$7.00"  # type: ignore[arg-type]
