@@ -11,6 +11,8 @@ daylight saving time.
 
 from __future__ import annotations
 
+import time as clock
+from collections.abc import Iterator
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -387,3 +389,30 @@ def test_any_section_gives_a_casino_or_one_line(data: dict[str, Any]) -> None:
         now = utc(2026, 12, 1, 12)
         assert casino.gaming_day(now).start <= now < casino.gaming_day(now).end
         assert casino.shift(now).start <= now < casino.shift(now).end
+
+
+def test_shifts_are_kept_in_the_order_of_their_starts_not_their_names() -> None:
+    # By name: day, grave, swing; by start: day, swing, grave.
+    casino = parse({"shifts": {"swing": "14:00", "grave": "22:00", "day": "06:00"}})
+    assert casino.shifts == (("day", time(6)), ("swing", time(14)), ("grave", time(22)))
+
+
+@pytest.fixture
+def server_in_new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The machine's own zone is not UTC (a floor server kept on the casino's wall clock)."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    clock.tzset()
+    yield
+    monkeypatch.undo()
+    clock.tzset()
+
+
+@pytest.mark.usefixtures("server_in_new_york")
+def test_periods_are_utc_whatever_the_machines_zone() -> None:
+    day, shift = NEW_YORK.gaming_day(utc(2026, 12, 1, 12)), NEW_YORK.shift(utc(2026, 12, 1, 12))
+    period = NEW_YORK.period(utc(2026, 12, 1, 14, 7), utc(2026, 12, 1, 15, 44))
+    for moment in (day.start, day.end, shift.start, shift.end, period.start, period.end):
+        assert moment.utcoffset() == timedelta(0)
+    assert (day.start, shift.end) == (utc(2026, 12, 1, 11), utc(2026, 12, 1, 19))
+    floored = quarter_floor(datetime(2026, 12, 1, 9, 44, tzinfo=ZoneInfo("America/New_York")))
+    assert floored == utc(2026, 12, 1, 14, 30) and floored.utcoffset() == timedelta(0)
