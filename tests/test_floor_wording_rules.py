@@ -314,3 +314,8 @@ def test_any_row_data_reads_without_an_error(data: dict[str, Any]) -> None:
         line = row(kind, **{k: v for k, v in data.items() if k.isidentifier()})
         assert isinstance(describe(line), str)
         assert isinstance(payment(line, "t").text, str)
+
+
+def test_a_count_that_is_not_a_rank_comes_after_every_rank() -> None:
+    # A station's counts are keyed 1-13; anything else it sends is shown after them all.
+    assert rank_counts({"x": 1, "100": 2, "1": 3}) == "A x3, 100 x2, x x1"
