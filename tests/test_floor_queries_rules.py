@@ -21,8 +21,12 @@ from floor.casino import Casino
 from floor.queries import (
     ALERTS_SHOWN,
     ALERTS_SQL,
+    DETAIL_SQL,
+    DEVICES_SQL,
     GRID_SQL,
+    ROUNDS_SQL,
     SILENT_SQL,
+    STARTED_SQL,
     Moment,
     _journal_time,
     _json_object,
@@ -461,8 +465,9 @@ def test_a_tables_page_worked_by_hand() -> None:
     }  # fmt: skip
     table, started, devices = (params for _query, params in conn.asked)
     assert table == started == devices == ("T1",)
-    assert "kind = 'station_started'" in conn.asked[1][0] and "DESC LIMIT 1" in conn.asked[1][0]
-    assert "kind = 'device'" in conn.asked[2][0] and "DESC LIMIT 64" in conn.asked[2][0]
+    assert [query for query, _params in conn.asked] == [DETAIL_SQL, STARTED_SQL, DEVICES_SQL]
+    assert "kind = 'station_started'" in STARTED_SQL and STARTED_SQL.endswith("DESC LIMIT 1")
+    assert "kind = 'device'" in DEVICES_SQL and DEVICES_SQL.endswith("DESC LIMIT 64")
 
 
 def test_a_table_never_started_nor_seen() -> None:
@@ -503,7 +508,8 @@ def test_the_recent_rounds_newest_first() -> None:
         {"round": 42, "ended": "2026-12-01 15:59:00 EST", "status": "voided",
          "win": "$0.00", "handle": "$0.00", "outcomes": ""},
     ]  # fmt: skip
-    assert conn.asked[0][1] == ("T1", 2) and "ORDER BY round DESC LIMIT %s" in conn.asked[0][0]
+    assert conn.asked[0] == (ROUNDS_SQL, ("T1", 2))
+    assert ROUNDS_SQL.endswith("ORDER BY round DESC LIMIT %s")
     default = Scripted([])
     run(recent_rounds(default, NEW_YORK, "T1"))  # type: ignore[arg-type]
     assert default.asked[0][1] == ("T1", 50)
