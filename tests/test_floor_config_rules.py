@@ -108,6 +108,7 @@ def test_every_broker_field_is_read() -> None:
     assert parse(broker={"port": 65535}).broker.port == 65535
     assert parse(broker={"username": "u" * 64}).broker.client_id == "u" * 64
     assert parse(broker={"share_group": "g" * 32}).broker.share_group == "g" * 32
+    assert parse(broker={"share_group": "Floor_A-1"}).broker.share_group == "Floor_A-1"
     assert parse(broker={"mount_point": ""}).broker.mount_point == ""
 
 
