@@ -201,6 +201,8 @@ def test_the_floor_then_each_pit_then_its_tables() -> None:
     assert t2.figures == p2.figures == t3.figures == t8.figures == Figures()
     assert no_pit.figures == t9.figures == Figures(rounds=4, handle_main=2_000, win_main=-500)
     assert t9.shown["win"] == "-$5.00" and t2.shown["hold"] == DASH
+    assert (p1.shown["win"], p1.shown["rounds_h"], p1.shown["hold"]) == ("$10.00", "4.0", "10.0%")
+    assert (no_pit.shown["win"], p2.shown["handle"]) == ("-$5.00", "$0.00")
     (query, params) = conn.asked[0]
     assert "(%(pit)s::text IS NULL OR p.pit IS NOT DISTINCT FROM %(pit)s)" in query
     assert params == {
