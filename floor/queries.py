@@ -331,9 +331,7 @@ def _mapping(value: Any) -> dict[str, Any]:
 
 def _text(value: Any) -> str:
     """A station-sent value as plain text for a page (escaped by the template)."""
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
+    return "" if value is None else str(value)
 
 
 def _journal_time(casino: Casino, ts: str, *, ms: bool = False) -> str:
@@ -344,7 +342,7 @@ def _journal_time(casino: Casino, ts: str, *, ms: bool = False) -> str:
 def journal_moment(ts: str) -> datetime | None:
     """A journal ``ts`` (``2026-11-30T09:15:12.123456Z``) as a datetime, None if malformed."""
     try:
-        moment = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(ts)  # Python 3.11 reads the "Z" itself
     except ValueError:
         return None
     return moment if moment.tzinfo is not None else None

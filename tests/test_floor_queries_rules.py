@@ -301,6 +301,12 @@ def test_a_table_without_figures_shows_zeros_and_no_hold() -> None:
     assert (line["handle_cents"], line["faults"], line["alerts"]) == (0, 0, 0)
 
 
+def test_a_busy_tables_rates_to_a_tenth() -> None:
+    # 400 hands in the first 2 hours of the shift: 200.0 an hour, not 200.1 (an hour of 3601 s).
+    (line,) = grid_rows([grid_row(rounds=401, hands=400)], NEW_YORK, 30.0, MOMENT)
+    assert (line["rounds_h"], line["hands_h"]) == (200.5, 200.0)
+
+
 def test_the_rates_are_over_the_shift_so_far_and_at_least_a_minute() -> None:
     start = Moment(MOMENT.shift.start, MOMENT.shift, MOMENT.day)  # the shift's first instant
     (line,) = grid_rows([grid_row(rounds=1, hands=2)], NEW_YORK, 30.0, start)
@@ -427,7 +433,8 @@ def test_a_tables_page_worked_by_hand() -> None:
         [("2026-12-01T14:00:00.250Z", STARTED)],
         [
             ("2026-12-01T20:00:00Z", json.dumps({"device": "shoe", "status": "connected",
-                                                  "serial": "S2", "firmware": 3})),
+                                                  "serial": "S2", "firmware": 3,
+                                                  "reason": "replugged"})),
             ("2026-12-01T19:00:00Z", json.dumps({"device": "shoe", "status": "lost",
                                                   "serial": "S1", "reason": "unplugged"})),
             ("2026-12-01T18:00:00Z", json.dumps({"device": "card_reader", "status": "connected"})),
@@ -460,7 +467,7 @@ def test_a_tables_page_worked_by_hand() -> None:
             {"device": "card_reader", "status": "connected", "serial": "", "firmware": "",
              "reason": "", "at": "2026-12-01 13:00:00 EST"},
             {"device": "shoe", "status": "connected", "serial": "S2", "firmware": "3",
-             "reason": "", "at": "2026-12-01 15:00:00 EST"},
+             "reason": "replugged", "at": "2026-12-01 15:00:00 EST"},
         ],
     }  # fmt: skip
     table, started, devices = (params for _query, params in conn.asked)
@@ -471,7 +478,7 @@ def test_a_tables_page_worked_by_hand() -> None:
 
 
 def test_a_table_never_started_nor_seen() -> None:
-    conn = Scripted([(None, None, None, None, None, None)], [], [])
+    conn = Scripted([({"fault": "E_SHOE"}, None, None, None, None, None)], [], [])
     found = run(table_detail(conn, NEW_YORK, "T9"))  # type: ignore[arg-type]
     assert {k: found[k] for k in ("pit", "state", "round", "fault", "seen", "quarantined")} == {
         "pit": "",
