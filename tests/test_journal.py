@@ -424,3 +424,36 @@ def test_a_seal_committed_before_a_broken_off_bookkeeping_does_not_seal_twice(
     assert load_state(key_file).epoch == 2
     report = verify(path, key=key)
     assert report.case is VerifyCase.INTACT, report.message
+
+
+@pytest.mark.parametrize("forged_epoch", ["1.0", "true", '"1"'])
+def test_a_seal_row_whose_epoch_is_no_integer_never_moves_the_key_on(
+    tmp_path: Path, forged_epoch: str
+) -> None:
+    """The tail read again after a batch rolled back ends at a seal row whose ``epoch`` is
+    no integer (a row another process inserted while the station writes; docs/journal.md:
+    a seal's epoch is the number of its key): it is no seal of the key held, whatever it
+    compares equal to, so the key stays as it is."""
+    path, key_file = tmp_path / "journal.sqlite3", tmp_path / "sealing-key"
+    save_state(key_file, new_sealing("T1")[0])
+    with Journal.open(path, sealing=key_file, storage_format=1) as journal:
+        journal.append("round_completed", {"reshuffle": False}, 1)  # row 1, seal epoch 0 (2)
+        assert journal.epoch == 1
+        other = sqlite3.connect(path)
+        with other:
+            other.execute(
+                "INSERT INTO journal (id, ts, kind, round, data, prev_hash, hash)"
+                " VALUES (3, ?, 'seal', NULL, ?, ?, ?)",
+                (
+                    "2026-12-02T00:00:00.000000Z",
+                    f'{{"epoch":{forged_epoch}}}',
+                    journal.last_hash,
+                    "0" * 64,
+                ),
+            )
+        other.close()
+        with pytest.raises(KeyError), journal.batch():  # rolled back: the tail is read again
+            raise KeyError
+        journal.append("card", {"card": "7S"}, 2)
+        assert journal.epoch == 1
+    assert load_state(key_file).epoch == 1
