@@ -55,3 +55,72 @@ def test_each_segment_is_synced_whole_before_its_rename_and_the_folder_after(
         assert all(Path(events[i][1]).name.startswith(f".{path.name}.") for i in synced)
     assert sorted(p.name for p in folder.iterdir()) == [p.name for p in segments(folder)]
     assert read_header(written[0]).first == 1
+
+
+def test_a_segment_ends_at_the_first_round_end_seal_once_it_holds_enough_rows(
+    journal_path: Path, tmp_path: Path
+) -> None:
+    """At least ``segment_rows`` rows, cut at the seal that follows a round's end: with 20,
+    row 20 (a seal after round 4's end) closes the first; with 21 the next such seal, 25."""
+
+    def cuts(rows: int) -> list[tuple[int, int]]:
+        folder = tmp_path / f"archive-{rows}"
+        written = archive(journal_path, folder, table=TABLE, segment_rows=rows)
+        return [(read_header(p).first, read_header(p).last) for p in written]
+
+    assert cuts(20) == [(1, 20), (21, 40)]
+    assert cuts(21) == [(1, 25), (26, 50)]
+    assert cuts(1) == [(n, n + 4) for n in range(1, 50, 5)]
+
+
+def test_an_idle_seal_ends_no_segment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An idle seal (between rounds, docs/journal.md "seal") follows no round's end: the
+    segment goes on to the seal after the next round's end."""
+    state, _key = new_sealing(TABLE)
+    save_state(tmp_path / "sealing-key", state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        play(journal, 1)  # rows 1..5
+        journal.append("shuffle_commanded", {"decks": 6})  # row 6
+        assert journal.seal_if_due(now=10.0**9)  # row 7, the idle seal
+        play(journal, 1)  # rows 8..12, the round's seal 12
+    written = archive(path, tmp_path / "archive", table=TABLE, segment_rows=6)
+    assert [(read_header(p).first, read_header(p).last) for p in written] == [(1, 12)]
+
+
+def test_archiving_into_a_folder_whose_parents_are_missing_makes_them(
+    journal_path: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "usb" / "archive" / "T1"
+    written = archive(journal_path, folder, table=TABLE, segment_rows=20)
+    assert [p.parent for p in written] == [folder, folder]
+
+
+def test_a_temporary_left_by_a_run_killed_before_its_rename_is_removed(
+    journal_path: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    (folder / ".000000000001-000000000020.dsa.4242.tmp").write_bytes(b"half a segment")
+    archive(journal_path, folder, table=TABLE, segment_rows=20)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "000000000001-000000000020.dsa",
+        "000000000021-000000000040.dsa",
+    ]
+
+
+def test_a_segment_whose_write_fails_leaves_neither_it_nor_its_temporary(
+    journal_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that fails the segment's sync: the error reaches the caller and the folder
+    holds what it held (a segment is whole or absent)."""
+    folder = tmp_path / "archive"
+    folder.mkdir()
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr("os.fsync", failing_fsync)
+    with pytest.raises(OSError, match="Input/output error"):
+        archive(journal_path, folder, table=TABLE, segment_rows=20)
+    assert list(folder.iterdir()) == []
