@@ -150,13 +150,13 @@ def test_use_after_close_is_an_error(journal_path: Path) -> None:
     journal = Journal.open(journal_path)
     journal.close()
     journal.close()
-    with pytest.raises(JournalClosedError, match="^the journal is closed$"):
+    with pytest.raises(JournalClosedError, match=r"^the journal is closed$"):
         journal.append("clean_shutdown", {})
-    with pytest.raises(JournalClosedError, match="^the journal is closed$"):
+    with pytest.raises(JournalClosedError, match=r"^the journal is closed$"):
         journal.rows()
-    with pytest.raises(JournalClosedError, match="^the journal is closed$"):
+    with pytest.raises(JournalClosedError, match=r"^the journal is closed$"):
         journal.checkpoint()
-    with pytest.raises(JournalClosedError, match="^the journal is closed$"), journal.batch():
+    with pytest.raises(JournalClosedError, match=r"^the journal is closed$"), journal.batch():
         pass
 
 

@@ -200,7 +200,7 @@ def test_a_failed_row_fails_its_whole_batch(
         monkeypatch.setattr("controller.journal.store.plain_row_hash", hash_or_interrupt)
         with (
             pytest.raises(
-                JournalWriteError, match="^a row of this batch failed; none of it was kept$"
+                JournalWriteError, match=r"^a row of this batch failed; none of it was kept$"
             ),
             journal.batch(),
         ):
@@ -210,7 +210,7 @@ def test_a_failed_row_fails_its_whole_batch(
             # The caller carries on: nothing more is taken into the broken batch.
             with pytest.raises(
                 JournalWriteError,
-                match="^an earlier row of this batch failed; it is rolled back$",
+                match=r"^an earlier row of this batch failed; it is rolled back$",
             ):
                 journal.append("event", {"n": 3})
         monkeypatch.undo()
