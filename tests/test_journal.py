@@ -140,6 +140,20 @@ def test_bad_records_are_refused(
         assert journal.last_id == 0
 
 
+@pytest.mark.parametrize("storage_format", [1, 2])
+@pytest.mark.parametrize("round_no", [-1, True, False, 1.0, 2.5, "3", [1]])
+def test_a_round_number_that_is_no_natural_integer_is_refused_in_either_format(
+    journal_path: Path, storage_format: int, round_no: object
+) -> None:
+    """docs/journal.md: ``round`` is an integer or NULL. Format 1 stores what it is given,
+    so the writer's own check is all that stands between a ``True`` and a row of round 1."""
+    with Journal.open(journal_path, storage_format=storage_format) as journal:
+        with pytest.raises(JournalRecordError, match=r"^bad round number "):
+            journal.append("card", {}, round_no)  # type: ignore[arg-type]
+        assert journal.last_id == 0
+        assert journal.append("card", {}, 0) == 1  # round 0 is a round
+
+
 def test_one_writer_at_a_time(journal_path: Path) -> None:
     with Journal.open(journal_path), pytest.raises(JournalLockedError):
         Journal.open(journal_path)
