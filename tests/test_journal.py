@@ -141,6 +141,43 @@ def test_bad_records_are_refused(
 
 
 @pytest.mark.parametrize("storage_format", [1, 2])
+@pytest.mark.parametrize("kind", ["Card", "", "1card", "card-dealt", "card ", "c" * 65, 7, None])
+def test_a_kind_out_of_form_is_refused_in_either_format(
+    journal_path: Path, storage_format: int, kind: object
+) -> None:
+    """docs/journal.md: a kind is ``[a-z][a-z0-9_]*``, at most 64 characters (format 1
+    stores any text it is given, so the writer's check is all there is)."""
+    with Journal.open(journal_path, storage_format=storage_format) as journal:
+        with pytest.raises(JournalRecordError) as refused:
+            journal.append(kind, {})  # type: ignore[arg-type]
+        assert str(refused.value) == f"bad record kind {kind!r}"
+        assert journal.last_id == 0
+        assert journal.append("c" * 64, {}) == 1
+
+
+def test_record_data_that_is_no_mapping_is_refused_naming_its_type(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        for data, named in ((["a"], "list"), ("text", "str"), (None, "NoneType")):
+            with pytest.raises(JournalRecordError) as refused:
+                journal.append("card", data)  # type: ignore[arg-type]
+            assert str(refused.value) == f"record data must be a mapping, not {named}"
+        assert journal.last_id == 0
+
+
+def test_a_mapping_that_is_no_dict_is_written_as_its_items(journal_path: Path) -> None:
+    from collections import OrderedDict
+    from types import MappingProxyType
+
+    with Journal.open(journal_path) as journal:
+        journal.append("card", MappingProxyType({"seat": 2, "card": "7S"}), 1)
+        journal.append("card", OrderedDict([("seat", 3), ("card", "8S")]), 1)
+        assert [r.data_text for r in journal.rows()] == [
+            '{"card":"7S","seat":2}',
+            '{"card":"8S","seat":3}',
+        ]
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
 @pytest.mark.parametrize("round_no", [-1, True, False, 1.0, 2.5, "3", [1]])
 def test_a_round_number_that_is_no_natural_integer_is_refused_in_either_format(
     journal_path: Path, storage_format: int, round_no: object
