@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 from fsync_support import spy
 
-from controller.journal.archive import archive, read_header, segments
+from controller.journal.archive import archive, read_header, segments, verify_archive
 from controller.journal.seal import new_sealing, save_state
 from controller.journal.store import Journal
+from controller.rules.cards import parse_card
+from controller.table.holecard import commit_hole_card
 
 TABLE = "T1"
 
@@ -124,3 +126,46 @@ def test_a_segment_whose_write_fails_leaves_neither_it_nor_its_temporary(
     with pytest.raises(OSError, match="Input/output error"):
         archive(journal_path, folder, table=TABLE, segment_rows=20)
     assert list(folder.iterdir()) == []
+
+
+def hole_card_rounds(
+    journal: Journal, rounds: range, late: dict[int, str], voided: set[int]
+) -> None:
+    """Rounds with a withheld hole card (docs/journal.md: ``hole_card_dealt`` commits to
+    it, ``hole_card_revealed`` opens it); a voided round's card stays with the shoe and is
+    revealed in the next round. ``late``: round -> nonce of the cards still unrevealed."""
+    for round_no in rounds:
+        journal.append("round_started", {"round": round_no, "seats": []}, round_no)
+        commitment, nonce = commit_hole_card(parse_card("5D"))
+        journal.append("hole_card_dealt", {"commitment": commitment}, round_no)
+        for earlier, earlier_nonce in sorted(late.items()):
+            journal.append("hole_card_revealed", {"card": "5D", "nonce": earlier_nonce}, earlier)
+        late.clear()
+        if round_no in voided:
+            journal.append("round_voided", {"reason": "test"}, round_no)
+            late[round_no] = nonce
+            continue
+        journal.append("hole_card_revealed", {"card": "5D", "nonce": nonce}, round_no)
+        journal.append("round_completed", {"reshuffle": False}, round_no)
+
+
+def test_a_later_run_carries_the_cards_the_last_segment_left_unrevealed(tmp_path: Path) -> None:
+    """The next segment's header names the hole cards dealt before it and not revealed
+    (docs/journal.md, "Archive": ``open``). A later run reads them from the last segment:
+    round 3's card is revealed late inside it, round 5's is still out when it ends."""
+    state, key = new_sealing(TABLE)
+    save_state(tmp_path / "sealing-key", state)
+    path, folder = tmp_path / "journal.sqlite3", tmp_path / "archive"
+    late: dict[int, str] = {}
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        hole_card_rounds(journal, range(1, 6), late, voided={3, 5})
+        (first,) = archive(path, folder, table=TABLE, segment_rows=journal.last_id)
+        assert read_header(first).last == journal.last_id
+        dealt = {r.round_no: r for r in journal.rows(kinds=("hole_card_dealt",))}
+        hole_card_rounds(journal, range(6, 8), late, voided=set())
+    written = archive(path, folder, table=TABLE, segment_rows=1)  # rounds 6 and 7
+    assert [read_header(p).open for p in written] == [
+        ((5, dealt[5].id, dealt[5].data["commitment"]),),
+        (),
+    ]
+    assert verify_archive(folder, key).ok
