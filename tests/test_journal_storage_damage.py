@@ -117,3 +117,26 @@ def test_a_milestone_whose_row_is_gone_is_refused_naming_it(format_2: Path) -> N
         assert str(refused.value) == "row 9: indexed, but not in the journal"
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_the_first_row_of_a_file_and_of_an_empty_one(tmp_path: Path, storage_format: int) -> None:
+    """``first_id``: where a rotated journal's rows must begin (after its base; the start
+    check and verify refuse a row at or before it): None for a file without rows."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=storage_format) as journal:
+        conn = sqlite3.connect(path)
+        try:
+            assert storage_of(conn).first_id() is None
+            journal.append("station_started", {})
+            journal.append("clean_shutdown", {})
+            assert storage_of(conn).first_id() == 1
+            assert type(storage_of(conn).first_id()) is int
+            milestones = [(1, "station_started", None, None, None)]
+            milestones.append((2, "clean_shutdown", None, None, None))
+            # format 1's indexes are SQLite's own: it lists no entries of its own
+            assert list(storage_of(conn).index_entries(0)) == (
+                [] if storage_format == 1 else milestones
+            )
+        finally:
+            conn.close()
