@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fsync_support import spy
 
-from controller.journal.archive import archive, read_header, segments, verify_archive
+from controller.journal.archive import archive, lines, read_header, segments, verify_archive
 from controller.journal.seal import new_sealing, save_state
 from controller.journal.store import Journal
 from controller.rules.cards import parse_card
@@ -142,6 +142,11 @@ def hole_card_rounds(
             journal.append("hole_card_revealed", {"card": "5D", "nonce": earlier_nonce}, earlier)
         late.clear()
         if round_no in voided:
+            # The void asks the shoe for the card, which does not come: it stays out.
+            asked = {"commitment": commitment, "reason": "void"}
+            journal.append("hole_card_reveal_requested", asked, round_no)
+            answer = {"commitment": commitment, "answered": False, "problem": "timeout"}
+            journal.append("hole_card_reveal_answer", answer, round_no)
             journal.append("round_voided", {"reason": "test"}, round_no)
             late[round_no] = nonce
             continue
@@ -168,4 +173,46 @@ def test_a_later_run_carries_the_cards_the_last_segment_left_unrevealed(tmp_path
         ((5, dealt[5].id, dealt[5].data["commitment"]),),
         (),
     ]
+    assert verify_archive(folder, key).ok
+
+
+def test_a_reveal_that_opens_no_card_is_archived_as_it_stands(tmp_path: Path) -> None:
+    """A ``hole_card_revealed`` whose round has no card out (never dealt, or revealed
+    already) is a hole-card finding of ``verify``, not a broken chain: the archive keeps
+    the row as evidence, a later run goes on after it, and ``verify-archive`` reports it."""
+    state, key = new_sealing(TABLE)
+    save_state(tmp_path / "sealing-key", state)
+    path, folder = tmp_path / "journal.sqlite3", tmp_path / "archive"
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        hole_card_rounds(journal, range(1, 3), {}, voided=set())
+        journal.append("hole_card_revealed", {"card": "5D", "nonce": "00" * 16}, 2)  # twice
+        journal.append("hole_card_revealed", {"card": "5D", "nonce": "00" * 16}, 9)  # never
+        hole_card_rounds(journal, range(3, 4), {}, voided=set())
+        (first,) = archive(path, folder, table=TABLE, segment_rows=journal.last_id)
+        hole_card_rounds(journal, range(4, 5), {}, voided=set())
+    (second,) = archive(path, folder, table=TABLE, segment_rows=1)
+    assert read_header(second).first == read_header(first).last + 1
+    assert read_header(second).open == ()
+    report = verify_archive(folder, key)
+    assert not report.ok and "commitment" in report.message, report.message
+
+
+def test_a_segment_of_more_rows_than_one_chunk_holds_each_row_once(tmp_path: Path) -> None:
+    """The rows are deflated 4,096 at a time: a segment of more than 4,096 rows holds each
+    once, in order, and verifies. (A round's end 2,000 rows after the last checkpoint is
+    followed by a checkpoint, then the seal; the segment ends at the next round's seal.)"""
+    state, key = new_sealing(TABLE)
+    save_state(tmp_path / "sealing-key", state)
+    path, folder = tmp_path / "journal.sqlite3", tmp_path / "archive"
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        with journal.batch():
+            journal.append("round_started", {"round": 1, "seats": []}, 1)
+            for n in range(4096):
+                journal.append("button", {"button": "next", "n": n}, 1)
+            journal.append("round_completed", {"reshuffle": False}, 1)
+        play(journal, 1)
+        last = journal.last_id
+    (segment,) = archive(path, folder, table=TABLE, segment_rows=1)
+    ids = [int(line.split(b",", 1)[0][1:]) for line in lines(segment)]
+    assert last > 4096 and ids == list(range(1, last + 1))
     assert verify_archive(folder, key).ok
