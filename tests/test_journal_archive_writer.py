@@ -19,9 +19,9 @@ from controller.table.holecard import commit_hole_card
 TABLE = "T1"
 
 
-def play(journal: Journal, rounds: int) -> None:
+def play(journal: Journal, rounds: int, first: int = 1) -> None:
     """Rounds of four rows, each followed by its seal (docs/journal.md, "seal")."""
-    for round_no in range(1, rounds + 1):
+    for round_no in range(first, first + rounds):
         journal.append("round_started", {"round": round_no, "seats": []}, round_no)
         journal.append("card", {"card": "7S", "hand": 1, "role": "hit", "seat": 1}, round_no)
         journal.append("state", {"state": "settling"}, round_no)
@@ -216,3 +216,41 @@ def test_a_segment_of_more_rows_than_one_chunk_holds_each_row_once(tmp_path: Pat
     ids = [int(line.split(b",", 1)[0][1:]) for line in lines(segment)]
     assert last > 4096 and ids == list(range(1, last + 1))
     assert verify_archive(folder, key).ok
+
+
+def test_a_rotated_journal_whose_segments_were_copied_off_goes_on_from_its_base(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md, "Archive": a rotated journal archived into a folder that holds no
+    later segment goes on from its base: the first new segment's ``prev``, first row,
+    first epoch and open cards are the base's."""
+    from controller.journal.rotate import rotate_journal
+    from controller.journal.seal import load_state
+
+    state, _key = new_sealing(TABLE)
+    save_state(tmp_path / "sealing-key", state)
+    path, first_folder = tmp_path / "journal.sqlite3", tmp_path / "archive"
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        journal.checkpoint()
+        for round_no in range(1, 16):  # recall keeps the last 10 rounds: the cut is before
+            journal.append("shuffle_commanded", {"decks": 6})  # a restore reads from here
+            play(journal, 1, round_no)
+            journal.checkpoint()
+    archive(path, first_folder, table=TABLE, segment_rows=10)
+    base = rotate_journal(
+        path,
+        first_folder,
+        wager_spots=(),
+        floor_acked=None,
+        sealing=load_state(tmp_path / "sealing-key"),
+    ).base
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        play(journal, 2, 16)
+    (segment, *_) = archive(path, tmp_path / "copied-off", table=TABLE, segment_rows=1)
+    header = read_header(segment)
+    assert (header.first, header.prev, header.seals[0], header.open) == (
+        base.row + 1,
+        base.hash,
+        base.epoch,
+        base.open,
+    )
