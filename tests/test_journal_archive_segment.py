@@ -138,6 +138,9 @@ def test_a_header_line_may_be_as_long_as_its_limit_and_not_longer(tmp_path: Path
     path.write_bytes(longest[:-1] + b"  \n" + body)
     with pytest.raises(ArchiveError, match=r"^000000000001-000000000001\.dsa: no segment header$"):
         read_header(path)
+    # The rows alone are not read past a header that long either: its rest is no rows.
+    with pytest.raises(ArchiveError, match="the rows are damaged"):
+        list(lines(path))
 
 
 def test_a_header_of_another_format_is_named_with_its_file(tmp_path: Path) -> None:
