@@ -19,9 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal.archive.check import verify_archive, verify_segment
+from controller.journal.archive.check import (
+    _keep_key,
+    _verify_in_worker,
+    verify_archive,
+    verify_segment,
+)
 from controller.journal.archive.segment import Header, segment_name
 from controller.journal.format import GENESIS_HASH, canonical_json
+from controller.journal.seal import new_sealing
 from controller.rules.cards import parse_card
 from controller.table.holecard import commit_hole_card
 
@@ -352,3 +358,80 @@ def test_the_first_problem_found_is_reported_with_the_rows_checked_before_it(
 def test_a_folder_without_segments(tmp_path: Path) -> None:
     report = verify_archive(tmp_path)
     assert (report.ok, report.message) == (False, f"missing: no archive segment in {tmp_path}")
+
+
+# -- with the verification key: what is read before any MAC --------------------------------
+
+
+def seal_data(row_id: int, head: str, epoch: int) -> dict[str, object]:
+    """A seal's fields (its MAC made up: what is checked before the MAC fails first)."""
+    return {"epoch": epoch, "head": head, "mac": "0" * 64, "row": row_id - 1, "table": "T1"}
+
+
+def sealed_segment(folder: Path, epoch_written: int, round_no: int | None) -> Path:
+    """Row 1 a state row, row 2 a seal of it (epoch ``epoch_written``, in ``round_no``)."""
+    first = row_line(1, "state", None, {"state": "idle"})
+    second = row_line(
+        2, "seal", round_no, seal_data(2, chain(GENESIS_HASH, [first]), epoch_written)
+    )
+    lines = [first, second]
+    header = Header("T1", 1, 2, 2, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 1), ())
+    return write_lines(folder, header, lines)
+
+
+def test_with_the_key_a_seals_epoch_and_round_are_checked(tmp_path: Path) -> None:
+    """docs/journal.md: each seal's epoch in sequence from the header's first; a seal
+    belongs to no round."""
+    key = new_sealing("T1")[1]
+    path = sealed_segment(tmp_path, 0, None)
+    assert verify_segment(path, key).problem == "row 2: MAC of epoch 0 does not match"
+    assert verify_segment(path).problem == ""  # without the key the seal is only counted
+    path = sealed_segment(tmp_path, 5, None)
+    assert verify_segment(path, key).problem == "row 2: epoch 5 where epoch 0 was due"
+    path = sealed_segment(tmp_path, 0, 3)
+    assert verify_segment(path, key).problem == "row 2: a seal belongs to no round"
+
+
+def test_with_the_key_a_checkpoint_out_of_form_is_named_and_one_not_sealed_is_not_counted(
+    tmp_path: Path,
+) -> None:
+    key = new_sealing("T1")[1]
+    first = row_line(1, "state", None, {"state": "idle"})
+    cases: list[tuple[dict[str, object], int | None, str]] = [
+        (
+            {"hash": "x"},
+            None,
+            "row 2: checkpoint fields are not through, hash, schema (key_epoch, mac)",
+        ),
+        ({"hash": "x", "through": 1}, 4, "row 2: checkpoint a checkpoint belongs to no round"),
+        ({"hash": "x", "through": 1}, None, "row 2: the segment does not end at a seal"),
+    ]
+    for data, round_no, problem in cases:
+        lines = [first, row_line(2, "verified", round_no, data)]
+        header = Header("T1", 1, 2, 2, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+        result = verify_segment(write_lines(tmp_path, header, lines), key)
+        assert (result.problem, result.checkpoints) == (problem, 0)
+
+
+def test_a_worker_checks_its_segments_with_the_key_it_was_given(tmp_path: Path) -> None:
+    """``verify-archive --workers N``: each worker process keeps the key (here in this
+    process, as a worker's initializer leaves it)."""
+    key = new_sealing("T1")[1]
+    path = sealed_segment(tmp_path, 0, None)
+    try:
+        _keep_key(key)
+        assert _verify_in_worker(path).problem == "row 2: MAC of epoch 0 does not match"
+        _keep_key(None)
+        assert _verify_in_worker(path).problem == ""
+    finally:
+        _keep_key(None)
+
+
+def test_a_moved_line_whose_id_is_not_ascii_is_shown_replaced(tmp_path: Path) -> None:
+    lines = [row_line(1 + i, *spec) for i, spec in enumerate(a_round(1))]
+    header = Header("T1", 1, 6, 6, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 1), ())
+    lines[1] = "[\u00ff" + lines[1][2:]  # two bytes in UTF-8, neither ASCII
+    path = write_lines(tmp_path, header, lines)
+    assert verify_segment(path).problem == (
+        "row 2: missing or moved (the line there is row \ufffd\ufffd)"
+    )
