@@ -249,6 +249,11 @@ def test_a_split_of_a_hand_without_cards_moves_nothing() -> None:
         (1, [], []),
         (2, [], ["split"]),
     ]
+    assert render_text(recalled).splitlines()[-3:] == [
+        "  seat 4: wager ?",
+        "    hand 1: -",
+        "    hand 2: -  decisions: split",
+    ]
 
 
 @pytest.mark.parametrize("number", [None, "2", 0, -1, 1.0, True])
