@@ -474,3 +474,20 @@ def test_the_header_named_is_the_whole_line_up_to_the_longest_a_header_may_be(
     assert check_base(named, key=None, archive=copy) == (
         f"rows 1..{base.row} archived (segment {base.segment}, its link checked)"
     )
+
+
+def test_a_sealed_journal_is_not_rotated_without_the_stations_key(tmp_path: Path) -> None:
+    """docs/journal.md, "Rotation": the base of a sealed journal is sealed with the
+    station's key; without it nothing is cut and the journal is left as it was."""
+    path, _key = _journal(tmp_path)
+    arch = tmp_path / "archive"
+    archive(path, arch, table=TABLE, segment_rows=20)
+    before = path.read_bytes()
+    with pytest.raises(JournalCorruptError) as caught:
+        rotate_journal(path, arch, wager_spots=(), floor_acked=None, sealing=None)
+    assert str(caught.value) == (
+        f"{path} is not rotated: it is sealed: the base must be sealed with the station's key"
+        " (give --config or --sealing-key)"
+    )
+    assert path.read_bytes() == before
+    assert not list(tmp_path.glob(".*.rotating*"))
