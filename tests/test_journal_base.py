@@ -491,3 +491,27 @@ def test_a_sealed_journal_is_not_rotated_without_the_stations_key(tmp_path: Path
     )
     assert path.read_bytes() == before
     assert not list(tmp_path.glob(".*.rotating*"))
+
+
+def test_rows_to_cut_that_are_in_no_segment_are_not_cut(tmp_path: Path) -> None:
+    """The archive must hold every row cut: its first segment taken away, the rows before
+    the next one are named and nothing is cut."""
+    path, _key = _journal(tmp_path)
+    arch = tmp_path / "archive"
+    archive(path, arch, table=TABLE, segment_rows=8)
+    first = segments(arch)[0]
+    last_of_first = int(first.name[13:25])
+    first.unlink()
+    before = path.read_bytes()
+    with pytest.raises(JournalCorruptError) as caught:
+        rotate_journal(
+            path,
+            arch,
+            wager_spots=(),
+            floor_acked=None,
+            sealing=load_state(tmp_path / "sealing-key"),
+        )
+    assert str(caught.value) == (
+        f"{path} is not rotated: rows 1..{last_of_first} are in no segment in {arch}"
+    )
+    assert path.read_bytes() == before
