@@ -435,3 +435,12 @@ def test_a_moved_line_whose_id_is_not_ascii_is_shown_replaced(tmp_path: Path) ->
     assert verify_segment(path).problem == (
         "row 2: missing or moved (the line there is row \ufffd\ufffd)"
     )
+
+
+def test_a_header_whose_prev_is_not_ascii_is_reported_never_raised(tmp_path: Path) -> None:
+    lines = [row_line(1 + i, *spec) for i, spec in enumerate(a_round(1))]
+    header = Header("T1", 5, 10, 6, "\u00e9" * 64, chain(GENESIS_HASH, lines), (0, 1), ())
+    path = write_lines(
+        tmp_path, header, [row_line(5 + i, *spec) for i, spec in enumerate(a_round(1))]
+    )
+    assert verify_segment(path).problem == "row 10: its hash is not the header's head"
