@@ -140,6 +140,57 @@ def test_bad_records_are_refused(
         assert journal.last_id == 0
 
 
+@pytest.mark.parametrize("storage_format", [1, 2])
+@pytest.mark.parametrize("kind", ["Card", "", "1card", "card-dealt", "card ", "c" * 65, 7, None])
+def test_a_kind_out_of_form_is_refused_in_either_format(
+    journal_path: Path, storage_format: int, kind: object
+) -> None:
+    """docs/journal.md: a kind is ``[a-z][a-z0-9_]*``, at most 64 characters (format 1
+    stores any text it is given, so the writer's check is all there is)."""
+    with Journal.open(journal_path, storage_format=storage_format) as journal:
+        with pytest.raises(JournalRecordError) as refused:
+            journal.append(kind, {})  # type: ignore[arg-type]
+        assert str(refused.value) == f"bad record kind {kind!r}"
+        assert journal.last_id == 0
+        assert journal.append("c" * 64, {}) == 1
+
+
+def test_record_data_that_is_no_mapping_is_refused_naming_its_type(journal_path: Path) -> None:
+    with Journal.open(journal_path) as journal:
+        for data, named in ((["a"], "list"), ("text", "str"), (None, "NoneType")):
+            with pytest.raises(JournalRecordError) as refused:
+                journal.append("card", data)  # type: ignore[arg-type]
+            assert str(refused.value) == f"record data must be a mapping, not {named}"
+        assert journal.last_id == 0
+
+
+def test_a_mapping_that_is_no_dict_is_written_as_its_items(journal_path: Path) -> None:
+    from collections import OrderedDict
+    from types import MappingProxyType
+
+    with Journal.open(journal_path) as journal:
+        journal.append("card", MappingProxyType({"seat": 2, "card": "7S"}), 1)
+        journal.append("card", OrderedDict([("seat", 3), ("card", "8S")]), 1)
+        assert [r.data_text for r in journal.rows()] == [
+            '{"card":"7S","seat":2}',
+            '{"card":"8S","seat":3}',
+        ]
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+@pytest.mark.parametrize("round_no", [-1, True, False, 1.0, 2.5, "3", [1]])
+def test_a_round_number_that_is_no_natural_integer_is_refused_in_either_format(
+    journal_path: Path, storage_format: int, round_no: object
+) -> None:
+    """docs/journal.md: ``round`` is an integer or NULL. Format 1 stores what it is given,
+    so the writer's own check is all that stands between a ``True`` and a row of round 1."""
+    with Journal.open(journal_path, storage_format=storage_format) as journal:
+        with pytest.raises(JournalRecordError, match=r"^bad round number "):
+            journal.append("card", {}, round_no)  # type: ignore[arg-type]
+        assert journal.last_id == 0
+        assert journal.append("card", {}, 0) == 1  # round 0 is a round
+
+
 def test_one_writer_at_a_time(journal_path: Path) -> None:
     with Journal.open(journal_path), pytest.raises(JournalLockedError):
         Journal.open(journal_path)
@@ -150,8 +201,14 @@ def test_use_after_close_is_an_error(journal_path: Path) -> None:
     journal = Journal.open(journal_path)
     journal.close()
     journal.close()
-    with pytest.raises(JournalClosedError):
+    with pytest.raises(JournalClosedError, match=r"^the journal is closed$"):
         journal.append("clean_shutdown", {})
+    with pytest.raises(JournalClosedError, match=r"^the journal is closed$"):
+        journal.rows()
+    with pytest.raises(JournalClosedError, match=r"^the journal is closed$"):
+        journal.checkpoint()
+    with pytest.raises(JournalClosedError, match=r"^the journal is closed$"), journal.batch():
+        pass
 
 
 def test_a_file_that_is_no_database_is_refused(journal_path: Path) -> None:
@@ -418,3 +475,36 @@ def test_a_seal_committed_before_a_broken_off_bookkeeping_does_not_seal_twice(
     assert load_state(key_file).epoch == 2
     report = verify(path, key=key)
     assert report.case is VerifyCase.INTACT, report.message
+
+
+@pytest.mark.parametrize("forged_epoch", ["1.0", "true", '"1"'])
+def test_a_seal_row_whose_epoch_is_no_integer_never_moves_the_key_on(
+    tmp_path: Path, forged_epoch: str
+) -> None:
+    """The tail read again after a batch rolled back ends at a seal row whose ``epoch`` is
+    no integer (a row another process inserted while the station writes; docs/journal.md:
+    a seal's epoch is the number of its key): it is no seal of the key held, whatever it
+    compares equal to, so the key stays as it is."""
+    path, key_file = tmp_path / "journal.sqlite3", tmp_path / "sealing-key"
+    save_state(key_file, new_sealing("T1")[0])
+    with Journal.open(path, sealing=key_file, storage_format=1) as journal:
+        journal.append("round_completed", {"reshuffle": False}, 1)  # row 1, seal epoch 0 (2)
+        assert journal.epoch == 1
+        other = sqlite3.connect(path)
+        with other:
+            other.execute(
+                "INSERT INTO journal (id, ts, kind, round, data, prev_hash, hash)"
+                " VALUES (3, ?, 'seal', NULL, ?, ?, ?)",
+                (
+                    "2026-12-02T00:00:00.000000Z",
+                    f'{{"epoch":{forged_epoch}}}',
+                    journal.last_hash,
+                    "0" * 64,
+                ),
+            )
+        other.close()
+        with pytest.raises(KeyError), journal.batch():  # rolled back: the tail is read again
+            raise KeyError
+        journal.append("card", {"card": "7S"}, 2)
+        assert journal.epoch == 1
+    assert load_state(key_file).epoch == 1

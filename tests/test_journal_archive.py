@@ -88,8 +88,24 @@ def test_an_archive_verifies_segment_by_segment_and_linked(
     assert one.ok, one.message
     assert verify_archive(folder, sealed[1], workers=3).message == one.message
     assert one.message.startswith(f"intact: {len(paths)} segments, rows 1..{headers[-1].last}")
-    assert "seals good (epochs 0.." in one.message and "1 sealed checkpoints good" in one.message
+    assert "seals good (epochs 0.." in one.message and ", 1 sealed checkpoints good" in one.message
     assert verify_archive(folder).ok
+
+
+def test_every_sealed_checkpoint_of_a_segment_is_counted(tmp_path: Path) -> None:
+    state, key = new_sealing("T1")
+    save_state(tmp_path / "sealing-key", state)
+    with Journal.open(tmp_path / "journal.sqlite3", sealing=tmp_path / "sealing-key") as journal:
+        journal.checkpoint()
+        play(journal, 1, 2)
+        journal.checkpoint()
+        play(journal, 3, 2)
+        journal.checkpoint()
+        play(journal, 5, 8)
+    folder = tmp_path / "archive"
+    assert archive(tmp_path / "journal.sqlite3", folder, table="T1", segment_rows=40)
+    report = verify_archive(folder, key)
+    assert report.ok and report.message.endswith(", 3 sealed checkpoints good"), report.message
 
 
 def test_a_voided_rounds_late_card_is_checked_across_segments(

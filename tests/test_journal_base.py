@@ -474,3 +474,44 @@ def test_the_header_named_is_the_whole_line_up_to_the_longest_a_header_may_be(
     assert check_base(named, key=None, archive=copy) == (
         f"rows 1..{base.row} archived (segment {base.segment}, its link checked)"
     )
+
+
+def test_a_sealed_journal_is_not_rotated_without_the_stations_key(tmp_path: Path) -> None:
+    """docs/journal.md, "Rotation": the base of a sealed journal is sealed with the
+    station's key; without it nothing is cut and the journal is left as it was."""
+    path, _key = _journal(tmp_path)
+    arch = tmp_path / "archive"
+    archive(path, arch, table=TABLE, segment_rows=20)
+    before = path.read_bytes()
+    with pytest.raises(JournalCorruptError) as caught:
+        rotate_journal(path, arch, wager_spots=(), floor_acked=None, sealing=None)
+    assert str(caught.value) == (
+        f"{path} is not rotated: it is sealed: the base must be sealed with the station's key"
+        " (give --config or --sealing-key)"
+    )
+    assert path.read_bytes() == before
+    assert not list(tmp_path.glob(".*.rotating*"))
+
+
+def test_rows_to_cut_that_are_in_no_segment_are_not_cut(tmp_path: Path) -> None:
+    """The archive must hold every row cut: its first segment taken away, the rows before
+    the next one are named and nothing is cut."""
+    path, _key = _journal(tmp_path)
+    arch = tmp_path / "archive"
+    archive(path, arch, table=TABLE, segment_rows=8)
+    first = segments(arch)[0]
+    last_of_first = int(first.name[13:25])
+    first.unlink()
+    before = path.read_bytes()
+    with pytest.raises(JournalCorruptError) as caught:
+        rotate_journal(
+            path,
+            arch,
+            wager_spots=(),
+            floor_acked=None,
+            sealing=load_state(tmp_path / "sealing-key"),
+        )
+    assert str(caught.value) == (
+        f"{path} is not rotated: rows 1..{last_of_first} are in no segment in {arch}"
+    )
+    assert path.read_bytes() == before

@@ -198,12 +198,20 @@ def test_a_failed_row_fails_its_whole_batch(
             return plain_row_hash(*args, **kwargs)
 
         monkeypatch.setattr("controller.journal.store.plain_row_hash", hash_or_interrupt)
-        with pytest.raises(JournalWriteError, match="none of it was kept"), journal.batch():
+        with (
+            pytest.raises(
+                JournalWriteError, match=r"^a row of this batch failed; none of it was kept$"
+            ),
+            journal.batch(),
+        ):
             journal.append("event", {"n": 1})
             with pytest.raises(KeyboardInterrupt):
                 journal.append("event", {"n": 2})
             # The caller carries on: nothing more is taken into the broken batch.
-            with pytest.raises(JournalWriteError, match="earlier row"):
+            with pytest.raises(
+                JournalWriteError,
+                match=r"^an earlier row of this batch failed; it is rolled back$",
+            ):
                 journal.append("event", {"n": 3})
         monkeypatch.undo()
         assert journal.last_id == 1

@@ -803,6 +803,27 @@ def test_rows_are_sealed_once_they_have_waited_the_idle_time_and_not_before(
         assert journal.sealed_through == 7  # the seal row of rows 1..6
 
 
+def test_the_idle_seal_asked_without_a_time_reads_the_monotonic_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The station asks ``seal_if_due()`` with no time (controller/service/station.py): the
+    journal reads the monotonic clock itself, due 30 s after the last seal and not before."""
+    state, _key = new_sealing(TABLE)
+    state_path = tmp_path / "sealing-key"
+    save_state(state_path, state)
+    clock = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    with Journal.open(tmp_path / "j.sqlite3", sealing=state_path) as journal:
+        write_round(journal, 1)  # rows 1-4, seal 5 at 1000 s
+        journal.append("shuffle_commanded", {"decks": 6})  # row 6
+        clock[0] = 1029.999
+        assert not journal.seal_if_due()
+        assert journal.sealed_through == 5
+        clock[0] = 1030.0
+        assert journal.seal_if_due()
+        assert journal.sealed_through == 7
+
+
 # --- the seal module's own refusals (controller.journal.seal) ----------------------------------
 
 

@@ -195,19 +195,25 @@ def lines(path: Path) -> Iterator[bytes]:
     # copied whole per read (a copy per read made a long line's peak memory the sum of its
     # sizes under glibc's growing mmap threshold)
 
+    def bounded() -> None:
+        if len(line) > LINE_MAX:
+            raise ArchiveError(f"{path.name}: a row line longer than {LINE_MAX} bytes")
+
     def ended(data: bytes) -> Iterator[bytes]:
         start = 0
         while (end := data.find(b"\n", start)) >= 0:
             if line:
+                # A line begun in an earlier read: held to the limit with its end too (a
+                # line within one read is shorter than a read).
                 line.extend(memoryview(data)[start:end])
+                bounded()
                 yield bytes(line)
                 line.clear()
             else:
                 yield data[start:end]
             start = end + 1
         line.extend(memoryview(data)[start:])
-        if len(line) > LINE_MAX:
-            raise ArchiveError(f"{path.name}: a row line longer than {LINE_MAX} bytes")
+        bounded()
 
     with open_segment(path) as f:
         f.readline(HEADER_MAX + 1)
