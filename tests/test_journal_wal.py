@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal.wal import read_wal_state
+from controller.journal.wal import WalState, read_wal_state
 
 PAGE = 512
 
@@ -112,10 +112,14 @@ def test_wal_scan_of_a_header_alone(tmp_path: Path) -> None:
 
 
 def test_wal_scan_of_no_wal_or_garbage(tmp_path: Path) -> None:
-    assert not read_wal_state(tmp_path / "absent-wal").interrupted
+    """No WAL, or one shorter than its header: no frame, none torn (the state's fields are
+    what they say: a count and a bool, as for a WAL read whole)."""
+    nothing = WalState(0, torn_frame=False)
+    assert read_wal_state(tmp_path / "absent-wal") == nothing
     short = tmp_path / "short-wal"
-    short.write_bytes(b"\x37\x7f")
-    assert not read_wal_state(short).interrupted
+    for size in (0, 2, 31):
+        short.write_bytes(wal_file(tmp_path / "whole-wal", UNCOMMITTED).read_bytes()[:size])
+        assert read_wal_state(short) == nothing
     garbage = tmp_path / "garbage-wal"
     garbage.write_bytes(os.urandom(4096))
     assert not read_wal_state(garbage).interrupted
