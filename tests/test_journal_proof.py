@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -190,3 +192,38 @@ def test_a_proof_file_with_bytes_that_are_not_ascii_is_refused_in_one_line(
     bad.write_bytes(text.replace(b"281", b"2\xe981"))
     with pytest.raises(SealError):
         read_proof(bad)
+    # Read as ASCII, not UTF-8: each byte of a UTF-8 letter is one U+FFFD.
+    bad.write_bytes(text.replace(b'"T1"', "\"T\u00e9\"".encode()))
+    assert check_proof(read_proof(bad), key) == (
+        "the proof is of table 'T\ufffd\ufffd', the key of table 'T1'"
+    )
+
+
+def test_a_proof_file_that_never_ends_is_refused_after_4097_bytes(tmp_path: Path) -> None:
+    """``--since`` of a FIFO (or a device) that goes on: read no further than one byte
+    past the limit, then refused, while the writer still holds it open."""
+    fifo = tmp_path / "proof"
+    os.mkfifo(fifo)
+    read_done = threading.Event()
+    writer_gave_up = []
+
+    def write() -> None:
+        fd = os.open(fifo, os.O_WRONLY)
+        try:
+            # One write (a pipe holds 64 KiB): the reader sees it whole or not at all.
+            os.write(fd, b" " * 8192)
+            # Held open until the reader is done (or 30 s: a reader that reads to the end)
+            writer_gave_up.append(not read_done.wait(30))
+        finally:
+            os.close(fd)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        with pytest.raises(SealError) as refused:
+            read_proof(fifo)
+    finally:
+        read_done.set()
+        writer.join()
+    assert str(refused.value) == "larger than 4096 bytes: not a verify proof file"
+    assert writer_gave_up == [False]
