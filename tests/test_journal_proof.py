@@ -193,7 +193,7 @@ def test_a_proof_file_with_bytes_that_are_not_ascii_is_refused_in_one_line(
     with pytest.raises(SealError):
         read_proof(bad)
     # Read as ASCII, not UTF-8: each byte of a UTF-8 letter is one U+FFFD.
-    bad.write_bytes(text.replace(b'"T1"', "\"T\u00e9\"".encode()))
+    bad.write_bytes(text.replace(b'"T1"', '"T\u00e9"'.encode()))
     assert check_proof(read_proof(bad), key) == (
         "the proof is of table 'T\ufffd\ufffd', the key of table 'T1'"
     )
