@@ -252,3 +252,18 @@ def test_a_new_journal_that_does_not_check_out_is_not_renamed_into_place(
             create_database(path, version)
         assert str(refused.value) == f"cannot create {path}: the new journal does not check out"
         assert list(tmp_path.iterdir()) == []
+
+
+def test_a_half_made_journal_goes_with_its_sqlite_side_files(tmp_path: Path) -> None:
+    """A rollback journal or WAL left beside a half-made file would be played back into
+    the new journal made in its place by SQLite: they go with it, and nothing else does
+    (the head record stays: it is the writer's lock)."""
+    path = tmp_path / "journal.sqlite3"
+    kept = [head_path(path), tmp_path / "journal.sqlite3-wal.bak", tmp_path / "other.sqlite3"]
+    for name in ("", "-wal", "-shm", "-journal"):
+        path.with_name(path.name + name).write_bytes(b"half")
+    for other in kept:
+        other.write_bytes(b"kept")
+    creation.remove_half_made(path)
+    assert sorted(tmp_path.iterdir()) == sorted(kept)
+    creation.remove_half_made(path)  # nothing left to remove: no error
