@@ -23,6 +23,7 @@ from controller.journal.format import (
 from controller.journal.kinds import INDEXED_KINDS, INDEXES
 from controller.journal.reader import JournalReader, open_readonly
 from controller.journal.schema import apply_schema, index_new_kinds, start_format_2
+from controller.journal.storage import JournalConnection, storage_of
 from controller.journal.store import Journal
 from controller.journal.verify import VerifyCase, verify
 
@@ -234,3 +235,54 @@ def test_the_kinds_added_at_open_and_their_entries_are_one_transaction(
     with pytest.raises(JournalCorruptError, match="row 7: "):
         Journal.open(path)
     assert (_kinds_table(path), _milestones(path)) == before
+
+
+def test_the_kinds_added_are_returned_and_the_connections_storage_made_again(
+    without_later_kinds: Path,
+) -> None:
+    """A connection keeps its Storage (its indexed kinds) while no other connection
+    commits: the kinds added on it must be seen by its next read (``storage.forget``)."""
+    conn = sqlite3.connect(without_later_kinds, isolation_level=None, factory=JournalConnection)
+    try:
+        assert not set(LATER_KINDS) & storage_of(conn).indexed_kinds
+        conn.execute("BEGIN IMMEDIATE")
+        assert index_new_kinds(conn) == sorted(LATER_KINDS)  # in INDEXED_KINDS' order
+        conn.execute("COMMIT")
+        assert storage_of(conn).indexed_kinds == frozenset(INDEXED_KINDS)
+        burns = [row.id for row in storage_of(conn).rows(kinds=["burn"])]
+        assert burns == [3, 8]
+    finally:
+        conn.close()
+
+
+def test_row_1_of_a_kind_declared_later_is_indexed_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with monkeypatch.context() as patch:
+        known = tuple(kind for kind in INDEXED_KINDS if kind != "station_started")
+        patch.setattr(schema, "INDEXED_KINDS", known)
+        with Journal.open(path, clock=fixed_clock(), storage_format=2) as journal:
+            journal.append("station_started", {})  # 1
+            journal.append("round_started", {}, 1)  # 2
+    with Journal.open(path, clock=fixed_clock()):
+        pass
+    code = _kinds_table(path)["station_started"]
+    assert code == len(INDEXED_KINDS)  # the next code after the file's own
+    assert [m for m in _milestones(path) if m[1] == code] == [(1, code, None)]
+    assert verify(path).case is VerifyCase.INTACT
+
+
+def test_a_format_2_file_with_no_kind_codes_numbers_them_from_1(tmp_path: Path) -> None:
+    """The kinds' table emptied behind its triggers (no milestone row yet): the writer's
+    open gives every kind the next code from none, 1, as a new file has them."""
+    path = tmp_path / "journal.sqlite3"
+    Journal.open(path, storage_format=2).close()
+    made = _kinds_table(path)
+    tamper(path, "DELETE FROM journal_kind")
+    assert _kinds_table(path) == {}
+    with Journal.open(path, clock=fixed_clock()) as journal:
+        journal.append("round_started", {}, 1)
+    assert _kinds_table(path) == made
+    assert _milestones(path) == [(1, made["round_started"], 1)]
+    assert verify(path).case is VerifyCase.INTACT
