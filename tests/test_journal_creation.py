@@ -267,3 +267,59 @@ def test_a_half_made_journal_goes_with_its_sqlite_side_files(tmp_path: Path) -> 
     creation.remove_half_made(path)
     assert sorted(tmp_path.iterdir()) == sorted(kept)
     creation.remove_half_made(path)  # nothing left to remove: no error
+
+
+@pytest.mark.parametrize(("given", "made"), [(None, 2), (1, 1), (2, 2)])
+def test_a_new_journal_is_format_2_unless_format_1_is_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: int | None, made: int
+) -> None:
+    """docs/journal.md, "Storage format 2": a new journal is format 2; format 1 is still
+    made when asked for."""
+    monkeypatch.setattr(creation, "DEFAULT_FORMAT", 2)  # whatever the run's option
+    path = tmp_path / "journal.sqlite3"
+    create_database(path, given)
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT value FROM meta").fetchall() == [(str(made),)]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("size", [2, 99, 100, 4096])
+def test_a_file_of_a_few_bytes_is_damaged_not_half_made(tmp_path: Path, size: int) -> None:
+    """Only an empty file, or an SQLite file without the journal's tables, is half-made:
+    a few bytes that are no SQLite file are a damaged journal, kept as evidence. (SQLite
+    reads a file of one byte as an empty database: half-made, as an empty file is.)"""
+    path = tmp_path / "journal.sqlite3"
+    path.write_bytes(b"x" * size)
+    assert not is_half_made(path, head_path(path))
+
+
+def test_a_file_with_the_journals_two_tables_alone_is_not_half_made(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+    conn.execute("CREATE TABLE journal (id INTEGER PRIMARY KEY)")
+    conn.close()
+    assert not is_half_made(path, head_path(path))
+
+
+def test_sqlite_refusing_wal_mode_fails_the_creation_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system where SQLite cannot keep a WAL (its answer is the mode it stays in):
+    no journal is made. The real connection answers every statement but that one."""
+
+    class RefusingWal(sqlite3.Connection):
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+            if sql == "PRAGMA journal_mode=WAL":
+                return super().execute("SELECT 'delete'")
+            return super().execute(sql, *args)  # type: ignore[arg-type]
+
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: connect(*a, **k, factory=RefusingWal))
+    path = tmp_path / "journal.sqlite3"
+    with pytest.raises(JournalWriteError) as refused:
+        create_database(path)
+    assert str(refused.value) == f"cannot create {path}: SQLite refused WAL mode (delete)"
+    assert list(tmp_path.iterdir()) == []
