@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -345,3 +346,55 @@ def test_an_unreadable_last_seal_is_refused(path: Path, sealed: tuple[Path, Seal
     finally:
         conn.close()
     assert refusal(path, state_path) == f"row {last + 1}: the last seal is unreadable"
+
+
+def test_the_writer_is_thread_safe_and_each_append_is_committed_when_it_returns(
+    path: Path,
+) -> None:
+    """``Journal`` is thread-safe (its docstring): a row appended from another thread than
+    the one that opened it is written, and committed when ``append`` returns (a reader's
+    connection sees it while the writer is still open)."""
+    with Journal.open(path) as journal:
+        errors: list[BaseException] = []
+
+        def append() -> None:
+            try:
+                journal.append("event", {"from": "worker"})
+            except BaseException as err:
+                errors.append(err)
+
+        worker = threading.Thread(target=append)
+        worker.start()
+        worker.join()
+        assert errors == []
+        journal.append("event", {"from": "opener"})
+        reader = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            from controller.journal.storage import storage_of
+
+            seen = [row.data_text for row in storage_of(reader).rows()]
+        finally:
+            reader.close()
+    assert seen == ['{"from":"worker"}', '{"from":"opener"}']
+
+
+def test_a_state_that_needs_no_change_is_not_written_again(
+    path: Path, sealed: tuple[Path, SealingState]
+) -> None:
+    """The key file is replaced only to evolve it or to write an earlier version in
+    today's: an open that needs neither leaves the file itself alone."""
+    state_path, _ = sealed
+    inode = state_path.stat().st_ino
+    Journal.open(path, sealing=state_path).close()
+    assert state_path.stat().st_ino == inode
+
+
+def test_a_key_that_cannot_be_evolved_is_refused_in_one_line(
+    path: Path, sealed: tuple[Path, SealingState]
+) -> None:
+    state_path, state = sealed
+    save_state(state_path, state.evolved())  # at the last seal's epoch: to be evolved
+    # the temporary save_state writes is taken by a folder
+    state_path.with_name(f".{state_path.name}.{os.getpid()}.tmp").mkdir()
+    assert refusal(path, state_path) == "cannot write the sealing key: Is a directory"
+    assert load_state(state_path) == state.evolved()
