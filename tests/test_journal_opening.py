@@ -23,6 +23,7 @@ from controller.journal.format import (
 )
 from controller.journal.opening import JournalSealError
 from controller.journal.seal import SealingState, load_state, new_sealing, save_state
+from controller.journal.storage import JournalConnection
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 
@@ -398,3 +399,59 @@ def test_a_key_that_cannot_be_evolved_is_refused_in_one_line(
     state_path.with_name(f".{state_path.name}.{os.getpid()}.tmp").mkdir()
     assert refusal(path, state_path) == "cannot write the sealing key: Is a directory"
     assert load_state(state_path) == state.evolved()
+
+
+def test_a_wal_that_cannot_be_opened_is_a_write_error(path: Path) -> None:
+    """Not the file's fault (here its ``-wal`` is a folder; a full disk alike): one line
+    naming the journal, nothing left open."""
+    Journal.open(path).close()
+    path.with_name(path.name + "-wal").mkdir()
+    fds = open_fds()
+    with pytest.raises(JournalWriteError) as refused:
+        Journal.open(path)
+    assert str(refused.value) == f"cannot open {path}: unable to open database file"
+    assert open_fds() == fds
+
+
+def test_sqlite_refusing_wal_mode_is_a_write_error(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real connection answers every statement but that one (a file system where
+    SQLite cannot keep a WAL answers with the mode it stays in)."""
+    Journal.open(path).close()
+
+    class RefusingWal(JournalConnection):
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+            if sql == "PRAGMA journal_mode=WAL":
+                return super().execute("SELECT 'delete'")
+            return super().execute(sql, *args)  # type: ignore[arg-type]
+
+    connect = sqlite3.connect
+    monkeypatch.setattr(
+        sqlite3, "connect", lambda *a, **k: connect(*a, **{**k, "factory": RefusingWal})
+    )
+    fds = open_fds()
+    with pytest.raises(JournalWriteError) as refused:
+        Journal.open(path)
+    assert str(refused.value) == f"{path}: SQLite refused WAL mode (delete)"
+    assert open_fds() == fds
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_a_schema_whose_text_is_not_utf8_is_damage_in_one_line(
+    path: Path, storage_format: int
+) -> None:
+    """A flipped byte in a schema statement: Python's sqlite3 raises UnicodeDecodeError
+    quoting it; the open answers JournalCorruptError naming the file, and leaves it."""
+    Journal.open(path, storage_format=storage_format).close()
+    raw = bytearray(path.read_bytes())
+    raw[raw.index(b"CREATE TABLE") + 3] = 0xFF
+    path.write_bytes(bytes(raw))
+    fds = open_fds()
+    with pytest.raises(JournalCorruptError) as refused:
+        Journal.open(path)
+    assert str(refused.value) == (
+        f"{path}: file is not a database: its schema is damaged (text that is not UTF-8)"
+    )
+    assert path.read_bytes() == bytes(raw)
+    assert open_fds() == fds
