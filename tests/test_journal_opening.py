@@ -455,3 +455,51 @@ def test_a_schema_whose_text_is_not_utf8_is_damage_in_one_line(
     )
     assert path.read_bytes() == bytes(raw)
     assert open_fds() == fds
+
+
+def test_the_new_head_records_entry_is_synced_and_an_existing_ones_is_not(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new head record's directory entry is made to survive a power cut (the folder
+    synced, then again for the journal's rename); opening what exists syncs no folder."""
+    synced: list[str] = []
+    fsync = os.fsync
+
+    def recorded(fd: int) -> None:
+        target = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        if target.is_dir():
+            synced.append(target.name)
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recorded)
+    Journal.open(path).close()
+    assert synced == [path.parent.name, path.parent.name]
+    synced.clear()
+    Journal.open(path).close()
+    assert synced == []
+
+
+def test_a_head_record_that_cannot_be_opened_is_a_write_error(path: Path) -> None:
+    head_path(path).mkdir()
+    with pytest.raises(JournalWriteError) as refused:
+        Journal.open(path)
+    assert str(refused.value) == f"cannot open {head_path(path)}: Is a directory"
+    assert not path.exists()
+
+
+def test_a_leftover_that_cannot_be_removed_fails_only_a_creation(path: Path) -> None:
+    """A temporary of a creation cut short that cannot go (here a folder in its name):
+    an existing journal opens all the same; a journal to be made is refused in one line."""
+    blocked = path.with_name(f".{path.name}.creating")
+    blocked.mkdir()
+    (blocked / "inside").write_bytes(b"")
+    with pytest.raises(JournalWriteError) as refused:
+        Journal.open(path)
+    assert str(refused.value).startswith(f"cannot create {path}: ")
+    blocked.rename(path.with_name("aside"))
+    Journal.open(path).close()
+    path.with_name("aside").rename(blocked)
+    with Journal.open(path) as journal:
+        assert journal.replaced_half_made is False
+        journal.append("station_started", {})
+    assert verify(path).ok
