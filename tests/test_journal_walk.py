@@ -4,6 +4,7 @@ tests/test_journal_verify_walk.py."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 
@@ -160,3 +161,23 @@ def test_progress_is_told_every_so_many_rows_and_at_the_end(
     chain = walk(chain_of(rows), 0, GENESIS_HASH, progress=told.append)  # type: ignore[arg-type]
     assert chain.rows == rows
     assert told == calls
+
+
+def test_a_row_hashes_only_with_the_types_and_forms_the_station_writes() -> None:
+    """The walk's fast hash is taken only for an int id, text columns, an int or null
+    round, a kind and a time of the station's forms; anything else is hashed as
+    ``format.row_hash`` would (or not at all): a row whose round is the text "1", or
+    whose kind holds a quote, does not match a hash made over the plain header."""
+    rows = chain_of(4)
+    row_id, ts, _kind, _round, data, prev, _ = rows[2]
+
+    def plain(kind: str, round_no: object) -> str:
+        header = f'[{row_id},"{ts}","{kind}",{round_no}]'
+        return hashlib.sha256(f"{prev}{header}{data}".encode()).hexdigest()
+
+    for kind, round_no in (("event", "1"), ('ev"ent', "null"), ("event", "1.0")):
+        stored = "null" if round_no == "null" else round_no
+        changed = (row_id, ts, kind, None if stored == "null" else stored, data, prev)
+        chain = walk([*rows[:2], (*changed, plain(kind, round_no))], 0, GENESIS_HASH)  # type: ignore[list-item]
+        assert chain.failure is not None
+        assert chain.failure.message == "altered: row 3: content does not match its hash"
