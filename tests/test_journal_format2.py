@@ -27,7 +27,6 @@ from journal_compat_support import verification_key
 from test_journal_compat import CHECKPOINTS, CURRENT, FIXTURE, fixture_copy
 from test_journal_storage import on_small_disk
 
-from controller.journal import schema
 from controller.journal.anchor import latest_anchor
 from controller.journal.format import TRIGGER_SQL_2, JournalCorruptError, head_path
 from controller.journal.migrate import migrate_journal, migrating_path
@@ -629,105 +628,6 @@ def test_a_format_2_file_reads_the_same_over_the_cores(
     one, many = verify(format_2, workers=1), verify(format_2, workers=workers)
     assert one.message == many.message
     assert one.message.startswith("altered: row 15: its entry in the index tables"), one.message
-
-
-# -- a milestone kind declared after the file was made -----------------------------------------
-
-#: Two milestone kinds the writer of the test's file does not know.
-LATER_KINDS = ("burn", "shuffle_commanded")
-
-
-def _kinds_table(path: Path) -> dict[str, int]:
-    conn = open_readonly(path)
-    try:
-        return {kind: code for code, kind in conn.execute("SELECT code, kind FROM journal_kind")}
-    finally:
-        conn.close()
-
-
-def _milestones(path: Path) -> list[tuple[int, int, int | None]]:
-    conn = open_readonly(path)
-    try:
-        return list(conn.execute("SELECT id, kind, round FROM journal_milestone ORDER BY id"))
-    finally:
-        conn.close()
-
-
-@pytest.fixture
-def without_later_kinds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A format-2 journal made and written by a program whose milestone kinds lacked
-    :data:`LATER_KINDS`: rows 3 (burn, round 1), 5 (shuffle_commanded) and 8 (burn,
-    round 2) have no code and no index entry."""
-    path = tmp_path / "journal.sqlite3"
-    with monkeypatch.context() as patch:
-        known = tuple(kind for kind in schema.INDEXED_KINDS if kind not in LATER_KINDS)
-        patch.setattr(schema, "INDEXED_KINDS", known)
-        with Journal.open(path, clock=fixed_clock(), storage_format=2) as journal:
-            journal.append("station_started", {})  # 1
-            with journal.batch():
-                journal.append("round_started", {}, 1)  # 2
-                journal.append("burn", {"card": "2C"}, 1)  # 3
-                journal.append("card", {"card": "8S"}, 1)  # 4
-            journal.append("shuffle_commanded", {})  # 5
-            journal.append("round_completed", {"reshuffle": False}, 1)  # 6
-            with journal.batch():
-                journal.append("round_started", {}, 2)  # 7
-                journal.append("burn", {"card": "3C"}, 2)  # 8
-    return path
-
-
-def test_a_milestone_kind_declared_later_is_indexed_at_the_writers_next_open(
-    without_later_kinds: Path,
-) -> None:
-    path = without_later_kinds
-    before = _kinds_table(path)
-    assert not set(LATER_KINDS) & set(before)
-    assert [row_id for row_id, _, _ in _milestones(path)] == [1, 2, 6, 7]
-    # Read before the new program's writer opens it: the file's kinds are the indexed ones.
-    assert verify(path).case is VerifyCase.INTACT
-    reader = JournalReader.open(path)
-    try:
-        kept = reader.storage
-        assert kept.indexed_kinds == frozenset(before)
-        burns = [row.id for row in reader.storage.rows(kinds=["burn"])]
-        assert burns == [3, 8]
-        with Journal.open(path):  # the writer's open indexes the kinds it lacks
-            pass
-        # The reader's connection saw the writer commit: its Storage is made again.
-        assert reader.storage is not kept
-        assert reader.storage.indexed_kinds >= set(LATER_KINDS)
-        assert [row.id for row in reader.storage.rows(kinds=list(LATER_KINDS))] == [3, 5, 8]
-    finally:
-        reader.close()
-    after = _kinds_table(path)
-    top = max(before.values())
-    assert {after["burn"], after["shuffle_commanded"]} == {top + 1, top + 2}
-    assert {kind: after[kind] for kind in before} == before  # the old codes stay
-    burn, shuffle = after["burn"], after["shuffle_commanded"]
-    assert [m for m in _milestones(path) if m[1] in (burn, shuffle)] == [
-        (3, burn, 1),
-        (5, shuffle, None),
-        (8, burn, 2),
-    ]
-    assert verify(path).case is VerifyCase.INTACT
-    with Journal.open(path) as journal:  # nothing more to add
-        journal.append("burn", {"card": "4C"}, 2)  # 9
-    assert [m[0] for m in _milestones(path) if m[1] == burn] == [3, 8, 9]
-    assert _kinds_table(path) == after
-
-
-def test_the_kinds_added_at_open_and_their_entries_are_one_transaction(
-    without_later_kinds: Path,
-) -> None:
-    """A commit that does not decode stops the indexing: the open fails in one line and
-    the file keeps its kinds and entries as they were."""
-    path = without_later_kinds
-    damaged = "UPDATE journal_commit SET body = x'00ff00ff' WHERE first_id = 7"
-    tamper(path, damaged)
-    before = (_kinds_table(path), _milestones(path))
-    with pytest.raises(JournalCorruptError, match="row 7: "):
-        Journal.open(path)
-    assert (_kinds_table(path), _milestones(path)) == before
 
 
 def test_a_connection_keeps_its_storage_until_another_connection_commits(

@@ -107,7 +107,7 @@ def test_the_milestone_index_covers_exactly_the_indexed_kinds() -> None:
 
 
 # Format 1's indexes on its ``journal`` table (format 2's milestone kinds declared later:
-# test_journal_format2.py, test_a_milestone_kind_declared_later_is_indexed_at_the_...).
+# test_journal_schema.py, test_a_milestone_kind_declared_later_is_indexed_at_the_...).
 @pytest.mark.journal_format(1)
 @pytest.mark.parametrize(
     "old",

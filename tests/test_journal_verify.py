@@ -7,7 +7,6 @@ import random
 import shutil
 import signal
 import sqlite3
-import struct
 import subprocess
 import sys
 import threading
@@ -333,53 +332,3 @@ def test_a_writer_killed_at_a_random_moment_loses_no_committed_row(
         with Journal.open(journal_path) as journal:
             present = {row.id for row in journal.rows()}
         assert {int(line) for line in acknowledged} <= present
-
-
-# --- the WAL scan, on hand-made files -----------------------------------------------------
-
-PAGE = 512
-
-
-def wal_file(path: Path, frames: list[tuple[int, tuple[int, int]]], tail: bytes = b"") -> Path:
-    """A WAL with salts (1, 2) and ``frames`` of (commit size, salts); checksums zero."""
-    header = struct.pack(">IIIIIIII", 0x377F0682, 3007000, PAGE, 0, 1, 2, 0, 0)
-    body = b"".join(
-        struct.pack(">IIIIII", n + 1, commit, salts[0], salts[1], 0, 0) + bytes(PAGE)
-        for n, (commit, salts) in enumerate(frames)
-    )
-    path.write_bytes(header + body + tail)
-    return path
-
-
-@pytest.mark.parametrize(
-    ("frames", "tail", "pending", "torn"),
-    [
-        ([(3, (1, 2))], b"", 0, False),  # one committed transaction
-        ([(0, (1, 2)), (3, (1, 2))], b"", 0, False),  # two frames, the last commits
-        ([(3, (1, 2)), (0, (1, 2)), (0, (1, 2))], b"", 2, False),  # then two uncommitted
-        # a frame cut short by the crash: its header made it, half its page did not
-        ([(3, (1, 2))], struct.pack(">IIIIII", 9, 0, 1, 2, 0, 0) + bytes(PAGE // 2), 0, True),
-        ([(3, (1, 2)), (0, (7, 7))], b"", 0, False),  # a stale frame of an older WAL
-    ],
-    ids=["committed", "two-frame-commit", "uncommitted", "torn", "stale"],
-)
-def test_wal_scan(
-    tmp_path: Path,
-    frames: list[tuple[int, tuple[int, int]]],
-    tail: bytes,
-    pending: int,
-    torn: bool,
-) -> None:
-    state = read_wal_state(wal_file(tmp_path / "j-wal", frames, tail))
-    assert (state.uncommitted_frames, state.torn_frame) == (pending, torn)
-    assert state.interrupted == (pending > 0 or torn)
-
-
-def test_wal_scan_of_no_wal_or_garbage(tmp_path: Path) -> None:
-    assert not read_wal_state(tmp_path / "absent-wal").interrupted
-    short = tmp_path / "short-wal"
-    short.write_bytes(b"\x37\x7f")
-    assert not read_wal_state(short).interrupted
-    garbage = tmp_path / "garbage-wal"
-    garbage.write_bytes(os.urandom(4096))
-    assert not read_wal_state(garbage).interrupted

@@ -1,0 +1,183 @@
+"""The walk along the hash chain (``controller.journal.walk``), on small journals made in
+the test: fast cases beside the whole-journal ones of tests/test_journal_verify.py and
+tests/test_journal_verify_walk.py."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from controller.journal import walk as walk_module
+from controller.journal.format import GENESIS_HASH, row_hash
+from controller.journal.seal import new_sealing, save_state
+from controller.journal.storage import storage_of
+from controller.journal.store import Journal
+from controller.journal.verify import verify
+from controller.journal.walk import checkpoint_problem, raw_rows, walk
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_a_checkpoint_written_without_a_key_checks_out_with_the_key_sealed_later(
+    tmp_path: Path, storage_format: int
+) -> None:
+    """docs/journal.md: a checkpoint written before checkpoints were sealed (or by a
+    station without a key) holds no MAC: a walk with the verification key takes it as it
+    is, and counts no sealed checkpoint for it."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=storage_format) as journal:
+        journal.append("station_started", {})
+        unsealed = journal.checkpoint()
+    state, key = new_sealing("T1")
+    save_state(tmp_path / "sealing-key", state)
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        journal.append("station_started", {})
+        journal.seal()
+        assert journal.sealed_through == journal.last_id  # every row sealed
+    conn = sqlite3.connect(path)
+    try:
+        row = next(r for r in storage_of(conn).rows() if r.id == unsealed)
+        assert "mac" not in row.data
+        assert checkpoint_problem(row, key, 0) == ""
+        chain = walk(raw_rows(conn, 0), 0, GENESIS_HASH, key)
+    finally:
+        conn.close()
+    assert chain.failure is None
+    assert chain.seals >= 1 and chain.checkpoints == 0
+    report = verify(path, key=key)
+    assert report.ok, report.message
+
+
+def chain_of(count: int) -> list[tuple[object, ...]]:
+    """``count`` rows of a real journal, as the walk reads them (no SQLite afterwards:
+    each case below changes the tuples, and re-hashes a row as an insider would)."""
+    rows: list[tuple[object, ...]] = []
+    prev = GENESIS_HASH
+    for n in range(1, count + 1):
+        data = f'{{"n":{n}}}'
+        ts = f"2026-12-01T09:00:{n:02d}.000000Z"
+        digest = row_hash(prev, row_id=n, ts=ts, kind="event", round_no=None, data_text=data)
+        rows.append((n, ts, "event", None, data, prev, digest))
+        prev = digest
+    return rows
+
+
+def rehashed(row: tuple[object, ...], **changed: object) -> tuple[object, ...]:
+    """``row`` with columns changed and its own hash made again (its prev_hash kept)."""
+    row_id, ts, kind, round_no, data, prev, _ = row
+    values = {"ts": ts, "kind": kind, "round_no": round_no, "data_text": data, "prev": prev}
+    values.update(changed)
+    prev = str(values.pop("prev"))
+    digest = row_hash(prev, row_id=int(str(row_id)), **values)  # type: ignore[arg-type]
+    return (
+        row_id,
+        values["ts"],
+        values["kind"],
+        values["round_no"],
+        values["data_text"],
+        prev,
+        digest,
+    )
+
+
+def test_an_intact_chain_is_walked_whole() -> None:
+    rows = chain_of(5)
+    chain = walk(rows, 0, GENESIS_HASH)  # type: ignore[arg-type]
+    assert chain.failure is None
+    assert (chain.start, chain.rows, chain.last_id) == (0, 5, 5)
+    assert (chain.first_prev, chain.last_hash) == (GENESIS_HASH, rows[-1][6])
+    later = walk(rows[2:], 2, str(rows[1][6]))  # type: ignore[arg-type]
+    assert (later.failure, later.rows, later.last_id, later.first_prev) == (
+        None,
+        3,
+        5,
+        rows[1][6],
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message", "bad"),
+    [
+        (lambda rows: rows[:2] + rows[3:], "removed: row 3: missing (rows 3..3)", 3),
+        (lambda rows: rows[:1] + rows[4:], "removed: row 2: missing (rows 2..4)", 2),
+        (
+            lambda rows: [*rows[:2], (*rows[2][:4], '{"n":9}', *rows[2][5:]), *rows[3:]],
+            "altered: row 3: content does not match its hash",
+            3,
+        ),
+        (
+            lambda rows: [*rows[:2], rehashed(rows[2], data_text='{"n":9}'), *rows[3:]],
+            "altered: row 3: rewritten (its hash no longer matches row 4's prev_hash)",
+            3,
+        ),
+        (
+            lambda rows: [*rows[:2], rehashed(rows[2], data_text='{"n": 3}'), *rows[3:]],
+            "altered: row 3: not written by the station (not canonical)",
+            3,
+        ),
+        (
+            lambda rows: [*rows[:2], rehashed(rows[2], data_text='{"n":3} '), *rows[3:]],
+            "altered: row 3: data is not a JSON object",
+            3,
+        ),
+        (
+            lambda rows: [*rows[:2], rehashed(rows[2], data_text="[3]"), *rows[3:]],
+            "altered: row 3: data is not a JSON object",
+            3,
+        ),
+        (
+            lambda rows: [rehashed(rows[0], prev="1" * 64), *rows[1:]],
+            "altered: row 0: rewritten (its hash no longer matches row 1's prev_hash)",
+            0,
+        ),
+    ],
+    ids=[
+        "one-removed",
+        "three-removed",
+        "changed",
+        "rewritten",
+        "spaces",
+        "trailing",
+        "list",
+        "prev",
+    ],
+)
+def test_the_first_break_in_the_chain_is_named(change: object, message: str, bad: int) -> None:
+    rows = change(chain_of(6))  # type: ignore[operator]
+    chain = walk(rows, 0, GENESIS_HASH)
+    assert chain.failure is not None
+    assert (chain.failure.message, chain.failure.first_bad_row) == (message, bad)
+    assert chain.failure.rows == chain.rows  # the rows walked before the break
+
+
+@pytest.mark.parametrize(("rows", "calls"), [(7, [3, 3, 1]), (6, [3, 3]), (2, [2]), (0, [])])
+def test_progress_is_told_every_so_many_rows_and_at_the_end(
+    monkeypatch: pytest.MonkeyPatch, rows: int, calls: list[int]
+) -> None:
+    monkeypatch.setattr(walk_module, "PROGRESS_ROWS", 3)
+    told: list[int] = []
+    chain = walk(chain_of(rows), 0, GENESIS_HASH, progress=told.append)  # type: ignore[arg-type]
+    assert chain.rows == rows
+    assert told == calls
+
+
+def test_a_row_hashes_only_with_the_types_and_forms_the_station_writes() -> None:
+    """The walk's fast hash is taken only for an int id, text columns, an int or null
+    round, a kind and a time of the station's forms; anything else is hashed as
+    ``format.row_hash`` would (or not at all): a row whose round is the text "1", or
+    whose kind holds a quote, does not match a hash made over the plain header."""
+    rows = chain_of(4)
+    row_id, ts, _kind, _round, data, prev, _ = rows[2]
+
+    def plain(kind: str, round_no: object) -> str:
+        header = f'[{row_id},"{ts}","{kind}",{round_no}]'
+        return hashlib.sha256(f"{prev}{header}{data}".encode()).hexdigest()
+
+    for kind, round_no in (("event", "1"), ('ev"ent', "null"), ("event", "1.0")):
+        stored = "null" if round_no == "null" else round_no
+        changed = (row_id, ts, kind, None if stored == "null" else stored, data, prev)
+        chain = walk([*rows[:2], (*changed, plain(kind, round_no))], 0, GENESIS_HASH)  # type: ignore[list-item]
+        assert chain.failure is not None
+        assert chain.failure.message == "altered: row 3: content does not match its hash"
