@@ -6,8 +6,10 @@ heard) is ``tests/test_floor_console_stale.py``'s, in a browser."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -88,3 +90,16 @@ def test_the_heartbeat_outlives_a_database_that_goes_away(
         assert beat._thread.is_alive()
     finally:
         beat.stop()
+
+
+def test_the_heartbeats_thread_is_named_for_what_it_does(tmp_path: Path) -> None:
+    """A thread dump of the collector (py-spy, faulthandler) or the traceback of a thread
+    that dies names it: the heartbeat's is ``collector-heartbeat``, beside the writer's
+    ``collector-writer``. No database needed: one that cannot be reached is retried."""
+    beat = Heartbeat(f"host={tmp_path / 'no-socket-here'}", "collector-7", lambda: "ok")
+    beat.start()
+    try:
+        assert "collector-heartbeat" in {t.name for t in threading.enumerate()}
+    finally:
+        beat.stop()
+    assert not beat._thread.is_alive()
