@@ -6,6 +6,8 @@ heard) is ``tests/test_floor_console_stale.py``'s, in a browser."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -102,4 +104,37 @@ def test_the_heartbeats_thread_is_named_for_what_it_does(tmp_path: Path) -> None
         assert "collector-heartbeat" in {t.name for t in threading.enumerate()}
     finally:
         beat.stop()
+    assert not beat._thread.is_alive()
+
+
+def test_stopping_never_waits_on_a_database_that_stopped_answering(
+    floor_database: Database,
+    listener: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """A database that holds the heartbeat's NOTIFY unanswered (its server process
+    stopped) does not hold the collector's stop: it waits for the heartbeat's thread 5 s
+    at most, as systemd waits for the whole process."""
+    asked = threading.Event()
+
+    def state() -> str:
+        asked.set()  # the NOTIFY follows at once
+        return "ok"
+
+    beat = Heartbeat(floor_database.conninfo, "collector-6", state)
+    beat.start()
+    assert _heard(listener) == ["collector-6 ok"]  # connected
+    found = listener.execute(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'floor-collector collector-6'"
+    ).fetchone()
+    assert found is not None
+    backend = int(str(found[0]))
+    os.kill(backend, signal.SIGSTOP)
+    try:
+        asked.clear()
+        assert asked.wait(10)  # the next beat is on its way to the stopped server
+        beat.stop()
+        assert beat._thread.is_alive()  # stop returned with the thread still held
+    finally:
+        os.kill(backend, signal.SIGCONT)
+    beat._thread.join(10)
     assert not beat._thread.is_alive()
