@@ -6,8 +6,10 @@ heard) is ``tests/test_floor_console_stale.py``'s, in a browser."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -138,3 +140,26 @@ def test_stopping_never_waits_on_a_database_that_stopped_answering(
         os.kill(backend, signal.SIGCONT)
     beat._thread.join(10)
     assert not beat._thread.is_alive()
+
+
+def test_a_database_that_never_answers_the_connection_is_tried_again(tmp_path: Path) -> None:
+    """A database address that takes the connection and never answers (a server hung
+    before it greets) holds the heartbeat 5 s (``connect_timeout``), not for good: it
+    connects again, so a database that comes back is heard again."""
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.bind(str(tmp_path / ".s.PGSQL.5432"))
+    silent.listen(4)
+    silent.settimeout(20)
+    beat = Heartbeat(f"host={tmp_path}", "collector-5", lambda: "ok")
+    beat.start()
+    held: list[socket.socket] = []
+    try:
+        for _ in range(2):  # the first connection, then another once it gave up
+            held.append(silent.accept()[0])
+    finally:
+        for conn in held:  # a connection the address drops fails at once
+            conn.close()
+        silent.close()
+        beat.stop()
+    assert not beat._thread.is_alive()
+    gc.collect()  # the socket of a connection attempt given up on goes at a collection
