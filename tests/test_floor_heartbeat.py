@@ -101,12 +101,18 @@ def test_the_heartbeats_thread_is_named_for_what_it_does(tmp_path: Path) -> None
     that dies names it: the heartbeat's is ``collector-heartbeat``, beside the writer's
     ``collector-writer``. No database needed: one that cannot be reached is retried."""
     beat = Heartbeat(f"host={tmp_path / 'no-socket-here'}", "collector-7", lambda: "ok")
-    beat.start()
+    errors: list[threading.ExceptHookArgs] = []
+    default, threading.excepthook = threading.excepthook, errors.append
     try:
-        assert "collector-heartbeat" in {t.name for t in threading.enumerate()}
+        beat.start()
+        try:
+            assert "collector-heartbeat" in {t.name for t in threading.enumerate()}
+        finally:
+            beat.stop()
     finally:
-        beat.stop()
+        threading.excepthook = default
     assert not beat._thread.is_alive()
+    assert errors == []  # it ended as it ran, never connected: without an error
 
 
 def test_stopping_never_waits_on_a_database_that_stopped_answering(
