@@ -146,6 +146,7 @@ def test_the_floor_comes_first_then_each_pit_and_its_tables() -> None:
     ]
     assert lines[0].shown == Figures(rounds=5, hands=8).shown(1.0)
     assert lines[0].shown["hands_h"] == "8.0"  # an hour into the shift
+    assert [line.shown["hands_h"] for line in lines[1:4]] == ["6.0", "6.0", "0.0"]
     ((query, params),) = conn.asked
     assert query == FIGURES_SQL
     assert params == {
@@ -181,7 +182,20 @@ def test_the_view_of_the_tables_in_no_pit() -> None:
     assert ("A", "T2") not in [(line.pit, line.table) for line in lines]
     ((query, params),) = conn.asked
     assert (params["pit"], params["only"]) == (None, None)
-    assert PIT_CLAUSE not in query and "p.pit IS NULL" in query
+    assert PIT_CLAUSE not in query and "WHERE p.pit IS NULL\n" in query
+
+
+def test_a_period_without_a_round_shows_the_floor_and_its_tables_at_zero() -> None:
+    conn = Answers([])
+    lines = asyncio.run(period_figures(conn, CASINO, SHIFT, START))  # type: ignore[arg-type]
+    assert [(line.pit, line.table, line.shown["rounds"]) for line in lines] == [
+        ("", "", "0"),
+        ("A", "", "0"),
+        ("A", "T1", "0"),
+        ("A", "T2", "0"),
+        ("B", "", "0"),
+        ("B", "T3", "0"),
+    ]
 
 
 def _series(
@@ -239,4 +253,4 @@ def test_a_chart_by_table_of_one_pit_and_of_no_pit() -> None:
     assert (params["pit"], params["table"], params["only"]) == ("A", "T1", ["T1", "T2"])
     _, conn = _series(START + timedelta(hours=1), pit=NO_PIT)
     ((query, params),) = conn.asked
-    assert params["pit"] is None and PIT_CLAUSE not in query and "p.pit IS NULL" in query
+    assert params["pit"] is None and PIT_CLAUSE not in query and "WHERE p.pit IS NULL\n" in query
