@@ -229,7 +229,8 @@ def test_the_charts_draw_each_quarter_hour_so_far() -> None:
         "win_cents": [[500, 500, 300], [0, 100, 100]],
     }
     ((query, params),) = conn.asked
-    assert "coalesce(p.pit, %(no_pit)s)" in query and PIT_CLAUSE in query
+    assert "SELECT coalesce(p.pit, %(no_pit)s), t.quarter" in query and PIT_CLAUSE in query
+    assert (params["start"], params["end"]) == (SHIFT.start, SHIFT.end)
     assert (params["pit"], params["table"], params["no_pit"], params["only"]) == (
         None, None, NO_PIT, None,
     )  # fmt: skip
@@ -249,7 +250,7 @@ def test_a_chart_at_a_quarter_hours_start_holds_the_quarter_hours_before() -> No
 def test_a_chart_by_table_of_one_pit_and_of_no_pit() -> None:
     _, conn = _series(START + timedelta(hours=1), by="table", pit="A", table="T1")
     ((query, params),) = conn.asked
-    assert "t.table_id, t.quarter" in query and "coalesce" not in query
+    assert "SELECT t.table_id, t.quarter" in query and "coalesce" not in query
     assert (params["pit"], params["table"], params["only"]) == ("A", "T1", ["T1", "T2"])
     _, conn = _series(START + timedelta(hours=1), pit=NO_PIT)
     ((query, params),) = conn.asked
