@@ -11,6 +11,12 @@ listed tests that reach the mutated function. Results stay in the work folder, s
 stopped by the time budget resumes where it stopped; a mutant that survived is tried again
 on the next run (a test may have been added since).
 
+Each module's last results are also kept in the repository, ``mutation/results/<module>.json``
+(the ledger: counts per outcome, every mutant not detected with its diff, the source's hash,
+the commit and the date), written whenever the module is reported from its work folder. A
+module with no work folder (another machine, a fresh clone) is reported from its ledger while
+its source is the one the ledger names; a ledger of another source counts as not run.
+
 The report per package (``build/mutation/<package>.md``, and its summary on stdout) counts
 each mutant as killed, timeout (the tests ran past mutmut's limit: detected), survived (no
 test failed, or no listed test reaches it), equivalent (listed in ``mutation/equivalents.toml``
@@ -43,6 +49,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MAP_FILE = ROOT / "mutation" / "map.toml"
 EQUIVALENTS_FILE = ROOT / "mutation" / "equivalents.toml"
 WORK = ROOT / "build" / "mutation"
+RESULTS = ROOT / "mutation" / "results"
+LEDGER_VERSION = 1
 DOC = ROOT / "docs" / "testing.md"
 #: The product packages: every Python module under these is a key of the map.
 PRODUCT = ("controller", "drivers", "firmware_bridge", "floor")
@@ -274,6 +282,7 @@ def run_mutmut(module: str, tests: Sequence[str], seconds: float, jobs: int) -> 
     ):
         return "up to date"
     forget_survivors(module)
+    (folder / "source.sha256").write_text(source_hash(module))
     env = dict(os.environ)
     # Subprocesses the tests start (the CLI, served doubles) import the mutated tree too.
     env["PYTHONPATH"] = str(folder / "mutants")
@@ -420,18 +429,147 @@ def diff_of(module: str, name: str) -> str:
         return str(get_diff_for_mutant(name, path=module))
 
 
-def module_results(module: str, equivalents: Sequence[Equivalent]) -> list[Mutant]:
-    """Every mutant of ``module`` from its last run, equivalents applied."""
+def module_results(module: str) -> list[Mutant]:
+    """Every mutant of ``module`` from its work folder's last run, as mutmut saw it (the
+    equivalents are applied after: :func:`apply_equivalents`)."""
     found = []
     for name, code in sorted(read_exit_codes(module).items(), key=lambda kv: _natural(kv[0])):
         mutant = Mutant(name, module, function_of(name), kind_of(code))
-        if mutant.kind in {"survived", "no tests", "other"}:
+        if mutant.kind in UNDETECTED_KINDS:
             mutant.diff = diff_of(module, name)
+        found.append(mutant)
+    return found
+
+
+#: The kinds a ledger keeps mutant by mutant (with the diff); the rest it counts.
+UNDETECTED_KINDS = frozenset({"survived", "no tests", "other"})
+
+
+def apply_equivalents(mutants: list[Mutant], equivalents: Sequence[Equivalent]) -> list[Mutant]:
+    """Mark each undetected mutant that the equivalents file names as equivalent (in place)."""
+    for mutant in mutants:
+        if mutant.kind in UNDETECTED_KINDS:
             entry = match_equivalent(mutant, equivalents)
             if entry is not None:
                 mutant.kind, mutant.reason = "equivalent", entry.reason
-        found.append(mutant)
-    return found
+    return mutants
+
+
+# --- the ledger: each module's last results, kept in the repository ------------------------
+
+
+def source_hash(module: str, root: Path = ROOT) -> str:
+    """The SHA-256 of the module's source: a ledger holds only for the source it names."""
+    return hashlib.sha256((root / module).read_bytes()).hexdigest()
+
+
+def ledger_path(module: str, results: Path = RESULTS) -> Path:
+    """``controller/journal/seal.py`` -> ``mutation/results/controller.journal.seal.json``."""
+    return results / (module.removesuffix(".py").replace("/", ".") + ".json")
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """A module's results as kept in the repository (see the module's docstring)."""
+
+    module: str
+    source: str
+    commit: str
+    date: str
+    counts: Mapping[str, int]
+    undetected: tuple[Mutant, ...]
+
+    def mutants(self, equivalents: Sequence[Equivalent]) -> list[Mutant]:
+        """The module's mutants as a report counts them, with today's equivalents applied."""
+        found = [
+            Mutant(f"{self.module}#{kind}{i}", self.module, "", kind)
+            for kind, count in sorted(self.counts.items())
+            for i in range(count)
+        ]
+        copies = [Mutant(m.name, m.module, m.function, m.kind, m.diff) for m in self.undetected]
+        return found + apply_equivalents(copies, equivalents)
+
+
+def ledger_of(module: str, mutants: Sequence[Mutant], source: str, commit: str, date: str) -> str:
+    """The ledger's text for ``mutants`` as mutmut saw them (before the equivalents: they are
+    applied when the ledger is read, so a reason added later counts without a run)."""
+    record = {
+        "version": LEDGER_VERSION,
+        "module": module,
+        "source_sha256": source,
+        "rules": list(DO_NOT_MUTATE),
+        "commit": commit,
+        "date": date,
+        "counts": dict(
+            sorted(Counter(m.kind for m in mutants if m.kind not in UNDETECTED_KINDS).items())
+        ),
+        "undetected": [
+            {"name": m.name, "function": m.function, "kind": m.kind, "diff": m.diff}
+            for m in mutants
+            if m.kind in UNDETECTED_KINDS
+        ],
+    }
+    return json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+
+
+def read_ledger(module: str, results: Path = RESULTS) -> Ledger | None:
+    """The module's ledger, or None when there is none.
+
+    Raises:
+        MapError: the ledger is not one this runner wrote (the text says what is wrong).
+    """
+    path = ledger_path(module, results)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise MapError(f"{path.name}: not a ledger ({err})") from err
+    try:
+        if record["version"] != LEDGER_VERSION or record["module"] != module:
+            raise MapError(f"{path.name}: version or module is not this runner's")
+        counts = {str(k): int(v) for k, v in record["counts"].items()}
+        if (
+            set(counts) - {"killed", "timeout", "not checked"}
+            or min(counts.values(), default=0) < 0
+        ):
+            raise MapError(f"{path.name}: counts of unknown kinds or below zero")
+        undetected = tuple(
+            Mutant(str(m["name"]), module, str(m["function"]), str(m["kind"]), str(m["diff"]))
+            for m in record["undetected"]
+        )
+        if any(m.kind not in UNDETECTED_KINDS for m in undetected):
+            raise MapError(f"{path.name}: an undetected mutant of another kind")
+        rules = record["rules"]
+        source, commit, date = (str(record[k]) for k in ("source_sha256", "commit", "date"))
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise MapError(f"{path.name}: not a ledger (missing or malformed {err})") from err
+    if rules != list(DO_NOT_MUTATE):
+        source = "(made under other mutation rules)"
+    return Ledger(module, source, commit, date, counts, undetected)
+
+
+def ledger_results(
+    module: str, equivalents: Sequence[Equivalent], results: Path = RESULTS, root: Path = ROOT
+) -> tuple[list[Mutant], str]:
+    """The module's results from its ledger and a note for the report: none when there is no
+    ledger, or when it was made on another source (or under other rules)."""
+    ledger = read_ledger(module, results)
+    if ledger is None:
+        return [], "not run"
+    if ledger.source != source_hash(module, root):
+        return [], f"not run on this source (ledger of {ledger.commit}, {ledger.date})"
+    return ledger.mutants(equivalents), f"ledger of {ledger.commit}, {ledger.date}"
+
+
+def write_ledger(
+    module: str, mutants: Sequence[Mutant], source: str, results: Path = RESULTS
+) -> None:
+    """Keep ``mutants`` as the module's ledger (the commit and date are today's)."""
+    results.mkdir(parents=True, exist_ok=True)
+    path = ledger_path(module, results)
+    text = ledger_of(module, mutants, source, commit(), datetime.date.today().isoformat())
+    path.write_text(text, encoding="utf-8")
 
 
 def _natural(name: str) -> tuple[str, int]:
@@ -514,19 +652,23 @@ def package_report(
     return "\n".join(out) + "\n"
 
 
-def figures_row(package: str, mutants: Sequence[Mutant], target: int | None, when: str) -> str:
+def figures_row(
+    package: str, modules_run: str, mutants: Sequence[Mutant], target: int | None, when: str
+) -> str:
+    """The package's row of docs/testing.md's figures; ``modules_run`` is "run/mapped": the
+    modules with results on their current source of those with tests listed."""
     t = tally(mutants)
     counted = t.total - t.counts["not checked"]
     return (
-        f"| {package} | {counted} | {t.counts['killed']} | {t.counts['timeout']} | "
+        f"| {package} | {modules_run} | {counted} | {t.counts['killed']} | {t.counts['timeout']} | "
         f"{t.undetected} | {t.counts['equivalent']} | {t.counts['not checked']} | "
         f"{percent(t.score())} | {f'{target}%' if target is not None else '-'} | {when} |"
     )
 
 
 FIGURES_HEADER = (
-    "| package | mutants | killed | timeout | survived | equivalent | not checked | score "
-    "| target | measured |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    "| package | modules run | mutants | killed | timeout | survived | equivalent | not checked "
+    "| score | target | measured |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 )
 
 
@@ -612,8 +754,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         notes[module] = run_mutmut(module, tests, left, args.jobs)
         print(f"{module}: {notes[module]} ({time.monotonic() - started:.0f} s)", flush=True)
     by_package: dict[str, dict[str, list[Mutant]]] = {}
+    measured: set[str] = set()  # modules with results on their current source
     for module in modules:
-        results = module_results(module, equivalents) if mapping.modules[module] else []
+        results: list[Mutant] = []
+        if not mapping.modules[module]:
+            pass
+        elif meta_path(module).exists() or notes.get(module) == "no function to mutate":
+            results = module_results(module)
+            stamp = work_folder(module) / "source.sha256"
+            source = stamp.read_text() if stamp.exists() else source_hash(module)
+            write_ledger(module, results, source)
+            apply_equivalents(results, equivalents)
+            measured.add(module)
+        else:
+            try:
+                results, notes[module] = ledger_results(module, equivalents)
+            except MapError as err:
+                print(f"mutate: {err}", file=sys.stderr)
+                return 2
+            if notes[module].startswith("ledger of"):
+                measured.add(module)
         by_package.setdefault(package_of(module), {})[module] = results
     WORK.mkdir(parents=True, exist_ok=True)
     rows = {}
@@ -632,7 +792,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{percent(whole.score())} (report: {path.relative_to(ROOT)})"
         )
         if args.module is None:
-            rows[package] = figures_row(package, mutants, mapping.targets.get(package), when)
+            mapped = [m for m in per_module if mapping.modules[m]]
+            run_here = f"{len(measured.intersection(mapped))}/{len(mapped)}"
+            rows[package] = figures_row(
+                package, run_here, mutants, mapping.targets.get(package), when
+            )
     if rows and DOC.exists():
         DOC.write_text(rewrite_figures(DOC.read_text(encoding="utf-8"), rows), encoding="utf-8")
     return 0

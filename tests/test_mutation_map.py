@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import re
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -197,3 +200,160 @@ def test_log_calls_of_either_logger_name_are_left_alone_and_nothing_else() -> No
         "    __log.info(x)",
     ):
         assert not re.match(pattern, line), line
+
+
+# --- the ledger: each module's last results kept in the repository (docs/testing.md) ----------
+
+LEDGER_DIFF = DIFF.replace("drivers/shoe.py", "pkg/mod.py")
+
+
+def _ledger_world(tmp_path: Path) -> tuple[Path, Path]:
+    """A root with one module's source, and an empty results folder."""
+    (tmp_path / "pkg").mkdir(exist_ok=True)
+    (tmp_path / "pkg" / "mod.py").write_text("def f(x):\n    return x < 3\n", encoding="utf-8")
+    return tmp_path, tmp_path / "results"
+
+
+def _mutants() -> list[object]:
+    # Hand-made results of one run: 3 killed, 1 timeout, 2 survived, 1 unreached, 2 unchecked.
+    kinds = ["killed"] * 3 + ["timeout", "not checked", "not checked"]
+    found = [
+        run.Mutant(f"pkg.mod.x_f__mutmut_{i}", "pkg/mod.py", "f", k) for i, k in enumerate(kinds)
+    ]
+    for i, kind in ((10, "survived"), (11, "survived"), (12, "no tests")):
+        diff = LEDGER_DIFF.replace("<= 3", f"<= {i}")
+        found.append(run.Mutant(f"pkg.mod.x_f__mutmut_{i}", "pkg/mod.py", "f", kind, diff))
+    return found
+
+
+def test_a_ledger_reads_back_as_the_run_counted_it_with_todays_equivalents(tmp_path: Path) -> None:
+    root, results = _ledger_world(tmp_path)
+    source = run.source_hash("pkg/mod.py", root)
+    (results).mkdir()
+    run.ledger_path("pkg/mod.py", results).write_text(
+        run.ledger_of("pkg/mod.py", _mutants(), source, "abc1234", "2026-12-02"), encoding="utf-8"
+    )
+    mutants, note = run.ledger_results("pkg/mod.py", [], results, root)
+    assert note == "ledger of abc1234, 2026-12-02"
+    tally = run.tally(mutants)
+    assert dict(tally.counts) == {
+        "killed": 3,
+        "timeout": 1,
+        "not checked": 2,
+        "survived": 2,
+        "no tests": 1,
+    }
+    assert tally.score() == pytest.approx(100.0 * 4 / 7)
+    kept = {m.name: m.diff for m in mutants if m.kind in {"survived", "no tests"}}
+    assert kept["pkg.mod.x_f__mutmut_11"].endswith("+    return x <= 11\n")
+    # An equivalent listed after the run counts without a run; the ledger itself is unchanged.
+    entry = run.Equivalent("pkg/mod.py", "f", "return x <= 11", "a hand-made reason")
+    mutants, _ = run.ledger_results("pkg/mod.py", [entry], results, root)
+    assert run.tally(mutants).counts["equivalent"] == 1
+    assert run.tally(mutants).counts["survived"] == 1
+    assert [m.reason for m in mutants if m.kind == "equivalent"] == ["a hand-made reason"]
+    mutants, _ = run.ledger_results("pkg/mod.py", [], results, root)
+    assert run.tally(mutants).counts["survived"] == 2
+
+
+def test_a_ledger_counts_only_for_the_source_it_was_made_on(tmp_path: Path) -> None:
+    root, results = _ledger_world(tmp_path)
+    assert run.ledger_results("pkg/mod.py", [], results, root) == ([], "not run")
+    results.mkdir()
+    source = run.source_hash("pkg/mod.py", root)
+    text = run.ledger_of("pkg/mod.py", _mutants(), source, "abc1234", "2026-12-02")
+    run.ledger_path("pkg/mod.py", results).write_text(text, encoding="utf-8")
+    assert run.ledger_results("pkg/mod.py", [], results, root)[1].startswith("ledger of")
+    # One character of the source changed: the ledger no longer says anything about it.
+    (root / "pkg" / "mod.py").write_text("def f(x):\n    return x < 4\n", encoding="utf-8")
+    assert run.ledger_results("pkg/mod.py", [], results, root) == (
+        [],
+        "not run on this source (ledger of abc1234, 2026-12-02)",
+    )
+    # Made under other mutation rules (another set of lines left alone): not counted either.
+    (root / "pkg" / "mod.py").write_text("def f(x):\n    return x < 3\n", encoding="utf-8")
+    record = json.loads(text)
+    record["rules"] = ["^other"]
+    run.ledger_path("pkg/mod.py", results).write_text(json.dumps(record), encoding="utf-8")
+    assert run.ledger_results("pkg/mod.py", [], results, root)[0] == []
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda r: "{not json", "not a ledger"),
+        (lambda r: json.dumps({**r, "module": "pkg/other.py"}), "version or module"),
+        (lambda r: json.dumps({**r, "version": 2}), "version or module"),
+        (lambda r: json.dumps({**r, "counts": {"killed": -1}}), "below zero"),
+        (lambda r: json.dumps({**r, "counts": {"survived": 1}}), "unknown kinds"),
+        (lambda r: json.dumps({**r, "undetected": [{"name": "x"}]}), "missing or malformed"),
+        (
+            lambda r: json.dumps({**r, "undetected": [{**r["undetected"][0], "kind": "killed"}]}),
+            "another kind",
+        ),
+        (lambda r: json.dumps({k: v for k, v in r.items() if k != "date"}), "missing or malformed"),
+    ],
+)
+def test_a_damaged_ledger_is_one_line_naming_the_file(
+    tmp_path: Path, change: object, says: str
+) -> None:
+    root, results = _ledger_world(tmp_path)
+    results.mkdir()
+    record = json.loads(run.ledger_of("pkg/mod.py", _mutants(), "0" * 64, "abc1234", "2026-12-02"))
+    assert callable(change)
+    run.ledger_path("pkg/mod.py", results).write_text(change(record), encoding="utf-8")
+    with pytest.raises(run.MapError, match=says) as caught:
+        run.ledger_results("pkg/mod.py", [], results, root)
+    assert str(caught.value).startswith("pkg.mod.json: ") and "\n" not in str(caught.value)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    replaced=st.dictionaries(
+        st.sampled_from(["version", "module", "counts", "undetected", "rules", "date", "commit"]),
+        JSON,
+        max_size=3,
+    )
+)
+def test_any_ledger_is_read_or_refused_in_one_line(
+    tmp_path: Path, replaced: dict[str, object]
+) -> None:
+    root, results = _ledger_world(tmp_path)
+    results.mkdir(exist_ok=True)
+    record = json.loads(run.ledger_of("pkg/mod.py", _mutants(), "0" * 64, "abc1234", "2026-12-02"))
+    record.update(replaced)
+    run.ledger_path("pkg/mod.py", results).write_text(json.dumps(record), encoding="utf-8")
+    try:
+        mutants, note = run.ledger_results("pkg/mod.py", [], results, root)
+    except run.MapError as err:
+        assert "\n" not in str(err)
+    else:
+        assert mutants == [] and note.startswith("not run on this source")  # hash "000..."
+
+
+def test_every_kept_ledger_is_readable_and_names_a_mapped_module() -> None:
+    for path in sorted((ROOT / "mutation" / "results").glob("*.json")):
+        module = json.loads(path.read_text(encoding="utf-8"))["module"]
+        assert module in MAPPING.modules, path.name
+        assert run.ledger_path(module) == path
+        run.read_ledger(module)  # raises on a damaged ledger
+
+
+def test_the_figures_row_says_how_many_modules_it_covers() -> None:
+    mutants = [
+        run.Mutant(str(i), "m.py", "f", k) for i, k in enumerate(["killed"] * 19 + ["survived"])
+    ]
+    row = run.figures_row("drivers", "3/15", mutants, 95, "2026-12-02, abc1234")
+    assert row == "| drivers | 3/15 | 20 | 19 | 0 | 1 | 0 | 0 | 95.0% | 95% | 2026-12-02, abc1234 |"
+    assert row.count("|") == run.FIGURES_HEADER.splitlines()[0].count("|")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.cli.journal_rotate import add_parser as add_rotate_parser
+from controller.cli.journal_verify import _folder as folder_path
 from controller.cli.journal_verify import add_archive_parsers, one_line
 from controller.cli.journal_verify import add_options as add_verify_options
 from controller.journal.store import (
@@ -106,9 +107,13 @@ def _add_location(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Sub-subcommands ``recall``, ``verify`` and ``export``."""
     sub = parser.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
-    recall = sub.add_parser("recall", help="print the last N rounds (default 10)")
+    recall = sub.add_parser("recall", help="print the last N rounds (default 10), or one round")
     recall.add_argument("rounds", nargs="?", type=_count, default=10, metavar="N")
+    recall.add_argument(
+        "--round", dest="round_no", type=_round_number, metavar="R", help="round R alone"
+    )
     recall.add_argument("--json", action="store_true", help="JSON instead of text")
+    _add_history(recall)
     _add_location(recall)
     verify = sub.add_parser(
         "verify", help="check the hash chain, the file, the hole cards and (with --key) the seals"
@@ -158,7 +163,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--to", dest="ts_to", type=lambda t: parse_moment(t, end=True), metavar="DATE"
     )
     export.add_argument("--output", type=Path, help="file to write (default stdout)")
+    _add_history(export)
     _add_location(export)
+
+
+def _add_history(parser: argparse.ArgumentParser) -> None:
+    """``--archive DIR [--key KEY]``: read a rotated journal's archived rows too."""
+    parser.add_argument(
+        "--archive",
+        type=folder_path,
+        metavar="DIR",
+        help="a rotated journal's archive: read its segments' rows too (each proved first)",
+    )
+    parser.add_argument(
+        "--key",
+        type=_verification_key,
+        metavar="KEY",
+        help="with --archive: the table's verification key (ds1:... or @FILE): prove the seals",
+    )
+
+
+def _round_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a round number: {text!r}") from None
+    if not 1 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"a round number is 1 to {MAX_COUNT}, not {value}")
+    return value
 
 
 def _verification_key(text: str) -> VerificationKey:
@@ -238,6 +270,20 @@ def run(args: argparse.Namespace) -> int:
         from controller.cli.journal_rotate import run_rotate
 
         return run_rotate(path, args)
+    if getattr(args, "key", None) is not None and getattr(args, "archive", None) is None:
+        return refuse(
+            f"dealer-station journal {args.journal_command}: --key needs --archive (it proves"
+            " the archive's seals; 'journal verify --key' proves the journal's)",
+            EXIT_USAGE,
+        )
+    if getattr(args, "archive", None) is not None and not args.archive.is_dir():
+        problem = "not a directory" if args.archive.exists() else "no such directory"
+        return refuse(
+            f"dealer-station journal {args.journal_command}: --archive {args.archive}: {problem}",
+            EXIT_USAGE,
+        )
+    from controller.journal.archive import ArchiveError
+
     try:
         with JournalReader.open(path) as reader:
             if args.journal_command == "recall":
@@ -245,6 +291,8 @@ def run(args: argparse.Namespace) -> int:
             if args.journal_command == "anchor":
                 return _print_anchor(reader)
             return _export(reader, args)
+    except ArchiveError as err:
+        return refuse(f"dealer-station journal {args.journal_command}: {err}", EXIT_DAMAGED)
     except FileNotFoundError as err:
         return refuse(f"dealer-station journal: {err}", EXIT_USAGE)
     except JournalCorruptError as err:
@@ -280,19 +328,36 @@ def _migrate(path: Path) -> int:
 
 
 def _recall(reader: JournalReader, args: argparse.Namespace) -> int:
+    from controller.journal.archive.history import History, find_round
     from controller.journal.recall import recall, render_text
 
-    recalled = recall(reader, args.rounds)
+    history = None if args.archive is None else History.open(reader, args.archive, args.key)
+    if args.round_no is not None:
+        found = find_round(history or reader, args.round_no)
+        if found is None:
+            where = (
+                "is in neither the journal nor the archive"
+                if history is not None
+                else "is not in the journal"
+                + (" (rotated: give --archive DIR)" if reader.storage.base is not None else "")
+            )
+            return refuse(f"dealer-station journal recall: round {args.round_no} {where}", 1)
+        recalled = {"rounds": [found], "after": []}
+    elif history is not None:
+        recalled = history.recall(args.rounds)
+    else:
+        recalled = recall(reader, args.rounds)
     if args.json:
         print(json.dumps(recalled, indent=2))
     else:
         print(render_text(recalled))
     base = reader.storage.base
-    if base is not None and len(recalled.get("rounds", ())) < args.rounds:
+    short = len(recalled.get("rounds", ())) < args.rounds
+    if history is None and args.round_no is None and base is not None and short:
         # A rotated journal: the older rounds are in the archive (docs/journal.md, "Rotation").
         print(
             f"dealer-station journal: rounds before row {base.row + 1} are in the archive"
-            f" (rows 1..{base.row}, the last in segment {base.segment})",
+            f" (rows 1..{base.row}, the last in segment {base.segment}; give --archive DIR)",
             file=sys.stderr,
         )
     return 0
@@ -325,7 +390,13 @@ def _export(reader: JournalReader, args: argparse.Namespace) -> int:
                 " never written over",
                 EXIT_USAGE,
             )
-    rows = reader.rows(ts_from=ts_from, ts_to=ts_to)
+    if args.archive is not None:
+        from controller.journal.archive.history import History
+
+        history = History.open(reader, args.archive, args.key)  # the links, before any row
+        rows = history.rows(ts_from=ts_from, ts_to=ts_to)
+    else:
+        rows = reader.rows(ts_from=ts_from, ts_to=ts_to)
     if args.output is None:
         for row in rows:
             sys.stdout.write(canonical_json(row.as_json()) + "\n")

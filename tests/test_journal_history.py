@@ -1,0 +1,333 @@
+"""A rotated journal read whole again through its archive (docs/journal.md, "Reading it"):
+``controller.journal.archive.history`` and ``journal recall|export --archive``.
+
+The oracle is the journal before its rotation: every row, every recalled round and every
+exported line read through the archive after the cut must be what the whole journal gave
+(ids, data and hashes). Then what a damaged, incomplete or foreign archive meets: one line,
+nothing shown from a segment that does not prove.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_journal_rotate import (  # the rotation's helpers: a busy sealed journal, archived
+    CHECKPOINT_EVERY,
+    SEGMENT,
+    TABLE,
+    all_rows,
+    rotated,
+    rows_of,
+    written,
+)
+
+from controller.cli.main import main
+from controller.journal.archive import ArchiveError, archive, read_header, segments
+from controller.journal.archive.history import History, find_round
+from controller.journal.base import Base
+from controller.journal.format import canonical_json
+from controller.journal.reader import JournalReader
+from controller.journal.recall import recall
+from controller.journal.seal import VerificationKey, new_sealing
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A busy sealed journal archived in small segments and rotated, with what the whole
+    journal gave before the cut: every row, every round recalled, each round by number."""
+
+    path: Path
+    key: VerificationKey
+    folder: Path
+    base: Base
+    before: list[tuple[Any, ...]]
+    everything: dict[str, Any]
+    by_number: dict[int, Any]
+
+
+@pytest.fixture(scope="module", params=[1, 2], ids=["format1", "format2"])
+def cut(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Cut:
+    """Written, archived and rotated once per storage format; the tests only read it (a test
+    that damages the archive damages a copy)."""
+    home = tmp_path_factory.mktemp(f"cut{request.param}")
+    path, key = written(home, rows_of(30, 7), int(request.param), checkpoint_every=CHECKPOINT_EVERY)
+    folder = home / "archive"
+    assert archive(path, folder, table=TABLE, segment_rows=SEGMENT)
+    before, everything, by_number = _whole(path)
+    base = rotated(path, folder)
+    return Cut(path, key, folder, base, before, everything, by_number)
+
+
+def _tuples(rows: Any) -> list[tuple[Any, ...]]:
+    return [(r.id, r.ts, r.kind, r.round_no, r.data_text, r.prev_hash, r.hash) for r in rows]
+
+
+def _whole(path: Path) -> tuple[list[tuple[Any, ...]], dict[str, Any], dict[int, Any]]:
+    """Before the cut: every row, every round recalled, each round by its number."""
+    rows = all_rows(path)
+    with JournalReader.open(path) as reader:
+        everything = recall(reader, 10_000)
+        by_number = {r["round"]: find_round(reader, r["round"]) for r in everything["rounds"]}
+    return rows, everything, by_number
+
+
+def test_every_row_reads_back_through_the_archive_hash_for_hash(cut: Cut) -> None:
+    path, key, folder, base, before = cut.path, cut.key, cut.folder, cut.base, cut.before
+    assert all_rows(path)[0][0] == base.row + 1  # the live file no longer holds row 1
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder, key)
+        assert _tuples(history.rows()) == before
+        # From any row on: the archive's part, the live part, and across the seam.
+        for after in (0, 1, base.row - 1, base.row, base.row + 1, before[-1][0]):
+            assert _tuples(history.rows(after_id=after)) == before[after:]
+        # Without the key the chain is still proved (not the seals).
+        assert _tuples(History.open(reader, folder).rows()) == before
+
+
+def test_an_export_range_is_the_same_rows_before_and_after_the_cut(cut: Cut) -> None:
+    path, folder, base, before = cut.path, cut.folder, cut.base, cut.before
+    times = sorted({row[1] for row in before})
+    # Ranges ending in the archive, starting in it and ending live, and wholly live.
+    cuts = [times[0], times[len(times) // 4], before[base.row - 1][1], before[base.row][1]]
+    cuts += [times[-1]]
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder)
+        for ts_from in cuts:
+            for ts_to in cuts:
+                if ts_from < ts_to:
+                    expected = [r for r in before if ts_from <= r[1] < ts_to]  # to: exclusive
+                    got = _tuples(history.rows(ts_from=ts_from, ts_to=ts_to))
+                    assert got == expected, (ts_from, ts_to)
+
+
+def test_recall_of_any_number_of_rounds_is_the_whole_journals(cut: Cut) -> None:
+    path, key, folder, everything = cut.path, cut.key, cut.folder, cut.everything
+    total = len(everything["rounds"])
+    with JournalReader.open(path) as reader:
+        live = len(recall(reader, 10_000)["rounds"])
+        assert 0 < live < total  # the cut moved rounds into the archive
+        history = History.open(reader, folder, key)
+        for count in (1, live - 1, live, live + 1, total - 1, total, total + 5):
+            got = history.recall(count)
+            assert got["rounds"] == everything["rounds"][-count:], count
+            assert got["after"] == everything["after"]
+
+
+def test_each_round_by_its_number_before_and_after_the_cut(cut: Cut) -> None:
+    path, key, folder = cut.path, cut.key, cut.folder
+    everything, by_number = cut.everything, cut.by_number
+    numbers = sorted(by_number)
+    assert numbers == list(range(numbers[0], numbers[-1] + 1))
+    # Each round as the whole recall shows it (what happened before it included).
+    for entry in everything["rounds"]:
+        assert by_number[entry["round"]] == entry
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder, key)
+        for number in numbers:
+            assert history.round(number) == by_number[number], number
+        # Both sides of the rounds held: none before the first, none after the last.
+        assert history.round(numbers[0] - 1) is None
+        assert history.round(numbers[-1] + 1) is None
+        # The live file alone no longer holds the first rounds.
+        assert find_round(reader, numbers[0]) is None
+        assert find_round(reader, numbers[-1]) == by_number[numbers[-1]]
+
+
+# -- what a damaged, incomplete or foreign archive meets ---------------------------------------
+
+
+def _open_fails(path: Path, folder: Path, key: VerificationKey | None = None) -> str:
+    with JournalReader.open(path) as reader, pytest.raises(ArchiveError) as caught:
+        History.open(reader, folder, key)
+    text = str(caught.value)
+    assert "\n" not in text
+    return text
+
+
+def test_an_archive_that_does_not_link_is_refused_before_a_row_is_read(
+    cut: Cut, tmp_path: Path
+) -> None:
+    path, folder, base = cut.path, cut.folder, cut.base
+    names = [p.name for p in segments(folder)]
+    assert len(names) >= 3
+    assert _open_fails(path, tmp_path / "nowhere").startswith("missing: no archive segment")
+    # A segment taken from the middle: the rows it held are in no segment.
+    gap = tmp_path / "gap"
+    shutil.copytree(folder, gap)
+    middle = read_header(gap / names[1])
+    (gap / names[1]).unlink()
+    assert (
+        _open_fails(path, gap) == f"removed: rows {middle.first}..{middle.last} are in no segment"
+    )
+    # The base's own segment gone: the journal does not go on from what is left.
+    last = tmp_path / "last"
+    shutil.copytree(folder, last)
+    (last / base.segment).unlink()
+    assert _open_fails(path, last).startswith("removed: ")
+    # Segments after the base's gone: the base's own still links (the archive ends there).
+    if base.segment != names[-1]:
+        shorter = tmp_path / "shorter"
+        shutil.copytree(folder, shorter)
+        for name in names[names.index(base.segment) + 1 :]:
+            (shorter / name).unlink()
+        with JournalReader.open(path) as reader:
+            assert History.open(reader, shorter).archived_to == base.row
+    # Another table's archive (its own chain, its own rows).
+    other_path, _ = written(tmp_path / "other", rows_of(12, 8), 2)
+    other = tmp_path / "other-archive"
+    assert archive(other_path, other, table="T9", segment_rows=150)
+    assert _open_fails(path, other).split(":")[0] in {"altered", "removed"}
+
+
+def test_a_changed_byte_in_a_segment_is_found_when_its_rows_are_read(
+    cut: Cut, tmp_path: Path
+) -> None:
+    path, key, folder = cut.path, cut.key, tmp_path / "archive"
+    shutil.copytree(cut.folder, folder)
+    first = segments(folder)[0]
+    raw = bytearray(first.read_bytes())
+    raw[-40] ^= 0x01  # in the compressed rows
+    first.write_bytes(bytes(raw))
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder, key)  # the headers still link
+        with pytest.raises(ArchiveError) as caught:
+            list(history.rows())
+        assert str(caught.value).startswith(f"altered: {first.name}: ")
+        assert "\n" not in str(caught.value)
+        # Nothing from that segment came out before the refusal.
+        shown = []
+        with pytest.raises(ArchiveError):
+            shown.extend(history.rows())
+        assert shown == []
+
+
+def test_a_key_of_another_table_proves_no_seal(cut: Cut) -> None:
+    path, folder = cut.path, cut.folder
+    _, other_key = new_sealing(TABLE)
+    assert _open_fails(path, folder, other_key).startswith("seal: ")
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def test_recall_and_export_with_the_archive_on_the_command_line(
+    cut: Cut, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path, key, folder, by_number = cut.path, cut.key, cut.folder, cut.by_number
+    j = ["--journal", str(path)]
+    # What the commands printed of the whole journal, from the rows and rounds it held.
+    whole_recall = json.dumps(cut.everything, indent=2) + "\n"
+    whole_export = "".join(
+        canonical_json(
+            {"id": r[0], "ts": r[1], "kind": r[2], "round": r[3], "data": json.loads(r[4]),
+             "prev_hash": r[5], "hash": r[6]}
+        ) + "\n"
+        for r in cut.before
+    )  # fmt: skip
+    a = ["--archive", str(folder), "--key", key.to_text()]
+    assert main(["journal", "recall", "10000", "--json", *a, *j]) == 0
+    out = capsys.readouterr()
+    assert out.out == whole_recall and out.err == ""  # nothing "in the archive" to say
+    assert main(["journal", "export", *a, *j]) == 0
+    assert capsys.readouterr().out == whole_export
+    output = tmp_path / "rows.jsonl"
+    assert main(["journal", "export", "--output", str(output), "--archive", str(folder), *j]) == 0
+    assert output.read_text(encoding="ascii") == whole_export
+    # One round by its number, from the archive and from the live file.
+    first, last = min(by_number), max(by_number)
+    for number in (first, last):
+        assert main(["journal", "recall", "--round", str(number), "--json", *a, *j]) == 0
+        shown = json.loads(capsys.readouterr().out)
+        assert shown == {"rounds": [by_number[number]], "after": []}
+    # Without the archive, an archived round is not found: one line, exit 1.
+    assert main(["journal", "recall", "--round", str(first), *j]) == 1
+    err = capsys.readouterr().err
+    assert f"round {first} is not in the journal" in err and "--archive" in err
+    assert err.count("\n") == 1
+    assert main(["journal", "recall", "--round", str(last + 1), *a, *j]) == 1
+    assert f"round {last + 1} is in neither" in capsys.readouterr().err
+    # Text as well as JSON.
+    assert main(["journal", "recall", "--round", str(first), *a, *j]) == 0
+    assert f"Round {first}" in capsys.readouterr().out
+
+
+def test_a_bad_archive_on_the_command_line_is_one_line_and_exit_1(
+    cut: Cut, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = cut.path
+    j = ["--journal", str(path)]
+    capsys.readouterr()
+    for command in (["recall", "100"], ["export"], ["recall", "--round", "1"]):
+        assert main(["journal", *command, "--archive", str(tmp_path / "none"), *j]) == 2
+        assert capsys.readouterr().err.count("\n") == 1
+        empty = tmp_path / "empty"
+        empty.mkdir(exist_ok=True)
+        assert main(["journal", *command, "--archive", str(empty), *j]) == 1
+        err = capsys.readouterr().err
+        assert "missing: no archive segment" in err and err.count("\n") == 1
+    # --key without --archive: the key proves the archive's seals, nothing else here.
+    _, key = new_sealing(TABLE)
+    assert main(["journal", "export", "--key", key.to_text(), *j]) == 2
+    assert "--key needs --archive" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, VerificationKey, Path]:
+    """A short sealed journal (format 2) and its archive, written once for the module."""
+    folder = tmp_path_factory.mktemp("small")
+    path, key = written(folder, rows_of(12, 3), 2, checkpoint_every=120)
+    archived = folder / "archive"
+    assert archive(path, archived, table=TABLE, segment_rows=150)
+    return path, key, archived
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(number=st.integers(), spot=st.integers(min_value=0), flip=st.integers(0, 7))
+def test_any_round_number_or_damaged_byte_is_an_answer_or_one_line(
+    small: tuple[Path, VerificationKey, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    number: int,
+    spot: int,
+    flip: int,
+) -> None:
+    path, key, archived = small
+    folder = tmp_path_factory.mktemp("flipped") / "archive"
+    shutil.copytree(archived, folder)
+    first = segments(folder)[0]
+    raw = bytearray(first.read_bytes())
+    raw[spot % len(raw)] ^= 1 << flip
+    first.write_bytes(bytes(raw))
+    with JournalReader.open(path) as reader:
+        try:
+            history = History.open(reader, folder, key)
+            found = history.round(number)
+        except ArchiveError as err:
+            assert "\n" not in str(err)
+        else:
+            assert found is None or found["round"] == number
+
+
+def test_a_round_number_is_one_to_a_billion_on_the_command_line(
+    small: tuple[Path, VerificationKey, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _key, _archived = small
+    j = ["--journal", str(path)]
+    for refused in ("0", "-1", "1000000001", "x", "1.5", ""):
+        with pytest.raises(SystemExit) as caught:
+            main(["journal", "recall", "--round", refused, *j])
+        assert caught.value.code == 2, refused
+        err = capsys.readouterr().err
+        assert "--round" in err and err.rstrip("\n").count("\n") <= 1, err
+    for taken in ("1", "1000000000"):  # both ends: an answer or "not in the journal"
+        assert main(["journal", "recall", "--round", taken, *j]) in {0, 1}
+        out = capsys.readouterr()
+        assert out.out.startswith("Round 1") if taken == "1" else "not in the journal" in out.err
