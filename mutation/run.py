@@ -286,6 +286,8 @@ def run_mutmut(module: str, tests: Sequence[str], seconds: float, jobs: int) -> 
     env = dict(os.environ)
     # Subprocesses the tests start (the CLI, served doubles) import the mutated tree too.
     env["PYTHONPATH"] = str(folder / "mutants")
+    # tests/conftest.py: a failing hypothesis example is not shrunk (only the failure counts).
+    env["DEALER_MUTATION"] = "1"
     mutmut = Path(sys.executable).parent / "mutmut"
     command = ["nice", "-n", "19", str(mutmut), "run", "--max-children", str(jobs)]
     with open(folder / "mutmut.log", "w", encoding="utf-8") as log:

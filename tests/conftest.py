@@ -14,12 +14,19 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import settings
+from hypothesis import Phase, settings
 
 # No timed assertions in tests: hypothesis's default 200 ms deadline per example is one,
 # and it fails at random on a loaded 2-core machine (seen on the bridge's payload tests).
 settings.register_profile("project", deadline=None)
-settings.load_profile("project")
+# A mutation run (mutation/run.py sets DEALER_MUTATION=1) asks only whether a test fails: a
+# failing example is not shrunk (shrinking a PostgreSQL test's example takes minutes a mutant).
+settings.register_profile(
+    "mutation",
+    parent=settings.get_profile("project"),
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+)
+settings.load_profile("mutation" if os.environ.get("DEALER_MUTATION") == "1" else "project")
 
 #: Threads that finish on their own get this long to end after the test (not a device wait).
 _SETTLE_SECONDS = 2.0

@@ -6,8 +6,14 @@ heard) is ``tests/test_floor_console_stale.py``'s, in a browser."""
 
 from __future__ import annotations
 
+import gc
+import os
+import signal
+import socket
+import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -88,3 +94,78 @@ def test_the_heartbeat_outlives_a_database_that_goes_away(
         assert beat._thread.is_alive()
     finally:
         beat.stop()
+
+
+def test_the_heartbeats_thread_is_named_for_what_it_does(tmp_path: Path) -> None:
+    """A thread dump of the collector (py-spy, faulthandler) or the traceback of a thread
+    that dies names it: the heartbeat's is ``collector-heartbeat``, beside the writer's
+    ``collector-writer``. No database needed: one that cannot be reached is retried."""
+    beat = Heartbeat(f"host={tmp_path / 'no-socket-here'}", "collector-7", lambda: "ok")
+    errors: list[threading.ExceptHookArgs] = []
+    default, threading.excepthook = threading.excepthook, errors.append
+    try:
+        beat.start()
+        try:
+            assert "collector-heartbeat" in {t.name for t in threading.enumerate()}
+        finally:
+            beat.stop()
+    finally:
+        threading.excepthook = default
+    assert not beat._thread.is_alive()
+    assert errors == []  # it ended as it ran, never connected: without an error
+
+
+def test_stopping_never_waits_on_a_database_that_stopped_answering(
+    floor_database: Database,
+    listener: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """A database that holds the heartbeat's NOTIFY unanswered (its server process
+    stopped) does not hold the collector's stop: it waits for the heartbeat's thread 5 s
+    at most, as systemd waits for the whole process."""
+    asked = threading.Event()
+
+    def state() -> str:
+        asked.set()  # the NOTIFY follows at once
+        return "ok"
+
+    beat = Heartbeat(floor_database.conninfo, "collector-6", state)
+    beat.start()
+    assert _heard(listener) == ["collector-6 ok"]  # connected
+    found = listener.execute(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'floor-collector collector-6'"
+    ).fetchone()
+    assert found is not None
+    backend = int(str(found[0]))
+    os.kill(backend, signal.SIGSTOP)
+    try:
+        asked.clear()
+        assert asked.wait(10)  # the next beat is on its way to the stopped server
+        beat.stop()
+        assert beat._thread.is_alive()  # stop returned with the thread still held
+    finally:
+        os.kill(backend, signal.SIGCONT)
+    beat._thread.join(10)
+    assert not beat._thread.is_alive()
+
+
+def test_a_database_that_never_answers_the_connection_is_tried_again(tmp_path: Path) -> None:
+    """A database address that takes the connection and never answers (a server hung
+    before it greets) holds the heartbeat 5 s (``connect_timeout``), not for good: it
+    connects again, so a database that comes back is heard again."""
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.bind(str(tmp_path / ".s.PGSQL.5432"))
+    silent.listen(4)
+    silent.settimeout(20)
+    beat = Heartbeat(f"host={tmp_path}", "collector-5", lambda: "ok")
+    beat.start()
+    held: list[socket.socket] = []
+    try:
+        for _ in range(2):  # the first connection, then another once it gave up
+            held.append(silent.accept()[0])
+    finally:
+        for conn in held:  # a connection the address drops fails at once
+            conn.close()
+        silent.close()
+        beat.stop()
+    assert not beat._thread.is_alive()
+    gc.collect()  # the socket of a connection attempt given up on goes at a collection
