@@ -1,0 +1,410 @@
+"""The shipper's rules without a broker (``controller.service.shipper``, docs/floor.md):
+what it reads from the journal, in which order the rows leave, what an acknowledgement
+does, when the status goes and what it says.
+
+A real journal (SQLite, WAL) in ``tmp_path`` and the real shipper's steps (``_open``,
+``_scan``, ``_handle_inbox``, ``_publish``, as its thread's loop calls them); the MQTT
+client is the boundary: a recording stand-in with paho's ``publish`` and ``subscribe``.
+A collector is played by hand: it acknowledges what it received (``encode_ack``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from controller.journal.format import GENESIS_HASH, Row
+from controller.journal.reader import JournalReader, select_rows
+from controller.journal.store import Journal
+from controller.journal.wire import (
+    MAX_MESSAGE_BYTES,
+    Ack,
+    Status,
+    decode_rows,
+    decode_status,
+    encode_ack,
+    topic,
+)
+from controller.service.config_floor import FloorSettings
+from controller.service.outbox import ack_path, load_ack, save_ack
+from controller.service.shipper import STATUS_LOOKBACK, Shipper
+
+TABLE = "T52"
+
+
+@dataclass
+class Wire:
+    """The MQTT client as the shipper sees it: every publish and subscribe, in order."""
+
+    sent: list[tuple[str, bytes, int]] = field(default_factory=list)
+    subscribed: list[tuple[str, int]] = field(default_factory=list)
+
+    def publish(self, name: str, payload: bytes, qos: int = 0) -> None:
+        self.sent.append((name, payload, qos))
+
+    def subscribe(self, name: str, qos: int = 0) -> None:
+        self.subscribed.append((name, qos))
+
+    def rows(self) -> list[list[Row]]:
+        """Each rows message's rows, in the order sent (all at QoS 1)."""
+        out = []
+        for name, payload, qos in self.sent:
+            if name == topic(TABLE, "rows"):
+                assert qos == 1
+                out.append(decode_rows(payload, TABLE))
+        return out
+
+    def statuses(self) -> list[Status]:
+        out = []
+        for name, payload, qos in self.sent:
+            if name == topic(TABLE, "status"):
+                assert qos == 1
+                out.append(decode_status(payload, TABLE))
+        return out
+
+
+def settings(tmp_path: Path, **kw: Any) -> FloorSettings:
+    """A never-started shipper's settings (no broker, no password read)."""
+    return FloorSettings("127.0.0.1", 1, TABLE, tmp_path / "no-password", None, **kw)
+
+
+class Loop:
+    """One shipper's connection to the journal and its loop's steps, run by hand."""
+
+    def __init__(self, shipper: Shipper, conn: sqlite3.Connection) -> None:
+        self.shipper, self.conn, self.wire = shipper, conn, Wire()
+        self.last: Status | None = None
+        shipper._status_sent = shipper._checked = 0.0
+
+    def post(self, what: str, value: Any = None) -> None:
+        self.shipper._post(what, value)
+
+    def step(self) -> None:
+        """What one pass of ``Shipper._run`` does while connected."""
+        self.shipper._handle_inbox(self.conn)
+        self.shipper._scan(self.conn)
+        if self.shipper.connected:
+            client = cast(mqtt.Client, self.wire)
+            self.last = self.shipper._publish(client, self.conn, self.last)
+
+    def ack_last_batch(self, rewind: bool = False) -> None:
+        """The collector acknowledges the last rows message it received."""
+        last = self.wire.rows()[-1][-1]
+        self.post("ack", encode_ack(Ack(last.id, last.hash, rewind)))
+
+
+@contextmanager
+def shipping(path: Path, tmp_path: Path, **kw: Any) -> Iterator[Loop]:
+    shipper = Shipper(path, TABLE, settings(tmp_path, **kw))
+    conn = shipper._open()
+    assert conn is not None
+    try:
+        yield Loop(shipper, conn)
+    finally:
+        conn.close()
+
+
+def journal_rows(path: Path) -> list[Row]:
+    with JournalReader.open(path) as reader:
+        return list(reader.query(lambda conn: list(select_rows(conn))))
+
+
+def play_rounds(journal: Journal, rounds: int, first: int = 1) -> None:
+    """Whole rounds: each starts, deals a card and ends."""
+    for n in range(first, first + rounds):
+        journal.append("round_started", {"round": n, "seats": []}, n)
+        journal.append("card", {"role": "up", "card": "KH", "seat": 1}, n)
+        journal.append("round_completed", {"reshuffle": False}, n)
+
+
+def test_every_row_leaves_once_in_order_and_the_acknowledgement_is_kept(tmp_path: Path) -> None:
+    """Stop-and-wait with a collector that acknowledges each message: rows 1..N arrive
+    exactly once each, in id order, each with its journal hash, in batches of
+    ``batch_rows`` (the last one shorter); the kept acknowledgement names the last row."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("station_started", {"table_id": TABLE})
+        play_rounds(journal, 3)  # rows 1..10
+        with shipping(path, tmp_path, batch_rows=4) as loop:
+            loop.post("connected")
+            for _ in range(6):
+                loop.step()
+                loop.ack_last_batch()
+            assert [[r.id for r in rows] for rows in loop.wire.rows()] == [
+                [1, 2, 3, 4], [5, 6, 7, 8], [9, 10],
+            ]  # fmt: skip
+            assert loop.shipper.published_rows == 10
+    rows = journal_rows(path)
+    assert [r for batch in loop.wire.rows() for r in batch] == rows
+    assert load_ack(ack_path(path)) == (10, rows[-1].hash)
+    assert loop.shipper.acked == 10
+
+
+def test_no_row_leaves_before_an_acknowledgement_of_the_batch_in_flight(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        play_rounds(journal, 2)  # rows 1..6
+        with shipping(path, tmp_path, batch_rows=3, ack_timeout=3600.0) as loop:
+            loop.post("connected")
+            for _ in range(3):
+                loop.step()
+            assert [[r.id for r in b] for b in loop.wire.rows()] == [[1, 2, 3]]
+            loop.ack_last_batch()
+            loop.step()
+            assert [[r.id for r in b] for b in loop.wire.rows()] == [[1, 2, 3], [4, 5, 6]]
+
+
+def test_a_batch_not_acknowledged_in_time_goes_again_from_the_same_row(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        play_rounds(journal, 1)
+        with shipping(path, tmp_path, ack_timeout=0.0) as loop:
+            loop.post("connected")
+            loop.step()
+            loop.step()  # the timeout (0 s) is past: the same rows again
+            assert [[r.id for r in b] for b in loop.wire.rows()] == [[1, 2, 3], [1, 2, 3]]
+            assert loop.shipper.published_rows == 6  # copies included
+
+
+def test_rows_of_the_round_in_play_wait_on_the_table(tmp_path: Path) -> None:
+    """No card of a round in play leaves (the hole card's identity included): the
+    round's rows go once it has ended."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("station_started", {"table_id": TABLE})
+        journal.append("round_started", {"round": 1, "seats": []}, 1)
+        journal.append("hole_card_dealt", {"card": "AS"}, 1)
+        with shipping(path, tmp_path) as loop:
+            loop.post("connected")
+            loop.step()
+            loop.ack_last_batch()
+            loop.step()
+            assert [[r.id for r in b] for b in loop.wire.rows()] == [[1]]
+            assert all(b"AS" not in payload for _, payload, _ in loop.wire.sent)
+            journal.append("round_completed", {"reshuffle": False}, 1)
+            loop.step()
+            assert [[r.id for r in b] for b in loop.wire.rows()] == [[1], [2, 3, 4]]
+
+
+def test_nothing_is_published_while_disconnected(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        play_rounds(journal, 1)
+        with shipping(path, tmp_path) as loop:
+            loop.step()
+            assert loop.wire.sent == []
+            loop.post("connected")
+            loop.step()
+            assert len(loop.wire.rows()) == 1
+            loop.post("disconnected", "gone")
+            loop.step()
+            assert not loop.shipper.connected
+            journal.append("device", {"device": "shoe", "status": "lost"})
+            sent = len(loop.wire.sent)
+            loop.step()
+            assert len(loop.wire.sent) == sent
+
+
+@pytest.mark.parametrize("event", ["connected", "disconnected"])
+def test_a_connection_made_or_lost_sends_the_batch_in_flight_again(
+    tmp_path: Path, event: str
+) -> None:
+    """What was in flight may never have reached the broker: after a reconnect the same
+    rows go again at once (not after the acknowledgement's timeout)."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        play_rounds(journal, 1)
+        with shipping(path, tmp_path, ack_timeout=3600.0) as loop:
+            loop.post("connected")
+            loop.step()
+            loop.post(event, "reason")
+            loop.post("connected")
+            loop.step()
+            assert [[r.id for r in b] for b in loop.wire.rows()] == [[1, 2, 3], [1, 2, 3]]
+
+
+def test_an_acknowledgement_of_another_history_is_ignored(tmp_path: Path) -> None:
+    """A row this journal holds with another hash, a row it does not hold, a damaged
+    message: nothing is acknowledged or kept, and the rows are not given up."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        play_rounds(journal, 1)
+        with shipping(path, tmp_path, ack_timeout=3600.0) as loop:
+            loop.post("connected")
+            loop.step()
+            loop.post("ack", encode_ack(Ack(3, "f" * 64)))
+            loop.post("ack", encode_ack(Ack(9, "f" * 64)))
+            loop.post("ack", b"not an acknowledgement")
+            loop.step()
+            assert loop.shipper.acked == 0
+            assert not ack_path(path).exists()
+            assert len(loop.wire.rows()) == 1  # still waiting for the batch's own ack
+            loop.ack_last_batch()
+            loop.step()
+            assert loop.shipper.acked == 3
+
+
+def test_a_rewind_to_nothing_sends_every_row_again(tmp_path: Path) -> None:
+    """A collector whose database was restored empty acknowledges row 0 (the genesis
+    hash) with a rewind: the station sends from row 1 again and keeps row 0."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        play_rounds(journal, 1)
+        with shipping(path, tmp_path) as loop:
+            loop.post("connected")
+            loop.step()
+            loop.ack_last_batch()
+            loop.step()
+            assert load_ack(ack_path(path))[0] == 3
+            loop.post("ack", encode_ack(Ack(0, GENESIS_HASH, rewind=True)))
+            loop.step()
+            assert load_ack(ack_path(path)) == (0, GENESIS_HASH)
+            assert [[r.id for r in b] for b in loop.wire.rows()] == [[1, 2, 3], [1, 2, 3]]
+
+
+def test_a_restart_goes_on_after_the_kept_acknowledgement(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        play_rounds(journal, 2)
+        rows = journal_rows(path)
+        save_ack(ack_path(path), 3, rows[2].hash)
+        with shipping(path, tmp_path) as loop:
+            assert loop.shipper.acked == 3
+            loop.post("connected")
+            loop.step()
+            assert [[r.id for r in b] for b in loop.wire.rows()] == [[4, 5, 6]]
+
+
+@pytest.mark.parametrize("kept", [(3, "f" * 64), (99, "f" * 64)])
+def test_a_kept_acknowledgement_the_journal_does_not_match_sends_everything(
+    tmp_path: Path, kept: tuple[int, str]
+) -> None:
+    """An acknowledgement file that names another hash, or a row the journal lacks (a
+    journal replaced under it): every row goes again, none is taken as delivered."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        play_rounds(journal, 2)
+        save_ack(ack_path(path), *kept)
+        with shipping(path, tmp_path) as loop:
+            assert loop.shipper.acked == 0
+            assert loop.shipper.outbox.acked_hash == GENESIS_HASH
+            loop.post("connected")
+            loop.step()
+            assert [[r.id for r in b] for b in loop.wire.rows()] == [[1, 2, 3, 4, 5, 6]]
+
+
+def test_a_message_too_large_is_halved_and_no_row_is_skipped(tmp_path: Path) -> None:
+    """Rows whose message would pass the broker's limit go in smaller batches: each
+    message within ``MAX_MESSAGE_BYTES``, every row once, in order."""
+    path = tmp_path / "journal.sqlite3"
+    blob = "x" * (MAX_MESSAGE_BYTES // 3)
+    with Journal.open(path) as journal:
+        for n in range(1, 5):
+            journal.append("device", {"device": f"d{n}", "status": "ok", "note": blob})
+        with shipping(path, tmp_path, batch_rows=100) as loop:
+            loop.post("connected")
+            for _ in range(2):
+                loop.step()
+                loop.ack_last_batch()
+    sizes = [len(p) for name, p, _ in loop.wire.sent if name == topic(TABLE, "rows")]
+    assert all(size <= MAX_MESSAGE_BYTES for size in sizes)
+    batches = [[r.id for r in b] for b in loop.wire.rows()]
+    assert batches == [[1, 2], [3, 4]]  # 4 rows in one message are too large, 2 fit
+
+
+def test_the_status_goes_at_once_when_it_changes_and_at_its_interval_otherwise(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("prompt", {"state": "betting", "lamps": {}})
+        with shipping(path, tmp_path, status_interval=3600.0) as loop:
+            loop.post("connected")
+            loop.step()
+            first = loop.wire.statuses()
+            assert [s.state for s in first] == ["betting"]  # the first goes at once
+            assert first[0].head == (1, journal_rows(path)[0].hash)
+            journal.append("device", {"device": "shoe", "status": "ok"})
+            loop.step()
+            loop.ack_last_batch()
+            journal.append("device", {"device": "shoe", "status": "lost"})
+            loop.step()
+            statuses = loop.wire.statuses()
+            assert [s.devices for s in statuses] == [{}, {"shoe": "ok"}, {"shoe": "lost"}]
+            loop.step()  # nothing new: no status before the interval
+            assert len(loop.wire.statuses()) == 3
+
+
+def test_an_unchanged_status_goes_again_at_its_interval(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("prompt", {"state": "betting", "lamps": {}})
+        with shipping(path, tmp_path, status_interval=0.0) as loop:
+            loop.post("connected")
+            loop.step()
+            loop.step()
+            assert [s.state for s in loop.wire.statuses()] == ["betting", "betting"]
+
+
+def test_a_new_anchor_goes_at_once(tmp_path: Path) -> None:
+    """A seal's status leaves without waiting for the interval (the floor's fork check
+    waits for it), as does a fault, its resolution, a new round and a new state."""
+    from controller.journal.seal import new_sealing, save_state
+
+    key_file = tmp_path / "sealing-key"
+    save_state(key_file, new_sealing(TABLE)[0])
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=key_file) as journal:
+        journal.append("station_started", {"table_id": TABLE})  # row 1, its seal row 2
+        with shipping(path, tmp_path, status_interval=3600.0) as loop:
+            loop.post("connected")
+            loop.step()
+            assert loop.wire.statuses()[-1].anchor is not None
+            assert loop.wire.statuses()[-1].anchor[0] == 2  # type: ignore[index]
+            journal.append("round_started", {"round": 1, "seats": []}, 1)
+            journal.seal()
+            loop.step()
+            statuses = loop.wire.statuses()
+            assert statuses[-1].anchor is not None and statuses[-1].anchor[0] == 4
+            assert statuses[-1].round_no == 1
+            count = len(statuses)
+            journal.append("fault", {"code": "shoe_lost", "message": "x", "state": "deal"}, 1)
+            loop.step()
+            assert len(loop.wire.statuses()) == count + 1
+            journal.append("fault_resolved", {}, 1)
+            loop.step()
+            assert loop.wire.statuses()[-1].fault is None
+            assert len(loop.wire.statuses()) == count + 2
+
+
+def test_a_restart_reads_back_the_last_rows_for_the_status_and_no_further(
+    tmp_path: Path,
+) -> None:
+    """At start the rows from ``STATUS_LOOKBACK`` before the acknowledged one are read
+    again for the status: a device reported within them is known, one before them is not
+    (nor does it leave again)."""
+    path = tmp_path / "journal.sqlite3"
+    acked = STATUS_LOOKBACK + 2
+    with Journal.open(path) as journal:
+        with journal.batch():
+            journal.append("device", {"device": "early", "status": "lost"})  # row 1
+            journal.append("device", {"device": "shoe", "status": "ok"})  # row 2
+            journal.append("device", {"device": "reader", "status": "ok"})  # row 3
+            for _ in range(4, acked + 1):
+                journal.append("prompt", {"state": "betting", "lamps": {}})
+        rows = journal_rows(path)
+        save_ack(ack_path(path), acked, rows[acked - 1].hash)
+        with shipping(path, tmp_path) as loop:
+            assert loop.shipper.outbox.scanned == 2
+            loop.post("connected")
+            loop.step()
+            assert loop.wire.rows() == []  # all acknowledged: nothing goes again
+            assert loop.wire.statuses()[-1].devices == {"reader": "ok"}
+            assert loop.wire.statuses()[-1].head == (acked, rows[-1].hash)
