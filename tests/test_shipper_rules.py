@@ -10,15 +10,20 @@ A collector is played by hand: it acknowledges what it received (``encode_ack``)
 
 from __future__ import annotations
 
+import queue
 import sqlite3
+import ssl
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import certifi
 import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.journal.format import GENESIS_HASH, Row
 from controller.journal.reader import JournalReader, select_rows
@@ -37,6 +42,14 @@ from controller.service.outbox import ack_path, load_ack, save_ack
 from controller.service.shipper import STATUS_LOOKBACK, Shipper
 
 TABLE = "T52"
+ACCEPTED = ReasonCode(PacketTypes.CONNACK, "Success")
+
+
+@dataclass
+class Message:
+    """An MQTT message as paho hands it to ``on_message``."""
+
+    payload: bytes
 
 
 @dataclass
@@ -84,7 +97,15 @@ class Loop:
         shipper._status_sent = shipper._checked = 0.0
 
     def post(self, what: str, value: Any = None) -> None:
-        self.shipper._post(what, value)
+        """What paho's network thread reports, through the shipper's own callbacks."""
+        client = cast(mqtt.Client, self.wire)
+        if what == "connected":
+            self.shipper._on_connect(client, None, None, ACCEPTED, None)
+        elif what == "disconnected":
+            self.shipper._on_disconnect(client, None, None, value, None)
+        else:
+            assert what == "ack"
+            self.shipper._on_message(client, None, cast(mqtt.MQTTMessage, Message(value)))
 
     def step(self) -> None:
         """What one pass of ``Shipper._run`` does while connected."""
@@ -408,3 +429,118 @@ def test_a_restart_reads_back_the_last_rows_for_the_status_and_no_further(
             assert loop.wire.rows() == []  # all acknowledged: nothing goes again
             assert loop.wire.statuses()[-1].devices == {"reader": "ok"}
             assert loop.wire.statuses()[-1].head == (acked, rows[-1].hash)
+
+
+class Recorder(Wire):
+    """The whole client as the shipper's thread uses it: the connection's calls too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[Any, ...]] = []
+        self.published: queue.Queue[tuple[str, bytes]] = queue.Queue()
+
+    def connect_async(self, host: str, port: int, keepalive: int = 60) -> None:
+        self.calls.append(("connect_async", host, port, keepalive))
+
+    def loop_start(self) -> None:
+        self.calls.append(("loop_start",))
+
+    def publish(self, name: str, payload: bytes, qos: int = 0) -> None:
+        super().publish(name, payload, qos)
+        self.published.put((name, payload))
+
+    def disconnect(self) -> None:
+        self.calls.append(("disconnect",))
+
+    def loop_stop(self) -> None:
+        self.calls.append(("loop_stop",))
+
+    def reinitialise(self) -> None:
+        self.calls.append(("reinitialise",))
+
+
+def next_rows(client: Recorder) -> list[Row]:
+    while True:
+        name, payload = client.published.get(timeout=WAIT)
+        if name == topic(TABLE, "rows"):
+            return decode_rows(payload, TABLE)
+
+
+WAIT = 30.0  # a hang guard: each message comes within the shipper's poll interval
+
+
+def test_the_thread_ships_what_the_journal_holds_and_stops_cleanly(tmp_path: Path) -> None:
+    """The shipper's thread, its client the recorder: it connects to the configured
+    broker, sends the rows once connected, goes on at each acknowledgement, and at
+    ``stop`` disconnects and closes its loop."""
+    path = tmp_path / "journal.sqlite3"
+    password = tmp_path / "password"
+    password.write_text("secret\n")
+    client = Recorder()
+
+    class Recorded(Shipper):
+        def _client(self) -> mqtt.Client:
+            return cast(mqtt.Client, client)
+
+    floor = FloorSettings(
+        "floor.example", 8883, TABLE, password, None, batch_rows=3, poll_interval=0.01
+    )
+    with Journal.open(path) as journal:
+        play_rounds(journal, 1)
+        shipper = Recorded(path, TABLE, floor)
+        shipper.start()
+        try:
+            shipper._on_connect(
+                cast(mqtt.Client, client),
+                None,
+                None,
+                ReasonCode(PacketTypes.CONNACK, "Success"),
+                None,
+            )
+            first = next_rows(client)
+            assert [r.id for r in first] == [1, 2, 3]
+            play_rounds(journal, 1, first=2)
+            shipper._on_message(
+                cast(mqtt.Client, client), None,
+                cast(mqtt.MQTTMessage, Message(encode_ack(Ack(3, first[-1].hash)))),
+            )  # fmt: skip
+            assert [r.id for r in next_rows(client)] == [4, 5, 6]
+            assert shipper.connected
+        finally:
+            shipper.stop()
+    assert shipper.acked == 3
+    assert client.calls[:2] == [("connect_async", "floor.example", 8883, 15), ("loop_start",)]
+    assert client.calls[-3:] == [("disconnect",), ("loop_stop",), ("reinitialise",)]
+    assert client.subscribed == [(topic(TABLE, "ack"), 1)]
+
+
+def test_a_broker_that_refuses_the_station_gets_no_subscription(tmp_path: Path) -> None:
+    client = Wire()
+    shipper = Shipper(tmp_path / "journal.sqlite3", TABLE, settings(tmp_path))
+    refused = ReasonCode(PacketTypes.CONNACK, "Not authorized")
+    shipper._on_connect(cast(mqtt.Client, client), None, None, refused, None)
+    assert client.subscribed == []
+    assert shipper._inbox.empty()
+
+
+def test_the_client_is_the_tables_own_mqtt5_account_with_tls(tmp_path: Path) -> None:
+    password = tmp_path / "password"
+    password.write_text("secret\n")
+    ca = Path(certifi.where())  # a real bundle of CA certificates
+    floor = FloorSettings("127.0.0.1", 8883, "station-52", password, None)
+    shipper = Shipper(tmp_path / "journal.sqlite3", TABLE, floor)
+    shipper._password = floor.password()
+    plain = shipper._client()
+    assert plain._client_id == TABLE.encode()
+    assert plain.protocol == mqtt.MQTTv5
+    assert (plain.username, plain.password) == ("station-52", "secret")
+    assert (plain._reconnect_min_delay, plain._reconnect_max_delay) == (1, 10)
+    assert plain._ssl_context is None
+    tls = Shipper(tmp_path / "journal.sqlite3", TABLE, FloorSettings(
+        "127.0.0.1", 8883, "station-52", password, ca
+    ), client_id="T52-b")  # fmt: skip
+    tls._password = "secret"
+    client = tls._client()
+    assert client._client_id == b"T52-b"
+    assert client._ssl_context is not None
+    assert client._ssl_context.verify_mode == ssl.CERT_REQUIRED
