@@ -198,3 +198,18 @@ def test_the_socket_is_not_inherited_by_a_child() -> None:
     assert not notifier._socket.get_inheritable()
     assert notifier._socket.type == socket.SOCK_DGRAM
     notifier.close()
+
+
+def test_the_environment_is_the_processs_own_by_default(
+    listener: tuple[socket.socket, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """systemd passes NOTIFY_SOCKET and WATCHDOG_USEC in the service's environment."""
+    sock, path = listener
+    monkeypatch.setenv("NOTIFY_SOCKET", path)
+    monkeypatch.setenv("WATCHDOG_USEC", "4000000")
+    monkeypatch.delenv("WATCHDOG_PID", raising=False)
+    notifier = Notifier()
+    assert notifier.watchdog_interval == 2.0
+    assert notifier.ready()
+    assert received(sock) == "READY=1"
+    notifier.close()
