@@ -13,6 +13,7 @@ from __future__ import annotations
 import queue
 import sqlite3
 import ssl
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -478,8 +479,12 @@ def test_the_thread_ships_what_the_journal_holds_and_stops_cleanly(tmp_path: Pat
     password.write_text("secret\n")
     client = Recorder()
 
+    accounts: list[tuple[str | None, str | None]] = []
+
     class Recorded(Shipper):
         def _client(self) -> mqtt.Client:
+            real = super()._client()  # as the shipper makes it, credentials and all
+            accounts.append((real.username, real.password))
             return cast(mqtt.Client, client)
 
     floor = FloorSettings(
@@ -509,6 +514,7 @@ def test_the_thread_ships_what_the_journal_holds_and_stops_cleanly(tmp_path: Pat
         finally:
             shipper.stop()
     assert shipper.acked == 3
+    assert accounts == [(TABLE, "secret")]  # the password file's first line, read at start
     assert client.calls[:2] == [("connect_async", "floor.example", 8883, 15), ("loop_start",)]
     assert client.calls[-3:] == [("disconnect",), ("loop_stop",), ("reinitialise",)]
     assert client.subscribed == [(topic(TABLE, "ack"), 1)]
@@ -544,3 +550,45 @@ def test_the_client_is_the_tables_own_mqtt5_account_with_tls(tmp_path: Path) -> 
     assert client._client_id == b"T52-b"
     assert client._ssl_context is not None
     assert client._ssl_context.verify_mode == ssl.CERT_REQUIRED
+
+
+def test_a_password_that_cannot_be_read_stops_the_start(tmp_path: Path) -> None:
+    shipper = Shipper(tmp_path / "journal.sqlite3", TABLE, settings(tmp_path))
+    with pytest.raises(OSError):
+        shipper.start()
+    assert not shipper._thread.is_alive()
+
+
+def test_stop_gives_up_on_a_thread_stuck_past_its_timeout(tmp_path: Path) -> None:
+    """``stop`` waits at most its timeout for the thread (a broker's socket stuck in its
+    close must not hold the daemon's shutdown); the thread ends once it is free."""
+    password = tmp_path / "password"
+    password.write_text("secret\n")
+    release, closing = threading.Event(), threading.Event()
+
+    class Stuck(Recorder):
+        def disconnect(self) -> None:
+            closing.set()
+            release.wait(WAIT)
+
+    client = Stuck()
+
+    class Recorded(Shipper):
+        def _client(self) -> mqtt.Client:
+            return cast(mqtt.Client, client)
+
+    floor = FloorSettings("127.0.0.1", 8883, TABLE, password, None, poll_interval=0.01)
+    shipper = Recorded(tmp_path / "journal.sqlite3", TABLE, floor)
+    shipper.start()
+    stopper = threading.Thread(target=shipper.stop, kwargs={"timeout": 0.2})
+    stopper.start()
+    try:
+        assert closing.wait(WAIT)
+        stopper.join(WAIT / 3)  # a hang guard: stop returns after its 0.2 s
+        assert not stopper.is_alive()
+        assert shipper._thread.is_alive()  # still in its close
+    finally:
+        release.set()
+        stopper.join(WAIT)
+        shipper._thread.join(WAIT)
+    assert not shipper._thread.is_alive()
