@@ -23,10 +23,11 @@ from typing import Any, cast
 import certifi
 import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.reasoncodes import ReasonCode
 
-from controller.journal.format import GENESIS_HASH, Row
+from controller.journal.format import GENESIS_HASH, Row, utc_now
 from controller.journal.reader import JournalReader, select_rows
 from controller.journal.store import Journal
 from controller.journal.wire import (
@@ -38,6 +39,7 @@ from controller.journal.wire import (
     encode_ack,
     topic,
 )
+from controller.service import shipper as shipper_module
 from controller.service.config_floor import FloorSettings
 from controller.service.outbox import ack_path, load_ack, save_ack
 from controller.service.shipper import STATUS_LOOKBACK, Shipper
@@ -538,6 +540,7 @@ def test_the_client_is_the_tables_own_mqtt5_account_with_tls(tmp_path: Path) -> 
     shipper._password = floor.password()
     plain = shipper._client()
     assert plain._client_id == TABLE.encode()
+    assert plain._callback_api_version == CallbackAPIVersion.VERSION2  # the callbacks' form
     assert plain.protocol == mqtt.MQTTv5
     assert (plain.username, plain.password) == ("station-52", "secret")
     assert (plain._reconnect_min_delay, plain._reconnect_max_delay) == (1, 10)
@@ -592,3 +595,162 @@ def test_stop_gives_up_on_a_thread_stuck_past_its_timeout(tmp_path: Path) -> Non
         stopper.join(WAIT)
         shipper._thread.join(WAIT)
     assert not shipper._thread.is_alive()
+
+
+class Passes:
+    """The shipper's clock, read once in each pass of its loop (``_scan``): counts the
+    passes, so a test waits for the loop to turn instead of for time to pass. It can make
+    one read of the journal fail (``fail_at``: that pass's number)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.target = 0
+        self.reached = threading.Event()
+        self.fail_at: int | None = None
+
+    def __call__(self) -> Any:
+        self.count += 1
+        if self.count == self.fail_at:
+            raise sqlite3.OperationalError("disk I/O error")
+        if self.count >= self.target:
+            self.reached.set()
+        return utc_now()
+
+    def turn(self, passes: int) -> None:
+        """Wait for ``passes`` more passes of the loop."""
+        self.reached.clear()
+        self.target = self.count + passes
+        assert self.reached.wait(WAIT)
+
+
+class Wake(threading.Event):
+    """The shipper's wake-up event, recording how long each of its waits may last."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timeouts: list[float | None] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.timeouts.append(timeout)
+        return super().wait(timeout)
+
+
+@contextmanager
+def running(tmp_path: Path, **kw: Any) -> Iterator[tuple[Shipper, Recorder, Passes, Wake]]:
+    """The shipper's thread on ``tmp_path/journal.sqlite3``, its client the recorder."""
+    password = tmp_path / "password"
+    password.write_text("secret\n")
+    client, passes, wake = Recorder(), Passes(), Wake()
+
+    class Recorded(Shipper):
+        def _client(self) -> mqtt.Client:
+            return cast(mqtt.Client, client)
+
+    floor = FloorSettings("127.0.0.1", 8883, TABLE, password, None, poll_interval=0.01, **kw)
+    shipper = Recorded(tmp_path / "journal.sqlite3", TABLE, floor, clock=passes)
+    shipper._wake = wake
+    shipper.start()
+    try:
+        yield shipper, client, passes, wake
+    finally:
+        shipper.stop()
+
+
+def connect(shipper: Shipper, client: Recorder) -> None:
+    shipper._on_connect(cast(mqtt.Client, client), None, None, ACCEPTED, None)
+
+
+def statuses_sent(client: Recorder) -> int:
+    return sum(1 for name, _, _ in client.sent if name == topic(TABLE, "status"))
+
+
+def test_rows_committed_while_idle_leave_with_no_message_to_wake_the_shipper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal is polled: rows the station commits go at the next poll, not at the
+    next acknowledgement, connection change or idle check (here never due)."""
+    monkeypatch.setattr(shipper_module, "_CHECK_SECONDS", 3600.0)
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        journal.append("station_started", {"table_id": TABLE})
+        with running(tmp_path, ack_timeout=3600.0) as (shipper, client, passes, _):
+            connect(shipper, client)
+            first = next_rows(client)
+            assert [r.id for r in first] == [1]
+            shipper._on_message(
+                cast(mqtt.Client, client), None,
+                cast(mqtt.MQTTMessage, Message(encode_ack(Ack(1, first[0].hash)))),
+            )  # fmt: skip
+            passes.turn(3)  # the acknowledgement taken: nothing more to send
+            play_rounds(journal, 1)
+            assert [r.id for r in next_rows(client)] == [2, 3, 4]
+
+
+def test_a_batch_not_acknowledged_goes_again_while_nothing_else_happens(tmp_path: Path) -> None:
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        journal.append("station_started", {"table_id": TABLE})
+        with running(tmp_path, ack_timeout=0.05) as (shipper, client, _, _):
+            connect(shipper, client)
+            assert [r.id for r in next_rows(client)] == [1]
+            assert [r.id for r in next_rows(client)] == [1]  # its acknowledgement is late
+
+
+def test_a_status_goes_once_until_it_changes_however_often_the_loop_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shipper_module, "_CHECK_SECONDS", 0.0)  # a check every pass
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        journal.append("prompt", {"state": "betting", "lamps": {}})
+        with running(tmp_path, ack_timeout=3600.0, status_interval=3600.0) as run:
+            shipper, client, passes, _ = run
+            connect(shipper, client)
+            passes.turn(20)
+            assert statuses_sent(client) == 1
+
+
+def test_an_idle_loop_checks_only_at_its_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With nothing new, the loop publishes only when its check is due (never here): a
+    status whose interval is 0 still goes only on news."""
+    monkeypatch.setattr(shipper_module, "_CHECK_SECONDS", 3600.0)
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        journal.append("prompt", {"state": "betting", "lamps": {}})
+        with running(tmp_path, ack_timeout=3600.0, status_interval=0.0) as run:
+            shipper, client, passes, _ = run
+            connect(shipper, client)
+            passes.turn(20)
+            assert statuses_sent(client) == 1
+
+
+def test_nothing_is_published_before_the_broker_accepts_the_station(tmp_path: Path) -> None:
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        play_rounds(journal, 1)
+        with running(tmp_path) as (_, client, passes, _):
+            passes.turn(20)
+            assert client.sent == []
+
+
+def test_a_journal_read_that_fails_opens_the_journal_again(tmp_path: Path) -> None:
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        journal.append("station_started", {"table_id": TABLE})
+        with running(tmp_path, ack_timeout=3600.0) as (shipper, client, passes, _):
+            passes.fail_at = 3
+            passes.turn(6)  # past the failed read
+            connect(shipper, client)
+            assert [r.id for r in next_rows(client)] == [1]
+
+
+def test_the_journal_is_polled_at_its_interval_and_four_times_slower_with_a_batch_in_flight(
+    tmp_path: Path,
+) -> None:
+    """With a batch in flight no row can go before its acknowledgement, which wakes the
+    thread: the journal is polled four times less often meanwhile (module ``_wait``)."""
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        journal.append("station_started", {"table_id": TABLE})
+        with running(tmp_path, ack_timeout=3600.0) as (shipper, client, passes, wake):
+            passes.turn(3)
+            assert set(wake.timeouts) == {0.01}
+            connect(shipper, client)
+            next_rows(client)
+            passes.turn(3)
+            assert wake.timeouts[-1] == pytest.approx(0.04)
