@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-import certifi
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
@@ -531,16 +530,49 @@ def test_a_broker_that_refuses_the_station_gets_no_subscription(tmp_path: Path) 
     assert shipper._inbox.empty()
 
 
+CA_NAME = "shipper rules test CA"
+
+
+def own_ca(path: Path) -> Path:
+    """A CA certificate of the test's own, written at ``path``."""
+    from datetime import UTC, datetime, timedelta
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, CA_NAME)])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return path
+
+
 def test_the_client_is_the_tables_own_mqtt5_account_with_tls(tmp_path: Path) -> None:
     password = tmp_path / "password"
     password.write_text("secret\n")
-    ca = Path(certifi.where())  # a real bundle of CA certificates
+    ca = own_ca(tmp_path / "ca.pem")
     floor = FloorSettings("127.0.0.1", 8883, "station-52", password, None)
     shipper = Shipper(tmp_path / "journal.sqlite3", TABLE, floor)
     shipper._password = floor.password()
     plain = shipper._client()
     assert plain._client_id == TABLE.encode()
     assert plain._callback_api_version == CallbackAPIVersion.VERSION2  # the callbacks' form
+    assert plain.on_connect == shipper._on_connect
+    assert plain.on_disconnect == shipper._on_disconnect
+    assert plain.on_message == shipper._on_message
     assert plain.protocol == mqtt.MQTTv5
     assert (plain.username, plain.password) == ("station-52", "secret")
     assert (plain._reconnect_min_delay, plain._reconnect_max_delay) == (1, 10)
@@ -553,6 +585,8 @@ def test_the_client_is_the_tables_own_mqtt5_account_with_tls(tmp_path: Path) -> 
     assert client._client_id == b"T52-b"
     assert client._ssl_context is not None
     assert client._ssl_context.verify_mode == ssl.CERT_REQUIRED
+    subjects = [c["subject"] for c in client._ssl_context.get_ca_certs()]
+    assert subjects == [((("commonName", CA_NAME),),)]  # the floor's CA alone, not the system's
 
 
 def test_a_password_that_cannot_be_read_stops_the_start(tmp_path: Path) -> None:
