@@ -36,6 +36,7 @@ from controller.journal.wire import (
     decode_rows,
     decode_status,
     encode_ack,
+    encode_rows,
     topic,
 )
 from controller.service import shipper as shipper_module
@@ -228,7 +229,7 @@ def test_nothing_is_published_while_disconnected(tmp_path: Path) -> None:
             assert len(loop.wire.rows()) == 1
             loop.post("disconnected", "gone")
             loop.step()
-            assert not loop.shipper.connected
+            assert loop.shipper.connected is False
             journal.append("device", {"device": "shoe", "status": "lost"})
             sent = len(loop.wire.sent)
             loop.step()
@@ -788,3 +789,89 @@ def test_the_journal_is_polled_at_its_interval_and_four_times_slower_with_a_batc
             next_rows(client)
             passes.turn(3)
             assert wake.timeouts[-1] == pytest.approx(0.04)
+
+
+def test_rows_past_a_page_of_the_scan_are_read_in_the_same_pass(tmp_path: Path) -> None:
+    """The scan reads in pages of 5,000 rows until a short one: a journal of 5,001 rows is
+    read whole in one pass (no later commit is needed to read the last)."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        with journal.batch():
+            for _ in range(5001):
+                journal.append("prompt", {"state": "betting", "lamps": {}})
+        with shipping(path, tmp_path) as loop:
+            loop.step()
+            assert loop.shipper.outbox.scanned == 5001
+
+
+def sized_rows(journal: Journal, sizes: list[int]) -> None:
+    for n, size in enumerate(sizes, start=1):
+        journal.append("device", {"device": f"d{n}", "status": "ok", "note": "x" * size})
+
+
+def test_a_message_of_exactly_the_limit_goes_whole_and_one_byte_more_is_halved(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "journal.sqlite3"
+    half = MAX_MESSAGE_BYTES // 2
+    with Journal.open(path) as journal:
+        sized_rows(journal, [half, half])
+        rows = journal_rows(path)
+        over = len(encode_rows(TABLE, rows)) - MAX_MESSAGE_BYTES  # the note's bytes too many
+    exact, longer = tmp_path / "exact", tmp_path / "longer"
+    for folder, extra in ((exact, 0), (longer, 1)):
+        folder.mkdir()
+        with Journal.open(folder / "journal.sqlite3") as journal:
+            sized_rows(journal, [half - over + extra, half])
+        with shipping(folder / "journal.sqlite3", folder) as loop:
+            loop.post("connected")
+            loop.step()
+            sent = [p for name, p, _ in loop.wire.sent if name == topic(TABLE, "rows")]
+            folder_sizes = [len(p) for p in sent]
+            if extra:
+                assert [[r.id for r in b] for b in loop.wire.rows()] == [[1]]
+            else:
+                assert folder_sizes == [MAX_MESSAGE_BYTES]  # exactly the limit: one message
+                assert [[r.id for r in b] for b in loop.wire.rows()] == [[1, 2]]
+
+
+def test_two_rows_too_large_together_go_one_at_a_time(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        sized_rows(journal, [MAX_MESSAGE_BYTES * 6 // 10] * 2)
+        with shipping(path, tmp_path) as loop:
+            loop.post("connected")
+            loop.step()
+            loop.ack_last_batch()
+            loop.step()
+    assert [[r.id for r in b] for b in loop.wire.rows()] == [[1], [2]]
+
+
+def test_a_row_larger_than_a_message_still_leaves_alone_and_none_is_skipped(
+    tmp_path: Path,
+) -> None:
+    """A row's data may reach 1 MiB (the journal's limit), more than a message holds with
+    its envelope: it goes alone (the broker decides), never dropped from the chain."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        sized_rows(journal, [MAX_MESSAGE_BYTES - 100, 10])
+        with shipping(path, tmp_path) as loop:
+            loop.post("connected")
+            loop.step()
+            loop.ack_last_batch()
+            loop.step()
+    assert [[r.id for r in b] for b in loop.wire.rows()] == [[1], [2]]
+
+
+def test_an_acknowledgement_before_the_journal_exists_does_not_stop_the_shipper(
+    tmp_path: Path,
+) -> None:
+    with running(tmp_path, ack_timeout=3600.0) as (shipper, client, _, _):
+        connect(shipper, client)
+        shipper._on_message(
+            cast(mqtt.Client, client), None,
+            cast(mqtt.MQTTMessage, Message(encode_ack(Ack(1, "f" * 64)))),
+        )  # fmt: skip
+        with Journal.open(tmp_path / "journal.sqlite3") as journal:
+            journal.append("station_started", {"table_id": TABLE})
+            assert [r.id for r in next_rows(client)] == [1]
