@@ -172,7 +172,7 @@ async def period_figures(
     """Lines for every table (of ``pit``, or all), each pit and the floor: floor first,
     then each pit followed by its tables. Tables without a round in the period (those of
     ``known_tables`` and the configured pits) show zeros."""
-    pit_filter = None if pit is None else (None if pit == NO_PIT else pit)
+    pit_filter = None if pit == NO_PIT else pit
     params: dict[str, Any] = {
         **_pit_arrays(casino),
         "start": period.start,

@@ -67,7 +67,9 @@ def word(value: Any) -> str:
 def rank_counts(per_rank: Any) -> str:
     if not isinstance(per_rank, dict):
         return ""
-    order = sorted(per_rank, key=lambda k: int(k) if str(k).isdigit() else 99)
+    # The ranks by number, then anything else a station sent, as it came.
+    ranks = sorted((k for k in per_rank if str(k).isdigit()), key=int)
+    order = ranks + [k for k in per_rank if not str(k).isdigit()]
     return ", ".join(f"{RANK_NAMES.get(str(k), str(k))} x{per_rank[k]}" for k in order)
 
 
@@ -95,14 +97,10 @@ def describe(line: JournalLine) -> str:
     if kind == "shuffle_done":
         counted = rank_counts(d.get("per_rank"))
         return f"shuffler counted {word(d.get('card_count'))} cards: {counted}"
-    if kind == "shoe_loaded":
-        return "shoe loaded"
     if kind == "burn":
         return f"burn {word(d.get('card'))} ({word(d.get('reason'))})"
     if kind == "burn_disclosed":
         return f"burn card {word(d.get('card'))} disclosed on request"
-    if kind == "dealer_change":
-        return "dealer change"
     if kind == "fault":
         return f"FAULT {word(d.get('code'))} in {word(d.get('state'))}: {word(d.get('message'))}"
     if kind == "fault_resolved":
@@ -119,7 +117,7 @@ def describe(line: JournalLine) -> str:
         return f"hole card turned: {word(d.get('card'))}"
     if kind == "cover_card":
         return "cover card came out: reshuffle after this round"
-    return word(kind)
+    return word(kind)  # shoe_loaded, dealer_change: their own words
 
 
 def payment(line: JournalLine, at: str) -> Line:
