@@ -752,6 +752,7 @@ def test_an_idle_loop_checks_only_at_its_interval(
         journal.append("prompt", {"state": "betting", "lamps": {}})
         with running(tmp_path, ack_timeout=3600.0, status_interval=0.0) as run:
             shipper, client, passes, _ = run
+            passes.turn(3)  # the journal read: the connection alone is the news
             connect(shipper, client)
             passes.turn(20)
             assert statuses_sent(client) == 1
