@@ -704,7 +704,7 @@ def test_rows_committed_while_idle_leave_with_no_message_to_wake_the_shipper(
 ) -> None:
     """The journal is polled: rows the station commits go at the next poll, not at the
     next acknowledgement, connection change or idle check (here never due)."""
-    monkeypatch.setattr(shipper_module, "_CHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(shipper_module, "_CHECK_SECONDS", 1e12)  # never due
     with Journal.open(tmp_path / "journal.sqlite3") as journal:
         journal.append("station_started", {"table_id": TABLE})
         with running(tmp_path, ack_timeout=3600.0) as (shipper, client, passes, _):
@@ -747,7 +747,7 @@ def test_an_idle_loop_checks_only_at_its_interval(
 ) -> None:
     """With nothing new, the loop publishes only when its check is due (never here): a
     status whose interval is 0 still goes only on news."""
-    monkeypatch.setattr(shipper_module, "_CHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(shipper_module, "_CHECK_SECONDS", 1e12)  # never due
     with Journal.open(tmp_path / "journal.sqlite3") as journal:
         journal.append("prompt", {"state": "betting", "lamps": {}})
         with running(tmp_path, ack_timeout=3600.0, status_interval=0.0) as run:
