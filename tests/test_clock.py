@@ -221,3 +221,40 @@ def test_a_step_back_never_reorders_the_journal(
     assert main(["journal", "export", "--journal", str(path), "--from", "2026-06-01"]) == 0
     exported = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [e["id"] for e in exported] == ids
+
+
+def test_the_monotonic_reading_is_taken_around_the_wall_clocks(tmp_path: Path) -> None:
+    """The monotonic time of a reading is the mean of the two taken around the wall
+    clock's: within the call, in whole nanoseconds."""
+    import time
+
+    before = time.monotonic_ns()
+    now = read_clocks(tmp_path / "synchronized")
+    after = time.monotonic_ns()
+    assert type(now.monotonic_ns) is int
+    assert before <= now.monotonic_ns <= after
+
+
+def test_each_clock_row_is_logged_a_warning_unless_synchronised_and_unmoved(
+    journal: Journal,
+) -> None:
+    """The operator's log says the same as the row: a synchronised clock that did not
+    step is news (info); a clock not synchronised, or a step, is a warning."""
+    hour = 3600 * SECOND
+    clocks = ScriptedClocks([
+        reading(-hour),  # not synchronised, no step
+        reading(0),  # a step, still not synchronised
+        reading(0, synchronized=True),  # synchronised, no step
+        reading(2 * SECOND, synchronized=True),  # a step, synchronised
+    ])  # fmt: skip
+    with capture_logs() as logs, watching_clock(journal, read=clocks, interval=0.001):
+        assert clocks.done.wait(10)
+    clock_logs = [
+        (e["log_level"], e["synchronized"], e["step_us"]) for e in logs if e.get("event") == "clock"
+    ]
+    assert clock_logs == [
+        ("warning", False, 0),
+        ("warning", False, 3_600_000_000),
+        ("info", True, 0),
+        ("warning", True, 2_000_000),
+    ]
