@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from test_journal_format2 import tamper  # the append-only triggers dropped and made again
 
 from controller.journal import schema
 from controller.journal.format import (
@@ -32,21 +33,6 @@ def fixed_clock() -> Callable[[], datetime]:
     moments = itertools.count()
     start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
     return lambda: start + timedelta(milliseconds=1.5 * next(moments))
-
-
-def tamper(path: Path, *statements: str) -> None:
-    """Run ``statements`` on a format-2 file behind its append-only triggers (dropped, then
-    made again as the journal makes them)."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        for name in TRIGGER_SQL_2:
-            conn.execute(f"DROP TRIGGER {name}")
-        for statement in statements:
-            conn.execute(statement)
-        for sql in TRIGGER_SQL_2.values():
-            conn.execute(sql)
-    finally:
-        conn.close()
 
 
 def names(conn: sqlite3.Connection, kind: str) -> set[str]:

@@ -10,8 +10,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from test_journal_format2 import tamper  # the append-only triggers dropped and made again
 
-from controller.journal.format import TRIGGER_SQL_2, JournalCorruptError
+from controller.journal.format import JournalCorruptError
 from controller.journal.storage import Format2, storage_of
 from controller.journal.store import Journal
 
@@ -27,19 +28,6 @@ def format_2(tmp_path: Path) -> Path:
             journal.append("card", {"card": "8S"}, 1)
             journal.append("round_completed", {"reshuffle": False}, 1)
     return path
-
-
-def tamper(path: Path, *statements: str) -> None:
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        for name in TRIGGER_SQL_2:
-            conn.execute(f"DROP TRIGGER {name}")
-        for statement in statements:
-            conn.execute(statement)
-        for sql in TRIGGER_SQL_2.values():
-            conn.execute(sql)
-    finally:
-        conn.close()
 
 
 def read_all(path: Path) -> None:
