@@ -32,7 +32,7 @@ from controller.journal.archive.link import check_archive_link, check_base
 from controller.journal.archive.segment import ArchiveError, Header, lines, read_header, segments
 from controller.journal.format import Row
 from controller.journal.reader import JournalReader
-from controller.journal.recall import rebuild
+from controller.journal.recall import rebuild, recall
 from controller.journal.seal import VerificationKey
 
 _DECODER = json.JSONDecoder()
@@ -149,7 +149,7 @@ class History:
         from a journal that holds every row: the live file's alone when it holds them."""
         live = self.reader.storage.round_starts(count)
         if len(live) >= count:
-            return rebuild(self.reader.rows(after_id=self.reader.last_rounds_start(count)))
+            return recall(self.reader, count)
         # Rounds the live file holds beyond the archive, then the archive's from its end.
         wanted = count - sum(1 for row_id, _ in live if row_id > self.archived_to)
         start = self.archived_to
