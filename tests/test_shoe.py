@@ -440,8 +440,12 @@ def test_shoe_size_is_checked() -> None:
 
 
 def _loss_kind(reason: str) -> str:
-    """A link loss as the seeded-fault test counts it: the port, a timer, or the text."""
-    if "returned no data" in reason:
+    """A link loss as the seeded-fault test counts it: the port, a timer, or the text.
+
+    A pulled cable reaches the reader as a readable port with no data or, when the pull
+    lands inside the read, as the read's own error (EIO on a pty whose other end is gone):
+    both are the port."""
+    if "returned no data" in reason or ": lost: [Errno " in reason:
         return "port"
     if "no ack for" in reason or "peer silent" in reason:
         return "timer"
