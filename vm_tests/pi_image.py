@@ -250,16 +250,47 @@ def install_package(root: Path, deb: Path, log: Path) -> None:
     (root / "tmp" / "dealer-station.deb").unlink()
 
 
-def add_test_parts(root: Path) -> None:
-    """The boot test's agent unit and NTP server (test.img only)."""
-    unit = root / "etc/systemd/system/vm-agent.service"
-    unit.write_text(TEST_AGENT_UNIT)
-    wants = root / "etc/systemd/system/multi-user.target.wants"
-    wants.mkdir(parents=True, exist_ok=True)
-    (wants / "vm-agent.service").symlink_to("/etc/systemd/system/vm-agent.service")
-    conf = root / "etc/systemd/timesyncd.conf.d"
-    conf.mkdir(parents=True, exist_ok=True)
-    (conf / "boot-test.conf").write_text(TEST_TIMESYNCD)
+#: The boot test's additions as debugfs writes them into test.img's root file system: where
+#: each goes, its text (None for the symlink) and, for the symlink, its target.
+TEST_PARTS = (
+    ("/etc/systemd/system/vm-agent.service", TEST_AGENT_UNIT),
+    ("/etc/systemd/timesyncd.conf.d/boot-test.conf", TEST_TIMESYNCD),
+)
+TEST_AGENT_WANTED = "/etc/systemd/system/multi-user.target.wants/vm-agent.service"
+
+
+def debugfs(image: Path, request: str) -> str:
+    """One debugfs request (``-R``) on the ext4 ``image``, read-only; its output."""
+    done = subprocess.run(["debugfs", "-R", request, str(image)], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    if done.returncode != 0:
+        raise Arm64Error(f"debugfs {request!r}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def add_test_parts(system: Path, work: Path, log: Path) -> None:
+    """The boot test's agent unit and NTP server (test.img only), written into the root file
+    system ``system`` (root.ext4, already copied into pi.img) with debugfs: the flashable
+    root made again with them took a second ``mkfs.ext4 -d`` of the whole root. Each part is
+    read back: debugfs reports a failed command without failing."""
+    script = work / "test-parts.debugfs"
+    lines = []
+    for number, (path, text) in enumerate(TEST_PARTS):
+        source = work / f"test-part-{number}"
+        source.write_text(text)
+        source.chmod(0o644)
+        lines += [f"mkdir {path.rsplit('/', 1)[0]}", f"write {source} {path}"]
+    wants, unit = TEST_AGENT_WANTED.rsplit("/", 1)[0], TEST_PARTS[0][0]
+    lines += [f"mkdir {wants}", f"symlink {TEST_AGENT_WANTED} {unit}"]
+    script.write_text("\n".join(lines) + "\n")
+    run_host(["debugfs", "-w", "-f", str(script), str(system)], log)
+    for number, (path, text) in enumerate(TEST_PARTS):
+        if debugfs(system, f"cat {path}") != text:
+            raise Arm64Error(f"debugfs did not write {path} into test.img (log: {log})")
+        (work / f"test-part-{number}").unlink()
+    if f'Fast link dest: "{unit}"' not in debugfs(system, f"stat {TEST_AGENT_WANTED}"):
+        raise Arm64Error(f"debugfs did not link {TEST_AGENT_WANTED} in test.img (log: {log})")
+    script.unlink()
 
 
 def system_key() -> str:
@@ -344,8 +375,7 @@ def cached_image(deb: Path) -> Path:
                 }
                 assemble(parts, work / "pi.img", log)
                 step("pi.img")
-                add_test_parts(root)
-                parts["root"] = root_fs(root, work, log)
+                add_test_parts(parts["root"], work, log)
                 assemble(parts, work / "test.img", log)
                 step("test.img")
         for name in ("vmlinuz", "initrd.img"):

@@ -146,7 +146,12 @@ class Rig:
 
 def print_diagnostics(vm: Vm, units: tuple[str, ...], times: dict[str, float]) -> None:
     """At a rig's end: the console's last lines, the units' last log lines and the timings
-    (shown with -s, or -rA under xdist)."""
+    (shown with -s, or -rA under xdist), with QEMU's CPU seconds against its wall seconds
+    while it still runs (how much of the cores the guest took)."""
+    cpu = vm.cpu_seconds()
+    if cpu is not None:
+        times["QEMU CPU"] = cpu
+        times["QEMU wall"] = time.monotonic() - vm.started
     print(f"\nconsole:\n{vm.console_tail(20)}")
     try:
         where = " ".join(f"-u {unit}" for unit in units)

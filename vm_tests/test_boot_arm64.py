@@ -451,6 +451,9 @@ def test_a_hung_system_is_reset_by_the_hardware_watchdog(rig: PiRig) -> None:
     timeout = int(vm.sh("cat /sys/class/watchdog/watchdog0/timeout"))
     assert timeout == PI_WATCHDOG, timeout
     vm.qmp("query-status")  # the monitor connected: QEMU sends its events from now on
+    # QEMU exits at the reset: its CPU seconds so far, for the diagnostics (print_diagnostics).
+    TIMES["QEMU CPU to the freeze"] = vm.cpu_seconds() or 0.0
+    TIMES["QEMU wall to the freeze"] = time.monotonic() - vm.started
     vm.call("sh", cmd="kill -SEGV 1", timeout=10)  # systemd freezes on a crash
     frozen = time.monotonic()
     event = vm.wait_qmp_event("WATCHDOG", timeout + 120)

@@ -15,6 +15,7 @@ SeaBIOS (docs/pitfalls.md).
 from __future__ import annotations
 
 import json
+import os
 import queue
 import shutil
 import socket
@@ -361,6 +362,17 @@ class Vm:
             return "\n".join(self.console.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
             return ""
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time QEMU has used so far (user and system, every thread), or None once it
+        has exited: against the seconds since :attr:`started`, how much of the machine's
+        cores the guest takes (a TCG guest waiting on a timer takes little)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        # utime and stime, the 14th and 15th fields (11th and 12th after the name).
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def _qemu_log(self) -> str:
         return (self.workdir / "qemu.log").read_text(errors="replace")[-2000:]
