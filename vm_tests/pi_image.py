@@ -12,7 +12,8 @@ container too):
    ``pi-image/setup.sh`` and the files under ``pi-image/rootfs/`` (fstab, config.txt additions,
    the UART's udev rule, the watchdog, logs in RAM); the firmware partition is made from it
    here, since no package changes it.
-3. **The image** (cached by the system's key and the package's sha256): a copy of the system
+3. **The image** (cached by the system's key and the package's sources, ``package_key``;
+   the package is built only when the image is missing): a copy of the system
    with the arm64 package (``make deb ARCH=arm64``) installed by dpkg, not configured; then
    three partitions on an MBR disk, as the Pi's firmware wants:
 
@@ -46,7 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -327,28 +328,58 @@ def cached_system(log: Path) -> Path:
     return target
 
 
-def image_key(deb: Path) -> str:
-    """The image's cache key: the system's, this module's test additions, the partitions'
-    sizes and the package's sha256."""
+#: The scripts that build the arm64 package (debbuild.py hands it to debbuild_arm64.py).
+PACKAGE_BUILDERS = ("debbuild.py", "debbuild_arm64.py")
+
+
+def package_key() -> str:
+    """What the arm64 package is made from: the packaged sources (``debbuild.source_hash``,
+    which also decides when build/deb/'s .deb is reused), the scripts that build it, its
+    build root's recipe and its dependency wheels' key.
+
+    The image is keyed by this, not by the .deb's bytes: build/deb/ is per clone, so a fresh
+    clone built the package (the cross build, dpkg-buildpackage, dpkg-shlibdeps under
+    emulation) only to make an image the cache held for the same sources."""
+    from debbuild import source_hash
+    from debbuild_arm64 import build_root_hash, wheels_key
+
+    here = Path(__file__).resolve().parent
     recipe = {
-        "system": system_key(),
-        "test": [TEST_AGENT_UNIT, TEST_TIMESYNCD],
-        "sizes": [LEAD_MIB, FIRMWARE_MIB, ROOT_MIB, DATA_MIB],
-        "deb": hashlib.sha256(deb.read_bytes()).hexdigest(),
+        "sources": source_hash(),
+        "builders": {
+            n: hashlib.sha256((here / n).read_bytes()).hexdigest() for n in PACKAGE_BUILDERS
+        },
+        "build_root": build_root_hash(),
+        "wheels": wheels_key(),
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def cached_image(deb: Path) -> Path:
+def image_key(package: str) -> str:
+    """The image's cache key: the system's, this module's test additions, the partitions'
+    sizes and the package's (:func:`package_key`)."""
+    recipe = {
+        "system": system_key(),
+        "test": [TEST_AGENT_UNIT, TEST_TIMESYNCD],
+        "sizes": [LEAD_MIB, FIRMWARE_MIB, ROOT_MIB, DATA_MIB],
+        "package": package,
+    }
+    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def cached_image(built_deb: Callable[[], Path]) -> Path:
     """The image directory (``pi.img``, ``test.img``, ``vmlinuz``, ``initrd.img``) for the
-    current recipe and ``deb``, built if missing.
+    current recipe and package sources; when missing, the arm64 package from ``built_deb()``
+    (``debbuild.built_deb``: built, or reused while the sources are unchanged) is installed
+    into a new one. The package is not built when the image is cached.
 
     Raises:
         Arm64Error: a step failed (one line, naming the log).
     """
-    target = CACHE / f"image-{image_key(deb)}"
+    target = CACHE / f"image-{image_key(package_key())}"
     if (target / "test.img").exists():
         return target
+    deb = built_deb()
     if os.geteuid() != 0:
         raise Arm64Error("needs root (mmdebstrap --mode=root, chroot, binfmt_misc)")
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -417,8 +448,7 @@ def main() -> int:
 
     started = time.monotonic()
     try:
-        deb = built_deb("arm64")
-        built = cached_image(deb)
+        built = cached_image(lambda: built_deb("arm64"))
     except (Arm64Error, RuntimeError, subprocess.CalledProcessError) as err:
         print(f"make image: {err}", file=sys.stderr)
         return 1
