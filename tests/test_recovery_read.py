@@ -111,6 +111,17 @@ def test_a_fault_open_at_the_end_comes_back_with_its_resume_point() -> None:
     assert rec.resume_to is State.PLAYERS
 
 
+def test_a_fault_before_any_state_of_play_comes_back_with_no_refusal_held() -> None:
+    """A shuffler's jam while the station starts is the table's first row, before any
+    ``state`` row but the fault's own: restored with its resume point, and with no earlier
+    fault forbidding a resume (a device fault is resumed once the device is back)."""
+    rows = [fault("device_fault", "starting", "shuffler: jam"), state("fault")]
+    rec = read_journal(rows)
+    assert rec.fault == Fault(FaultCode.DEVICE_FAULT, "shuffler: jam", held=None)
+    assert rec.fault.not_resumable() is None
+    assert rec.resume_to is State.STARTING
+
+
 def test_a_fault_cleared_by_a_later_state_is_gone() -> None:
     rows = [
         *SHOE,
