@@ -144,42 +144,40 @@ def _choose_segment(folder: Path, after: int, limit: int) -> Path | None:
 
 
 def _prove_segments(folder: Path, storage: Storage, after: int, end: Path) -> Header:
-    """The segments from the one holding row ``after + 1`` up to ``end`` check alone and
+    """The segments from the one that ends at row ``after`` (the base's own segment; from
+    the first one when the journal was never rotated) up to ``end`` check alone and
     linked, and the last one's head is the journal's hash of its last row: the archive
-    holds the rows to cut.
+    holds the rows to cut, and each header's epochs and open hole cards (which no row's
+    hash covers, and the new base takes from ``end``'s) go on from the base's segment.
 
     Raises:
         JournalCorruptError: they do not (one line).
     """
     from controller.journal.archive.check import _joined
 
+    # The base's own segment is in: ``journal verify --archive`` checked it against the
+    # base, and the link from it is what holds the next one's header to the base.
     wanted = [
         p
         for p in segments(folder)
-        if p.name <= end.name and int(NAME.fullmatch(p.name)[2]) > after  # type: ignore[index]
+        if p.name <= end.name and int(NAME.fullmatch(p.name)[2]) >= after  # type: ignore[index]
     ]
     results = [verify_segment(p) for p in wanted]
     report = _joined(results, None)
-    first = results[0].header
     if not report.ok:
         raise JournalCorruptError(f"the archive does not check: {report.message}")
-    if first is None or first.first > after + 1:
-        raise JournalCorruptError(
-            f"rows {after + 1}..{first.first - 1 if first else '?'} are in no segment in {folder}"
-        )
-    header = results[-1].header
+    first, header = results[0].header, results[-1].header
+    # Each one read: the report is good.
+    assert first is not None
     assert header is not None
+    if first.first > after + 1:
+        raise JournalCorruptError(
+            f"rows {after + 1}..{first.first - 1} are in no segment in {folder}"
+        )
     if storage.hash_of(header.last) != header.head:
         raise JournalCorruptError(
             f"{end.name}: its last row is not the journal's row {header.last}: another journal?"
         )
-    base = storage.base
-    if base is not None and first.first <= base.row:
-        # The base's own segment, or the one holding the row after it: its rows up to the
-        # base must be those the base names.
-        found = results[0]
-        if first.last == base.row and first.head != base.hash:
-            raise JournalCorruptError(f"{found.name} does not end at the journal's base")
     return header
 
 

@@ -1,0 +1,214 @@
+"""What ``journal rotate`` proves of the archive before it cuts (docs/journal.md,
+"Rotation": it "proves the segments from the base up to K (each alone and linked, the last
+one's head the journal's hash of K)"), and when a journal is sealed, on small hand-made
+cases: each refusal is one line and leaves the journal as it was.
+
+Two journals of 20 sealed rounds (a shuffle, a round and a checkpoint each) are built once
+and archived in segments of at least 20 rows (rows 1..21, 22..42, 43..63, ...): ``plain``
+never rotated, ``rotated`` cut once at row 21 after its first 15 rounds. Each test works
+on a copy, changes a segment by hand and rotates (a second or so). The end-to-end cases
+(the restore, the floor, recall after a rotation) are in ``tests/test_journal_rotate.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zlib
+from dataclasses import dataclass
+from hashlib import sha256
+from pathlib import Path
+
+import pytest
+from test_journal_base import TABLE, _canonical, _journal
+from test_journal_seal import write_round
+
+from controller.journal.archive import archive, segments
+from controller.journal.archive.segment import lines, segment_name
+from controller.journal.format import GENESIS_HASH, JournalCorruptError
+from controller.journal.rotate import NothingToRotateError, rotate_journal
+from controller.journal.seal import load_state
+from controller.journal.store import Journal
+from controller.journal.verify import verify
+
+SEGMENT_ROWS = 20
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A journal with its sealing state and archive, copied for one test."""
+
+    path: Path
+    archive: Path
+    sealing: Path
+
+    def segment(self, first: int) -> Path:
+        (found,) = [p for p in segments(self.archive) if int(p.name[:12]) == first]
+        return found
+
+    def rotate(self, floor_acked: int | None = None) -> int:
+        """Rotate with the station's key; the row cut up to."""
+        done = rotate_journal(
+            self.path,
+            self.archive,
+            wager_spots=(),
+            floor_acked=floor_acked,
+            sealing=load_state(self.sealing),
+        )
+        return done.base.row
+
+
+def _more_rounds(folder: Path, path: Path, rounds: range) -> None:
+    with Journal.open(path, sealing=folder / "sealing-key") as journal:
+        for round_no in rounds:
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+            journal.checkpoint()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    plain = tmp_path_factory.mktemp("plain")
+    path, _ = _journal(plain)
+    _more_rounds(plain, path, range(16, 21))
+    archive(path, plain / "archive", table=TABLE, segment_rows=SEGMENT_ROWS)
+    rotated = tmp_path_factory.mktemp("rotated")
+    path, _ = _journal(rotated)
+    archive(path, rotated / "archive", table=TABLE, segment_rows=SEGMENT_ROWS)
+    Copy(path, rotated / "archive", rotated / "sealing-key").rotate()
+    _more_rounds(rotated, path, range(16, 21))
+    archive(path, rotated / "archive", table=TABLE, segment_rows=SEGMENT_ROWS)
+    return {"plain": plain, "rotated": rotated}
+
+
+def _copy(built: dict[str, Path], which: str, tmp_path: Path) -> Copy:
+    folder = tmp_path / which
+    shutil.copytree(built[which], folder)
+    return Copy(folder / "journal.sqlite3", folder / "archive", folder / "sealing-key")
+
+
+def _with_header(segment: Path, **change: object) -> None:
+    """The segment's header line with fields changed (its rows as they were)."""
+    header, _, body = segment.read_bytes().partition(b"\n")
+    segment.write_bytes(_canonical(json.loads(header) | change).encode() + b"\n" + body)
+
+
+def _files(copy: Copy) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in copy.path.parent.iterdir() if p.is_file()}
+
+
+def _refused(copy: Copy, floor_acked: int | None = None) -> str:
+    """The rotation's one line; the journal's files are left as they were."""
+    before = _files(copy)
+    with pytest.raises(JournalCorruptError) as caught:
+        copy.rotate(floor_acked)
+    assert _files(copy) == before
+    text = str(caught.value)
+    assert "\n" not in text
+    prefix = f"{copy.path} is not rotated: "
+    assert text.startswith(prefix)
+    return text.removeprefix(prefix)
+
+
+def test_the_copies_rotate_as_they_are(built: dict[str, Path], tmp_path: Path) -> None:
+    """The cases below change one thing each: unchanged, both copies rotate at the segment
+    asked for and verify."""
+    for which in ("plain", "rotated"):
+        copy = _copy(built, which, tmp_path)
+        assert copy.rotate(floor_acked=63) == 63
+        assert verify(copy.path, archive=copy.archive).case.value == "intact"
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"seals": [4, 3]}, "seal: 000000000022-000000000042.dsa: its epochs do not go on"),
+        (
+            {"open": [[99, 5, "cc" * 32]]},
+            "altered: 000000000022-000000000042.dsa: its open hole cards are not those left",
+        ),
+    ],
+)
+def test_the_segment_after_the_base_must_go_on_from_the_bases_own_segment(
+    built: dict[str, Path], tmp_path: Path, change: dict[str, object], problem: str
+) -> None:
+    """A rotated journal rotated again at the segment after its base's: that segment's
+    header (its first seal's epoch, the hole cards open before it: fields no row's hash
+    covers) must go on from the base's segment, or the new base, sealed by the station,
+    would carry a wrong epoch or a hole card never dealt (`journal verify --key` then calls
+    the rotated journal altered)."""
+    copy = _copy(built, "rotated", tmp_path)
+    after_base = copy.segment(22)
+    assert json.loads(after_base.read_bytes().partition(b"\n")[0])["seals"] == [3, 3]
+    _with_header(after_base, **change)
+    assert _refused(copy, floor_acked=42) == f"the archive does not check: {problem}"
+
+
+def test_a_segment_of_another_table_among_those_to_cut_is_refused(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    """Every segment up to the cut checks and links: one whose header names another table
+    (its rows' hashes do not cover the name) is named."""
+    copy = _copy(built, "plain", tmp_path)
+    _with_header(copy.segment(22), table="T2")
+    assert _refused(copy, floor_acked=63) == (
+        "the archive does not check: altered: 000000000022-000000000042.dsa: a segment of"
+        " table 'T2', not 'T1'"
+    )
+
+
+def test_one_row_missing_before_the_first_segment_is_named(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    """A journal never rotated is cut from row 1: an archive whose first segment holds rows
+    2..21 (checking alone: its `prev` is row 1's hash) lacks row 1, and nothing is cut."""
+    copy = _copy(built, "plain", tmp_path)
+    first = copy.segment(1)
+    header = json.loads(first.read_bytes().partition(b"\n")[0])
+    rows = list(lines(first))
+    assert header["first"] == 1 and header["prev"] == GENESIS_HASH
+    row_1_hash = sha256(GENESIS_HASH.encode() + rows[0]).hexdigest()
+    body = zlib.compress(b"".join(r + b"\n" for r in rows[1:]))
+    short = header | {"first": 2, "rows": header["rows"] - 1, "prev": row_1_hash}
+    first.unlink()
+    (copy.archive / segment_name(2, header["last"])).write_bytes(
+        _canonical(short).encode() + b"\n" + body
+    )
+    assert _refused(copy, floor_acked=42) == f"rows 1..1 are in no segment in {copy.archive}"
+
+
+def test_segments_of_another_journal_up_to_the_cut_are_refused(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    """The segments up to the cut check alone and link, but are another journal's (the
+    same rows sealed under another key): the last one's head is not the journal's hash of
+    its last row. The archive's last segment, which `journal verify --archive` checks, is
+    the journal's own."""
+    copy = _copy(built, "plain", tmp_path)
+    theirs = built["rotated"] / "archive"
+    for name in ("000000000001-000000000021.dsa", "000000000022-000000000042.dsa"):
+        shutil.copy(theirs / name, copy.archive / name)
+    assert verify(copy.path, archive=copy.archive).case.value == "intact"
+    assert _refused(copy, floor_acked=42) == (
+        "000000000022-000000000042.dsa: its last row is not the journal's row 42: another journal?"
+    )
+
+
+def test_a_journal_never_sealed_is_rotated_without_a_key_and_cut_nowhere(tmp_path: Path) -> None:
+    """docs/journal.md, "Forward-secure sealing": a station without a sealing state writes
+    unsealed checkpoints and no seal; such a journal asks for no key (it is not sealed),
+    and no row of it is cut (the writer's open needs the last seal, and there is none)."""
+    path = tmp_path / "journal.sqlite3"
+    arch = tmp_path / "archive"
+    arch.mkdir()
+    with Journal.open(path) as journal:
+        write_round(journal, 1)
+    for checkpoints in (0, 1):
+        with pytest.raises(NothingToRotateError) as caught:
+            rotate_journal(path, arch, wager_spots=(), floor_acked=None, sealing=None)
+        assert str(caught.value) == (
+            f"nothing to rotate in {path}: no segment of {arch} ends after row 0 and at or"
+            " before row 0 (no seal in the file)"
+        ), checkpoints
+        with Journal.open(path) as journal:
+            journal.checkpoint()
