@@ -303,6 +303,29 @@ def test_a_voided_round_shows_what_stands_and_what_is_returned() -> None:
     )
 
 
+def test_a_hand_paid_nothing_shows_no_odds() -> None:
+    """docs/replay.md: a hand's `odds` is null when nothing is paid (a push), and recall
+    then names no odds for it (a paid hand's line reads `19: win at 1:1`)."""
+    seat = {"match_cents": None, "seat": 2, "wager_cents": 1000}
+    push = {"hand": 1, "net_cents": 0, "odds": None, "outcome": "push", "seat": 2, "total": 18}
+    recalled = rebuild(
+        rows(
+            ("round_started", 4, {"round": 4, "seats": [seat]}),
+            card(4, 2, "initial", "TS"),
+            card(4, 2, "initial", "8H"),
+            ("settlement", 4, push),
+            ("round_completed", 4, {"reshuffle": False}),
+        )
+    )
+    assert render_text(recalled) == (
+        f"Round 4  {ts(1)}  completed\n"
+        "  dealer: -\n"
+        "  seat 2: wager $10.00\n"
+        "    hand 1: TS 8H\n"
+        "      18: push, net $0.00"
+    )
+
+
 def test_a_round_without_cards_an_end_or_seats() -> None:
     recalled = rebuild(rows(("round_started", 9, {"round": 9}), ("state", 9, {"state": "bets"})))
     assert render_text(recalled) == f"Round 9  {ts(1)}  in_progress\n  dealer: -"
