@@ -1,13 +1,17 @@
-"""What ``journal rotate`` proves of the archive before it cuts (docs/journal.md,
-"Rotation": it "proves the segments from the base up to K (each alone and linked, the last
-one's head the journal's hash of K)"), and when a journal is sealed, on small hand-made
-cases: each refusal is one line and leaves the journal as it was.
+"""What ``journal rotate`` proves of the archive before it cuts and how it writes the new
+file (docs/journal.md, "Rotation": it "proves the segments from the base up to K (each
+alone and linked, the last one's head the journal's hash of K)", then writes the base and
+the rows after K, "format 2: commit rows of at most 32 rows ending at seals"), and when a
+journal is sealed, on small hand-made cases: each refusal is one line and leaves the
+journal as it was.
 
 Two journals of 20 sealed rounds (a shuffle, a round and a checkpoint each) are built once
 and archived in segments of at least 20 rows (rows 1..21, 22..42, 43..63, ...): ``plain``
-never rotated, ``rotated`` cut once at row 21 after its first 15 rounds. Each test works
-on a copy, changes a segment by hand and rotates (a second or so). The end-to-end cases
-(the restore, the floor, recall after a rotation) are in ``tests/test_journal_rotate.py``.
+(storage format 2, its round 17 dealt 40 cards: more rows than a commit row holds between
+two seals) never rotated, ``rotated`` (format 1) cut once at row 21 after its first 15
+rounds. Each test works on a copy, changes a segment by hand and rotates (a second or so).
+The end-to-end cases (the restore, the floor, recall after a rotation) are in
+``tests/test_journal_rotate.py``.
 """
 
 from __future__ import annotations
@@ -20,14 +24,17 @@ from hashlib import sha256
 from pathlib import Path
 
 import pytest
-from test_journal_base import TABLE, _canonical, _journal
+from test_journal_base import TABLE, _canonical
 from test_journal_seal import write_round
 
+import controller.journal.rotate as rotate_module
 from controller.journal.archive import archive, segments
 from controller.journal.archive.segment import lines, segment_name
 from controller.journal.format import GENESIS_HASH, JournalCorruptError
+from controller.journal.migrate import MIGRATED_COMMIT_ROWS
+from controller.journal.reader import JournalReader, open_readonly
 from controller.journal.rotate import NothingToRotateError, rotate_journal
-from controller.journal.seal import load_state
+from controller.journal.seal import SEAL_KIND, load_state, new_sealing, save_state
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 
@@ -58,25 +65,39 @@ class Copy:
         return done.base.row
 
 
-def _more_rounds(folder: Path, path: Path, rounds: range) -> None:
-    with Journal.open(path, sealing=folder / "sealing-key") as journal:
+def _rounds(folder: Path, path: Path, rounds: range, storage_format: int) -> None:
+    """Each round after a shuffle, a checkpoint after it; round 17 deals 40 cards."""
+    with Journal.open(path, sealing=folder / "sealing-key", storage_format=storage_format) as j:
+        if rounds.start == 1:
+            j.checkpoint()
         for round_no in rounds:
-            journal.append("shuffle_commanded", {"decks": 6})
-            write_round(journal, round_no)
-            journal.checkpoint()
+            j.append("shuffle_commanded", {"decks": 6})
+            if round_no == 17:
+                for _ in range(39):
+                    j.append("card", {"seat": 1, "hand": 1, "role": "hit", "card": "2S"}, 17)
+            write_round(j, round_no)
+            j.checkpoint()
+
+
+def _journal(folder: Path, storage_format: int) -> Path:
+    state, _ = new_sealing(TABLE)
+    save_state(folder / "sealing-key", state)
+    path = folder / "journal.sqlite3"
+    _rounds(folder, path, range(1, 16), storage_format)
+    return path
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     plain = tmp_path_factory.mktemp("plain")
-    path, _ = _journal(plain)
-    _more_rounds(plain, path, range(16, 21))
+    path = _journal(plain, 2)
+    _rounds(plain, path, range(16, 21), 2)
     archive(path, plain / "archive", table=TABLE, segment_rows=SEGMENT_ROWS)
     rotated = tmp_path_factory.mktemp("rotated")
-    path, _ = _journal(rotated)
+    path = _journal(rotated, 1)
     archive(path, rotated / "archive", table=TABLE, segment_rows=SEGMENT_ROWS)
-    Copy(path, rotated / "archive", rotated / "sealing-key").rotate()
-    _more_rounds(rotated, path, range(16, 21))
+    assert Copy(path, rotated / "archive", rotated / "sealing-key").rotate() == 21
+    _rounds(rotated, path, range(16, 21), 1)
     archive(path, rotated / "archive", table=TABLE, segment_rows=SEGMENT_ROWS)
     return {"plain": plain, "rotated": rotated}
 
@@ -212,3 +233,51 @@ def test_a_journal_never_sealed_is_rotated_without_a_key_and_cut_nowhere(tmp_pat
         ), checkpoints
         with Journal.open(path) as journal:
             journal.checkpoint()
+
+
+def _commits(path: Path) -> list[tuple[int, int]]:
+    conn = open_readonly(path)
+    try:
+        query = "SELECT first_id, last_id FROM journal_commit ORDER BY first_id"
+        return [(int(a), int(b)) for a, b in conn.execute(query)]
+    finally:
+        conn.close()
+
+
+def test_a_format_2_journal_is_copied_in_commit_rows_that_end_at_seals_or_at_32_rows(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    """docs/journal.md, "Rotation": the rows after K go into commit rows of at most 32
+    rows each ending at a seal, as `journal migrate` writes them; worked out here from the
+    rows' kinds (round 17's 40 cards make a commit end at its 32nd row)."""
+    copy = _copy(built, "plain", tmp_path)
+    with JournalReader.open(copy.path) as reader:
+        kinds = [(row.id, row.kind) for row in reader.rows() if row.id > 63]
+    assert MIGRATED_COMMIT_ROWS == 32
+    expected, first = [], kinds[0][0]
+    for row_id, kind in kinds:
+        if kind == SEAL_KIND or row_id - first + 1 == 32:
+            expected.append((first, row_id))
+            first = row_id + 1
+    if first <= kinds[-1][0]:
+        expected.append((first, kinds[-1][0]))
+    assert any(last - first + 1 == 32 for first, last in expected)
+    assert copy.rotate(floor_acked=63) == 63
+    assert _commits(copy.path) == expected
+
+
+@pytest.mark.parametrize("which", ["plain", "rotated"])
+def test_rows_copied_over_several_transactions_are_all_there(
+    built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    """The new file is written a transaction per 16,384 rows (a night of a busy table is
+    more); with transactions of 40 rows here, the 120-odd rows after the cut span
+    several, and the new file holds every row after the cut, each as it was."""
+    copy = _copy(built, which, tmp_path)
+    with JournalReader.open(copy.path) as reader:
+        before = [row for row in reader.rows() if row.id > 63]
+    monkeypatch.setattr(rotate_module, "_ROWS_A_TRANSACTION", 40)
+    assert copy.rotate(floor_acked=63) == 63
+    with JournalReader.open(copy.path) as reader:
+        assert list(reader.rows()) == before
+    assert verify(copy.path, archive=copy.archive).case.value == "intact"
