@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from test_journal_base import TABLE, _canonical
 from test_journal_seal import write_round
+from test_journal_storage import PYTHON, on_small_disk
 
 import controller.journal.rotate as rotate_module
 from controller.journal.archive import archive, segments
@@ -281,3 +282,50 @@ def test_rows_copied_over_several_transactions_are_all_there(
     with JournalReader.open(copy.path) as reader:
         assert list(reader.rows()) == before
     assert verify(copy.path, archive=copy.archive).case.value == "intact"
+
+
+_ROTATE = """
+import sys
+from pathlib import Path
+from controller.journal.format import JournalError
+from controller.journal.rotate import rotate_journal
+from controller.journal.seal import load_state
+journal, folder, key = map(Path, sys.argv[1:])
+try:
+    rotate_journal(journal, folder, wager_spots=(), floor_acked=63, sealing=load_state(key))
+except JournalError as err:
+    print("refused", err)
+else:
+    print("rotated")
+"""
+
+
+@pytest.mark.parametrize("free_kib", [48, 64, 96])
+def test_a_rotation_on_a_full_disk_leaves_the_journal_as_it_was(
+    built: dict[str, Path], tmp_path: Path, free_kib: int
+) -> None:
+    """The module's docstring: a full disk leaves the journal as it was and no temporary.
+    The journal (48 KiB) on a small tmpfs with ``free_kib`` KiB left: the new file's
+    creation (48), its switch to a rollback journal before the copy (64) or its proof (96)
+    fails, in one line that names the disk."""
+    copy = _copy(built, "plain", tmp_path)
+    disk, kept = tmp_path / "disk", tmp_path / "kept"
+    script = tmp_path / "rotate.py"
+    script.write_text(_ROTATE)
+    done = on_small_disk(
+        disk,
+        "1m",
+        f"cp {copy.path} {copy.path}-head {disk}/ &&"
+        f" avail=$(df --output=avail -B1 {disk} | tail -1) &&"
+        f" head -c $((avail - {free_kib * 1024})) /dev/zero > {disk}/filler &&"
+        f" {PYTHON} {script} {disk}/journal.sqlite3 {copy.archive} {copy.sealing}"
+        f" > {tmp_path}/out 2>&1; rm {disk}/filler && cp -a {disk} {kept}",
+    )
+    assert done.returncode == 0, done.stderr
+    out = (tmp_path / "out").read_text()
+    assert out.startswith("refused") and out.count("\n") == 1, out
+    assert "is not rotated: " in out and "disk" in out.split("is not rotated: ")[1], out
+    assert (kept / "journal.sqlite3").read_bytes() == copy.path.read_bytes()
+    names = {p.name for p in kept.iterdir()}
+    readers = {"journal.sqlite3-wal", "journal.sqlite3-shm"}  # a reader's, the WAL empty
+    assert names - readers == {"journal.sqlite3", "journal.sqlite3-head"}, names
