@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import shutil
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
@@ -31,11 +32,13 @@ from test_journal_storage import PYTHON, on_small_disk
 import controller.journal.rotate as rotate_module
 from controller.journal.archive import archive, segments
 from controller.journal.archive.segment import lines, segment_name
-from controller.journal.format import GENESIS_HASH, JournalCorruptError
+from controller.journal.base import Base
+from controller.journal.format import GENESIS_HASH, JournalCorruptError, head_path, head_record
 from controller.journal.migrate import MIGRATED_COMMIT_ROWS
 from controller.journal.reader import JournalReader, open_readonly
 from controller.journal.rotate import NothingToRotateError, rotate_journal
 from controller.journal.seal import SEAL_KIND, load_state, new_sealing, save_state
+from controller.journal.storage import RawRow, Storage
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 
@@ -135,9 +138,18 @@ def _refused(copy: Copy, floor_acked: int | None = None) -> str:
 def test_the_copies_rotate_as_they_are(built: dict[str, Path], tmp_path: Path) -> None:
     """The cases below change one thing each: unchanged, both copies rotate at the segment
     asked for and verify."""
-    for which in ("plain", "rotated"):
+    for which, after in (("plain", 0), ("rotated", 21)):
         copy = _copy(built, which, tmp_path)
-        assert copy.rotate(floor_acked=63) == 63
+        with JournalReader.open(copy.path) as reader:
+            last = reader.storage.tail()[0]
+        done = rotate_journal(
+            copy.path,
+            copy.archive,
+            wager_spots=(),
+            floor_acked=63,
+            sealing=load_state(copy.sealing),
+        )
+        assert (done.base.row, done.live_rows, done.cut_rows) == (63, last - 63, 63 - after)
         assert verify(copy.path, archive=copy.archive).case.value == "intact"
 
 
@@ -329,3 +341,33 @@ def test_a_rotation_on_a_full_disk_leaves_the_journal_as_it_was(
     names = {p.name for p in kept.iterdir()}
     readers = {"journal.sqlite3-wal", "journal.sqlite3-shm"}  # a reader's, the WAL empty
     assert names - readers == {"journal.sqlite3", "journal.sqlite3-head"}, names
+
+
+def test_a_copy_that_loses_the_last_row_past_the_head_record_is_not_put_in_place(
+    built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The head record of a station stopped between a commit and its head record names a
+    row before the journal's last (docs/journal.md, "journal verify": the rows after it
+    verify). A copy that loses that last row (a fault of the copying) still verifies
+    against the head record; the rotation's own comparison refuses it, and the journal and
+    its head record are left as they were."""
+    copy = _copy(built, "plain", tmp_path)
+    with JournalReader.open(copy.path) as reader:
+        rows = list(reader.rows())
+    head_path(copy.path).write_bytes(head_record(rows[-2].id, rows[-2].hash))
+    assert verify(copy.path).case.value == "intact"
+    copy_rows = rotate_module._copy_rows
+
+    class LastRowLost:
+        def __init__(self, source: Storage) -> None:
+            self.source, self.version = source, source.version
+
+        def raw_rows(self, after_id: int) -> Iterator[RawRow]:
+            return iter(list(self.source.raw_rows(after_id))[:-1])
+
+    def losing(source: Storage, new: Path, base: Base) -> None:
+        copy_rows(LastRowLost(source), new, base)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rotate_module, "_copy_rows", losing)
+    assert _refused(copy, floor_acked=63) == "the new file's rows or last hash differ"
+    assert not list(copy.path.parent.glob(".*.rotating*"))
