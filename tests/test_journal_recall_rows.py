@@ -229,12 +229,17 @@ def test_a_split_hand_s_second_card_becomes_the_hand_right_of_it() -> None:
         )
     )
     hands = recalled["rounds"][0]["seats"][0]["hands"]
-    assert [(h["hand"], h["cards"]) for h in hands] == [
-        (1, ["8S", "2H"]),
-        (2, ["8C", "3H"]),
-        (3, ["8D", "4H"]),
+    assert hands == [
+        {"hand": 1, "cards": ["8S", "2H"], "decisions": ["split", "split"], "settlement": None},
+        {"hand": 2, "cards": ["8C", "3H"], "decisions": [], "settlement": None},
+        {"hand": 3, "cards": ["8D", "4H"], "decisions": [], "settlement": None},
     ]
-    assert [h["decisions"] for h in hands] == [["split", "split"], [], []]
+    assert render_text(recalled).splitlines()[-4:] == [
+        "  seat 2: wager ?",
+        "    hand 1: 8S 2H  decisions: split, split",
+        "    hand 2: 8C 3H",
+        "    hand 3: 8D 4H",
+    ]
 
 
 def test_a_split_of_a_hand_without_cards_moves_nothing() -> None:
@@ -323,6 +328,19 @@ def test_a_hand_paid_nothing_shows_no_odds() -> None:
         "  seat 2: wager $10.00\n"
         "    hand 1: TS 8H\n"
         "      18: push, net $0.00"
+    )
+
+
+def test_each_card_rejected_in_a_round_is_listed_in_the_order_it_came() -> None:
+    recalled = rebuild(
+        rows(
+            ("round_started", 3, {"round": 3, "seats": []}),
+            card(3, None, "rejected", "9D", None),
+            card(3, None, "rejected", "QS", None),
+        )
+    )
+    assert render_text(recalled).splitlines()[-1] == (
+        "  cards rejected (out of order or foreign): 9D, QS"
     )
 
 
