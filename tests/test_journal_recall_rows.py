@@ -346,6 +346,8 @@ def test_each_card_rejected_in_a_round_is_listed_in_the_order_it_came() -> None:
 
 def test_a_round_without_cards_an_end_or_seats() -> None:
     recalled = rebuild(rows(("round_started", 9, {"round": 9}), ("state", 9, {"state": "bets"})))
+    r = recalled["rounds"][0]
+    assert (r["status"], r["started"], r["ended"], r["seats"]) == ("in_progress", ts(1), None, [])
     assert render_text(recalled) == f"Round 9  {ts(1)}  in_progress\n  dealer: -"
 
 
