@@ -344,6 +344,26 @@ def test_each_card_rejected_in_a_round_is_listed_in_the_order_it_came() -> None:
     )
 
 
+def test_a_burn_row_journalled_in_a_round_is_one_of_its_burns() -> None:
+    """docs/journal.md: a `burn` row holds `card, reason` (a dealer change in the round
+    burns a card): recall shows it among the round's burns, with the burn card's own."""
+    recalled = rebuild(
+        rows(
+            ("round_started", 6, {"round": 6, "seats": []}),
+            card(6, None, "burn", "5D", None),
+            ("burn", 6, {"card": "JC", "reason": "dealer_change"}),
+        )
+    )
+    assert recalled["rounds"][0]["burns"] == [
+        {"card": "5D", "reason": "round"},
+        {"card": "JC", "reason": "dealer_change"},
+    ]
+    assert render_text(recalled).splitlines()[1:3] == [
+        "  burn 5D (round)",
+        "  burn JC (dealer_change)",
+    ]
+
+
 def test_a_round_without_cards_an_end_or_seats() -> None:
     recalled = rebuild(rows(("round_started", 9, {"round": 9}), ("state", 9, {"state": "bets"})))
     r = recalled["rounds"][0]
