@@ -36,7 +36,7 @@ from controller.journal.base import Base
 from controller.journal.format import GENESIS_HASH, JournalCorruptError, head_path, head_record
 from controller.journal.migrate import MIGRATED_COMMIT_ROWS
 from controller.journal.reader import JournalReader, open_readonly
-from controller.journal.rotate import NothingToRotateError, rotate_journal
+from controller.journal.rotate import NothingToRotateError, plan_cut, rotate_journal
 from controller.journal.seal import SEAL_KIND, load_state, new_sealing, save_state
 from controller.journal.storage import RawRow, Storage
 from controller.journal.store import Journal
@@ -371,3 +371,27 @@ def test_a_copy_that_loses_the_last_row_past_the_head_record_is_not_put_in_place
     monkeypatch.setattr(rotate_module, "_copy_rows", losing)
     assert _refused(copy, floor_acked=63) == "the new file's rows or last hash differ"
     assert not list(copy.path.parent.glob(".*.rotating*"))
+
+
+def test_the_check_names_the_row_a_rotation_would_cut_up_to_or_why_none(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    """`journal rotate --check` (`plan_cut`, read-only): the end of the newest segment a
+    cut may reach, or one line that names the journal and what holds the cut back, or
+    why the segment there cannot be read."""
+    copy = _copy(built, "plain", tmp_path)
+    conn = open_readonly(copy.path)
+    try:
+        assert plan_cut(conn, copy.path, copy.archive, wager_spots=(), floor_acked=63) == 63
+        assert plan_cut(conn, copy.path, copy.archive, wager_spots=(), floor_acked=10) == (
+            f"nothing to rotate in {copy.path}: no segment of {copy.archive} ends after row 0"
+            " and at or before row 10 (the floor acknowledged rows up to 10)"
+        )
+        segment = copy.segment(43)
+        segment.unlink()
+        segment.symlink_to(tmp_path / "gone")
+        assert plan_cut(conn, copy.path, copy.archive, wager_spots=(), floor_acked=63) == (
+            f"the archive's segment {segment.name} cannot be read: No such file or directory"
+        )
+    finally:
+        conn.close()
