@@ -378,7 +378,7 @@ def test_the_check_names_the_row_a_rotation_would_cut_up_to_or_why_none(
 ) -> None:
     """`journal rotate --check` (`plan_cut`, read-only): the end of the newest segment a
     cut may reach, or one line that names the journal and what holds the cut back, or
-    why the segment there cannot be read."""
+    why the segment there cannot be read or is not the one its name says."""
     copy = _copy(built, "plain", tmp_path)
     conn = open_readonly(copy.path)
     try:
@@ -388,6 +388,11 @@ def test_the_check_names_the_row_a_rotation_would_cut_up_to_or_why_none(
             " and at or before row 10 (the floor acknowledged rows up to 10)"
         )
         segment = copy.segment(43)
+        segment.write_bytes(copy.segment(22).read_bytes())
+        assert plan_cut(conn, copy.path, copy.archive, wager_spots=(), floor_acked=63) == (
+            f"the archive's segment {segment.name} holds rows 22..42, not its name's"
+            " (journal verify-archive)"
+        )
         segment.unlink()
         segment.symlink_to(tmp_path / "gone")
         assert plan_cut(conn, copy.path, copy.archive, wager_spots=(), floor_acked=63) == (
