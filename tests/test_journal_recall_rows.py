@@ -364,6 +364,20 @@ def test_a_burn_row_journalled_in_a_round_is_one_of_its_burns() -> None:
     ]
 
 
+def test_a_seat_keeps_the_number_its_round_start_gave_it() -> None:
+    """A seat's result names the seat by a number equal to the round's (here 1.0 for 1):
+    it is the same seat, shown as the round's start named it."""
+    recalled = rebuild(
+        rows(
+            ("round_started", 8, {"round": 8, "seats": [{"seat": 1, "wager_cents": 500}]}),
+            ("seat_result", 8, {"net_cents": 500, "seat": 1.0}),
+        )
+    )
+    (seat,) = recalled["rounds"][0]["seats"]
+    assert (repr(seat["seat"]), seat["net_cents"]) == ("1", 500)
+    assert render_text(recalled).splitlines()[-1] == "  seat 1: wager $5.00, net +$5.00"
+
+
 def test_a_round_without_cards_an_end_or_seats() -> None:
     recalled = rebuild(rows(("round_started", 9, {"round": 9}), ("state", 9, {"state": "bets"})))
     r = recalled["rounds"][0]
