@@ -482,3 +482,26 @@ def test_the_export_is_a_csv_attachment_named_for_the_moment(
     assert found, disposition
     stamp = datetime.strptime(found[1], "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
     assert before <= stamp <= after
+
+
+def test_a_post_of_more_than_twenty_fields_is_refused_in_one_line(
+    monitor: MonitorServer, guard: None
+) -> None:
+    cookie, token = login_form(monitor.url)
+    many = b"&".join(b"f%d=x" % n for n in range(20)) + b"&form_token=" + token.encode()
+    login = request(
+        monitor.url, "/login", method="POST", cookies={"floor_login": cookie}, body=many
+    )
+    assert (login.status, login.text) == (413, "form too large\n")
+    pat = _login(monitor, "pat")
+    page = page_token(_get(monitor, "/", pat))
+    many = b"&".join(b"f%d=x" % n for n in range(20)) + b"&form_token=" + page.encode()
+    for path, refusal in (
+        ("/alerts/1/ack", "acknowledge from the console's own page\n"),
+        ("/logout", "log out from the console's own page\n"),
+    ):
+        answer = request(
+            monitor.url, path, method="POST", cookies={"floor_session": pat}, body=many
+        )
+        assert (answer.status, answer.text) == (403, refusal), path
+    assert _get(monitor, "/", pat).status == 200
