@@ -304,15 +304,15 @@ async def export_csv(conn: AsyncConn, casino: Casino, criteria: Criteria) -> str
                 casino.format(ended, ms=True),
                 handle,
                 win,
-                "" if best is None else best,
-                "" if worst is None else worst,
+                best,  # None (no seat) is an empty cell, as csv writes None
+                worst,
                 " ".join(outcomes),
                 _cell(cards),
                 first,
                 end,
                 end_hash,
-                "" if seal_row is None else seal_row,
-                seal_hash or "",
+                seal_row,  # None: no seal after the round yet
+                seal_hash,
             ]
         )
     return out.getvalue()

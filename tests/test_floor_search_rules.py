@@ -335,6 +335,12 @@ def test_a_found_round_in_words() -> None:
     ]
 
 
+def test_a_house_win_and_a_worst_seat_that_won_are_shown_with_their_plus_sign() -> None:
+    row = ("T1", 3, "completed", STARTED, ENDED, 2500, 1250, -300, 75, [], "", 1, 9)
+    (found,) = asyncio.run(search(Scripted([row]), NEW_YORK, criteria()))
+    assert (found["win"], found["best"], found["worst"]) == ("+$12.50", "-$3.00", "+$0.75")
+
+
 def test_a_round_without_seats_shows_no_best_or_worst() -> None:
     row = ("T1", 1, "voided", None, ENDED, 0, 0, None, None, [], "", 5, 9)
     (found,) = asyncio.run(search(Scripted([row]), NEW_YORK, criteria()))
@@ -364,6 +370,14 @@ def test_the_export_asks_oldest_first_with_each_rounds_rows_and_seal() -> None:
     )
     assert params == {"start": DAY.start, "end": DAY.end, "table": "T1", "limit": 50_000}
     assert EXPORTED == 50_000
+
+
+def test_the_export_of_a_pit_asks_for_the_pits_tables() -> None:
+    conn = Scripted([])
+    asyncio.run(export_csv(conn, NEW_YORK, criteria(pit="Pit 1")))
+    ((query, params),) = conn.asked
+    assert "AND s.table_id = ANY(%(pit_tables)s) ORDER BY" in " ".join(query.split())
+    assert params["pit_tables"] == ["T1", "T2"]
 
 
 def test_an_exported_round_to_the_millisecond_with_its_hashes() -> None:
