@@ -9,6 +9,7 @@ the routes.
 from __future__ import annotations
 
 import asyncio
+import locale
 from pathlib import Path
 from typing import Any
 
@@ -38,19 +39,15 @@ CONNINFO = "host=/nonexistent dbname=floor"
 
 def _config(directory: Path, key: str | None = "k" * 48) -> FloorConfig:
     (directory / "broker.pw").write_text("unused")
-    monitor: dict[str, Any] = {"silent_after_seconds": 17}
-    if key is not None:
-        (directory / "session.key").write_text(key)
-        monitor["session_key_file"] = "session.key"
-    return parse_floor_config(
-        {
-            "broker": {"host": "h", "tls": False, "username": "c", "password_file": "broker.pw"},
-            "database": {"conninfo": CONNINFO},
-            "monitor": monitor,
-            "casino": {"time_zone": "America/New_York"},
-        },
-        directory / "floor.toml",
-    )
+    sections: dict[str, Any] = {
+        "broker": {"host": "h", "tls": False, "username": "c", "password_file": "broker.pw"},
+        "database": {"conninfo": CONNINFO},
+        "casino": {"time_zone": "America/New_York"},
+    }
+    if key is not None:  # else no [monitor] section: a collector's file
+        (directory / "session.key").write_text(key, encoding="utf-8")
+        sections["monitor"] = {"session_key_file": "session.key", "silent_after_seconds": 17}
+    return parse_floor_config(sections, directory / "floor.toml")
 
 
 def _request(
@@ -92,9 +89,21 @@ def test_a_key_under_32_characters_is_refused(tmp_path: Path) -> None:
     )
 
 
-def test_no_key_file_is_refused(tmp_path: Path) -> None:
+def test_a_key_is_read_as_utf_8_whatever_the_locale(tmp_path: Path) -> None:
+    config = _config(tmp_path, "\u00e9" * 32)
+    before = locale.setlocale(locale.LC_CTYPE)
+    try:
+        locale.setlocale(locale.LC_CTYPE, "C")  # an ASCII locale (outside Python's UTF-8 mode)
+        assert session_key(config) == "\u00e9" * 32
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_a_file_without_a_monitor_section_has_no_key(tmp_path: Path) -> None:
+    config = _config(tmp_path, None)
+    assert config.monitor.session_key_file is None
     with pytest.raises(ConfigError) as refused:
-        session_key(_config(tmp_path, None))
+        session_key(config)
     assert str(refused.value) == (
         f"{tmp_path / 'floor.toml'}: monitor.session_key_file: missing (required)"
     )
@@ -242,6 +251,7 @@ def test_the_pool_holds_four_connections_waits_three_seconds_and_never_prepares(
 def test_the_feed_and_sessions_are_the_consoles(tmp_path: Path) -> None:
     config = _config(tmp_path)
     console = Console(config, "k" * 48)
+    assert console.config is config
     assert console.casino is config.casino and console.casino.time_zone == "America/New_York"
     assert console.sessions.pool is console.pool
     assert console.sessions.form_token("t") != Console(config, "j" * 48).sessions.form_token("t")
