@@ -29,7 +29,8 @@ from console_web import (
 
 from floor.auth import LoginGuard, hash_password
 from floor.config import FloorConfig, User, parse_floor_config
-from floor.monitor import MonitorServer
+from floor.feed import MAX_STREAMS
+from floor.monitor import MonitorServer, build_app
 from floor.servers import Database, free_port
 
 __all__ = ["no_leaks", "nothing_left_after_the_module"]
@@ -63,10 +64,15 @@ def _config(directory: Path, conninfo: str) -> FloorConfig:
 
 
 @pytest.fixture(scope="module")
-def monitor(
-    tmp_path_factory: pytest.TempPathFactory, floor_database: Database
-) -> Iterator[MonitorServer]:
-    server = MonitorServer(_config(tmp_path_factory.mktemp("rules"), floor_database.conninfo))
+def config(tmp_path_factory: pytest.TempPathFactory, floor_database: Database) -> FloorConfig:
+    return _config(tmp_path_factory.mktemp("rules"), floor_database.conninfo)
+
+
+@pytest.fixture
+def monitor(config: FloorConfig) -> Iterator[MonitorServer]:
+    """A console of its own per test (each test builds the app: a mutation run counts the
+    test as reaching every route; a fresh login guard: no test locks another's name)."""
+    server = MonitorServer(config)
     server.console.guard = LoginGuard(per_address=10_000)
     server.start()
     yield server
@@ -74,11 +80,8 @@ def monitor(
 
 
 @pytest.fixture
-def guard(monitor: MonitorServer) -> Iterator[None]:
-    """A fresh lenient guard per test: no test's wrong passwords lock another's name."""
-    monitor.console.guard = LoginGuard(per_address=10_000)
-    yield
-    monitor.console.guard = LoginGuard(per_address=10_000)
+def guard(monitor: MonitorServer) -> None:
+    """The console of the test (kept for the tests' signatures)."""
 
 
 def _login(monitor: MonitorServer, user: str) -> str:
@@ -120,6 +123,11 @@ def _acks(database: Database, alert: int) -> list[tuple[object, ...]]:
         return conn.execute(
             "SELECT user_name, role FROM alert_ack WHERE alert_id = %s", (alert,)
         ).fetchall()
+
+
+def test_the_feed_takes_the_bound_on_streams_the_app_is_given(config: FloorConfig) -> None:
+    assert build_app(config, "k" * 48, max_streams=3).state.console.feed.max_streams == 3
+    assert build_app(config, "k" * 48).state.console.feed.max_streams == MAX_STREAMS
 
 
 # --- who is sent to the login -------------------------------------------------------------
