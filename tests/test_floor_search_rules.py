@@ -97,6 +97,16 @@ def test_a_date_is_read_on_the_casinos_clock_to_the_minute() -> None:
     )
 
 
+def test_a_bad_start_or_end_is_named_in_its_refusal() -> None:
+    assert refusal(**{"from": "soon"}) == "from: 'soon' is not a date and time (YYYY-MM-DDTHH:MM)"
+    assert refusal(to="later") == "to: 'later' is not a date and time (YYYY-MM-DDTHH:MM)"
+
+
+def test_a_form_with_a_start_alone_searches_until_now() -> None:
+    found = criteria(**{"from": "2026-12-02T08:00"})
+    assert (found.period.start, found.period.end) == (utc(2, 13), NOW)
+
+
 def test_no_dates_is_the_default_period() -> None:
     default = Period("the default", utc(1, 0), utc(2, 0))
     assert parse_period({}, NEW_YORK, NOW, default) is default
@@ -172,6 +182,14 @@ def test_an_amount_is_dollars_and_cents(text: str, cents: int) -> None:
 def test_anything_else_is_no_amount(text: str) -> None:
     assert refusal(won=text) == (f"won: {text!r} is not an amount in dollars (e.g. 500 or 12.50)")
     assert refusal(lost="$" + text).startswith(f"lost: {text!r} is not an amount")
+
+
+def test_leading_dollar_signs_are_left_out_of_an_amount_and_nothing_else() -> None:
+    assert criteria(won=" $$5 ").won_cents == 500
+    for text in ("X5", "5$", "US5"):
+        assert refusal(won=text) == (
+            f"won: {text!r} is not an amount in dollars (e.g. 500 or 12.50)"
+        )
 
 
 def test_a_long_amount_is_quoted_to_twenty_characters() -> None:
