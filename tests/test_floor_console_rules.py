@@ -18,7 +18,8 @@ from psycopg_pool import AsyncConnectionPool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from floor.config import ConfigError, FloorConfig, parse_floor_config
+from controller.service.config_schema import ConfigError
+from floor.config import FloorConfig, parse_floor_config
 from floor.console import (
     MAX_FORM_BYTES,
     POOL_SIZE,

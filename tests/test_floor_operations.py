@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import psycopg
 import pytest
@@ -22,7 +23,7 @@ from floor.operations import (
 )
 from floor.servers import Database
 
-Conn = psycopg.Connection[tuple[object, ...]]
+Conn = psycopg.Connection[tuple[Any, ...]]
 
 
 @pytest.fixture

@@ -288,8 +288,13 @@ class Scripted:
         return self.rows
 
 
+def scripted(rows: list[tuple[Any, ...]]) -> Any:
+    """A :class:`Scripted` where the code asks for a psycopg connection."""
+    return Scripted(rows)
+
+
 def test_a_search_asks_for_each_criterion_newest_first_at_most_five_hundred() -> None:
-    conn = Scripted([])
+    conn = scripted([])
     asked = criteria(
         table="T1", pit="Pit 1", won="5", lost="7.50", outcome="split", fault="1", cards="7 7s",
     )  # fmt: skip
@@ -312,7 +317,7 @@ def test_a_search_asks_for_each_criterion_newest_first_at_most_five_hundred() ->
 
 
 def test_a_search_with_no_criterion_asks_for_the_period_alone() -> None:
-    conn = Scripted([])
+    conn = scripted([])
     asyncio.run(search(conn, NEW_YORK, criteria()))
     ((query, params),) = conn.asked
     assert " WHERE s.ended >= %(start)s AND s.ended < %(end)s ORDER BY" in query
@@ -320,7 +325,7 @@ def test_a_search_with_no_criterion_asks_for_the_period_alone() -> None:
 
 
 def test_an_amount_of_zero_is_still_a_criterion() -> None:
-    conn = Scripted([])
+    conn = scripted([])
     asyncio.run(search(conn, NEW_YORK, criteria(won="0", lost="0")))
     ((query, params),) = conn.asked
     assert "s.best_seat_cents >= %(won)s" in query and params["won"] == 0
@@ -332,9 +337,9 @@ STARTED = datetime(2026, 12, 2, 15, 3, 1, 7000, tzinfo=UTC)
 
 
 def test_a_found_round_in_words() -> None:
-    row = ("T1", 42, "completed", STARTED, ENDED, 2500, -1000, 1500, -500,
+    row: tuple[Any, ...] = ("T1", 42, "completed", STARTED, ENDED, 2500, -1000, 1500, -500,
            ["super_bonus", "split"], "7S 7S 7S", 100, 130)  # fmt: skip
-    found = asyncio.run(search(Scripted([row]), NEW_YORK, criteria()))
+    found = asyncio.run(search(scripted([row]), NEW_YORK, criteria()))
     assert found == [
         {
             "table": "T1",
@@ -354,19 +359,33 @@ def test_a_found_round_in_words() -> None:
 
 
 def test_a_house_win_and_a_worst_seat_that_won_are_shown_with_their_plus_sign() -> None:
-    row = ("T1", 3, "completed", STARTED, ENDED, 2500, 1250, -300, 75, [], "", 1, 9)
-    (found,) = asyncio.run(search(Scripted([row]), NEW_YORK, criteria()))
+    row: tuple[Any, ...] = (
+        "T1",
+        3,
+        "completed",
+        STARTED,
+        ENDED,
+        2500,
+        1250,
+        -300,
+        75,
+        [],
+        "",
+        1,
+        9,
+    )
+    (found,) = asyncio.run(search(scripted([row]), NEW_YORK, criteria()))
     assert (found["win"], found["best"], found["worst"]) == ("+$12.50", "-$3.00", "+$0.75")
 
 
 def test_a_round_without_seats_shows_no_best_or_worst() -> None:
-    row = ("T1", 1, "voided", None, ENDED, 0, 0, None, None, [], "", 5, 9)
-    (found,) = asyncio.run(search(Scripted([row]), NEW_YORK, criteria()))
+    row: tuple[Any, ...] = ("T1", 1, "voided", None, ENDED, 0, 0, None, None, [], "", 5, 9)
+    (found,) = asyncio.run(search(scripted([row]), NEW_YORK, criteria()))
     assert (found["best"], found["worst"], found["outcomes"], found["win"]) == ("", "", "", "$0.00")
 
 
 def test_the_export_asks_oldest_first_with_each_rounds_rows_and_seal() -> None:
-    conn = Scripted([])
+    conn = scripted([])
     text = asyncio.run(export_csv(conn, NEW_YORK, criteria(table="T1")))
     assert text == (
         "table,round,status,started,ended,handle_cents,house_win_cents,best_seat_cents,"
@@ -391,7 +410,7 @@ def test_the_export_asks_oldest_first_with_each_rounds_rows_and_seal() -> None:
 
 
 def test_the_export_of_a_pit_asks_for_the_pits_tables() -> None:
-    conn = Scripted([])
+    conn = scripted([])
     asyncio.run(export_csv(conn, NEW_YORK, criteria(pit="Pit 1")))
     ((query, params),) = conn.asked
     assert "AND s.table_id = ANY(%(pit_tables)s) ORDER BY" in " ".join(query.split())
@@ -405,7 +424,7 @@ def test_an_exported_round_to_the_millisecond_with_its_hashes() -> None:
         ("=T2", 7, "voided", None, ENDED, 0, 0, None, None, [], "", 5, 9, "ef" * 32, None,
          None),
     ]  # fmt: skip
-    text = asyncio.run(export_csv(Scripted(rows), NEW_YORK, criteria()))
+    text = asyncio.run(export_csv(scripted(rows), NEW_YORK, criteria()))
     lines = text.split("\r\n")
     assert lines[1] == (
         "T1,42,completed,2026-12-02 10:03:01.007 EST,2026-12-02 10:04:05.852 EST,2500,-1000,"
@@ -421,6 +440,23 @@ def test_an_exported_round_to_the_millisecond_with_its_hashes() -> None:
      ("T=1", "T=1"), ("", "")],
 )  # fmt: skip
 def test_a_cell_that_could_start_a_formula_is_quoted(cell: str, written: str) -> None:
-    row = ("T1", 1, "completed", None, ENDED, 0, 0, None, None, [], cell, 1, 2, "h", None, None)
-    text = asyncio.run(export_csv(Scripted([row]), UTC_CASINO, criteria()))
+    row: tuple[Any, ...] = (
+        "T1",
+        1,
+        "completed",
+        None,
+        ENDED,
+        0,
+        0,
+        None,
+        None,
+        [],
+        cell,
+        1,
+        2,
+        "h",
+        None,
+        None,
+    )
+    text = asyncio.run(export_csv(scripted([row]), UTC_CASINO, criteria()))
     assert text.split("\r\n")[1].split(",")[10] == written
