@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -93,6 +94,7 @@ def test_at_most_max_streams_at_once_and_a_closed_one_frees_its_place() -> None:
         third = feed.subscribe("c")
         assert third is not None and feed.streams == {second, third}
         assert _feed().max_streams == 64
+        assert _feed().still_open is _no_sessions
 
     asyncio.run(main())
 
@@ -157,6 +159,15 @@ def test_before_any_read_the_database_is_not_connected_yet() -> None:
     assert state["collectors"] == 0
 
 
+def test_a_new_feed_is_not_connected_since_it_was_made() -> None:
+    before = datetime.now(UTC).replace(microsecond=0)
+    (said,) = _feed().state()["stale"]
+    found = re.fullmatch(r"database unreachable since (\d\d:\d\d:\d\d) \(not connected yet\)", said)
+    assert found, said
+    since = datetime.strptime(found[1], "%H:%M:%S").time()
+    assert NEW_YORK.local(before).time() <= since or since.hour == 0  # (midnight)
+
+
 def test_no_good_read_for_more_than_three_seconds_is_stale() -> None:
     feed = _fresh(_feed())
     feed._last_good_at = time.monotonic() - 2.5
@@ -200,6 +211,21 @@ def test_a_collector_in_trouble_is_named_after_the_others() -> None:
     state = feed.state()
     assert state["stale"] == ["collector c1: broker lost", "collector c2: writer stopped"]
     assert state["collectors"] == 3
+
+
+def test_three_seconds_exactly_is_not_yet_stale(monkeypatch: pytest.MonkeyPatch) -> None:
+    feed = _fresh(_feed())
+    monkeypatch.setattr(time, "monotonic", lambda: 1000.0)
+    feed._last_good_at, feed.started = 997.0, 997.0
+    feed.collectors = {"c1": (997.0, "writer stopped")}
+    assert feed.state()["stale"] == ["collector c1: writer stopped"]  # heard, and read, in time
+    feed.collectors = {}
+    assert feed.state()["stale"] == []  # a feed 3 s old still waits for its collectors
+    feed._last_good_at, feed.started = 996.5, 996.5
+    assert feed.state()["stale"] == [
+        "no answer from the database for 3 s",
+        "no collector heard from (last: never): nothing new is stored",
+    ]
 
 
 # --- heartbeats --------------------------------------------------------------------------------
@@ -293,6 +319,54 @@ def test_each_read_sends_only_what_changed(monkeypatch: pytest.MonkeyPatch) -> N
     assert new_shift == [
         ("grid", {"full": False, "changed": [], "removed": [], "shift": "s2", "day": "d1"})
     ]
+
+
+def test_a_removed_table_alone_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(queries, "snapshot", _Reads(_snapshot([T1, T2], []), _snapshot([T2], [])))
+
+    async def main() -> list[tuple[str, Any]]:
+        feed = _feed()
+        stream = feed.subscribe("t")
+        assert stream is not None
+        await feed._read(object())  # type: ignore[arg-type]
+        _events(stream)
+        await feed._read(object())  # type: ignore[arg-type]
+        return _events(stream)
+
+    assert asyncio.run(main()) == [("grid", {"full": False, "changed": [], "removed": ["T1"]})]
+
+
+def test_a_stream_that_fell_behind_gets_the_whole_picture_of_the_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(queries, "snapshot", _Reads(_snapshot([T1], [])))
+
+    async def main() -> list[tuple[str, Any]]:
+        feed = _feed()
+        stream = feed.subscribe("t")
+        assert stream is not None
+        for n in range(QUEUED):
+            stream.offer(f"e{n}", feed.full)
+        await feed._read(object())  # type: ignore[arg-type]
+        return _events(stream)
+
+    assert asyncio.run(main()) == [
+        ("grid", {"full": True, "tables": [T1], "alerts": [], "shift": "s1", "day": "d1"})
+    ]
+
+
+def test_a_read_asks_for_the_grid_as_of_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    moments: list[datetime] = []
+
+    async def snapshot(conn: object, casino: Casino, silent: float, now: datetime) -> Any:
+        moments.append(now)
+        return _snapshot([], [])
+
+    monkeypatch.setattr(queries, "snapshot", snapshot)
+    before = datetime.now(UTC)
+    asyncio.run(_feed()._read(object()))  # type: ignore[arg-type]
+    (now,) = moments
+    assert before <= now <= datetime.now(UTC)
 
 
 def test_a_good_read_clears_the_database_problem_and_stamps_the_time(
