@@ -10,6 +10,7 @@ test_floor_console_stale.py; here the grid a read returns is written by hand.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
@@ -381,3 +382,79 @@ def test_a_good_read_clears_the_database_problem_and_stamps_the_time(
     assert feed.last_good is not None and feed.last_good >= before
     assert feed._last_good_at >= monotonic
     assert feed.state()["stale"] == []  # a feed under 3 s old waits for its collectors
+
+
+# --- the ticks and the listener's errors (a second's clock; no database) ---------------------
+
+
+async def _until(check: Any, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        await asyncio.sleep(0.02)
+    return bool(check())
+
+
+def test_each_tick_sends_the_state_and_ends_the_streams_of_closed_sessions() -> None:
+    asked: list[set[str]] = []
+
+    async def still_open(tokens: set[str]) -> set[str]:
+        asked.append(set(tokens))
+        return {"open"}
+
+    async def main() -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        feed = Feed("host=/nonexistent", NEW_YORK, 30.0, still_open)
+        kept, ended = feed.subscribe("open"), feed.subscribe("closed")
+        assert kept is not None and ended is not None
+        ticker = asyncio.create_task(feed._tick())
+        try:
+            assert await _until(lambda: ended.closed)
+        finally:
+            ticker.cancel()
+        assert not kept.closed
+        return _events(kept), _events(ended)
+
+    kept, ended = asyncio.run(main())
+    assert asked[0] == {"open", "closed"}
+    assert [name for name, _ in kept][:1] == ["status"]
+    assert kept[0][1]["stale"][0].endswith("(not connected yet)")
+    assert ended == [("logout", {})]
+
+
+def test_a_tick_whose_session_check_fails_ends_no_stream() -> None:
+    async def broken(tokens: set[str]) -> set[str]:
+        raise OSError("database gone")
+
+    async def main() -> Stream:
+        feed = Feed("host=/nonexistent", NEW_YORK, 30.0, broken)
+        stream = feed.subscribe("t")
+        assert stream is not None
+        ticker = asyncio.create_task(feed._tick())
+        try:
+            assert await _until(lambda: stream.queue.qsize() >= 2, 5.0)  # two ticks
+        finally:
+            ticker.cancel()
+        return stream
+
+    stream = asyncio.run(main())
+    assert not stream.closed
+    assert [name for name, _ in _events(stream)][:2] == ["status", "status"]
+
+
+def test_a_database_that_cannot_be_reached_is_said_in_its_first_line() -> None:
+    async def main() -> Feed:
+        feed = Feed("host=/nonexistent/socket dbname=floor", NEW_YORK, 30.0, _no_sessions)
+        runner = asyncio.create_task(feed.run())
+        try:
+            assert await _until(lambda: feed.db_problem != "not connected yet", 10.0)
+        finally:
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await runner
+        return feed
+
+    feed = asyncio.run(main())
+    problem = feed.db_problem
+    assert problem is not None and "\n" not in problem and 0 < len(problem) <= 120
+    assert "/nonexistent/socket" in problem
