@@ -36,7 +36,7 @@ def test_a_page_without_a_role_has_no_rights_and_given_rights_stand() -> None:
     assert 'data-ack="yes" data-recall="no"' in given
 
 
-def test_a_page_that_names_no_navigation_marks_no_link() -> None:
+def test_the_grid_marks_its_own_link() -> None:
     page = render("grid.html", user="pat", role="surveillance", **GRID)
     assert '<a href="/" class="on">Live floor</a>' in page  # the grid names its own
     assert '<a href="/pit" class="">Pits</a>' in page
@@ -46,3 +46,14 @@ def test_every_value_is_escaped() -> None:
     page = render("login.html", problem="<script>alert(1)</script>")
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_a_page_that_names_no_navigation_marks_no_link() -> None:
+    page = render("base.html", user="pat", role="pit_supervisor")
+    assert '<a href="/" class="">Live floor</a>' in page
+    assert '<a href="/pit" class="">Pits</a>' in page
+
+
+def test_a_role_the_console_does_not_know_has_no_rights() -> None:
+    page = render("grid.html", user="x", role="croupier", **GRID)
+    assert 'data-ack="no" data-recall="no"' in page and "Search rounds" not in page
