@@ -49,6 +49,12 @@ system-deps:
 
 test: system-deps lint typecheck unit firmware-test vm-test
 
+## The tests start hundreds of Pythons (the station's commands, the floor's services, the
+## benchmarks): each reads the compiled bytecode its first start left in __pycache__/
+## (ignored by git, left out of the package) instead of compiling every module again, also
+## where the environment says PYTHONDONTWRITEBYTECODE (pytest's rewritten test modules too).
+test unit compiled firmware-test vm-test: export PYTHONDONTWRITEBYTECODE =
+
 ## The device firmware in C (firmware/, docs/firmware.md): host builds, the sanitized test
 ## and fuzz harnesses, and the Cortex-M images for QEMU's mps2-an385 (incremental).
 firmware: system-deps
