@@ -160,6 +160,16 @@ def print_diagnostics(vm: Vm, units: tuple[str, ...], times: dict[str, float]) -
     except Exception as err:  # diagnostics only
         print(f"no journal: {err}")
     print("timings: " + json.dumps({k: round(v, 1) for k, v in times.items()}))
+    print("QEMU CPU and wall seconds per test:")
+    for name, (cpu_s, wall_s) in vm.per_test.items():
+        print(f"  {cpu_s:6.1f} {wall_s:6.1f}  {name}")
+    spent: dict[str, list[float]] = {}
+    for seconds, what in vm.calls:
+        spent.setdefault(what, []).append(seconds)
+    longest = sorted(spent.items(), key=lambda item: -sum(item[1]))[:25]
+    print("agent requests, the longest in all (seconds, count):")
+    for what, each in longest:
+        print(f"  {sum(each):7.1f} {len(each):4d}  {what}")
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +194,7 @@ def rig() -> Iterator[Rig]:
     vm = Vm(work, image, payload, usb)
     try:
         TIMES["boot to agent"] = vm.wait_for_agent(BOOT_TIMEOUT)
+        TIMES["QEMU CPU to agent"] = vm.cpu_seconds() or 0.0
         settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=16)
         table = RemoteTable(vm, doubles.client, settings, COVER_AT)
         feed = LogFeed(vm, vm.log_mark(), table.pacer)
@@ -205,6 +216,17 @@ def unit_log_after_each_test(rig: Rig) -> Iterator[None]:
     print(f"\nfeed error: {rig.feed.error}; pacer seq {rig.table.pacer.seq}")
     print(rig.vm.sh("journalctl --no-pager -n 12 -o cat -u dealer-station | cut -c1-250",
                     check=False, timeout=30))  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def qemu_seconds_per_test(rig: Rig, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test's QEMU CPU seconds against its wall seconds, for print_diagnostics (the
+    arm64 module uses it too)."""
+    cpu, wall = rig.vm.cpu_seconds(), time.monotonic()
+    yield
+    after = rig.vm.cpu_seconds()
+    if cpu is not None and after is not None:
+        rig.vm.per_test[request.node.name] = (after - cpu, time.monotonic() - wall)
 
 
 def _pairing_mode(rig: Rig, kind: str, on: bool) -> None:

@@ -36,7 +36,16 @@ import pytest
 from debbuild import ROOT, built_deb
 from pi_image import cached_image
 from remote_table import LogFeed, RemoteTable
-from test_boot import CONFIG, COVER_AT, READER, Rig, pair_devices, print_diagnostics, udev_rules
+from test_boot import (
+    CONFIG,
+    COVER_AT,
+    READER,
+    Rig,
+    pair_devices,
+    print_diagnostics,
+    qemu_seconds_per_test,  # noqa: F401 (autouse: each test's QEMU seconds)
+    udev_rules,
+)
 from test_boot import test_sigkill_restarts_it_and_the_round_resumes as _sigkill_resumes
 from test_boot import test_sigstop_the_watchdog_restarts_it_within_watchdogsec as _sigstop
 from vm import ARM64, UsbSerial, Vm
@@ -173,6 +182,7 @@ def rig() -> Iterator[PiRig]:
     feed = None
     try:
         TIMES["boot to agent"] = vm.wait_for_agent(BOOT_TIMEOUT)
+        TIMES["QEMU CPU to agent"] = vm.cpu_seconds() or 0.0
         settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=29)
         table = RemoteTable(vm, doubles.client, settings, COVER_AT, stuck_seconds=STEP_ARM)
         feed = LogFeed(vm, vm.log_mark(), table.pacer)

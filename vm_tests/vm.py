@@ -155,6 +155,11 @@ class Vm:
         self._lock = threading.Lock()
         self._waiting: dict[int, queue.Queue[dict[str, Any]]] = {}
         self.events: list[dict[str, Any]] = []
+        #: Each agent request's seconds and what it was (``op`` and the command's start):
+        #: where a test's time goes (print_diagnostics shows the longest).
+        self.calls: list[tuple[float, str]] = []
+        #: Each test's QEMU CPU seconds and wall seconds (test_boot.qemu_seconds_per_test).
+        self.per_test: dict[str, tuple[float, float]] = {}
 
     # --- the agent ------------------------------------------------------------------------
 
@@ -206,10 +211,15 @@ class Vm:
             self._waiting[ident] = answer
             request = {"id": ident, "op": op, "timeout": timeout, **fields}
             self._agent.sendall(json.dumps(request).encode() + b"\n")
+        sent = time.monotonic()
         try:
             reply = answer.get(timeout=timeout + 60)
         except queue.Empty:
             raise GuestError(f"agent: no answer to {op} in {timeout + 60} s") from None
+        finally:
+            if op != "log_batch":  # the log feed's long polls
+                what = fields.get("cmd") or fields.get("fields") or fields.get("contains") or ""
+                self.calls.append((time.monotonic() - sent, f"{op} {str(what)[:100]}"))
         if "error" in reply:
             raise GuestError(f"agent: {reply['error']}; console: {self.console_tail(5)}")
         return reply
