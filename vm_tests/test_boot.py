@@ -185,7 +185,8 @@ def rig() -> Iterator[Rig]:
     payload = work / "payload"
     payload.mkdir(parents=True)
     shutil.copy2(deb, payload / "dealer-station.deb")
-    shutil.copy2(ROOT / "vm_tests/guest/agent.py", payload / "agent.py")
+    for name in ("agent.py", "commands.py"):
+        shutil.copy2(ROOT / "vm_tests/guest" / name, payload / name)
     (payload / "station.toml").write_text(CONFIG)
     (payload / "99-dealer-station.rules").write_text(udev_rules())
     endpoints = {kind: f"unix:{work}/{kind}.sock" for kind in SERIALS}
@@ -240,19 +241,29 @@ def _pairing_mode(rig: Rig, kind: str, on: bool) -> None:
         rig.doubles.client.call("panel", "turn_key", on)
 
 
-def pair_devices(rig: Rig) -> None:
+PAIRED = ("shuffler", "shoe", "panel", "card_reader")
+
+
+def pair_and_seal(rig: Rig) -> None:
     """Pair every device as the service user, its pairing button held (docs/operations.md,
-    step 3); a panel-board table has no GPIO key line for pairing to read
-    (--without-key-switch)."""
-    for kind in ("shuffler", "shoe", "panel", "card_reader"):
+    step 3; a panel-board table has no GPIO key line for pairing to read:
+    --without-key-switch), then seal (``journal setup-keys``), as the documented order has
+    it: the commands in one Python in the guest (``Vm.dealer_station``), every button held
+    for the four pairings."""
+    for kind in PAIRED:
         _pairing_mode(rig, kind, True)
-        out = rig.vm.sh(
-            "runuser -u dealer-station -g dealer-station -G dialout --"
-            f" dealer-station pair {kind} --config /etc/dealer-station/station.toml"
-            " --without-key-switch --timeout 60"
-        )
-        assert f"{kind} paired" in out
+    config = "/etc/dealer-station/station.toml"
+    pair = [["pair", kind, "--config", config, "--without-key-switch", "--timeout", "60"]
+            for kind in PAIRED]  # fmt: skip
+    # The five commands' deadline: two steps (each of them had one, run on its own).
+    *paired, sealed = rig.vm.dealer_station(
+        *pair, ["journal", "setup-keys", "--config", config], groups="dialout",
+        timeout=2 * rig.step,
+    )  # fmt: skip
+    for kind, result in zip(PAIRED, paired, strict=True):
+        assert result["rc"] == 0 and f"{kind} paired" in result["out"], (kind, result)
         _pairing_mode(rig, kind, False)
+    assert sealed["rc"] == 0, sealed["err"]
 
 
 def test_install_leaves_the_service_stopped_until_configured(rig: Rig) -> None:
@@ -309,9 +320,7 @@ def test_configured_and_enabled_it_reaches_ready(rig: Rig) -> None:
     assert "ok: table VM-PA-1" in vm.sh(
         "dealer-station check-config /etc/dealer-station/station.toml"
     )
-    vm.sh("runuser -u dealer-station -- dealer-station journal setup-keys"
-          " --config /etc/dealer-station/station.toml >/dev/null")  # fmt: skip
-    pair_devices(rig)
+    pair_and_seal(rig)
     assert vm.sh("stat -c %U:%a /var/lib/dealer-station/pairing").strip() == "dealer-station:700"
     started = time.monotonic()
     vm.sh("systemctl enable --now dealer-station", timeout=STEP)  # Type=notify: READY=1

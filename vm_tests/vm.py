@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shlex
 import shutil
 import socket
 import subprocess
@@ -42,6 +43,8 @@ class Machine:
     kernel_args: str
     disk: str
     disk_format: str = "raw"
+    #: Where the guest's agent unit mounts the payload disk (image.agent_unit).
+    payload: str = "/mnt/payload"
 
     def console(self, path: Path) -> list[str]:
         """The arguments that write the guest's console to ``path``."""
@@ -72,6 +75,7 @@ ARM64 = Machine(
     "root=LABEL=RASPIROOT ro rootwait console=tty0 net.ifnames=0 systemd.watchdog_sec=60"
     " systemd.show_status=false loglevel=4 panic=-1",
     "test.img",
+    payload="/run/payload",
 )  # fmt: skip
 
 
@@ -115,6 +119,7 @@ class Vm:
         command runs behind ``prefix`` (``nsenter --net=...`` for a network of its own).
         ``disk_size`` makes the guest's disk larger than the image (a bigger card)."""
         self.workdir = workdir
+        self.machine = machine
         self.usb = {u.id: u for u in usb}
         overlay = workdir / "root.qcow2"
         subprocess.run(
@@ -152,6 +157,7 @@ class Vm:
         self._qmp: socket.socket | None = None
         self._qmp_reader: Any = None
         self._ids = 0
+        self._batches = 0
         self._lock = threading.Lock()
         self._waiting: dict[int, queue.Queue[dict[str, Any]]] = {}
         self.events: list[dict[str, Any]] = []
@@ -230,6 +236,30 @@ class Vm:
         if check and reply["rc"] != 0:
             raise GuestError(f"{cmd!r} -> {reply['rc']}: {reply['err'].strip()[-2000:]}")
         return str(reply["out"])
+
+    def dealer_station(
+        self, *commands: list[str], groups: str = "", timeout: float = 120.0
+    ) -> list[dict[str, Any]]:
+        """Run ``dealer-station`` ``commands`` (each its arguments) in the guest as the
+        station's user (with the supplementary ``groups``), one after the other in one
+        Python (``guest/commands.py``: the program's own entry point, a Python start and
+        its imports once, not per command); per command its ``rc`` and the ends of its
+        ``out`` and ``err``. Each command's whole stdout stays in the guest at
+        ``/tmp/ds-commands-<call>/<n>.out`` (n from 0), named by ``path``."""
+        with self._lock:
+            self._batches += 1
+            folder = f"/tmp/ds-commands-{self._batches}"
+        extra = f" -G {groups}" if groups else ""
+        reply = self.sh(
+            f"runuser -u dealer-station -g dealer-station{extra} --"
+            f" /opt/dealer-station/bin/python {self.machine.payload}/commands.py {folder}"
+            f" {shlex.quote(json.dumps(commands))}",
+            timeout=timeout,
+        )
+        results: list[dict[str, Any]] = json.loads(reply)
+        for number, result in enumerate(results):
+            result["path"] = f"{folder}/{number}.out"
+        return results
 
     def journal_rows(
         self,
