@@ -122,10 +122,15 @@ def test_stopping_never_waits_on_a_database_that_stopped_answering(
     """A database that holds the heartbeat's NOTIFY unanswered (its server process
     stopped) does not hold the collector's stop: it waits for the heartbeat's thread 5 s
     at most, as systemd waits for the whole process."""
-    asked = threading.Event()
+    # The beat is held inside state() (before its NOTIFY) while the server is stopped, so
+    # the NOTIFY that follows is sure to reach the stopped server, however slow the machine:
+    # waiting for "the next beat" after the stop could catch one already sent.
+    armed, asked, gate = threading.Event(), threading.Event(), threading.Event()
 
     def state() -> str:
-        asked.set()  # the NOTIFY follows at once
+        if armed.is_set():
+            asked.set()
+            gate.wait(30)
         return "ok"
 
     beat = Heartbeat(floor_database.conninfo, "collector-6", state)
@@ -136,10 +141,11 @@ def test_stopping_never_waits_on_a_database_that_stopped_answering(
     ).fetchone()
     assert found is not None
     backend = int(str(found[0]))
+    armed.set()
+    assert asked.wait(10)  # the next beat is held just before its NOTIFY
     os.kill(backend, signal.SIGSTOP)
     try:
-        asked.clear()
-        assert asked.wait(10)  # the next beat is on its way to the stopped server
+        gate.set()  # its NOTIFY goes to the stopped server
         beat.stop()
         assert beat._thread.is_alive()  # stop returned with the thread still held
     finally:

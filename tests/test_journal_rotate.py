@@ -128,13 +128,30 @@ def storage_format(request: pytest.FixtureRequest) -> int:
     return int(request.param)
 
 
+@pytest.fixture(scope="module")
+def busy_made(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[Path, VerificationKey]]:
+    """Each storage format's busy journal and archive, made once for the module (writing
+    and sealing them is most of a test's time): :func:`busy` copies one for each test."""
+    return {}
+
+
 @pytest.fixture
-def busy(tmp_path: Path, storage_format: int) -> Iterator[tuple[Path, VerificationKey, Path]]:
-    """A sealed journal of several shoes with checkpoints, archived in small segments."""
-    path, key = written(tmp_path, rows_of(30, 7), storage_format, checkpoint_every=CHECKPOINT_EVERY)
-    folder = tmp_path / "archive"
-    assert archive(path, folder, table=TABLE, segment_rows=SEGMENT)
-    yield path, key, folder
+def busy(
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    storage_format: int,
+    busy_made: dict[int, tuple[Path, VerificationKey]],
+) -> Iterator[tuple[Path, VerificationKey, Path]]:
+    """A sealed journal of several shoes with checkpoints, archived in small segments, in
+    the test's own folder."""
+    if storage_format not in busy_made:
+        made = tmp_path_factory.mktemp(f"busy-format{storage_format}")
+        path, key = written(made, rows_of(30, 7), storage_format, checkpoint_every=CHECKPOINT_EVERY)
+        assert archive(path, made / "archive", table=TABLE, segment_rows=SEGMENT)
+        busy_made[storage_format] = made, key
+    made, key = busy_made[storage_format]
+    shutil.copytree(made, tmp_path, dirs_exist_ok=True)
+    yield tmp_path / "journal.sqlite3", key, tmp_path / "archive"
 
 
 # -- the cut, and what every reader still finds ----------------------------------------------
