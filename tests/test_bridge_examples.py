@@ -41,6 +41,8 @@ def _section(text: str = TEXT) -> str:
         # A run of consecutive bytes of two or more, up to 0xFF: a range.
         (b"\x00\x01", "bytes(range(2))"),
         (b"\xfe\xff", "bytes(range(254, 256))"),
+        # A run cannot pass 0xFF: FE FF then 00 is no range (0x100 is no byte).
+        (b"\xfe\xff\x00", "bytes.fromhex('FEFF00')"),
         (b"\x05", "bytes.fromhex('05')"),
         # At least half of the bytes printable ASCII (0x20 .. 0x7E): a bytes literal.
         (b" \x01", "b' \\x01'"),
@@ -56,6 +58,21 @@ def test_bytes_are_written_as_the_shortest_expression_that_reads_well(
 ) -> None:
     assert literal(data) == written
     assert eval(written) == data
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ((), "()"),
+        # A one-item tuple needs its comma, or Python reads the parentheses as grouping.
+        ((24,), "(24,)"),
+        ((24, 1), "(24, 1)"),
+        ((24, 24, 1), "(24, 24, 1)"),
+    ],
+)
+def test_a_tuple_is_written_as_python_reads_it_back(value: tuple[int, ...], written: str) -> None:
+    assert literal(value) == written
+    assert eval(written) == value
 
 
 # --- sections and their example blocks ----------------------------------------------------

@@ -17,7 +17,15 @@ from controller.rules.cards import parse_card
 from controller.rules.commitment import hole_card_commitment
 from controller.table.faults import FaultCode
 from controller.table.prompts import State
-from drivers.hal import Button, HoleCardDealt, HoleCardRevealed
+from drivers.hal import (
+    Button,
+    HoleCardDealt,
+    HoleCardRevealed,
+    Led,
+    LedMode,
+    PeekAnswer,
+    PeekResult,
+)
 
 NONCE = "ab" * 16
 HOLE = "QS"
@@ -329,8 +337,6 @@ def peeking() -> Rig:
 
 
 def test_the_peek_asks_for_an_ace_under_a_king_and_journals_the_answer_only() -> None:
-    from drivers.hal import PeekAnswer, PeekResult
-
     rig = peeking()
     assert rows(rig, "peek_requested") == [{"target": "looking_for_ace"}]
     rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
@@ -340,8 +346,6 @@ def test_the_peek_asks_for_an_ace_under_a_king_and_journals_the_answer_only() ->
 
 
 def test_a_reader_that_cannot_read_faults_after_the_tries_saying_what_it_answered() -> None:
-    from drivers.hal import PeekAnswer, PeekResult
-
     rig = peeking()
     tries = rig.table.t.settings.peek_tries
     for _ in range(tries - 1):
@@ -361,8 +365,6 @@ def test_a_reader_that_cannot_read_faults_after_the_tries_saying_what_it_answere
 def test_a_peek_answer_nobody_asked_for_changes_nothing() -> None:
     """A reader's answer once play has moved on (late, or unrequested): journaled, and a
     'blackjack' then ends no round and settles nothing."""
-    from drivers.hal import PeekAnswer, PeekResult
-
     rig = dealt_and_withheld()  # up card 5: no peek
     rig.table.handle(PeekResult(PeekAnswer.BLACKJACK))
     assert rows(rig, "peek") == [{"answer": "blackjack"}]
@@ -403,3 +405,36 @@ def test_a_hole_card_reported_before_it_is_due_names_what_the_round_waits_for() 
     assert fault is not None and fault.code is FaultCode.UNEXPECTED_CARD
     assert fault.message.startswith("a hole card was reported while waiting for ")
     assert "card for seat 1 hand 1" in fault.message
+
+
+def test_a_hole_card_the_reader_denied_faults_naming_the_reader_and_blinks_its_lamp() -> None:
+    """PA 635a.7(g), (k): the reader said no blackjack under the up KC, and the hole card
+    the dealer turns is AS (a blackjack). The card reader is the device the turned card
+    contradicts: the fault names it and its lamp blinks beside FAULT (docs/panel.md)."""
+    rig = make_rig("PA")
+    ready(rig)
+    bet(rig, 1)
+    press(rig)
+    deal(rig, "9H", "KC", "8D", "AS")  # a table-sealed hole card
+    press(rig)  # slid into the reader
+    rig.table.handle(PeekResult(PeekAnswer.NO_BLACKJACK))
+    press(rig)  # seat 1 stands on 17
+    assert rig.panel.lamps.get(Led.READER_FAULT) is not LedMode.BLINK
+    press(rig)  # the hole card is turned
+    fault = rig.table.fault
+    assert fault is not None and fault.code is FaultCode.HOLE_CARD_MISMATCH
+    assert fault.device == "card_reader"
+    assert rig.panel.lamps.get(Led.READER_FAULT) is LedMode.BLINK
+    assert rig.panel.lamps.get(Led.FAULT) is LedMode.BLINK
+
+
+def test_a_voided_rounds_card_given_back_late_adds_to_the_copies_already_out() -> None:
+    """Six decks hold six QS. One was burned; the voided round's hole card, QS too, comes
+    back from the shoe after the void: two QS are out of the shoe, not one."""
+    rig = dealt_and_withheld(burn=HOLE)
+    assert rig.table.t.drawn[parse_card(HOLE)] == 1  # the burn card
+    rig.table.handle(HoleCardDealt(hole_card_commitment("KD", NONCE)))  # a fault
+    supervisor(rig, Button.SUPERVISOR_VOID)
+    rig.table.handle(HoleCardRevealed(COMMITMENT, parse_card(HOLE), NONCE))
+    assert len(rig.journal.of("hole_card_revealed")) == 1
+    assert rig.table.t.drawn[parse_card(HOLE)] == 2

@@ -953,6 +953,25 @@ def test_a_fault_raised_while_the_station_starts_is_still_open_after_a_restart()
     assert again.table.t.resume_to is State.STARTING
 
 
+def test_a_fault_raised_while_the_station_starts_resumes_into_the_first_shuffle() -> None:
+    """The shuffler reports a jam before the first shuffle is commanded; the supervisor's
+    resume goes on with the start: the table enters shuffling and commands the shuffle of
+    the profile's decks, no fault left (it was left in the fault state with no fault, and
+    the next supervisor button failed), before and after a restart."""
+    for restart in (False, True):
+        rig = make_rig("PA")
+        rig.table.handle(DeviceFault(DeviceKind.SHUFFLER, "jam"))
+        assert rig.shuffler.commands == []
+        if restart:
+            rig = restarted(rig)
+        supervisor(rig, Button.SUPERVISOR_RESUME)
+        assert rig.table.state is State.SHUFFLING, restart
+        assert rig.table.fault is None
+        assert rig.shuffler.commands == [rig.table.t.settings.decks]
+        assert rows(rig, "fault_resolved") == [{"resolution": "resume", "code": "device_fault"}]
+        assert rows(rig, "state")[-1] == {"state": "shuffling"}
+
+
 def test_a_void_after_a_restart_returns_the_insurance_taken_beside_the_main_wager() -> None:
     """docs/journal.md (Void): an unsettled insurance wager is returned. Seat 1 $10.00 on
     9H 8D against the up AC takes $5.00 of insurance; the table, waiting for the peek with

@@ -194,6 +194,11 @@ class Supervision:
         if resolution is Resolution.RESUME:
             assert self.t.resume_to is not None
             target = self.t.resume_to
+            if target is State.STARTING:
+                # A fault before the first shuffle was commanded (a device's fault while
+                # the station starts): the start goes on, and its next step is that shuffle.
+                self.t.reshuffle()
+                return
             if self.t.play is not None and target in SETTLE_STATES and target is not State.SETTLING:
                 # The settlements still to prompt (a restart rebuilt the round without its
                 # queue); none left: on to where the round stands.
