@@ -293,9 +293,7 @@ def test_the_hole_card_rows_of_a_round(
 ) -> None:
     assert list(storage.hole_rows(first, until, round_no)) == [ROWS[i] for i in expected]
     # the base class's reading (a format's own query must agree with it)
-    assert list(Storage.hole_rows(storage, first, until, round_no)) == [
-        ROWS[i] for i in expected
-    ]
+    assert list(Storage.hole_rows(storage, first, until, round_no)) == [ROWS[i] for i in expected]
 
 
 def test_where_each_round_starts(storage: Storage) -> None:
