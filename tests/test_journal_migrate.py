@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from controller.journal.format import (
     JournalLockedError,
     Row,
     head_path,
+    row_hash,
 )
 from controller.journal.migrate import Migrated, migrate_journal, migrating_path
 from controller.journal.reader import open_readonly
@@ -293,3 +295,55 @@ def test_a_copy_that_cannot_be_written_is_refused_and_removed(
     assert str(caught.value) == f"{path} is not migrated: database or disk is full"
     assert files(tmp_path) == before
     assert not os.path.exists(migrating_path(path))
+
+
+def test_a_copy_that_does_not_verify_is_refused_and_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copy that lost a row (a fault of the copying: row 34, the last of the second
+    commit row) does not verify against the journal's head: the journal stays."""
+    path = sealed_journal(tmp_path)
+    before = files(tmp_path)
+    commits = migrate_module._commits
+
+    def dropping(rows: Iterator[Any]) -> Iterator[list[Any]]:
+        for number, commit in enumerate(commits(rows)):
+            yield commit[:-1] if number == 1 else commit
+
+    monkeypatch.setattr(migrate_module, "_commits", dropping)
+    with pytest.raises(JournalCorruptError) as caught:
+        migrate_journal(path)
+    assert str(caught.value) == (
+        f"{path} is not migrated: the copy: removed: row 34: missing (rows 34..34)"
+    )
+    assert files(tmp_path) == before
+    assert not migrating_path(path).exists()
+
+
+def test_a_copy_that_verifies_with_other_rows_is_refused_and_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copy with a row more, chained as the station would (a head record may lag, so it
+    verifies), does not hold the journal's rows: the journal stays."""
+    path = sealed_journal(tmp_path)
+    before = files(tmp_path)
+    commits = migrate_module._commits
+
+    def adding(rows: Iterator[Any]) -> Iterator[list[Any]]:
+        last: tuple[Any, ...] = ()
+        for commit in commits(rows):
+            last = commit[-1]
+            yield commit
+        row_id, ts, data = last[0] + 1, last[1], '{"n":46}'
+        digest = row_hash(last[6], row_id=row_id, ts=ts, kind="event", round_no=None,
+                          data_text=data)  # fmt: skip
+        yield [(row_id, ts, "event", None, data, last[6], digest)]
+
+    monkeypatch.setattr(migrate_module, "_commits", adding)
+    with pytest.raises(JournalCorruptError) as caught:
+        migrate_journal(path)
+    assert str(caught.value) == (
+        f"{path} is not migrated: the copy's rows, last hash or seals differ"
+    )
+    assert files(tmp_path) == before
+    assert not migrating_path(path).exists()
