@@ -11,6 +11,7 @@ import os
 import shutil
 import sqlite3
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -64,13 +65,22 @@ def test_the_rows_are_cut_into_commit_rows_of_at_most_32_each_ending_at_a_seal(
     assert [r for c in commits for r in c] == rows
 
 
+#: The first row's time: its second is not the migration's (nor the journal's creation's).
+FIRST = datetime(2026, 12, 1, 9, 0, 1, 250000, tzinfo=UTC)
+
+
 def sealed_journal(folder: Path) -> Path:
     """A format-1 journal of 45 rows, sealed as it goes: the station's start (sealed at
-    once), a round of 40 rows (a seal after its end), a checkpoint."""
+    once), a round of 40 rows (a seal after its end), a checkpoint; row N at FIRST + N - 1
+    seconds."""
     state, _key = new_sealing("T1")
     save_state(folder / "sealing-key", state)
     path = folder / "journal.sqlite3"
-    with Journal.open(path, sealing=folder / "sealing-key", storage_format=1) as journal:
+    moments = iter(range(1, 1000))
+    clock = lambda: FIRST + timedelta(seconds=next(moments) - 1)  # noqa: E731
+    with Journal.open(
+        path, clock=clock, sealing=folder / "sealing-key", storage_format=1
+    ) as journal:
         journal.append("station_started", {})  # row 1, its seal row 2
         with journal.batch():
             journal.append("round_started", {}, 1)  # row 3
@@ -116,7 +126,8 @@ def test_a_journal_is_migrated_to_format_2_with_the_same_rows(tmp_path: Path) ->
         assert cuts == [(1, 2), (3, 34), (35, 43), (44, 45)]
         (ts_base,) = conn.execute("SELECT ts_base FROM journal_codec").fetchone()
         # the copy's time base: the second of its first row (a new file's: its creation's)
-        assert ts_base == micros_from_ts(rows[0].ts) // 1_000_000 * 1_000_000
+        assert rows[0].ts == "2026-12-01T09:00:01.250000Z"
+        assert ts_base == micros_from_ts("2026-12-01T09:00:01.000000Z")
     finally:
         conn.close()
     assert head_path(path).read_bytes() == head  # the same last row: the head stays
