@@ -21,9 +21,12 @@ from controller.journal import migrate as migrate_module
 from controller.journal.base import Base
 from controller.journal.compact import micros_from_ts
 from controller.journal.format import (
+    SCHEMA_NOT_UTF8,
     TRIGGER_SQL,
     JournalCorruptError,
+    JournalError,
     JournalLockedError,
+    JournalWriteError,
     Row,
     head_path,
     row_hash,
@@ -358,3 +361,37 @@ def test_a_copy_that_verifies_with_other_rows_is_refused_and_removed(
     )
     assert files(tmp_path) == before
     assert not migrating_path(path).exists()
+
+
+@pytest.mark.parametrize(
+    ("sql", "kind", "why"),
+    [
+        # a table's statement cut short: SQLite refuses the schema
+        (
+            "435245415445205441424c452078202876",  # CREATE TABLE x (v
+            JournalWriteError,
+            "its WAL could not be merged: malformed database schema (x) - incomplete input",
+        ),
+        # a byte that is not UTF-8 after it: SQLite's message cannot be read as text
+        ("435245415445205441424c4520782028762920ff", JournalCorruptError, SCHEMA_NOT_UTF8),
+    ],
+    ids=["malformed", "not-utf8"],
+)
+def test_a_journal_whose_wal_cannot_be_merged_is_refused_in_one_line(
+    tmp_path: Path, sql: str, kind: type[JournalError], why: str
+) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=1) as journal:
+        journal.append("station_started", {})
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE x (v)")
+    conn.execute("PRAGMA writable_schema=ON")
+    conn.execute(f"UPDATE sqlite_master SET sql = CAST(x'{sql}' AS TEXT) WHERE name = 'x'")
+    conn.close()
+    Path(f"{path}-wal").write_bytes(b"")  # an idle reader's WAL: merged first
+    before = files(tmp_path)
+    with pytest.raises(JournalError) as caught:
+        migrate_journal(path)
+    assert type(caught.value) is kind
+    assert str(caught.value) == f"{path} is not migrated: {why}"
+    assert files(tmp_path) == before
