@@ -12,6 +12,7 @@ module reruns this file per mutant).
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -30,6 +31,7 @@ from controller.journal.format import (
     row_hash,
 )
 from controller.journal.storage import (
+    FETCH_ROWS,
     Format1,
     Format2,
     JournalConnection,
@@ -77,7 +79,7 @@ def ts(n: int) -> str:
 
 
 def seconds_clock() -> Callable[[], datetime]:
-    moments = iter(range(1, 1000))
+    moments = itertools.count(1)
     return lambda: START + timedelta(seconds=next(moments))
 
 
@@ -556,5 +558,33 @@ def test_format_1_reads_a_row_whose_text_is_not_utf8_with_replacement_characters
         assert found[5] == raw(ROWS[6])
         # the connection now reads text with replacement characters: a second read too
         assert [r[0] for r in storage_of(conn).raw_rows(3, 6)] == [4, 5, 6]
+    finally:
+        conn.close()
+
+
+def test_format_1_reads_on_after_a_damaged_row_past_its_first_fetch(tmp_path: Path) -> None:
+    """The damaged row comes after the first FETCH_ROWS rows (4,096): the read starts again
+    after the last row given, so each row comes once, in order, and none is lost."""
+    path = tmp_path / "journal.sqlite3"
+    count = FETCH_ROWS + 10
+    with Journal.open(path, clock=seconds_clock(), storage_format=1) as journal, journal.batch():
+        for n in range(count):
+            journal.append("card", {"n": n})
+    damaged = FETCH_ROWS + 5
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        for name in TRIGGER_SQL:
+            conn.execute(f"DROP TRIGGER {name}")
+        conn.execute(
+            "UPDATE journal SET data = CAST(x'7b22ff227d' AS TEXT) WHERE id = ?", (damaged,)
+        )
+    finally:
+        conn.close()
+    conn = sqlite3.connect(path)
+    try:
+        found = list(storage_of(conn).raw_rows(0))
+        assert [r[0] for r in found] == list(range(1, count + 1))
+        assert found[damaged - 1][4] == '{"\ufffd"}'
+        assert found[damaged][4] == canonical_json({"n": damaged})  # row N + 1's n is N
     finally:
         conn.close()
