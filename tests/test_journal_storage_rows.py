@@ -588,3 +588,17 @@ def test_format_1_reads_on_after_a_damaged_row_past_its_first_fetch(tmp_path: Pa
         assert found[damaged][4] == canonical_json({"n": damaged})  # row N + 1's n is N
     finally:
         conn.close()
+
+
+def test_format_1_leaves_the_connection_strict_after_a_read_that_fails_otherwise() -> None:
+    """Only text that is not UTF-8 makes the connection read with replacement characters: a
+    read that fails for another reason (here, no rows table) is raised as it is, and the
+    connection still refuses damaged text."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        storage = Format1(conn)
+        with pytest.raises(sqlite3.OperationalError, match="no such table: journal"):
+            list(storage.raw_rows(0))
+        assert conn.text_factory is str
+    finally:
+        conn.close()
