@@ -602,3 +602,38 @@ def test_format_1_leaves_the_connection_strict_after_a_read_that_fails_otherwise
         assert conn.text_factory is str
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_what_the_writer_stores_reads_back_with_its_index_entries(
+    tmp_path: Path, storage_format: int
+) -> None:
+    """The rows and format 2's index entries as the writer stores them (``insert``), in a
+    journal written by this test (the module's journals are written once, by the first
+    test that reads them)."""
+    path = tmp_path / "journal.sqlite3"
+    write(path, storage_format)
+    conn = sqlite3.connect(path)
+    try:
+        storage = storage_of(conn)
+        assert list(storage.raw_rows(0)) == [raw(ROWS[i]) for i in range(1, LAST + 1)]
+        entries = list(storage.index_entries(0))
+        assert entries == (MILESTONE_ENTRIES if storage_format == 2 else [])
+        assert storage.round_starts(5) == [(14, 2), (9, 2), (2, 1)]
+        assert storage.last_spot_report(1, "main", LAST) == ROWS[10]
+        assert storage.last_spot_report(2, "match", LAST) == ROWS[6]
+        assert list(storage.rows(kinds=["hole_card_dealt"], round_no=2)) == [ROWS[11]]
+    finally:
+        conn.close()
+    # a milestone after a row of a commit that has no entry gets its own
+    with Journal.open(path) as journal, journal.batch():
+        journal.append("card", {"card": "3C"}, 3)
+        journal.append("burn", {"card": "4C"}, 3)
+    conn = sqlite3.connect(path)
+    try:
+        storage = storage_of(conn)
+        assert [row.id for row in storage.rows(kinds=["burn"])] == [12, LAST + 2]
+        entries = list(storage.index_entries(LAST))
+        assert entries == ([(LAST + 2, "burn", 3, None, None)] if storage_format == 2 else [])
+    finally:
+        conn.close()
