@@ -25,6 +25,7 @@ from controller.journal.base import Base
 from controller.journal.format import (
     GENESIS_HASH,
     TRIGGER_SQL,
+    TRIGGER_SQL_2,
     Row,
     canonical_json,
     format_ts,
@@ -637,3 +638,43 @@ def test_what_the_writer_stores_reads_back_with_its_index_entries(
         assert entries == ([(LAST + 2, "burn", 3, None, None)] if storage_format == 2 else [])
     finally:
         conn.close()
+
+
+def test_format_2_gives_a_commits_last_row_the_stored_hash(tmp_path: Path) -> None:
+    """docs/journal.md: the commit's last row carries the stored hash (the rows before it
+    are chained from the previous commit's), so a changed stored hash shows at that row
+    and as the next row's prev_hash."""
+    path = tmp_path / "journal.sqlite3"
+    write(path, 2)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        for name in TRIGGER_SQL_2:
+            conn.execute(f"DROP TRIGGER {name}")
+        conn.execute("UPDATE journal_commit SET last_hash = zeroblob(32) WHERE first_id = 2")
+        found = {raw[0]: raw for raw in storage_of(conn).raw_rows(0)}
+    finally:
+        conn.close()
+    assert found[4] == raw(ROWS[4])  # inside the commit: chained
+    assert found[5][6] == "0" * 64  # its last row: the stored hash
+    assert found[6][5] == "0" * 64  # the next commit's first row follows it
+
+
+def test_format_2_reads_two_commits_of_the_same_stored_rows_each_as_its_own(
+    tmp_path: Path,
+) -> None:
+    """Two commits may store the same bytes (the same time, kind and data): each is read
+    with its own ids and hashes."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, clock=lambda: START, storage_format=2) as journal:
+        for _ in range(3):
+            journal.append("card", {"card": "8S"})
+    conn = sqlite3.connect(path)
+    try:
+        bodies = {body for (body,) in conn.execute("SELECT body FROM journal_commit")}
+        assert len(bodies) == 1
+        found = list(storage_of(conn).raw_rows(0))
+    finally:
+        conn.close()
+    assert [r[0] for r in found] == [1, 2, 3]
+    assert [r[5] for r in found[1:]] == [r[6] for r in found[:-1]]
+    assert len({r[6] for r in found}) == 3
