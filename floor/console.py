@@ -23,6 +23,7 @@ from floor.feed import Feed
 from floor.sessions import Sessions
 
 MAX_FORM_BYTES: Final = 4096
+MAX_FORM_FIELDS: Final = 20
 POOL_SIZE: Final = 4
 POOL_WAIT: Final = 3.0  # seconds a page waits for a connection before "database unreachable"
 
@@ -119,10 +120,15 @@ def from_here(request: Request) -> bool:
 
 
 async def form_of(request: Request) -> dict[str, str] | None:
+    """The form's fields (each field's first value); None for a body over
+    :data:`MAX_FORM_BYTES` or of more than :data:`MAX_FORM_FIELDS` fields."""
     body = await request.body()
     if len(body) > MAX_FORM_BYTES:
         return None
-    fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=20)
+    try:
+        fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=MAX_FORM_FIELDS)
+    except ValueError:  # more fields than that: no form of the console's has them
+        return None
     return {k: v[0] for k, v in fields.items() if v}
 
 

@@ -44,7 +44,6 @@ TABLE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
 SHOWN: Final = 500
 EXPORTED: Final = 50_000
 MAX_DAYS: Final = 92
-MAX_CENTS: Final = 10**13
 
 
 class SearchError(ValueError):
@@ -97,10 +96,8 @@ def _amount(text: str, name: str) -> int | None:
     match = re.fullmatch(r"(\d{1,11})(?:\.(\d{1,2}))?", text)
     if match is None:
         raise SearchError(f"{name}: {text[:20]!r} is not an amount in dollars (e.g. 500 or 12.50)")
-    cents = int(match[1]) * 100 + int((match[2] or "0").ljust(2, "0"))
-    if cents > MAX_CENTS:
-        raise SearchError(f"{name}: more than any table pays")
-    return cents
+    # At most 11 digits of dollars: the largest amount is $99,999,999,999.99.
+    return int(match[1]) * 100 + int((match[2] or "0").ljust(2, "0"))
 
 
 def card_pattern(text: str) -> tuple[str, str] | None:
@@ -307,15 +304,15 @@ async def export_csv(conn: AsyncConn, casino: Casino, criteria: Criteria) -> str
                 casino.format(ended, ms=True),
                 handle,
                 win,
-                "" if best is None else best,
-                "" if worst is None else worst,
+                best,  # None (no seat) is an empty cell, as csv writes None
+                worst,
                 " ".join(outcomes),
                 _cell(cards),
                 first,
                 end,
                 end_hash,
-                "" if seal_row is None else seal_row,
-                seal_hash or "",
+                seal_row,  # None: no seal after the round yet
+                seal_hash,
             ]
         )
     return out.getvalue()

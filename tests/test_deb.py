@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from debbuild import ROOT, built_deb
+from debbuild import ROOT, built_deb, packaged_docs, source_files
 
 #: The host tools the package is built and checked with (``make system-deps`` installs them).
 DEB_TOOLS = ("dpkg-buildpackage", "dh_virtualenv", "lintian")
@@ -107,6 +107,23 @@ def test_contents(deb: Path) -> None:
     # An appliance's venv: no installer, no bytecode from the build machine.
     assert not [p for p in files if "__pycache__" in p or p.startswith(site + "pip/")]
     assert not [p for p in files if "/tests/" in p and "site-packages/controller" in p]
+
+
+def test_the_package_documents_the_station_not_its_test_suite(unpacked: Path) -> None:
+    """/usr/share/doc/dealer-station/ holds README.md and every document of docs/ but
+    testing.md (the repository's test suite and mutation ledger, not the installed program),
+    each as in the sources; and the package's source hash leaves testing.md out, so a change
+    to it rebuilds neither the .deb nor the Pi image (vm_tests/pi_image.py)."""
+    docs = unpacked / "usr/share/doc/dealer-station"
+    expected = {"README.md"} | {p.name for p in (ROOT / "docs").glob("*.md")} - {"testing.md"}
+    assert {p.name for p in docs.glob("*.md")} == expected
+    assert packaged_docs() == {"README.md"} | {f"docs/{n}" for n in expected - {"README.md"}}
+    for name in expected:
+        source = ROOT / name if name == "README.md" else ROOT / "docs" / name
+        assert (docs / name).read_bytes() == source.read_bytes(), name
+    hashed = {f.as_posix() for f in source_files()}
+    assert "docs/testing.md" not in hashed
+    assert {"README.md", "docs/operations.md", "debian/dealer-station.docs"} <= hashed
 
 
 def test_installed_files_are_the_sources(unpacked: Path) -> None:

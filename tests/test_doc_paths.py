@@ -76,3 +76,18 @@ def test_the_check_catches_a_stale_name(tmp_path: Path) -> None:
     assert resolves("controller.rules.cards.parse_card")
     assert not exists("controller/resume.py", tmp_path / "x.md")
     assert exists("controller/table/recovery.py", tmp_path / "x.md")
+
+
+def test_the_readme_names_every_debian_package_make_test_installs() -> None:
+    """README's "Two commands" lists what `make test` installs on a fresh machine: each
+    package of the Makefile's system-deps apt-get line is named there."""
+    makefile = (ROOT / "Makefile").read_text()
+    line = re.search(r"apt-get install -y --no-install-recommends ([^;]+);", makefile)
+    assert line is not None
+    packages = line.group(1).split()
+    assert "ccache" in packages and "strace" in packages
+    readme = (ROOT / "README.md").read_text()
+    missing = [
+        p for p in packages if not re.search(rf"(?<![\w.-]){re.escape(p)}(?![\w.-])", readme)
+    ]
+    assert missing == []

@@ -266,6 +266,25 @@ def test_rows_nobody_sealed_are_evidence_with_the_span_they_cover() -> None:
     assert chain.resolved == {(3, forged[0].hash), (4, forged[1].hash)}
 
 
+def test_the_span_of_rows_nobody_sealed_runs_from_the_first_to_the_last() -> None:
+    """Three rows of another branch: the alert names rows 3-5 (first to last, not the
+    second)."""
+    genuine, floor, _ = _sealed_floor()
+    forged = [_row(genuine[1], "round_started", {"round": 1, "seats": [2]}, 1)]
+    forged.append(_row(forged[-1], "settlement", {"net_cents": 7_000_000}, 1))
+    forged.append(_row(forged[-1], "round_completed", {}, 1))
+    floor.apply([forged])
+    chain = floor.apply([genuine[2:6]])
+    assert chain.alerts == [
+        (
+            "seal",
+            "seal: rows 3-5 of another branch were never sealed;"
+            " the branch sealed at row 6 was merged",
+        )
+    ]
+    assert chain.evidence == forged
+
+
 # --- the bound on unsealed rows -------------------------------------------------------------------
 
 

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import psycopg
@@ -357,6 +358,35 @@ def test_a_thread_that_dies_is_recorded_unless_the_collector_is_stopping(
     with capture_logs() as logs:
         collector._died("writer", RuntimeError("boom"))
     assert collector.failure is None and logs == []
+
+
+def test_the_health_names_the_thread_that_stopped(collector: Collector) -> None:
+    """The heartbeat's word for the console (docs/floor.md: "writer stopped" or "broker
+    lost"; floor.heartbeat): either thread not running makes the collector unhealthy; a
+    dead network thread (paho's loop) is recorded as its failure unless one is already;
+    the word names the writer when it is the writer that is not running."""
+    collector._started = True  # as start() leaves it, without a broker or a database
+    client: Any = collector._client
+    client._thread = None  # paho's loop never ran
+    assert not collector.healthy() and collector._health() == "writer stopped"
+    assert collector.failure == "the network thread (paho's loop) stopped"
+    network = threading.Thread(target=collector.stopping.wait)
+    network.start()
+    try:
+        client._thread = network
+        assert not collector.healthy() and collector._health() == "writer stopped"
+        collector._writer.start()  # takes from the empty inbox: no database reached
+        assert collector.healthy() and collector._health() == "broker lost"  # never connected
+        client._thread = None
+        collector.failure = "the writer thread stopped: RuntimeError: boom"
+        assert not collector.healthy() and collector._health() == "network stopped"
+        assert collector.failure == "the writer thread stopped: RuntimeError: boom"  # the first
+        collector.stopping.set()  # stopping: no thread is missed any more
+        assert collector.healthy()
+    finally:
+        collector.stopping.set()
+        network.join()
+        collector._writer.join()
 
 
 def test_an_error_is_named_by_its_type_and_first_line_within_200_characters() -> None:

@@ -329,3 +329,36 @@ def test_each_round_that_ends_gets_its_house_result(
         (table,),
     ).fetchall()
     assert results == [(1, rows[6].ts, "completed", -2100), (2, rows[8].ts, "voided", 0)]
+
+
+def test_rows_waiting_for_a_seal_are_merged_when_it_arrives_in_a_later_transaction(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """docs/floor.md "Seals": a sealing table's rows after its sealed head wait in
+    ``pending_row``; the seal arriving in a later transaction (another batch, another
+    collector) merges them with it: the waiting rows are read back from the database."""
+    from test_floor_branches import _row, journal
+
+    from controller.journal.seal import new_sealing
+    from floor.seals import TableSeals
+
+    table = f"W{next(COUNTER)}"
+    sealing, key = new_sealing(table)
+    start = _row(None, "station_started", {"table_id": table}, None)
+    rows = journal(sealing, 1, after=[start])  # start, a round's three rows, its seal
+    assert [r.kind for r in rows] == [
+        "station_started", "round_started", "settlement", "round_completed", "seal"
+    ]  # fmt: skip
+    ingest = Ingest(conn, TableSeals({table: key}))
+
+    def merged() -> list[object]:
+        found = conn.execute(
+            "SELECT row_id FROM journal_entry WHERE table_id = %s ORDER BY row_id", (table,)
+        )
+        return [r[0] for r in found.fetchall()]
+
+    ingest.apply([Rows(table, rows[:3])])
+    assert merged() == []  # not sealed yet: waiting
+    applied = ingest.apply([Rows(table, rows[3:])])
+    assert merged() == [1, 2, 3, 4, 5]
+    assert applied.acks[table] == Ack(5, rows[4].hash)

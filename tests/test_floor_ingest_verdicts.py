@@ -549,6 +549,17 @@ def test_the_clock_alert_is_cleared_once_back_within_the_tolerance() -> None:
     assert state.alert_changes == []
 
 
+def test_a_clock_at_the_tolerance_itself_opened_no_alert_so_the_next_clears_none() -> None:
+    """A skew of exactly the tolerance is within it (docs/floor.md "What one station cannot
+    do": a larger one raises ``clock``): no alert was opened, so the next status within the
+    tolerance has nothing to clear."""
+    floor = Floor()
+    done, state = _clock("2026-12-01T05:02:00.000000Z", floor)  # +120 s: at the limit
+    assert done.alerts == [] and state.clock_skew == 120.0 and "clock" not in floor.alerts
+    _, state = _clock("2026-12-01T05:00:02.000000Z", floor)
+    assert state.alert_changes == []
+
+
 def test_the_first_status_clears_a_clock_alert_an_unreadable_time_left_open() -> None:
     floor = Floor()
     done, state = _clock("2026-02-30T05:00:00.000000Z", floor)  # no such day

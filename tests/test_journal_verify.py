@@ -285,12 +285,15 @@ class Writer:
                 self.lines.append(line.strip())
                 self._changed.notify_all()
 
-    def wait_for_lines(self, count: int, timeout: float = 30.0) -> None:
-        """Wait until the child printed ``count`` lines; fail instead of hanging."""
+    def wait_for_lines(self, count: int, timeout: float = 120.0) -> None:
+        """Wait until the child printed ``count`` lines; fail instead of hanging. The bound
+        is generous: a child started at `nice -n 19` on two cores shared with a mutation
+        run (load 20) took more than 30 s to print its first line."""
         with self._changed:
-            if not self._changed.wait_for(lambda: len(self.lines) >= count, timeout):
-                self.process.kill()
-                pytest.fail(f"writer stalled after {len(self.lines)} lines")
+            stalled = not self._changed.wait_for(lambda: len(self.lines) >= count, timeout)
+        if stalled:
+            self.kill()
+            pytest.fail(f"writer stalled after {len(self.lines)} lines")
 
     def kill(self) -> list[str]:
         """SIGKILL the child; every line it printed before dying."""

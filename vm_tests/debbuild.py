@@ -26,9 +26,20 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "deb"
 #: What the package is built from; the tests, benchmarks and the boot test are not in it, so
 #: changing them does not rebuild it. Nor is floor/ (the floor's collector and monitor run
-#: off the table: the station never needs them).
-PACKAGED = ("controller/", "drivers/", "firmware_bridge/", "debian/", "systemd/", "docs/",
-            "examples/", "README.md", "pyproject.toml", "setup.py")  # fmt: skip
+#: off the table: the station never needs them). Of docs/, the files the package installs
+#: (:func:`packaged_docs`): docs/testing.md, the test suite's and its mutation ledger's,
+#: is not installed, and changing it rebuilds neither the .deb nor the Pi image.
+PACKAGED = ("controller/", "drivers/", "firmware_bridge/", "debian/", "systemd/",
+            "examples/", "pyproject.toml", "setup.py")  # fmt: skip
+#: debhelper's list of the documents installed in /usr/share/doc/dealer-station/.
+DOCS_LIST = Path("debian/dealer-station.docs")
+
+
+def packaged_docs(root: Path = ROOT) -> set[str]:
+    """The documents the package installs: debian/dealer-station.docs's lines (file names,
+    relative to the source tree)."""
+    lines = (root / DOCS_LIST).read_text().splitlines()
+    return {line.strip() for line in lines if line.strip()}
 
 
 def source_files(root: Path = ROOT) -> list[Path]:
@@ -40,10 +51,12 @@ def source_files(root: Path = ROOT) -> list[Path]:
         check=True,
     ).stdout.split(b"\0")
     files = [Path(os.fsdecode(name)) for name in listed if name]
+    docs = packaged_docs(root)
     return sorted(
         f
         for f in files
-        if f.as_posix().startswith(PACKAGED) and ((root / f).is_file() or (root / f).is_symlink())
+        if (f.as_posix().startswith(PACKAGED) or f.as_posix() in docs)
+        and ((root / f).is_file() or (root / f).is_symlink())
     )
 
 

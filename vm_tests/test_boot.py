@@ -160,6 +160,16 @@ def print_diagnostics(vm: Vm, units: tuple[str, ...], times: dict[str, float]) -
     except Exception as err:  # diagnostics only
         print(f"no journal: {err}")
     print("timings: " + json.dumps({k: round(v, 1) for k, v in times.items()}))
+    print("QEMU CPU and wall seconds per test:")
+    for name, (cpu_s, wall_s) in vm.per_test.items():
+        print(f"  {cpu_s:6.1f} {wall_s:6.1f}  {name}")
+    spent: dict[str, list[float]] = {}
+    for seconds, what in vm.calls:
+        spent.setdefault(what, []).append(seconds)
+    longest = sorted(spent.items(), key=lambda item: -sum(item[1]))[:25]
+    print("agent requests, the longest in all (seconds, count):")
+    for what, each in longest:
+        print(f"  {sum(each):7.1f} {len(each):4d}  {what}")
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +185,8 @@ def rig() -> Iterator[Rig]:
     payload = work / "payload"
     payload.mkdir(parents=True)
     shutil.copy2(deb, payload / "dealer-station.deb")
-    shutil.copy2(ROOT / "vm_tests/guest/agent.py", payload / "agent.py")
+    for name in ("agent.py", "commands.py"):
+        shutil.copy2(ROOT / "vm_tests/guest" / name, payload / name)
     (payload / "station.toml").write_text(CONFIG)
     (payload / "99-dealer-station.rules").write_text(udev_rules())
     endpoints = {kind: f"unix:{work}/{kind}.sock" for kind in SERIALS}
@@ -184,6 +195,7 @@ def rig() -> Iterator[Rig]:
     vm = Vm(work, image, payload, usb)
     try:
         TIMES["boot to agent"] = vm.wait_for_agent(BOOT_TIMEOUT)
+        TIMES["QEMU CPU to agent"] = vm.cpu_seconds() or 0.0
         settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=16)
         table = RemoteTable(vm, doubles.client, settings, COVER_AT)
         feed = LogFeed(vm, vm.log_mark(), table.pacer)
@@ -207,6 +219,17 @@ def unit_log_after_each_test(rig: Rig) -> Iterator[None]:
                     check=False, timeout=30))  # fmt: skip
 
 
+@pytest.fixture(autouse=True)
+def qemu_seconds_per_test(rig: Rig, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test's QEMU CPU seconds against its wall seconds, for print_diagnostics (the
+    arm64 module uses it too)."""
+    cpu, wall = rig.vm.cpu_seconds(), time.monotonic()
+    yield
+    after = rig.vm.cpu_seconds()
+    if cpu is not None and after is not None:
+        rig.vm.per_test[request.node.name] = (after - cpu, time.monotonic() - wall)
+
+
 def _pairing_mode(rig: Rig, kind: str, on: bool) -> None:
     """Hold (or let go) the device's pairing button; the panel board reads its own key switch
     for pairing, so that is turned too."""
@@ -218,19 +241,29 @@ def _pairing_mode(rig: Rig, kind: str, on: bool) -> None:
         rig.doubles.client.call("panel", "turn_key", on)
 
 
-def pair_devices(rig: Rig) -> None:
+PAIRED = ("shuffler", "shoe", "panel", "card_reader")
+
+
+def pair_and_seal(rig: Rig) -> None:
     """Pair every device as the service user, its pairing button held (docs/operations.md,
-    step 3); a panel-board table has no GPIO key line for pairing to read
-    (--without-key-switch)."""
-    for kind in ("shuffler", "shoe", "panel", "card_reader"):
+    step 3; a panel-board table has no GPIO key line for pairing to read:
+    --without-key-switch), then seal (``journal setup-keys``), as the documented order has
+    it: the commands in one Python in the guest (``Vm.dealer_station``), every button held
+    for the four pairings."""
+    for kind in PAIRED:
         _pairing_mode(rig, kind, True)
-        out = rig.vm.sh(
-            "runuser -u dealer-station -g dealer-station -G dialout --"
-            f" dealer-station pair {kind} --config /etc/dealer-station/station.toml"
-            " --without-key-switch --timeout 60"
-        )
-        assert f"{kind} paired" in out
+    config = "/etc/dealer-station/station.toml"
+    pair = [["pair", kind, "--config", config, "--without-key-switch", "--timeout", "60"]
+            for kind in PAIRED]  # fmt: skip
+    # The five commands' deadline: two steps (each of them had one, run on its own).
+    *paired, sealed = rig.vm.dealer_station(
+        *pair, ["journal", "setup-keys", "--config", config], groups="dialout",
+        timeout=2 * rig.step,
+    )  # fmt: skip
+    for kind, result in zip(PAIRED, paired, strict=True):
+        assert result["rc"] == 0 and f"{kind} paired" in result["out"], (kind, result)
         _pairing_mode(rig, kind, False)
+    assert sealed["rc"] == 0, sealed["err"]
 
 
 def test_install_leaves_the_service_stopped_until_configured(rig: Rig) -> None:
@@ -287,9 +320,7 @@ def test_configured_and_enabled_it_reaches_ready(rig: Rig) -> None:
     assert "ok: table VM-PA-1" in vm.sh(
         "dealer-station check-config /etc/dealer-station/station.toml"
     )
-    vm.sh("runuser -u dealer-station -- dealer-station journal setup-keys"
-          " --config /etc/dealer-station/station.toml >/dev/null")  # fmt: skip
-    pair_devices(rig)
+    pair_and_seal(rig)
     assert vm.sh("stat -c %U:%a /var/lib/dealer-station/pairing").strip() == "dealer-station:700"
     started = time.monotonic()
     vm.sh("systemctl enable --now dealer-station", timeout=STEP)  # Type=notify: READY=1

@@ -36,7 +36,16 @@ import pytest
 from debbuild import ROOT, built_deb
 from pi_image import cached_image
 from remote_table import LogFeed, RemoteTable
-from test_boot import CONFIG, COVER_AT, READER, Rig, pair_devices, print_diagnostics, udev_rules
+from test_boot import (
+    CONFIG,
+    COVER_AT,
+    READER,
+    Rig,
+    pair_and_seal,
+    print_diagnostics,
+    qemu_seconds_per_test,  # noqa: F401 (autouse: each test's QEMU seconds)
+    udev_rules,
+)
 from test_boot import test_sigkill_restarts_it_and_the_round_resumes as _sigkill_resumes
 from test_boot import test_sigstop_the_watchdog_restarts_it_within_watchdogsec as _sigstop
 from vm import ARM64, UsbSerial, Vm
@@ -152,7 +161,8 @@ def rig() -> Iterator[PiRig]:
     shutil.rmtree(work, ignore_errors=True)
     payload = work / "payload"
     payload.mkdir(parents=True)
-    shutil.copy2(ROOT / "vm_tests/guest/agent.py", payload / "agent.py")
+    for name in ("agent.py", "commands.py"):
+        shutil.copy2(ROOT / "vm_tests/guest" / name, payload / name)
     (payload / "station.toml").write_text(PI_CONFIG)
     (payload / "99-dealer-station.rules").write_text(udev_rules())
     serials = {**USB, "panel": PANEL_SERIAL}
@@ -173,6 +183,7 @@ def rig() -> Iterator[PiRig]:
     feed = None
     try:
         TIMES["boot to agent"] = vm.wait_for_agent(BOOT_TIMEOUT)
+        TIMES["QEMU CPU to agent"] = vm.cpu_seconds() or 0.0
         settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=29)
         table = RemoteTable(vm, doubles.client, settings, COVER_AT, stuck_seconds=STEP_ARM)
         feed = LogFeed(vm, vm.log_mark(), table.pacer)
@@ -293,10 +304,8 @@ def test_configured_paired_and_enabled_it_reaches_ready_with_the_clock_unsynchro
 ) -> None:
     vm = rig.vm
     vm.sh("install -m 0640 -g dealer-station /run/payload/station.toml /etc/dealer-station/")
-    pair_devices(rig)
-    # Seal (docs/operations.md: flash, first boot, configure, pair, seal).
-    vm.sh("runuser -u dealer-station -- dealer-station journal setup-keys"
-          " --config /etc/dealer-station/station.toml >/dev/null")  # fmt: skip
+    # Pair, then seal (docs/operations.md: flash, first boot, configure, pair, seal).
+    pair_and_seal(rig)
     started = time.monotonic()
     vm.sh("systemctl enable --now dealer-station", timeout=STEP_ARM)
     TIMES["enable --now to READY"] = time.monotonic() - started
@@ -413,22 +422,25 @@ def test_a_step_back_never_reorders_the_journal(rig: PiRig) -> None:
     rig.ntp.order(offset=0)
     _wait_for_step(vm, mark, 3600e6)
     _dealt_a_round(rig)
-    _verified(vm)
+    # verify, export and recall, the station's user's commands in one Python in the guest.
+    verified, exported, recalled = vm.dealer_station(
+        ["journal", "verify"],
+        ["journal", "export", "--journal", JOURNAL],
+        ["journal", "recall", "3", "--json"],
+        timeout=STEP_ARM,
+    )
+    assert verified["rc"] == 0 and "intact" in verified["out"], verified
+    assert exported["rc"] == 0, exported["err"]
     summary = json.loads(
-        vm.sh(
-            f"runuser -u dealer-station -- dealer-station journal export --journal {JOURNAL}"
-            f' | python3.11 -c "{EXPORT_SUMMARY}" {known}',
-            timeout=STEP_ARM,
-        )
+        vm.sh(f'python3.11 -c "{EXPORT_SUMMARY}" {known} < {exported["path"]}', timeout=STEP_ARM)
     )
     steps = [round(step_us / 3600e6) for _, step_us in summary["clock"]]
     assert steps == [-1, 1], summary
     assert summary["in_order"], summary
     # Later rows, earlier times: a round's worth written an hour back, still in id order.
     assert summary["during_rows"] > 10 and summary["during"] < summary["before"], summary
-    recall = "runuser -u dealer-station -- dealer-station journal recall 3 --json"
-    recalled = json.loads(vm.sh(recall, timeout=STEP_ARM))
-    numbers = [r["round"] for r in recalled["rounds"]]
+    assert recalled["rc"] == 0, recalled["err"]
+    numbers = [r["round"] for r in json.loads(vm.sh(f"cat {recalled['path']}"))["rounds"]]
     assert numbers == sorted(numbers) and len(numbers) == 3, numbers
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shlex
 import shutil
 import socket
 import subprocess
@@ -42,6 +43,8 @@ class Machine:
     kernel_args: str
     disk: str
     disk_format: str = "raw"
+    #: Where the guest's agent unit mounts the payload disk (image.agent_unit).
+    payload: str = "/mnt/payload"
 
     def console(self, path: Path) -> list[str]:
         """The arguments that write the guest's console to ``path``."""
@@ -66,12 +69,18 @@ AMD64 = Machine(
 #: longer timeout than the Pi's 14 s: the board's watchdog counts real time, and a TCG guest on
 #: a loaded 2-core machine was starved for longer than 14 s and reset in the middle of a test
 #: (the hung-system test, the last, puts the image's 14 s back before it freezes PID 1).
+#: kpti=0 (the test's command line only): the kernel isolates its page tables on a Cortex-A72
+#: only because KASLR is on (the virt board gives it a seed; the A72 is not affected by
+#: Meltdown), and under TCG the page-table switch at every kernel entry and exit costs QEMU
+#: its software TLB: the boot took 70 QEMU CPU seconds to the agent with kpti=0, and more
+#: than 105 without it (on a loaded machine: starved, it sometimes never reached the agent).
 ARM64 = Machine(
     "qemu-system-aarch64",
     ("-machine", "virt", "-accel", "tcg,thread=multi", "-cpu", "cortex-a72", "-smp", "2"),
     "root=LABEL=RASPIROOT ro rootwait console=tty0 net.ifnames=0 systemd.watchdog_sec=60"
-    " systemd.show_status=false loglevel=4 panic=-1",
+    " systemd.show_status=false loglevel=4 panic=-1 kpti=0",
     "test.img",
+    payload="/run/payload",
 )  # fmt: skip
 
 
@@ -115,6 +124,7 @@ class Vm:
         command runs behind ``prefix`` (``nsenter --net=...`` for a network of its own).
         ``disk_size`` makes the guest's disk larger than the image (a bigger card)."""
         self.workdir = workdir
+        self.machine = machine
         self.usb = {u.id: u for u in usb}
         overlay = workdir / "root.qcow2"
         subprocess.run(
@@ -152,9 +162,15 @@ class Vm:
         self._qmp: socket.socket | None = None
         self._qmp_reader: Any = None
         self._ids = 0
+        self._batches = 0
         self._lock = threading.Lock()
         self._waiting: dict[int, queue.Queue[dict[str, Any]]] = {}
         self.events: list[dict[str, Any]] = []
+        #: Each agent request's seconds and what it was (``op`` and the command's start):
+        #: where a test's time goes (print_diagnostics shows the longest).
+        self.calls: list[tuple[float, str]] = []
+        #: Each test's QEMU CPU seconds and wall seconds (test_boot.qemu_seconds_per_test).
+        self.per_test: dict[str, tuple[float, float]] = {}
 
     # --- the agent ------------------------------------------------------------------------
 
@@ -206,10 +222,15 @@ class Vm:
             self._waiting[ident] = answer
             request = {"id": ident, "op": op, "timeout": timeout, **fields}
             self._agent.sendall(json.dumps(request).encode() + b"\n")
+        sent = time.monotonic()
         try:
             reply = answer.get(timeout=timeout + 60)
         except queue.Empty:
             raise GuestError(f"agent: no answer to {op} in {timeout + 60} s") from None
+        finally:
+            if op != "log_batch":  # the log feed's long polls
+                what = fields.get("cmd") or fields.get("fields") or fields.get("contains") or ""
+                self.calls.append((time.monotonic() - sent, f"{op} {str(what)[:100]}"))
         if "error" in reply:
             raise GuestError(f"agent: {reply['error']}; console: {self.console_tail(5)}")
         return reply
@@ -220,6 +241,30 @@ class Vm:
         if check and reply["rc"] != 0:
             raise GuestError(f"{cmd!r} -> {reply['rc']}: {reply['err'].strip()[-2000:]}")
         return str(reply["out"])
+
+    def dealer_station(
+        self, *commands: list[str], groups: str = "", timeout: float = 120.0
+    ) -> list[dict[str, Any]]:
+        """Run ``dealer-station`` ``commands`` (each its arguments) in the guest as the
+        station's user (with the supplementary ``groups``), one after the other in one
+        Python (``guest/commands.py``: the program's own entry point, a Python start and
+        its imports once, not per command); per command its ``rc`` and the ends of its
+        ``out`` and ``err``. Each command's whole stdout stays in the guest at
+        ``/tmp/ds-commands-<call>/<n>.out`` (n from 0), named by ``path``."""
+        with self._lock:
+            self._batches += 1
+            folder = f"/tmp/ds-commands-{self._batches}"
+        extra = f" -G {groups}" if groups else ""
+        reply = self.sh(
+            f"runuser -u dealer-station -g dealer-station{extra} --"
+            f" /opt/dealer-station/bin/python {self.machine.payload}/commands.py {folder}"
+            f" {shlex.quote(json.dumps(commands))}",
+            timeout=timeout,
+        )
+        results: list[dict[str, Any]] = json.loads(reply)
+        for number, result in enumerate(results):
+            result["path"] = f"{folder}/{number}.out"
+        return results
 
     def journal_rows(
         self,
