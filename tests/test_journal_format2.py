@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from journal_compat_support import verification_key
 from test_journal_compat import CHECKPOINTS, CURRENT, FIXTURE, fixture_copy
-from test_journal_storage import on_small_disk
+from test_journal_storage import fill_leaving, on_small_disk
 
 from controller.journal.anchor import latest_anchor
 from controller.journal.format import TRIGGER_SQL_2, JournalCorruptError, head_path
@@ -572,8 +572,7 @@ def test_migrate_on_a_full_disk_leaves_the_format_1_file(tmp_path: Path, free_ki
         disk,
         "2m",
         f"cp {source} {source}-head {disk}/ &&"
-        f" avail=$(df --output=avail -B1 {disk} | tail -1) &&"
-        f" head -c $((avail - {free_kib * 1024})) /dev/zero > {disk}/filler &&"
+        f" {fill_leaving(disk, free_kib)} &&"
         f" {PYTHON} {script} {disk}/journal.sqlite3 > {tmp_path}/out 2>&1;"
         f" rm {disk}/filler && cp -a {disk} {kept}",
     )

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from test_journal_base import TABLE, _canonical
 from test_journal_seal import write_round
-from test_journal_storage import PYTHON, on_small_disk
+from test_journal_storage import PYTHON, fill_leaving, on_small_disk
 
 import controller.journal.rotate as rotate_module
 from controller.journal.archive import archive, segments
@@ -328,8 +328,7 @@ def test_a_rotation_on_a_full_disk_leaves_the_journal_as_it_was(
         disk,
         "1m",
         f"cp {copy.path} {copy.path}-head {disk}/ &&"
-        f" avail=$(df --output=avail -B1 {disk} | tail -1) &&"
-        f" head -c $((avail - {free_kib * 1024})) /dev/zero > {disk}/filler &&"
+        f" {fill_leaving(disk, free_kib)} &&"
         f" {PYTHON} {script} {disk}/journal.sqlite3 {copy.archive} {copy.sealing}"
         f" > {tmp_path}/out 2>&1; rm {disk}/filler && cp -a {disk} {kept}",
     )

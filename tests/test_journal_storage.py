@@ -51,6 +51,15 @@ def on_small_disk(directory: Path, size: str, script: str) -> subprocess.Complet
     )
 
 
+def fill_leaving(disk: Path, free_kib: int) -> str:
+    """The sh fragment, for an ``on_small_disk`` script, that fills ``disk`` with a file
+    ``disk/filler`` until ``free_kib`` KiB are left."""
+    return (
+        f"avail=$(df --output=avail -B1 {disk} | tail -1) &&"
+        f" head -c $((avail - {free_kib} * 1024)) /dev/zero > {disk}/filler"
+    )
+
+
 def test_simulate_on_a_full_disk_reports_the_disk(tmp_path: Path) -> None:
     disk = tmp_path / "disk"
     done = on_small_disk(
