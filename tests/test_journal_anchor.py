@@ -196,6 +196,4 @@ def test_an_anchor_at_a_rotated_journals_base_matches_by_the_bases_hash_alone(
     assert last is not None and last.id > base.row
     at_base = Anchor(TABLE, base.row, base.epoch - 1, base.hash)
     assert checked(path, at_base, last.id) is None
-    assert checked(path, replace(at_base, hash=HASH), last.id) == forked(
-        base.row, base.epoch - 1
-    )
+    assert checked(path, replace(at_base, hash=HASH), last.id) == forked(base.row, base.epoch - 1)
