@@ -80,6 +80,8 @@ def test_an_anchor_pasted_with_spaces_and_newlines_round_is_read() -> None:
         (f"T1:25:4:{HASH}0", "anchor: the hash must be 64 hex digits"),
         (f"T1:25:4:{HASH[:-1]}", "anchor: the hash must be 64 hex digits"),
         (f"T1:25:4:{HASH[:-1]}g", "anchor: the hash must be 64 hex digits"),
+        (f"T1:25:4:{HASH[:-1]}X", "anchor: the hash must be 64 hex digits"),
+        (f"T1:25:4:{HASH[:-1]}A", "anchor: the hash must be 64 hex digits"),  # lower case only
     ],
 )
 def test_a_malformed_anchor_is_refused_saying_what_is_wrong(text: str, message: str) -> None:
