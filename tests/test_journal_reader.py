@@ -11,7 +11,7 @@ import pytest
 from journal_tamper_support import BOTH_FORMATS
 
 from controller.journal.format import JournalCorruptError
-from controller.journal.reader import JournalReader, select_rows
+from controller.journal.reader import JournalReader, open_readonly, select_rows
 from controller.journal.store import Journal
 
 #: The journal, row by row: (kind, data, round). Row ids are the places from 1.
@@ -109,3 +109,82 @@ def test_a_failed_query_names_the_file_in_one_line(tmp_path: Path) -> None:
     refusal = f"^{re.escape(str(journal))}: no such table: missing$"
     with JournalReader.open(journal) as reader, pytest.raises(JournalCorruptError, match=refusal):
         reader.query(lambda conn: conn.execute("SELECT * FROM missing").fetchall())
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_a_file_damaged_past_its_schema_is_refused_in_one_line_naming_it(
+    tmp_path: Path, storage_format: int
+) -> None:
+    """The back half of the file's pages overwritten (a disk that lost them): the file
+    opens and its storage format reads, but every read that reaches the rows stops with the
+    file's name and SQLite's words, one line, not a traceback."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=storage_format) as writer:
+        for round_no in range(1, 150):
+            writer.append("shuffle_commanded", {"decks": 6})
+            writer.append("round_started", {"round": round_no, "seats": []}, round_no)
+            writer.append("event", {"seat": 1, "spot": "main", "cents": 500}, None)
+            writer.append("round_completed", {"note": "x" * 200}, round_no)
+    raw = bytearray(path.read_bytes())
+    page = 4096
+    for offset in range(len(raw) // 2 // page * page, len(raw) - 2 * page, page):
+        raw[offset : offset + page] = b"\xff" * page
+    path.write_bytes(bytes(raw))
+    refusal = f"^{re.escape(str(path))}: database disk image is malformed$"
+    reads = {
+        "rows": lambda reader: list(reader.rows()),
+        "restore": lambda reader: list(reader.rows_for_restore([(1, "main")])),
+        "last rounds": lambda reader: reader.last_rounds_start(3),
+    }
+    for read in reads.values():
+        with JournalReader.open(path) as reader:
+            assert reader.storage.version == storage_format
+            with pytest.raises(JournalCorruptError, match=refusal):
+                read(reader)
+
+
+def test_what_is_not_a_journal_file_is_refused_in_one_line_naming_it(tmp_path: Path) -> None:
+    """No file (or a folder) at the path; a file that is not SQLite; a journal whose schema
+    text holds a byte that is not UTF-8 (a flipped bit in a trigger's text): each refused
+    with the path and what is wrong, and nothing else."""
+    with pytest.raises(FileNotFoundError) as caught:
+        JournalReader.open(tmp_path / "absent.sqlite3")
+    assert str(caught.value) == f"no journal at {tmp_path / 'absent.sqlite3'}"
+    with pytest.raises(FileNotFoundError) as caught:
+        open_readonly(tmp_path)
+    assert str(caught.value) == f"no journal at {tmp_path}"
+    text = tmp_path / "notes.sqlite3"
+    text.write_bytes(b"not a journal\n" * 100)
+    with pytest.raises(JournalCorruptError) as corrupt:
+        open_readonly(text)
+    assert str(corrupt.value) == f"{text}: file is not a database"
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as writer:
+        writer.append("state", {"state": "idle"})
+    raw = path.read_bytes()
+    at = raw.index(b"BEFORE UPDATE ON journal")
+    path.write_bytes(raw[:at] + b"BEF\xffRE" + raw[at + 6 :])
+    with pytest.raises(JournalCorruptError) as corrupt:
+        open_readonly(path)
+    assert str(corrupt.value) == (
+        f"{path}: file is not a database: its schema is damaged (text that is not UTF-8)"
+    )
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_a_read_only_reader_writes_nothing_and_reads_rows_committed_after_it_opened(
+    tmp_path: Path, storage_format: int
+) -> None:
+    """The reader beside the running station: a write through its connection is refused,
+    and a row the writer commits after the reader opened is read (WAL readers see each new
+    commit)."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=storage_format) as writer:
+        writer.append("state", {"state": "idle"})
+        with JournalReader.open(path) as reader:
+            assert [r.id for r in reader.rows()] == [1]
+            writer.append("state", {"state": "bets"})
+            assert [r.kind for r in reader.rows()] == ["state", "state"]
+            assert reader.last() is not None and reader.last().data == {"state": "bets"}  # type: ignore[union-attr]
+            with pytest.raises(JournalCorruptError, match=r"attempt to write a readonly database$"):
+                reader.query(lambda conn: conn.execute("CREATE TABLE mine (x)"))
