@@ -188,3 +188,7 @@ def test_a_read_only_reader_writes_nothing_and_reads_rows_committed_after_it_ope
             assert reader.last() is not None and reader.last().data == {"state": "bets"}  # type: ignore[union-attr]
             with pytest.raises(JournalCorruptError, match=r"attempt to write a readonly database$"):
                 reader.query(lambda conn: conn.execute("CREATE TABLE mine (x)"))
+        # Leaving the block closes the connection (close is idempotent).
+        with pytest.raises(JournalCorruptError, match="Cannot operate on a closed database"):
+            reader.query(lambda conn: conn.execute("SELECT 1"))
+        reader.close()
