@@ -16,14 +16,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from journal_tamper_support import behind_the_triggers
+from journal_tamper_support import behind_the_triggers, tamper
 
 from controller.journal.archive import archive
 from controller.journal.base import Base
 from controller.journal.reader import open_readonly
 from controller.journal.rotate import rotate_journal
 from controller.journal.seal import load_state, new_sealing, save_state
-from controller.journal.startcheck import CommitmentLookup, StartTrust, WalkStart, walk_start
+from controller.journal.startcheck import CommitmentLookup, StartTrust, WalkStart, gap, walk_start
 from controller.journal.store import Journal
 from controller.rules.cards import parse_card
 from controller.table.holecard import commit_hole_card
@@ -179,3 +179,29 @@ def test_a_base_without_its_mac_is_refused_only_where_a_sealed_checkpoint_is_req
             " without the key file, or a sealing key file that is not this journal's",
             journal.base.row + 1,
         )
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_a_row_the_base_says_is_archived_still_in_the_file_is_altered(
+    tmp_path: Path, storage_format: int
+) -> None:
+    """docs/journal.md, "Rotation": the file holds the rows after its base alone. A row
+    put back at the base's own row, or before it, is named; the rows after the base alone
+    are no fault."""
+    journal = rotated(tmp_path, storage_format)
+    cut = journal.base.row
+    with reading(journal.path) as conn:
+        assert gap(conn) is None
+    for put_back in (cut, cut - 5):
+        tamper(
+            journal.path,
+            f"INSERT INTO journal SELECT {put_back}, ts, kind, round, data, prev_hash, hash"
+            f" FROM journal WHERE id = {cut + 1}",
+        )
+        with reading(journal.path) as conn:
+            assert gap(conn) == (
+                "altered",
+                f"altered: row {put_back}: in the file, but its base record says rows"
+                f" 1..{cut} are archived",
+                put_back,
+            )
