@@ -183,7 +183,12 @@ def test_a_read_only_reader_writes_nothing_and_reads_rows_committed_after_it_ope
         writer.append("state", {"state": "idle"})
         with JournalReader.open(path) as reader:
             assert [r.id for r in reader.rows()] == [1]
+            # The storage is made once and kept with the connection until the writer commits
+            # (making it reads the schema, the codec and the kinds).
+            kept = reader.storage
+            assert reader.storage is kept
             writer.append("state", {"state": "bets"})
+            assert reader.storage is not kept
             assert [r.kind for r in reader.rows()] == ["state", "state"]
             assert reader.last() is not None and reader.last().data == {"state": "bets"}  # type: ignore[union-attr]
             with pytest.raises(JournalCorruptError, match=r"attempt to write a readonly database$"):
