@@ -24,6 +24,7 @@ from controller.journal.reader import open_readonly
 from controller.journal.rotate import rotate_journal
 from controller.journal.seal import load_state, new_sealing, save_state
 from controller.journal.startcheck import CommitmentLookup, StartTrust, WalkStart, gap, walk_start
+from controller.journal.storage import storage_of
 from controller.journal.store import Journal
 from controller.rules.cards import parse_card
 from controller.table.holecard import commit_hole_card
@@ -205,3 +206,23 @@ def test_a_row_the_base_says_is_archived_still_in_the_file_is_altered(
                 f" 1..{cut} are archived",
                 put_back,
             )
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_rows_cut_out_of_a_rotated_journal_are_counted_from_its_base(
+    tmp_path: Path, storage_format: int
+) -> None:
+    """Two rows deleted after the base: the count says how many of the rows after the base
+    are missing (not counting the archived ones)."""
+    journal = rotated(tmp_path, storage_format)
+    cut = journal.base.row
+    tamper(journal.path, f"DELETE FROM journal WHERE id IN ({cut + 2}, {cut + 4})")
+    with reading(journal.path) as conn:
+        end = storage_of(conn).last_id()
+        assert end is not None and end > cut + 4
+        assert gap(conn) == (
+            "removed",
+            f"removed: 2 of rows {cut + 1}..{end} are missing (the ids skip);"
+            " `journal verify` names the first",
+            None,
+        )
