@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from journal_tamper_support import BOTH_FORMATS
+from journal_tamper_support import BOTH_FORMATS, tamper
 
 from controller.journal.format import JournalCorruptError
 from controller.journal.reader import JournalReader, open_readonly, select_rows
@@ -197,3 +197,19 @@ def test_a_read_only_reader_writes_nothing_and_reads_rows_committed_after_it_ope
         with pytest.raises(JournalCorruptError, match="Cannot operate on a closed database"):
             reader.query(lambda conn: conn.execute("SELECT 1"))
         reader.close()
+
+
+@pytest.mark.journal_format(1)
+def test_a_row_whose_text_is_not_utf8_is_read_with_replacement_characters(
+    tmp_path: Path,
+) -> None:
+    """A flipped bit that leaves a row's data not UTF-8 (format 1 stores it as text): the
+    reader gives the row back, the bad byte replaced, so that the hash check names it; the
+    fetch does not fail."""
+    path = written(tmp_path / "journal.sqlite3", 1)
+    tamper(path, "UPDATE journal SET data = CAST(x'7b2261223a22ff227d' AS TEXT) WHERE id = 2")
+    with JournalReader.open(path) as reader:
+        rows = list(reader.rows())
+        assert [r.id for r in rows] == list(range(1, 15))
+        assert rows[1].data_text == '{"a":"\ufffd"}'
+        assert [r.id for r in reader.rows(kinds=["state"])] == [2, 9, 11]
