@@ -433,7 +433,8 @@ def test_a_new_file_sqlite_cannot_make_wal_is_refused_naming_its_mode(
     copy_rows, connect = rotate_module._copy_rows, sqlite3.connect
 
     def without_shared_memory(database: Path, **options: Any) -> sqlite3.Connection:
-        return connect(f"file:{database}?vfs=unix-none", uri=True, **options)
+        opened: sqlite3.Connection = connect(f"file:{database}?vfs=unix-none", uri=True, **options)
+        return opened
 
     def copied_without_shared_memory(source: Storage, new: Path, base: Base) -> None:
         # The new file is made WAL: put it in rollback mode first, which that layer opens.

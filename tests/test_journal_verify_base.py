@@ -15,6 +15,7 @@ their answers.
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -85,14 +86,18 @@ def rotated(template: tuple[Path, VerificationKey], tmp_path: Path) -> Rotated:
     return Rotated(path, folder / "archive", template[1], base, last)
 
 
+def _behind_the_triggers(path: Path, statement: str, *params: object) -> None:
+    """Run one statement on the file behind its append-only triggers."""
+
+    def work(conn: sqlite3.Connection) -> None:
+        conn.execute(statement, params)
+
+    behind_the_triggers(path, work)
+
+
 def _put_base(path: Path, base: Base) -> None:
-    """The file's base record replaced by ``base`` (behind the triggers)."""
-    behind_the_triggers(
-        path,
-        lambda conn: conn.execute(
-            "UPDATE meta SET value = ? WHERE key = ?", (base.to_text(), BASE_KEY)
-        ),
-    )
+    """The file's base record replaced by ``base``."""
+    _behind_the_triggers(path, "UPDATE meta SET value = ? WHERE key = ?", base.to_text(), BASE_KEY)
 
 
 def _archived(base: Base, where: str) -> str:
@@ -224,11 +229,8 @@ def test_a_damaged_commit_is_altered_at_its_first_row(rotated: Rotated) -> None:
     """docs/journal.md, "Storage format 2": a commit row out of form is refused naming
     its first row, which is the first row in doubt."""
     first = rotated.base.row + 1
-    behind_the_triggers(
-        rotated.path,
-        lambda conn: conn.execute(
-            "UPDATE journal_commit SET last_hash = x'00' WHERE first_id = ?", (first,)
-        ),
+    _behind_the_triggers(
+        rotated.path, "UPDATE journal_commit SET last_hash = x'00' WHERE first_id = ?", first
     )
     assert verify(rotated.path) == VerifyReport(
         VerifyCase.ALTERED,
@@ -239,9 +241,8 @@ def test_a_damaged_commit_is_altered_at_its_first_row(rotated: Rotated) -> None:
 
 def test_an_unreadable_base_or_codec_is_altered_naming_no_row(rotated: Rotated) -> None:
     """A damage that is no row's (the base record, the codec) names none."""
-    behind_the_triggers(
-        rotated.path,
-        lambda conn: conn.execute("UPDATE meta SET value = '{\"row\":' WHERE key = ?", (BASE_KEY,)),
+    _behind_the_triggers(
+        rotated.path, "UPDATE meta SET value = '{\"row\":' WHERE key = ?", BASE_KEY
     )
     report = verify(rotated.path)
     assert report.case is VerifyCase.ALTERED and report.first_bad_row is None
@@ -250,7 +251,7 @@ def test_an_unreadable_base_or_codec_is_altered_naming_no_row(rotated: Rotated) 
 
 
 def test_a_missing_codec_is_altered_naming_no_row(rotated: Rotated) -> None:
-    behind_the_triggers(rotated.path, lambda conn: conn.execute("DELETE FROM journal_codec"))
+    _behind_the_triggers(rotated.path, "DELETE FROM journal_codec")
     assert verify(rotated.path) == VerifyReport(
         VerifyCase.ALTERED, "altered: the journal's codec (journal_codec) is missing or damaged"
     )
