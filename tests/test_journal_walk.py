@@ -11,12 +11,15 @@ from pathlib import Path
 import pytest
 
 from controller.journal import walk as walk_module
-from controller.journal.format import GENESIS_HASH, row_hash
+from controller.journal.format import GENESIS_HASH, canonical_json, row_hash
+from controller.journal.report import VerifyCase
 from controller.journal.seal import new_sealing, save_state
-from controller.journal.storage import storage_of
+from controller.journal.storage import RawRow, storage_of
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 from controller.journal.walk import checkpoint_problem, raw_rows, walk
+from controller.rules.cards import parse_card
+from controller.table.holecard import commit_hole_card
 
 
 @pytest.mark.parametrize("storage_format", [1, 2])
@@ -181,3 +184,52 @@ def test_a_row_hashes_only_with_the_types_and_forms_the_station_writes() -> None
         chain = walk([*rows[:2], (*changed, plain(kind, round_no))], 0, GENESIS_HASH)  # type: ignore[list-item]
         assert chain.failure is not None
         assert chain.failure.message == "altered: row 3: content does not match its hash"
+
+
+def hole_card_chain(*rows: tuple[str, int | None, dict[str, object]]) -> list[RawRow]:
+    """Rows 1.. of the given kinds, rounds and data, chained from the genesis hash."""
+    out: list[RawRow] = []
+    prev = GENESIS_HASH
+    for n, (kind, round_no, data) in enumerate(rows, start=1):
+        text = canonical_json(data)
+        ts = f"2026-12-01T09:00:{n:02d}.000000Z"
+        digest = row_hash(prev, row_id=n, ts=ts, kind=kind, round_no=round_no, data_text=text)
+        out.append((n, ts, kind, round_no, text, prev, digest))
+        prev = digest
+    return out
+
+
+def test_a_hole_card_reveal_is_checked_against_its_rounds_commitment() -> None:
+    """docs/journal.md, "Hole-card commitment" (NJ 13:69F-19.7(i): the hole card is dealt
+    face down and read unseen, so the journal commits to it when dealt and reveals it
+    later): a reveal that matches counts; one that does not, or one with no commitment in
+    its round, is noted naming the reveal's row, and the walk goes on to the end."""
+    commitment, nonce = commit_hole_card(parse_card("5D"))
+    dealt = ("hole_card_dealt", 1, {"commitment": commitment})
+    good = hole_card_chain(
+        dealt, ("hole_card_revealed", 1, {"card": "5D", "nonce": nonce}), ("event", None, {})
+    )
+    chain = walk(good, 0, GENESIS_HASH)
+    assert (chain.failure, chain.commitment_failure, chain.commitments) == (None, None, 1)
+    other = hole_card_chain(
+        dealt, ("hole_card_revealed", 1, {"card": "6D", "nonce": nonce}), ("event", None, {})
+    )
+    chain = walk(other, 0, GENESIS_HASH)
+    assert chain.failure is None and chain.rows == 3 and chain.commitments == 0
+    found = chain.commitment_failure
+    assert found is not None
+    assert (found.case, found.message, found.first_bad_row) == (
+        VerifyCase.COMMITMENT,
+        "commitment: row 2: revealed hole card does not match the commitment in row 1",
+        2,
+    )
+    alone = hole_card_chain(
+        ("event", None, {}), ("hole_card_revealed", 2, {"card": "5D", "nonce": nonce})
+    )
+    found = walk(alone, 0, GENESIS_HASH).commitment_failure
+    assert found is not None
+    assert (found.case, found.message, found.first_bad_row) == (
+        VerifyCase.COMMITMENT,
+        "commitment: row 2: hole card revealed without a commitment",
+        2,
+    )
