@@ -204,6 +204,26 @@ def test_a_new_row_changed_after_the_proof_is_found(
     assert report.case is VerifyCase.ALTERED and report.first_bad_row == row + 3
 
 
+@pytest.mark.parametrize(
+    ("change", "case", "words"),
+    [
+        (lambda p, k: Proof(p.table, p.row, p.hash, p.seals, "0" * 64), "seal", "MAC"),
+        (lambda p, k: Proof("T2", p.row, p.hash, p.seals, p.mac), "seal", "table 'T2'"),
+        (lambda p, k: make_proof(k, p.row, "2" * 64, p.seals), "forked", "rewritten"),
+        (lambda p, k: make_proof(k, p.row - 1, p.hash, p.seals), "forked", "not the seal"),
+        (lambda p, k: make_proof(k, p.row + 99, p.hash, p.seals), "behind", "older copy"),
+    ],
+)
+def test_a_proof_that_does_not_fit_the_journal_or_the_key_is_refused(
+    copy: Path, sealed: tuple[Path, VerificationKey], change: object, case: str, words: str
+) -> None:
+    key = sealed[1]
+    row, digest, seals = verify(copy, key=key).sealed or (0, "", 0)
+    proof = change(make_proof(key, row, digest, seals), key)  # type: ignore[operator]
+    report = verify(copy, key=key, since=proof)
+    assert report.case.value == case and words in report.message, report.message
+
+
 def _forked(row: int) -> VerifyReport:
     return VerifyReport(
         VerifyCase.FORKED,
@@ -249,7 +269,7 @@ def _behind(last: int, row: int) -> VerifyReport:
     ],
     ids=["mac", "table", "rewritten", "not-the-seal", "behind"],
 )
-def test_a_proof_that_does_not_fit_the_journal_or_the_key_is_refused(
+def test_each_refusal_of_a_proof_is_its_whole_report(
     copy: Path, sealed: tuple[Path, VerificationKey], change: object, expected: object
 ) -> None:
     """docs/journal.md, "An operator's proof": a proof changed or made without the key is
