@@ -286,7 +286,7 @@ def test_a_proof_whose_seal_row_is_gone_or_of_an_empty_journal_is_refused(
     copy: Path, sealed: tuple[Path, VerificationKey], tmp_path: Path
 ) -> None:
     """The seal's row removed (the rows after it kept): forked at that row. A journal with
-    no row at all: behind, from row 1."""
+    no row at all: behind, from row 1, even for a seal at row 1."""
     key = sealed[1]
     row, _digest, seals = verify(copy, key=key).sealed or (0, "", 0)
     (earlier,) = [r for r in raw_rows(copy) if r[0] == row - 7]  # the round before's seal
@@ -298,6 +298,8 @@ def test_a_proof_whose_seal_row_is_gone_or_of_an_empty_journal_is_refused(
     empty.parent.mkdir()
     Journal.open(empty).close()
     assert verify(empty, key=key, since=proof) == _behind(0, row - 7)
+    first = make_proof(key, 1, earlier[6], 1)  # a seal at row 1: the least a proof names
+    assert verify(empty, key=key, since=first) == _behind(0, 1)
 
 
 def test_the_cli_saves_a_proof_and_checks_from_it(
