@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from journal_tamper_support import behind_the_triggers
 
 from controller.journal import walk as walk_module
 from controller.journal.format import GENESIS_HASH, canonical_json, row_hash
@@ -17,7 +18,7 @@ from controller.journal.seal import new_sealing, save_state
 from controller.journal.storage import RawRow, storage_of
 from controller.journal.store import Journal
 from controller.journal.verify import verify
-from controller.journal.walk import checkpoint_problem, raw_rows, walk
+from controller.journal.walk import checkpoint_problem, index_of, raw_rows, walk
 from controller.rules.cards import parse_card
 from controller.table.holecard import commit_hole_card
 
@@ -233,3 +234,40 @@ def test_a_hole_card_reveal_is_checked_against_its_rounds_commitment() -> None:
         "commitment: row 2: hole card revealed without a commitment",
         2,
     )
+
+
+def test_format_2s_index_entries_are_walked_with_the_rows_and_format_1_has_none(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md, "Storage format 2": its index tables are the program's own, so the
+    walk checks each entry against the row it names; an entry removed behind the triggers
+    is that row altered. Format 1's indexes are SQLite's: nothing for the walk to check."""
+    for storage_format in (1, 2):
+        path = tmp_path / f"format-{storage_format}.sqlite3"
+        with Journal.open(path, storage_format=storage_format) as journal:
+            journal.append("station_started", {})
+            journal.append("round_started", {"round": 1, "seats": []}, 1)
+            journal.append("round_completed", {"reshuffle": False}, 1)
+        conn = sqlite3.connect(path)
+        try:
+            index = index_of(conn, 0)
+            assert (index is None) == (storage_format == 1)
+            assert walk(raw_rows(conn, 0), 0, GENESIS_HASH, index=index).failure is None
+        finally:
+            conn.close()
+    behind_the_triggers(path, lambda conn: _run(conn, "DELETE FROM journal_milestone WHERE id = 2"))
+    conn = sqlite3.connect(path)
+    try:
+        chain = walk(raw_rows(conn, 0), 0, GENESIS_HASH, index=index_of(conn, 0))
+    finally:
+        conn.close()
+    assert chain.failure is not None
+    assert (chain.failure.case, chain.failure.first_bad_row) == (VerifyCase.ALTERED, 2)
+    assert chain.failure.message == (
+        "altered: row 2: its entry in the index tables does not match the row"
+        " (added, removed or changed)"
+    )
+
+
+def _run(conn: sqlite3.Connection, statement: str) -> None:
+    conn.execute(statement)
