@@ -132,6 +132,9 @@ def test_a_rotated_journal_is_walked_from_its_base_and_says_what_is_archived(
     assert report.message.endswith("; " + "; ".join(linked))
     with_key = verify(rotated.path, key=rotated.key, archive=rotated.folder)
     assert with_key.case is VerifyCase.INTACT and with_key.notes == linked, with_key.message
+    # The seals proved are those after the base: from its epoch, over the rows after it.
+    assert f"seals good (epochs {base.epoch}.." in with_key.message
+    assert f", rows {base.row + 1}.." in with_key.message.split("seals good")[1]
 
 
 # -- the base's MAC with --key ------------------------------------------------------------
