@@ -287,3 +287,18 @@ def test_a_time_or_kind_stored_as_bytes_is_a_row_altered_not_a_crash(column: int
         "altered: row 3: content does not match its hash",
         3,
     )
+
+
+@pytest.mark.parametrize("round_no", [None, 7])
+def test_a_row_off_the_fast_path_is_hashed_as_format_row_hash_does(round_no: int | None) -> None:
+    """A kind the station never writes (a quote in it) is hashed the long way
+    (``format.row_hash``, its header JSON-escaped): a row rehashed that way by an insider
+    passes the hash and is refused for its kind, not for its hash."""
+    rows = chain_of(4)
+    forged = rehashed(rows[2], kind='ev"ent', round_no=round_no)
+    chain = walk([*rows[:2], forged, *rows[3:]], 0, GENESIS_HASH)  # type: ignore[list-item]
+    assert chain.failure is not None
+    assert (chain.failure.message, chain.failure.first_bad_row) == (
+        "altered: row 3: not written by the station (not canonical)",
+        3,
+    )
