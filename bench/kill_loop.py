@@ -108,8 +108,10 @@ class QuickPacer(Pacer):
     view of a round a kill cut short) is counted and the daemon killed, not waited for.
     The first wait is the start's (each device may take its connect timeout)."""
 
-    def wait(self, after_seq: int, timeout: float = OUT_OF_STEP_SECONDS) -> tuple[TableView, int]:
-        return super().wait(after_seq, timeout if after_seq else START_SECONDS)
+    def wait(self, after_seq: int, timeout: float | None = None) -> tuple[TableView, int]:
+        if not after_seq:
+            timeout = START_SECONDS
+        return super().wait(after_seq, OUT_OF_STEP_SECONDS if timeout is None else timeout)
 
 
 class Killed(Exception):  # noqa: N818 (a signal to the loop, not an error)
