@@ -98,6 +98,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+## mypy --strict, one run over what [tool.mypy] files in pyproject.toml lists: the packages,
+## bench/ and vm_tests/.
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
