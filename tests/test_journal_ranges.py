@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,7 +121,43 @@ def test_the_ranges_walk_the_whole_journal_as_one_walk_would(
     assert chain.commitments == ROUNDS
     assert chain.checkpoints == 1  # row 1, sealed with the checkpoint key
     assert chain.pages == ""
-    assert sum(reported) == LAST
+    assert sum(reported) == LAST and all(n > 0 for n in reported)
+
+
+class _LateSelect:
+    """``select`` for a loaded machine: the pipe never found ready while the workers run (a
+    poll of 10 ms instead of the quarter second's wait)."""
+
+    @staticmethod
+    def select(
+        rlist: list[int], wlist: list[int], xlist: list[int], timeout: float
+    ) -> tuple[list[int], list[int], list[int]]:
+        time.sleep(0.01)
+        return [], [], []
+
+
+def test_the_progress_written_before_the_last_result_is_all_given(
+    journal: tuple[Path, VerificationKey],
+    conn: sqlite3.Connection,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The workers' reports still in the pipe when the last range's chain comes back are
+    read then (once, the progress of a walk stopped short of its rows)."""
+    path, key = journal
+    monkeypatch.setattr(ranges, "select", _LateSelect)
+    reported: list[int] = []
+    chain = ranges.walk_parallel(
+        conn,
+        path,
+        start=0,
+        prev_hash=GENESIS_HASH,
+        last=LAST,
+        key=key,
+        workers=3,
+        progress=reported.append,
+    )
+    assert chain.failure is None and chain.rows == LAST
+    assert sum(reported) == LAST and all(n > 0 for n in reported)
 
 
 def test_a_walk_begun_after_a_row_starts_from_its_hash_and_its_seals(
