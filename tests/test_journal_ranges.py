@@ -17,13 +17,15 @@ import pytest
 from test_journal_archive import play
 
 from controller.journal import ranges
-from controller.journal.format import GENESIS_HASH
+from controller.journal.format import GENESIS_HASH, TRIGGER_SQL_2
 from controller.journal.reader import open_readonly
 from controller.journal.report import VerifyCase, VerifyReport
 from controller.journal.seal import VerificationKey, new_sealing, save_state
 from controller.journal.storage import storage_of
 from controller.journal.store import Journal
 from controller.journal.walk import Chain
+from controller.rules.cards import parse_card
+from controller.table.holecard import commit_hole_card
 
 ROUNDS = 6
 #: The checkpoint (row 1), then 7 rows a round (`play`): round r is rows 7r-5 .. 7r, its
@@ -321,6 +323,42 @@ def test_a_damaged_file_in_a_worker_is_a_database_error_naming_it(
     with pytest.raises(sqlite3.DatabaseError) as caught:
         ranges._walk_range(path, (0, 5), None, (0, 0))
     assert str(caught.value) == f"{path}: file is not a database"
+
+
+def test_a_range_begun_after_row_1_looks_up_the_hole_card_dealt_there(
+    tmp_path: Path, progress_pipe: int
+) -> None:
+    """A range that begins after row 1 (a worker's range of a short walk) finds the
+    commitment of a hole card dealt in row 1 and revealed in its own rows."""
+    path = tmp_path / "journal.sqlite3"
+    commitment, nonce = commit_hole_card(parse_card("5D"))
+    with Journal.open(path) as journal:
+        journal.append("hole_card_dealt", {"commitment": commitment}, 1)
+        journal.append("hole_card_revealed", {"card": "5D", "nonce": nonce}, 1)
+    chain = ranges._walk_range(path, (1, 2), None, (0, 0))
+    assert (chain.failure, chain.commitment_failure) == (None, None)
+    assert (chain.rows, chain.commitments) == (1, 1)
+
+
+def test_a_range_checks_format_2s_index_entries_of_its_rows(
+    tmp_path: Path, progress_pipe: int
+) -> None:
+    """docs/journal.md: format 2's index entries are checked against the rows they name by
+    the walk; a range walked in a worker checks those of its own rows (an entry removed:
+    its row reported altered)."""
+    path, key = sealed_journal(tmp_path, 2)
+    conn = sqlite3.connect(path)
+    try:
+        for name in TRIGGER_SQL_2:
+            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+        conn.execute("DELETE FROM journal_milestone WHERE id = 16")  # round 3's round_started
+        conn.commit()
+    finally:
+        conn.close()
+    chain = ranges._walk_range(path, (11, 22), key, (1, 8))
+    assert chain.failure is not None
+    assert (chain.failure.case, chain.failure.first_bad_row) == (VerifyCase.ALTERED, 16)
+    assert chain.failure.message.startswith("altered: row 16: ")
 
 
 # --- SQLite's page check ------------------------------------------------------------------
