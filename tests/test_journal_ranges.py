@@ -6,6 +6,7 @@ tests/test_journal_verify_walk.py."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import sqlite3
@@ -160,6 +161,48 @@ def test_the_progress_written_before_the_last_result_is_all_given(
     )
     assert chain.failure is None and chain.rows == LAST
     assert sum(reported) == LAST and all(n > 0 for n in reported)
+
+
+def test_the_workers_are_forked_whatever_the_default_start_method(
+    journal: tuple[Path, VerificationKey], conn: sqlite3.Connection
+) -> None:
+    """The workers share the parent's progress pipe by its descriptor, which only a forked
+    child has: the walk forks them even where the default start method is another (Python
+    3.14 makes it ``forkserver`` on Linux; ``spawn`` here)."""
+    path, key = journal
+    before = multiprocessing.get_start_method(allow_none=True)
+    multiprocessing.set_start_method("spawn", force=True)
+    try:
+        reported: list[int] = []
+        chain = ranges.walk_parallel(
+            conn,
+            path,
+            start=0,
+            prev_hash=GENESIS_HASH,
+            last=LAST,
+            key=key,
+            workers=2,
+            progress=reported.append,
+        )
+    finally:
+        multiprocessing.set_start_method(before, force=True)
+    assert chain.failure is None and chain.rows == LAST
+    assert sum(reported) == LAST
+
+
+def test_progress_is_given_whole_reports_and_keeps_a_part_for_later() -> None:
+    """A report is 8 bytes (a signed little-endian count of rows): the whole ones read so far
+    go to the progress at once (their sum), a part is kept until the rest of it comes."""
+    given: list[int] = []
+    two = (5).to_bytes(8, "little") + (1000).to_bytes(8, "little")
+    assert ranges._reported(two + b"\x07\x00\x00", given.append) == b"\x07\x00\x00"
+    assert given == [1005]
+    assert ranges._reported(b"\x07\x00\x00" + bytes(5), given.append) == b""
+    assert given == [1005, 7]
+    assert ranges._reported(b"\x01\x02", given.append) == b"\x01\x02"
+    assert ranges._reported(b"", given.append) == b""
+    assert given == [1005, 7]  # no report: no call
+    assert ranges._reported(two, None) == b""
 
 
 def test_a_walk_begun_after_a_row_starts_from_its_hash_and_its_seals(
