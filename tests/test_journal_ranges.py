@@ -87,6 +87,17 @@ def hashes(conn: sqlite3.Connection) -> dict[int, str]:
     return found
 
 
+def damage_page_2(path: Path) -> None:
+    """Page 2's free-space count made wrong (SQLite's page check reports it on two lines)."""
+    with sqlite3.connect(path) as merge:  # the WAL merged into the file
+        merge.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    merge.close()
+    raw = bytearray(path.read_bytes())
+    page = int.from_bytes(raw[16:18], "big")
+    raw[page + 7] = 0xFF  # page 2's b-tree header: its fragmented free bytes
+    path.write_bytes(bytes(raw))
+
+
 # --- the whole walk over the workers ----------------------------------------------------
 
 
@@ -272,6 +283,30 @@ def test_the_page_check_runs_beside_the_walk_when_asked(
     assert chain.failure is None and chain.rows == LAST and chain.pages == ""
 
 
+def test_the_page_check_beside_the_walk_reports_a_damaged_page(
+    journal: tuple[Path, VerificationKey],
+) -> None:
+    """SQLite's integrity check run beside the ranges reports what it finds (one line), while
+    the rows themselves still walk whole."""
+    path, key = journal
+    damage_page_2(path)
+    conn = open_readonly(path)
+    try:
+        chain = ranges.walk_parallel(
+            conn,
+            path,
+            start=0,
+            prev_hash=GENESIS_HASH,
+            last=LAST,
+            key=key,
+            workers=2,
+            pages="integrity_check",
+        )
+    finally:
+        conn.close()
+    assert chain.pages == "*** in database main ***; Page 2: free space corruption"
+
+
 def test_a_wrong_key_fails_the_first_seal_in_the_first_range(
     journal: tuple[Path, VerificationKey], conn: sqlite3.Connection
 ) -> None:
@@ -421,13 +456,7 @@ def test_a_damaged_page_is_reported_on_one_line(
     """SQLite reports a page whose free-space count is wrong on two lines ("*** in database
     main ***", then the page): one line of them, joined by "; "."""
     path = journal[0]
-    with sqlite3.connect(path) as merge:  # the WAL merged into the file
-        merge.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    merge.close()
-    raw = bytearray(path.read_bytes())
-    page = int.from_bytes(raw[16:18], "big")
-    raw[page + 7] = 0xFF  # page 2's b-tree header: its fragmented free bytes
-    path.write_bytes(bytes(raw))
+    damage_page_2(path)
     assert (
         ranges.page_check(path, pragma) == "*** in database main ***; Page 2: free space corruption"
     )
