@@ -90,7 +90,7 @@ def test_what_is_not_http_passes_untouched() -> None:
     seen: list[Any] = []
 
     async def app(scope: Scope, receive: Any, send: Any) -> None:
-        seen.append(scope)
+        seen.append((scope, await receive()))  # the server's own receive, not another
         await send({"type": "lifespan.startup.complete"})
 
     async def receive() -> Message:
@@ -101,5 +101,5 @@ def test_what_is_not_http_passes_untouched() -> None:
 
     scope: Scope = {"type": "lifespan"}
     anyio.run(SecurityHeaders(app), scope, receive, send)
-    assert seen == [scope]
+    assert seen == [(scope, {"type": "lifespan.startup"})]
     assert sent == [{"type": "lifespan.startup.complete"}]
