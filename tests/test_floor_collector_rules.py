@@ -10,15 +10,21 @@ state the rules; ``tests/test_floor_collector.py``, ``test_floor_hostile.py`` an
 from __future__ import annotations
 
 import socket
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import paho.mqtt.client as mqtt
 import psycopg
 import pytest
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.reasoncodes import ReasonCode
 from structlog.testing import capture_logs
 from test_floor_ingest_verdicts import chain
 
@@ -38,6 +44,7 @@ from floor.collector import (
 from floor.config import FloorConfig, parse_floor_config
 from floor.ingest import Applied
 from floor.screen import Message, Refused, Rows, StatusReport, refused_rows
+from floor.servers import free_port
 
 
 def _status(table: str) -> StatusReport:
@@ -459,3 +466,309 @@ def test_a_stop_asked_ends_the_supervision_with_status_0(tmp_path: Path) -> None
     stop.set()
     running = Collector(config(tmp_path))
     assert supervise(running, stop) == 0 and running.stopping.is_set()
+
+
+# --- the broker client, connecting, subscribing -------------------------------------------
+
+
+def test_the_client_logs_in_with_the_collectors_account_and_reconnects_within_5_seconds(
+    tmp_path: Path,
+) -> None:
+    running = Collector(config(tmp_path))
+    try:
+        client: Any = running._client
+        assert (client.username, client.password) == ("collector", "not-used")
+        assert client._client_id == b"collector"  # the account name: no one else's id
+        assert client._protocol == mqtt.MQTTv5
+        assert (client._reconnect_min_delay, client._reconnect_max_delay) == (1, 5)
+        assert client._ssl_context is None  # tls = false
+        assert not running.subscribed.is_set()
+        client.on_subscribe(client, None, 1, [], None)
+        assert running.subscribed.is_set()
+    finally:
+        running.stop()
+
+
+def test_with_tls_the_client_trusts_the_configured_ca(tmp_path: Path) -> None:
+    ca = tmp_path / "ca.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-subj",
+            "/CN=floor test CA",
+            "-days",
+            "1",
+            "-keyout",
+            str(tmp_path / "ca.key"),
+            "-out",
+            str(ca),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    conf = config(tmp_path)
+    conf = replace(conf, broker=replace(conf.broker, ca_file=ca, port=8884))
+    running = Collector(conf)
+    try:
+        context = running._client._ssl_context
+        assert context is not None and context.verify_mode == ssl.CERT_REQUIRED
+        assert [c["subject"] for c in context.get_ca_certs()] == [
+            ((("commonName", "floor test CA"),),)
+        ]
+    finally:
+        running.stop()
+
+
+class _Subscriber:
+    def __init__(self) -> None:
+        self.subscribed: list[Any] = []
+
+    def subscribe(self, topics: Any) -> None:
+        self.subscribed.append(topics)
+
+
+def test_once_connected_the_collector_joins_the_shared_subscription_of_rows_and_status(
+    tmp_path: Path,
+) -> None:
+    running = Collector(config(tmp_path, mount_point="casino-7/"))
+    try:
+        client = _Subscriber()
+        success = ReasonCode(PacketTypes.CONNACK, "Success")
+        running._on_connect(client, None, None, success, None)  # type: ignore[arg-type]
+        assert client.subscribed == [
+            [
+                ("$share/collectors/casino-7/floor/+/rows", 1),
+                ("$share/collectors/casino-7/floor/+/status", 1),
+            ]
+        ]
+        refused = ReasonCode(PacketTypes.CONNACK, "Not authorized")
+        with capture_logs() as logs:
+            running._on_connect(client, None, None, refused, None)  # type: ignore[arg-type]
+        assert len(client.subscribed) == 1  # nothing subscribed on a refusal
+        assert logs == [
+            {
+                "event": "broker refused the collector",
+                "reason": "Not authorized",
+                "log_level": "warning",
+            }
+        ]
+    finally:
+        running.stop()
+
+
+# --- the writer thread ---------------------------------------------------------------------
+
+
+class _Conn:
+    """A database connection as the writer holds it: open until closed."""
+
+    def __init__(self, number: int) -> None:
+        self.number, self.closed = number, False
+
+    def close(self) -> None:
+        self.closed = True
+
+    def __enter__(self) -> _Conn:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class _Writes(Collector):
+    """A collector whose writes are recorded (or fail as ``fail`` says) instead of reaching
+    a database: each call ``(connection number, tables)``."""
+
+    def __init__(self, conf: FloorConfig) -> None:
+        super().__init__(conf)
+        self.writes: list[tuple[int, list[str]]] = []
+        self.fail: list[BaseException | None] = []
+        self.wrote = threading.Condition()
+
+    def _write(self, conn: Any, batch: list[Message]) -> None:
+        with self.wrote:
+            self.writes.append((conn.number, [m.table for m in batch]))
+            self.wrote.notify_all()
+        error = self.fail.pop(0) if self.fail else None
+        if error is not None:
+            raise error
+
+    def wait_writes(self, count: int) -> None:
+        with self.wrote:
+            assert self.wrote.wait_for(lambda: len(self.writes) >= count, 30)
+
+
+class _Made(list[Any]):
+    """The connections made (or the errors raised), and the errors to raise first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[Exception] = []
+
+
+@pytest.fixture
+def connections(monkeypatch: pytest.MonkeyPatch) -> _Made:
+    """Each ``psycopg.connect`` the writer makes, in order: a connection, or the error raised
+    (``errors``: the errors to raise first)."""
+    made = _Made()
+
+    def connect(conninfo: str, **_: object) -> _Conn:
+        assert conninfo == "host=/nonexistent"  # floor.toml's database
+        if made.errors:
+            made.append(made.errors.pop(0))
+            raise made[-1]
+        conn = _Conn(len(made) + 1)
+        made.append(conn)
+        return conn
+
+    monkeypatch.setattr(psycopg, "connect", connect)
+    return made
+
+
+def _messages(collector: Collector, *tables: str) -> None:
+    for table in tables:
+        assert collector.inbox.put(_status(table))
+
+
+def test_the_writer_takes_batches_of_the_configured_size_on_one_connection(
+    tmp_path: Path, connections: _Made
+) -> None:
+    running = _Writes(config(tmp_path, batch_messages=2))
+    _messages(running, "T1", "T2", "T3", "T4", "T5")
+    before = running.heartbeat
+    running._writer.start()
+    try:
+        running.wait_writes(3)
+        assert running.writes == [(1, ["T1", "T2"]), (1, ["T3", "T4"]), (1, ["T5"])]
+        assert running.heartbeat > before  # the writer turns
+        # A connection found closed (the server restarted) is made again.
+        connections[0].closed = True
+        _messages(running, "T6")
+        running.wait_writes(4)
+        assert running.writes[3] == (2, ["T6"]) and len(connections) == 2
+    finally:
+        running.stop()
+    assert not running._writer.is_alive() and running.failure is None
+    assert connections[1].closed  # closed on the way out
+
+
+def test_a_database_down_is_retried_on_a_new_connection_and_the_writer_lives_on(
+    tmp_path: Path, connections: _Made
+) -> None:
+    running = _Writes(config(tmp_path, batch_messages=1))
+    connections.errors.append(psycopg.OperationalError("no server\nat all"))
+    running.fail = [psycopg.InterfaceError("the connection is lost")]
+    _messages(running, "T1", "T2", "T3")
+    with capture_logs() as logs:
+        running._writer.start()
+        try:
+            running.wait_writes(2)
+        finally:
+            running.stop()
+    # T1: no connection, not written (the station sends it again); T2 on the second
+    # connection, which breaks; T3 on a third.
+    assert running.writes == [(2, ["T2"]), (3, ["T3"])]
+    assert isinstance(connections[0], psycopg.OperationalError)
+    assert connections[1].closed and connections[2].closed
+    assert running.failure is None and not running._writer.is_alive()
+    assert [x for x in logs if x["event"] == "database write failed"] == [
+        {"event": "database write failed", "error": "no server", "log_level": "warning"},
+        {
+            "event": "database write failed",
+            "error": "the connection is lost",
+            "log_level": "warning",
+        },
+    ]
+
+
+def test_a_writer_that_fails_otherwise_dies_recorded_and_closes_its_connection(
+    tmp_path: Path, connections: _Made
+) -> None:
+    running = _Writes(config(tmp_path))
+    running.fail = [RuntimeError("boom")]
+    running._started = True
+    with capture_logs():
+        _messages(running, "T1")
+        running._writer.start()
+        running._writer.join(30)
+    try:
+        assert not running._writer.is_alive()
+        assert running.failure == "the writer thread stopped: RuntimeError: boom"
+        assert connections[0].closed
+        assert not running.healthy()
+    finally:
+        running.stop()
+
+
+def test_start_migrates_the_schema_then_starts_the_writer_the_network_and_the_heartbeat(
+    tmp_path: Path, connections: _Made, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    migrated: list[Any] = []
+    monkeypatch.setattr(module, "migrate", lambda conn: migrated.append((conn, conn.closed)))
+    conf = config(tmp_path)
+    conf = replace(conf, broker=replace(conf.broker, port=free_port()))  # paho retries
+    running = Collector(conf)
+    beats: list[str] = []
+    running._heartbeat = SimpleNamespace(  # type: ignore[assignment]
+        start=lambda: beats.append("start"), stop=lambda: beats.append("stop")
+    )
+    assert running.healthy()  # not started: nothing to miss
+    running.start()
+    try:
+        assert migrated == [(connections[0], False)] and connections[0].closed  # then closed
+        assert running._writer.is_alive() and running.healthy()
+        client: Any = running._client
+        assert (client.host, client.port, client.keepalive) == ("127.0.0.1", conf.broker.port, 15)
+        assert client._clean_start is True
+        assert beats == ["start"]
+    finally:
+        running.stop()
+    assert beats == ["start", "stop"] and not running._writer.is_alive()
+    assert getattr(running._client, "_thread", None) is None  # paho's loop stopped
+
+
+def test_a_database_that_cannot_be_migrated_stops_the_start(
+    tmp_path: Path, connections: _Made, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(conn: Any) -> None:
+        raise psycopg.errors.InsufficientPrivilege("permission denied for schema public")
+
+    monkeypatch.setattr(module, "migrate", refuse)
+    running = Collector(config(tmp_path))
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        running.start()
+    assert not running._writer.is_alive() and running.healthy()
+    running.stop()
+
+
+def test_each_batch_is_applied_by_an_ingest_on_the_writers_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer's ``_write``: one :class:`floor.ingest.Ingest` on its connection, with the
+    floor's seal keys and clock tolerance, applies the batch; what it stores is counted."""
+    running = Collector(config(tmp_path, clock_tolerance_seconds=45))
+    made: list[Any] = []
+
+    class Recorded:
+        def __init__(self, conn: Any, seals: Any, *, clock_tolerance: float) -> None:
+            made.append((conn, seals, clock_tolerance))
+
+        def apply(self, messages: Sequence[Message]) -> Applied:
+            return Applied(stored=sum(len(m.rows) for m in messages if isinstance(m, Rows)))
+
+    monkeypatch.setattr(module, "Ingest", Recorded)
+    conn = _Conn(1)
+    try:
+        running._write(conn, [Rows("T1", chain(3, "T1")), _status("T2")])  # type: ignore[arg-type]
+        assert made == [(conn, running.seals, 45.0)] and running.stored == 3
+        ingest = running._ingest(conn)  # type: ignore[arg-type]
+        assert isinstance(ingest, Recorded) and made[-1] == (conn, running.seals, 45.0)
+    finally:
+        running.stop()
