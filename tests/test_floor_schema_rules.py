@@ -67,6 +67,12 @@ def test_the_shipped_migrations_are_every_numbered_file_in_order_with_its_text()
     assert "__init__" not in {name for _, name, _ in found}
 
 
+def test_the_migration_files_are_ascii_so_read_the_same_in_any_locale() -> None:
+    for entry in resources.files("floor.migrations").iterdir():
+        if entry.name.endswith(".sql"):
+            assert entry.read_bytes().isascii(), entry.name
+
+
 @pytest.mark.parametrize(
     ("name", "taken"),
     [("0001_journal.sql", True), ("0012_compact_rows.sql", True), ("001_journal.sql", False),
@@ -88,7 +94,10 @@ def test_a_new_database_gets_every_migration_in_order_each_recorded() -> None:
     # The lock first, then the record table, then what is recorded, all in one transaction.
     assert conn.sent[0] == ("BEGIN", None) and conn.sent[-1] == ("COMMIT", None)
     assert conn.sent[1] == ("SELECT pg_advisory_xact_lock(%s)", (0x5F100A,))
-    assert conn.sent[2][0].startswith("CREATE TABLE IF NOT EXISTS schema_migration")
+    assert " ".join(conn.sent[2][0].lower().split()) == (
+        "create table if not exists schema_migration (version integer primary key,"
+        " name text not null, applied timestamptz not null default now())"
+    )
     assert conn.sent[3] == ("SELECT version FROM schema_migration", None)
     inserts = [p for sql, p in conn.sent if sql.startswith("INSERT INTO schema_migration")]
     assert inserts == SHIPPED
