@@ -156,6 +156,8 @@ def test_a_refused_message_of_a_table_is_queued_for_its_alert(collector: Collect
 def test_a_message_on_no_stations_topic_is_counted_and_not_queued(collector: Collector) -> None:
     collector._take_in("floor/T1/rows", encode_rows("T1", chain(1)))  # not under station/
     assert collector.inbox.take(10, 0) == [] and collector.rejected == 1
+    collector._take_in("other/T1/rows", b"{}")
+    assert collector.rejected == 2  # each one counted
 
 
 def test_the_configured_limit_and_mount_point_are_the_ones_applied(tmp_path: Path) -> None:
@@ -384,6 +386,9 @@ def test_the_health_names_the_thread_that_stopped(collector: Collector) -> None:
         assert not collector.healthy() and collector._health() == "writer stopped"
         collector._writer.start()  # takes from the empty inbox: no database reached
         assert collector.healthy() and collector._health() == "broker lost"  # never connected
+        client.is_connected = lambda: True  # as paho says once the broker took it
+        assert collector._health() == "ok"
+        del client.is_connected
         client._thread = None
         collector.failure = "the writer thread stopped: RuntimeError: boom"
         assert not collector.healthy() and collector._health() == "network stopped"
@@ -466,6 +471,45 @@ def test_a_stop_asked_ends_the_supervision_with_status_0(tmp_path: Path) -> None
     stop.set()
     running = Collector(config(tmp_path))
     assert supervise(running, stop) == 0 and running.stopping.is_set()
+
+
+class _Waits(threading.Event):
+    """A stop event that records how long each wait is asked to be; set at the ``turns``-th."""
+
+    def __init__(self, turns: int) -> None:
+        super().__init__()
+        self.asked: list[float | None] = []
+        self.turns = turns
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.asked.append(timeout)
+        if len(self.asked) >= self.turns:
+            self.set()
+        return self.is_set()
+
+
+def test_the_collectors_threads_are_looked_at_every_second(tmp_path: Path) -> None:
+    # docs/floor.md: a collector thread that died ends the process within a second.
+    stop = _Waits(turns=3)
+    running = Collector(config(tmp_path))
+    assert supervise(running, stop) == 0
+    assert stop.asked == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize(("age", "fed"), [(STUCK_SECONDS - 0.001, True), (STUCK_SECONDS, False)])
+def test_a_writer_that_has_not_turned_for_exactly_30_seconds_is_stuck(
+    tmp_path: Path,
+    notify_socket: tuple[socket.socket, Notifier],
+    monkeypatch: pytest.MonkeyPatch,
+    age: float,
+    fed: bool,
+) -> None:
+    listener, notifier = notify_socket
+    running = Collector(config(tmp_path))
+    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: 5000.0))
+    running.heartbeat = 5000.0 - age
+    assert supervise(running, _Waits(turns=2), notifier, tick=0.001) == 0
+    assert (_pings(listener) > 0) is fed
 
 
 # --- the broker client, connecting, subscribing -------------------------------------------
@@ -728,6 +772,10 @@ def test_start_migrates_the_schema_then_starts_the_writer_the_network_and_the_he
         assert (client.host, client.port, client.keepalive) == ("127.0.0.1", conf.broker.port, 15)
         assert client._clean_start is True
         assert beats == ["start"]
+        # Started, a thread that stops is missed: here paho's loop.
+        client.loop_stop()
+        assert not running.healthy()
+        assert running.failure == "the network thread (paho's loop) stopped"
     finally:
         running.stop()
     assert beats == ["start", "stop"] and not running._writer.is_alive()
