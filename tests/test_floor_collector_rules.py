@@ -820,3 +820,32 @@ def test_each_batch_is_applied_by_an_ingest_on_the_writers_connection(
         assert isinstance(ingest, Recorded) and made[-1] == (conn, running.seals, 45.0)
     finally:
         running.stop()
+
+
+class _CountedInbox(Inbox):
+    """An inbox that never waits and counts the writer's turns (each take)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.takes = 0
+        self.turned = threading.Condition()
+
+    def take(self, limit: int, timeout: float) -> list[Message]:
+        with self.turned:
+            self.takes += 1
+            self.turned.notify_all()
+        return super().take(limit, 0)
+
+
+def test_an_idle_writer_keeps_turning_until_stopped(tmp_path: Path, connections: _Made) -> None:
+    running = _Writes(config(tmp_path))
+    inbox = _CountedInbox()
+    running.inbox = inbox
+    running._writer.start()
+    try:
+        with inbox.turned:  # nothing to write, turn after turn
+            assert inbox.turned.wait_for(lambda: inbox.takes >= 5, 10)
+        assert running._writer.is_alive() and connections == []  # no database asked for
+    finally:
+        running.stop()
+    assert not running._writer.is_alive() and running.failure is None
