@@ -788,3 +788,26 @@ def test_rows_whose_data_is_not_an_object_read_as_empty() -> None:
     view = _load(conn)
     assert view is not None and [s.seat for s in view.seats] == [0]
     assert view.seats[0].result == "?"
+
+
+def test_the_text_view_shows_a_foreign_card_as_it_came_and_only_the_hole_as_hole() -> None:
+    view = _round(
+        _card(1, "ZZ-joker", "up"),  # not a Spanish card: shown as the shoe described it
+        _line(2, "hole_card_dealt", {"commitment": "aa"}),
+    )
+    assert render_text(view).split("\n")[1] == "Dealer: ZZ-joker [hole]"
+
+
+def test_a_card_drawn_without_a_role_has_none() -> None:
+    assert card_face(4, "t", "9C") == CardFace(4, "t", "9C", "9", "\u2663", False, True, "")
+
+
+def test_a_void_shows_a_winning_settlement_that_stands_with_its_sign() -> None:
+    view = _round(
+        _line(
+            9,
+            "round_voided",
+            {"reason": "x", "stand": [{"seat": 3, "wager": "main", "hand": 2, "net_cents": 1500}]},
+        )
+    )
+    assert _texts(view.void)[1] == "stands: seat 3 main hand 2, net +$15.00"
