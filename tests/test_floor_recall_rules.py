@@ -11,6 +11,7 @@ station (seconds a mutant); this file pins each rule in milliseconds.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import anyio
@@ -811,3 +812,23 @@ def test_a_void_shows_a_winning_settlement_that_stands_with_its_sign() -> None:
         )
     )
     assert _texts(view.void)[1] == "stands: seat 3 main hand 2, net +$15.00"
+
+
+def test_a_time_with_another_offset_is_the_same_moment_on_the_casinos_clock() -> None:
+    rows = [JournalLine(1, "2026-12-01T23:27:10.250+02:00", "round_started", 7, {}, "a")]
+    view = build(TABLE, 7, [], rows, NEW_YORK)
+    assert view.timeline[0].at == "16:27:10.250" and view.started.endswith("16:27:10.250 EST")
+
+
+def test_a_time_without_a_zone_is_utc_whatever_the_machines_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        rows = [JournalLine(1, "2026-12-01T21:27:12.5", "round_completed", 7, {}, "c")]
+        view = build(TABLE, 7, [], rows, NEW_YORK)
+        assert view.timeline[0].at == "16:27:12.500"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
