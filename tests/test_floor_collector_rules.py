@@ -252,9 +252,18 @@ def _batch() -> list[Message]:
 def test_a_batch_the_database_takes_is_one_transaction(collector: Collector) -> None:
     database = Database()
     batch = _batch()
+    published: list[tuple[str, bytes, int]] = []
+    client: Any = collector._client
+    client.publish = lambda name, payload, qos: published.append((name, payload, qos))
     collector.write_batch(batch, database.apply)
     assert database.calls == [batch]
     assert collector.stored == 7 and collector.suspects == {}
+    # After the commit, each table's acknowledgement at QoS 1 (docs/floor.md: MQTT v5, QoS 1).
+    assert [(name, decode_ack(payload), qos) for name, payload, qos in published] == [
+        ("station/floor/T1/ack", Ack(2, chain(2, "T1")[-1].hash), 1),
+        ("station/floor/T6/ack", Ack(1, chain(1, "T6")[-1].hash), 1),
+        ("station/floor/T2/ack", Ack(1, chain(1, "T2")[-1].hash), 1),
+    ]
 
 
 def test_a_refused_batch_is_written_table_by_table_and_the_failing_table_suspected(
