@@ -53,6 +53,8 @@ def test_each_collector_account_reads_the_stations_rows_and_status_and_writes_th
     "acl",
     [
         "user c1\ntopic read a\n\nuser c2\ntopic read b\n",
+        "user c1\ntopic read a\t\nuser c2\ntopic read a\n",  # a tab is a difference
+        "user c1\ntopic read aX\nuser c2\ntopic read a\n",
         "# no block at all\n",
         "user c1\ntopic read a\nuser c2\ntopic read a\ntopic write b\n",
     ],
@@ -170,3 +172,32 @@ def test_a_password_file_mosquitto_passwd_refuses_is_an_error(tmp_path: Path) ->
             station_port=1,
             collector_port=2,
         )
+
+
+def test_the_files_written_without_extra_lines_hold_the_shipped_configuration(
+    tmp_path: Path,
+) -> None:
+    config = write_broker_files(
+        tmp_path, stations={"T01": "a"}, collectors={"c": "b"}, station_port=1, collector_port=2
+    )
+    assert config.read_text(encoding="utf-8") == broker_config(tmp_path, 1, 2, "")
+
+
+def test_mosquitto_passwds_refusal_is_kept_with_the_error_not_printed(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(subprocess.CalledProcessError) as raised:
+        write_broker_files(
+            tmp_path,
+            stations={"T01\nT02": "a"},
+            collectors={"c": "b"},
+            station_port=1,
+            collector_port=2,
+        )
+    assert b"Corrupt password file" in raised.value.stderr
+    assert capfd.readouterr() == ("", "")
+
+
+def test_the_shipped_files_are_ascii() -> None:
+    for name in ("mosquitto.conf", "stations.acl", "collectors.acl"):
+        assert (resources.files("floor.broker") / name).read_bytes().isascii(), name
