@@ -240,3 +240,14 @@ def test_the_command_checks_the_tree(
     assert main([]) == 1
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.startswith("floor.vendor: SHA256SUMS names [")
+
+
+def test_the_commands_help_says_what_it_checks_and_what_update_fetches(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["--help"])
+    assert raised.value.code == 0
+    out = capsys.readouterr().out
+    assert "the console's vendored uPlot" in out
+    assert "--update    fetch uplot@1.6.32" in out
