@@ -9,10 +9,12 @@ died) and its one line on stderr. The database's answers come from stand-ins of
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import io
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -29,6 +31,7 @@ import floor.collector
 import floor.monitor
 import floor.operations
 import floor.schema
+from controller.service.sdnotify import Notifier
 from floor import cli
 from floor.auth import check_password
 from floor.config import FloorConfig
@@ -197,18 +200,32 @@ def database(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
     def connect(conninfo: str, **_: object) -> _Conn:
         assert conninfo == NOWHERE
         calls.append(("connect", conninfo))
-        return _Conn()
+        conn = _Conn()
+        opened.append(conn)
+        return conn
+
+    opened: list[_Conn] = []
 
     monkeypatch.setattr(psycopg, "connect", connect)
     monkeypatch.delenv("SUDO_USER", raising=False)
     yield calls
 
 
+def _on_its_connection(conn: Any) -> None:
+    """An operation is given the connection the action opened, still open."""
+    assert isinstance(conn, _Conn) and not conn.closed
+
+
 def test_migrate_says_which_versions_it_applied(
     toml: Path, database: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     answers = [[1, 2, 12], []]
-    monkeypatch.setattr(floor.schema, "migrate", lambda conn: answers.pop(0))
+
+    def migrate(conn: Any) -> list[int]:
+        _on_its_connection(conn)
+        return answers.pop(0)
+
+    monkeypatch.setattr(floor.schema, "migrate", migrate)
     assert invoke(["floor", "migrate", "--config", str(toml)]) == (0, ["applied [1, 2, 12]"], [])
     assert invoke(["floor", "migrate", "--config", str(toml)]) == (0, ["applied nothing"], [])
     assert database == [("connect", NOWHERE)] * 2
@@ -222,8 +239,17 @@ def test_alerts_lists_each_open_alert_then_each_quarantined_table(
         (3, "T01", "malformed", datetime(2026, 12, 1, 4, 5, 6, tzinfo=UTC), 0, "row 2: ..."),
         (9, "T02", "silent", datetime(2026, 12, 2, 23, 0, 0, tzinfo=est), 4, "no status"),
     ]
-    monkeypatch.setattr(floor.operations, "open_alerts", lambda conn: alerts)
-    monkeypatch.setattr(floor.operations, "quarantined", lambda conn: [("T01", "row 2: NUL")])
+
+    def open_alerts(conn: Any) -> list[Any]:
+        _on_its_connection(conn)
+        return alerts
+
+    def quarantined(conn: Any) -> list[tuple[str, str]]:
+        _on_its_connection(conn)
+        return [("T01", "row 2: NUL")]
+
+    monkeypatch.setattr(floor.operations, "open_alerts", open_alerts)
+    monkeypatch.setattr(floor.operations, "quarantined", quarantined)
     assert invoke(["floor", "alerts", "--config", str(toml)]) == (
         0,
         [
@@ -239,6 +265,7 @@ def test_release_says_why_the_table_was_quarantined_and_who_released_it(
     toml: Path, database: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def release(conn: Any, table: str, operator: str, reason: str) -> str:
+        _on_its_connection(conn)
         database.append(("release", table, operator, reason))
         return "row 2: text the floor cannot hold"
 
@@ -256,6 +283,7 @@ def test_clear_alert_says_what_it_closed(
     toml: Path, database: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def clear(conn: Any, alert: int, operator: str, reason: str) -> tuple[str, str, str]:
+        _on_its_connection(conn)
         database.append(("clear", alert, operator, reason))
         return ("T02", "silent", "no status for 60 s")
 
@@ -359,11 +387,11 @@ def test_a_database_message_with_control_characters_is_shown_escaped_on_one_line
     toml: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def connect(*_: object, **__: object) -> None:
-        raise psycopg.OperationalError('database "fl\x1b[31moor" does not exist\nDETAIL: x')
+        raise psycopg.OperationalError('database "fl\x1b[31moor" in C:\\pg isn\'t there\nDETAIL: x')
 
     monkeypatch.setattr(psycopg, "connect", connect)
     assert invoke(["floor", "migrate", "--config", str(toml)])[2] == [
-        'dealer-station floor: database: database "fl\\x1b[31moor" does not exist'
+        'dealer-station floor: database: database "fl\\x1b[31moor" in C:\\pg isn\'t there'
     ]
 
 
@@ -415,7 +443,7 @@ class _Collector:
 
 
 @pytest.fixture
-def collecting(monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNamespace]:
+def collecting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[SimpleNamespace]:
     """``floor collect`` with a stand-in collector: its supervision records
     ``(collector, stop event, notifier)`` in ``supervised`` and answers the next of
     ``statuses``; the signal handlers are put back afterwards."""
@@ -430,20 +458,54 @@ def collecting(monkeypatch: pytest.MonkeyPatch) -> Iterator[SimpleNamespace]:
 
     monkeypatch.setattr(floor.collector, "Collector", _Collector)
     monkeypatch.setattr(floor.collector, "supervise", supervise)
-    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(tmp_path / "notify"))
+    listener.setblocking(False)
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
+    run.notified = lambda: _received(listener)
     handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
     yield run
+    listener.close()
     for signum, handler in handlers.items():
         signal.signal(signum, handler)
+
+
+def _received(listener: socket.socket) -> list[str]:
+    out = []
+    while True:
+        try:
+            out.append(listener.recv(1000).decode())
+        except BlockingIOError:
+            return out
+
+
+class _Stdout(io.StringIO):
+    """Standard output that notes what had been written at each flush."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushed: list[str] = []
+
+    def flush(self) -> None:
+        self.flushed.append(self.getvalue())
 
 
 def test_collect_runs_the_collector_until_a_signal_stops_it(
     toml: Path, collecting: SimpleNamespace
 ) -> None:
     collecting.statuses.append(0)
-    status, out, err = invoke(["floor", "collect", "--config", str(toml)])
-    assert (status, out, err) == (0, ["collecting from broker.casino.lan:8884"], [])
-    ((collector, stop, _notifier),) = collecting.supervised
+    stdout = _Stdout()
+    with contextlib.redirect_stdout(stdout):
+        assert cli.run(_parse("collect", "--config", str(toml))) == 0
+    # Said at once (systemd's journal gets a pipe, which Python would otherwise buffer).
+    assert stdout.flushed[:1] == ["collecting from broker.casino.lan:8884\n"]
+    # systemd is told it is ready, then stopping; the supervision feeds its watchdog.
+    assert collecting.notified() == [
+        "READY=1\nSTATUS=collecting from broker.casino.lan:8884",
+        "STOPPING=1",
+    ]
+    ((collector, stop, notifier),) = collecting.supervised
+    assert isinstance(notifier, Notifier)
     assert collector.config.conninfo == NOWHERE and _Collector.made == [collector]
     for signum in (signal.SIGTERM, signal.SIGINT):
         stop.clear()

@@ -858,3 +858,18 @@ def test_an_idle_writer_keeps_turning_until_stopped(tmp_path: Path, connections:
     finally:
         running.stop()
     assert not running._writer.is_alive() and running.failure is None
+
+
+def test_a_suspects_time_ends_at_its_instant_and_failing_again_starts_it_anew(
+    collector: Collector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: 1000.0))
+    database = Database("T6")
+    batch = _batch()
+    collector.suspects = {"T6": 1000.0}  # its time ends now: written with the others again
+    collector.write_batch([batch[0]], database.apply)
+    assert collector.suspects == {}
+    collector.suspects = {"T6": 1000.5}  # still a suspect, and its messages fail again
+    with capture_logs():
+        collector.write_batch(batch, database.apply)
+    assert collector.suspects == {"T6": 1000.0 + SUSPECT_SECONDS}  # a new time, for T6
