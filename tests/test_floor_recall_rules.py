@@ -218,6 +218,7 @@ def test_the_layout_of_a_played_round() -> None:
     assert _cards(view.dealer) == ["6D", "KH", "5C"]
     assert [c.role for c in view.dealer] == ["up", "hole", "draw"]
     assert view.dealer[1].row == 114 and view.dealer_total == "21"
+    assert [c.at for c in view.dealer] == ["21:27:00.104", "21:27:00.114", "21:27:00.115"]
     # Seats as the layout lies seen from the players' side: seat 1 on the right.
     assert [s.seat for s in view.seats] == [3, 1]
     seat1, seat3 = view.seat(1), view.seat(3)
@@ -441,6 +442,7 @@ def test_each_payment_goes_under_what_it_pays_for() -> None:
         "Match the Dealer: 2 match(es) win at 4:1: +$20.00",
     ]
     assert seat1.hands == [] and _texts(seat1.side) == ["super bonus share win: +$50.00"]
+    assert [(x.row, x.at) for x in seat2.side] == [(n, f"21:27:00.00{n}") for n in (3, 4, 5)]
     assert _texts(view.timeline) == [
         "seat 2: 19 win at 1:1: +$10.00",
         "seat 1: super bonus share win: +$50.00",
@@ -504,9 +506,9 @@ def test_burns_rejected_cards_cover_card_and_faults_have_their_own_lists() -> No
         _line(5, "fault", {"code": "shoe_jam", "state": "dealing", "message": "jam"}),
         _line(6, "fault_resolved", {"resolution": "continue"}),
     )
-    assert [(c.row, c.text, c.role) for c in view.burns] == [
-        (1, "2C", "dealer change"),
-        (2, "9H", "burn"),
+    assert [(c.row, c.at, c.text, c.role) for c in view.burns] == [
+        (1, "21:27:00.001", "2C", "dealer change"),
+        (2, "21:27:00.002", "9H", "burn"),
     ]
     assert view.dealer == [] and view.seats == []
     assert _texts(view.faults) == [
@@ -515,7 +517,7 @@ def test_burns_rejected_cards_cover_card_and_faults_have_their_own_lists() -> No
         "FAULT shoe jam in dealing: jam",
         "fault resolved by the supervisor: continue",
     ]
-    assert [x.row for x in view.faults] == [3, 4, 5, 6]
+    assert [(x.row, x.at) for x in view.faults] == [(n, f"21:27:00.00{n}") for n in (3, 4, 5, 6)]
     assert _texts(view.timeline) == [
         "burn 2C (dealer change)",
         "card 9H (burn) to the dealer",
