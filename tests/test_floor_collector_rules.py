@@ -23,11 +23,13 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import psycopg
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.reasoncodes import ReasonCode
 from structlog.testing import capture_logs
 from test_floor_ingest_verdicts import chain
 
+from controller.journal.seal import new_sealing
 from controller.journal.wire import Ack, Status, decode_ack, encode_rows, encode_status
 from controller.service.sdnotify import Notifier
 from floor import collector as module
@@ -44,6 +46,7 @@ from floor.collector import (
 from floor.config import FloorConfig, parse_floor_config
 from floor.ingest import Applied
 from floor.screen import Message, Refused, Rows, StatusReport, refused_rows
+from floor.seals import TableSeals
 from floor.servers import free_port
 
 
@@ -873,3 +876,28 @@ def test_a_suspects_time_ends_at_its_instant_and_failing_again_starts_it_anew(
     with capture_logs():
         collector.write_batch(batch, database.apply)
     assert collector.suspects == {"T6": 1000.0 + SUSPECT_SECONDS}  # a new time, for T6
+
+
+def test_a_new_collector_holds_the_floors_seal_keys_its_threads_and_callbacks(
+    tmp_path: Path,
+) -> None:
+    _, key = new_sealing("T05")
+    conf = replace(config(tmp_path), verify_keys={"T05": key.to_text()})
+    running = Collector(conf)
+    try:
+        assert running.seals.sealed("T05") and not running.seals.sealed("T06")
+        assert running._writer.name == "collector-writer"  # what a thread dump shows
+        beat = running._heartbeat
+        assert (beat.conninfo, beat.name) == ("host=/nonexistent", "collector")
+        assert beat.state() == running._health()
+        client: Any = running._client
+        assert client.on_connect == running._on_connect
+        assert client.on_disconnect == running._on_disconnect
+        assert client.on_message == running._on_message
+        assert client._callback_api_version == CallbackAPIVersion.VERSION2
+    finally:
+        running.stop()
+    given = TableSeals({})
+    other = Collector(conf, given)
+    assert other.seals is given  # the seals handed in, not the file's
+    other.stop()
