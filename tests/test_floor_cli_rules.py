@@ -522,3 +522,56 @@ def test_a_collector_whose_thread_died_exits_1_saying_why(
     status, out, err = invoke(["floor", "collect", "--config", str(toml)])
     assert (status, out) == (1, ["collecting from broker.casino.lan:8884"])
     assert err == ["dealer-station floor: collector stopped: the writer thread stopped: boom"]
+
+
+# --- what the operator is told -----------------------------------------------------------------
+
+ACTIONS_SAID = {
+    "collect": "subscribe to the stations and write their journals into PostgreSQL",
+    "serve": "serve the floor monitor page",
+    "migrate": "bring the database schema up to date and exit",
+    "alerts": "list the open alerts and the quarantined tables",
+    "release": "end a table's quarantine (its next rows are checked again)",
+    "clear-alert": "close an open alert",
+}
+
+
+@pytest.fixture
+def wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # argparse wraps at the terminal's width
+
+
+def _help(*argv: str) -> list[str]:
+    status, out, err = invoke(["floor", *argv, "--help"])
+    assert (status, err) == (0, [])
+    return [" ".join(line.split()) for line in out]
+
+
+def test_the_floors_help_lists_each_action_with_what_it_does(wide: None) -> None:
+    lines = _help()
+    assert any(
+        line.startswith("usage: ") and line.endswith(" floor [-h] ACTION ...") for line in lines
+    )
+    for action, said in ACTIONS_SAID.items():
+        assert f"{action} {said}" in lines
+    i = lines.index("hash-password")  # a long name: its help on the next line
+    assert (
+        lines[i + 1] == "read a password on stdin, print its hash for floor.toml's [monitor.users]"
+    )
+
+
+@pytest.mark.parametrize("action", list(ACTIONS_SAID))
+def test_each_actions_help_says_what_it_does_and_takes_a_config_file(
+    action: str, wide: None
+) -> None:
+    lines = _help(action)
+    assert ACTIONS_SAID[action] in lines  # the description, on its own line
+    assert any(line.startswith("--config FILE") for line in lines)
+
+
+def test_release_and_clear_alert_explain_their_arguments(wide: None) -> None:
+    release = _help("release")
+    assert "table the table id" in release
+    assert "--reason REASON why (kept with the action)" in release
+    assert "--by BY who (default: the login name)" in release
+    assert "alert the alert's number (floor alerts)" in _help("clear-alert")
