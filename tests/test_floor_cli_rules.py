@@ -130,6 +130,8 @@ def _hash(monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple[int, list[str],
         ("p\u00e4ssw\u00f6rd\n".encode(), "p\u00e4ssw\u00f6rd"),
         (b"x" * 1023 + b"\n", "x" * 1023),  # 1,024 bytes with the line end
         (b"x" * 1024, "x" * 1024),
+        (b"eight ch  \n", "eight ch  "),  # spaces are the password's own
+        (b"passwordX\r\n", "passwordX"),  # only the line end is taken off
     ],
 )
 def test_hash_password_prints_the_hash_of_the_first_line(
