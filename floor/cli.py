@@ -75,12 +75,21 @@ def run(args: argparse.Namespace) -> int:
     except OperationError as err:
         return _fail(str(err), 1)
     except psycopg.Error as err:
-        return _fail(f"database: {str(err).splitlines()[0] if str(err) else err!r}", 1)
+        return _fail(f"database: {_first_line(err)}", 1)
 
 
 def _fail(text: str, status: int) -> int:
     print(f"dealer-station floor: {text}", file=sys.stderr)
     return status
+
+
+def _first_line(err: BaseException) -> str:
+    """The error's first line, any character that is not printable escaped as Python writes
+    it (a message may carry the server's text); the error's repr when it has no text."""
+    text = str(err)
+    if not text:
+        return repr(err)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text.splitlines()[0])
 
 
 def _hash_password() -> int:

@@ -343,3 +343,14 @@ def test_a_seal_under_another_key_is_refused() -> None:
     genuine, _, _ = _sealed_floor()
     other = TableSeals({TABLE: new_sealing(TABLE)[1]})
     assert other(TABLE, genuine[1], 0) is not None
+
+
+def test_the_keys_read_from_floor_toml_check_each_tables_seals_with_its_own_key() -> None:
+    genuine, floor, _ = _sealed_floor()
+    other_table, other_key = "T2", new_sealing("T2")[1]
+    seals = TableSeals.from_text({TABLE: floor.key.to_text(), other_table: other_key.to_text()})
+    assert sorted(seals.keys) == [TABLE, other_table]
+    assert seals.keys[TABLE].to_text() == floor.key.to_text()
+    assert seals(TABLE, genuine[1], 0) is None  # its own key: the seal checks out
+    assert seals(other_table, genuine[1], 0) is not None  # another table's key refuses it
+    assert TableSeals.from_text({}).keys == {} and not TableSeals.from_text({}).sealed(TABLE)

@@ -90,7 +90,7 @@ def test_what_is_not_http_passes_untouched() -> None:
     seen: list[Any] = []
 
     async def app(scope: Scope, receive: Any, send: Any) -> None:
-        seen.append(scope)
+        seen.append((scope, await receive()))  # the server's own receive, not another
         await send({"type": "lifespan.startup.complete"})
 
     async def receive() -> Message:
@@ -101,5 +101,44 @@ def test_what_is_not_http_passes_untouched() -> None:
 
     scope: Scope = {"type": "lifespan"}
     anyio.run(SecurityHeaders(app), scope, receive, send)
-    assert seen == [scope]
+    assert seen == [(scope, {"type": "lifespan.startup"})]
     assert sent == [{"type": "lifespan.startup.complete"}]
+
+
+def test_an_answer_started_without_headers_gets_every_header() -> None:
+    # ASGI's http.response.start may leave its headers out (none): the policy is still sent.
+    sent: list[Message] = []
+
+    async def app(scope: Scope, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 204})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def receive() -> Message:
+        return {"type": "http.request"}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    anyio.run(SecurityHeaders(app), {"type": "http", "path": "/"}, receive, send)
+    headers = _headers(sent)
+    for name, value in EXPECTED.items():
+        assert (name, value) in headers
+    assert (b"cache-control", b"no-store") in headers and sent[0]["status"] == 204
+
+
+def test_the_app_answers_the_request_it_was_sent() -> None:
+    # The console reads the request (its path, a login form's body) through the middleware.
+    seen: list[Any] = []
+
+    async def app(scope: Scope, receive: Any, send: Any) -> None:
+        seen.append((scope["path"], await receive()))
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"user=sam", "more_body": False}
+
+    async def send(message: Message) -> None:
+        pass
+
+    anyio.run(SecurityHeaders(app), {"type": "http", "path": "/login"}, receive, send)
+    assert seen == [("/login", {"type": "http.request", "body": b"user=sam", "more_body": False})]

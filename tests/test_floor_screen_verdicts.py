@@ -213,7 +213,7 @@ def test_a_row_with_text_postgresql_cannot_keep_poisons_the_table(ts: str, data:
     # the second row is named: its loss leaves a hole the station cannot fill
     assert found.reason == "row 2: text the floor cannot hold (not ASCII, or a NUL)"
     assert found.poisoned
-    assert found.table == "T1"
+    assert (found.table, found.topic) == ("T1", "station/floor/T1/rows")  # the alert says where
     _evidence_of(found, payload)
 
 
