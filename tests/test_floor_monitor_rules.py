@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import http.client
 import re
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
@@ -693,3 +696,50 @@ def test_the_pit_and_table_pages_show_the_shift_by_default_and_the_gaming_day_on
         chosen, start, end = _values(day.text)
         # The gaming day: 24 hours from 06:00 (the default start, UTC here).
         assert (chosen, end - start, start.time()) == ("day", timedelta(hours=24), time(6))
+
+
+def test_serve_answers_on_the_configured_address_until_sigterm(
+    tmp_path: Path, floor_database: Database
+) -> None:
+    port = free_port()
+    (tmp_path / "session.key").write_text("k" * 48)
+    (tmp_path / "broker.pw").write_text("unused")
+    (tmp_path / "floor.toml").write_text(
+        '[broker]\nhost = "127.0.0.1"\ntls = false\nusername = "collector"\n'
+        'password_file = "broker.pw"\n'
+        f'[database]\nconninfo = "{floor_database.conninfo}"\n'
+        f'[monitor]\nport = {port}\nsession_key_file = "session.key"\n'
+        '[monitor.users.pat]\nrole = "pit_supervisor"\n'
+        f'password_hash = "{hash_password(PASSWORDS["pat"], n=2**12)}"\n',
+        encoding="utf-8",
+    )
+    # Started outside the checkout: a mutation run's tree on PYTHONPATH is the one imported.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "floor", "serve", "--config",
+         str(tmp_path / "floor.toml")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().decode()  # said before it serves, not at its exit
+        assert line == f"floor console on http://127.0.0.1:{port}/\n"
+        url = f"http://127.0.0.1:{port}/"
+
+        def answers() -> bool:
+            try:
+                return request(url, "/login", timeout=2).status == 200
+            except OSError:
+                return process.poll() is not None
+
+        assert wait_for(answers, 60) and process.poll() is None
+        status, cookie = http_login(url, "pat")
+        assert status == 303 and request(url, "/", cookies={"floor_session": cookie}).status == 200
+        process.send_signal(signal.SIGTERM)
+        # uvicorn shuts down, then raises the signal it caught again.
+        assert process.wait(30) in (0, -signal.SIGTERM)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
