@@ -100,6 +100,14 @@ class Stream:
         self.queue.put_nowait(text)
 
 
+def _cancel_pending() -> bool:
+    """Is the running task asked to stop? Python 3.11's ``asyncio.wait_for`` hands back the
+    awaited call's own error, not the cancellation, when the call fails in the same turn of
+    the loop as the cancel comes: the cancel is then still pending on the task."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 def event(name: str, data: Any) -> str:
     """A server-sent event."""
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
@@ -200,6 +208,8 @@ class Feed:
                 try:
                     await self._listen()
                 except (psycopg.Error, OSError, TimeoutError) as err:
+                    if _cancel_pending():
+                        raise asyncio.CancelledError from err
                     if self.db_problem is None:
                         self.db_since = datetime.now(UTC)
                     self.db_problem = str(err).strip().splitlines()[0][:120] if str(err) else "lost"
@@ -280,6 +290,8 @@ class Feed:
             try:
                 still = await asyncio.wait_for(self.still_open(tokens), QUERY_SECONDS)
             except (psycopg.Error, OSError, TimeoutError) as err:
+                if _cancel_pending():
+                    raise asyncio.CancelledError from err
                 _log.info("console feed: sessions not checked", error=str(err)[:120])
                 continue
             for stream in list(self.streams):

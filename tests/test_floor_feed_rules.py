@@ -17,6 +17,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 import pytest
 
 from floor import queries
@@ -520,3 +521,53 @@ def test_each_tick_comes_a_second_after_the_last() -> None:
     arrived = asyncio.run(main())
     gaps = [b - a for a, b in zip([started, *arrived], arrived, strict=False)]
     assert all(1.0 <= gap < 1.9 for gap in gaps), gaps
+
+
+# --- stopping: a cancel that comes as a call fails is not lost (Python 3.11's wait_for) -------
+
+
+def test_a_feed_cancelled_as_its_connection_attempt_fails_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = 0
+
+    async def main() -> bool:
+        runner: asyncio.Task[None] | None = None
+
+        async def refused(*_args: Any, **_kwargs: Any) -> None:
+            nonlocal calls
+            calls += 1
+            if calls == 1:
+                assert runner is not None
+                runner.cancel()  # the monitor stops as the attempt fails, in one turn
+            raise psycopg.OperationalError("connection refused")
+
+        monkeypatch.setattr(psycopg.AsyncConnection, "connect", refused)
+        runner = asyncio.create_task(_feed().run())
+        await asyncio.wait({runner}, timeout=5.0)
+        return runner.cancelled()  # before asyncio.run cancels what is left
+
+    assert asyncio.run(main())
+    assert calls == 1
+
+
+def test_a_tick_cancelled_as_its_session_check_fails_stops() -> None:
+    async def main() -> bool:
+        ticker: asyncio.Task[None] | None = None
+        calls = 0
+
+        async def gone(_tokens: set[str]) -> set[str]:
+            nonlocal calls
+            calls += 1
+            if calls == 1:
+                assert ticker is not None
+                ticker.cancel()  # the feed stops as the check fails, in one turn
+            raise OSError("database gone")
+
+        feed = Feed("host=/nonexistent", NEW_YORK, 30.0, gone)
+        assert feed.subscribe("t") is not None
+        ticker = asyncio.create_task(feed._tick())
+        await asyncio.wait({ticker}, timeout=5.0)
+        return ticker.cancelled()  # before asyncio.run cancels what is left
+
+    assert asyncio.run(main())
