@@ -713,11 +713,12 @@ def test_serve_answers_on_the_configured_address_until_sigterm(
         f'password_hash = "{hash_password(PASSWORDS["pat"], n=2**12)}"\n',
         encoding="utf-8",
     )
-    # Started outside the checkout: a mutation run's tree on PYTHONPATH is the one imported.
+    # -P: the working directory is not put first on the path, so a mutation run's tree on
+    # PYTHONPATH is the one imported (the run's directory links the checkout's packages).
     process = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli.main", "floor", "serve", "--config",
+        [sys.executable, "-P", "-m", "controller.cli.main", "floor", "serve", "--config",
          str(tmp_path / "floor.toml")],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
         assert process.stdout is not None
