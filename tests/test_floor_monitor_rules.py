@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -32,8 +33,10 @@ from console_web import (
 )
 
 from floor import console as console_module
+from floor import monitor as monitor_module
 from floor.auth import LoginGuard, hash_password
 from floor.config import FloorConfig, User, parse_floor_config
+from floor.console import session_key
 from floor.feed import MAX_STREAMS
 from floor.monitor import MonitorServer, build_app
 from floor.servers import Database, free_port, wait_for
@@ -744,3 +747,27 @@ def test_serve_answers_on_the_configured_address_until_sigterm(
             process.wait()
         if process.stdout is not None:
             process.stdout.close()
+
+
+def test_serve_hands_uvicorn_the_console_on_its_configured_address(
+    config: FloorConfig, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What ``serve`` asks of uvicorn (the test above runs it for real in a child process,
+    where a mutation run's stats cannot see it)."""
+    asked: list[tuple[Any, dict[str, Any]]] = []
+    monkeypatch.setattr(monitor_module.uvicorn, "run", lambda app, **kw: asked.append((app, kw)))
+    monitor_module.serve(config)
+    assert capsys.readouterr().out == f"floor console on http://127.0.0.1:{config.monitor.port}/\n"
+    ((app, settings),) = asked
+    assert settings == {
+        "host": "127.0.0.1",
+        "port": config.monitor.port,
+        "log_level": "warning",
+        "timeout_graceful_shutdown": 2,  # open event streams are ended after 2 s
+    }
+    console = app.state.console
+    assert console.config is config
+    cookie = "c" * 43
+    assert console.sessions.form_token(cookie) == build_app(
+        config, session_key(config)
+    ).state.console.sessions.form_token(cookie)
