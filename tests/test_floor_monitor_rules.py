@@ -21,6 +21,7 @@ from typing import Any
 
 import psycopg
 import pytest
+import uvicorn
 from console_web import (
     PASSWORDS,
     Answer,
@@ -536,7 +537,7 @@ class _Events:
 
     def block(self) -> str:
         """The next block, without its blank line ("" at the end of the stream)."""
-        lines = []
+        lines: list[str] = []
         while True:
             line = self.answer.readline().decode()
             if line in ("", "\n"):
@@ -737,7 +738,8 @@ def test_serve_answers_on_the_configured_address_until_sigterm(
 
         assert wait_for(answers, 60) and process.poll() is None
         status, cookie = http_login(url, "pat")
-        assert status == 303 and request(url, "/", cookies={"floor_session": cookie}).status == 200
+        assert status == 303 and cookie
+        assert request(url, "/", cookies={"floor_session": cookie}).status == 200
         process.send_signal(signal.SIGTERM)
         # uvicorn shuts down, then raises the signal it caught again.
         assert process.wait(30) in (0, -signal.SIGTERM)
@@ -755,7 +757,7 @@ def test_serve_hands_uvicorn_the_console_on_its_configured_address(
     """What ``serve`` asks of uvicorn (the test above runs it for real in a child process,
     where a mutation run's stats cannot see it)."""
     asked: list[tuple[Any, dict[str, Any]]] = []
-    monkeypatch.setattr(monitor_module.uvicorn, "run", lambda app, **kw: asked.append((app, kw)))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: asked.append((app, kw)))
     monitor_module.serve(config)
     assert capsys.readouterr().out == f"floor console on http://127.0.0.1:{config.monitor.port}/\n"
     ((app, settings),) = asked
