@@ -10,6 +10,7 @@ floor fed by a real station.
 from __future__ import annotations
 
 import http.client
+import io
 import re
 import signal
 import subprocess
@@ -47,7 +48,7 @@ __all__ = ["no_leaks", "nothing_left_after_the_module"]
 ROLES = {"sam": "surveillance", "pat": "pit_supervisor"}
 
 
-def _config(directory: Path, conninfo: str) -> FloorConfig:
+def _config(directory: Path, conninfo: str, *, listen: str = "127.0.0.1") -> FloorConfig:
     (directory / "session.key").write_text("k" * 48)
     (directory / "broker.pw").write_text("unused: the console never reaches the broker")
     return parse_floor_config(
@@ -60,6 +61,7 @@ def _config(directory: Path, conninfo: str) -> FloorConfig:
             },
             "database": {"conninfo": conninfo},
             "monitor": {
+                "listen": listen,
                 "port": free_port(),
                 "session_key_file": "session.key",
                 "users": {
@@ -530,8 +532,8 @@ def test_a_post_of_more_than_twenty_fields_is_refused_in_one_line(
 class _Events:
     """An open ``/events`` stream read block by block (a block ends with a blank line)."""
 
-    def __init__(self, monitor: MonitorServer, cookie: str) -> None:
-        self.conn = http.client.HTTPConnection("127.0.0.1", monitor.port, timeout=20)
+    def __init__(self, monitor: MonitorServer, cookie: str, host: str = "127.0.0.1") -> None:
+        self.conn = http.client.HTTPConnection(host, monitor.port, timeout=20)
         self.conn.request("GET", "/events", headers={"Cookie": f"floor_session={cookie}"})
         self.answer = self.conn.getresponse()
 
@@ -773,3 +775,44 @@ def test_serve_hands_uvicorn_the_console_on_its_configured_address(
     assert console.sessions.form_token(cookie) == build_app(
         config, session_key(config)
     ).state.console.sessions.form_token(cookie)
+
+
+def test_a_server_given_a_port_and_an_address_serves_there_and_stops_with_a_stream_open(
+    tmp_path: Path, floor_database: Database
+) -> None:
+    config = _config(tmp_path, floor_database.conninfo, listen="127.0.0.2")
+    port = free_port()
+    server = MonitorServer(config, port=port)
+    assert (server.port, server.url) == (port, f"http://127.0.0.2:{port}/")
+    server.console.guard = LoginGuard(per_address=10_000)
+    server.start()
+    stream = None
+    try:
+        assert request(server.url, "/login").status == 200
+        stream = _Events(server, _login(server, "sam"), host="127.0.0.2")
+        assert stream.block() == "retry: 2000"
+        # The open stream is ended 1 s into the shutdown rather than waited for.
+        server.stop()
+        assert not server.thread.is_alive()
+    finally:
+        server.stop()
+        if stream is not None:
+            stream.close()
+
+
+def test_serve_says_where_it_serves_at_once(
+    config: FloorConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Recording(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.flushed = ""
+
+        def flush(self) -> None:
+            self.flushed = self.getvalue()
+
+    out = Recording()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monitor_module.serve(config)
+    assert out.flushed == f"floor console on http://127.0.0.1:{config.monitor.port}/\n"
