@@ -39,7 +39,10 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, LiteralString
+
+if TYPE_CHECKING:
+    import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS_PER_ROUND_DAY = 60 * 16  # a busy table: a round a minute, 16 hours a day
@@ -207,6 +210,13 @@ def table_rounds_per_s(work: Path, rounds: int, name: str, port: int | None, ca:
 
 
 # --- where the bytes go ----------------------------------------------------------------------
+
+
+def _count(conn: psycopg.Connection[Any], sql: LiteralString) -> int:
+    """The number a ``SELECT count(*) ...`` gives."""
+    row = conn.execute(sql).fetchone()
+    assert row is not None  # an aggregate without GROUP BY always gives one row
+    return int(row[0])
 
 
 def bytes_breakdown(conn: Any) -> dict[str, Any]:
@@ -409,10 +419,7 @@ def main() -> None:
         workers = _start_workers(dict(spec, live=False, journals=journals), catch_up, args.workers)
         with psycopg.connect(database.conninfo, autocommit=True) as conn:
             while (
-                conn.execute(
-                    "SELECT count(*) FROM journal_row WHERE table_id LIKE 'C%'"
-                ).fetchone()[0]
-                < expected
+                _count(conn, "SELECT count(*) FROM journal_row WHERE table_id LIKE 'C%'") < expected
             ):
                 time.sleep(0.05)
         elapsed = time.monotonic() - started
@@ -440,9 +447,7 @@ def main() -> None:
                     " WHERE kind = 'round_completed' AND table_id LIKE 'L%' ORDER BY 1"
                 )
             ]
-            (live_rows,) = conn.execute(
-                "SELECT count(*) FROM journal_row WHERE table_id LIKE 'L%'"
-            ).fetchone()
+            live_rows = _count(conn, "SELECT count(*) FROM journal_row WHERE table_id LIKE 'L%'")
     finally:
         for each in collectors:
             each.terminate()
@@ -471,7 +476,7 @@ def main() -> None:
             bytes_per_row * rows_per_round * ROWS_PER_ROUND_DAY * 365 * 200 / 1e12, 2
         ),
         "live_stations": len(live),
-        "live_rows_per_s": round(int(live_rows) / args.live_seconds),
+        "live_rows_per_s": round(live_rows / args.live_seconds),
         "lag_rounds": len(lags),
         "lag_p50_ms": pct(0.50),
         "lag_p99_ms": pct(0.99),

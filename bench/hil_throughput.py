@@ -29,12 +29,13 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from controller.service.logs import configure_logging
 from controller.simulation.runner import SimulatedTable, SimulationSettings
 from controller.simulation.split import SplitTable
 from controller.simulation.split_link import ObservationRelay
+from controller.table.view import TableView
+from drivers.hal import DeviceEvent
 
 #: Which process each thread would live in with the doubles in their own process (as real
 #: devices are): the station (its loop and the drivers' link threads), the devices (the
@@ -110,9 +111,11 @@ def measure_split(
     relay_seconds = [0.0]
     observe = ObservationRelay.observe
 
-    def timed(self: ObservationRelay, *args: Any) -> None:
+    def timed(
+        self: ObservationRelay, event: DeviceEvent, view: TableView | None, idle: bool
+    ) -> None:
         start = time.thread_time()
-        observe(self, *args)
+        observe(self, event, view, idle)
         relay_seconds[0] += time.thread_time() - start
 
     ObservationRelay.observe = timed  # type: ignore[method-assign]

@@ -55,7 +55,7 @@ def record_calls(folder: Path, rounds: int) -> tuple[list[Call], int]:
             calls.append(("append", row))
         return append(self, kind, data, round_no)
 
-    store.Journal.batch = recorded_batch  # type: ignore[method-assign,assignment]
+    store.Journal.batch = recorded_batch  # type: ignore[method-assign]
     store.Journal.append = recorded_append  # type: ignore[method-assign]
     try:
         settings = SimulationSettings(

@@ -94,7 +94,7 @@ def _instrumented(table: SimulatedTable) -> Iterator[dict[str, Any]]:
         observe(event, view, queue_empty)
 
     store.Journal._committed = committed  # type: ignore[method-assign]
-    runner.simulated_drivers = drivers  # type: ignore[assignment]
+    runner.simulated_drivers = drivers
     table.pacer.observe = observed  # type: ignore[method-assign]
     try:
         yield seen

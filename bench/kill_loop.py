@@ -76,6 +76,11 @@ OUT_OF_STEP_SECONDS: Final = 10.0
 #: Looks at a betting table without a round starting before the dealer counts herself out
 #: of step (the station's wager book and the chips on the spots disagree).
 BETTING_LOOKS: Final = 25
+#: How long the supervisor goes on turning the key at one and the same fault, the table
+#: refusing each resolution, before the loop counts the table stuck in it (a device coming
+#: back after a restart takes a few seconds at most; a table that refuses every way out
+#: would hold the dealer for ever).
+FAULT_SECONDS: Final = 30.0
 
 CONFIG: Final = """\
 table_id = "{table}"
@@ -103,8 +108,10 @@ class QuickPacer(Pacer):
     view of a round a kill cut short) is counted and the daemon killed, not waited for.
     The first wait is the start's (each device may take its connect timeout)."""
 
-    def wait(self, after_seq: int, timeout: float = OUT_OF_STEP_SECONDS) -> tuple[TableView, int]:
-        return super().wait(after_seq, timeout if after_seq else START_SECONDS)
+    def wait(self, after_seq: int, timeout: float | None = None) -> tuple[TableView, int]:
+        if not after_seq:
+            timeout = START_SECONDS
+        return super().wait(after_seq, OUT_OF_STEP_SECONDS if timeout is None else timeout)
 
 
 class Killed(Exception):  # noqa: N818 (a signal to the loop, not an error)
@@ -282,6 +289,7 @@ class KillLoop:
                 raise Killed
 
         betting: list[int] = []  # the round of each consecutive look at a betting table
+        faulted: list[Any] = []  # the fault of consecutive looks at a faulted table, since
 
         def out_of_step(view: TableView) -> None:
             betting[:] = [*betting, view.round_no] if view.state is State.BETTING else []
@@ -289,6 +297,13 @@ class KillLoop:
                 raise SimulationStuckError(
                     f"{BETTING_LOOKS} looks at a betting table without a round: the"
                     " station's wager book and the chips disagree"
+                )
+            if view.state is not State.FAULT or faulted[:1] != [view.fault]:
+                faulted[:] = [view.fault, time.monotonic()] if view.state is State.FAULT else []
+            elif time.monotonic() - faulted[1] > FAULT_SECONDS:
+                raise SimulationStuckError(
+                    f"the table held the fault {view.fault!r} in round {view.round_no} for"
+                    f" {FAULT_SECONDS:.0f} s of the supervisor's resolutions: {self.refusal()}"
                 )
 
         def look(view: TableView) -> None:
@@ -336,6 +351,12 @@ class KillLoop:
             if self.round_now() >= target:
                 break
         self.figures.seconds = time.perf_counter() - started
+
+    def refusal(self) -> str:
+        """The journal's last refused resolution, for a stuck table's message."""
+        with JournalReader.open(self.folder / "journal.sqlite3") as reader:
+            last = reader.last("resolution_refused")
+        return "no resolution refused" if last is None else json.dumps(last.data)
 
     def round_now(self) -> int:
         """The last round the journal started."""

@@ -35,6 +35,8 @@ class Target:
             return figure == self.value
         if isinstance(figure, bool) or not isinstance(figure, int | float):
             return None
+        if isinstance(self.value, str):  # only "==" compares with a word
+            raise ValueError(f"{self.op!r} needs a number, not {self.value!r}")
         if self.op == ">=":
             return figure >= self.value
         if self.op == "<":

@@ -120,6 +120,12 @@ def test_targets_compare_as_they_say() -> None:
     assert under.met("n/a") is None
     assert exactly.met(True) is True
     assert exactly.met(False) is False
+    word = run_all.Target("verify_key", "==", "intact", "")
+    assert word.met("intact") is True
+    assert word.met("broken") is False
+    # A word has no order: a >= target naming one is a mistake in the table, said so.
+    with pytest.raises(ValueError, match="needs a number"):
+        run_all.Target("verify_key", ">=", "intact", "").met(1)
 
 
 def test_hand_recorded_section_is_kept_verbatim() -> None:

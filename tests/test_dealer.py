@@ -16,6 +16,7 @@ from controller.simulation.dealer import (
     Action,
     Press,
     SimulatedDealer,
+    TurnKey,
     random_chooser,
 )
 from controller.simulation.direct import DirectRig
@@ -184,3 +185,54 @@ def test_the_simulated_players_wager_on_match_the_dealer_only_where_it_is_offere
         kinds = journal.kinds()
         assert ("match_settled" in kinds) is offered
         assert "wager_refused" not in kinds
+
+
+def fault_view(fault: str) -> TableView:
+    """A table stopped by ``fault`` (what the supervisor sees on the panel)."""
+    return TableView(
+        state=State.FAULT,
+        prompt=f"fault: {fault}",
+        round_no=3,
+        lamps=(),
+        seats=(1,),
+        hands=(),
+        dealer_cards=(),
+        hole_face_down=False,
+        acting_seat=None,
+        acting_hand=None,
+        legal=(),
+        card_due=False,
+        reveal_due=False,
+        reshuffle_pending=False,
+        fault=fault,
+        settling_seat=None,
+    )
+
+
+def resolutions(dealer: SimulatedDealer, *views: TableView) -> list[Button]:
+    """The button the supervisor presses at each look, the key turned on and off round it."""
+    pressed = []
+    for view in views:
+        actions = dealer.act(view)
+        assert actions[0] == TurnKey(True) and actions[2] == TurnKey(False), actions
+        assert isinstance(actions[1], Press)
+        pressed.append(actions[1].button)
+    return pressed
+
+
+def test_a_refused_resume_of_a_card_fault_is_followed_by_a_void_not_repeated_for_ever() -> None:
+    """A card out of order during a restart's fault keeps the round the restart could not
+    rebuild, so the table refuses a resume (only a void ends it): the fault still shown
+    after the resume is that refusal, and the supervisor voids; a void refused in turn (a
+    fully settled round) is followed by a resume. Once the table has left the fault, the
+    next card fault starts from a resume again. A lost device is only ever resumed: the
+    table refuses until it is back, and a round is not voided for a slow cable."""
+    dealer = SimulatedDealer((1,), random_chooser(random.Random(1)), random.Random(1))
+    card = fault_view("unexpected_card: a hole card was dealt while betting")
+    resume, void = Button.SUPERVISOR_RESUME, Button.SUPERVISOR_VOID
+    assert resolutions(dealer, card, card, card) == [resume, void, resume]
+    dealer.fault_over()
+    assert resolutions(dealer, card) == [resume]
+    dealer.fault_over()
+    lost = fault_view("device_lost: shoe: unplugged")
+    assert resolutions(dealer, lost, lost, lost) == [resume] * 3

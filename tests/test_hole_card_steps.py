@@ -170,6 +170,33 @@ def test_a_hole_card_the_round_does_not_expect_is_rejected_with_a_fault() -> Non
     assert rig.table.fault is not None and rig.table.fault.code is FaultCode.UNEXPECTED_CARD
 
 
+def test_the_rounds_own_hole_card_reported_again_is_journaled_and_changes_nothing() -> None:
+    """A shoe whose report of the hole card was not acknowledged before the station
+    restarted sends it again in its next session (docs/protocol.md, section 6a): the same
+    commitment is the same withheld card, so it is journaled as repeated, with no fault,
+    at the peek's place (players), at the dealer's turn with the shoe already asked, and
+    after the reveal; play then goes on as before."""
+    rig = dealt_and_withheld()
+    assert rig.table.state is State.PLAYERS  # no peek under a 5
+    rig.table.handle(HoleCardDealt(COMMITMENT))
+    press(rig)  # seat 1 stands on 17
+    press(rig)  # turn the hole card: the shoe is asked
+    assert rows(rig, "hole_card_reveal_requested") == [{"commitment": COMMITMENT}]
+    rig.table.handle(HoleCardDealt(COMMITMENT))
+    assert rig.table.fault is None and rig.table.state is State.DEALER
+    rig.table.handle(HoleCardRevealed(COMMITMENT, parse_card(HOLE), NONCE))
+    assert rows(rig, "hole_card_revealed") == [{"card": HOLE, "nonce": NONCE}]
+    rig.table.handle(HoleCardDealt(COMMITMENT))
+    assert rows(rig, "hole_card_repeated") == [{"commitment": COMMITMENT}] * 3
+    assert not rows(rig, "hole_card_rejected")
+    assert rig.table.fault is None
+    assert [r.round_no for r in rig.journal.of("hole_card_repeated")] == [1, 1, 1]
+    # 5C QS = 15: the dealer draws; 3D makes 18 against seat 1's 17.
+    assert rig.table.state is State.DEALER
+    deal(rig, "3D")
+    assert [s["outcome"] for s in rows(rig, "settlement")] == ["lose"]
+
+
 def test_a_voided_rounds_card_given_back_later_is_journaled_under_that_round() -> None:
     """A round voided with its hole card in the shoe asks for the card; the answer that
     comes after the void opens the commitment and is journaled under the voided round (the

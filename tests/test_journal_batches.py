@@ -74,3 +74,11 @@ def test_a_batch_in_a_batch_is_refused_and_the_outer_one_still_commits(tmp_path:
                 pass
             journal.append("event", {"type": "outer"})
         assert [r.data["type"] for r in journal.rows()] == ["outer", "outer"]
+
+
+def test_a_journal_names_the_file_it_writes(tmp_path: Path) -> None:
+    """The station's reader of its own journal (the daemon's restore) opens the file the
+    writer names."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(str(path)) as journal:
+        assert journal.path == path

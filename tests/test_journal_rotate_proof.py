@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_journal_base import TABLE, _canonical
@@ -33,7 +35,13 @@ import controller.journal.rotate as rotate_module
 from controller.journal.archive import archive, segments
 from controller.journal.archive.segment import lines, segment_name
 from controller.journal.base import Base
-from controller.journal.format import GENESIS_HASH, JournalCorruptError, head_path, head_record
+from controller.journal.format import (
+    GENESIS_HASH,
+    JournalCorruptError,
+    JournalWriteError,
+    head_path,
+    head_record,
+)
 from controller.journal.migrate import MIGRATED_COMMIT_ROWS
 from controller.journal.reader import JournalReader, open_readonly
 from controller.journal.rotate import NothingToRotateError, plan_cut, rotate_journal
@@ -370,6 +378,77 @@ def test_a_copy_that_loses_the_last_row_past_the_head_record_is_not_put_in_place
     monkeypatch.setattr(rotate_module, "_copy_rows", losing)
     assert _refused(copy, floor_acked=63) == "the new file's rows or last hash differ"
     assert not list(copy.path.parent.glob(".*.rotating*"))
+
+
+def _write_refused(copy: Copy) -> str:
+    """The rotation's one line for a new file it could not write; the journal's files are
+    left as they were and no temporary stays."""
+    before = _files(copy)
+    with pytest.raises(JournalWriteError) as caught:
+        copy.rotate(floor_acked=63)
+    assert _files(copy) == before
+    assert not list(copy.path.parent.glob(".*.rotating*"))
+    text = str(caught.value)
+    assert "\n" not in text
+    prefix = f"{copy.path} is not rotated: "
+    assert text.startswith(prefix)
+    return text.removeprefix(prefix)
+
+
+@pytest.mark.parametrize("which", ["plain", "rotated"])
+def test_a_source_that_fails_in_the_middle_of_the_copy_is_refused_with_its_own_error(
+    built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    """The old journal's read fails after some rows, the copy's transaction open (a disk
+    I/O error): the copy's transaction is rolled back and the rotation refused with that
+    error's line, not another one of the clean-up."""
+    copy = _copy(built, which, tmp_path)
+    copy_rows = rotate_module._copy_rows
+
+    class FailsAfterTen:
+        def __init__(self, source: Storage) -> None:
+            self.source, self.version = source, source.version
+
+        def raw_rows(self, after_id: int) -> Iterator[RawRow]:
+            for count, row in enumerate(self.source.raw_rows(after_id)):
+                if count == 10:
+                    raise sqlite3.OperationalError("disk I/O error")
+                yield row
+
+    def failing(source: Storage, new: Path, base: Base) -> None:
+        copy_rows(FailsAfterTen(source), new, base)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rotate_module, "_copy_rows", failing)
+    assert _write_refused(copy) == "disk I/O error"
+
+
+def test_a_new_file_sqlite_cannot_make_wal_is_refused_naming_its_mode(
+    built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/journal.md, "Rotation": the new file is made WAL again before its proof (the
+    journal's mode). Where the file system gives SQLite no shared memory for a WAL's index
+    (its ``unix-none`` file system layer here, for the copy alone), SQLite keeps the
+    rollback journal and answers with that mode: the rotation is refused naming it."""
+    copy = _copy(built, "plain", tmp_path)
+    copy_rows, connect = rotate_module._copy_rows, sqlite3.connect
+
+    def without_shared_memory(database: Path, **options: Any) -> sqlite3.Connection:
+        opened: sqlite3.Connection = connect(f"file:{database}?vfs=unix-none", uri=True, **options)
+        return opened
+
+    def copied_without_shared_memory(source: Storage, new: Path, base: Base) -> None:
+        # The new file is made WAL: put it in rollback mode first, which that layer opens.
+        conn = connect(new, isolation_level=None)
+        try:
+            assert conn.execute("PRAGMA journal_mode=DELETE").fetchone() == ("delete",)
+        finally:
+            conn.close()
+        with monkeypatch.context() as patch:
+            patch.setattr(sqlite3, "connect", without_shared_memory)
+            copy_rows(source, new, base)
+
+    monkeypatch.setattr(rotate_module, "_copy_rows", copied_without_shared_memory)
+    assert _write_refused(copy) == "SQLite refused WAL mode (delete)"
 
 
 def test_the_check_names_the_row_a_rotation_would_cut_up_to_or_why_none(

@@ -79,12 +79,27 @@ def test_a_commit_whose_last_id_equals_its_first_holds_one_row(tmp_path: Path) -
         conn.close()
 
 
-@pytest.mark.parametrize(
-    "statement",
-    ["DELETE FROM journal_codec"],
+#: A codec table made again without its types (a forged file): each value of another type.
+_UNTYPED = (
+    "CREATE TABLE codec_copy AS SELECT * FROM journal_codec",
+    "DROP TABLE journal_codec",
+    "CREATE TABLE journal_codec (id INTEGER PRIMARY KEY, ts_base, dictionary)",
 )
-def test_a_codec_missing_or_out_of_form_is_refused(format_2: Path, statement: str) -> None:
-    tamper(format_2, statement)
+
+
+@pytest.mark.parametrize(
+    "statements",
+    [
+        ("DELETE FROM journal_codec",),
+        (*_UNTYPED, "INSERT INTO journal_codec SELECT id, 'x', dictionary FROM codec_copy"),
+        (*_UNTYPED, "INSERT INTO journal_codec SELECT id, ts_base, 'words' FROM codec_copy"),
+    ],
+    ids=["missing", "time-base-text", "dictionary-text"],
+)
+def test_a_codec_missing_or_out_of_form_is_refused(
+    format_2: Path, statements: tuple[str, ...]
+) -> None:
+    tamper(format_2, *statements)
     with pytest.raises(JournalCorruptError) as refused:
         read_all(format_2)
     assert str(refused.value) == "the journal's codec (journal_codec) is missing or damaged"

@@ -678,3 +678,34 @@ def test_format_2_reads_two_commits_of_the_same_stored_rows_each_as_its_own(
     assert [r[0] for r in found] == [1, 2, 3]
     assert [r[5] for r in found[1:]] == [r[6] for r in found[:-1]]
     assert len({r[6] for r in found}) == 3
+
+
+def test_format_2_indexes_every_kind_its_file_names_even_one_this_program_does_not(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md "Milestone kinds declared later": a format-2 file's ``journal_kind``
+    is the list of the kinds it indexes. In a file made by a later program that indexes a
+    kind this one does not (here ``card``), this program's ``card`` rows get their entries
+    under the file's code: its lookups by kind and the walk (which expects an entry for each
+    row of a kind the file names) find them."""
+    path = tmp_path / "journal.sqlite3"
+    Journal.open(path, storage_format=2).close()
+    conn = sqlite3.connect(path)
+    (top,) = conn.execute("SELECT max(code) FROM journal_kind").fetchone()
+    conn.execute("INSERT INTO journal_kind (code, kind) VALUES (?, 'card')", (top + 1,))
+    conn.commit()
+    conn.close()
+    with Journal.open(path) as journal, journal.batch():
+        journal.append("round_started", {}, 1)
+        journal.append("card", {"card": "8S"}, 1)
+    conn = sqlite3.connect(path)
+    try:
+        storage = storage_of(conn)
+        assert "card" in storage.indexed_kinds
+        assert list(storage.index_entries(0)) == [
+            (1, "round_started", 1, None, None),
+            (2, "card", 1, None, None),
+        ]
+        assert [row.id for row in storage.rows(kinds=["card"])] == [2]
+    finally:
+        conn.close()

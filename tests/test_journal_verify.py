@@ -78,6 +78,37 @@ def test_a_tail_check_sees_rows_removed_at_its_start(closed_journal: Path) -> No
     assert report.case is VerifyCase.REMOVED and report.first_bad_row == 90
 
 
+def test_a_tail_check_sees_the_row_after_its_start_removed(closed_journal: Path) -> None:
+    """The tail of 10 begins after row 90; row 91 (the first it walks, round 19's first) is
+    gone: the walk from row 90 finds it missing."""
+    tamper(closed_journal, "DELETE FROM journal WHERE id = 91")
+    report = verify(closed_journal, tail=10)
+    assert report.case is VerifyCase.REMOVED and report.first_bad_row == 91
+
+
+@pytest.mark.parametrize(
+    ("tail", "walked", "rows", "commitments"),
+    [
+        (10, "10 rows", 10, 2),  # from the start
+        (9, "10 rows", 10, 2),  # after row 1, which is round 1's first: from the start again
+        (6, "10 rows", 10, 2),  # after row 4, in round 1 (rows 1..5)
+        (5, "rows 6..10", 5, 1),  # after row 5: round 2 begins at row 6
+    ],
+)
+def test_a_tail_check_that_begins_in_the_first_round_walks_from_the_first_row(
+    journal_path: Path, tail: int, walked: str, rows: int, commitments: int
+) -> None:
+    """Rounds 1 (rows 1..5) and 2 (rows 6..10): a tail beginning in round 1 walks from
+    the genesis hash, every row counted; one beginning at round 2 walks round 2 alone."""
+    with Journal.open(journal_path) as journal:
+        write_rounds(journal, 2)
+    report = verify(journal_path, tail=tail)
+    assert report.case is VerifyCase.INTACT and report.rows == rows, report.message
+    assert report.message.startswith(
+        f"intact: {walked}, chain and {commitments} hole-card commitments good;"
+    )
+
+
 def test_an_empty_journal_is_intact(journal_path: Path) -> None:
     Journal.open(journal_path).close()
     assert verify(journal_path).case is VerifyCase.INTACT

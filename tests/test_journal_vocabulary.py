@@ -33,6 +33,10 @@ NOT_SIMULATED = {
     "round_voided": "the simulated supervisor resumes",
     "button_ignored": "the simulated dealer presses buttons only when they mean something",
     "hole_card_rejected": "the simulated shoe reports the hole card only when it is due",
+    "hole_card_repeated": (
+        "a simulation never restarts its station (tests/test_hole_card_steps.py; the HIL"
+        " restarts of hil_tests/test_restart.py)"
+    ),
     "clock": "the daemon journals its clock (tests/test_clock.py); a simulation runs no daemon",
 }
 

@@ -9,14 +9,18 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from journal_tamper_support import behind_the_triggers
 
 from controller.journal import walk as walk_module
-from controller.journal.format import GENESIS_HASH, row_hash
+from controller.journal.format import GENESIS_HASH, canonical_json, row_hash
+from controller.journal.report import VerifyCase
 from controller.journal.seal import new_sealing, save_state
-from controller.journal.storage import storage_of
+from controller.journal.storage import RawRow, storage_of
 from controller.journal.store import Journal
 from controller.journal.verify import verify
-from controller.journal.walk import checkpoint_problem, raw_rows, walk
+from controller.journal.walk import checkpoint_problem, index_of, raw_rows, walk
+from controller.rules.cards import parse_card
+from controller.table.holecard import commit_hole_card
 
 
 @pytest.mark.parametrize("storage_format", [1, 2])
@@ -181,3 +185,120 @@ def test_a_row_hashes_only_with_the_types_and_forms_the_station_writes() -> None
         chain = walk([*rows[:2], (*changed, plain(kind, round_no))], 0, GENESIS_HASH)  # type: ignore[list-item]
         assert chain.failure is not None
         assert chain.failure.message == "altered: row 3: content does not match its hash"
+
+
+def hole_card_chain(*rows: tuple[str, int | None, dict[str, object]]) -> list[RawRow]:
+    """Rows 1.. of the given kinds, rounds and data, chained from the genesis hash."""
+    out: list[RawRow] = []
+    prev = GENESIS_HASH
+    for n, (kind, round_no, data) in enumerate(rows, start=1):
+        text = canonical_json(data)
+        ts = f"2026-12-01T09:00:{n:02d}.000000Z"
+        digest = row_hash(prev, row_id=n, ts=ts, kind=kind, round_no=round_no, data_text=text)
+        out.append((n, ts, kind, round_no, text, prev, digest))
+        prev = digest
+    return out
+
+
+def test_a_hole_card_reveal_is_checked_against_its_rounds_commitment() -> None:
+    """docs/journal.md, "Hole-card commitment" (NJ 13:69F-19.7(i): the hole card is dealt
+    face down and read unseen, so the journal commits to it when dealt and reveals it
+    later): a reveal that matches counts; one that does not, or one with no commitment in
+    its round, is noted naming the reveal's row, and the walk goes on to the end."""
+    commitment, nonce = commit_hole_card(parse_card("5D"))
+    dealt = ("hole_card_dealt", 1, {"commitment": commitment})
+    good = hole_card_chain(
+        dealt, ("hole_card_revealed", 1, {"card": "5D", "nonce": nonce}), ("event", None, {})
+    )
+    chain = walk(good, 0, GENESIS_HASH)
+    assert (chain.failure, chain.commitment_failure, chain.commitments) == (None, None, 1)
+    other = hole_card_chain(
+        dealt, ("hole_card_revealed", 1, {"card": "6D", "nonce": nonce}), ("event", None, {})
+    )
+    chain = walk(other, 0, GENESIS_HASH)
+    assert chain.failure is None and chain.rows == 3 and chain.commitments == 0
+    found = chain.commitment_failure
+    assert found is not None
+    assert (found.case, found.message, found.first_bad_row) == (
+        VerifyCase.COMMITMENT,
+        "commitment: row 2: revealed hole card does not match the commitment in row 1",
+        2,
+    )
+    alone = hole_card_chain(
+        ("event", None, {}), ("hole_card_revealed", 2, {"card": "5D", "nonce": nonce})
+    )
+    found = walk(alone, 0, GENESIS_HASH).commitment_failure
+    assert found is not None
+    assert (found.case, found.message, found.first_bad_row) == (
+        VerifyCase.COMMITMENT,
+        "commitment: row 2: hole card revealed without a commitment",
+        2,
+    )
+
+
+def test_format_2s_index_entries_are_walked_with_the_rows_and_format_1_has_none(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md, "Storage format 2": its index tables are the program's own, so the
+    walk checks each entry against the row it names; an entry removed behind the triggers
+    is that row altered. Format 1's indexes are SQLite's: nothing for the walk to check."""
+    for storage_format in (1, 2):
+        path = tmp_path / f"format-{storage_format}.sqlite3"
+        with Journal.open(path, storage_format=storage_format) as journal:
+            journal.append("station_started", {})
+            journal.append("round_started", {"round": 1, "seats": []}, 1)
+            journal.append("round_completed", {"reshuffle": False}, 1)
+        conn = sqlite3.connect(path)
+        try:
+            index = index_of(conn, 0)
+            assert (index is None) == (storage_format == 1)
+            assert walk(raw_rows(conn, 0), 0, GENESIS_HASH, index=index).failure is None
+        finally:
+            conn.close()
+    behind_the_triggers(path, lambda conn: _run(conn, "DELETE FROM journal_milestone WHERE id = 2"))
+    conn = sqlite3.connect(path)
+    try:
+        chain = walk(raw_rows(conn, 0), 0, GENESIS_HASH, index=index_of(conn, 0))
+    finally:
+        conn.close()
+    assert chain.failure is not None
+    assert (chain.failure.case, chain.failure.first_bad_row) == (VerifyCase.ALTERED, 2)
+    assert chain.failure.message == (
+        "altered: row 2: its entry in the index tables does not match the row"
+        " (added, removed or changed)"
+    )
+
+
+def _run(conn: sqlite3.Connection, statement: str) -> None:
+    conn.execute(statement)
+
+
+@pytest.mark.parametrize("column", [1, 2], ids=["ts", "kind"])
+def test_a_time_or_kind_stored_as_bytes_is_a_row_altered_not_a_crash(column: int) -> None:
+    """SQLite keeps a BLOB in a TEXT column as bytes (an insider's write behind the
+    triggers): no hash is made of such a row (the station writes text), so it is named
+    altered, in one line, like any row whose hash does not match."""
+    rows = chain_of(4)
+    changed = list(rows[2])
+    changed[column] = str(changed[column]).encode()
+    chain = walk([*rows[:2], tuple(changed), *rows[3:]], 0, GENESIS_HASH)  # type: ignore[list-item]
+    assert chain.failure is not None
+    assert (chain.failure.message, chain.failure.first_bad_row) == (
+        "altered: row 3: content does not match its hash",
+        3,
+    )
+
+
+@pytest.mark.parametrize("round_no", [None, 7])
+def test_a_row_off_the_fast_path_is_hashed_as_format_row_hash_does(round_no: int | None) -> None:
+    """A kind the station never writes (a quote in it) is hashed the long way
+    (``format.row_hash``, its header JSON-escaped): a row rehashed that way by an insider
+    passes the hash and is refused for its kind, not for its hash."""
+    rows = chain_of(4)
+    forged = rehashed(rows[2], kind='ev"ent', round_no=round_no)
+    chain = walk([*rows[:2], forged, *rows[3:]], 0, GENESIS_HASH)  # type: ignore[list-item]
+    assert chain.failure is not None
+    assert (chain.failure.message, chain.failure.first_bad_row) == (
+        "altered: row 3: not written by the station (not canonical)",
+        3,
+    )

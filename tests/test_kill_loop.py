@@ -54,6 +54,7 @@ def test_a_station_killed_at_fixed_points_always_starts_again_on_the_right_card(
         finally:
             loop.close()
     assert figures["start_failures"] == 0, figures.get("first_failure")
+    assert figures["stuck"] == 0, figures.get("first_stuck")
     assert figures["kills"] == len(PLAN)
     assert figures["starts"] == len(PLAN) + 1
     assert figures["kills_in_start"] >= 1  # the 8th line comes before the station is ready

@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 from debbuild import ROOT, built_deb
@@ -55,10 +56,18 @@ def _host_tools() -> None:
         pytest.fail(f"not installed: {', '.join(missing)} (make system-deps installs them)")
 
 
+class UsbIdentity(TypedDict):
+    """A USB device's vendor and product ids and serial number."""
+
+    vid: int
+    pid: int
+    serial: str
+
+
 BOOT_TIMEOUT = 240.0
 STEP = 120.0  # one systemctl or dpkg step in the TCG guest
 SERIALS = {"shuffler": "SHF-VM-1", "shoe": "SHO-VM-1", "panel": "PNL-VM-1"}
-READER = {"vid": 0x1209, "pid": 0x5321, "serial": "RDR-VM-1"}
+READER: UsbIdentity = {"vid": 0x1209, "pid": 0x5321, "serial": "RDR-VM-1"}
 TIMES: dict[str, float] = {}
 #: Where the dealer cuts the shoe: 100 cards (about eight rounds at three seats) keep the
 #: test near a minute on TCG; the runner's default (60 from the end, 228 cards) takes

@@ -142,7 +142,10 @@ class Vm:
             "-m", str(memory), "-display", "none", "-no-reboot",
             "-kernel", str(image / "vmlinuz"), "-initrd", str(image / "initrd.img"),
             "-append", machine.kernel_args,
-            "-drive", f"file={overlay},format=qcow2,if=virtio",
+            # cache=unsafe: the overlay is thrown away with the guest, so the guest's flushes
+            # (dpkg's fsync per file, the journal's commits) need not wait on the host's disk;
+            # what the guest wrote stays in the file while QEMU runs, a guest reset included.
+            "-drive", f"file={overlay},format=qcow2,if=virtio,cache=unsafe",
             "-drive", f"file={disk},format=raw,if=virtio,readonly=on",
             "-device", "virtio-serial-pci", *machine.console(self.console),
             "-chardev", f"socket,id=agent,path={self.agent_path},server=on,wait=off",

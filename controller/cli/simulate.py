@@ -10,8 +10,10 @@ round. A summary ends the run; ``dealer-station journal recall`` works on its jo
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import shutil
+import sqlite3
 import sys
 import time
 from collections import deque
@@ -332,7 +334,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except (JournalError, OSError) as err:
         message = f"the journal {settings.journal} could not be written: {err}"
-        print(f"dealer-station simulate: {_with_room(settings.journal, message)}", file=sys.stderr)
+        line = _with_room(settings.journal, err, message)
+        print(f"dealer-station simulate: {line}", file=sys.stderr)
         return 1
     for line in summary_lines(tally_journal(settings.journal), result, settings):
         print(line)
@@ -354,16 +357,33 @@ def _table(
     return SplitTable(settings, observer=observe)
 
 
-def _with_room(journal: Path, text: object) -> str:
-    """``text`` on one line, with the room left on the journal's disk when it is full."""
-    line = str(text)
-    if "full" not in line:
+def disk_full(err: BaseException | None) -> bool:
+    """Whether ``err``, or an error it was raised from, is a disk out of room: ENOSPC from
+    the file system (the sealing key's file) or SQLITE_FULL from SQLite (the journal)."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        # getattr: an error SQLite did not raise (made in Python) has no code.
+        if getattr(err, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+            return True
+        if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+            return True
+        err = err.__cause__ or err.__context__
+    return False
+
+
+def _with_room(journal: Path, err: BaseException, text: object = None) -> str:
+    """``text`` (``err`` when none) on one line, with the room left on the journal's disk
+    when ``err`` is a full disk (never for a word in a path: a journal under /srv/full/)."""
+    line = str(err if text is None else text)
+    if not disk_full(err):
         return line
     try:
         free = shutil.disk_usage(journal.resolve().parent).free
     except OSError:
         return line
-    return f"{line} ({free:,} bytes free on its disk)"
+    said = "" if "disk is full" in line else "the disk is full: "
+    return f"{line} ({said}{free:,} bytes free on its disk)"
 
 
 def _journal_problem(path: Path) -> str | None:

@@ -219,6 +219,14 @@ KINDS: Final[tuple[RecordKind, ...]] = (
         "the shoe reported a hole card when none was due",
     ),
     RecordKind(
+        "hole_card_repeated",
+        "commitment",
+        (
+            "the shoe reported the round's hole card again, under the same commitment (its "
+            "report resent in a new session after a restart); nothing else changes"
+        ),
+    ),
+    RecordKind(
         "cover_card",
         "",
         "the cover card came out",

@@ -8,6 +8,7 @@ page check can run beside them, in a process of its own.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import select
@@ -147,20 +148,31 @@ def walk_parallel(
                 # at the futures).
                 ready, _, _ = select.select([read_end], [], [], 0.25)
                 if ready:
-                    pending += os.read(read_end, 1 << 16)
-                    whole = len(pending) - len(pending) % _REPORT.size
-                    done = sum(n for (n,) in _REPORT.iter_unpack(pending[:whole]))
-                    pending = pending[whole:]
-                    if progress is not None and done:
-                        progress(done)
+                    pending = _reported(pending + os.read(read_end, 1 << 16), progress)
             chains = [f.result() for f in futures]
             problem = checked.result() if checked is not None else ""
+            # Each worker wrote its progress before its result came back: what the loop had
+            # not read when the last one came is in the pipe.
+            os.set_blocking(read_end, False)
+            with contextlib.suppress(BlockingIOError):
+                while more := os.read(read_end, 1 << 16):
+                    pending = _reported(pending + more, progress)
     finally:
         os.close(read_end)
         os.close(write_end)
     joined = _join(chains, start, prev_hash, sealed)
     joined.pages = problem
     return joined
+
+
+def _reported(pending: bytes, progress: Progress | None) -> bytes:
+    """Give ``progress`` the rows of the whole reports in ``pending``; return the rest (a
+    report is never split: each is written whole)."""
+    whole = len(pending) - len(pending) % _REPORT.size
+    done = sum(n for (n,) in _REPORT.iter_unpack(pending[:whole]))
+    if progress is not None and done:
+        progress(done)
+    return pending[whole:]
 
 
 def _join(chains: list[Chain], start: int, prev_hash: str, sealed: tuple[int, int, str]) -> Chain:

@@ -37,6 +37,9 @@ D = TypeVar("D", bound=Device)
 #: At most this many waiting events share one journal transaction, so that the first one's
 #: prompt is not held back behind a long queue.
 GROUP_COMMIT_MAX = 16
+#: A device whose close takes longer than this is named in the log (each driver waits up to
+#: 5 s for its reader thread; systemd kills a stop that takes 10 s).
+SLOW_CLOSE_SECONDS = 1.0
 
 
 class CommandBuffer:
@@ -234,10 +237,22 @@ class Station:
                 self._serve()
         finally:
             self.notifier.notify("STOPPING=1")
+            closing = time.monotonic()
             for driver in reversed(self.drivers):
+                started = time.monotonic()
                 driver.close()
+                if (took := time.monotonic() - started) > SLOW_CLOSE_SECONDS:
+                    # systemd gives the whole stop TimeoutStopSec= (10 s) before it kills
+                    # the station, clean_shutdown unwritten: the device that held it is named.
+                    _log.warning(
+                        "device slow to close", device=type(driver).__name__, seconds=round(took, 2)
+                    )
         self.journal.append("clean_shutdown", {"events": self.stats.events})
-        _log.info("stopped", events=self.stats.events)
+        _log.info(
+            "stopped",
+            events=self.stats.events,
+            closing_seconds=round(time.monotonic() - closing, 2),
+        )
 
     def _await_connection(self) -> None:
         """Serve events until the device just started reports in (or the timeout passes).

@@ -289,6 +289,11 @@ class SimulatedDealer:
             actions += self._put(seat, spot, None)
         return actions
 
+    def fault_over(self) -> None:
+        """The table left its fault: the next one starts from the usual resolution (a
+        refusal is told by the same fault still shown after a resolution)."""
+        self._voided = self._resumed = None
+
     def _supervise(self, view: TableView) -> list[Action]:
         fault = view.fault or ""
         if fault.startswith(("device_lost", "device_fault")):
@@ -301,8 +306,12 @@ class SimulatedDealer:
         elif fault.startswith(("bad_batch", "hole_card_mismatch", "recovered_mid_round")):
             resolution = Button.SUPERVISOR_VOID
         elif fault.startswith(("unexpected_card", "foreign_card", "duplicate_card")):
-            # The card goes to the discard rack and play goes on.
-            resolution = Button.SUPERVISOR_RESUME
+            # The card goes to the discard rack and play goes on; voided when the table
+            # refuses the resume (such a fault during a restart's fault keeps a round the
+            # restart could not rebuild, which only a void ends).
+            resolution = (
+                Button.SUPERVISOR_VOID if fault == self._resumed else Button.SUPERVISOR_RESUME
+            )
         else:
             resolution = Button.SUPERVISOR_VOID
         if resolution is Button.SUPERVISOR_VOID and fault == self._voided:

@@ -148,6 +148,8 @@ class Dealing:
                 started = time.perf_counter()
             if self.on_view is not None:
                 self.on_view(view)
+            if view.state is not State.FAULT:
+                dealer.fault_over()
             if view.state is State.BETTING and view.round_no >= plan.rounds:
                 self.result.rounds = view.round_no
                 self.result.dealing_seconds = time.perf_counter() - started

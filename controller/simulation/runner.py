@@ -181,5 +181,6 @@ __all__ = [
     "SimulationResult",
     "SimulationSettings",
     "SimulationStuckError",
+    "simulated_drivers",  # what SimulatedTable.run builds its drivers with (a bench wraps it)
     "strategy_players",
 ]

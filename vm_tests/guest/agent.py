@@ -27,6 +27,7 @@ import socket
 import subprocess
 import threading
 import time
+from typing import Any
 
 PORT = "/dev/virtio-ports/agent"
 READER_CONTROL = "/run/reader.sock"
@@ -64,7 +65,9 @@ class Journal:
                 self.entries.append(entry)
                 self.cond.notify_all()
 
-    def wait(self, since: int, fields: dict[str, object], contains: str, timeout: float) -> dict:
+    def wait(
+        self, since: int, fields: dict[str, object], contains: str, timeout: float
+    ) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         index = since
         with self.cond:
@@ -91,7 +94,7 @@ def _matches(entry: dict[str, object], fields: dict[str, object], contains: str)
     return True
 
 
-def run_sh(request: dict) -> dict:
+def run_sh(request: dict[str, Any]) -> dict[str, Any]:
     try:
         done = subprocess.run(
             ["/bin/sh", "-c", request["cmd"]],
@@ -106,15 +109,16 @@ def run_sh(request: dict) -> dict:
     return {"rc": done.returncode, "out": done.stdout[-65536:], "err": done.stderr[-16384:]}
 
 
-def reader(request: dict) -> dict:
+def reader(request: dict[str, Any]) -> dict[str, Any]:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(30)
         sock.connect(READER_CONTROL)
         sock.sendall(json.dumps(request["request"]).encode() + b"\n")
-        return json.loads(sock.makefile("rb").readline())
+        reply: dict[str, Any] = json.loads(sock.makefile("rb").readline())
+        return reply
 
 
-def handle(journal: Journal, request: dict) -> dict:
+def handle(journal: Journal, request: dict[str, Any]) -> dict[str, Any]:
     op = request.get("op")
     if op == "sh":
         return run_sh(request)
