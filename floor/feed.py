@@ -50,6 +50,29 @@ READ_SHARE: Final = 4  # ...and at least this many times the last read's duratio
 STALE_SECONDS: Final = 3.0
 QUERY_SECONDS: Final = 5.0  # a read that takes longer counts as a lost database
 QUEUED: Final = 16  # events waiting for one slow stream before it gets a full picture again
+MAX_SPACING: Final = 2.0  # seconds between two reads at most, however long a read takes
+IDLE_SECONDS: Final = 1.0  # a read at least this often with no change heard (silence shows)
+
+
+@dataclass
+class Pacing:
+    """When the listener reads next: :attr:`spacing` after the last read once a change is
+    heard (``dirty``), and without one at least every :data:`IDLE_SECONDS`, or every
+    :attr:`spacing` when that is longer. A read that took ``d`` seconds makes the spacing
+    ``READ_SHARE * d``, within :data:`MIN_INTERVAL` and :data:`MAX_SPACING`."""
+
+    last: float = 0.0  # monotonic time of the last read's end (0: read at once)
+    spacing: float = MIN_INTERVAL
+    dirty: bool = True
+
+    def due(self) -> float:
+        """The monotonic time of the next read."""
+        return self.last + (self.spacing if self.dirty else max(IDLE_SECONDS, self.spacing))
+
+    def read(self, started: float, ended: float) -> None:
+        """A read ran from ``started`` to ``ended``: nothing is waiting any more."""
+        self.last, self.dirty = ended, False
+        self.spacing = min(max(MIN_INTERVAL, READ_SHARE * (ended - started)), MAX_SPACING)
 
 
 @dataclass(eq=False)
@@ -75,6 +98,14 @@ class Stream:
         while not self.queue.empty():
             self.queue.get_nowait()
         self.queue.put_nowait(text)
+
+
+def _cancel_pending() -> bool:
+    """Is the running task asked to stop? Python 3.11's ``asyncio.wait_for`` hands back the
+    awaited call's own error, not the cancellation, when the call fails in the same turn of
+    the loop as the cancel comes: the cancel is then still pending on the task."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def event(name: str, data: Any) -> str:
@@ -177,6 +208,8 @@ class Feed:
                 try:
                     await self._listen()
                 except (psycopg.Error, OSError, TimeoutError) as err:
+                    if _cancel_pending():
+                        raise asyncio.CancelledError from err
                     if self.db_problem is None:
                         self.db_since = datetime.now(UTC)
                     self.db_problem = str(err).strip().splitlines()[0][:120] if str(err) else "lost"
@@ -200,25 +233,21 @@ class Feed:
         try:
             await conn.execute(f"LISTEN {CHANGED}")
             await conn.execute(f"LISTEN {COLLECTOR_CHANNEL}")
-            last = 0.0
-            spacing = MIN_INTERVAL  # a big floor's read takes longer: read it less often
-            dirty = True
+            pacing = Pacing()  # a big floor's read takes longer: read it less often
             while True:
-                due = last + (spacing if dirty else max(1.0, spacing))
-                wait = due - time.monotonic()
+                wait = pacing.due() - time.monotonic()
                 if wait > 0:
                     async for note in conn.notifies(timeout=wait):
                         if note.channel == COLLECTOR_CHANNEL:
                             self._heard(note.payload)
-                        elif not dirty:
-                            dirty = True
+                        elif not pacing.dirty:
+                            pacing.dirty = True
                             break  # read sooner: ``spacing`` after the last read
-                    if time.monotonic() < last + (spacing if dirty else max(1.0, spacing)):
+                    if time.monotonic() < pacing.due():
                         continue
                 started = time.monotonic()
                 await asyncio.wait_for(self._read(conn), QUERY_SECONDS)
-                last, dirty = time.monotonic(), False
-                spacing = min(max(MIN_INTERVAL, READ_SHARE * (last - started)), 2.0)
+                pacing.read(started, time.monotonic())
         finally:
             await conn.close()
 
@@ -261,6 +290,8 @@ class Feed:
             try:
                 still = await asyncio.wait_for(self.still_open(tokens), QUERY_SECONDS)
             except (psycopg.Error, OSError, TimeoutError) as err:
+                if _cancel_pending():
+                    raise asyncio.CancelledError from err
                 _log.info("console feed: sessions not checked", error=str(err)[:120])
                 continue
             for stream in list(self.streams):

@@ -4,6 +4,7 @@ compare a station's journal with the floor database row for row."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 
 from controller.journal.format import Row
 from controller.journal.storage import storage_of
-from floor.servers import Broker, Database, remove
+from floor.servers import Broker, Database, ServerError, remove
 
 #: Every table name a floor test may use (the broker's accounts and ACL are made for them).
 TABLES = tuple(f"T{n:02d}" for n in range(1, 31))
@@ -32,18 +33,65 @@ def floor_broker() -> Iterator[Broker]:
     remove(broker)
 
 
+#: The socket directory of a PostgreSQL that runs already (``mutation/run.py`` starts one for
+#: a mutation run and names it here). Set, each test module gets a fresh database of its own
+#: in that server instead of a server of its own: a mutant's tests then cost no initdb and no
+#: server start (a minute under load, which mutmut's time limit counted as a timeout). Unset
+#: (``make test``), each module starts its own server, as before.
+SHARED_CLUSTER = "DEALER_FLOOR_CLUSTER"
+
+
+class ClusterDatabase(Database):
+    """A fresh database in the running server at ``host`` (a socket directory): what a test
+    reads of a :class:`Database` (``conninfo``). Stopping or starting the server is refused:
+    the server is shared, and a test that needs that needs a server of its own."""
+
+    def __init__(self, host: str) -> None:  # no initdb: the server runs already
+        import secrets
+
+        import psycopg
+
+        self.name = f"floor_test_{secrets.token_hex(8)}"
+        self.dir = Path(host)
+        self.data = self.dir / "data"
+        self.durable = False
+        self.admin = f"host={host} dbname=postgres user=postgres"
+        self.conninfo = f"host={host} dbname={self.name} user=postgres"
+        with psycopg.connect(self.admin, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {self.name}".encode())
+
+    def start(self) -> None:
+        raise ServerError(f"a shared server ({SHARED_CLUSTER}) is not restarted by a test")
+
+    def stop(self) -> None:
+        raise ServerError(f"a shared server ({SHARED_CLUSTER}) is not stopped by a test")
+
+    def drop(self) -> None:
+        """Drop the database (its connections ended first)."""
+        import psycopg
+
+        with psycopg.connect(self.admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)".encode())
+
+
 @pytest.fixture(scope="module")
 def floor_database() -> Iterator[Database]:
-    """PostgreSQL 15 on a unix socket in a temporary directory, schema migrated."""
+    """PostgreSQL 15 on a unix socket in a temporary directory, schema migrated (a fresh
+    database in the server :data:`SHARED_CLUSTER` names, when it names one)."""
     import psycopg
 
     from floor.schema import migrate
 
-    database = Database()
-    database.start()
+    shared = os.environ.get(SHARED_CLUSTER)
+    database = ClusterDatabase(shared) if shared else Database()
+    if not shared:
+        database.start()
     with psycopg.connect(database.conninfo) as conn:
         migrate(conn)
     yield database
+    if isinstance(database, ClusterDatabase):
+        database.drop()
+        return
     database.stop()
     remove(database)
 

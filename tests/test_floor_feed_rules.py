@@ -17,11 +17,12 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 import pytest
 
 from floor import queries
 from floor.casino import Casino
-from floor.feed import MAX_STREAMS, QUEUED, STALE_SECONDS, Feed, Stream, event
+from floor.feed import MAX_STREAMS, QUEUED, STALE_SECONDS, Feed, Pacing, Stream, event
 
 NEW_YORK = Casino("America/New_York")
 SEEN = datetime(2026, 12, 2, 15, 4, 5, tzinfo=UTC)  # 10:04:05 EST
@@ -458,3 +459,115 @@ def test_a_database_that_cannot_be_reached_is_said_in_its_first_line() -> None:
     problem = feed.db_problem
     assert problem is not None and "\n" not in problem and 0 < len(problem) <= 120
     assert "/nonexistent/socket" in problem
+
+
+# --- when the listener reads (the module docstring: a quarter of the time at most, at least
+# every second, every two seconds at most however long a read takes) -----------------------
+
+
+def test_a_new_listener_reads_at_once() -> None:
+    fresh = Pacing()
+    assert (fresh.dirty, fresh.spacing) == (True, 0.25)
+    assert fresh.due() == 0.25  # a monotonic time long past
+
+
+@pytest.mark.parametrize(
+    ("ended", "spacing"),
+    [
+        (8.03125, 0.25),  # a read of 1/32 s: four times that is under the 0.25 s floor
+        (8.0625, 0.25),  # 1/16 s: four times that is the floor exactly
+        (8.125, 0.5),  # 1/8 s: four times that
+        (8.375, 1.5),
+        (8.5, 2.0),  # half a second: four times that is the 2 s ceiling exactly
+        (8.75, 2.0),  # past the ceiling
+    ],
+)
+def test_a_read_spaces_the_next_four_times_its_duration_within_a_quarter_and_two_seconds(
+    ended: float, spacing: float
+) -> None:
+    pacing = Pacing()
+    pacing.read(8.0, ended)
+    assert (pacing.last, pacing.dirty, pacing.spacing) == (ended, False, spacing)
+    # Nothing heard: a second after the read, or the spacing when that is longer.
+    assert pacing.due() == ended + max(1.0, spacing)
+    pacing.dirty = True  # a change heard: the spacing after the read
+    assert pacing.due() == ended + spacing
+
+
+def test_with_no_change_a_quick_floor_is_read_each_second() -> None:
+    pacing = Pacing()
+    pacing.read(10.0, 10.125)  # spacing 0.5
+    assert pacing.due() == 11.125
+    pacing.dirty = True
+    assert pacing.due() == 10.625
+
+
+def test_each_tick_comes_a_second_after_the_last() -> None:
+    async def main() -> list[float]:
+        feed = _feed()
+        stream = feed.subscribe("t")
+        assert stream is not None
+        ticker = asyncio.create_task(feed._tick())
+        arrived = []
+        try:
+            for _ in range(3):
+                await stream.queue.get()
+                arrived.append(time.monotonic())
+        finally:
+            ticker.cancel()
+        return arrived
+
+    started = time.monotonic()
+    arrived = asyncio.run(main())
+    gaps = [b - a for a, b in zip([started, *arrived], arrived, strict=False)]
+    assert all(1.0 <= gap < 1.9 for gap in gaps), gaps
+
+
+# --- stopping: a cancel that comes as a call fails is not lost (Python 3.11's wait_for) -------
+
+
+def test_a_feed_cancelled_as_its_connection_attempt_fails_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = 0
+
+    async def main() -> bool:
+        runner: asyncio.Task[None] | None = None
+
+        async def refused(*_args: Any, **_kwargs: Any) -> None:
+            nonlocal calls
+            calls += 1
+            if calls == 1:
+                assert runner is not None
+                runner.cancel()  # the monitor stops as the attempt fails, in one turn
+            raise psycopg.OperationalError("connection refused")
+
+        monkeypatch.setattr(psycopg.AsyncConnection, "connect", refused)
+        runner = asyncio.create_task(_feed().run())
+        await asyncio.wait({runner}, timeout=5.0)
+        return runner.cancelled()  # before asyncio.run cancels what is left
+
+    assert asyncio.run(main())
+    assert calls == 1
+
+
+def test_a_tick_cancelled_as_its_session_check_fails_stops() -> None:
+    async def main() -> bool:
+        ticker: asyncio.Task[None] | None = None
+        calls = 0
+
+        async def gone(_tokens: set[str]) -> set[str]:
+            nonlocal calls
+            calls += 1
+            if calls == 1:
+                assert ticker is not None
+                ticker.cancel()  # the feed stops as the check fails, in one turn
+            raise OSError("database gone")
+
+        feed = Feed("host=/nonexistent", NEW_YORK, 30.0, gone)
+        assert feed.subscribe("t") is not None
+        ticker = asyncio.create_task(feed._tick())
+        await asyncio.wait({ticker}, timeout=5.0)
+        return ticker.cancelled()  # before asyncio.run cancels what is left
+
+    assert asyncio.run(main())
