@@ -13,6 +13,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_journal_archive import play
@@ -33,6 +34,20 @@ ROUNDS = 6
 #: hole card dealt at 7r-4 and revealed at 7r-2, and its seal at 7r+1.
 LAST = 1 + 7 * ROUNDS  # 43
 SEAL_ROWS = [7 * r + 1 for r in range(1, ROUNDS + 1)]  # 8, 15, ..., 43
+
+
+def walk_whole(
+    conn: sqlite3.Connection,
+    path: Path,
+    key: VerificationKey | None,
+    workers: int,
+    **more: Any,
+) -> Chain:
+    """The walk of the whole test journal (rows 1 to ``LAST`` from the genesis hash) on
+    ``workers`` processes; ``more``: ``walk_parallel``'s other arguments."""
+    return ranges.walk_parallel(
+        conn, path, start=0, prev_hash=GENESIS_HASH, last=LAST, key=key, workers=workers, **more
+    )
 
 
 def sealed_journal(folder: Path, storage_format: int) -> tuple[Path, VerificationKey]:
@@ -113,16 +128,7 @@ def test_the_ranges_walk_the_whole_journal_as_one_walk_would(
     path, key = journal
     known = hashes(conn)
     reported: list[int] = []
-    chain = ranges.walk_parallel(
-        conn,
-        path,
-        start=0,
-        prev_hash=GENESIS_HASH,
-        last=LAST,
-        key=key,
-        workers=workers,
-        progress=reported.append,
-    )
+    chain = walk_whole(conn, path, key, workers, progress=reported.append)
     assert chain.failure is None and chain.commitment_failure is None
     assert (chain.start, chain.rows, chain.last_id, chain.first_prev) == (
         0,
@@ -160,16 +166,7 @@ def test_the_progress_written_before_the_last_result_is_all_given(
     path, key = journal
     monkeypatch.setattr(ranges, "select", _LateSelect)
     reported: list[int] = []
-    chain = ranges.walk_parallel(
-        conn,
-        path,
-        start=0,
-        prev_hash=GENESIS_HASH,
-        last=LAST,
-        key=key,
-        workers=3,
-        progress=reported.append,
-    )
+    chain = walk_whole(conn, path, key, 3, progress=reported.append)
     assert chain.failure is None and chain.rows == LAST
     assert sum(reported) == LAST and all(n > 0 for n in reported)
 
@@ -185,16 +182,7 @@ def test_the_workers_are_forked_whatever_the_default_start_method(
     multiprocessing.set_start_method("spawn", force=True)
     try:
         reported: list[int] = []
-        chain = ranges.walk_parallel(
-            conn,
-            path,
-            start=0,
-            prev_hash=GENESIS_HASH,
-            last=LAST,
-            key=key,
-            workers=2,
-            progress=reported.append,
-        )
+        chain = walk_whole(conn, path, key, 2, progress=reported.append)
     finally:
         multiprocessing.set_start_method(before, force=True)
     assert chain.failure is None and chain.rows == LAST
@@ -270,16 +258,7 @@ def test_the_page_check_runs_beside_the_walk_when_asked(
     journal: tuple[Path, VerificationKey], conn: sqlite3.Connection
 ) -> None:
     path, key = journal
-    chain = ranges.walk_parallel(
-        conn,
-        path,
-        start=0,
-        prev_hash=GENESIS_HASH,
-        last=LAST,
-        key=key,
-        workers=2,
-        pages="integrity_check",
-    )
+    chain = walk_whole(conn, path, key, 2, pages="integrity_check")
     assert chain.failure is None and chain.rows == LAST and chain.pages == ""
 
 
@@ -292,16 +271,7 @@ def test_the_page_check_beside_the_walk_reports_a_damaged_page(
     damage_page_2(path)
     conn = open_readonly(path)
     try:
-        chain = ranges.walk_parallel(
-            conn,
-            path,
-            start=0,
-            prev_hash=GENESIS_HASH,
-            last=LAST,
-            key=key,
-            workers=2,
-            pages="integrity_check",
-        )
+        chain = walk_whole(conn, path, key, 2, pages="integrity_check")
     finally:
         conn.close()
     assert chain.pages == "*** in database main ***; Page 2: free space corruption"
@@ -314,9 +284,7 @@ def test_a_wrong_key_fails_the_first_seal_in_the_first_range(
     seals fail in: the first failure in row order is reported."""
     path, _ = journal
     other = new_sealing("T1")[1]
-    chain = ranges.walk_parallel(
-        conn, path, start=0, prev_hash=GENESIS_HASH, last=LAST, key=other, workers=3
-    )
+    chain = walk_whole(conn, path, other, 3)
     assert chain.failure is not None
     assert chain.failure.case is VerifyCase.SEAL
     assert chain.failure.first_bad_row == 1
