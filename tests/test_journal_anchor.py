@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pytest
 from journal_tamper_support import change_rows, raw_rows
+from test_journal_seal import rotated
 
 from controller.journal.anchor import Anchor, check_anchor, latest_anchor
-from controller.journal.archive import archive
 from controller.journal.format import JournalCorruptError
 from controller.journal.reader import JournalReader
-from controller.journal.rotate import rotate_journal
-from controller.journal.seal import load_state, new_sealing, save_state
+from controller.journal.seal import new_sealing, save_state
 from controller.journal.store import Journal
 
 TABLE = "T1"
@@ -178,21 +177,7 @@ def test_an_anchor_at_a_rotated_journals_base_matches_by_the_bases_hash_alone(
 ) -> None:
     """docs/journal.md, "Rotation": the base's row is archived and the base carries its
     hash: an anchor at the base with that hash matches; with another hash it is forked."""
-    state, _ = new_sealing(TABLE)
-    state_path = tmp_path / "sealing-key"
-    save_state(state_path, state)
-    path = tmp_path / "journal.sqlite3"
-    with Journal.open(path, sealing=state_path) as journal:
-        journal.checkpoint()
-        for round_no in range(1, 16):
-            journal.append("shuffle_commanded", {"decks": 6})
-            write_round(journal, round_no)
-            journal.checkpoint()
-    folder = tmp_path / "archive"
-    archive(path, folder, table=TABLE, segment_rows=20)
-    base = rotate_journal(
-        path, folder, wager_spots=(), floor_acked=None, sealing=load_state(state_path)
-    ).base
+    path, _, base = rotated(tmp_path)
     with JournalReader.open(path) as reader:
         last = reader.last()
     assert last is not None and last.id > base.row

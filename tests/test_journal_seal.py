@@ -26,6 +26,7 @@ from test_journal import CommitThenInterrupt
 
 from controller.journal.anchor import Anchor, latest_anchor
 from controller.journal.archive import archive
+from controller.journal.base import Base
 from controller.journal.format import (
     GENESIS_HASH,
     JournalCorruptError,
@@ -349,11 +350,9 @@ def test_an_anchor_naming_a_row_that_is_no_seal_is_forked(
         assert report.message.startswith(f"forked: row {row_id} is not the anchor's seal")
 
 
-def test_an_anchor_at_a_rotated_journals_base_matches_by_the_bases_hash(tmp_path: Path) -> None:
-    """docs/journal.md, "Rotation": anchors taken after the cut read the live file; the
-    base's row is archived and the base carries its hash. An anchor at the base with that
-    hash matches; at the base with another hash, or at a live seal with another hash, it
-    is forked."""
+def rotated(tmp_path: Path) -> tuple[Path, VerificationKey, Base]:
+    """A sealed journal of 15 rounds in ``tmp_path``, archived in 20-row segments and
+    rotated (docs/journal.md, "Rotation"): its path, its verification key and its base."""
     state, key = new_sealing(TABLE)
     state_path = tmp_path / "sealing-key"
     save_state(state_path, state)
@@ -369,7 +368,15 @@ def test_an_anchor_at_a_rotated_journals_base_matches_by_the_bases_hash(tmp_path
     done = rotate_journal(
         path, folder, wager_spots=(), floor_acked=None, sealing=load_state(state_path)
     )
-    base = done.base
+    return path, key, done.base
+
+
+def test_an_anchor_at_a_rotated_journals_base_matches_by_the_bases_hash(tmp_path: Path) -> None:
+    """docs/journal.md, "Rotation": anchors taken after the cut read the live file; the
+    base's row is archived and the base carries its hash. An anchor at the base with that
+    hash matches; at the base with another hash, or at a live seal with another hash, it
+    is forked."""
+    path, key, base = rotated(tmp_path)
     at_base = Anchor(TABLE, base.row, base.epoch - 1, base.hash)
     report = verify(path, key=key, anchor=at_base)
     assert report.case is VerifyCase.INTACT, report.message
