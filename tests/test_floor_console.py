@@ -33,6 +33,7 @@ from console_web import (
 )
 from floor_fixtures import journal_rows, simulated, station_settings
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.select import Select
@@ -233,22 +234,38 @@ def test_the_charts_draw_what_the_database_holds(floor: Floor, browser: webdrive
     screenshot(browser, "floor-table")
 
 
+def _grid_ids(browser: webdriver.Chrome) -> list[str]:
+    ids: list[str] = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#grid tr'), r => r.id);"
+    )
+    return ids
+
+
+def _text(browser: webdriver.Chrome, css: str) -> str:
+    text: str = browser.execute_script(
+        "return document.querySelector(arguments[0]).innerText;", css
+    )
+    return text
+
+
 def test_the_live_grid_of_the_floor(floor: Floor, browser: webdriver.Chrome) -> None:
     """The grid with its pits; a fault at T22 goes on top, a pit supervisor acknowledges it."""
     log_in(browser, floor.monitor.url, "pat")
     for table in (TABLE, OTHER, *MORE):
         WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.ID, f"table-{table}")))
-    assert browser.find_element(By.CSS_SELECTOR, f"#table-{TABLE} .pit").text == "Pit A"
-    assert browser.find_element(By.CSS_SELECTOR, "#table-T25 .pit").text == ""
+    # Each grid event replaces every row (floor/static/console.js), so a row found by one call can
+    # be gone by the next: the grid is read in one script call, and a click retried on a stale row.
+    assert _text(browser, f"#table-{TABLE} .pit") == "Pit A"
+    assert _text(browser, "#table-T25 .pit") == ""
     with Journal.open(floor.other) as station:
         station.append("fault", {"code": "shoe_fault", "message": "jam", "state": "deal"})
         WebDriverWait(browser, 10).until(
             ec.text_to_be_present_in_element((By.CSS_SELECTOR, f"#table-{OTHER} .fault"), "shoe")
         )
-        assert browser.find_element(By.CSS_SELECTOR, "#grid tr").get_attribute("id") == (
-            f"table-{OTHER}"
+        assert _grid_ids(browser)[0] == f"table-{OTHER}"
+        WebDriverWait(browser, 5, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, "#alerts button.ack").click() is None
         )
-        browser.find_element(By.CSS_SELECTOR, "#alerts button.ack").click()
         WebDriverWait(browser, 5).until(
             ec.text_to_be_present_in_element((By.ID, "alerts"), "acknowledged by pat")
         )
@@ -261,8 +278,7 @@ def test_the_live_grid_of_the_floor(floor: Floor, browser: webdriver.Chrome) -> 
     # Filtered to Pit B: its two tables only.
     Select(browser.find_element(By.ID, "filter-pit")).select_by_visible_text("Pit B")
     WebDriverWait(browser, 5).until(ec.text_to_be_present_in_element((By.ID, "count-shown"), "2"))
-    shown = {e.get_attribute("id") for e in browser.find_elements(By.CSS_SELECTOR, "#grid tr")}
-    assert shown == {"table-T23", "table-T24"}
+    assert set(_grid_ids(browser)) == {"table-T23", "table-T24"}
 
 
 # --- recall ----------------------------------------------------------------------------------
