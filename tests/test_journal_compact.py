@@ -462,6 +462,13 @@ def test_each_damage_to_a_rows_stored_data_is_named_in_its_one_line() -> None:
     # A bomb stops at the limit: the rest is never inflated.
     with pytest.raises(JournalCorruptError, match=f"^{cut}$"):
         codec.decode(_deflated(b"1" * (4 * DATA_LIMIT)), row_id=41)
+    # It stops one byte past the limit: a text of the limit and one byte inflates whole and
+    # is too long; of the limit and two bytes, its last byte is never inflated (hand-worked
+    # from DATA_LIMIT + 1, the most `_inflate` asks zlib for).
+    with pytest.raises(JournalCorruptError, match=f"^{text}$"):
+        codec.decode(_deflated(b"1" * (DATA_LIMIT + 1)), row_id=41)
+    with pytest.raises(JournalCorruptError, match=f"^{cut}$"):
+        codec.decode(_deflated(b"1" * (DATA_LIMIT + 2)), row_id=41)
     # Without a row id, the refusal names row 0.
     with pytest.raises(JournalCorruptError, match=r"^row 0: stored data is cut short"):
         codec.decode(b"")
