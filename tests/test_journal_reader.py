@@ -171,6 +171,22 @@ def test_what_is_not_a_journal_file_is_refused_in_one_line_naming_it(tmp_path: P
     )
 
 
+def test_a_journal_sqlite_cannot_open_is_refused_in_one_line_naming_it(tmp_path: Path) -> None:
+    """A whole journal at a path longer than SQLite opens (its unix layer takes names of
+    at most 512 bytes; Linux allows 4096): SQLite's refusal comes from the open itself, and
+    reads as the others, the path and SQLite's words."""
+    short = tmp_path / "journal.sqlite3"
+    with Journal.open(short) as writer:
+        writer.append("state", {"state": "idle"})
+    folder = tmp_path.joinpath(*["d" * 100] * 6)
+    folder.mkdir(parents=True)
+    path = short.rename(folder / "journal.sqlite3")
+    assert len(str(path)) > 600 and path.is_file()
+    with pytest.raises(JournalCorruptError) as corrupt:
+        open_readonly(path)
+    assert str(corrupt.value) == f"{path}: unable to open database file"
+
+
 @pytest.mark.parametrize("storage_format", [1, 2])
 def test_a_read_only_reader_writes_nothing_and_reads_rows_committed_after_it_opened(
     tmp_path: Path, storage_format: int
