@@ -82,3 +82,23 @@ def test_a_journal_names_the_file_it_writes(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
     with Journal.open(str(path)) as journal:
         assert journal.path == path
+
+
+def test_a_head_record_that_cannot_be_synced_at_close_still_releases_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The head record may lag the rows (docs/journal.md): a disk error syncing it at close
+    is no failure of the close, which still closes the file and so releases the writer's
+    lock for the next writer."""
+    path = tmp_path / "journal.sqlite3"
+    journal = Journal.open(path)
+    journal.append("state", {"state": "idle"})
+
+    def failing(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr("os.fdatasync", failing)
+    journal.close()
+    monkeypatch.undo()
+    with Journal.open(path) as again:
+        assert again.last_id == journal.last_id
