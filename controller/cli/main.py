@@ -30,6 +30,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Optional libraries a command never uses but its imports would load when installed, kept out
+#: of the command's process (start-up time on a Pi): structlog loads rich for its console
+#: tracebacks, and the daemon writes JSON lines for journald (a console run of it prints
+#: structlog's plain tracebacks instead, controller/service/logs.py).
+NOT_LOADED: dict[str, tuple[str, ...]] = {"run": ("rich",)}
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr (status 2), as every
     other error of the command line is; ``--help`` still prints the full usage."""
@@ -67,6 +74,11 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``dealer-station``; returns the exit status."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and arguments:
+        # The program's own process only (a caller's argv list may come from a process
+        # that uses the library). None in sys.modules makes its import fail as if absent.
+        for name in NOT_LOADED.get(arguments[0], ()):
+            sys.modules.setdefault(name, None)  # type: ignore[arg-type]
     if isinstance(sys.stdout, io.TextIOWrapper) and sys.stdout.errors == "strict":
         # A name of bytes that are not UTF-8 (a path argument, a file in a folder) reaches
         # Python as surrogates: printed on a UTF-8 locale's strict stdout it would end in
