@@ -172,13 +172,15 @@ def _loaded_by(*argv: str) -> set[str]:
 
 
 def test_the_daemons_process_loads_neither_rich_nor_gpiozero() -> None:
-    """Start-up time on a Pi: the daemon (``dealer-station run``) logs JSON lines, so
-    structlog's console helper rich stays out of its process, and a table whose panel is a
-    serial board never loads the GPIO library."""
+    """Start-up time on a Pi: the unit runs check-config, then the daemon, at every start.
+    Both log and print lines, so structlog's console helper rich stays out of their
+    processes, and a table whose panel is a serial board never loads the GPIO library."""
     loaded = _loaded_by("run", "--help")
     assert {"controller", "structlog", "drivers", "transitions"} <= loaded  # the daemon's
     assert "rich" not in loaded and "gpiozero" not in loaded
-    # Another command's process (the simulated table's terminal) keeps rich.
+    checked = _loaded_by("check-config", str(ROOT / "examples/station.toml"))
+    assert "controller" in checked and "rich" not in checked
+    # The simulated table's terminal is rich's.
     assert "rich" in _loaded_by("simulate", "--help")
 
 

@@ -86,7 +86,7 @@ def configure_logging(
             exception_formatter=(
                 structlog.dev.RichTracebackFormatter(show_locals=False)
                 if importlib.util.find_spec("rich") is not None
-                # The daemon's process keeps rich out (controller/cli/main.py, NOT_LOADED).
+                # The daemon's process keeps rich out (controller/cli/main.py, USES_RICH).
                 else structlog.dev.plain_traceback
             ),
         )
