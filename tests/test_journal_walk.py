@@ -302,3 +302,35 @@ def test_a_row_off_the_fast_path_is_hashed_as_format_row_hash_does(round_no: int
         "altered: row 3: not written by the station (not canonical)",
         3,
     )
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_a_range_of_rows_and_its_index_entries_end_at_the_row_asked(
+    tmp_path: Path, storage_format: int
+) -> None:
+    """A range's walk (``controller.journal.ranges``) reads rows ``after + 1 .. until`` and
+    format 2's index entries of those rows alone: rows 2..4 of six here, whose milestones
+    are the round's start (row 3) and end (row 4); rows 5 and 6 are another round's."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=storage_format) as journal:
+        journal.append("station_started", {})
+        journal.append("event", {"n": 2})
+        journal.append("round_started", {"round": 1, "seats": []}, 1)
+        journal.append("round_completed", {"reshuffle": False}, 1)
+        journal.append("round_started", {"round": 2, "seats": []}, 2)
+        journal.append("round_completed", {"reshuffle": False}, 2)
+    conn = sqlite3.connect(path)
+    try:
+        assert [row[0] for row in raw_rows(conn, 1, 4)] == [2, 3, 4]
+        assert [row[0] for row in raw_rows(conn, 4)] == [5, 6]
+        index = index_of(conn, 1, 4)
+        if storage_format == 2:
+            assert index is not None
+            assert [tuple(entry) for entry in index.entries] == [
+                (3, "round_started", 1, None, None),
+                (4, "round_completed", 1, None, None),
+            ]
+        else:
+            assert index is None
+    finally:
+        conn.close()
