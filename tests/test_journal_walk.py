@@ -397,8 +397,19 @@ def test_a_walk_of_no_rows_ends_where_it_began() -> None:
 
 
 #: The sealed journal below, row by row: its first row sealed at once, a wager spot's
-#: report (format 2 indexes it by seat and spot), two events, the last row unsealed.
-SEALED_KINDS = ["station_started", "seal", "event", "seal", "event", "event", "seal", "event"]
+#: report (format 2 indexes it by seat and spot), two events, an event and a checkpoint
+#: (sealed with the checkpoint key: a MAC) after the last seal.
+SEALED_KINDS = [
+    "station_started",
+    "seal",
+    "event",
+    "seal",
+    "event",
+    "event",
+    "seal",
+    "event",
+    "verified",
+]
 
 
 @pytest.fixture(params=[1, 2], ids=["format-1", "format-2"])
@@ -414,6 +425,7 @@ def sealed(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Verifi
         j.append("event", {"n": 2})
         j.seal()
         j.append("event", {"n": 3})
+        j.checkpoint()
     return path, key
 
 
@@ -435,7 +447,7 @@ def test_each_seal_is_checked_at_its_epoch_and_the_last_one_kept(
 ) -> None:
     """docs/journal.md, "Sealing": the whole sealed journal walks with its key (format 2's
     index entries, the wager spot's included, each matching its row); the chain ends
-    sealed through the last seal (row 7), three seals in all."""
+    sealed through the last seal (row 7), three seals in all, one sealed checkpoint."""
     path, key = sealed
     conn = sqlite3.connect(path)
     try:
@@ -445,7 +457,8 @@ def test_each_seal_is_checked_at_its_epoch_and_the_last_one_kept(
         conn.close()
     chain = _walk_file(path, 0, key)
     assert chain.failure is None
-    assert (chain.rows, chain.seals, chain.sealed_through, chain.sealed_hash) == (8, 3, 7, seventh)
+    assert (chain.rows, chain.seals, chain.sealed_through, chain.sealed_hash) == (9, 3, 7, seventh)
+    assert chain.checkpoints == 1
 
 
 def test_a_seal_that_does_not_check_out_names_the_rows_it_seals(
@@ -465,7 +478,7 @@ def test_a_seal_that_does_not_check_out_names_the_rows_it_seals(
     key = sealed[1]
     later = _walk_file(path, 4, key, seals=2, sealed_through=4)
     assert later.failure is None
-    assert (later.start, later.rows, later.seals, later.sealed_through) == (4, 4, 3, 7)
+    assert (later.start, later.rows, later.seals, later.sealed_through) == (4, 5, 3, 7)
     short = _walk_file(path, 4, key, seals=1, sealed_through=2)
     assert short.failure is not None and short.failure.case is VerifyCase.SEAL
     assert short.failure.first_bad_row == 7
@@ -485,21 +498,24 @@ def test_a_range_without_a_seal_keeps_the_seals_it_was_given(
 
 
 @pytest.mark.parametrize(
-    ("added", "bad"),
+    ("added", "bad", "walked"),
     [
-        ("INSERT INTO journal_spot (id, seat, spot) VALUES (1, 1, 'main')", 1),
-        ("INSERT INTO journal_milestone (id, kind, round) VALUES (3, 1, NULL)", 3),
-        ("INSERT INTO journal_milestone (id, kind, round) VALUES (9, 1, NULL)", 9),
+        ("INSERT INTO journal_spot (id, seat, spot) VALUES (1, 1, 'main')", 1, None),
+        ("INSERT INTO journal_milestone (id, kind, round) VALUES (2, 1, NULL)", 2, 1),
+        ("INSERT INTO journal_milestone (id, kind, round) VALUES (3, 1, NULL)", 3, None),
+        ("INSERT INTO journal_milestone (id, kind, round) VALUES (9, 1, NULL)", 9, 3),
     ],
-    ids=["second-entry-after-its-own", "second-entry", "after-the-rows"],
+    ids=["second-entry-after-its-own", "entry-of-a-row-without", "second-entry", "after-the-rows"],
 )
 def test_an_index_entry_added_for_no_row_of_its_own_is_that_row_altered(
-    tmp_path: Path, added: str, bad: int
+    tmp_path: Path, added: str, bad: int, walked: int | None
 ) -> None:
     """docs/journal.md, "Storage format 2": an index entry added behind the triggers names
     a row altered: a wager spot's entry for row 1 beside its own milestone entry (the
-    station's start), a milestone entry for row 3 beside its own spot entry, one past the
-    last row (row 9)."""
+    station's start), a milestone entry for row 2 (an event with no seat: no entry of its
+    own), a milestone entry for row 3 beside its own spot entry, one past the last row
+    (row 9). Where the entry is found at its row, the rows walked are those before it (a
+    second entry of a row is found when its row or the next one is walked)."""
     path = tmp_path / "journal.sqlite3"
     with Journal.open(path, storage_format=2) as journal:
         journal.append("station_started", {})
@@ -509,6 +525,7 @@ def test_an_index_entry_added_for_no_row_of_its_own_is_that_row_altered(
     chain = _walk_file(path, 0, None)
     assert chain.failure is not None
     assert (chain.failure.case, chain.failure.first_bad_row) == (VerifyCase.ALTERED, bad)
+    assert walked is None or chain.failure.rows == walked
     assert chain.failure.message == (
         f"altered: row {bad}: its entry in the index tables does not match the row"
         " (added, removed or changed)"
