@@ -21,7 +21,7 @@ import shutil
 import sqlite3
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
@@ -377,6 +377,39 @@ def test_a_copy_that_loses_the_last_row_past_the_head_record_is_not_put_in_place
 
     monkeypatch.setattr(rotate_module, "_copy_rows", losing)
     assert _refused(copy, floor_acked=63) == "the new file's rows or last hash differ"
+    assert not list(copy.path.parent.glob(".*.rotating*"))
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"header": "ab" * 32}, "its header is not the one the base names"),
+        ({"open": ((99, 5, "cc" * 32),)}, "the hole cards it leaves open are not the base's"),
+    ],
+    ids=["another-header", "a-card-never-dealt"],
+)
+def test_a_new_file_whose_base_does_not_match_its_segment_is_not_put_in_place(
+    built: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    change: dict[str, Any],
+    problem: str,
+) -> None:
+    """docs/journal.md, "Rotation": the new file is proved against the archive before it
+    is put in place. A base written wrong (a fault of the copying: another segment header's
+    digest, or a hole card open that the segment does not leave open) holds the same rows
+    and last hash, so only that proof refuses it; the journal is left as it was."""
+    copy = _copy(built, "plain", tmp_path)
+    copy_rows = rotate_module._copy_rows
+
+    def miswritten(source: Storage, new: Path, base: Base) -> None:
+        copy_rows(source, new, replace(base, **change))
+
+    monkeypatch.setattr(rotate_module, "_copy_rows", miswritten)
+    assert _refused(copy, floor_acked=63) == (
+        "the new file: altered: the base record (rows 1..63 archived):"
+        f" 000000000043-000000000063.dsa: {problem}"
+    )
     assert not list(copy.path.parent.glob(".*.rotating*"))
 
 
