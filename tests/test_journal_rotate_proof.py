@@ -455,6 +455,44 @@ def test_a_source_that_fails_in_the_middle_of_the_copy_is_refused_with_its_own_e
     assert _write_refused(copy) == "disk I/O error"
 
 
+def test_a_copy_whose_rollback_fails_too_is_refused_with_the_copys_own_error(
+    built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old journal's read fails in the middle of the copy, and the rollback of the
+    copy's transaction fails after it (SQLite interrupts it: a progress handler on the
+    copy's connection that stops every statement): the rotation is refused with the
+    copy's error, not the clean-up's, and no temporary stays."""
+    copy = _copy(built, "plain", tmp_path)
+    copy_rows, connect = rotate_module._copy_rows, sqlite3.connect
+    opened: list[sqlite3.Connection] = []
+
+    def kept(database: Path, **options: Any) -> sqlite3.Connection:
+        conn: sqlite3.Connection = connect(database, **options)
+        opened.append(conn)
+        return conn
+
+    class FailsAfterTen:
+        def __init__(self, source: Storage) -> None:
+            self.source, self.version = source, source.version
+
+        def raw_rows(self, after_id: int) -> Iterator[RawRow]:
+            for count, row in enumerate(self.source.raw_rows(after_id)):
+                if count == 10:
+                    (new,) = opened
+                    assert new.in_transaction
+                    new.set_progress_handler(lambda: 1, 1)  # its next statement interrupted
+                    raise sqlite3.OperationalError("disk I/O error")
+                yield row
+
+    def failing(source: Storage, new: Path, base: Base) -> None:
+        with monkeypatch.context() as patch:
+            patch.setattr(sqlite3, "connect", kept)
+            copy_rows(FailsAfterTen(source), new, base)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rotate_module, "_copy_rows", failing)
+    assert _write_refused(copy) == "disk I/O error"
+
+
 def test_a_new_file_sqlite_cannot_make_wal_is_refused_naming_its_mode(
     built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
