@@ -22,8 +22,10 @@ import sqlite3
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -31,6 +33,7 @@ from test_journal_base import TABLE, _canonical
 from test_journal_seal import write_round
 from test_journal_storage import PYTHON, fill_leaving, on_small_disk
 
+import controller.journal.creation as creation_module
 import controller.journal.rotate as rotate_module
 from controller.journal.archive import archive, segments
 from controller.journal.archive.segment import lines, segment_name
@@ -285,6 +288,30 @@ def test_a_format_2_journal_is_copied_in_commit_rows_that_end_at_seals_or_at_32_
     assert any(last - first + 1 == 32 for first, last in expected)
     assert copy.rotate(floor_acked=63) == 63
     assert _commits(copy.path) == expected
+
+
+def test_a_format_2_copys_times_are_stored_after_its_first_rows_second(
+    built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/journal.md, "Storage format 2": a file stores its rows' times after its own time
+    base (``journal_codec.ts_base``). The rotated file's base is the second its first row
+    (row 64, after the cut at 63) was written in, not the time of the rotation (a clock
+    set far off for the new file's creation here), so its times stay small; every time
+    reads back as it was."""
+    copy = _copy(built, "plain", tmp_path)
+    with JournalReader.open(copy.path) as reader:
+        rows = {row.id: row.ts for row in reader.rows(after_id=63)}
+    when = datetime.strptime(rows[64], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    second = int(when.timestamp()) * 1_000_000
+    monkeypatch.setattr(creation_module, "time", SimpleNamespace(time_ns=lambda: 4 * 10**18))
+    assert copy.rotate(floor_acked=63) == 63
+    conn = open_readonly(copy.path)
+    try:
+        assert conn.execute("SELECT ts_base FROM journal_codec").fetchone() == (second,)
+    finally:
+        conn.close()
+    with JournalReader.open(copy.path) as reader:
+        assert {row.id: row.ts for row in reader.rows(after_id=63)} == rows
 
 
 @pytest.mark.parametrize("which", ["plain", "rotated"])
