@@ -576,3 +576,23 @@ def test_the_check_names_the_row_a_rotation_would_cut_up_to_or_why_none(
         )
     finally:
         conn.close()
+
+
+def test_the_check_of_a_journal_with_no_row_names_no_seal_as_what_holds_the_cut(
+    tmp_path: Path,
+) -> None:
+    """`journal rotate --check` on a journal that has no row yet (no round, no seal): the
+    cut stays at row 0, held there by the seal it does not have (the module docstring:
+    rows after the last seal stay), in one line."""
+    path = tmp_path / "journal.sqlite3"
+    Journal.open(path).close()
+    (tmp_path / "archive").mkdir()
+    conn = open_readonly(path)
+    try:
+        found = plan_cut(conn, path, tmp_path / "archive", wager_spots=(), floor_acked=None)
+    finally:
+        conn.close()
+    assert found == (
+        f"nothing to rotate in {path}: no segment of {tmp_path / 'archive'} ends after row 0"
+        " and at or before row 0 (no seal in the file)"
+    )
