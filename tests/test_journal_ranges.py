@@ -19,6 +19,7 @@ import pytest
 from test_journal_archive import play
 
 from controller.journal import ranges
+from controller.journal import walk as walk_module
 from controller.journal.format import GENESIS_HASH, TRIGGER_SQL_2
 from controller.journal.reader import open_readonly
 from controller.journal.report import VerifyCase, VerifyReport
@@ -169,6 +170,37 @@ def test_the_progress_written_before_the_last_result_is_all_given(
     chain = walk_whole(conn, path, key, 3, progress=reported.append)
     assert chain.failure is None and chain.rows == LAST
     assert sum(reported) == LAST and all(n > 0 for n in reported)
+
+
+def test_the_progress_is_given_while_the_ranges_are_walked_not_only_at_their_end(
+    journal: tuple[Path, VerificationKey],
+    conn: sqlite3.Connection,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/operations.md: a long check shows its progress as it goes. Each worker here
+    reports every row and then waits until the parent has given that report to the
+    progress: a parent that read the pipe only once the ranges were done would leave the
+    first worker waiting (its wait bounded: then its range fails)."""
+    path, key = journal
+    given_once = multiprocessing.get_context("fork").Event()
+    report = ranges._count
+
+    def report_then_wait(rows: int) -> None:
+        report(rows)
+        if not given_once.wait(30):
+            raise AssertionError("no progress given while the ranges were walked")
+
+    monkeypatch.setattr(walk_module, "PROGRESS_ROWS", 1)  # the workers are forked: theirs too
+    monkeypatch.setattr(ranges, "_count", report_then_wait)
+    reported: list[int] = []
+
+    def given(rows: int) -> None:
+        reported.append(rows)
+        given_once.set()
+
+    chain = walk_whole(conn, path, key, 2, progress=given)
+    assert chain.failure is None and chain.rows == LAST
+    assert sum(reported) == LAST
 
 
 def test_the_workers_are_forked_whatever_the_default_start_method(

@@ -21,9 +21,11 @@ import shutil
 import sqlite3
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -31,6 +33,7 @@ from test_journal_base import TABLE, _canonical
 from test_journal_seal import write_round
 from test_journal_storage import PYTHON, fill_leaving, on_small_disk
 
+import controller.journal.creation as creation_module
 import controller.journal.rotate as rotate_module
 from controller.journal.archive import archive, segments
 from controller.journal.archive.segment import lines, segment_name
@@ -287,6 +290,30 @@ def test_a_format_2_journal_is_copied_in_commit_rows_that_end_at_seals_or_at_32_
     assert _commits(copy.path) == expected
 
 
+def test_a_format_2_copys_times_are_stored_after_its_first_rows_second(
+    built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/journal.md, "Storage format 2": a file stores its rows' times after its own time
+    base (``journal_codec.ts_base``). The rotated file's base is the second its first row
+    (row 64, after the cut at 63) was written in, not the time of the rotation (a clock
+    set far off for the new file's creation here), so its times stay small; every time
+    reads back as it was."""
+    copy = _copy(built, "plain", tmp_path)
+    with JournalReader.open(copy.path) as reader:
+        rows = {row.id: row.ts for row in reader.rows(after_id=63)}
+    when = datetime.strptime(rows[64], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    second = int(when.timestamp()) * 1_000_000
+    monkeypatch.setattr(creation_module, "time", SimpleNamespace(time_ns=lambda: 4 * 10**18))
+    assert copy.rotate(floor_acked=63) == 63
+    conn = open_readonly(copy.path)
+    try:
+        assert conn.execute("SELECT ts_base FROM journal_codec").fetchone() == (second,)
+    finally:
+        conn.close()
+    with JournalReader.open(copy.path) as reader:
+        assert {row.id: row.ts for row in reader.rows(after_id=63)} == rows
+
+
 @pytest.mark.parametrize("which", ["plain", "rotated"])
 def test_rows_copied_over_several_transactions_are_all_there(
     built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
@@ -380,6 +407,39 @@ def test_a_copy_that_loses_the_last_row_past_the_head_record_is_not_put_in_place
     assert not list(copy.path.parent.glob(".*.rotating*"))
 
 
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"header": "ab" * 32}, "its header is not the one the base names"),
+        ({"open": ((99, 5, "cc" * 32),)}, "the hole cards it leaves open are not the base's"),
+    ],
+    ids=["another-header", "a-card-never-dealt"],
+)
+def test_a_new_file_whose_base_does_not_match_its_segment_is_not_put_in_place(
+    built: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    change: dict[str, Any],
+    problem: str,
+) -> None:
+    """docs/journal.md, "Rotation": the new file is proved against the archive before it
+    is put in place. A base written wrong (a fault of the copying: another segment header's
+    digest, or a hole card open that the segment does not leave open) holds the same rows
+    and last hash, so only that proof refuses it; the journal is left as it was."""
+    copy = _copy(built, "plain", tmp_path)
+    copy_rows = rotate_module._copy_rows
+
+    def miswritten(source: Storage, new: Path, base: Base) -> None:
+        copy_rows(source, new, replace(base, **change))
+
+    monkeypatch.setattr(rotate_module, "_copy_rows", miswritten)
+    assert _refused(copy, floor_acked=63) == (
+        "the new file: altered: the base record (rows 1..63 archived):"
+        f" 000000000043-000000000063.dsa: {problem}"
+    )
+    assert not list(copy.path.parent.glob(".*.rotating*"))
+
+
 def _write_refused(copy: Copy) -> str:
     """The rotation's one line for a new file it could not write; the journal's files are
     left as they were and no temporary stays."""
@@ -417,6 +477,44 @@ def test_a_source_that_fails_in_the_middle_of_the_copy_is_refused_with_its_own_e
 
     def failing(source: Storage, new: Path, base: Base) -> None:
         copy_rows(FailsAfterTen(source), new, base)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rotate_module, "_copy_rows", failing)
+    assert _write_refused(copy) == "disk I/O error"
+
+
+def test_a_copy_whose_rollback_fails_too_is_refused_with_the_copys_own_error(
+    built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old journal's read fails in the middle of the copy, and the rollback of the
+    copy's transaction fails after it (SQLite interrupts it: a progress handler on the
+    copy's connection that stops every statement): the rotation is refused with the
+    copy's error, not the clean-up's, and no temporary stays."""
+    copy = _copy(built, "plain", tmp_path)
+    copy_rows, connect = rotate_module._copy_rows, sqlite3.connect
+    opened: list[sqlite3.Connection] = []
+
+    def kept(database: Path, **options: Any) -> sqlite3.Connection:
+        conn: sqlite3.Connection = connect(database, **options)
+        opened.append(conn)
+        return conn
+
+    class FailsAfterTen:
+        def __init__(self, source: Storage) -> None:
+            self.source, self.version = source, source.version
+
+        def raw_rows(self, after_id: int) -> Iterator[RawRow]:
+            for count, row in enumerate(self.source.raw_rows(after_id)):
+                if count == 10:
+                    (new,) = opened
+                    assert new.in_transaction
+                    new.set_progress_handler(lambda: 1, 1)  # its next statement interrupted
+                    raise sqlite3.OperationalError("disk I/O error")
+                yield row
+
+    def failing(source: Storage, new: Path, base: Base) -> None:
+        with monkeypatch.context() as patch:
+            patch.setattr(sqlite3, "connect", kept)
+            copy_rows(FailsAfterTen(source), new, base)  # type: ignore[arg-type]
 
     monkeypatch.setattr(rotate_module, "_copy_rows", failing)
     assert _write_refused(copy) == "disk I/O error"
@@ -478,3 +576,23 @@ def test_the_check_names_the_row_a_rotation_would_cut_up_to_or_why_none(
         )
     finally:
         conn.close()
+
+
+def test_the_check_of_a_journal_with_no_row_names_no_seal_as_what_holds_the_cut(
+    tmp_path: Path,
+) -> None:
+    """`journal rotate --check` on a journal that has no row yet (no round, no seal): the
+    cut stays at row 0, held there by the seal it does not have (the module docstring:
+    rows after the last seal stay), in one line."""
+    path = tmp_path / "journal.sqlite3"
+    Journal.open(path).close()
+    (tmp_path / "archive").mkdir()
+    conn = open_readonly(path)
+    try:
+        found = plan_cut(conn, path, tmp_path / "archive", wager_spots=(), floor_acked=None)
+    finally:
+        conn.close()
+    assert found == (
+        f"nothing to rotate in {path}: no segment of {tmp_path / 'archive'} ends after row 0"
+        " and at or before row 0 (no seal in the file)"
+    )

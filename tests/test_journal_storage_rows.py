@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from journal_tamper_support import behind_the_triggers
 
 from controller.journal.base import Base
 from controller.journal.format import (
@@ -707,5 +708,32 @@ def test_format_2_indexes_every_kind_its_file_names_even_one_this_program_does_n
             (2, "card", 1, None, None),
         ]
         assert [row.id for row in storage.rows(kinds=["card"])] == [2]
+    finally:
+        conn.close()
+
+
+def test_a_file_that_names_no_round_start_kind_has_no_round_starts(tmp_path: Path) -> None:
+    """Every format-2 file this program makes names each milestone kind in
+    ``journal_kind``; one whose ``round_started`` was taken out (a forged file) has no
+    round starts, and no other kind's entries are taken for them (here a burn in round 1,
+    the kind of the first code)."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=2) as journal:
+        journal.append("round_started", {"round": 1, "seats": []}, 1)
+        journal.append("burn", {"card": "8S"}, 1)
+    conn = sqlite3.connect(path)
+    try:
+        assert storage_of(conn).round_starts(3) == [(1, 1)]
+        assert conn.execute("SELECT code FROM journal_kind WHERE kind = 'burn'").fetchone() == (1,)
+    finally:
+        conn.close()
+    behind_the_triggers(
+        path, lambda conn: conn.execute("DELETE FROM journal_kind WHERE kind = 'round_started'")
+    )
+    conn = sqlite3.connect(path)
+    try:
+        storage = storage_of(conn)
+        assert storage.round_start(1) is None
+        assert storage.round_starts(3) == []
     finally:
         conn.close()

@@ -14,7 +14,7 @@ from journal_tamper_support import behind_the_triggers
 from controller.journal import walk as walk_module
 from controller.journal.format import GENESIS_HASH, canonical_json, row_hash
 from controller.journal.report import VerifyCase
-from controller.journal.seal import new_sealing, save_state
+from controller.journal.seal import VerificationKey, new_sealing, save_state
 from controller.journal.storage import RawRow, storage_of
 from controller.journal.store import Journal
 from controller.journal.verify import verify
@@ -302,3 +302,253 @@ def test_a_row_off_the_fast_path_is_hashed_as_format_row_hash_does(round_no: int
         "altered: row 3: not written by the station (not canonical)",
         3,
     )
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_a_range_of_rows_and_its_index_entries_end_at_the_row_asked(
+    tmp_path: Path, storage_format: int
+) -> None:
+    """A range's walk (``controller.journal.ranges``) reads rows ``after + 1 .. until`` and
+    format 2's index entries of those rows alone: rows 2..4 of six here, whose milestones
+    are the round's start (row 3) and end (row 4); rows 5 and 6 are another round's."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=storage_format) as journal:
+        journal.append("station_started", {})
+        journal.append("event", {"n": 2})
+        journal.append("round_started", {"round": 1, "seats": []}, 1)
+        journal.append("round_completed", {"reshuffle": False}, 1)
+        journal.append("round_started", {"round": 2, "seats": []}, 2)
+        journal.append("round_completed", {"reshuffle": False}, 2)
+    conn = sqlite3.connect(path)
+    try:
+        assert [row[0] for row in raw_rows(conn, 1, 4)] == [2, 3, 4]
+        assert [row[0] for row in raw_rows(conn, 4)] == [5, 6]
+        index = index_of(conn, 1, 4)
+        if storage_format == 2:
+            assert index is not None
+            assert [tuple(entry) for entry in index.entries] == [
+                (3, "round_started", 1, None, None),
+                (4, "round_completed", 1, None, None),
+            ]
+        else:
+            assert index is None
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("stored", ["", None], ids=["empty", "null"])
+@pytest.mark.parametrize("column", [1, 2], ids=["ts", "kind"])
+def test_a_row_that_cannot_be_hashed_matches_no_stored_hash_not_even_an_empty_one(
+    column: int, stored: str | None
+) -> None:
+    """A row no hash can be made of (a time or kind as bytes: written behind the triggers
+    into a table rebuilt without STRICT) is altered whatever hash it stores: an empty one,
+    with the next row chained from it, once walked as intact."""
+    rows = chain_of(4)
+    changed = list(rows[2])
+    changed[column] = str(changed[column]).encode()
+    changed[6] = stored
+    after = rehashed(rows[3], prev="" if stored is None else stored)
+    chain = walk([*rows[:2], tuple(changed), after], 0, GENESIS_HASH)  # type: ignore[list-item]
+    assert chain.failure is not None
+    assert (chain.failure.message, chain.failure.first_bad_row, chain.rows) == (
+        "altered: row 3: content does not match its hash",
+        3,
+        2,
+    )
+
+
+@pytest.mark.parametrize(
+    "data", ['{"n":', "", '{"n":3', "nul"], ids=["cut", "empty", "unclosed", "no-value"]
+)
+def test_data_that_is_no_json_at_all_is_named_so(data: str) -> None:
+    """Data that does not parse (cut short, empty) is a row altered, in one line."""
+    rows = chain_of(4)
+    chain = walk([*rows[:2], rehashed(rows[2], data_text=data), *rows[3:]], 0, GENESIS_HASH)  # type: ignore[list-item]
+    assert chain.failure is not None
+    assert (chain.failure.message, chain.failure.first_bad_row) == (
+        "altered: row 3: data is not a JSON object",
+        3,
+    )
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
+def test_data_holding_a_number_json_has_not_is_not_the_stations(number: str) -> None:
+    """Python's JSON reads NaN and the infinities, which canonical JSON (and so the station)
+    never writes: such a row was not written by the station."""
+    rows = chain_of(4)
+    forged = rehashed(rows[2], data_text=f'{{"n":{number}}}')
+    chain = walk([*rows[:2], forged, *rows[3:]], 0, GENESIS_HASH)  # type: ignore[list-item]
+    assert chain.failure is not None
+    assert (chain.failure.message, chain.failure.first_bad_row) == (
+        "altered: row 3: not written by the station (not canonical)",
+        3,
+    )
+
+
+def test_a_walk_of_no_rows_ends_where_it_began() -> None:
+    """A range with no rows (verify of a journal with nothing after its proof): the chain
+    ends at its start, on the hash it began with, with the seals it was given."""
+    chain = walk([], 4, "ab" * 32, seals=2, sealed_through=3)
+    assert chain.failure is None
+    assert (chain.start, chain.rows, chain.last_id) == (4, 0, 4)
+    assert (chain.first_prev, chain.last_hash) == ("ab" * 32, "ab" * 32)
+    assert (chain.seals, chain.sealed_through, chain.sealed_hash) == (2, 3, "")
+
+
+#: The sealed journal below, row by row: its first row sealed at once, a wager spot's
+#: report (format 2 indexes it by seat and spot), two events, an event and a checkpoint
+#: (sealed with the checkpoint key: a MAC) after the last seal.
+SEALED_KINDS = [
+    "station_started",
+    "seal",
+    "event",
+    "seal",
+    "event",
+    "event",
+    "seal",
+    "event",
+    "verified",
+]
+
+
+@pytest.fixture(params=[1, 2], ids=["format-1", "format-2"])
+def sealed(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, VerificationKey]:
+    state, key = new_sealing("T1")
+    save_state(tmp_path / "sealing-key", state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=tmp_path / "sealing-key", storage_format=request.param) as j:
+        j.append("station_started", {})
+        j.append("event", {"seat": 1, "spot": "main", "cents": 500})
+        j.seal()
+        j.append("event", {"n": 1})
+        j.append("event", {"n": 2})
+        j.seal()
+        j.append("event", {"n": 3})
+        j.checkpoint()
+    return path, key
+
+
+def _walk_file(
+    path: Path, start: int, key: VerificationKey | None, until: int | None = None, **more: int
+) -> walk_module.Chain:
+    conn = sqlite3.connect(path)
+    try:
+        prev = GENESIS_HASH if start == 0 else storage_of(conn).hash_of(start)
+        assert prev is not None
+        rows = raw_rows(conn, start, until)
+        return walk(rows, start, prev, key, index=index_of(conn, start, until), **more)
+    finally:
+        conn.close()
+
+
+def test_each_seal_is_checked_at_its_epoch_and_the_last_one_kept(
+    sealed: tuple[Path, VerificationKey],
+) -> None:
+    """docs/journal.md, "Sealing": the whole sealed journal walks with its key (format 2's
+    index entries, the wager spot's included, each matching its row); the chain ends
+    sealed through the last seal (row 7), three seals in all, one sealed checkpoint."""
+    path, key = sealed
+    conn = sqlite3.connect(path)
+    try:
+        assert [row[2] for row in raw_rows(conn, 0)] == SEALED_KINDS
+        seventh = storage_of(conn).hash_of(7)
+    finally:
+        conn.close()
+    chain = _walk_file(path, 0, key)
+    assert chain.failure is None
+    assert (chain.rows, chain.seals, chain.sealed_through, chain.sealed_hash) == (9, 3, 7, seventh)
+    assert chain.checkpoints == 1
+
+
+def test_a_seal_that_does_not_check_out_names_the_rows_it_seals(
+    sealed: tuple[Path, VerificationKey],
+) -> None:
+    """With another table's key the first seal (row 2, over row 1) fails; begun after row 4
+    (two seals before it, the last at row 4), the walk checks the next seal at epoch 2,
+    and told one seal too few it names that seal's rows from the row after the last seal
+    it was given."""
+    path, _ = sealed
+    other = new_sealing("T1")[1]
+    chain = _walk_file(path, 0, other)
+    assert chain.failure is not None and chain.failure.case is VerifyCase.SEAL
+    assert chain.failure.first_bad_row == 2
+    assert chain.failure.message.startswith("seal: row 2: ")
+    assert chain.failure.message.endswith(" (it seals rows 1..1)")
+    key = sealed[1]
+    later = _walk_file(path, 4, key, seals=2, sealed_through=4)
+    assert later.failure is None
+    assert (later.start, later.rows, later.seals, later.sealed_through) == (4, 5, 3, 7)
+    short = _walk_file(path, 4, key, seals=1, sealed_through=2)
+    assert short.failure is not None and short.failure.case is VerifyCase.SEAL
+    assert short.failure.first_bad_row == 7
+    assert short.failure.message.endswith(" (it seals rows 3..6)")
+
+
+def test_a_range_without_a_seal_keeps_the_seals_it_was_given(
+    sealed: tuple[Path, VerificationKey],
+) -> None:
+    """Rows 5 and 6 (after the seal at row 4, before the one at row 7): the walk ends with
+    the two seals before it, the last at row 4, whose hash it never met."""
+    path, key = sealed
+    chain = _walk_file(path, 4, key, until=6, seals=2, sealed_through=4)
+    assert chain.failure is None
+    assert (chain.start, chain.rows, chain.last_id) == (4, 2, 6)
+    assert (chain.seals, chain.sealed_through, chain.sealed_hash) == (2, 4, "")
+
+
+@pytest.mark.parametrize(
+    ("added", "bad", "walked"),
+    [
+        ("INSERT INTO journal_spot (id, seat, spot) VALUES (1, 1, 'main')", 1, None),
+        ("INSERT INTO journal_milestone (id, kind, round) VALUES (2, 1, NULL)", 2, 1),
+        ("INSERT INTO journal_milestone (id, kind, round) VALUES (3, 1, NULL)", 3, None),
+        ("INSERT INTO journal_milestone (id, kind, round) VALUES (9, 1, NULL)", 9, 3),
+    ],
+    ids=["second-entry-after-its-own", "entry-of-a-row-without", "second-entry", "after-the-rows"],
+)
+def test_an_index_entry_added_for_no_row_of_its_own_is_that_row_altered(
+    tmp_path: Path, added: str, bad: int, walked: int | None
+) -> None:
+    """docs/journal.md, "Storage format 2": an index entry added behind the triggers names
+    a row altered: a wager spot's entry for row 1 beside its own milestone entry (the
+    station's start), a milestone entry for row 2 (an event with no seat: no entry of its
+    own), a milestone entry for row 3 beside its own spot entry, one past the last row
+    (row 9). Where the entry is found at its row, the rows walked are those before it (a
+    second entry of a row is found when its row or the next one is walked)."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=2) as journal:
+        journal.append("station_started", {})
+        journal.append("event", {"n": 2})
+        journal.append("event", {"seat": 1, "spot": "main", "cents": 500})
+    behind_the_triggers(path, lambda conn: _run(conn, added))
+    chain = _walk_file(path, 0, None)
+    assert chain.failure is not None
+    assert (chain.failure.case, chain.failure.first_bad_row) == (VerifyCase.ALTERED, bad)
+    assert walked is None or chain.failure.rows == walked
+    assert chain.failure.message == (
+        f"altered: row {bad}: its entry in the index tables does not match the row"
+        " (added, removed or changed)"
+    )
+
+
+def test_the_walk_expects_an_entry_for_each_kind_the_file_indexes(tmp_path: Path) -> None:
+    """docs/journal.md, "Milestone kinds declared later": a format-2 file's ``journal_kind``
+    lists the kinds it indexes, this program's or not (here ``card``): the walk expects the
+    file's entries, and one missing for such a row is that row altered."""
+    path = tmp_path / "journal.sqlite3"
+    Journal.open(path, storage_format=2).close()
+    conn = sqlite3.connect(path)
+    (top,) = conn.execute("SELECT max(code) FROM journal_kind").fetchone()
+    conn.execute("INSERT INTO journal_kind (code, kind) VALUES (?, 'card')", (top + 1,))
+    conn.commit()
+    conn.close()
+    with Journal.open(path) as journal, journal.batch():
+        journal.append("round_started", {}, 1)
+        journal.append("card", {"card": "8S"}, 1)
+    chain = _walk_file(path, 0, None)
+    assert chain.failure is None and chain.rows == 2
+    behind_the_triggers(path, lambda conn: _run(conn, "DELETE FROM journal_milestone WHERE id = 2"))
+    chain = _walk_file(path, 0, None)
+    assert chain.failure is not None
+    assert (chain.failure.case, chain.failure.first_bad_row) == (VerifyCase.ALTERED, 2)

@@ -102,9 +102,10 @@ def index_of(
     return IndexCheck(storage.index_entries(after_id, until_id), storage.indexed_kinds)
 
 
-def _hash(row: RawRow) -> str:
-    """The chain hash of a row's columns as stored (``format.row_hash``), or ``""`` when
-    the columns cannot be hashed at all (types SQLite should never give)."""
+def _hash(row: RawRow) -> str | None:
+    """The chain hash of a row's columns as stored (``format.row_hash``), or None when the
+    columns cannot be hashed at all (types SQLite should never give): no stored hash, not
+    even an empty one, matches such a row."""
     row_id, ts, kind, round_no, data_text, prev, _digest = row
     if (
         type(row_id) is int
@@ -123,7 +124,7 @@ def _hash(row: RawRow) -> str:
             str(prev), row_id=row_id, ts=ts, kind=kind, round_no=round_no, data_text=data_text
         )
     except (JournalRecordError, TypeError, UnicodeEncodeError):
-        return ""
+        return None
 
 
 def walk(
@@ -168,7 +169,8 @@ def walk(
         expected = chain.last_id + 1
         if row_id != expected:
             return fail(VerifyCase.REMOVED, expected, f"missing (rows {expected}..{row_id - 1})")
-        if _hash(raw) != digest:
+        hashed = _hash(raw)
+        if hashed is None or hashed != digest:
             return fail(VerifyCase.ALTERED, row_id, "content does not match its hash")
         if stored_prev != prev_hash:
             return fail(
