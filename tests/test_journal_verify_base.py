@@ -258,3 +258,41 @@ def test_a_missing_codec_is_altered_naming_no_row(rotated: Rotated) -> None:
     assert verify(rotated.path) == VerifyReport(
         VerifyCase.ALTERED, "altered: the journal's codec (journal_codec) is missing or damaged"
     )
+
+
+# -- SQLite's page check of a rotated journal ---------------------------------------------
+
+
+def _index_out_of_step(path: Path) -> None:
+    """A table and an index whose entries no longer match its rows (its definition
+    rewritten in ``sqlite_master``): damage SQLite's ``integrity_check`` reports and the
+    chain never reads."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("CREATE TABLE extra(a, b)")
+        conn.execute("CREATE INDEX extra_a ON extra(a)")
+        conn.executemany("INSERT INTO extra VALUES (?, ?)", [(1, 2), (3, 4)])
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute(
+            "UPDATE sqlite_master SET sql = 'CREATE INDEX extra_a ON extra(b)'"
+            " WHERE name = 'extra_a'"
+        )
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_rotated_journal_gets_the_page_check_however_many_cores(
+    rotated: Rotated, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """docs/journal.md, `journal verify`: `corrupt` when `PRAGMA integrity_check` fails.
+    The journal's last id is long enough for the walk over the cores (the threshold set to
+    it here), the rows after its base are not: the page check still runs (it ran nowhere:
+    the check was left to a walk over the cores that did not happen)."""
+    from controller.journal import verify as verify_module
+
+    _index_out_of_step(rotated.path)
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", rotated.last)
+    report = verify(rotated.path, workers=workers)
+    assert report.case is VerifyCase.CORRUPT, report.message
+    assert report.message == f"corrupt: {rotated.path}: row 1 missing from index extra_a"
