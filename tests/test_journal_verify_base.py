@@ -26,6 +26,7 @@ from test_journal_seal import write_round
 
 from controller.journal.archive import archive, segments
 from controller.journal.base import BASE_KEY, Base
+from controller.journal.proof import make_proof
 from controller.journal.reader import open_readonly
 from controller.journal.report import VerifyCase, VerifyReport
 from controller.journal.rotate import rotate_journal
@@ -223,6 +224,33 @@ def test_a_row_at_or_before_the_base_is_altered(rotated: Rotated) -> None:
     )
     assert verify(rotated.path) == refused
     assert verify(rotated.path, key=rotated.key, archive=rotated.folder) == refused
+
+
+# -- an operator's proof of a seal archived since ------------------------------------------
+
+
+def test_a_proof_of_a_seal_the_rotation_archived_walks_from_the_base(rotated: Rotated) -> None:
+    """docs/journal.md, "Rotation": the proof's seal at or before the base is the
+    archive's to prove; the walk begins at the base. One row after the base, the proof
+    must name a seal the journal holds (that row is none: forked)."""
+    base, last = rotated.base, rotated.last
+    at_base = make_proof(rotated.key, base.row, base.hash, base.epoch)
+    report = verify(rotated.path, key=rotated.key, since=at_base)
+    note = (
+        f"the proof's seal (row {base.row}) is archived: rows {base.row + 1}..{base.row}"
+        " are the archive's to prove (verify-archive)"
+    )
+    assert report.case is VerifyCase.INTACT and report.rows == last - base.row, report.message
+    assert note in report.notes, report.notes
+    earlier = make_proof(rotated.key, base.row - 1, base.hash, base.epoch)
+    report = verify(rotated.path, key=rotated.key, since=earlier)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert (
+        f"the proof's seal (row {base.row - 1}) is archived: rows {base.row}..{base.row}"
+        " are the archive's to prove (verify-archive)"
+    ) in report.notes
+    after = make_proof(rotated.key, base.row + 1, base.hash, base.epoch)
+    assert verify(rotated.path, key=rotated.key, since=after).case is VerifyCase.FORKED
 
 
 # -- stored values that do not read back (a format-2 file) --------------------------------
