@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from daemon_support import journal_dir
@@ -35,6 +36,7 @@ from controller.journal.startcheck import StartTrust
 from controller.journal.storage import storage_of
 from controller.journal.store import Journal
 from controller.journal.verify import verify
+from controller.journal.walk import Chain
 from controller.rules.cards import parse_card
 from controller.table.holecard import commit_hole_card
 
@@ -484,6 +486,7 @@ def test_an_interrupted_write_is_reported_and_the_journal_is_good(folder: Path) 
         (8, "rows 9..16", 8, 2),  # after row 8: round 3's first row is the first walked
         (12, "rows 5..16", 12, 3),
         (13, "16 rows", 16, 4),  # after row 3, in round 1: from the genesis hash
+        (15, "16 rows", 16, 4),  # after row 1, round 1's first: from the genesis hash
         (16, "16 rows", 16, 4),
         (1000, "16 rows", 16, 4),
     ],
@@ -501,6 +504,28 @@ def test_a_tail_walks_from_the_first_row_of_the_round_it_begins_in(
         None,
         commitments,
     )
+
+
+def test_a_tail_after_the_row_before_the_first_round_walks_from_that_row(sealed: Sealed) -> None:
+    """The tail of 16 begins after row 1 (the checkpoint, in no round); row 2 begins round
+    1: the walk begins after row 1, with its hash."""
+    report = verify(sealed.path, tail=LAST - 1)
+    assert report.case is VerifyCase.INTACT and report.rows == LAST - 1, report.message
+    assert report.message.startswith(f"intact: rows 2..{LAST}, chain and 3 hole-card")
+
+
+def test_a_tail_of_an_empty_journal_is_intact(folder: Path) -> None:
+    path = folder / "journal.sqlite3"
+    Journal.open(path).close()
+    assert verify(path, tail=5).message.startswith("intact: 0 rows,")
+
+
+def test_a_tail_whose_first_row_is_removed_names_it(folder: Path) -> None:
+    """The tail of 8 begins after row 8: row 9, the first it walks, is gone."""
+    path = _plain(folder, 4)
+    tamper(path, "DELETE FROM journal WHERE id = 9")
+    report = verify(path, tail=8)
+    assert report.case is VerifyCase.REMOVED and report.first_bad_row == 9, report.message
 
 
 def test_a_tail_sees_what_it_walks_and_not_what_it_does_not(folder: Path) -> None:
@@ -708,6 +733,69 @@ def test_the_walk_over_the_cores_says_what_one_walk_says(
     walked: list[int] = []
     verify(sealed.path, key=sealed.key, workers=workers, progress=walked.append)
     assert walked
+
+
+@pytest.fixture
+def ranges(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    """The walks over the cores verify starts (each one's keywords), the real walk run."""
+    calls: list[dict[str, object]] = []
+    real = verify_module.walk_parallel
+
+    def spy(*args: Any, **kwargs: Any) -> Chain:
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(verify_module, "walk_parallel", spy)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "setting",  # (the threshold, the workers, whether the walk goes over the cores)
+    [(LAST, 2, True), (LAST, 3, True), (LAST + 1, 2, False), (LAST, 1, False)],
+)
+def test_a_walk_of_the_threshold_s_rows_goes_over_the_cores_with_the_page_check_beside(
+    sealed: Sealed,
+    monkeypatch: pytest.MonkeyPatch,
+    ranges: list[dict[str, object]],
+    setting: tuple[int, int, bool],
+) -> None:
+    """docs/journal.md, "A long walk": from PARALLEL_MIN_ROWS rows on (set to the
+    journal's length here) the walk is cut into one range a worker, and SQLite's
+    integrity check runs in a process of its own beside them."""
+    threshold, workers, parallel = setting
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", threshold)
+    assert verify(sealed.path, key=sealed.key, workers=workers).case is VerifyCase.INTACT
+    if not parallel:
+        assert ranges == []
+        return
+    ((called),) = ranges
+    assert (called["start"], called["last"], called["workers"]) == (0, LAST, workers)
+    assert called["pages"] == "integrity_check" and called["key"] is sealed.key
+
+
+@pytest.mark.parametrize(("threshold", "parallel"), [(LAST - 6, True), (LAST - 5, False)])
+def test_the_rows_after_a_proofs_seal_are_what_counts_for_the_cores(
+    sealed: Sealed,
+    monkeypatch: pytest.MonkeyPatch,
+    ranges: list[dict[str, object]],
+    threshold: int,
+    parallel: bool,
+) -> None:
+    """After the proof's seal at row 6: 11 rows to walk, no page check (`--since`)."""
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", threshold)
+    report = verify(sealed.path, key=sealed.key, since=_proof(sealed, 6, 1), workers=2)
+    assert report.case is VerifyCase.INTACT and report.rows == LAST - 6, report.message
+    assert [(c["start"], c["pages"]) for c in ranges] == ([(6, None)] if parallel else [])
+
+
+def test_an_empty_journal_is_walked_on_one_core(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, ranges: list[dict[str, object]]
+) -> None:
+    path = folder / "journal.sqlite3"
+    Journal.open(path).close()
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", 1)
+    assert verify(path, workers=2).case is VerifyCase.INTACT
+    assert ranges == []
 
 
 def test_a_change_is_found_over_the_cores(sealed: Sealed, monkeypatch: pytest.MonkeyPatch) -> None:
