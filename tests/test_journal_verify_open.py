@@ -680,6 +680,77 @@ def test_a_change_after_the_proofs_seal_is_found(sealed: Sealed) -> None:
     assert report.case is VerifyCase.ALTERED and report.first_bad_row == 17, report.message
 
 
+def _forked(row: int) -> VerifyReport:
+    return VerifyReport(
+        VerifyCase.FORKED,
+        f"forked: row {row} is not the seal the proof names: the journal was rewritten or replaced",
+        0,
+        row,
+    )
+
+
+def _behind(last: int, row: int) -> VerifyReport:
+    return VerifyReport(
+        VerifyCase.BEHIND,
+        f"behind: the journal ends at row {last}, before the proof's seal at row {row}: rows"
+        " removed or an older copy",
+        0,
+        last + 1,
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda p, k: Proof(p.table, p.row, p.hash, p.seals, "0" * 64),
+            VerifyReport(
+                VerifyCase.SEAL, "seal: the proof file: its MAC does not match the verification key"
+            ),
+        ),
+        (
+            lambda p, k: Proof("T2", p.row, p.hash, p.seals, p.mac),
+            VerifyReport(
+                VerifyCase.SEAL,
+                "seal: the proof file: the proof is of table 'T2', the key of table 'T1'",
+            ),
+        ),
+        # The seal's row holds another hash: rewritten.
+        (lambda p, k: make_proof(k, 11, "2" * 64, 2), _forked(11)),
+        # The row before the seal, with the seal's hash: not the seal.
+        (lambda p, k: make_proof(k, 10, p.hash, 2), _forked(10)),
+        # The journal's last row (an event, no seal): the journal holds it, it differs.
+        (lambda p, k: make_proof(k, LAST, p.hash, 3), _forked(LAST)),
+        # One past the journal's end: an older copy, the rows after its end in doubt.
+        (lambda p, k: make_proof(k, LAST + 1, p.hash, 3), _behind(LAST, LAST + 1)),
+    ],
+    ids=["mac", "table", "rewritten", "not-the-seal", "last-row", "behind"],
+)
+def test_each_refusal_of_a_proof_is_its_whole_report(
+    sealed: Sealed, change: Any, expected: VerifyReport
+) -> None:
+    """docs/journal.md, "An operator's proof": a proof changed or made without the key is
+    `seal: the proof file: ...`; `behind` when the journal ends before its seal, `forked`
+    when the row differs; each names the first row in doubt."""
+    proof = change(_proof(sealed, 11, 2), sealed.key)
+    assert verify(sealed.path, key=sealed.key, since=proof) == expected
+
+
+def test_a_proof_whose_seal_row_is_gone_or_of_an_empty_journal_is_refused(
+    sealed: Sealed, folder: Path
+) -> None:
+    """The seal's row removed (the rows after it kept): forked at that row. A journal with
+    no row at all: behind, from row 1, even for a seal at row 1."""
+    proof = _proof(sealed, 11, 2)
+    tamper(sealed.path, "DELETE FROM journal WHERE id = 11")
+    assert verify(sealed.path, key=sealed.key, since=proof) == _forked(11)
+    empty = folder / "empty.sqlite3"
+    Journal.open(empty).close()
+    assert verify(empty, key=sealed.key, since=proof) == _behind(0, 11)
+    first = make_proof(sealed.key, 1, proof.hash, 1)
+    assert verify(empty, key=sealed.key, since=first) == _behind(0, 1)
+
+
 # -- anchors ------------------------------------------------------------------------------
 
 
