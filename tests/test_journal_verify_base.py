@@ -24,6 +24,7 @@ from journal_tamper_support import behind_the_triggers
 from test_journal_base import TABLE, sealed_as
 from test_journal_seal import write_round
 
+from controller.journal.anchor import Anchor
 from controller.journal.archive import archive, segments
 from controller.journal.base import BASE_KEY, Base
 from controller.journal.proof import make_proof
@@ -251,6 +252,27 @@ def test_a_proof_of_a_seal_the_rotation_archived_walks_from_the_base(rotated: Ro
     ) in report.notes
     after = make_proof(rotated.key, base.row + 1, base.hash, base.epoch)
     assert verify(rotated.path, key=rotated.key, since=after).case is VerifyCase.FORKED
+
+
+# -- an anchor at or before the base --------------------------------------------------------
+
+
+def test_an_anchor_before_the_base_is_archived_and_one_at_it_is_the_bases(
+    rotated: Rotated,
+) -> None:
+    """An anchor of an archived seal is not checked here (the line says so); one naming
+    the base's row and hash is the base's own (docs/journal.md, "Rotation")."""
+    base = rotated.base
+    earlier = Anchor(TABLE, base.row - 1, base.epoch - 1, "ab" * 32)
+    report = verify(rotated.path, anchor=earlier)
+    note = f"anchor row {base.row - 1} is archived (rows 1..{base.row}): not checked here"
+    assert report.case is VerifyCase.INTACT and note in report.notes, report.message
+    assert "matches" not in report.message
+    at_base = Anchor(TABLE, base.row, base.epoch - 1, base.hash)
+    report = verify(rotated.path, anchor=at_base)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert f"; anchor row {base.row} (epoch {base.epoch - 1}) matches" in report.message
+    assert all("anchor" not in note for note in report.notes)
 
 
 # -- stored values that do not read back (a format-2 file) --------------------------------

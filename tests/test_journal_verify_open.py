@@ -514,6 +514,12 @@ def test_a_tail_after_the_row_before_the_first_round_walks_from_that_row(sealed:
     assert report.message.startswith(f"intact: rows 2..{LAST}, chain and 3 hole-card")
 
 
+def test_a_tail_longer_than_the_journal_walks_it_from_the_genesis_hash(sealed: Sealed) -> None:
+    for tail in (LAST, LAST + 1):
+        report = verify(sealed.path, tail=tail)
+        assert report.message.startswith(f"intact: {LAST} rows,"), report.message
+
+
 def test_a_tail_of_an_empty_journal_is_intact(folder: Path) -> None:
     path = folder / "journal.sqlite3"
     Journal.open(path).close()
