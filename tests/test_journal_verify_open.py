@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from daemon_support import journal_dir
-from journal_tamper_support import tamper
+from journal_tamper_support import behind_the_triggers, tamper
 from test_journal_wal import wal_file
 
 from controller.journal import verify as verify_module
@@ -421,6 +421,22 @@ def test_a_row_removed_in_the_middle_is_removed_at_that_row(sealed: Sealed) -> N
     assert report.case is VerifyCase.REMOVED and report.first_bad_row == 9, report.message
 
 
+@pytest.mark.journal_format(2)
+def test_an_index_entry_removed_is_its_row_altered(sealed: Sealed) -> None:
+    """docs/journal.md, "Storage format 2": the index tables are the program's own; an
+    entry removed behind the triggers is that row altered (row 2: round 1's start)."""
+    behind_the_triggers(
+        sealed.path, lambda conn: conn.execute("DELETE FROM journal_milestone WHERE id = 2")
+    )
+    assert verify(sealed.path) == VerifyReport(
+        VerifyCase.ALTERED,
+        "altered: row 2: its entry in the index tables does not match the row"
+        " (added, removed or changed)",
+        1,  # the row walked before it
+        2,
+    )
+
+
 def test_a_dropped_trigger_is_a_schema_finding_over_an_intact_chain(sealed: Sealed) -> None:
     conn = sqlite3.connect(sealed.path, isolation_level=None)
     try:
@@ -602,6 +618,23 @@ def test_the_start_walks_every_row_when_the_schema_moved_since_the_checkpoint(
         4,
         (note,),
     )
+
+
+def test_the_start_opens_a_commitment_dealt_before_its_checkpoint(folder: Path) -> None:
+    """docs/journal.md, "What a start proves": a reveal after the checkpoint is checked
+    against its commitment even when that was dealt before it (a round open at the
+    checkpoint: rows 1..2 of round 1, the checkpoint at row 3 through row 2)."""
+    path = folder / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("round_started", {"round": 1, "seats": []}, 1)
+        commitment, nonce = commit_hole_card(parse_card("5D"))
+        journal.append("hole_card_dealt", {"commitment": commitment}, 1)
+        journal.checkpoint()
+        journal.append("hole_card_revealed", {"card": "5D", "nonce": nonce}, 1)
+        journal.append("round_completed", {"reshuffle": False}, 1)
+    report = verify(path, since_checkpoint=True)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert report.message.startswith("intact: rows 3..5, chain and 1 hole-card commitments good")
 
 
 def test_the_start_counts_the_rows_for_a_gap(sealed: Sealed) -> None:
