@@ -346,3 +346,37 @@ def test_a_rotated_journal_gets_the_page_check_however_many_cores(
     report = verify(rotated.path, workers=workers)
     assert report.case is VerifyCase.CORRUPT, report.message
     assert report.message == f"corrupt: {rotated.path}: row 1 missing from index extra_a"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("where", ["base", "archive"])
+def test_a_damaged_file_is_corrupt_before_its_base_or_archive_is_judged(
+    rotated: Rotated, monkeypatch: pytest.MonkeyPatch, workers: int, where: str
+) -> None:
+    """docs/journal.md, `journal verify`: the first problem in the table's order, `corrupt`
+    before `removed` or `altered`, whether the page check runs before the walk (one core)
+    or beside it (over the cores: it must still run when the base or the archive refuses
+    the journal before any walk)."""
+    from controller.journal import verify as verify_module
+
+    if where == "base":  # a row left at the base's row: altered
+        digest = storage_hash(rotated.path, rotated.base.row + 1)
+        _put_base(rotated.path, replace(rotated.base, row=rotated.base.row + 1, hash=digest))
+    else:  # the archive's last segment unreadable
+        (rotated.folder / "999999999990-999999999999.dsa").write_bytes(b"not a segment")
+    _index_out_of_step(rotated.path)
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", 1)
+    report = verify(rotated.path, workers=workers, archive=rotated.folder)
+    assert report == VerifyReport(
+        VerifyCase.CORRUPT, f"corrupt: {rotated.path}: row 1 missing from index extra_a"
+    )
+
+
+def storage_hash(path: Path, row: int) -> str:
+    conn = open_readonly(path)
+    try:
+        digest = storage_of(conn).hash_of(row)
+    finally:
+        conn.close()
+    assert digest is not None
+    return digest

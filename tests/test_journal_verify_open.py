@@ -261,6 +261,20 @@ def test_a_database_without_a_journal_table_is_corrupt(folder: Path, head_row: i
     )
 
 
+def test_a_damaged_database_without_a_journal_table_is_corrupt_as_sqlite_says(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No row to walk over the cores (the threshold here 1 row): SQLite's page check runs
+    first and names the damage."""
+    path = folder / "journal.sqlite3"
+    _page_damaged(path)
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", 1)
+    report = verify(path, workers=2)
+    assert report.case is VerifyCase.CORRUPT, report.message
+    assert report.message.startswith(f"corrupt: {path}: ")
+    assert "holds no journal table" not in report.message
+
+
 def test_a_database_without_its_journal_table_beside_a_head_naming_rows_is_truncated(
     folder: Path,
 ) -> None:

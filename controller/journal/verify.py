@@ -182,7 +182,7 @@ def _verify_open(
     if base is not None:
         found_base = _check_base(conn, base, mode)
         if isinstance(found_base, VerifyReport):
-            return found_base
+            return _pages_first(path, beside, found_base)
         notes.append(found_base)
         sealed = (base.epoch, base.row, base.hash)
     if mode.archive is not None:
@@ -190,7 +190,7 @@ def _verify_open(
 
         linked = check_archive_link(storage, mode.archive)
         if isinstance(linked, tuple):
-            return VerifyReport(VerifyCase(linked[0]), linked[1])
+            return _pages_first(path, beside, VerifyReport(VerifyCase(linked[0]), linked[1]))
         notes.append(linked)
     if mode.tail is not None:
         last = storage_of(conn).last_id()
@@ -295,6 +295,15 @@ def _verify_open(
         tuple(notes),
         proved if mode.key else None,
     )
+
+
+def _pages_first(path: Path, beside: bool, failure: VerifyReport) -> VerifyReport:
+    """A failure found before a walk that was to run SQLite's page check beside it: the
+    page check first, so that a damaged file is ``corrupt`` however many cores walk it."""
+    problem = page_check(path, "integrity_check") if beside else ""
+    if problem:
+        return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {problem}")
+    return failure
 
 
 def _seal_summary(chain: Chain, key: VerificationKey | None, before: int) -> str:
