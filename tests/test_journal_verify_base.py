@@ -372,6 +372,25 @@ def test_a_damaged_file_is_corrupt_before_its_base_or_archive_is_judged(
     )
 
 
+def test_on_one_core_a_damaged_file_is_corrupt_before_a_damaged_commit(
+    rotated: Rotated, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One worker: SQLite's page check runs before the walk, however long the journal (the
+    threshold of the walk over the cores here 1 row): the damaged file is named, not the
+    commit the walk would stop at (docs/journal.md: `corrupt` before `altered`)."""
+    from controller.journal import verify as verify_module
+
+    first = rotated.base.row + 1
+    _behind_the_triggers(
+        rotated.path, "UPDATE journal_commit SET last_hash = x'00' WHERE first_id = ?", first
+    )
+    _index_out_of_step(rotated.path)
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", 1)
+    assert verify(rotated.path, workers=1) == VerifyReport(
+        VerifyCase.CORRUPT, f"corrupt: {rotated.path}: row 1 missing from index extra_a"
+    )
+
+
 def storage_hash(path: Path, row: int) -> str:
     conn = open_readonly(path)
     try:
