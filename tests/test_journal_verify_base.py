@@ -372,12 +372,14 @@ def test_a_damaged_file_is_corrupt_before_its_base_or_archive_is_judged(
     )
 
 
-def test_on_one_core_a_damaged_file_is_corrupt_before_a_damaged_commit(
-    rotated: Rotated, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_damaged_file_is_corrupt_before_a_damaged_commit_however_many_cores(
+    rotated: Rotated, monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
-    """One worker: SQLite's page check runs before the walk, however long the journal (the
-    threshold of the walk over the cores here 1 row): the damaged file is named, not the
-    commit the walk would stop at (docs/journal.md: `corrupt` before `altered`)."""
+    """One worker: SQLite's page check runs before the walk; over the cores, beside it,
+    and it still decides when the walk stops at a damaged commit (the threshold of the
+    walk over the cores here 1 row): the damaged file is named, not the commit
+    (docs/journal.md: `corrupt` before `altered`)."""
     from controller.journal import verify as verify_module
 
     first = rotated.base.row + 1
@@ -386,7 +388,7 @@ def test_on_one_core_a_damaged_file_is_corrupt_before_a_damaged_commit(
     )
     _index_out_of_step(rotated.path)
     monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", 1)
-    assert verify(rotated.path, workers=1) == VerifyReport(
+    assert verify(rotated.path, workers=workers) == VerifyReport(
         VerifyCase.CORRUPT, f"corrupt: {rotated.path}: row 1 missing from index extra_a"
     )
 
