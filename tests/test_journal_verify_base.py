@@ -393,6 +393,20 @@ def test_a_damaged_file_is_corrupt_before_a_damaged_commit_however_many_cores(
     )
 
 
+def test_a_tail_runs_no_integrity_check_even_when_its_walk_stops_at_a_damaged_commit(
+    rotated: Rotated, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--tail` runs SQLite's `quick_check` alone (docs/journal.md), which does not read an
+    index against its table: the damaged commit is what it reports."""
+    first = rotated.base.row + 1
+    _behind_the_triggers(
+        rotated.path, "UPDATE journal_commit SET last_hash = x'00' WHERE first_id = ?", first
+    )
+    _index_out_of_step(rotated.path)
+    report = verify(rotated.path, tail=rotated.last - rotated.base.row)
+    assert (report.case, report.first_bad_row) == (VerifyCase.ALTERED, first), report.message
+
+
 def storage_hash(path: Path, row: int) -> str:
     conn = open_readonly(path)
     try:
