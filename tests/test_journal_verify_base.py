@@ -407,6 +407,17 @@ def test_a_tail_runs_no_integrity_check_even_when_its_walk_stops_at_a_damaged_co
     assert (report.case, report.first_bad_row) == (VerifyCase.ALTERED, first), report.message
 
 
+def test_an_archive_whose_last_segment_is_unreadable_refuses_the_link(rotated: Rotated) -> None:
+    """`--archive`: the journal's link to the archive's last segment; a last segment that
+    is no segment is named, in one line."""
+    bad = "999999999990-999999999999.dsa"
+    (rotated.folder / bad).write_bytes(b"not a segment")
+    report = verify(rotated.path, archive=rotated.folder)
+    assert report.case is VerifyCase.CORRUPT, report.message
+    assert report.message.startswith(f"corrupt: {bad}: ") and "\n" not in report.message
+    assert (report.rows, report.first_bad_row) == (0, None)
+
+
 def storage_hash(path: Path, row: int) -> str:
     conn = open_readonly(path)
     try:
