@@ -24,8 +24,10 @@ from journal_tamper_support import behind_the_triggers
 from test_journal_base import TABLE, sealed_as
 from test_journal_seal import write_round
 
+from controller.journal.anchor import Anchor
 from controller.journal.archive import archive, segments
 from controller.journal.base import BASE_KEY, Base
+from controller.journal.proof import make_proof
 from controller.journal.reader import open_readonly
 from controller.journal.report import VerifyCase, VerifyReport
 from controller.journal.rotate import rotate_journal
@@ -225,6 +227,54 @@ def test_a_row_at_or_before_the_base_is_altered(rotated: Rotated) -> None:
     assert verify(rotated.path, key=rotated.key, archive=rotated.folder) == refused
 
 
+# -- an operator's proof of a seal archived since ------------------------------------------
+
+
+def test_a_proof_of_a_seal_the_rotation_archived_walks_from_the_base(rotated: Rotated) -> None:
+    """docs/journal.md, "Rotation": the proof's seal at or before the base is the
+    archive's to prove; the walk begins at the base. One row after the base, the proof
+    must name a seal the journal holds (that row is none: forked)."""
+    base, last = rotated.base, rotated.last
+    at_base = make_proof(rotated.key, base.row, base.hash, base.epoch)
+    report = verify(rotated.path, key=rotated.key, since=at_base)
+    note = (
+        f"the proof's seal (row {base.row}) is archived: rows {base.row + 1}..{base.row}"
+        " are the archive's to prove (verify-archive)"
+    )
+    assert report.case is VerifyCase.INTACT and report.rows == last - base.row, report.message
+    assert note in report.notes, report.notes
+    earlier = make_proof(rotated.key, base.row - 1, base.hash, base.epoch)
+    report = verify(rotated.path, key=rotated.key, since=earlier)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert (
+        f"the proof's seal (row {base.row - 1}) is archived: rows {base.row}..{base.row}"
+        " are the archive's to prove (verify-archive)"
+    ) in report.notes
+    after = make_proof(rotated.key, base.row + 1, base.hash, base.epoch)
+    assert verify(rotated.path, key=rotated.key, since=after).case is VerifyCase.FORKED
+
+
+# -- an anchor at or before the base --------------------------------------------------------
+
+
+def test_an_anchor_before_the_base_is_archived_and_one_at_it_is_the_bases(
+    rotated: Rotated,
+) -> None:
+    """An anchor of an archived seal is not checked here (the line says so); one naming
+    the base's row and hash is the base's own (docs/journal.md, "Rotation")."""
+    base = rotated.base
+    earlier = Anchor(TABLE, base.row - 1, base.epoch - 1, "ab" * 32)
+    report = verify(rotated.path, anchor=earlier)
+    note = f"anchor row {base.row - 1} is archived (rows 1..{base.row}): not checked here"
+    assert report.case is VerifyCase.INTACT and note in report.notes, report.message
+    assert "matches" not in report.message
+    at_base = Anchor(TABLE, base.row, base.epoch - 1, base.hash)
+    report = verify(rotated.path, anchor=at_base)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert f"; anchor row {base.row} (epoch {base.epoch - 1}) matches" in report.message
+    assert all("anchor" not in note for note in report.notes)
+
+
 # -- stored values that do not read back (a format-2 file) --------------------------------
 
 
@@ -258,3 +308,121 @@ def test_a_missing_codec_is_altered_naming_no_row(rotated: Rotated) -> None:
     assert verify(rotated.path) == VerifyReport(
         VerifyCase.ALTERED, "altered: the journal's codec (journal_codec) is missing or damaged"
     )
+
+
+# -- SQLite's page check of a rotated journal ---------------------------------------------
+
+
+def _index_out_of_step(path: Path) -> None:
+    """A table and an index whose entries no longer match its rows (its definition
+    rewritten in ``sqlite_master``): damage SQLite's ``integrity_check`` reports and the
+    chain never reads."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("CREATE TABLE extra(a, b)")
+        conn.execute("CREATE INDEX extra_a ON extra(a)")
+        conn.executemany("INSERT INTO extra VALUES (?, ?)", [(1, 2), (3, 4)])
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute(
+            "UPDATE sqlite_master SET sql = 'CREATE INDEX extra_a ON extra(b)'"
+            " WHERE name = 'extra_a'"
+        )
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_rotated_journal_gets_the_page_check_however_many_cores(
+    rotated: Rotated, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """docs/journal.md, `journal verify`: `corrupt` when `PRAGMA integrity_check` fails.
+    The journal's last id is long enough for the walk over the cores (the threshold set to
+    it here), the rows after its base are not: the page check still runs (it ran nowhere:
+    the check was left to a walk over the cores that did not happen)."""
+    from controller.journal import verify as verify_module
+
+    _index_out_of_step(rotated.path)
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", rotated.last)
+    report = verify(rotated.path, workers=workers)
+    assert report.case is VerifyCase.CORRUPT, report.message
+    assert report.message == f"corrupt: {rotated.path}: row 1 missing from index extra_a"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("where", ["base", "archive"])
+def test_a_damaged_file_is_corrupt_before_its_base_or_archive_is_judged(
+    rotated: Rotated, monkeypatch: pytest.MonkeyPatch, workers: int, where: str
+) -> None:
+    """docs/journal.md, `journal verify`: the first problem in the table's order, `corrupt`
+    before `removed` or `altered`, whether the page check runs before the walk (one core)
+    or beside it (over the cores: it must still run when the base or the archive refuses
+    the journal before any walk)."""
+    from controller.journal import verify as verify_module
+
+    if where == "base":  # a row left at the base's row: altered
+        digest = storage_hash(rotated.path, rotated.base.row + 1)
+        _put_base(rotated.path, replace(rotated.base, row=rotated.base.row + 1, hash=digest))
+    else:  # the archive's last segment unreadable
+        (rotated.folder / "999999999990-999999999999.dsa").write_bytes(b"not a segment")
+    _index_out_of_step(rotated.path)
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", 1)
+    report = verify(rotated.path, workers=workers, archive=rotated.folder)
+    assert report == VerifyReport(
+        VerifyCase.CORRUPT, f"corrupt: {rotated.path}: row 1 missing from index extra_a"
+    )
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_damaged_file_is_corrupt_before_a_damaged_commit_however_many_cores(
+    rotated: Rotated, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """One worker: SQLite's page check runs before the walk; over the cores, beside it,
+    and it still decides when the walk stops at a damaged commit (the threshold of the
+    walk over the cores here 1 row): the damaged file is named, not the commit
+    (docs/journal.md: `corrupt` before `altered`)."""
+    from controller.journal import verify as verify_module
+
+    first = rotated.base.row + 1
+    _behind_the_triggers(
+        rotated.path, "UPDATE journal_commit SET last_hash = x'00' WHERE first_id = ?", first
+    )
+    _index_out_of_step(rotated.path)
+    monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", 1)
+    assert verify(rotated.path, workers=workers) == VerifyReport(
+        VerifyCase.CORRUPT, f"corrupt: {rotated.path}: row 1 missing from index extra_a"
+    )
+
+
+def test_a_tail_runs_no_integrity_check_even_when_its_walk_stops_at_a_damaged_commit(
+    rotated: Rotated, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--tail` runs SQLite's `quick_check` alone (docs/journal.md), which does not read an
+    index against its table: the damaged commit is what it reports."""
+    first = rotated.base.row + 1
+    _behind_the_triggers(
+        rotated.path, "UPDATE journal_commit SET last_hash = x'00' WHERE first_id = ?", first
+    )
+    _index_out_of_step(rotated.path)
+    report = verify(rotated.path, tail=rotated.last - rotated.base.row)
+    assert (report.case, report.first_bad_row) == (VerifyCase.ALTERED, first), report.message
+
+
+def test_an_archive_whose_last_segment_is_unreadable_refuses_the_link(rotated: Rotated) -> None:
+    """`--archive`: the journal's link to the archive's last segment; a last segment that
+    is no segment is named, in one line."""
+    bad = "999999999990-999999999999.dsa"
+    (rotated.folder / bad).write_bytes(b"not a segment")
+    report = verify(rotated.path, archive=rotated.folder)
+    assert report.case is VerifyCase.CORRUPT, report.message
+    assert report.message.startswith(f"corrupt: {bad}: ") and "\n" not in report.message
+    assert (report.rows, report.first_bad_row) == (0, None)
+
+
+def storage_hash(path: Path, row: int) -> str:
+    conn = open_readonly(path)
+    try:
+        digest = storage_of(conn).hash_of(row)
+    finally:
+        conn.close()
+    assert digest is not None
+    return digest

@@ -182,7 +182,7 @@ def _verify_open(
     if base is not None:
         found_base = _check_base(conn, base, mode)
         if isinstance(found_base, VerifyReport):
-            return found_base
+            return _deferred_pages(path, beside) or found_base
         notes.append(found_base)
         sealed = (base.epoch, base.row, base.hash)
     if mode.archive is not None:
@@ -190,7 +190,8 @@ def _verify_open(
 
         linked = check_archive_link(storage, mode.archive)
         if isinstance(linked, tuple):
-            return VerifyReport(VerifyCase(linked[0]), linked[1])
+            unlinked = VerifyReport(VerifyCase(linked[0]), linked[1])
+            return _deferred_pages(path, beside) or unlinked
         notes.append(linked)
     if mode.tail is not None:
         last = storage_of(conn).last_id()
@@ -220,7 +221,16 @@ def _verify_open(
         return VerifyReport(
             VerifyCase.REMOVED, f"removed: row {start}: missing", first_bad_row=start
         )
-    chain = _walk(conn, path, mode, start=start, start_hash=start_hash, sealed=sealed, pages=beside)
+    try:
+        chain = _walk(
+            conn, path, mode, start=start, start_hash=start_hash, sealed=sealed, pages=beside
+        )
+    except (sqlite3.DatabaseError, JournalCorruptError):
+        # A row the walk cannot read (verify reports it), unless the page check finds more.
+        damaged = _deferred_pages(path, beside)
+        if damaged is not None:
+            return damaged
+        raise
     if chain.pages:
         return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {chain.pages}")
     if chain.failure is not None:
@@ -297,6 +307,14 @@ def _verify_open(
     )
 
 
+def _deferred_pages(path: Path, beside: bool) -> VerifyReport | None:
+    """When the walk was to run SQLite's page check beside it (``beside``) and a failure
+    came first (before the walk, or a row the walk cannot read): the page check now, so
+    that a damaged file is ``corrupt`` however many cores walk it, as before one walk."""
+    problem = page_check(path, "integrity_check") if beside else ""
+    return VerifyReport(VerifyCase.CORRUPT, f"corrupt: {path}: {problem}") if problem else None
+
+
 def _seal_summary(chain: Chain, key: VerificationKey | None, before: int) -> str:
     if key is None:
         return "seals not checked (no --key)"
@@ -322,8 +340,9 @@ def _walk(
     sealed: tuple[int, int, str],
     pages: bool,
 ) -> Chain:
-    """The walk after row ``start``: over the cores when it is long and they are there
-    (with ``pages``, SQLite's integrity check runs beside it)."""
+    """The walk after row ``start``: over the cores when it is long and they are there.
+    With ``pages``, SQLite's integrity check runs too: beside a walk over the cores, after
+    one walked here."""
     last = storage_of(conn).last_id() or 0
     seals, sealed_through, sealed_hash = sealed
     if mode.workers > 1 and (last or 0) - start >= PARALLEL_MIN_ROWS:
@@ -353,6 +372,10 @@ def _walk(
             index=index_of(conn, start),
         )
         chain.sealed_hash = chain.sealed_hash or sealed_hash
+        if pages:
+            # The journal is long enough for the cores but the rows after a rotated one's
+            # base are not: the page check the caller left to the walk runs here.
+            chain.pages = page_check(path, "integrity_check")
     return chain
 
 
