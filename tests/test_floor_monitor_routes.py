@@ -49,7 +49,11 @@ SURVEILLANCE_ONLY = ("/recall/T01/1", "/search", "/search.csv")
 _BROKER = {"host": "127.0.0.1", "tls": False, "username": "c", "password_file": "broker.pw"}
 
 
-def _config(directory: Path, conninfo: str, **monitor: Any) -> FloorConfig:
+def _config(
+    directory: Path, conninfo: str, casino: dict[str, Any] | None = None, **monitor: Any
+) -> FloorConfig:
+    """A console's ``floor.toml`` (``casino``: its ``[casino]``; ``monitor``: more of its
+    ``[monitor]``), with the users of :data:`PASSWORDS` in their :data:`ROLES`."""
     (directory / "session.key").write_text(KEY)
     (directory / "broker.pw").write_text("unused: the console never reaches the broker")
     return parse_floor_config(
@@ -65,6 +69,7 @@ def _config(directory: Path, conninfo: str, **monitor: Any) -> FloorConfig:
                 },
                 **monitor,
             },
+            **({"casino": casino} if casino else {}),
         },
         directory / "floor.toml",
     )
@@ -679,6 +684,14 @@ def test_a_pit_supervisor_acknowledges_an_alert_once_with_their_name_and_role(
             headers={"Accept": "text/html,application/json"},
         )
         assert (by_form.status, by_form.headers["location"]) == (303, ["/"])
+        # A form sent with no Accept header at all is a page's too.
+        bare = await client.send(
+            "POST",
+            f"/alerts/{alert}/ack",
+            cookies={"floor_session": pat},
+            form={"form_token": token},
+        )
+        assert (bare.status, bare.headers["location"]) == (303, ["/"])
 
     _run(config, scenario)
     assert _acks(floor_database, alert) == [("pat", "pit_supervisor")]
@@ -855,32 +868,21 @@ def test_a_bad_period_or_an_unknown_pit_or_table_is_one_line(config: FloorConfig
 def test_a_pit_of_floor_toml_is_shown_and_its_tables_listed(
     tmp_path: Path, floor_database: Database
 ) -> None:
-    config = _config(tmp_path, floor_database.conninfo)
-    config = parse_floor_config(
-        {
-            "broker": _BROKER,
-            "database": {"conninfo": floor_database.conninfo},
-            "casino": {"pits": {"north": ["N1"]}},
-            "monitor": {
-                "port": free_port(),
-                "session_key_file": "session.key",
-                "users": {
-                    "pat": {
-                        "role": "pit_supervisor",
-                        "password_hash": hash_password(PASSWORDS["pat"], n=2**4),
-                    }
-                },
-            },
-        },
-        tmp_path / "floor.toml",
-    )
+    config = _config(tmp_path, floor_database.conninfo, casino={"pits": {"north": ["N1"]}})
 
     async def scenario(client: Client) -> None:
         pat = await client.session("pat")
         north = await client.get("/pit/north", pat)
         assert north.status == 200 and 'id="line-table-N1"' in north.text
-        floor = await client.get("/pit", pat)
+        floor = await client.get("/pit?period=day", pat)
         assert 'id="line-pit-north"' in floor.text
+        # A pit's link keeps the period chosen.
+        assert 'href="/pit/north?period=day"' in floor.text
+        # Surveillance's search and export by pit: the pit's tables.
+        sam = await client.session("sam")
+        assert (await client.get("/search?pit=north", sam)).status == 200
+        export = await client.get("/search.csv?pit=north", sam)
+        assert export.status == 200 and export.text.startswith("table,")
 
     _run(config, scenario)
 
@@ -1003,6 +1005,11 @@ def test_the_export_is_a_csv_attachment_named_for_the_moment_or_one_line(
         bad = await client.get("/search.csv?outcome=maybe", sam)
         assert bad.status == 400 and bad.text.startswith("outcome: one of")
         assert bad.text.count("\n") == 1
+        nope = await client.get("/search.csv?pit=nope", sam)
+        assert (nope.status, nope.text) == (400, "pit: no such pit\n")
+        # A custom period with no end ends now.
+        since = await client.get("/search.csv?period=custom&from=2026-11-02T10:00", sam)
+        assert since.status == 200 and since.text.startswith("table,")
 
     _run(config, scenario)
 
