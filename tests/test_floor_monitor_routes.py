@@ -980,6 +980,9 @@ def test_search_shows_its_form_and_finds_rounds_only_when_asked(
         assert 'value="2026-11-02T10:00"' in asked.text
         export = re.search(r'href="/search\.csv\?([^"]*)" id="export"', asked.text)
         assert export and "table=T01" in export[1], asked.text
+        # A custom period with no end ends now.
+        since = await client.get("/search?period=custom&from=2026-11-02T10:00", sam)
+        assert since.status == 200 and 'value="2026-11-02T10:00"' in since.text
         bad = await client.get("/search?outcome=maybe", sam)
         assert bad.status == 400 and '<p class="problem" id="problem">outcome: one of' in bad.text
 
