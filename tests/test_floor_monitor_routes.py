@@ -868,7 +868,8 @@ def test_a_bad_period_or_an_unknown_pit_or_table_is_one_line(config: FloorConfig
 def test_a_pit_of_floor_toml_is_shown_and_its_tables_listed(
     tmp_path: Path, floor_database: Database
 ) -> None:
-    config = _config(tmp_path, floor_database.conninfo, casino={"pits": {"north": ["N1"]}})
+    casino = {"pits": {"north": ["N1"]}, "time_zone": "America/New_York"}
+    config = _config(tmp_path, floor_database.conninfo, casino=casino)
 
     async def scenario(client: Client) -> None:
         pat = await client.session("pat")
@@ -876,6 +877,18 @@ def test_a_pit_of_floor_toml_is_shown_and_its_tables_listed(
         assert north.status == 200 and 'id="line-table-N1"' in north.text
         floor = await client.get("/pit?period=day", pat)
         assert 'id="line-pit-north"' in floor.text
+        # Who is logged in, in which role, and the casino's clock.
+        assert (
+            '<span class="user">pat</span> <span class="role">pit supervisor</span>' in floor.text
+        )
+        assert "times in America/New_York" in floor.text
+        assert '<span class="zone">America/New_York</span>' in (await client.get("/", pat)).text
+        # The per-hour figures' hours: the gaming day's gone by so far (within a minute).
+        now = datetime.now(UTC)
+        day = client.console.casino.gaming_day(now)
+        found = re.search(r"over the ([0-9.]+) h of the period so far", floor.text)
+        assert found, floor.text
+        assert abs(float(found[1]) - (now - day.start).total_seconds() / 3600) < 0.02
         # A pit's link keeps the period chosen.
         assert 'href="/pit/north?period=day"' in floor.text
         # Surveillance's search and export by pit: the pit's tables.
