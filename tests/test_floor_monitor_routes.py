@@ -850,6 +850,57 @@ def test_the_pit_and_table_pages_show_the_period_chosen(
     _run(config, scenario)
 
 
+def test_a_tables_page_holds_its_own_figures_charts_rounds_and_alerts(
+    config: FloorConfig, floor_database: Database
+) -> None:
+    """Each from this table's rows alone: another table's alert, round and quarter hour
+    stay off its page."""
+    for table, hands, message in (("Q1", 3, "shoe jam at Q1"), ("Q2", 5, "shoe jam at Q2")):
+        _execute(floor_database, "INSERT INTO floor_table (table_id) VALUES (%s)", table)
+        _execute(
+            floor_database,
+            "INSERT INTO table_quarter (table_id, quarter, rounds, hands, win_main)"
+            " VALUES (%s, to_timestamp(floor(extract(epoch FROM now()) / 900) * 900), 1, %s, 500)",
+            table,
+            hands,
+        )
+        _execute(
+            floor_database,
+            "INSERT INTO round_stat (table_id, round, first_row, end_row, ended, status)"
+            " VALUES (%s, %s, 1, 9, now(), 'completed')",
+            table,
+            40 + hands,
+        )
+        _execute(
+            floor_database,
+            "INSERT INTO alert (table_id, kind, message) VALUES (%s, 'fault', %s)",
+            table,
+            message,
+        )
+
+    async def scenario(client: Client) -> None:
+        sam = await client.session("sam")
+        page = await client.get("/table/Q1", sam)
+        assert page.status == 200
+        assert '<span id="table-name">Q1</span>' in page.text
+        assert 'id="line-table-Q1"' in page.text and "Q2" not in page.text
+        assert '"names": ["Q1"]' in page.text  # the charts: this table's series alone
+        assert "shoe jam at Q1" in page.text
+        # Its round, with a link to its recall for surveillance.
+        assert '<a href="/recall/Q1/43">round 43</a>' in page.text
+        pat = await client.session("pat")
+        supervisor = await client.get("/table/Q1", pat)
+        assert "round 43" not in supervisor.text and "<td>43</td>" in supervisor.text
+        # The floor's charts name each pit (here every table is in no pit).
+        floor = await client.get("/pit", pat)
+        assert '"names": ["(no pit)"]' in floor.text
+        nopit = await client.get("/pit/(no%20pit)", pat)
+        names = re.search(r'"names": (\[[^]]*\])', nopit.text)
+        assert names and "Q1" in names[1] and "Q2" in names[1], nopit.text
+
+    _run(config, scenario)
+
+
 def test_a_bad_period_or_an_unknown_pit_or_table_is_one_line(config: FloorConfig) -> None:
     async def scenario(client: Client) -> None:
         pat = await client.session("pat")
