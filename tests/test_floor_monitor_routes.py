@@ -130,6 +130,7 @@ class Client:
         headers: dict[str, str] | None = None,
         chunks: int | None = None,
         on_chunk: Callable[[int], Awaitable[None]] | None = None,
+        source: str = "127.0.0.1",
     ) -> Answer:
         """One request; for a stream, the first ``chunks`` parts of its body, then the
         client goes away (``on_chunk(n)`` awaited after the n-th part, from 1)."""
@@ -152,7 +153,7 @@ class Client:
             "query_string": query.encode(),
             "root_path": "",
             "headers": [(k.encode(), v.encode()) for k, v in sent.items()],
-            "client": ("127.0.0.1", 40000),
+            "client": (source, 40000),
             "server": (HOST, 80),
         }
         start: dict[str, Any] = {}
@@ -204,14 +205,20 @@ class Client:
         answer = await self.get("/login")
         return answer.cookie("floor_login")["value"], _form_token(answer)
 
-    async def login(self, user: str, password: str | None = None) -> Answer:
+    async def login(
+        self, user: str, password: str | None = None, source: str = "127.0.0.1"
+    ) -> Answer:
+        """A login from the address ``source`` (the password of :data:`PASSWORDS` unless
+        ``password``)."""
         cookie, token = await self.login_form()
         form = {
             "user": user,
             "password": PASSWORDS.get(user, "") if password is None else password,
             "form_token": token,
         }
-        return await self.send("POST", "/login", cookies={"floor_login": cookie}, form=form)
+        return await self.send(
+            "POST", "/login", cookies={"floor_login": cookie}, form=form, source=source
+        )
 
     async def session(self, user: str) -> str:
         """A logged-in session's cookie for ``user``."""
@@ -518,6 +525,8 @@ def test_too_many_attempts_from_one_address_are_refused_before_the_password(
         refused = await client.login("sam")
         assert refused.status == 429 and "too many login attempts" in refused.text
         assert not refused.sets("floor_session")
+        # Another address has its own count.
+        assert (await client.login("sam", source="127.0.0.2")).status == 303
 
     _run(config, scenario)
 
