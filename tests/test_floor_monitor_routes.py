@@ -833,6 +833,8 @@ def test_the_pit_and_table_pages_show_the_period_chosen(
         for path in ("/pit", "/pit/(no%20pit)", "/table/P1"):
             page = await client.get(path, pat)
             assert page.status == 200, path
+            # P1, known to the floor, has its line even without a round in the period.
+            assert 'id="line-table-P1"' in page.text, path
             assert _period(page.text) == (
                 "shift",
                 f"{shift.start:%Y-%m-%dT%H:%M}",
@@ -1046,11 +1048,13 @@ def test_search_shows_its_form_and_finds_rounds_only_when_asked(
         day = client.console.casino.gaming_day(now)
         assert empty.status == 200 and 'id="export"' not in empty.text
         assert f'value="{day.start:%Y-%m-%dT%H:%M}"' in empty.text
+        assert f'value="{day.end:%Y-%m-%dT%H:%M}"' in empty.text
         asked = await client.get(
             "/search?table=T01&period=custom&from=2026-11-02T10:00&to=2026-11-02T12:00", sam
         )
         assert asked.status == 200, asked.text
         assert 'value="2026-11-02T10:00"' in asked.text
+        assert 'value="2026-11-02T12:00"' in asked.text
         export = re.search(r'href="/search\.csv\?([^"]*)" id="export"', asked.text)
         assert export and "table=T01" in export[1], asked.text
         # A custom period with no end ends now.
