@@ -531,6 +531,31 @@ def test_too_many_attempts_from_one_address_are_refused_before_the_password(
     _run(config, scenario)
 
 
+def test_a_login_without_a_name_or_a_password_field_is_a_wrong_login(config: FloorConfig) -> None:
+    """A missing field is read as empty: no user has an empty name, and a password is never
+    taken for one not sent (here a user whose password is four capital Xs)."""
+    users = config.monitor.users
+    users["xx"] = User("xx", "pit_supervisor", hash_password("XXXX", n=2**4))
+
+    async def scenario(client: Client) -> None:
+        for fields in ({"password": PASSWORDS["pat"]}, {"user": "xx"}, {"user": "pat"}, {}):
+            cookie, token = await client.login_form()
+            answer = await client.send(
+                "POST",
+                "/login",
+                cookies={"floor_login": cookie},
+                form={**fields, "form_token": token},
+            )
+            assert answer.status == 401, fields
+            assert "wrong user or password" in answer.text
+        assert (await client.login("xx", "XXXX")).status == 303
+
+    try:
+        _run(config, scenario)
+    finally:
+        del users["xx"]
+
+
 def test_a_name_is_read_to_64_characters_and_a_password_to_1024(config: FloorConfig) -> None:
     name = "n" * 64
     users = config.monitor.users
