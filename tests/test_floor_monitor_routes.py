@@ -599,7 +599,8 @@ def test_a_login_without_its_forms_token_or_from_another_site_is_a_fresh_form(
                 "POST", "/login", cookies=cookies, form=form, headers=headers
             )
             assert answer.status == 403, (cookies, form, headers)
-            assert "the login form had expired: please log in again" in answer.text
+            expired = "the login form had expired: please log in again"
+            assert f'<p class="problem" id="problem">{expired}</p>' in answer.text
             assert not answer.sets("floor_session")
         # The same form from the console's own page is taken.
         same = await client.send(
