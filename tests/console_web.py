@@ -71,6 +71,34 @@ def console_config(
     )
 
 
+def monitor_config(directory: Path, conninfo: str, *, listen: str = "127.0.0.1") -> FloorConfig:
+    """A checked ``floor.toml`` for the console alone on the database ``conninfo`` (no
+    broker: the console never reaches it), with the users of :data:`PASSWORDS`."""
+    (directory / "session.key").write_text("k" * 48)
+    (directory / "broker.pw").write_text("unused: the console never reaches the broker")
+    return parse_floor_config(
+        {
+            "broker": {
+                "host": "127.0.0.1",
+                "tls": False,
+                "username": "collector",
+                "password_file": "broker.pw",
+            },
+            "database": {"conninfo": conninfo},
+            "monitor": {
+                "listen": listen,
+                "port": free_port(),
+                "session_key_file": "session.key",
+                "users": {
+                    name: {"role": ROLES[name], "password_hash": hash_password(pw, n=2**12)}
+                    for name, pw in PASSWORDS.items()
+                },
+            },
+        },
+        directory / "floor.toml",
+    )
+
+
 @pytest.fixture(autouse=True)
 def no_leaks() -> Iterator[None]:
     """Replaces conftest's per-test check in a console module: its servers, event streams
@@ -278,3 +306,25 @@ def page_token(answer: Answer) -> str:
     )
     assert found, answer.text[:300]
     return found[1]
+
+
+class EventStream:
+    """An open ``/events`` stream of the console on ``port`` read block by block (a block
+    ends with a blank line)."""
+
+    def __init__(self, port: int, cookie: str, host: str = "127.0.0.1") -> None:
+        self.conn = http.client.HTTPConnection(host, port, timeout=20)
+        self.conn.request("GET", "/events", headers={"Cookie": f"floor_session={cookie}"})
+        self.answer = self.conn.getresponse()
+
+    def block(self) -> str:
+        """The next block, without its blank line ("" at the end of the stream)."""
+        lines: list[str] = []
+        while True:
+            line = self.answer.readline().decode()
+            if line in ("", "\n"):
+                return "".join(lines).rstrip("\n")
+            lines.append(line)
+
+    def close(self) -> None:
+        self.conn.close()

@@ -58,7 +58,33 @@ class ClusterDatabase(Database):
         self.admin = f"host={host} dbname=postgres user=postgres"
         self.conninfo = f"host={host} dbname={self.name} user=postgres"
         with psycopg.connect(self.admin, autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {self.name}".encode())
+            template = self._template(conn, host)
+            conn.execute(f"CREATE DATABASE {self.name} TEMPLATE {template}".encode())
+
+    @staticmethod
+    def _template(conn: Any, host: str) -> str:
+        """A database with the floor's schema migrated, made once per server (a copy of it
+        costs a fraction of a second; migrating a new database, seconds under load). Made
+        under another name and renamed once migrated: a copy never starts from half a
+        schema. The server lives for one mutation run, so its source's schema."""
+        import secrets
+
+        import psycopg
+
+        from floor.schema import migrate
+
+        name = "floor_test_template"
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            return name
+        making = f"floor_test_making_{secrets.token_hex(4)}"
+        conn.execute(f"CREATE DATABASE {making}".encode())
+        with psycopg.connect(f"host={host} dbname={making} user=postgres") as new:
+            migrate(new)
+        try:
+            conn.execute(f"ALTER DATABASE {making} RENAME TO {name}".encode())
+        except psycopg.errors.DuplicateDatabase:  # another test module made it meanwhile
+            conn.execute(f"DROP DATABASE {making}".encode())
+        return name
 
     def start(self) -> None:
         raise ServerError(f"a shared server ({SHARED_CLUSTER}) is not restarted by a test")

@@ -9,25 +9,20 @@ floor fed by a real station.
 
 from __future__ import annotations
 
-import http.client
-import io
 import re
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
-import uvicorn
 from console_web import (
     PASSWORDS,
     Answer,
+    EventStream,
     http_login,
     login_form,
+    monitor_config,
     no_leaks,
     nothing_left_after_the_module,
     page_token,
@@ -35,48 +30,19 @@ from console_web import (
 )
 
 from floor import console as console_module
-from floor import monitor as monitor_module
 from floor.auth import LoginGuard, hash_password
-from floor.config import FloorConfig, User, parse_floor_config
-from floor.console import session_key
-from floor.feed import MAX_STREAMS
-from floor.monitor import MonitorServer, build_app
-from floor.servers import Database, free_port, wait_for
+from floor.config import FloorConfig, User
+from floor.monitor import MonitorServer
+from floor.servers import Database, wait_for
 
 __all__ = ["no_leaks", "nothing_left_after_the_module"]
 
 ROLES = {"sam": "surveillance", "pat": "pit_supervisor"}
 
 
-def _config(directory: Path, conninfo: str, *, listen: str = "127.0.0.1") -> FloorConfig:
-    (directory / "session.key").write_text("k" * 48)
-    (directory / "broker.pw").write_text("unused: the console never reaches the broker")
-    return parse_floor_config(
-        {
-            "broker": {
-                "host": "127.0.0.1",
-                "tls": False,
-                "username": "collector",
-                "password_file": "broker.pw",
-            },
-            "database": {"conninfo": conninfo},
-            "monitor": {
-                "listen": listen,
-                "port": free_port(),
-                "session_key_file": "session.key",
-                "users": {
-                    name: {"role": ROLES[name], "password_hash": hash_password(pw, n=2**12)}
-                    for name, pw in PASSWORDS.items()
-                },
-            },
-        },
-        directory / "floor.toml",
-    )
-
-
 @pytest.fixture(scope="module")
 def config(tmp_path_factory: pytest.TempPathFactory, floor_database: Database) -> FloorConfig:
-    return _config(tmp_path_factory.mktemp("rules"), floor_database.conninfo)
+    return monitor_config(tmp_path_factory.mktemp("rules"), floor_database.conninfo)
 
 
 @pytest.fixture
@@ -134,11 +100,6 @@ def _acks(database: Database, alert: int) -> list[tuple[object, ...]]:
         return conn.execute(
             "SELECT user_name, role FROM alert_ack WHERE alert_id = %s", (alert,)
         ).fetchall()
-
-
-def test_the_feed_takes_the_bound_on_streams_the_app_is_given(config: FloorConfig) -> None:
-    assert build_app(config, "k" * 48, max_streams=3).state.console.feed.max_streams == 3
-    assert build_app(config, "k" * 48).state.console.feed.max_streams == MAX_STREAMS
 
 
 # --- who is sent to the login -------------------------------------------------------------
@@ -529,33 +490,12 @@ def test_a_post_of_more_than_twenty_fields_is_refused_in_one_line(
 # --- the event stream -------------------------------------------------------------------------
 
 
-class _Events:
-    """An open ``/events`` stream read block by block (a block ends with a blank line)."""
-
-    def __init__(self, monitor: MonitorServer, cookie: str, host: str = "127.0.0.1") -> None:
-        self.conn = http.client.HTTPConnection(host, monitor.port, timeout=20)
-        self.conn.request("GET", "/events", headers={"Cookie": f"floor_session={cookie}"})
-        self.answer = self.conn.getresponse()
-
-    def block(self) -> str:
-        """The next block, without its blank line ("" at the end of the stream)."""
-        lines: list[str] = []
-        while True:
-            line = self.answer.readline().decode()
-            if line in ("", "\n"):
-                return "".join(lines).rstrip("\n")
-            lines.append(line)
-
-    def close(self) -> None:
-        self.conn.close()
-
-
 def test_the_event_stream_opens_with_the_whole_picture_and_ends_at_the_logout(
     monitor: MonitorServer, guard: None
 ) -> None:
     sam = _login(monitor, "sam")
     token = page_token(_get(monitor, "/", sam))
-    stream = _Events(monitor, sam)
+    stream = EventStream(monitor.port, sam)
     try:
         assert stream.answer.status == 200
         assert stream.answer.getheader("content-type", "").startswith("text/event-stream")
@@ -577,25 +517,6 @@ def test_the_event_stream_opens_with_the_whole_picture_and_ends_at_the_logout(
     finally:
         stream.close()
     assert wait_for(lambda: not monitor.console.feed.streams, 10)
-
-
-def test_one_stream_more_than_the_bound_is_refused_in_one_line(config: FloorConfig) -> None:
-    server = MonitorServer(config, max_streams=1)
-    server.console.guard = LoginGuard(per_address=10_000)
-    server.start()
-    try:
-        sam = _login(server, "sam")
-        stream = _Events(server, sam)
-        try:
-            assert stream.block() == "retry: 2000"
-            refused = _get(server, "/events", sam)
-            assert (refused.status, refused.text) == (
-                503, "too many open console pages (1): close one and reload\n"
-            )  # fmt: skip
-        finally:
-            stream.close()
-    finally:
-        server.stop()
 
 
 def test_an_acknowledgement_tells_the_consoles(
@@ -623,7 +544,7 @@ def test_with_the_database_unreachable_every_route_says_so_in_one_line(
 ) -> None:
     monkeypatch.setattr(console_module, "POOL_WAIT", 0.3)  # a page's wait for a connection
     nowhere = re.sub(r"dbname=\S+", "dbname=floor_nowhere", floor_database.conninfo)
-    server = MonitorServer(_config(tmp_path, nowhere))
+    server = MonitorServer(monitor_config(tmp_path, nowhere))
     server.console.guard = LoginGuard(per_address=10_000)
     server.start()
     said = (503, "the floor database is unreachable: try again in a moment\n")
@@ -660,25 +581,6 @@ def test_every_answer_carries_the_security_headers_and_the_static_files_are_serv
     assert "content-security-policy" in script.headers
 
 
-def test_the_console_serves_on_its_configured_port_in_a_thread_named_for_it(
-    config: FloorConfig,
-) -> None:
-    server = MonitorServer(config)
-    assert server.port == config.monitor.port
-    assert server.url == f"http://127.0.0.1:{config.monitor.port}/"
-    assert server.thread.name == "floor-monitor"
-    server.start()
-    try:
-        assert server.server.started
-        assert request(server.url, "/login").status == 200
-    finally:
-        server.stop()
-    assert not server.thread.is_alive()
-
-
-# --- the periods and the pages with a table ---------------------------------------------------
-
-
 def _values(page: str) -> tuple[str, datetime, datetime]:
     """The period chosen in a page's form, and its from and to (UTC: the casino's zone)."""
     chosen = re.findall(r'<option value="(\w+)" selected>', page)
@@ -702,117 +604,3 @@ def test_the_pit_and_table_pages_show_the_shift_by_default_and_the_gaming_day_on
         chosen, start, end = _values(day.text)
         # The gaming day: 24 hours from 06:00 (the default start, UTC here).
         assert (chosen, end - start, start.time()) == ("day", timedelta(hours=24), time(6))
-
-
-def test_serve_answers_on_the_configured_address_until_sigterm(
-    tmp_path: Path, floor_database: Database
-) -> None:
-    port = free_port()
-    (tmp_path / "session.key").write_text("k" * 48)
-    (tmp_path / "broker.pw").write_text("unused")
-    (tmp_path / "floor.toml").write_text(
-        '[broker]\nhost = "127.0.0.1"\ntls = false\nusername = "collector"\n'
-        'password_file = "broker.pw"\n'
-        f'[database]\nconninfo = "{floor_database.conninfo}"\n'
-        f'[monitor]\nport = {port}\nsession_key_file = "session.key"\n'
-        '[monitor.users.pat]\nrole = "pit_supervisor"\n'
-        f'password_hash = "{hash_password(PASSWORDS["pat"], n=2**12)}"\n',
-        encoding="utf-8",
-    )
-    # -P: the working directory is not put first on the path, so a mutation run's tree on
-    # PYTHONPATH is the one imported (the run's directory links the checkout's packages).
-    process = subprocess.Popen(
-        [sys.executable, "-P", "-m", "controller.cli.main", "floor", "serve", "--config",
-         str(tmp_path / "floor.toml")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline().decode()  # said before it serves, not at its exit
-        assert line == f"floor console on http://127.0.0.1:{port}/\n"
-        url = f"http://127.0.0.1:{port}/"
-
-        def answers() -> bool:
-            try:
-                return request(url, "/login", timeout=2).status == 200
-            except OSError:
-                return process.poll() is not None
-
-        assert wait_for(answers, 60) and process.poll() is None
-        status, cookie = http_login(url, "pat")
-        assert status == 303 and cookie
-        assert request(url, "/", cookies={"floor_session": cookie}).status == 200
-        process.send_signal(signal.SIGTERM)
-        # uvicorn shuts down, then raises the signal it caught again.
-        assert process.wait(30) in (0, -signal.SIGTERM)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
-
-
-def test_serve_hands_uvicorn_the_console_on_its_configured_address(
-    config: FloorConfig, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """What ``serve`` asks of uvicorn (the test above runs it for real in a child process,
-    where a mutation run's stats cannot see it)."""
-    asked: list[tuple[Any, dict[str, Any]]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: asked.append((app, kw)))
-    monitor_module.serve(config)
-    assert capsys.readouterr().out == f"floor console on http://127.0.0.1:{config.monitor.port}/\n"
-    ((app, settings),) = asked
-    assert settings == {
-        "host": "127.0.0.1",
-        "port": config.monitor.port,
-        "log_level": "warning",
-        "timeout_graceful_shutdown": 2,  # open event streams are ended after 2 s
-    }
-    console = app.state.console
-    assert console.config is config
-    cookie = "c" * 43
-    assert console.sessions.form_token(cookie) == build_app(
-        config, session_key(config)
-    ).state.console.sessions.form_token(cookie)
-
-
-def test_a_server_given_a_port_and_an_address_serves_there_and_stops_with_a_stream_open(
-    tmp_path: Path, floor_database: Database
-) -> None:
-    config = _config(tmp_path, floor_database.conninfo, listen="127.0.0.2")
-    port = free_port()
-    server = MonitorServer(config, port=port)
-    assert (server.port, server.url) == (port, f"http://127.0.0.2:{port}/")
-    server.console.guard = LoginGuard(per_address=10_000)
-    server.start()
-    stream = None
-    try:
-        assert request(server.url, "/login").status == 200
-        stream = _Events(server, _login(server, "sam"), host="127.0.0.2")
-        assert stream.block() == "retry: 2000"
-        # The open stream is ended 1 s into the shutdown rather than waited for.
-        server.stop()
-        assert not server.thread.is_alive()
-    finally:
-        server.stop()
-        if stream is not None:
-            stream.close()
-
-
-def test_serve_says_where_it_serves_at_once(
-    config: FloorConfig, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    class Recording(io.StringIO):
-        def __init__(self) -> None:
-            super().__init__()
-            self.flushed = ""
-
-        def flush(self) -> None:
-            self.flushed = self.getvalue()
-
-    out = Recording()
-    monkeypatch.setattr(sys, "stdout", out)
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
-    monitor_module.serve(config)
-    assert out.flushed == f"floor console on http://127.0.0.1:{config.monitor.port}/\n"
