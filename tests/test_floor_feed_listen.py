@@ -155,6 +155,32 @@ def test_a_change_is_read_a_quarter_second_after_the_last_read_on_the_same_conne
     assert {r.pid for r in reads} == {reads[0].pid}
 
 
+def test_a_change_ends_the_wait_for_notifications_at_once(
+    floor_database: Database, reads: list[Read], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Waits of a minute, for a read and for notifications: only the change ends one.
+    monkeypatch.setattr(feed_module, "IDLE_SECONDS", 60.0)
+    monkeypatch.setattr(feed_module, "STOP_POLL", 60.0)
+    noting = queries.snapshot
+    feed = Feed(floor_database.conninfo, CASINO, 30.0, _all_open)
+
+    async def snapshot(*args: Any) -> dict[str, Any]:
+        found: dict[str, Any] = await noting(*args)
+        if len(reads) == 2:
+            feed.stop()  # as the change's read ends: no wait of a minute after it
+        return found
+
+    monkeypatch.setattr(queries, "snapshot", snapshot)
+
+    async def body() -> None:
+        assert await _until(lambda: reads)
+        await asyncio.to_thread(_notify, floor_database, "floor_changed")
+        assert await _until(lambda: len(reads) >= 2)
+
+    _running(feed, body)
+    assert len(reads) == 2
+
+
 def test_a_change_heard_right_after_a_slow_read_waits_four_times_its_duration(
     floor_database: Database, reads: list[Read], monkeypatch: pytest.MonkeyPatch
 ) -> None:
