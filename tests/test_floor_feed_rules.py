@@ -443,16 +443,25 @@ def test_a_tick_whose_session_check_fails_ends_no_stream() -> None:
     assert [name for name, _ in _events(stream)][:2] == ["status", "status"]
 
 
-def test_a_database_that_cannot_be_reached_is_said_in_its_first_line() -> None:
+def test_a_database_that_cannot_be_reached_is_said_in_its_first_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 0.05)
+
     async def main() -> Feed:
         feed = Feed("host=/nonexistent/socket dbname=floor", NEW_YORK, 30.0, _no_sessions)
+        stream = feed.subscribe("t")
+        assert stream is not None
         runner = asyncio.create_task(feed.run())
         try:
             assert await _until(lambda: feed.db_problem != "not connected yet", 10.0)
+            # The run ticks too: the stream is told the feed's state.
+            said = await asyncio.wait_for(stream.queue.get(), 10.0)
+            assert said.startswith("event: status\n")
         finally:
             feed.stop()
             await asyncio.wait({runner}, timeout=10.0)
-        assert runner.done()
+        assert runner.done() and runner.result() is None
         return feed
 
     feed = asyncio.run(main())
