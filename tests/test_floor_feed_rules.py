@@ -673,3 +673,59 @@ def test_a_tick_cancelled_as_its_session_check_answers_stops(
         return await _ends(ticker)
 
     assert asyncio.run(main())
+
+
+def test_a_feed_with_no_stream_yet_ticks_for_the_streams_that_come(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 0.05)
+
+    async def main() -> str:
+        feed = _feed()
+        ticked = asyncio.Event()
+        state = feed.state
+
+        def noted() -> dict[str, Any]:
+            ticked.set()
+            return state()
+
+        monkeypatch.setattr(feed, "state", noted)
+        ticker = asyncio.create_task(feed._tick())
+        try:
+            await asyncio.wait_for(ticked.wait(), 10.0)  # a tick with no stream
+            stream = feed.subscribe("t")
+            assert stream is not None
+            return await asyncio.wait_for(stream.queue.get(), 10.0)
+        finally:
+            feed.stop()
+            await asyncio.wait({ticker}, timeout=10.0)
+
+    assert asyncio.run(main()).startswith("event: status\n")
+
+
+def test_a_session_check_that_hangs_is_given_up_after_the_query_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 0.05)
+    monkeypatch.setattr(feed_module, "QUERY_SECONDS", 0.1)
+
+    async def main() -> tuple[list[str], bool]:
+        async def hangs(_tokens: set[str]) -> set[str]:
+            await asyncio.Event().wait()
+            return set()
+
+        feed = Feed("host=/nonexistent", NEW_YORK, 30.0, hangs)
+        stream = feed.subscribe("t")
+        assert stream is not None
+        ticker = asyncio.create_task(feed._tick())
+        try:
+            said = [await asyncio.wait_for(stream.queue.get(), 10.0) for _ in range(2)]
+        finally:
+            ticker.cancel()
+            await asyncio.wait({ticker}, timeout=10.0)
+        return said, stream.closed
+
+    said, closed = asyncio.run(main())
+    # The second tick came: the first one's check was given up; the stream stays open.
+    assert [s.split("\n")[0] for s in said] == ["event: status", "event: status"]
+    assert not closed
