@@ -6,6 +6,11 @@ Run: .venv/bin/python bench/daemon_start.py [--starts N] [--rounds N] [--dir DIR
    ``READY=1`` datagram on a notify socket this script binds (as systemd does), median of
    ``--starts`` runs, each on a fresh journal, then a second series restarting on the
    journal the first run left. Each run ends with SIGTERM.
+   Beside the seconds, the CPU seconds the daemon's process had used by then (user +
+   system, /proc/PID/stat), which a loaded machine does not inflate: most of a start is
+   Python's imports, and a Raspberry Pi (or the boot tests' emulated guests) pays them
+   several times over. Then the CPU seconds of ``dealer-station check-config --ports``,
+   which systemd runs before each start (``ExecStartPre=``), median of ``--starts`` runs.
 2. Memory: VmRSS of that daemon process once READY (idle, devices simulated), from
    /proc/PID/status.
 3. Memory after ``--rounds`` rounds: the daemon cannot be driven from outside (its device
@@ -55,8 +60,15 @@ def station_toml(folder: Path, journal: Path) -> Path:
     return config
 
 
-def start_to_ready(config: Path, folder: Path) -> tuple[float, float]:
-    """Seconds to READY=1 and the daemon's VmRSS (MiB) then; the daemon is stopped after."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process (/proc/PID/stat, fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_to_ready(config: Path, folder: Path) -> tuple[float, float, float]:
+    """Seconds to READY=1, the daemon's CPU seconds and VmRSS (MiB) then; the daemon is
+    stopped after."""
     name = f"dealer-bench-{uuid.uuid4().hex}"
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
         sock.bind("\0" + name)
@@ -72,6 +84,7 @@ def start_to_ready(config: Path, folder: Path) -> tuple[float, float]:
             while "READY=1" not in sock.recv(4096).decode().split("\n"):
                 pass
             seconds = time.perf_counter() - started
+            cpu = cpu_seconds(child.pid)
             rss = status_mib(child.pid, "VmRSS")
             child.send_signal(signal.SIGTERM)
             if child.wait(timeout=10) != 0:
@@ -80,7 +93,19 @@ def start_to_ready(config: Path, folder: Path) -> tuple[float, float]:
             if child.poll() is None:
                 child.kill()
                 child.wait()
-    return seconds, rss
+    return seconds, cpu, rss
+
+
+def check_config_cpu(config: Path) -> float:
+    """CPU seconds (user + system) of one ``dealer-station check-config --ports``."""
+    child = subprocess.Popen(
+        [str(DEALER_STATION), "check-config", "--ports", str(config)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime
 
 
 #: Machine-readable figures, printed as one ``FIGURES {json}`` line at the end.
@@ -88,20 +113,26 @@ FIGURES: dict[str, float] = {}
 
 
 def bench_start(folder: Path, starts: int) -> None:
-    fresh, rss = [], []
+    fresh, cpu, rss = [], [], []
     for n in range(starts):
         config = station_toml(folder, folder / f"fresh-{n}.sqlite3")
-        seconds, mib = start_to_ready(config, folder)
+        seconds, used, mib = start_to_ready(config, folder)
         fresh.append(seconds)
+        cpu.append(used)
         rss.append(mib)
     again = [start_to_ready(config, folder)[0] for _ in range(starts)]
+    checks = [check_config_cpu(config) for _ in range(starts)]
     print(
         f"start to READY, fresh journal: median {statistics.median(fresh):.3f} s"
         f" (min {min(fresh):.3f}, max {max(fresh):.3f}, {starts} runs)"
     )
     print(f"start to READY, restart on a journal: median {statistics.median(again):.3f} s")
+    print(f"daemon CPU (user + system) to READY: median {statistics.median(cpu):.2f} s")
+    print(f"check-config --ports CPU (user + system): median {statistics.median(checks):.2f} s")
     print(f"daemon VmRSS once READY (idle): median {statistics.median(rss):.1f} MiB")
     FIGURES["ready_s"] = round(statistics.median(fresh), 3)
+    FIGURES["ready_cpu_s"] = round(statistics.median(cpu), 2)
+    FIGURES["check_config_cpu_s"] = round(statistics.median(checks), 2)
     FIGURES["idle_rss_mib"] = round(statistics.median(rss), 1)
 
 

@@ -55,6 +55,12 @@ class Button(Enum):
     SUPERVISOR_RESHUFFLE = "supervisor_reshuffle"
 
 
+#: Buttons a panel passes on only while the supervisor key is on (GPIO or the panel board).
+SUPERVISOR_BUTTONS: Final = frozenset(
+    {Button.SUPERVISOR_RESUME, Button.SUPERVISOR_VOID, Button.SUPERVISOR_RESHUFFLE}
+)
+
+
 class WagerSpot(Enum):
     """Betting areas a seat sensor watches."""
 

@@ -28,6 +28,7 @@ import structlog
 
 from drivers.errors import DriverConfigError
 from drivers.hal import (
+    SUPERVISOR_BUTTONS,
     Button,
     ButtonPressed,
     DeviceConnected,
@@ -45,11 +46,6 @@ log = structlog.get_logger(__name__)
 
 PinName = int | str
 SEATS: Final = range(1, 8)
-
-#: Buttons that act only while the supervisor key is on.
-SUPERVISOR_BUTTONS: Final = frozenset(
-    {Button.SUPERVISOR_RESUME, Button.SUPERVISOR_VOID, Button.SUPERVISOR_RESHUFFLE}
-)
 
 
 @dataclass(frozen=True, slots=True)

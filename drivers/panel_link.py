@@ -31,6 +31,7 @@ import firmware_bridge as fb
 from drivers.device_link import ExpectedDevice
 from drivers.errors import DriverConfigError
 from drivers.hal import (
+    SUPERVISOR_BUTTONS,
     Button,
     ButtonPressed,
     DeviceEvent,
@@ -43,7 +44,6 @@ from drivers.hal import (
     SupervisorKey,
     WagerSpot,
 )
-from drivers.panel import SUPERVISOR_BUTTONS
 from drivers.serial_driver import SerialDriver
 from drivers.serial_transport import SerialSettings
 

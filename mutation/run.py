@@ -16,6 +16,10 @@ Each module's last results are also kept in the repository, ``mutation/results/<
 the commit and the date), written whenever the module is reported from its work folder. A
 module with no work folder (another machine, a fresh clone) is reported from its ledger while
 its source is the one the ledger names; a ledger of another source counts as not run.
+The ledger also keeps, function by function, mutmut's hash of the function's source and the
+numbers of its mutants the tests detected (``resume``): a run in a work folder that has no
+results yet (another clone, another machine) starts from them, so it checks only what the
+ledger left unchecked or undetected, and every mutant of a function changed since.
 
 The report per package (``build/mutation/<package>.md``, and its summary on stdout) counts
 each mutant as killed, timeout (the tests ran past mutmut's limit: detected), survived (no
@@ -271,6 +275,92 @@ def forget_survivors(module: str) -> None:
     path.write_text(json.dumps(meta, indent=4), encoding="utf-8")
 
 
+def _ranges(numbers: Iterable[int]) -> str:
+    """``[1, 2, 3, 5, 7, 8]`` -> ``"1-3,5,7-8"``."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def _numbers(ranges: str) -> list[int]:
+    """``"1-3,5"`` -> ``[1, 2, 3, 5]``.
+
+    Raises:
+        ValueError: not ranges of positive numbers.
+    """
+    found: list[int] = []
+    for part in filter(None, ranges.split(",")):
+        low, _, high = part.partition("-")
+        first, last = int(low), int(high or low)
+        if not 0 < first <= last:
+            raise ValueError(f"bad range {part!r}")
+        found.extend(range(first, last + 1))
+    return found
+
+
+#: The exit code a seeded result is given for each detected kind (mutmut's own).
+SEED_CODES = {"killed": 1, "timeout": 36}
+
+
+def resume_of(module: str) -> dict[str, dict[str, str]]:
+    """From the work folder's results: for each function with a detected mutant, mutmut's
+    hash of the function and the numbers of its mutants killed and timed out."""
+    path = meta_path(module)
+    if not path.exists():
+        return {}
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    hashes: dict[str, str] = meta.get("hash_by_function_name", {})
+    detected: dict[str, dict[str, list[int]]] = {}
+    for key, code in meta["exit_code_by_key"].items():
+        kind = kind_of(code)
+        head, _, number = key.rpartition("__mutmut_")
+        function = head.rpartition(".")[2]
+        if kind in SEED_CODES and function in hashes and number.isdigit():
+            detected.setdefault(function, {}).setdefault(kind, []).append(int(number))
+    return {
+        function: {"hash": hashes[function]}
+        | {kind: _ranges(numbers) for kind, numbers in sorted(kinds.items())}
+        for function, kinds in sorted(detected.items())
+    }
+
+
+def seed_from_ledger(module: str, results: Path = RESULTS) -> int:
+    """Start a work folder that has no results from the module's ledger (its ``resume``);
+    return how many mutants it starts with as detected. mutmut keeps a seeded result only
+    for a function whose hash is the same (mutmut's own check, as for its own results);
+    nothing is seeded over results the folder has, or from a ledger of other rules.
+
+    Raises:
+        MapError: the ledger is damaged.
+    """
+    path = meta_path(module)
+    ledger = read_ledger(module, results)
+    if path.exists() or ledger is None or not ledger.resume:
+        return 0
+    if ledger.source == "(made under other mutation rules)":
+        return 0
+    prefix = module.removesuffix(".py").replace("/", ".")
+    codes: dict[str, int] = {}
+    for function, entry in ledger.resume.items():
+        for kind, code in SEED_CODES.items():
+            for n in _numbers(entry.get(kind, "")):
+                codes[f"{prefix}.{function}__mutmut_{n}"] = code
+    meta = {
+        "exit_code_by_key": codes,
+        "hash_by_function_name": {f: e["hash"] for f, e in ledger.resume.items()},
+        "type_check_error_by_key": {},
+        "durations_by_key": {},
+        "estimated_durations_by_key": {},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(meta, indent=4), encoding="utf-8")
+    return len(codes)
+
+
 def _mark_unreached(module: str) -> None:
     """mutmut stops before it records anything when no listed test reaches the module:
     record every mutant as unreached (mutmut's own code for "no tests")."""
@@ -300,9 +390,15 @@ def shared_postgres(module: str) -> Iterator[dict[str, str]]:
         remove(database)
 
 
-def run_mutmut(module: str, tests: Sequence[str], seconds: float, jobs: int) -> str:
-    """Run mutmut on ``module`` for at most ``seconds``; return how it ended, in words."""
+def run_mutmut(
+    module: str, tests: Sequence[str], seconds: float, jobs: int, *, seed: bool = True
+) -> str:
+    """Run mutmut on ``module`` for at most ``seconds``; return how it ended, in words. A work
+    folder with no results starts from the ledger's (``seed``, :func:`seed_from_ledger`)."""
     folder = prepare(module, tests)
+    seeded = seed_from_ledger(module) if seed else 0
+    if seeded:
+        print(f"{module}: {seeded} mutants detected in the ledger's run, not run again", flush=True)
     stamp = folder / "fingerprint"
     codes = read_exit_codes(module)
     current = fingerprint(module, tests)
@@ -514,6 +610,8 @@ class Ledger:
     date: str
     counts: Mapping[str, int]
     undetected: tuple[Mutant, ...]
+    #: function -> {"hash": mutmut's hash, "killed"/"timeout": mutant numbers as ranges}
+    resume: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def mutants(self, equivalents: Sequence[Equivalent]) -> list[Mutant]:
         """The module's mutants as a report counts them, with today's equivalents applied."""
@@ -526,9 +624,18 @@ class Ledger:
         return found + apply_equivalents(copies, equivalents)
 
 
-def ledger_of(module: str, mutants: Sequence[Mutant], source: str, commit: str, date: str) -> str:
+def ledger_of(
+    module: str,
+    mutants: Sequence[Mutant],
+    source: str,
+    commit: str,
+    date: str,
+    *,
+    resume: Mapping[str, Mapping[str, str]] | None = None,
+) -> str:
     """The ledger's text for ``mutants`` as mutmut saw them (before the equivalents: they are
-    applied when the ledger is read, so a reason added later counts without a run)."""
+    applied when the ledger is read, so a reason added later counts without a run), with
+    ``resume`` (:func:`resume_of`) for a later run elsewhere to start from."""
     record = {
         "version": LEDGER_VERSION,
         "module": module,
@@ -544,6 +651,7 @@ def ledger_of(module: str, mutants: Sequence[Mutant], source: str, commit: str, 
             for m in mutants
             if m.kind in UNDETECTED_KINDS
         ],
+        "resume": dict(resume or {}),
     }
     return json.dumps(record, indent=1, ensure_ascii=False) + "\n"
 
@@ -578,11 +686,20 @@ def read_ledger(module: str, results: Path = RESULTS) -> Ledger | None:
             raise MapError(f"{path.name}: an undetected mutant of another kind")
         rules = record["rules"]
         source, commit, date = (str(record[k]) for k in ("source_sha256", "commit", "date"))
+        resume = {
+            str(function): {str(k): str(v) for k, v in entry.items()}
+            for function, entry in record.get("resume", {}).items()
+        }
+        for entry in resume.values():
+            if "hash" not in entry or set(entry) - {"hash", *SEED_CODES}:
+                raise MapError(f"{path.name}: a resume entry without a hash or of unknown kinds")
+            for kind in SEED_CODES:
+                _numbers(entry.get(kind, ""))
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise MapError(f"{path.name}: not a ledger (missing or malformed {err})") from err
     if rules != list(DO_NOT_MUTATE):
         source = "(made under other mutation rules)"
-    return Ledger(module, source, commit, date, counts, undetected)
+    return Ledger(module, source, commit, date, counts, undetected, resume)
 
 
 def ledger_results(
@@ -604,7 +721,14 @@ def write_ledger(
     """Keep ``mutants`` as the module's ledger (the commit and date are today's)."""
     results.mkdir(parents=True, exist_ok=True)
     path = ledger_path(module, results)
-    text = ledger_of(module, mutants, source, commit(), datetime.date.today().isoformat())
+    text = ledger_of(
+        module,
+        mutants,
+        source,
+        commit(),
+        datetime.date.today().isoformat(),
+        resume=resume_of(module),
+    )
     path.write_text(text, encoding="utf-8")
 
 
@@ -787,7 +911,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             notes[module] = "not run: time budget spent"
             continue
         started = time.monotonic()
-        notes[module] = run_mutmut(module, tests, left, args.jobs)
+        notes[module] = run_mutmut(module, tests, left, args.jobs, seed=not args.fresh)
         print(f"{module}: {notes[module]} ({time.monotonic() - started:.0f} s)", flush=True)
     by_package: dict[str, dict[str, list[Mutant]]] = {}
     measured: set[str] = set()  # modules with results on their current source

@@ -7,6 +7,8 @@ and purging it on a real Debian system is the boot test's part (``vm_tests/``).
 
 from __future__ import annotations
 
+import importlib.util
+import marshal
 import re
 import shutil
 import subprocess
@@ -104,9 +106,39 @@ def test_contents(deb: Path) -> None:
         assert site + package in files, package
     # No configuration: the service stays stopped until the operator writes one.
     assert not [p for p in files if p.startswith("/etc/dealer-station")]
-    # An appliance's venv: no installer, no bytecode from the build machine.
-    assert not [p for p in files if "__pycache__" in p or p.startswith(site + "pip/")]
+    # An appliance's venv: no installer.
+    assert not [p for p in files if p.startswith(site + "pip/")]
     assert not [p for p in files if "/tests/" in p and "site-packages/controller" in p]
+
+
+def test_every_module_has_its_bytecode_for_the_installed_path(unpacked: Path) -> None:
+    """The venv's bytecode is built into the package (debian/rules), so neither the install
+    nor a start compiles (the unit's /opt is read-only, PYTHONDONTWRITEBYTECODE=1): each
+    module has Python 3.11's bytecode, validated by its source's hash (PEP 552, flags 0b11:
+    dpkg's file times do not matter), naming the path the module has once installed."""
+    lib = unpacked / "opt/dealer-station/lib"
+    sources = sorted(lib.rglob("*.py"))
+    assert len(sources) > 500  # the program and every dependency
+    wrong = []
+    for source in sources:
+        cached = source.parent / "__pycache__" / f"{source.stem}.cpython-311.pyc"
+        installed = "/" + source.relative_to(unpacked).as_posix()
+        if not cached.is_file():
+            wrong.append(f"{installed}: no bytecode")
+            continue
+        data = cached.read_bytes()
+        flags = int.from_bytes(data[4:8], "little")
+        if data[:4] != importlib.util.MAGIC_NUMBER or flags != 0b11:
+            wrong.append(f"{installed}: magic {data[:4]!r}, flags {flags:#b}")
+        elif data[8:16] != importlib.util.source_hash(source.read_bytes()):
+            wrong.append(f"{installed}: hash of another source")
+        elif marshal.loads(data[16:]).co_filename != installed:
+            wrong.append(f"{installed}: compiled as {marshal.loads(data[16:]).co_filename}")
+    assert wrong == []
+    # Nothing but the modules' own bytecode: no stray file of the build's.
+    cached_files = {p for p in lib.rglob("__pycache__/*")}
+    expected = {s.parent / "__pycache__" / f"{s.stem}.cpython-311.pyc" for s in sources}
+    assert cached_files == expected
 
 
 def test_the_package_documents_the_station_not_its_test_suite(unpacked: Path) -> None:
@@ -163,7 +195,7 @@ def packaged(site: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     """``dealer-station ARGV`` from the package's venv, on this machine's python3.11 without
     its site-packages (-S: only what the venv brings)."""
     return subprocess.run(
-        ["python3.11", "-I", "-S", "-c", "import sys; sys.path.insert(0, sys.argv[1]);"
+        ["python3.11", "-I", "-S", "-B", "-c", "import sys; sys.path.insert(0, sys.argv[1]);"
          " from controller.cli.main import main; sys.exit(main(sys.argv[2:]))",
          str(site), *argv],
         capture_output=True, text=True, timeout=60, check=False,

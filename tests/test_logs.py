@@ -5,7 +5,10 @@ from __future__ import annotations
 import io
 import json
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import structlog
@@ -18,6 +21,8 @@ from controller.service.logs import (
     configure_logging,
     get_logger,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class TtyStream(io.StringIO):
@@ -141,3 +146,57 @@ def test_lines_from_driver_threads_carry_the_table_too() -> None:
     reader.join(timeout=5)
     (line,) = json_lines(out)
     assert (line["table_id"], line["round"], line["state"]) == ("NJ-S21-02", 4, "players")
+
+
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False,
+        cwd=ROOT,
+    )  # fmt: skip
+
+
+def _loaded_by(*argv: str) -> set[str]:
+    """The top-level packages loaded in the process of ``dealer-station ARGV`` (the command
+    line's own entry point, as the installed script calls it), printed as it exits."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(' '.join({n.split('.')[0] for n, m in"
+        " sys.modules.items() if m is not None}), file=sys.stderr))\n"
+        f"sys.argv = ['dealer-station', *{list(argv)!r}]\n"
+        "from controller.cli.main import main\n"
+        "sys.exit(main())\n"
+    )
+    run = _python("-c", code)
+    assert run.returncode == 0, run.stderr[-500:]
+    return set(run.stderr.splitlines()[-1].split())
+
+
+def test_the_daemons_process_loads_neither_rich_nor_gpiozero() -> None:
+    """Start-up time on a Pi: the unit runs check-config, then the daemon, at every start.
+    Both log and print lines, so structlog's console helper rich stays out of their
+    processes, and a table whose panel is a serial board never loads the GPIO library."""
+    loaded = _loaded_by("run", "--help")
+    assert {"controller", "structlog", "drivers", "transitions"} <= loaded  # the daemon's
+    assert "rich" not in loaded and "gpiozero" not in loaded
+    checked = _loaded_by("check-config", str(ROOT / "examples/station.toml"))
+    assert "controller" in checked and "rich" not in checked
+    # The simulated table's terminal is rich's.
+    assert "rich" in _loaded_by("simulate", "--help")
+
+
+def test_console_tracebacks_without_rich_are_structlogs_plain_ones() -> None:
+    """A console run of the daemon (a technician at a terminal) still shows an error's
+    traceback, without rich."""
+    code = (
+        "import sys; sys.modules['rich'] = None\n"
+        "from controller.service.logs import configure_logging, get_logger\n"
+        "configure_logging(form='console', stream=sys.stdout)\n"
+        "try:\n    1 / 0\nexcept ZeroDivisionError:\n    get_logger('t').exception('boom')\n"
+        "print('loaded rich:', 'rich' in sys.modules and sys.modules['rich'] is not None)\n"
+    )
+    run = _python("-c", code)
+    assert run.returncode == 0, run.stderr[-800:]
+    assert "boom" in run.stdout
+    assert "Traceback (most recent call last)" in run.stdout
+    assert "ZeroDivisionError: division by zero" in run.stdout
+    assert "loaded rich: False" in run.stdout

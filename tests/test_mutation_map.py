@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import itertools
 import json
 import re
 import sys
@@ -321,7 +322,9 @@ JSON = st.recursive(
 )
 @given(
     replaced=st.dictionaries(
-        st.sampled_from(["version", "module", "counts", "undetected", "rules", "date", "commit"]),
+        st.sampled_from(
+            ["version", "module", "counts", "undetected", "rules", "date", "commit", "resume"]
+        ),
         JSON,
         max_size=3,
     )
@@ -357,3 +360,124 @@ def test_the_figures_row_says_how_many_modules_it_covers() -> None:
     row = run.figures_row("drivers", "3/15", mutants, 95, "2026-12-02, abc1234")
     assert row == "| drivers | 3/15 | 20 | 19 | 0 | 1 | 0 | 0 | 95.0% | 95% | 2026-12-02, abc1234 |"
     assert row.count("|") == run.FIGURES_HEADER.splitlines()[0].count("|")
+
+
+# --- resuming from a ledger: a fresh work folder starts from the detected mutants -----------
+
+
+def _work_with_results(work: Path, codes: dict[str, int | None], hashes: dict[str, str]) -> None:
+    """A work folder of pkg/mod.py holding mutmut's results (its meta file) as given."""
+    meta = work / "pkg.mod" / "mutants" / "pkg" / "mod.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(
+        json.dumps(
+            {
+                "exit_code_by_key": codes,
+                "hash_by_function_name": hashes,
+                "type_check_error_by_key": {},
+                "durations_by_key": {},
+                "estimated_durations_by_key": {},
+            }
+        ),
+        encoding="utf-8",
+    )
+
+
+def test_a_fresh_work_folder_starts_from_the_mutants_the_ledgers_run_detected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Worked by hand: f's mutants 1-3 and 7 killed (exit 1, 3), 5 timed out (36), 4
+    survived (0), 6 unchecked; g's 1 killed; h's only mutant survived. The ledger keeps f's
+    and g's hashes with 1-3,7 / 5 and 1; a fresh folder starts with exactly those, in
+    mutmut's own codes, and runs the rest (4 and 6 of f, h's, anything of a changed
+    function: mutmut's hash check)."""
+    _root, results = _ledger_world(tmp_path)
+    monkeypatch.setattr(run, "WORK", tmp_path / "work")
+    codes = {"f": [1, 1, 3, 0, 36, None, 1], "g": [1], "h": [0]}
+    _work_with_results(
+        tmp_path / "work",
+        {f"pkg.mod.x_{fn}__mutmut_{i}": c for fn, cs in codes.items() for i, c in enumerate(cs, 1)},
+        {"x_f": "aaaa", "x_g": "bbbb", "x_h": "cccc"},
+    )
+    resume = run.resume_of("pkg/mod.py")
+    assert resume == {
+        "x_f": {"hash": "aaaa", "killed": "1-3,7", "timeout": "5"},
+        "x_g": {"hash": "bbbb", "killed": "1"},
+    }
+    results.mkdir()
+    run.ledger_path("pkg/mod.py", results).write_text(
+        run.ledger_of("pkg/mod.py", _mutants(), "0" * 64, "abc1234", "2026-12-03", resume=resume),
+        encoding="utf-8",
+    )
+    # Another clone: no work folder.
+    monkeypatch.setattr(run, "WORK", tmp_path / "elsewhere")
+    assert run.seed_from_ledger("pkg/mod.py", results) == 6
+    meta = json.loads(run.meta_path("pkg/mod.py").read_text(encoding="utf-8"))
+    assert meta["exit_code_by_key"] == {
+        "pkg.mod.x_f__mutmut_1": 1,
+        "pkg.mod.x_f__mutmut_2": 1,
+        "pkg.mod.x_f__mutmut_3": 1,
+        "pkg.mod.x_f__mutmut_7": 1,
+        "pkg.mod.x_f__mutmut_5": 36,
+        "pkg.mod.x_g__mutmut_1": 1,
+    }
+    assert meta["hash_by_function_name"] == {"x_f": "aaaa", "x_g": "bbbb"}
+    # A folder with results of its own keeps them: nothing is seeded over them.
+    run.meta_path("pkg/mod.py").write_text(
+        run.meta_path("pkg/mod.py").read_text().replace('"x_g": "bbbb"', '"x_g": "dddd"')
+    )
+    assert run.seed_from_ledger("pkg/mod.py", results) == 0
+    assert '"x_g": "dddd"' in run.meta_path("pkg/mod.py").read_text()
+
+
+def test_a_ledger_of_other_mutation_rules_seeds_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another rule set numbers a function's mutants otherwise: its numbers would pin old
+    results on new mutants."""
+    _, results = _ledger_world(tmp_path)
+    results.mkdir()
+    monkeypatch.setattr(run, "WORK", tmp_path / "work")
+    resume = {"x_f": {"hash": "aaaa", "killed": "1-2"}}
+    record = json.loads(
+        run.ledger_of("pkg/mod.py", _mutants(), "0" * 64, "abc", "2026-12-03", resume=resume)
+    )
+    record["rules"] = ["something else"]
+    run.ledger_path("pkg/mod.py", results).write_text(json.dumps(record), encoding="utf-8")
+    assert run.seed_from_ledger("pkg/mod.py", results) == 0
+    assert not run.meta_path("pkg/mod.py").exists()
+    record["rules"] = list(run.DO_NOT_MUTATE)
+    run.ledger_path("pkg/mod.py", results).write_text(json.dumps(record), encoding="utf-8")
+    assert run.seed_from_ledger("pkg/mod.py", results) == 2
+
+
+@pytest.mark.parametrize(
+    "resume",
+    [
+        {"x_f": {"killed": "1"}},  # no hash
+        {"x_f": {"hash": "a", "survived": "1"}},  # a kind never seeded
+        {"x_f": {"hash": "a", "killed": "3-1"}},
+        {"x_f": {"hash": "a", "killed": "0"}},
+        {"x_f": {"hash": "a", "killed": "one"}},
+        {"x_f": "aaaa"},
+        ["x_f"],
+    ],
+)
+def test_a_damaged_resume_is_one_line_naming_the_ledger(tmp_path: Path, resume: object) -> None:
+    root, results = _ledger_world(tmp_path)
+    results.mkdir()
+    record = json.loads(run.ledger_of("pkg/mod.py", _mutants(), "0" * 64, "abc", "2026-12-03"))
+    record["resume"] = resume
+    run.ledger_path("pkg/mod.py", results).write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(run.MapError) as caught:
+        run.ledger_results("pkg/mod.py", [], results, root)
+    assert str(caught.value).startswith("pkg.mod.json: ") and "\n" not in str(caught.value)
+
+
+@given(st.sets(st.integers(min_value=1, max_value=400), max_size=60))
+def test_mutant_numbers_round_trip_through_their_ranges(numbers: set[int]) -> None:
+    text = run._ranges(numbers)
+    assert run._numbers(text) == sorted(numbers)
+    # Each number once, as a single or inside one run: never two runs that touch.
+    runs = [tuple(map(int, part.split("-"))) for part in filter(None, text.split(","))]
+    assert all(b[0] > a[-1] + 1 for a, b in itertools.pairwise(runs))

@@ -23,10 +23,8 @@ container too):
    3     DSDATA     ext4    the journal, sealing state, pairing, the saved clock
    ====  =========  ======  ===================================================
 
-   dpkg unpacks and configures the package under emulation; between the two the venv is
-   byte-compiled by this machine's Python 3.11 at the paths it has on the Pi, so that the
-   postinst's own ``compileall`` finds every file up to date (the same bytes; compiling them
-   under emulation took most of a minute).
+   dpkg installs the package under emulation (its venv's bytecode comes in the package:
+   debian/rules).
 
 The result is ``build/image/dealer-station-pi-arm64.img`` (write it to the SD card whole).
 Beside it in the cache are the kernel and initrd QEMU boots it with (``-machine virt``), and
@@ -73,8 +71,6 @@ PACKAGES = (
 )
 #: Partition sizes in MiB (the disk starts with 4 MiB for the MBR and alignment, as Debian's).
 FIRMWARE_MIB, ROOT_MIB, DATA_MIB, LEAD_MIB = 256, 1536, 512, 4
-#: The package's venv's modules, byte-compiled on this machine (install_package).
-VENV_LIB = "opt/dealer-station/lib"
 
 #: The boot test's additions (test.img only): its agent, from the payload disk, and NTP from
 #: the host side (10.0.2.2 in QEMU's user network), retried every few seconds and asked every
@@ -225,10 +221,7 @@ def assemble(parts: dict[str, Path], image: Path, log: Path) -> None:
 
 
 def install_package(root: Path, deb: Path, log: Path) -> None:
-    """``dpkg -i`` the package in ``root`` (under emulation), as a technician would, in its
-    two halves: unpack, then configure; between them this machine's Python 3.11, if it has
-    one, byte-compiles the venv at its paths on the Pi, which the postinst would do under
-    emulation (the same bytes: the same Python version, the sources' own times)."""
+    """``dpkg -i`` the package in ``root`` (under emulation), as a technician would."""
     shutil.copy2(deb, root / "tmp" / "dealer-station.deb")
     env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive",
            "LANG": "C.UTF-8"}  # fmt: skip
@@ -243,11 +236,7 @@ def install_package(root: Path, deb: Path, log: Path) -> None:
             raise Arm64Error(f"dpkg {args[0]} in the image failed (log: {log})")
 
     with chroot_mounts(root):
-        dpkg("--unpack", "/tmp/dealer-station.deb")
-        if shutil.which("python3.11"):
-            run_host(["nice", "python3.11", "-m", "compileall", "-q", "-j0", "-s", str(root),
-                      "-p", "/", str(root / VENV_LIB)], log)  # fmt: skip
-        dpkg("--configure", "dealer-station")
+        dpkg("-i", "/tmp/dealer-station.deb")
     (root / "tmp" / "dealer-station.deb").unlink()
 
 

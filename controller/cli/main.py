@@ -30,6 +30,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: The commands that use rich (the simulated table's terminal). Every other command's process
+#: keeps it out (start-up time on a Pi: the unit runs check-config, then the daemon, at each
+#: start): structlog would load it for its console tracebacks; without it a console run
+#: prints structlog's plain tracebacks (controller/service/logs.py), and the daemon writes
+#: JSON lines for journald.
+USES_RICH = frozenset({"simulate"})
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr (status 2), as every
     other error of the command line is; ``--help`` still prints the full usage."""
@@ -67,6 +75,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``dealer-station``; returns the exit status."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and arguments and arguments[0] not in USES_RICH:
+        # The program's own process only (a caller's argv list may come from a process
+        # that uses rich). None in sys.modules makes its import fail as if absent.
+        sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
     if isinstance(sys.stdout, io.TextIOWrapper) and sys.stdout.errors == "strict":
         # A name of bytes that are not UTF-8 (a path argument, a file in a folder) reaches
         # Python as surrogates: printed on a UTF-8 locale's strict stdout it would end in

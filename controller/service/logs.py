@@ -8,6 +8,7 @@ Tracebacks never show frame locals: a local holding the hole card must not reach
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import sys
 from typing import Any, Final, TextIO
@@ -82,7 +83,12 @@ def configure_logging(
     else:
         renderer = structlog.dev.ConsoleRenderer(
             colors=bool(getattr(out, "isatty", lambda: False)()),
-            exception_formatter=structlog.dev.RichTracebackFormatter(show_locals=False),
+            exception_formatter=(
+                structlog.dev.RichTracebackFormatter(show_locals=False)
+                if importlib.util.find_spec("rich") is not None
+                # The daemon's process keeps rich out (controller/cli/main.py, USES_RICH).
+                else structlog.dev.plain_traceback
+            ),
         )
         final = [structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer]
     handler = logging.StreamHandler(out)
