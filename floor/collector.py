@@ -175,7 +175,10 @@ class Collector:
         return self._writer.is_alive()
 
     def stop(self) -> None:
-        """Disconnect and stop both threads (what they hold unacknowledged is sent again)."""
+        """Disconnect and stop both threads (what they hold unacknowledged is sent again).
+        The writer looks at the stop at least every 0.2 s (its wait for messages, and its
+        0.5 s pause before it connects again after a lost database ends at once); a writer
+        inside a database call is waited for 10 s at most, then left to end on its own."""
         self.stopping.set()
         self._heartbeat.stop()
         self._client.disconnect()

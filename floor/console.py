@@ -85,9 +85,8 @@ class Console:
             yield
         finally:
             self.feed.close()
-            self._feed_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._feed_task
+            self.feed.stop()  # not a cancel: one inside psycopg's wait may never end (floor.feed)
+            await self._feed_task
             await self.pool.close()
 
 

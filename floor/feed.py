@@ -22,6 +22,14 @@ picture stale, if anything, and the time of the last good update. Stale means an
 The page also watches the stream itself: no message for a few seconds (the monitor gone)
 shows the same banner (``floor/static/console.js``). Each second the feed also checks that
 the sessions of its streams are still open and ends the streams of a logged-out session.
+
+The feed is stopped by :meth:`Feed.stop`, never by cancelling its task: a cancel that lands
+as a call completes is lost (Python 3.11's ``asyncio.wait_for`` hands back the call's result
+or error instead, and the feed went on for ever), and one that lands inside psycopg's wait
+for notifications is handled by psycopg (a server-side cancel, another wait) and has been
+seen never to finish. So the listener waits for notifications at most :data:`STOP_POLL`
+seconds at a time and looks at the stop between waits; a stop that comes during a
+connection attempt or a read is seen when it ends (:data:`QUERY_SECONDS` at most).
 """
 
 from __future__ import annotations
@@ -52,6 +60,9 @@ QUERY_SECONDS: Final = 5.0  # a read that takes longer counts as a lost database
 QUEUED: Final = 16  # events waiting for one slow stream before it gets a full picture again
 MAX_SPACING: Final = 2.0  # seconds between two reads at most, however long a read takes
 IDLE_SECONDS: Final = 1.0  # a read at least this often with no change heard (silence shows)
+STOP_POLL: Final = 0.2  # seconds of waiting for notifications between two looks at a stop
+RETRY_SECONDS: Final = 1.0  # after a lost database, before the next connection attempt
+TICK_SECONDS: Final = 1.0  # between two status events (and session checks)
 
 
 @dataclass
@@ -101,9 +112,10 @@ class Stream:
 
 
 def _cancel_pending() -> bool:
-    """Is the running task asked to stop? Python 3.11's ``asyncio.wait_for`` hands back the
-    awaited call's own error, not the cancellation, when the call fails in the same turn of
-    the loop as the cancel comes: the cancel is then still pending on the task."""
+    """Is the running task asked to stop by a cancel? Python 3.11's ``asyncio.wait_for``
+    hands back the awaited call's own result or error, not the cancellation, when the call
+    ends in the same turn of the loop as the cancel comes: the cancel is then lost but for
+    the task's count of them."""
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
 
@@ -140,6 +152,7 @@ class Feed:
         self.collector_seen: datetime | None = None
         self.started = time.monotonic()
         self.reads = 0
+        self._stopping = asyncio.Event()
 
     # --- streams ------------------------------------------------------------------------
 
@@ -200,25 +213,38 @@ class Feed:
 
     # --- the listener -------------------------------------------------------------------
 
+    def stop(self) -> None:
+        """Ask :meth:`run` to end: it returns within :data:`STOP_POLL` seconds of a wait for
+        notifications or a pause, or as the connection attempt or the read under way ends
+        (:data:`QUERY_SECONDS` at most). The feed runs once: a stopped feed stays stopped."""
+        self._stopping.set()
+
+    def _stopped(self) -> bool:
+        # A cancel of the task stops it too, even one that ``asyncio.wait_for`` lost.
+        return self._stopping.is_set() or _cancel_pending()
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait ``seconds``, or until the feed is stopped (not at all when it is already)."""
+        if not self._stopped():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), seconds)
+
     async def run(self) -> None:
-        """Listen, read and publish until cancelled; reconnect after any database error."""
+        """Listen, read and publish until :meth:`stop`; reconnect after any database error."""
         ticker = asyncio.create_task(self._tick())
         try:
-            while True:
+            while not self._stopped():
                 try:
                     await self._listen()
                 except (psycopg.Error, OSError, TimeoutError) as err:
-                    if _cancel_pending():
-                        raise asyncio.CancelledError from err
                     if self.db_problem is None:
                         self.db_since = datetime.now(UTC)
                     self.db_problem = str(err).strip().splitlines()[0][:120] if str(err) else "lost"
                     _log.warning("console feed: database lost", error=self.db_problem)
-                await asyncio.sleep(1.0)
+                    await self._pause(RETRY_SECONDS)
         finally:
-            ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await ticker
+            self._stopping.set()  # the ticker ends at its next look (it is not cancelled)
+            await ticker
 
     async def _listen(self) -> None:
         conn = await asyncio.wait_for(
@@ -234,22 +260,28 @@ class Feed:
             await conn.execute(f"LISTEN {CHANGED}")
             await conn.execute(f"LISTEN {COLLECTOR_CHANNEL}")
             pacing = Pacing()  # a big floor's read takes longer: read it less often
-            while True:
+            while not self._stopped():
                 wait = pacing.due() - time.monotonic()
                 if wait > 0:
-                    async for note in conn.notifies(timeout=wait):
-                        if note.channel == COLLECTOR_CHANNEL:
-                            self._heard(note.payload)
-                        elif not pacing.dirty:
-                            pacing.dirty = True
-                            break  # read sooner: ``spacing`` after the last read
-                    if time.monotonic() < pacing.due():
-                        continue
+                    await self._hear(conn, pacing, min(wait, STOP_POLL))
+                    continue
                 started = time.monotonic()
                 await asyncio.wait_for(self._read(conn), QUERY_SECONDS)
                 pacing.read(started, time.monotonic())
         finally:
             await conn.close()
+
+    async def _hear(
+        self, conn: psycopg.AsyncConnection[tuple[Any, ...]], pacing: Pacing, seconds: float
+    ) -> None:
+        """Wait at most ``seconds`` for notifications and take those that come, all of them
+        (psycopg hands over a packet's notifications together, and ends its wait after it):
+        a heartbeat is noted, a change makes the next read due sooner."""
+        async for note in conn.notifies(timeout=seconds, stop_after=1):
+            if note.channel == COLLECTOR_CHANNEL:
+                self._heard(note.payload)
+            else:
+                pacing.dirty = True
 
     def _heard(self, payload: str) -> None:
         name, _, state = payload.partition(" ")
@@ -282,7 +314,9 @@ class Feed:
 
     async def _tick(self) -> None:
         while True:
-            await asyncio.sleep(1.0)
+            await self._pause(TICK_SECONDS)
+            if self._stopped():
+                return
             self._publish(event("status", self.state()))
             tokens = {s.token for s in self.streams}
             if not tokens:
@@ -290,8 +324,6 @@ class Feed:
             try:
                 still = await asyncio.wait_for(self.still_open(tokens), QUERY_SECONDS)
             except (psycopg.Error, OSError, TimeoutError) as err:
-                if _cancel_pending():
-                    raise asyncio.CancelledError from err
                 _log.info("console feed: sessions not checked", error=str(err)[:120])
                 continue
             for stream in list(self.streams):

@@ -161,6 +161,36 @@ def test_hash_password_refuses_in_one_line(
     assert _hash(monkeypatch, data) == (2, [], [f"dealer-station floor: {refusal}"])
 
 
+class _Endless:
+    """A stdin that never ends its line (``yes | tr -d '\\n'``): each read's bound, noted."""
+
+    def __init__(self) -> None:
+        self.asked: list[int | None] = []
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def buffer(self) -> _Endless:
+        return self
+
+    def readline(self, limit: int | None = -1) -> bytes:
+        self.asked.append(limit)
+        if limit is None or limit < 0:
+            raise AssertionError("a read without a bound never ends on this stdin")
+        return b"x" * limit
+
+
+def test_a_stdin_that_never_ends_its_line_is_read_no_further_than_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    endless = _Endless()
+    monkeypatch.setattr(sys, "stdin", endless)
+    refusal = "dealer-station floor: a password has at most 1024 bytes"
+    assert invoke(["floor", "hash-password"]) == (2, [], [refusal])
+    assert endless.asked == [1025]  # one byte past the longest password: enough to refuse
+
+
 def test_at_a_terminal_the_password_is_asked_without_echo(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[str] = []
 

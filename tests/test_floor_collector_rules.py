@@ -835,16 +835,19 @@ def test_each_batch_is_applied_by_an_ingest_on_the_writers_connection(
 
 
 class _CountedInbox(Inbox):
-    """An inbox that never waits and counts the writer's turns (each take)."""
+    """An inbox that never waits and counts the writer's turns (each take), noting how
+    long each was asked to wait."""
 
     def __init__(self) -> None:
         super().__init__()
         self.takes = 0
+        self.timeouts: set[float] = set()
         self.turned = threading.Condition()
 
     def take(self, limit: int, timeout: float) -> list[Message]:
         with self.turned:
             self.takes += 1
+            self.timeouts.add(timeout)
             self.turned.notify_all()
         return super().take(limit, 0)
 
@@ -861,6 +864,45 @@ def test_an_idle_writer_keeps_turning_until_stopped(tmp_path: Path, connections:
     finally:
         running.stop()
     assert not running._writer.is_alive() and running.failure is None
+    # Collector.stop: the writer looks at the stop at least every 0.2 s.
+    assert inbox.timeouts == {0.2}
+
+
+def test_after_a_lost_database_the_writer_waits_half_a_second_or_its_stop(
+    tmp_path: Path, connections: _Made
+) -> None:
+    running = _Writes(config(tmp_path))
+    running.stopping = stop = _Waits(turns=1)  # stopped in its first pause
+    connections.errors.append(psycopg.OperationalError("no server"))
+    _messages(running, "T1")
+    with capture_logs():
+        running._writer.start()
+        running._writer.join(30)
+    assert not running._writer.is_alive() and running.failure is None
+    assert stop.asked == [0.5]  # Collector.stop: its pause before it connects again
+    assert running.writes == []
+
+
+class _Stuck:
+    """A writer thread inside a database call that does not return: each join's timeout."""
+
+    def __init__(self) -> None:
+        self.joins: list[float | None] = []
+
+    def is_alive(self) -> bool:
+        return True
+
+    def join(self, timeout: float | None = None) -> None:
+        self.joins.append(timeout)
+
+
+def test_a_stop_waits_ten_seconds_at_most_for_a_writer_stuck_in_the_database(
+    tmp_path: Path,
+) -> None:
+    running = Collector(config(tmp_path))
+    running._writer = stuck = _Stuck()  # type: ignore[assignment]
+    running.stop()
+    assert stuck.joins == [10]  # Collector.stop, then left to end on its own
 
 
 def test_a_suspects_time_ends_at_its_instant_and_failing_again_starts_it_anew(

@@ -1,8 +1,10 @@
 """The console feed's listener (``floor.feed.Feed.run``) on a real PostgreSQL, without a
 browser: one autocommit connection named for the console that reads the grid at once, again
 soon after a ``NOTIFY floor_changed`` and at least every second without one, that hears the
-collectors' heartbeats without reading for them; a read or a connection that hangs counted
-as a lost database, and a lost database said once, retried each second and read again.
+collectors' heartbeats without reading for them (every one, a change sent with it too); a
+read or a connection that hangs counted as a lost database, and a lost database said once,
+retried each second and read again. A stop at any step ends the feed at once, its
+connection closed, and so does a cancel that Python 3.11's ``asyncio.wait_for`` loses.
 
 The grid a read returns is the real one (:func:`floor.queries.snapshot` on an empty floor);
 the tests only note each read (its time and connection) on its way. The pacing itself is
@@ -76,18 +78,16 @@ async def _until(check: Callable[[], object], seconds: float = 10.0) -> bool:
 
 
 def _running(feed: Feed, body: Callable[[], Awaitable[None]]) -> None:
-    """Run ``feed`` while ``body`` runs, then cancel it."""
+    """Run ``feed`` while ``body`` runs, then stop it."""
 
     async def main() -> None:
         runner = asyncio.create_task(feed.run())
         try:
             await body()
         finally:
-            runner.cancel()
-            # Bounded: a cancel that lands inside psycopg's wait for notifications has been
-            # seen to leave the feed waiting for ever (at load 15-20, not understood yet).
+            feed.stop()
             done, _ = await asyncio.wait({runner}, timeout=10.0)
-            assert done, "the feed did not stop within 10 s of its cancel"
+            assert done, "the feed did not stop within 10 s"
 
     asyncio.run(main())
 
@@ -153,6 +153,32 @@ def test_a_change_is_read_a_quarter_second_after_the_last_read_on_the_same_conne
     _running(feed, body)
     assert reads[1].at - reads[0].at >= 0.25
     assert {r.pid for r in reads} == {reads[0].pid}
+
+
+def test_a_change_ends_the_wait_for_notifications_at_once(
+    floor_database: Database, reads: list[Read], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Waits of a minute, for a read and for notifications: only the change ends one.
+    monkeypatch.setattr(feed_module, "IDLE_SECONDS", 60.0)
+    monkeypatch.setattr(feed_module, "STOP_POLL", 60.0)
+    noting = queries.snapshot
+    feed = Feed(floor_database.conninfo, CASINO, 30.0, _all_open)
+
+    async def snapshot(*args: Any) -> dict[str, Any]:
+        found: dict[str, Any] = await noting(*args)
+        if len(reads) == 2:
+            feed.stop()  # as the change's read ends: no wait of a minute after it
+        return found
+
+    monkeypatch.setattr(queries, "snapshot", snapshot)
+
+    async def body() -> None:
+        assert await _until(lambda: reads)
+        await asyncio.to_thread(_notify, floor_database, "floor_changed")
+        assert await _until(lambda: len(reads) >= 2)
+
+    _running(feed, body)
+    assert len(reads) == 2
 
 
 def test_a_change_heard_right_after_a_slow_read_waits_four_times_its_duration(
@@ -333,3 +359,143 @@ def test_a_long_error_is_cut_to_its_first_120_characters() -> None:
     # libpq's refusal of the path, cut at 120 characters.
     said = 'connection is bad: Unix-domain socket path "/nonexistent/'
     assert feed.db_problem == said + "d" * (120 - len(said))
+
+
+def test_a_heartbeat_sent_with_a_change_is_heard_too(
+    floor_database: Database, reads: list[Read], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(feed_module, "IDLE_SECONDS", 60.0)
+    feed = Feed(floor_database.conninfo, CASINO, 30.0, _all_open)
+
+    def change_and_heartbeat() -> None:
+        # One transaction: PostgreSQL delivers its notifications together at the commit.
+        with psycopg.connect(floor_database.conninfo) as conn:
+            conn.execute("SELECT pg_notify('floor_changed', '')")
+            conn.execute("SELECT pg_notify('floor_collector', 'c1 ok')")
+
+    async def body() -> None:
+        assert await _until(lambda: reads)
+        await asyncio.to_thread(change_and_heartbeat)
+        assert await _until(lambda: len(reads) >= 2)
+        assert await _until(lambda: "c1" in feed.collectors)
+
+    _running(feed, body)
+    assert feed.collectors["c1"][1] == "ok"
+
+
+# --- stopping (floor.feed's docstring): a stop at each step of the listener ends it at once.
+# The waits a missed stop would sit out (the next read, the next attempt, the next tick) are
+# made a minute long, so that a feed that stops at once is told from one that does not whatever
+# the machine's load; each stop comes on an event of the feed's own (a call made or answered).
+
+
+@pytest.fixture
+def long_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("IDLE_SECONDS", "RETRY_SECONDS", "TICK_SECONDS"):
+        monkeypatch.setattr(feed_module, name, 60.0)
+
+
+#: Where the stop comes, and how many reads the feed has made by then.
+STOP_POINTS = {
+    "as its connection is made": 0,
+    "as a read starts": 1,
+    "as a read ends": 1,
+    "while it waits for notifications": 1,
+    "as it hears a heartbeat": 1,
+    "as it hears a change": 1,  # and reads no more
+}
+
+
+@pytest.mark.parametrize("point", list(STOP_POINTS))
+def test_a_stop_ends_the_feed_at_once_and_closes_its_connection(
+    floor_database: Database,
+    reads: list[Read],
+    monkeypatch: pytest.MonkeyPatch,
+    long_waits: None,
+    point: str,
+) -> None:
+    monkeypatch.setattr(feed_module, "IDLE_SECONDS", 60.0)
+    feed = Feed(floor_database.conninfo, CASINO, 30.0, _all_open)
+    waiting = asyncio.Event()  # the feed waits for notifications
+    connect = psycopg.AsyncConnection.connect
+    noting = queries.snapshot  # the fixture's
+    notifies = psycopg.AsyncConnection.notifies
+    heard = feed._heard
+
+    async def connected(*args: Any, **kwargs: Any) -> Any:
+        conn = await connect(*args, **kwargs)
+        if point == "as its connection is made":
+            feed.stop()
+        return conn
+
+    async def snapshot(*args: Any) -> dict[str, Any]:
+        if point == "as a read starts":
+            feed.stop()
+        found: dict[str, Any] = await noting(*args)
+        if point == "as a read ends":
+            feed.stop()
+        return found
+
+    async def listening(conn: Any, **kwargs: Any) -> Any:
+        waiting.set()
+        async for note in notifies(conn, **kwargs):
+            if point == "as it hears a change":
+                feed.stop()
+            yield note
+
+    def hearing(payload: str) -> None:
+        heard(payload)
+        if point == "as it hears a heartbeat":
+            feed.stop()
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "connect", connected)
+    monkeypatch.setattr(queries, "snapshot", snapshot)
+    monkeypatch.setattr(psycopg.AsyncConnection, "notifies", listening)
+    monkeypatch.setattr(feed, "_heard", hearing)
+
+    sent = {
+        "while it waits for notifications": None,
+        "as it hears a heartbeat": ("floor_collector", "c1 ok"),
+        "as it hears a change": ("floor_changed", ""),
+    }
+
+    async def main() -> bool:
+        runner = asyncio.create_task(feed.run())
+        if point in sent:
+            await asyncio.wait(
+                {asyncio.create_task(waiting.wait()), runner},
+                timeout=10.0,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            assert waiting.is_set()
+            if (notification := sent[point]) is None:
+                feed.stop()
+            else:
+                await asyncio.to_thread(_notify, floor_database, *notification)
+        await asyncio.wait({runner}, timeout=10.0)
+        return runner.done()
+
+    assert asyncio.run(main()), f"the feed stopped {point} did not end within 10 s"
+    assert len(reads) == STOP_POINTS[point]
+    assert asyncio.run(_until(lambda: not _feed_backends(floor_database)))
+    assert ("c1" in feed.collectors) == (point == "as it hears a heartbeat")
+
+
+def test_a_cancel_that_comes_as_a_read_ends_is_not_lost(
+    floor_database: Database, reads: list[Read], monkeypatch: pytest.MonkeyPatch, long_waits: None
+) -> None:
+    noting = queries.snapshot
+
+    async def main() -> bool:
+        async def snapshot(*args: Any) -> dict[str, Any]:
+            found: dict[str, Any] = await noting(*args)
+            runner.cancel()  # Python 3.11's wait_for hands back the read, not the cancel
+            return found
+
+        monkeypatch.setattr(queries, "snapshot", snapshot)
+        runner = asyncio.create_task(Feed(floor_database.conninfo, CASINO, 30.0, _all_open).run())
+        await asyncio.wait({runner}, timeout=10.0)
+        return runner.done()
+
+    assert asyncio.run(main()), "the cancelled feed did not end within 10 s"
+    assert len(reads) == 1

@@ -10,7 +10,6 @@ test_floor_console_stale.py; here the grid a read returns is written by hand.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
 import time
@@ -20,6 +19,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from floor import feed as feed_module
 from floor import queries
 from floor.casino import Casino
 from floor.feed import MAX_STREAMS, QUEUED, STALE_SECONDS, Feed, Pacing, Stream, event
@@ -443,16 +443,25 @@ def test_a_tick_whose_session_check_fails_ends_no_stream() -> None:
     assert [name for name, _ in _events(stream)][:2] == ["status", "status"]
 
 
-def test_a_database_that_cannot_be_reached_is_said_in_its_first_line() -> None:
+def test_a_database_that_cannot_be_reached_is_said_in_its_first_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 0.05)
+
     async def main() -> Feed:
         feed = Feed("host=/nonexistent/socket dbname=floor", NEW_YORK, 30.0, _no_sessions)
+        stream = feed.subscribe("t")
+        assert stream is not None
         runner = asyncio.create_task(feed.run())
         try:
             assert await _until(lambda: feed.db_problem != "not connected yet", 10.0)
+            # The run ticks too: the stream is told the feed's state.
+            said = await asyncio.wait_for(stream.queue.get(), 10.0)
+            assert said.startswith("event: status\n")
         finally:
-            runner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await runner
+            feed.stop()
+            await asyncio.wait({runner}, timeout=10.0)
+        assert runner.done() and runner.result() is None
         return feed
 
     feed = asyncio.run(main())
@@ -523,51 +532,200 @@ def test_each_tick_comes_a_second_after_the_last() -> None:
     assert all(1.0 <= gap < 1.9 for gap in gaps), gaps
 
 
-# --- stopping: a cancel that comes as a call fails is not lost (Python 3.11's wait_for) -------
+# --- stopping (the module docstring): by Feed.stop, seen between waits; a cancel too, even one
+# that Python 3.11's wait_for hands back as the call's own result or error ------------------
+#
+# The waits a missed stop would sit out are made a minute long, so that a feed that stops
+# only at the end of one is told from one that stops at once whatever the machine's load.
 
 
-def test_a_feed_cancelled_as_its_connection_attempt_fails_stops(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    calls = 0
+@pytest.fixture
+def long_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(feed_module, "RETRY_SECONDS", 60.0)
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 60.0)
+
+
+async def _ends(task: asyncio.Task[None]) -> bool:
+    """Did ``task`` end within 10 s (a minute's wait, missed stop, would not)?"""
+    await asyncio.wait({task}, timeout=10.0)
+    return task.done()
+
+
+def test_a_feed_stopped_while_it_waits_to_connect_again_stops_at_once(long_waits: None) -> None:
+    attempts = 0
+
+    async def main() -> bool:
+        async def refused(*_args: Any, **_kwargs: Any) -> None:
+            nonlocal attempts
+            attempts += 1
+            raise psycopg.OperationalError("connection refused")
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(psycopg.AsyncConnection, "connect", refused)
+            feed = _feed()
+            runner = asyncio.create_task(feed.run())
+            assert await _until(lambda: feed.db_problem == "connection refused")
+            feed.stop()  # the feed waits a minute before its next attempt
+            return await _ends(runner)
+
+    assert asyncio.run(main())
+    assert attempts == 1
+
+
+def test_a_feed_stopped_as_its_connection_attempt_fails_makes_no_other(long_waits: None) -> None:
+    attempts = 0
+
+    async def main() -> bool:
+        feed = _feed()
+
+        async def refused(*_args: Any, **_kwargs: Any) -> None:
+            nonlocal attempts
+            attempts += 1
+            feed.stop()  # the monitor stops as the attempt fails, in one turn
+            raise psycopg.OperationalError("connection refused")
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(psycopg.AsyncConnection, "connect", refused)
+            return await _ends(asyncio.create_task(feed.run()))
+
+    assert asyncio.run(main())
+    assert attempts == 1
+
+
+def test_a_feed_cancelled_as_its_connection_attempt_fails_stops(long_waits: None) -> None:
+    attempts = 0
 
     async def main() -> bool:
         runner: asyncio.Task[None] | None = None
 
         async def refused(*_args: Any, **_kwargs: Any) -> None:
-            nonlocal calls
-            calls += 1
-            if calls == 1:
-                assert runner is not None
-                runner.cancel()  # the monitor stops as the attempt fails, in one turn
+            nonlocal attempts
+            attempts += 1
+            assert runner is not None
+            runner.cancel()  # wait_for hands back this error, not the cancel
             raise psycopg.OperationalError("connection refused")
 
-        monkeypatch.setattr(psycopg.AsyncConnection, "connect", refused)
-        runner = asyncio.create_task(_feed().run())
-        await asyncio.wait({runner}, timeout=5.0)
-        return runner.cancelled()  # before asyncio.run cancels what is left
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(psycopg.AsyncConnection, "connect", refused)
+            runner = asyncio.create_task(_feed().run())
+            return await _ends(runner)
 
     assert asyncio.run(main())
-    assert calls == 1
+    assert attempts == 1
 
 
-def test_a_tick_cancelled_as_its_session_check_fails_stops() -> None:
+def test_a_stopped_feed_stops_its_ticks_at_once(long_waits: None) -> None:
     async def main() -> bool:
-        ticker: asyncio.Task[None] | None = None
+        feed = _feed()
+        ticker = asyncio.create_task(feed._tick())
+        await asyncio.sleep(0)  # the ticker waits its minute
+        feed.stop()
+        return await _ends(ticker)
+
+    assert asyncio.run(main())
+
+
+def test_a_tick_stopped_during_its_session_check_sends_nothing_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 0.0)  # a tick at each turn
+
+    async def main() -> tuple[bool, list[tuple[str, Any]], int]:
         calls = 0
 
-        async def gone(_tokens: set[str]) -> set[str]:
+        async def checked(tokens: set[str]) -> set[str]:
             nonlocal calls
             calls += 1
-            if calls == 1:
-                assert ticker is not None
-                ticker.cancel()  # the feed stops as the check fails, in one turn
-            raise OSError("database gone")
+            feed.stop()  # the feed stops as the check answers, in one turn
+            return set()
 
-        feed = Feed("host=/nonexistent", NEW_YORK, 30.0, gone)
+        feed = Feed("host=/nonexistent", NEW_YORK, 30.0, checked)
+        stream = feed.subscribe("t")
+        assert stream is not None
+        ended = await _ends(asyncio.create_task(feed._tick()))
+        return ended, _events(stream), calls
+
+    ended, events, calls = asyncio.run(main())
+    assert ended and calls == 1
+    assert [name for name, _ in events] == ["logout"]  # its answer, and no status after
+
+
+@pytest.mark.parametrize("answer", ["closed", "error"])
+def test_a_tick_cancelled_as_its_session_check_answers_stops(
+    monkeypatch: pytest.MonkeyPatch, answer: str
+) -> None:
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 0.0)  # the first check at once
+
+    async def main() -> bool:
+        ticker: asyncio.Task[None] | None = None
+
+        async def checked(_tokens: set[str]) -> set[str]:
+            monkeypatch.setattr(feed_module, "TICK_SECONDS", 60.0)  # a missed cancel waits
+            assert ticker is not None
+            ticker.cancel()  # wait_for hands back this answer, not the cancel
+            if answer == "error":
+                raise OSError("database gone")
+            return set()
+
+        feed = Feed("host=/nonexistent", NEW_YORK, 30.0, checked)
         assert feed.subscribe("t") is not None
         ticker = asyncio.create_task(feed._tick())
-        await asyncio.wait({ticker}, timeout=5.0)
-        return ticker.cancelled()  # before asyncio.run cancels what is left
+        return await _ends(ticker)
 
     assert asyncio.run(main())
+
+
+def test_a_feed_with_no_stream_yet_ticks_for_the_streams_that_come(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 0.05)
+
+    async def main() -> str:
+        feed = _feed()
+        ticked = asyncio.Event()
+        state = feed.state
+
+        def noted() -> dict[str, Any]:
+            ticked.set()
+            return state()
+
+        monkeypatch.setattr(feed, "state", noted)
+        ticker = asyncio.create_task(feed._tick())
+        try:
+            await asyncio.wait_for(ticked.wait(), 10.0)  # a tick with no stream
+            stream = feed.subscribe("t")
+            assert stream is not None
+            return await asyncio.wait_for(stream.queue.get(), 10.0)
+        finally:
+            feed.stop()
+            await asyncio.wait({ticker}, timeout=10.0)
+
+    assert asyncio.run(main()).startswith("event: status\n")
+
+
+def test_a_session_check_that_hangs_is_given_up_after_the_query_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 0.05)
+    monkeypatch.setattr(feed_module, "QUERY_SECONDS", 0.1)
+
+    async def main() -> tuple[list[str], bool]:
+        async def hangs(_tokens: set[str]) -> set[str]:
+            await asyncio.Event().wait()
+            return set()
+
+        feed = Feed("host=/nonexistent", NEW_YORK, 30.0, hangs)
+        stream = feed.subscribe("t")
+        assert stream is not None
+        ticker = asyncio.create_task(feed._tick())
+        try:
+            said = [await asyncio.wait_for(stream.queue.get(), 10.0) for _ in range(2)]
+        finally:
+            ticker.cancel()
+            await asyncio.wait({ticker}, timeout=10.0)
+        return said, stream.closed
+
+    said, closed = asyncio.run(main())
+    # The second tick came: the first one's check was given up; the stream stays open.
+    assert [s.split("\n")[0] for s in said] == ["event: status", "event: status"]
+    assert not closed
