@@ -171,3 +171,21 @@ def tamper(path: Path, *statements: str) -> None:
         replace_rows(conn, rows)
 
     behind_the_triggers(path, work)
+
+
+def index_out_of_step(path: Path) -> None:
+    """A table and an index whose entries no longer match its rows (the index's definition
+    rewritten in ``sqlite_master``): damage SQLite's ``integrity_check`` reports, and its
+    ``quick_check`` and the journal's chain never read."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("CREATE TABLE extra(a, b)")
+        conn.execute("CREATE INDEX extra_a ON extra(a)")
+        conn.executemany("INSERT INTO extra VALUES (?, ?)", [(1, 2), (3, 4)])
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute(
+            "UPDATE sqlite_master SET sql = 'CREATE INDEX extra_a ON extra(b)'"
+            " WHERE name = 'extra_a'"
+        )
+    finally:
+        conn.close()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from journal_tamper_support import behind_the_triggers
+from journal_tamper_support import behind_the_triggers, index_out_of_step
 from test_journal_base import TABLE, sealed_as
 from test_journal_seal import write_round
 
@@ -313,24 +313,6 @@ def test_a_missing_codec_is_altered_naming_no_row(rotated: Rotated) -> None:
 # -- SQLite's page check of a rotated journal ---------------------------------------------
 
 
-def _index_out_of_step(path: Path) -> None:
-    """A table and an index whose entries no longer match its rows (its definition
-    rewritten in ``sqlite_master``): damage SQLite's ``integrity_check`` reports and the
-    chain never reads."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        conn.execute("CREATE TABLE extra(a, b)")
-        conn.execute("CREATE INDEX extra_a ON extra(a)")
-        conn.executemany("INSERT INTO extra VALUES (?, ?)", [(1, 2), (3, 4)])
-        conn.execute("PRAGMA writable_schema = ON")
-        conn.execute(
-            "UPDATE sqlite_master SET sql = 'CREATE INDEX extra_a ON extra(b)'"
-            " WHERE name = 'extra_a'"
-        )
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_rotated_journal_gets_the_page_check_however_many_cores(
     rotated: Rotated, monkeypatch: pytest.MonkeyPatch, workers: int
@@ -341,7 +323,7 @@ def test_a_rotated_journal_gets_the_page_check_however_many_cores(
     the check was left to a walk over the cores that did not happen)."""
     from controller.journal import verify as verify_module
 
-    _index_out_of_step(rotated.path)
+    index_out_of_step(rotated.path)
     monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", rotated.last)
     report = verify(rotated.path, workers=workers)
     assert report.case is VerifyCase.CORRUPT, report.message
@@ -364,7 +346,7 @@ def test_a_damaged_file_is_corrupt_before_its_base_or_archive_is_judged(
         _put_base(rotated.path, replace(rotated.base, row=rotated.base.row + 1, hash=digest))
     else:  # the archive's last segment unreadable
         (rotated.folder / "999999999990-999999999999.dsa").write_bytes(b"not a segment")
-    _index_out_of_step(rotated.path)
+    index_out_of_step(rotated.path)
     monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", 1)
     report = verify(rotated.path, workers=workers, archive=rotated.folder)
     assert report == VerifyReport(
@@ -386,7 +368,7 @@ def test_a_damaged_file_is_corrupt_before_a_damaged_commit_however_many_cores(
     _behind_the_triggers(
         rotated.path, "UPDATE journal_commit SET last_hash = x'00' WHERE first_id = ?", first
     )
-    _index_out_of_step(rotated.path)
+    index_out_of_step(rotated.path)
     monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", 1)
     assert verify(rotated.path, workers=workers) == VerifyReport(
         VerifyCase.CORRUPT, f"corrupt: {rotated.path}: row 1 missing from index extra_a"
@@ -402,7 +384,7 @@ def test_a_tail_runs_no_integrity_check_even_when_its_walk_stops_at_a_damaged_co
     _behind_the_triggers(
         rotated.path, "UPDATE journal_commit SET last_hash = x'00' WHERE first_id = ?", first
     )
-    _index_out_of_step(rotated.path)
+    index_out_of_step(rotated.path)
     report = verify(rotated.path, tail=rotated.last - rotated.base.row)
     assert (report.case, report.first_bad_row) == (VerifyCase.ALTERED, first), report.message
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from daemon_support import journal_dir
-from journal_tamper_support import behind_the_triggers, tamper
+from journal_tamper_support import behind_the_triggers, index_out_of_step, tamper
 from test_journal_wal import wal_file
 
 from controller.journal import verify as verify_module
@@ -108,23 +108,6 @@ def _hash(path: Path, row: int) -> str:
 
 def _write_head(path: Path, row: int, digest: str) -> None:
     head_path(path).write_bytes(head_record(row, digest))
-
-
-def _index_out_of_step(path: Path) -> None:
-    """A table and an index whose entries no longer match its rows: damage SQLite's
-    ``integrity_check`` reports and its ``quick_check`` and the chain never read."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        conn.execute("CREATE TABLE extra(a, b)")
-        conn.execute("CREATE INDEX extra_a ON extra(a)")
-        conn.executemany("INSERT INTO extra VALUES (?, ?)", [(1, 2), (3, 4)])
-        conn.execute("PRAGMA writable_schema = ON")
-        conn.execute(
-            "UPDATE sqlite_master SET sql = 'CREATE INDEX extra_a ON extra(b)'"
-            " WHERE name = 'extra_a'"
-        )
-    finally:
-        conn.close()
 
 
 def _page_damaged(path: Path) -> None:
@@ -299,7 +282,7 @@ def test_a_database_without_its_journal_table_beside_a_head_naming_rows_is_trunc
 
 
 def test_the_full_check_runs_the_integrity_check(sealed: Sealed) -> None:
-    _index_out_of_step(sealed.path)
+    index_out_of_step(sealed.path)
     corrupt = VerifyReport(VerifyCase.CORRUPT, f"corrupt: {sealed.path}: {PAGE_PROBLEM}")
     assert verify(sealed.path) == corrupt
     assert verify(sealed.path, key=sealed.key) == corrupt
@@ -313,7 +296,7 @@ def test_the_integrity_check_runs_beside_a_walk_over_the_cores_or_before_one_wal
 ) -> None:
     """docs/journal.md, "A long walk": SQLite's integrity check runs beside the ranges; a
     shorter walk (or one core) gets it before. The same report either way."""
-    _index_out_of_step(sealed.path)
+    index_out_of_step(sealed.path)
     monkeypatch.setattr(verify_module, "PARALLEL_MIN_ROWS", threshold)
     assert verify(sealed.path, workers=workers) == VerifyReport(
         VerifyCase.CORRUPT, f"corrupt: {sealed.path}: {PAGE_PROBLEM}"
@@ -323,7 +306,7 @@ def test_the_integrity_check_runs_beside_a_walk_over_the_cores_or_before_one_wal
 def test_the_tail_check_runs_the_quick_check_which_does_not_read_indexes(sealed: Sealed) -> None:
     """docs/journal.md: `--tail N` runs SQLite's `quick_check` instead of
     `integrity_check` (an index out of step with its table is the difference)."""
-    _index_out_of_step(sealed.path)
+    index_out_of_step(sealed.path)
     report = verify(sealed.path, tail=3)
     assert report.case is VerifyCase.INTACT, report.message
 
@@ -734,7 +717,8 @@ def test_a_change_after_the_proofs_seal_is_found(sealed: Sealed) -> None:
     assert report.case is VerifyCase.ALTERED and report.first_bad_row == 17, report.message
 
 
-def _forked(row: int) -> VerifyReport:
+def forked_report(row: int) -> VerifyReport:
+    """What verify reports for a journal that is not the one a proof's seal names."""
     return VerifyReport(
         VerifyCase.FORKED,
         f"forked: row {row} is not the seal the proof names: the journal was rewritten or replaced",
@@ -743,7 +727,8 @@ def _forked(row: int) -> VerifyReport:
     )
 
 
-def _behind(last: int, row: int) -> VerifyReport:
+def behind_report(last: int, row: int) -> VerifyReport:
+    """What verify reports for a journal that ends before a proof's seal."""
     return VerifyReport(
         VerifyCase.BEHIND,
         f"behind: the journal ends at row {last}, before the proof's seal at row {row}: rows"
@@ -770,13 +755,13 @@ def _behind(last: int, row: int) -> VerifyReport:
             ),
         ),
         # The seal's row holds another hash: rewritten.
-        (lambda p, k: make_proof(k, 11, "2" * 64, 2), _forked(11)),
+        (lambda p, k: make_proof(k, 11, "2" * 64, 2), forked_report(11)),
         # The row before the seal, with the seal's hash: not the seal.
-        (lambda p, k: make_proof(k, 10, p.hash, 2), _forked(10)),
+        (lambda p, k: make_proof(k, 10, p.hash, 2), forked_report(10)),
         # The journal's last row (an event, no seal): the journal holds it, it differs.
-        (lambda p, k: make_proof(k, LAST, p.hash, 3), _forked(LAST)),
+        (lambda p, k: make_proof(k, LAST, p.hash, 3), forked_report(LAST)),
         # One past the journal's end: an older copy, the rows after its end in doubt.
-        (lambda p, k: make_proof(k, LAST + 1, p.hash, 3), _behind(LAST, LAST + 1)),
+        (lambda p, k: make_proof(k, LAST + 1, p.hash, 3), behind_report(LAST, LAST + 1)),
     ],
     ids=["mac", "table", "rewritten", "not-the-seal", "last-row", "behind"],
 )
@@ -797,12 +782,12 @@ def test_a_proof_whose_seal_row_is_gone_or_of_an_empty_journal_is_refused(
     no row at all: behind, from row 1, even for a seal at row 1."""
     proof = _proof(sealed, 11, 2)
     tamper(sealed.path, "DELETE FROM journal WHERE id = 11")
-    assert verify(sealed.path, key=sealed.key, since=proof) == _forked(11)
+    assert verify(sealed.path, key=sealed.key, since=proof) == forked_report(11)
     empty = folder / "empty.sqlite3"
     Journal.open(empty).close()
-    assert verify(empty, key=sealed.key, since=proof) == _behind(0, 11)
+    assert verify(empty, key=sealed.key, since=proof) == behind_report(0, 11)
     first = make_proof(sealed.key, 1, proof.hash, 1)
-    assert verify(empty, key=sealed.key, since=first) == _behind(0, 1)
+    assert verify(empty, key=sealed.key, since=first) == behind_report(0, 1)
 
 
 # -- anchors ------------------------------------------------------------------------------

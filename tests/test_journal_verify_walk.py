@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from journal_tamper_support import raw_rows, storage_version, tamper
 from test_journal_archive import play
+from test_journal_verify_open import behind_report, forked_report
 
 from controller.cli.main import main
 from controller.journal import creation
@@ -224,25 +225,6 @@ def test_a_proof_that_does_not_fit_the_journal_or_the_key_is_refused(
     assert report.case.value == case and words in report.message, report.message
 
 
-def _forked(row: int) -> VerifyReport:
-    return VerifyReport(
-        VerifyCase.FORKED,
-        f"forked: row {row} is not the seal the proof names: the journal was rewritten or replaced",
-        0,
-        row,
-    )
-
-
-def _behind(last: int, row: int) -> VerifyReport:
-    return VerifyReport(
-        VerifyCase.BEHIND,
-        f"behind: the journal ends at row {last}, before the proof's seal at row {row}: rows"
-        " removed or an older copy",
-        0,
-        last + 1,
-    )
-
-
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
@@ -261,11 +243,14 @@ def _behind(last: int, row: int) -> VerifyReport:
             ),
         ),
         # The seal's row holds another hash: rewritten.
-        (lambda p, k: make_proof(k, p.row, "2" * 64, p.seals), lambda p: _forked(p.row)),
+        (lambda p, k: make_proof(k, p.row, "2" * 64, p.seals), lambda p: forked_report(p.row)),
         # The row before the seal, with the seal's hash: not the seal.
-        (lambda p, k: make_proof(k, p.row - 1, p.hash, p.seals), lambda p: _forked(p.row)),
+        (lambda p, k: make_proof(k, p.row - 1, p.hash, p.seals), lambda p: forked_report(p.row)),
         # A seal past the journal's end (row 281): an older copy, the rows after it in doubt.
-        (lambda p, k: make_proof(k, p.row + 99, p.hash, p.seals), lambda p: _behind(TOTAL, p.row)),
+        (
+            lambda p, k: make_proof(k, p.row + 99, p.hash, p.seals),
+            lambda p: behind_report(TOTAL, p.row),
+        ),
     ],
     ids=["mac", "table", "rewritten", "not-the-seal", "behind"],
 )
@@ -293,13 +278,13 @@ def test_a_proof_whose_seal_row_is_gone_or_of_an_empty_journal_is_refused(
     proof = make_proof(key, row - 7, earlier[6], seals - 1)
     assert verify(copy, key=key, since=proof).ok  # the proof itself is good
     tamper(copy, f"DELETE FROM journal WHERE id = {row - 7}")
-    assert verify(copy, key=key, since=proof) == _forked(row - 7)
+    assert verify(copy, key=key, since=proof) == forked_report(row - 7)
     empty = tmp_path / "empty" / "journal.sqlite3"
     empty.parent.mkdir()
     Journal.open(empty).close()
-    assert verify(empty, key=key, since=proof) == _behind(0, row - 7)
+    assert verify(empty, key=key, since=proof) == behind_report(0, row - 7)
     first = make_proof(key, 1, earlier[6], 1)  # a seal at row 1: the least a proof names
-    assert verify(empty, key=key, since=first) == _behind(0, 1)
+    assert verify(empty, key=key, since=first) == behind_report(0, 1)
 
 
 def test_the_cli_saves_a_proof_and_checks_from_it(
