@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -210,6 +210,20 @@ def no_script_errors(driver: webdriver.Chrome) -> list[str]:
 
 
 # --- plain HTTP ------------------------------------------------------------------------------
+
+
+def cookie_attributes(headers: Mapping[str, list[str]], name: str) -> dict[str, str]:
+    """The attributes of the ``Set-Cookie`` among ``headers`` (lower-case names) that names
+    ``name``: lower-case keys, the value under ``value``, a flag as ``yes``."""
+    for header in headers.get("set-cookie", []):
+        first, *rest = [part.strip() for part in header.split(";")]
+        if first.partition("=")[0] == name:
+            found = {"value": first.partition("=")[2]}
+            for part in rest:
+                key, _, value = part.partition("=")
+                found[key.lower()] = value or "yes"
+            return found
+    raise AssertionError(f"no Set-Cookie for {name}: {headers.get('set-cookie')}")
 
 
 class Answer:

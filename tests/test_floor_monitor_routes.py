@@ -25,6 +25,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from console_web import cookie_attributes
 from floor_fixtures import chained
 from starlette.applications import Starlette
 
@@ -96,17 +97,8 @@ class Answer:
         return self.body.decode("utf-8", "replace")
 
     def cookie(self, name: str) -> dict[str, str]:
-        """The attributes of the ``Set-Cookie`` that names ``name`` (lower-case keys; the
-        value under ``value``, a flag as ``yes``)."""
-        for header in self.headers.get("set-cookie", []):
-            first, *rest = [part.strip() for part in header.split(";")]
-            if first.partition("=")[0] == name:
-                found = {"value": first.partition("=")[2]}
-                for part in rest:
-                    key, _, value = part.partition("=")
-                    found[key.lower()] = value or "yes"
-                return found
-        raise AssertionError(f"no Set-Cookie for {name}: {self.headers.get('set-cookie')}")
+        """The attributes of the ``Set-Cookie`` that names ``name``."""
+        return cookie_attributes(self.headers, name)
 
     def sets(self, name: str) -> bool:
         return any(h.startswith(f"{name}=") for h in self.headers.get("set-cookie", []))
@@ -244,17 +236,9 @@ async def _running(config: FloorConfig, **options: Any) -> AsyncIterator[Client]
     try:
         yield Client(app)
     finally:
-        # The lifespan's end cancels the feed and waits for it; a feed can miss that cancel
-        # (one that lands as a call under Python 3.11's asyncio.wait_for completes), and
-        # the end then waits forever: the cancel is asked again until the feed is gone.
-        ending = asyncio.ensure_future(lifespan.__aexit__(None, None, None))
-        for _ in range(100):
-            await asyncio.wait([ending], timeout=0.1)
-            feed = console._feed_task
-            if ending.done() or feed is None or feed.done():
-                break
-            feed.cancel()
-        await asyncio.wait_for(ending, 10)
+        # The lifespan's end stops the feed by its flag (floor/feed.py: never a cancel inside
+        # psycopg's wait for notifications) and waits for it: within a poll, well under 10 s.
+        await asyncio.wait_for(lifespan.__aexit__(None, None, None), 10)
 
 
 def _run(

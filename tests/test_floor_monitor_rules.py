@@ -20,6 +20,7 @@ from console_web import (
     PASSWORDS,
     Answer,
     EventStream,
+    cookie_attributes,
     http_login,
     login_form,
     monitor_config,
@@ -69,19 +70,6 @@ def _login(monitor: MonitorServer, user: str) -> str:
 
 def _get(monitor: MonitorServer, path: str, cookie: str | None = None) -> Answer:
     return request(monitor.url, path, cookies={"floor_session": cookie} if cookie else None)
-
-
-def _attributes(answer: Answer, name: str) -> dict[str, str]:
-    """The attributes of the ``Set-Cookie`` that names ``name`` (lower-case keys)."""
-    for header in answer.headers.get("set-cookie", []):
-        first, *rest = [part.strip() for part in header.split(";")]
-        if first.partition("=")[0] == name:
-            found = {"value": first.partition("=")[2]}
-            for part in rest:
-                key, _, value = part.partition("=")
-                found[key.lower()] = value or "yes"
-            return found
-    raise AssertionError(f"no Set-Cookie for {name}: {answer.headers.get('set-cookie')}")
 
 
 def _alert(database: Database) -> int:
@@ -175,7 +163,7 @@ def test_the_login_form_sets_a_pre_login_cookie_for_an_hour_only_when_it_has_non
 ) -> None:
     fresh = request(monitor.url, "/login")
     assert fresh.status == 200
-    cookie = _attributes(fresh, "floor_login")
+    cookie = cookie_attributes(fresh.headers, "floor_login")
     assert len(cookie["value"]) == 43  # 32 random bytes, URL-safe base64
     assert cookie["max-age"] == "3600"
     assert cookie["path"] == "/" and cookie["samesite"].lower() == "strict"
@@ -187,7 +175,7 @@ def test_the_login_form_sets_a_pre_login_cookie_for_an_hour_only_when_it_has_non
     # One too short or too long is replaced.
     for replaced in ("a" * 19, "b" * 101):
         answer = request(monitor.url, "/login", cookies={"floor_login": replaced})
-        assert len(_attributes(answer, "floor_login")["value"]) == 43, len(replaced)
+        assert len(cookie_attributes(answer.headers, "floor_login")["value"]) == 43, len(replaced)
 
 
 def test_the_login_forms_token_belongs_to_its_cookie(monitor: MonitorServer) -> None:
@@ -207,11 +195,11 @@ def test_a_good_login_opens_an_eight_hour_session_and_drops_the_pre_login_cookie
         form={"user": "pat", "password": PASSWORDS["pat"], "form_token": token},
     )  # fmt: skip
     assert answer.status == 303 and answer.headers["location"] == ["/"]
-    session = _attributes(answer, "floor_session")
+    session = cookie_attributes(answer.headers, "floor_session")
     assert session["max-age"] == str(8 * 3600)
     assert session["path"] == "/" and session["samesite"].lower() == "strict"
     assert "httponly" in session and "secure" not in session  # secure_cookies off here
-    dropped = _attributes(answer, "floor_login")
+    dropped = cookie_attributes(answer.headers, "floor_login")
     assert dropped["max-age"] == "0" and dropped["path"] == "/"
     assert _get(monitor, "/", session["value"]).status == 200
 
@@ -315,7 +303,7 @@ def test_a_logout_ends_the_session_and_drops_its_cookie(
         form={"form_token": token},
     )  # fmt: skip
     assert answer.status == 303 and answer.headers["location"] == ["/login"]
-    dropped = _attributes(answer, "floor_session")
+    dropped = cookie_attributes(answer.headers, "floor_session")
     assert dropped["max-age"] == "0" and dropped["path"] == "/"
     assert _get(monitor, "/", cookie).status == 303
 
