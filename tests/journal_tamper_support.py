@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from controller.journal.format import canonical_json, head_path, head_record, row_hash
+from controller.journal.reader import open_readonly
 from controller.journal.storage import RawRow, storage_of
+from controller.journal.store import Journal
 
 #: A row as the tests change it: (id, ts, kind, round, data text).
 Rows = list[tuple[int, str, str, int | None, str]]
@@ -189,3 +191,29 @@ def index_out_of_step(path: Path) -> None:
         )
     finally:
         conn.close()
+
+
+def stored_hash(path: Path, row: int) -> str:
+    """The hash the journal at ``path`` stores for ``row`` (which must exist)."""
+    conn = open_readonly(path)
+    try:
+        digest = storage_of(conn).hash_of(row)
+    finally:
+        conn.close()
+    assert digest is not None
+    return digest
+
+
+def card_indexed_by_a_later_program(path: Path) -> None:
+    """A new format-2 journal at ``path`` whose ``journal_kind`` also names ``card`` (as a
+    later program's file may: docs/journal.md, "Milestone kinds declared later"), with a
+    round started and one card dealt in it by this program."""
+    Journal.open(path, storage_format=2).close()
+    conn = sqlite3.connect(path)
+    (top,) = conn.execute("SELECT max(code) FROM journal_kind").fetchone()
+    conn.execute("INSERT INTO journal_kind (code, kind) VALUES (?, 'card')", (top + 1,))
+    conn.commit()
+    conn.close()
+    with Journal.open(path) as journal, journal.batch():
+        journal.append("round_started", {}, 1)
+        journal.append("card", {"card": "8S"}, 1)

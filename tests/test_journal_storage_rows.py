@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from journal_tamper_support import behind_the_triggers
+from journal_tamper_support import behind_the_triggers, card_indexed_by_a_later_program
 
 from controller.journal.base import Base
 from controller.journal.format import (
@@ -690,15 +690,7 @@ def test_format_2_indexes_every_kind_its_file_names_even_one_this_program_does_n
     under the file's code: its lookups by kind and the walk (which expects an entry for each
     row of a kind the file names) find them."""
     path = tmp_path / "journal.sqlite3"
-    Journal.open(path, storage_format=2).close()
-    conn = sqlite3.connect(path)
-    (top,) = conn.execute("SELECT max(code) FROM journal_kind").fetchone()
-    conn.execute("INSERT INTO journal_kind (code, kind) VALUES (?, 'card')", (top + 1,))
-    conn.commit()
-    conn.close()
-    with Journal.open(path) as journal, journal.batch():
-        journal.append("round_started", {}, 1)
-        journal.append("card", {"card": "8S"}, 1)
+    card_indexed_by_a_later_program(path)
     conn = sqlite3.connect(path)
     try:
         storage = storage_of(conn)

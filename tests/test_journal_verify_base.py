@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from journal_tamper_support import behind_the_triggers, index_out_of_step
+from journal_tamper_support import behind_the_triggers, index_out_of_step, stored_hash
 from test_journal_base import TABLE, sealed_as
 from test_journal_seal import write_round
 
@@ -342,7 +342,7 @@ def test_a_damaged_file_is_corrupt_before_its_base_or_archive_is_judged(
     from controller.journal import verify as verify_module
 
     if where == "base":  # a row left at the base's row: altered
-        digest = storage_hash(rotated.path, rotated.base.row + 1)
+        digest = stored_hash(rotated.path, rotated.base.row + 1)
         _put_base(rotated.path, replace(rotated.base, row=rotated.base.row + 1, hash=digest))
     else:  # the archive's last segment unreadable
         (rotated.folder / "999999999990-999999999999.dsa").write_bytes(b"not a segment")
@@ -398,13 +398,3 @@ def test_an_archive_whose_last_segment_is_unreadable_refuses_the_link(rotated: R
     assert report.case is VerifyCase.CORRUPT, report.message
     assert report.message.startswith(f"corrupt: {bad}: ") and "\n" not in report.message
     assert (report.rows, report.first_bad_row) == (0, None)
-
-
-def storage_hash(path: Path, row: int) -> str:
-    conn = open_readonly(path)
-    try:
-        digest = storage_of(conn).hash_of(row)
-    finally:
-        conn.close()
-    assert digest is not None
-    return digest

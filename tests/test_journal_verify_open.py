@@ -22,14 +22,13 @@ from typing import Any
 
 import pytest
 from daemon_support import journal_dir
-from journal_tamper_support import behind_the_triggers, index_out_of_step, tamper
+from journal_tamper_support import behind_the_triggers, index_out_of_step, stored_hash, tamper
 from test_journal_wal import wal_file
 
 from controller.journal import verify as verify_module
 from controller.journal.anchor import Anchor
 from controller.journal.format import head_path, head_record
 from controller.journal.proof import Proof, make_proof
-from controller.journal.reader import open_readonly
 from controller.journal.report import VerifyCase, VerifyReport
 from controller.journal.seal import VerificationKey, load_state, new_sealing, save_state
 from controller.journal.startcheck import StartTrust
@@ -96,16 +95,6 @@ def _plain(folder: Path, rounds: int, name: str = "journal.sqlite3") -> Path:
     return path
 
 
-def _hash(path: Path, row: int) -> str:
-    conn = open_readonly(path)
-    try:
-        digest = storage_of(conn).hash_of(row)
-    finally:
-        conn.close()
-    assert digest is not None
-    return digest
-
-
 def _write_head(path: Path, row: int, digest: str) -> None:
     head_path(path).write_bytes(head_record(row, digest))
 
@@ -152,7 +141,7 @@ def test_a_good_sealed_journal_is_intact_with_every_count_and_the_last_seal(
         None,
         3,
         (),
-        (16, _hash(sealed.path, 16), 3),
+        (16, stored_hash(sealed.path, 16), 3),
     )
     assert report.ok
 
@@ -179,7 +168,7 @@ def test_a_journal_sealed_to_its_last_row_names_no_rows_unsealed(folder: Path) -
         "intact: 5 rows, chain and 1 hole-card commitments good;"
         " 1 seals good (epochs 0..0, rows 1..5)"
     )
-    assert report.sealed == (5, _hash(path, 5), 1)
+    assert report.sealed == (5, stored_hash(path, 5), 1)
 
 
 def test_an_empty_journal_is_intact_with_or_without_a_key_or_head(folder: Path) -> None:
@@ -323,7 +312,7 @@ def test_the_start_and_a_proof_skip_the_page_check(sealed: Sealed) -> None:
     """docs/journal.md: the start's check and `--since` skip SQLite's page check."""
     _page_damaged(sealed.path)
     assert verify(sealed.path, since_checkpoint=True).case is VerifyCase.INTACT
-    proof = make_proof(sealed.key, 11, _hash(sealed.path, 11), 2)
+    proof = make_proof(sealed.key, 11, stored_hash(sealed.path, 11), 2)
     report = verify(sealed.path, key=sealed.key, since=proof)
     assert report.case is VerifyCase.INTACT, report.message
 
@@ -381,9 +370,9 @@ def test_a_head_record_naming_the_last_row_with_another_hash_is_altered(sealed: 
 
 def test_a_head_record_that_lags_is_allowed_if_its_row_matches(sealed: Sealed) -> None:
     """docs/journal.md: a head that lags is allowed; the row it names must still match."""
-    _write_head(sealed.path, 10, _hash(sealed.path, 10))
+    _write_head(sealed.path, 10, stored_hash(sealed.path, 10))
     assert verify(sealed.path).case is VerifyCase.INTACT
-    _write_head(sealed.path, 10, _hash(sealed.path, 9))
+    _write_head(sealed.path, 10, stored_hash(sealed.path, 9))
     assert verify(sealed.path) == VerifyReport(
         VerifyCase.ALTERED, "altered: row 10 differs from the head record", LAST, 10
     )
@@ -672,7 +661,7 @@ def test_the_start_check_is_the_full_one_with_the_key(sealed: Sealed) -> None:
 
 
 def _proof(sealed: Sealed, row: int, seals: int) -> Proof:
-    return make_proof(sealed.key, row, _hash(sealed.path, row), seals)
+    return make_proof(sealed.key, row, stored_hash(sealed.path, row), seals)
 
 
 def test_a_proof_walks_the_rows_after_its_seal_and_proves_the_next_seals(sealed: Sealed) -> None:
@@ -686,7 +675,7 @@ def test_a_proof_walks_the_rows_after_its_seal_and_proves_the_next_seals(sealed:
         None,
         2,
         (note,),
-        (16, _hash(sealed.path, 16), 3),
+        (16, stored_hash(sealed.path, 16), 3),
     )
 
 
@@ -695,7 +684,7 @@ def test_a_proof_of_the_last_seal_proves_that_seal_again(sealed: Sealed) -> None
     (its row, its hash, the seals through it) for the next proof file."""
     report = verify(sealed.path, key=sealed.key, since=_proof(sealed, 16, 3))
     assert report.case is VerifyCase.INTACT and report.rows == 1, report.message
-    assert report.sealed == (16, _hash(sealed.path, 16), 3)
+    assert report.sealed == (16, stored_hash(sealed.path, 16), 3)
     assert report.message.startswith("intact: rows 17..17, chain and 0 hole-card")
 
 
@@ -706,7 +695,7 @@ def test_a_proof_is_ignored_without_the_key(sealed: Sealed) -> None:
 
 def test_a_proof_refused_stops_the_check(sealed: Sealed) -> None:
     proof = _proof(sealed, 6, 1)
-    forged = Proof(proof.table, 11, _hash(sealed.path, 11), proof.seals, proof.mac)
+    forged = Proof(proof.table, 11, stored_hash(sealed.path, 11), proof.seals, proof.mac)
     report = verify(sealed.path, key=sealed.key, since=forged)
     assert report.case is VerifyCase.SEAL and report.message.startswith("seal: the proof file:")
 
@@ -794,7 +783,7 @@ def test_a_proof_whose_seal_row_is_gone_or_of_an_empty_journal_is_refused(
 
 
 def _anchor(sealed: Sealed, row: int, epoch: int) -> Anchor:
-    return Anchor(TABLE, row, epoch, _hash(sealed.path, row))
+    return Anchor(TABLE, row, epoch, stored_hash(sealed.path, row))
 
 
 def test_an_anchor_the_journal_holds_matches(sealed: Sealed) -> None:

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from journal_tamper_support import behind_the_triggers
+from journal_tamper_support import behind_the_triggers, card_indexed_by_a_later_program
 
 from controller.journal import walk as walk_module
 from controller.journal.format import GENESIS_HASH, canonical_json, row_hash
@@ -537,15 +537,7 @@ def test_the_walk_expects_an_entry_for_each_kind_the_file_indexes(tmp_path: Path
     lists the kinds it indexes, this program's or not (here ``card``): the walk expects the
     file's entries, and one missing for such a row is that row altered."""
     path = tmp_path / "journal.sqlite3"
-    Journal.open(path, storage_format=2).close()
-    conn = sqlite3.connect(path)
-    (top,) = conn.execute("SELECT max(code) FROM journal_kind").fetchone()
-    conn.execute("INSERT INTO journal_kind (code, kind) VALUES (?, 'card')", (top + 1,))
-    conn.commit()
-    conn.close()
-    with Journal.open(path) as journal, journal.batch():
-        journal.append("round_started", {}, 1)
-        journal.append("card", {"card": "8S"}, 1)
+    card_indexed_by_a_later_program(path)
     chain = _walk_file(path, 0, None)
     assert chain.failure is None and chain.rows == 2
     behind_the_triggers(path, lambda conn: _run(conn, "DELETE FROM journal_milestone WHERE id = 2"))
