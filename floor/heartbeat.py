@@ -7,7 +7,9 @@ longer being brought up to date, and every page says so. Nothing is written: a N
 delivered to the listeners and gone.
 
 A thread of its own with its own connection, so that a writer stuck or dead (its thread
-ended) is told apart from a collector process that is gone (no heartbeat at all).
+ended) is told apart from a collector process that is gone (no heartbeat at all). A database
+address that takes the connection and never answers holds it 5 s at most (libpq's
+``connect_timeout``), then it tries again.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ class Heartbeat:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop (the console notices within a few seconds, as it would a crash)."""
+        """Stop (the console notices within a few seconds, as it would a crash). A thread
+        held inside a database call is waited for 5 s at most, then left to end on its own."""
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(5)

@@ -175,3 +175,55 @@ def test_a_database_that_never_answers_the_connection_is_tried_again(tmp_path: P
         beat.stop()
     assert not beat._thread.is_alive()
     gc.collect()  # the socket of a connection attempt given up on goes at a collection
+
+
+def test_the_heartbeats_connection_gives_up_after_5_seconds(
+    floor_database: Database,
+    listener: psycopg.Connection[tuple[object, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """libpq holds the bound the heartbeat's connection was made with: a database address
+    that takes the connection and never answers holds the heartbeat 5 s at most (the
+    module's docstring; ``test_a_database_that_never_answers_the_connection_is_tried_again``
+    plays such an address, which cannot tell 5 s from 6 without an upper bound on time)."""
+    made: list[dict[str, str]] = []  # the parameters of each connection libpq made
+    real = psycopg.connect
+
+    def connect(*args: object, **kwargs: object) -> psycopg.Connection[tuple[object, ...]]:
+        conn = real(*args, **kwargs)  # type: ignore[arg-type]
+        made.append(conn.info.get_parameters())
+        return conn
+
+    monkeypatch.setattr(psycopg, "connect", connect)
+    beat = Heartbeat(floor_database.conninfo, "collector-4", lambda: "ok")
+    beat.start()
+    try:
+        assert _heard(listener) == ["collector-4 ok"]  # connected, through the real libpq
+    finally:
+        beat.stop()
+    assert [parameters["connect_timeout"] for parameters in made] == ["5"]
+
+
+class _Held:
+    """A heartbeat thread held inside a database call: each join's timeout."""
+
+    def __init__(self) -> None:
+        self.joins: list[float | None] = []
+
+    def is_alive(self) -> bool:
+        return True
+
+    def join(self, timeout: float | None = None) -> None:
+        self.joins.append(timeout)
+
+
+def test_a_stop_waits_5_seconds_at_most_for_a_heartbeat_held_by_its_database(
+    tmp_path: Path,
+) -> None:
+    """``Heartbeat.stop``'s documented bound (5 s, then the thread is left to end on its
+    own); ``test_stopping_never_waits_on_a_database_that_stopped_answering`` plays a held
+    thread, which cannot tell 5 s from 6 without an upper bound on time."""
+    beat = Heartbeat(f"host={tmp_path / 'no-socket-here'}", "collector-3", lambda: "ok")
+    beat._thread = held = _Held()  # type: ignore[assignment]
+    beat.stop()
+    assert held.joins == [5]
