@@ -327,10 +327,13 @@ class Verdicts:
             and head_id < state.anchor_row
             and _past_commit_window(status.ts, state.anchor_ts)
         ):
-            stored = self.stored(state.table, head_id, head_id).get(
-                head_id, GENESIS_HASH if head_id == 0 else None
-            )
-            what = "rolled back or truncated" if stored == head_hash else "forked"
+            # The floor's row there: merged earlier in this transaction, or stored before.
+            ours = next((r.hash for r in state.new_rows if r.id == head_id), None)
+            if ours is None:
+                ours = self.stored(state.table, head_id, head_id).get(
+                    head_id, GENESIS_HASH if head_id == 0 else None
+                )
+            what = "rolled back or truncated" if ours == head_hash else "forked"
             self._raise(
                 state,
                 done,

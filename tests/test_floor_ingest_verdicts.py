@@ -458,6 +458,23 @@ def test_a_status_past_the_commit_window_behind_the_floor_is_a_rollback() -> Non
         assert done.alerts == [(TABLE, "rollback", text)] and state.quarantined == text
 
 
+def test_a_head_merged_earlier_in_the_same_transaction_is_rolled_back_not_forked() -> None:
+    """A collector that fell behind takes a station's rows 4-8 and its later status in one
+    transaction. The status (04:00:14, 6 s after row 8's 04:00:08: past the window) says
+    head 5: the station lost rows 6-8 (docs/floor.md: "rolled back or truncated", the same
+    hash at the head), though row 5 reached the floor's database only with this
+    transaction; a head of another hash there is forked."""
+    rows = chain(8)  # row n at 04:00:0n
+    past = "2026-12-01T04:00:14.000000Z"
+    for head, what in (((5, rows[4].hash), "rolled back or truncated"), ((5, "ee" * 32), "forked")):
+        floor = held(rows[:3])
+        report = StatusReport(status(past, head=head), _at(past))
+        done, state = floor.apply([rows[3:], report])
+        text = f"{what}: the station's last row is 5, the floor holds 8"
+        assert done.alerts == [(TABLE, "rollback", text)] and state.quarantined == text
+        assert [r.id for r in floor.merged] == list(range(1, 9))  # the rows were sound
+
+
 def test_a_real_rollback_is_raised_by_the_next_status() -> None:
     """The race's status was no alarm; a station that really lost rows 21-35 says head 20
     again in its next status, a status interval (5 s) later, which is past the window."""
