@@ -5,6 +5,7 @@ chain, never a row twice or out of place, and asks again for what it lacks."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import psycopg
 import pytest
@@ -300,6 +301,32 @@ def test_the_clock_tolerance_is_the_one_the_collector_is_given(
     assert clock_alerts("2026-12-01T05:01:59.500000Z") == []
     assert clock_alerts("2026-12-01T05:02:00.500000Z", clock_tolerance=200.0) == []
     assert clock_alerts("2026-12-01T05:00:30.000000Z", clock_tolerance=20.0) == ["clock"]
+
+
+def test_a_rollback_whose_head_row_came_in_the_same_transaction_is_named_so(
+    conn: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    """A collector that fell behind takes a station's rows 4-8 and its status of 6 s after
+    row 8, head 5, in one transaction: the station lost rows 6-8, "rolled back or
+    truncated" (docs/floor.md: the same hash at the head, past the 5 s commit window),
+    though row 5 reaches the database only when that transaction commits."""
+    from controller.journal.wire import Status
+    from floor.screen import StatusReport
+
+    table = f"R{next(COUNTER)}"
+    rows = chain(8)  # row n at 20:00:0n
+    ingest = Ingest(conn)
+    ingest.apply([Rows(table, rows[:3])])
+    ts = "2026-11-30T20:00:14.000000Z"
+    arrived = datetime(2026, 11, 30, 20, 0, 14, tzinfo=UTC).timestamp()  # no clock skew
+    status = Status(table, ts, None, None, None, {}, (5, rows[4].hash), 5)
+    applied = ingest.apply([Rows(table, rows[3:]), StatusReport(status, arrived)])
+    text = "rolled back or truncated: the station's last row is 5, the floor holds 8"
+    assert applied.alerts == [(table, "rollback", text)]
+    line = conn.execute(
+        "SELECT anchor_row, quarantined FROM floor_table WHERE table_id = %s", (table,)
+    ).fetchone()
+    assert line == (8, text)  # the rows were sound: merged, then the table quarantined
 
 
 def test_each_round_that_ends_gets_its_house_result(
