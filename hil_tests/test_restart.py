@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from table_driver import TableDriver, restart, start_once_more
+from table_driver import TableDriver, card_texts, restart, start_once_more
 from test_faults import CARDS, ONE_SEAT, _finish_round, _to_players
 
 from controller.journal.seal import VerificationKey
 from controller.table.prompts import State
+from controller.table.recovery import read_journal
 from drivers.hal import Button, ButtonPressed, ForeignCardDrawn, HoleCardRevealed, SupervisorKey
 
 pytestmark = pytest.mark.doubles
@@ -190,3 +191,42 @@ def test_a_resumed_round_survives_a_second_cut_inside_it(
     _finish_round(t3)
     assert [r["card"] for r in t3.data("hole_card_revealed")] == ["3D"]
     start_once_more(station, t3, key)
+
+
+def test_a_card_report_sent_again_after_a_restart_is_not_dealt_twice(
+    station: Any, sealed: tuple[Path, VerificationKey]
+) -> None:
+    """The shoe sends its last card report (7D, draw 6) again on the new link, as it does
+    with a report whose acknowledgement died with the old station (docs/protocol.md, "Draw
+    numbers"). The journal holds draw 7 (the hole card), so the restarted station drops it:
+    no second 7D, no fault, and the round goes on from draw 8 with no gap. Before, the
+    restarted driver took the first number it heard as the start and the table faulted
+    on a card out of order."""
+    journal, key = sealed
+    t = station("PA", journal=journal)
+    t.ready(CARDS)
+    t.bet(1)
+    t.bet(2)
+    t.press()
+    t.deal("9H", "5C", "KS", "8D", "7D", "3D")  # burn 2C is draw 1; the hole 3D draw 7
+    t2 = restart(station, t, power_cut=True)
+    assert t2.state is State.FAULT and t2.fault == "recovered_mid_round"
+    t2.doubles.shoe.repeat_last()
+    t2.supervisor(Button.SUPERVISOR_RESUME)
+    t2.peek()
+    _finish_round(t2)
+    assert [f["code"] for f in t2.data("fault")] == ["recovered_mid_round"]
+    # Each draw once: 2C burned (draw 1), the deal (2..6), the hole card withheld (7), then
+    # the dealer's 4S (8). The journal's count says 8, from load 1's count row alone: no
+    # draw needed a count of its own (none was out of sequence).
+    assert card_texts(t2.rows("burn", "card")) == ["2C", "9H", "5C", "KS", "8D", "7D", "4S"]
+    assert len(t2.rows("hole_card_dealt")) == 1
+    assert t2.data("shoe_count") == [{"load": 1, "last": 0}]
+    count = read_journal(t2.rows()).shoe_count
+    assert (count.load, count.last, count.empty) == (1, 8, False)
+    # KS 3D 4S: the dealer stands on 17; seat 1 (17) pushes, seat 2 (12) loses.
+    assert sorted((s["seat"], s["outcome"]) for s in t2.data("settlement")) == [
+        (1, "push"),
+        (2, "lose"),
+    ]
+    start_once_more(station, t2, key)

@@ -161,6 +161,9 @@ class Table:
         handler = _HANDLERS.get(type(event))
         if handler is None:  # pragma: no cover - every DeviceEvent type has a handler
             raise TypeError(f"no handler for {type(event).__name__}")
+        draw: int | None = getattr(event, "draw", None)
+        if draw is not None:  # a numbered draw: the journal's count first, where it differs
+            self.shoe.count(self.t.shoe_count.before_draw(draw))
         handler(self, event)
 
     # --- betting and the round ------------------------------------------------------------
