@@ -444,3 +444,59 @@ def test_a_header_whose_prev_is_not_ascii_is_reported_never_raised(tmp_path: Pat
         tmp_path, header, [row_line(5 + i, *spec) for i, spec in enumerate(a_round(1))]
     )
     assert verify_segment(path).problem == "row 10: its hash is not the header's head"
+
+
+def test_a_checked_row_whose_ts_is_forged_to_look_plain_is_read_whole(tmp_path: Path) -> None:
+    """The walk reads at once only a header of the writer's form; one that merely has a
+    comma where a plain ts's closing quote and comma stand (a ts of 28 bytes or more with a
+    comma in it, or spaces before a ts of its own) is read whole, never taken for an
+    ordinary row: a reveal there that does not open its commitment is not let through
+    (found: both were skipped, and a hole card that matches no commitment passed)."""
+    commitment, _ = commit_hole_card(parse_card("5D"))
+    _, nonce = commit_hole_card(parse_card("5D"))  # another card's nonce: no match
+    dealt = row_line(1, "hole_card_dealt", 1, {"commitment": commitment})
+    reveal = canonical_json({"card": "5D", "nonce": nonce})
+    forged = [
+        canonical_json([2, TS + "x,yz", "hole_card_revealed", 1]) + reveal,
+        "[2," + " " * 28 + '",","hole_card_revealed",1]' + reveal,  # JSON: ts ","
+    ]
+    for line in forged:
+        lines = [dealt, line]
+        header = Header("T1", 1, 2, 2, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+        problem = verify_segment(write_lines(tmp_path, header, lines)).problem
+        assert problem == "row 2: the row's header is unreadable", line
+    # The same reveal in the writer's form is read and found not to match.
+    lines = [dealt, row_line(2, "hole_card_revealed", 1, {"card": "5D", "nonce": nonce})]
+    header = Header("T1", 1, 2, 2, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+    assert verify_segment(write_lines(tmp_path, header, lines)).problem == (
+        "row 2: revealed hole card does not match the commitment in row 1"
+    )
+
+
+def test_an_ordinary_row_of_the_writers_form_is_not_read_past_its_kind(tmp_path: Path) -> None:
+    """docs/journal.md, "Archive": the rows' canonical form is checked when a segment is
+    made; the walk hashes an ordinary row and reads no further than its kind (a year's check
+    parses its seals and hole cards only). A row of another form is read whole, and a header
+    that does not read is named."""
+    lines = [
+        row_line(1, "state", None, {"state": "idle"}),
+        canonical_json([2, TS, "state"]) + ',"x"]{}',  # its round no round: not read
+    ]
+    header = Header("T1", 1, 2, 2, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+    assert verify_segment(write_lines(tmp_path, header, lines)).problem == ""
+    lines[1] = canonical_json([2, "2026-11-30", "state"]) + ',"x"]{}'
+    header = Header("T1", 1, 2, 2, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+    assert verify_segment(write_lines(tmp_path, header, lines)).problem == (
+        "row 2: the row's header is unreadable"
+    )
+
+
+def test_with_the_key_a_segment_of_row_1_alone_must_end_at_a_seal(tmp_path: Path) -> None:
+    """docs/journal.md: a segment ends at a seal; with the key a segment whose last row
+    (here its only row, row 1) is no seal is refused, whatever row it is."""
+    key = new_sealing("T1")[1]
+    lines = [row_line(1, "state", None, {"state": "idle"})]
+    header = Header("T1", 1, 1, 1, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+    path = write_lines(tmp_path, header, lines)
+    assert verify_segment(path, key).problem == "row 1: the segment does not end at a seal"
+    assert verify_segment(path).problem == ""  # without the key a segment is only counted
