@@ -239,6 +239,14 @@ def test_a_segment_that_cannot_be_read_is_corrupt_and_one_that_does_not_check_al
     (tmp_path / segment_name(7, 9)).write_bytes(b"{}\n")
     result = verify_segment(tmp_path / segment_name(7, 9))
     assert (result.case, result.problem) == ("altered", "the segment's header is unreadable")
+    # The problem is said without the file's name (the report's line puts it before).
+    (tmp_path / segment_name(10, 12)).write_bytes(b"")
+    result = verify_segment(tmp_path / segment_name(10, 12))
+    assert (result.case, result.problem) == ("altered", "no segment header")
+    header = Header("T1", 13, 15, 3, GENESIS_HASH, "a" * 64, (0, 0), ())
+    (tmp_path / segment_name(13, 15)).write_bytes(header.to_line())
+    result = verify_segment(tmp_path / segment_name(13, 15))
+    assert (result.case, result.problem) == ("altered", "the rows are cut short")
 
 
 # -- segments linked --------------------------------------------------------------------------
@@ -336,7 +344,8 @@ def test_open_hole_cards_carried_across_two_links(tmp_path: Path) -> None:
 def test_a_segment_of_another_table(tmp_path: Path) -> None:
     two_segments(tmp_path, table="T2")
     report = verify_archive(tmp_path)
-    assert (report.message, report.rows) == (
+    assert (report.ok, report.message, report.rows) == (
+        False,
         f"altered: {segment_name(13, 23)}: a segment of table 'T2', not 'T1'",
         12,
     )
