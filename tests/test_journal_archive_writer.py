@@ -283,7 +283,7 @@ def test_a_last_segment_whose_hole_card_row_does_not_read_is_refused_in_one_line
     for old, new in (
         (b'{"commitment":', b'{"commitment"'),  # no JSON
         (b'{"commitment":', b'[{"commitment":'),  # JSON, no object
-        (b'{"commitment":"', b'{"commitment":"\xff'),  # no ASCII
+        (b'{"commitment":"', b'{"commitment":"\xc3\xa9'),  # UTF-8, no ASCII
     ):
         damaged = [r.replace(old, new) if b'"hole_card_dealt"' in r else r for r in rows]
         first.write_bytes(head + b"\n" + zlib.compress(b"".join(r + b"\n" for r in damaged)))
