@@ -188,6 +188,10 @@ def test_a_header_whose_head_or_seals_do_not_fit_its_rows(tmp_path: Path) -> Non
         tmp_path, Header("T1", 1, 6, 6, GENESIS_HASH, chain(GENESIS_HASH, lines), (7, 1), ()), lines
     )
     assert verify_segment(path).problem == ""
+    write_lines(
+        tmp_path, Header("T1", 1, 6, 6, GENESIS_HASH, chain(GENESIS_HASH, lines), (7, 2), ()), lines
+    )
+    assert verify_segment(path).problem == "1 seals where the header names 2"
     assert header.seals == (0, 1)
 
 
@@ -303,8 +307,9 @@ def test_rows_in_no_segment_between_two(tmp_path: Path) -> None:
 def test_a_segment_that_does_not_go_on_from_the_one_before(tmp_path: Path) -> None:
     two_segments(tmp_path, prev="a" * 64)
     report = verify_archive(tmp_path)
-    assert report.message == (
-        f"altered: {segment_name(13, 23)} does not go on from {segment_name(1, 12)}"
+    assert (report.ok, report.message) == (
+        False,
+        f"altered: {segment_name(13, 23)} does not go on from {segment_name(1, 12)}",
     )
     assert report.rows == 12  # the first segment's, checked before
 
@@ -324,7 +329,8 @@ def test_open_hole_cards_that_are_not_those_the_segment_before_left(tmp_path: Pa
     """The second segment says round 1's card is still out: the first revealed it."""
     two_segments(tmp_path, opened=((1, 2, "c" * 64),))
     report = verify_archive(tmp_path)
-    assert (report.message, report.rows) == (
+    assert (report.ok, report.message, report.rows) == (
+        False,
         f"altered: {segment_name(13, 23)}: its open hole cards are not those left",
         12,
     )
