@@ -5,6 +5,7 @@ it. One small sealed journal, archived in segments of at least 20 rows."""
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from pathlib import Path
 
@@ -262,6 +263,20 @@ def test_a_rotated_journal_whose_segments_were_copied_off_goes_on_from_its_base(
         base.epoch,
         base.open,
     )
+    # A folder whose last segment ends at the base's row but is another journal's (its
+    # head is not the base's hash): refused, not gone on from the base.
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    own = first_folder / base.segment
+    _, _, body = own.read_bytes().partition(b"\n")
+    other = dataclasses.replace(read_header(own), head="f" * 64)
+    (foreign / base.segment).write_bytes(other.to_line() + body)
+    with pytest.raises(ArchiveError) as refused:
+        archive(path, foreign, table=TABLE, segment_rows=1)
+    assert str(refused.value) == (
+        f"row {base.row} of the journal is not the archive's last row: another journal?"
+    )
+    assert segments(foreign) == [foreign / base.segment]
 
 
 def test_a_last_segment_whose_hole_card_row_does_not_read_is_refused_in_one_line(
