@@ -26,8 +26,10 @@ from controller.journal.archive.check import (
     verify_segment,
 )
 from controller.journal.archive.segment import Header, segment_name
+from controller.journal.archive.writer import archive
 from controller.journal.format import GENESIS_HASH, canonical_json
-from controller.journal.seal import new_sealing
+from controller.journal.seal import new_sealing, save_state
+from controller.journal.store import Journal
 from controller.rules.cards import parse_card
 from controller.table.holecard import commit_hole_card
 
@@ -281,8 +283,10 @@ def test_linked_segments_are_intact_and_the_line_says_what_was_checked(tmp_path:
 def test_an_archive_beginning_after_row_1_says_so(tmp_path: Path, first: int) -> None:
     write(tmp_path, first, a_round(7), prev="a" * 64, epoch=5)
     report = verify_archive(tmp_path)
-    assert report.ok and report.message.endswith(
-        f"; rows 1..{first - 1} are in no segment here (archived elsewhere?)"
+    assert report.ok and report.message == (
+        f"intact: 1 segments, rows {first}..{first + 5}, chain and 1 hole-card commitments"
+        " good; seals not checked (no --key);"
+        f" rows 1..{first - 1} are in no segment here (archived elsewhere?)"
     )
 
 
@@ -514,3 +518,26 @@ def test_with_the_key_a_segment_of_row_1_alone_must_end_at_a_seal(tmp_path: Path
     path = write_lines(tmp_path, header, lines)
     assert verify_segment(path, key).problem == "row 1: the segment does not end at a seal"
     assert verify_segment(path).problem == ""  # without the key a segment is only counted
+
+
+def test_with_the_key_a_sealed_archive_without_checkpoints_says_its_seals_alone(
+    tmp_path: Path,
+) -> None:
+    """The line names what was checked: with the key, the seals and their epochs, and the
+    sealed checkpoints only when there are some (a journal sealed, never checkpointed)."""
+    state, key = new_sealing("T1")
+    save_state(tmp_path / "sealing-key", state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        for round_no in (1, 2):  # each round's four rows, then its seal
+            journal.append("round_started", {"round": round_no, "seats": []}, round_no)
+            journal.append("card", {"card": "7S", "hand": 1, "role": "hit", "seat": 1}, round_no)
+            journal.append("state", {"state": "settling"}, round_no)
+            journal.append("round_completed", {"reshuffle": False}, round_no)
+    archive(path, tmp_path / "archive", table="T1", segment_rows=1)
+    report = verify_archive(tmp_path / "archive", key)
+    assert (report.ok, report.message) == (
+        True,
+        "intact: 2 segments, rows 1..10, chain and 0 hole-card commitments good;"
+        " 2 seals good (epochs 0..1)",
+    )
