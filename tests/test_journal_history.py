@@ -30,7 +30,7 @@ from test_journal_rotate import (  # the rotation's helpers: a busy sealed journ
 )
 
 from controller.cli.main import main
-from controller.journal.archive import ArchiveError, archive, read_header, segments
+from controller.journal.archive import ArchiveError, archive, lines, read_header, segments
 from controller.journal.archive.history import History, find_round
 from controller.journal.base import Base
 from controller.journal.format import canonical_json
@@ -382,3 +382,34 @@ def test_a_segment_holding_no_rounds_row_is_passed_over_then_refused_when_read(
             history.round(max(cut.by_number) + 1)
         assert str(caught.value).startswith(f"altered: {last.name}: ")
         assert history.round(first_round) == cut.by_number[first_round]
+
+
+def test_recall_reads_the_archive_back_only_to_the_segment_the_rounds_begin_in(
+    cut: Cut, tmp_path: Path
+) -> None:
+    """The archive's rounds are read from its end, segment by segment, back to the one
+    the oldest round asked for starts in: a damaged segment before it does not stop that
+    recall (its rows are not read), and a recall that reaches it is refused."""
+    path, key, folder = cut.path, cut.key, tmp_path / "archive"
+    shutil.copytree(cut.folder, folder)
+    names = segments(folder)
+    starts = [sum(b'"round_started"' in line for line in lines(p)) for p in names]
+    archived_to = read_header(names[-1]).last
+    with JournalReader.open(path) as reader:
+        held = len(recall(reader, 10_000)["rounds"])
+    beyond = sum(1 for row in all_rows(path) if row[2] == "round_started" and row[0] > archived_to)
+    count, wanted, at = held + 1, held + 1 - beyond, len(names)
+    while wanted > 0:  # the segments from the end that hold the rounds asked for
+        at -= 1
+        wanted -= starts[at]
+    before = names[at - 1]
+    assert at > 0 and before.name != cut.base.segment
+    raw = bytearray(before.read_bytes())
+    raw[-40] ^= 0x01
+    before.write_bytes(bytes(raw))
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder, key)
+        assert history.recall(count)["rounds"] == cut.everything["rounds"][-count:]
+        with pytest.raises(ArchiveError) as caught:
+            history.recall(len(cut.everything["rounds"]))
+        assert before.name in str(caught.value)
