@@ -402,6 +402,7 @@ def test_recall_reads_the_archive_back_only_to_the_segment_the_rounds_begin_in(
     while wanted > 0:  # the segments from the end that hold the rounds asked for
         at -= 1
         wanted -= starts[at]
+    count = beyond + sum(starts[at:])  # as many as those segments begin: none to spare
     before = names[at - 1]
     assert at > 0 and before.name != cut.base.segment
     raw = bytearray(before.read_bytes())
