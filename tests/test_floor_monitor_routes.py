@@ -871,6 +871,28 @@ def test_the_pit_and_table_pages_show_the_period_chosen(
     _run(config, scenario)
 
 
+def test_a_custom_period_without_dates_is_the_shift_and_without_a_start_begins_with_it(
+    config: FloorConfig, floor_database: Database
+) -> None:
+    """The form's ``from`` and ``to`` left empty: the shift (the default period); only a
+    ``to``: from the shift's start to that end."""
+    _execute(
+        floor_database, "INSERT INTO floor_table (table_id) VALUES ('C1') ON CONFLICT DO NOTHING"
+    )
+
+    async def scenario(client: Client) -> None:
+        pat = await client.session("pat")
+        shift = client.console.casino.shift(datetime.now(UTC))
+        start, end = f"{shift.start:%Y-%m-%dT%H:%M}", f"{shift.end:%Y-%m-%dT%H:%M}"
+        for path in ("/pit", "/table/C1"):
+            page = await client.get(path + "?period=custom", pat)
+            assert _period(page.text) == ("custom", start, end), path
+            page = await client.get(path + f"?period=custom&from=&to={end}", pat)
+            assert _period(page.text) == ("custom", start, end), path
+
+    _run(config, scenario)
+
+
 def test_a_tables_page_holds_its_own_figures_charts_rounds_and_alerts(
     config: FloorConfig, floor_database: Database
 ) -> None:
