@@ -994,6 +994,34 @@ def test_a_pit_of_floor_toml_is_shown_and_its_tables_listed(
     _run(config, scenario)
 
 
+def test_a_pits_charts_and_lines_hold_its_own_tables_alone(
+    tmp_path: Path, floor_database: Database
+) -> None:
+    """Two pits of floor.toml, each with a table that dealt this quarter hour: each pit's
+    page charts and lists its own table, not the other pit's."""
+    casino = {"pits": {"east": ["E1"], "west": ["W1"]}}
+    config = _config(tmp_path, floor_database.conninfo, casino=casino)
+    for table in ("E1", "W1"):
+        _execute(floor_database, "INSERT INTO floor_table (table_id) VALUES (%s)", table)
+        _execute(
+            floor_database,
+            "INSERT INTO table_quarter (table_id, quarter, rounds, hands, win_main)"
+            " VALUES (%s, to_timestamp(floor(extract(epoch FROM now()) / 900) * 900), 1, 2, 100)",
+            table,
+        )
+
+    async def scenario(client: Client) -> None:
+        pat = await client.session("pat")
+        for pit, mine, other in (("east", "E1", "W1"), ("west", "W1", "E1")):
+            page = await client.get(f"/pit/{pit}", pat)
+            assert page.status == 200
+            assert f'"names": ["{mine}"]' in page.text, pit
+            assert f'id="line-table-{mine}"' in page.text, pit
+            assert other not in page.text, pit
+
+    _run(config, scenario)
+
+
 def test_hostile_input_comes_back_as_text(config: FloorConfig) -> None:
     hostile = '"><script>alert(1)</script>'
     quoted = urllib.parse.quote(hostile)
