@@ -19,7 +19,7 @@ import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -875,7 +875,8 @@ def test_a_custom_period_without_dates_is_the_shift_and_without_a_start_begins_w
     config: FloorConfig, floor_database: Database
 ) -> None:
     """The form's ``from`` and ``to`` left empty: the shift (the default period); only a
-    ``to``: from the shift's start to that end."""
+    ``to``: from the shift's start to that end; only a ``from``: to now (widened to the
+    quarter hour)."""
     _execute(
         floor_database, "INSERT INTO floor_table (table_id) VALUES ('C1') ON CONFLICT DO NOTHING"
     )
@@ -889,8 +890,20 @@ def test_a_custom_period_without_dates_is_the_shift_and_without_a_start_begins_w
             assert _period(page.text) == ("custom", start, end), path
             page = await client.get(path + f"?period=custom&from=&to={end}", pat)
             assert _period(page.text) == ("custom", start, end), path
+            before = _quarter_after(datetime.now(UTC))
+            page = await client.get(path + "?period=custom&from=2026-11-02T10:00", pat)
+            chosen = _period(page.text)
+            assert chosen[:2] == ("custom", "2026-11-02T10:00"), path
+            assert chosen[2] in (before, _quarter_after(datetime.now(UTC))), path
 
     _run(config, scenario)
+
+
+def _quarter_after(moment: datetime) -> str:
+    """The end of the quarter hour ``moment`` is in (``moment`` itself on the hour's quarter),
+    as a form shows it on a UTC casino's clock."""
+    minutes = -(-(moment.minute * 60 + moment.second + moment.microsecond / 1e6) // 900) * 15
+    return f"{moment.replace(minute=0, second=0, microsecond=0) + timedelta(minutes=minutes):%Y-%m-%dT%H:%M}"
 
 
 def test_a_tables_page_holds_its_own_figures_charts_rounds_and_alerts(
