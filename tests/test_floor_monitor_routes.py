@@ -31,6 +31,7 @@ from starlette.applications import Starlette
 
 from controller.journal.format import Row
 from floor import console as console_module
+from floor import feed as feed_module
 from floor.auth import LoginGuard, hash_password
 from floor.config import FloorConfig, User, parse_floor_config
 from floor.console import Console
@@ -110,6 +111,7 @@ class Client:
     def __init__(self, app: Starlette) -> None:
         self.app = app
         self.console: Console = app.state.console
+        self.received: list[bytes] = []
 
     async def send(
         self,
@@ -150,6 +152,7 @@ class Client:
         }
         start: dict[str, Any] = {}
         parts: list[bytes] = []
+        self.received = parts  # the body's parts so far, for an ``on_chunk`` to read
         enough = asyncio.Event()
         read = False
 
@@ -817,6 +820,39 @@ def test_a_stream_gone_is_unsubscribed_and_one_more_than_the_bound_refused(
     _run(config, scenario, max_streams=1)
 
 
+def test_a_stream_lives_while_its_session_does_and_ends_with_a_logout_after(
+    config: FloorConfig, floor_database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The feed checks at each tick that the sessions of its streams are still open: the
+    page of an open session keeps its stream tick after tick; its session ended (here in
+    the database, as a logout on another console would), the page is sent a logout and
+    its stream ends."""
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 0.05)
+
+    async def scenario(client: Client) -> None:
+        sam = await client.session("sam")
+        ended: list[int] = []
+
+        async def step(n: int) -> None:
+            # Two status events: the first tick's session check, just after its status, let
+            # the stream be. Then the session ends.
+            if not ended and b"".join(client.received).count(b"event: status") == 2:
+                ended.append(n)
+                _execute(
+                    floor_database,
+                    "UPDATE console_session SET ended = clock_timestamp() WHERE ended IS NULL",
+                )
+
+        answer = await client.get("/events", sam, chunks=100, on_chunk=step)
+        blocks = answer.text.split("\n\n")
+        assert ended, blocks
+        assert blocks[-2:] == ["event: logout\ndata: {}", ""], blocks
+        assert len(blocks) < 100, blocks  # ended by the feed, not by the client
+        assert not client.console.feed.streams
+
+    _run(config, scenario)
+
+
 # --- the pages ---------------------------------------------------------------------------------
 
 
@@ -902,8 +938,9 @@ def test_a_custom_period_without_dates_is_the_shift_and_without_a_start_begins_w
 def _quarter_after(moment: datetime) -> str:
     """The end of the quarter hour ``moment`` is in (``moment`` itself on the hour's quarter),
     as a form shows it on a UTC casino's clock."""
-    minutes = -(-(moment.minute * 60 + moment.second + moment.microsecond / 1e6) // 900) * 15
-    return f"{moment.replace(minute=0, second=0, microsecond=0) + timedelta(minutes=minutes):%Y-%m-%dT%H:%M}"
+    hour = moment.replace(minute=0, second=0, microsecond=0)
+    quarters = -(-(moment - hour).total_seconds() // 900)
+    return f"{hour + timedelta(minutes=15 * quarters):%Y-%m-%dT%H:%M}"
 
 
 def test_a_tables_page_holds_its_own_figures_charts_rounds_and_alerts(
