@@ -977,6 +977,8 @@ def test_a_tables_page_holds_its_own_figures_charts_rounds_and_alerts(
         assert page.status == 200
         assert '<span id="table-name">Q1</span>' in page.text
         assert 'id="line-table-Q1"' in page.text and "Q2" not in page.text
+        # Its figures: its own round alone (the floor's line would count Q2's too).
+        assert '<td class="num" data-figure="rounds">1</td>' in page.text
         assert '"names": ["Q1"]' in page.text  # the charts: this table's series alone
         assert "shoe jam at Q1" in page.text
         # Its round, with a link to its recall for surveillance.
@@ -1068,6 +1070,8 @@ def test_a_pits_charts_and_lines_hold_its_own_tables_alone(
             assert f'"names": ["{mine}"]' in page.text, pit
             assert f'id="line-table-{mine}"' in page.text, pit
             assert other not in page.text, pit
+            assert f'<h1><a href="/pit">Pits</a> › {pit}</h1>' in page.text
+            assert f'<th class="name">Pit {pit} total</th>' in page.text
 
     _run(config, scenario)
 
