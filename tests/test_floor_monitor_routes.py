@@ -1070,7 +1070,7 @@ def test_a_pits_charts_and_lines_hold_its_own_tables_alone(
             assert f'"names": ["{mine}"]' in page.text, pit
             assert f'id="line-table-{mine}"' in page.text, pit
             assert other not in page.text, pit
-            assert f'<h1><a href="/pit">Pits</a> › {pit}</h1>' in page.text
+            assert f'<h1><a href="/pit">Pits</a> \u203a {pit}</h1>' in page.text
             assert f'<th class="name">Pit {pit} total</th>' in page.text
 
     _run(config, scenario)
