@@ -352,6 +352,19 @@ class CountedShoe(Protocol):
         the shoe was journaled empty after it: reports up to there are repeats."""
 
 
+@runtime_checkable
+class CommitAware(Protocol):
+    """A driver whose device hears that its reports arrived only once the station has
+    journaled the events they gave (``drivers.device_link.LinkedDevice``): a station stopped
+    in between gets them again from the device, instead of losing them."""
+
+    def hold_acks_until_committed(self) -> None:
+        """Before the driver starts: hold each acknowledgement until :meth:`committed`."""
+
+    def committed(self, event: DeviceEvent) -> None:
+        """``event`` and every event before it are on disk."""
+
+
 class CardReader(Device, Protocol):
     """The hole-card reader. It answers blackjack or not, never the rank."""
 
