@@ -31,6 +31,17 @@ from drivers.hal import (
 pytestmark = pytest.mark.doubles
 
 
+def two_seats_dealt(station: Any, journal: Path, *cards: str) -> TableDriver:
+    """A station on ``journal``: seats 1 and 2 bet, no more bets, ``cards`` dealt."""
+    t: TableDriver = station("PA", journal=journal)
+    t.ready(CARDS)
+    t.bet(1)
+    t.bet(2)
+    t.press()
+    t.deal(*cards)
+    return t
+
+
 def void_with_the_answer_held(t: TableDriver) -> None:
     """The supervisor voids the faulted round while the shoe holds back its answer to the
     station's request for the hole card (it comes later: ``answer_deferred``)."""
@@ -187,12 +198,7 @@ def test_a_resumed_round_survives_a_second_cut_inside_it(
     """Two power cuts inside the same round (the second after the resume, before the
     reveal): each start accepts the journal, and the round ends on the shoe's card."""
     journal, key = sealed
-    t = station("PA", journal=journal)
-    t.ready(CARDS)
-    t.bet(1)
-    t.bet(2)
-    t.press()
-    t.deal("9H", "5C", "KS", "8D", "7D", "3D")
+    t = two_seats_dealt(station, journal, "9H", "5C", "KS", "8D", "7D", "3D")
     t2 = restart(station, t, power_cut=True)
     t2.supervisor(Button.SUPERVISOR_RESUME)
     t2.peek()
@@ -213,12 +219,8 @@ def test_a_card_report_sent_again_after_a_restart_is_not_dealt_twice(
     restarted driver took the first number it heard as the start and the table faulted
     on a card out of order."""
     journal, key = sealed
-    t = station("PA", journal=journal)
-    t.ready(CARDS)
-    t.bet(1)
-    t.bet(2)
-    t.press()
-    t.deal("9H", "5C", "KS", "8D", "7D", "3D")  # burn 2C is draw 1; the hole 3D draw 7
+    # The burn 2C is draw 1, the deal draws 2 to 6, the hole card 3D draw 7.
+    t = two_seats_dealt(station, journal, "9H", "5C", "KS", "8D", "7D", "3D")
     t2 = restart(station, t, power_cut=True)
     assert t2.state is State.FAULT and t2.fault == "recovered_mid_round"
     t2.doubles.shoe.repeat_last()
@@ -278,12 +280,7 @@ def test_a_card_received_but_never_journaled_comes_again_after_the_restart(
     the restarted station: 7D is journaled, under its own draw, and no draw is missing.
     Before, its ack went out on arrival: 7D was in no row, and the next card was a gap."""
     journal, key = sealed
-    t = station("PA", journal=journal)
-    t.ready(CARDS)
-    t.bet(1)
-    t.bet(2)
-    t.press()
-    t.deal("9H", "5C", "KS")
+    t = two_seats_dealt(station, journal, "9H", "5C", "KS")
     power_cut_with_a_report_queued(t, after="8D")
     with JournalReader.open(journal) as reader:
         assert card_texts(reader.rows())[-1] == "8D"  # 7D never journaled

@@ -20,9 +20,11 @@ from firmware_bridge import (
     CoverCardReport,
     HoleCardCancel,
     LinkDown,
+    Message,
 )
 
 HOLD = MAX_ACK_HOLD
+CARD = CardDrawnReport(5, "D", 1)  # five of diamonds, draw 1
 
 
 def held_link() -> Link:
@@ -31,15 +33,26 @@ def held_link() -> Link:
     return link
 
 
-def test_a_held_ack_goes_out_when_released_and_not_before() -> None:
-    link = held_link()
-    link.device.send(CardDrawnReport(5, "D", 1), link.now)
-    link.advance(0.2)  # delivered at once; the device resends it (0.1 s) and waits
-    assert received(link.station_events) == [CardDrawnReport(5, "D", 1)]  # once
-    assert link.device.unconfirmed == 1
-    assert link.station.stats.duplicates >= 1
+def report(link: Link, message: Message = CARD, seconds: float = 0.005) -> None:
+    """The device sends ``message``; the clock runs ``seconds`` (2 ms on the wire)."""
+    link.device.send(message, link.now)
+    link.advance(seconds)
+
+
+def release_all(link: Link) -> None:
+    """The station releases everything it delivered; the ack's 2 ms on the wire pass."""
     link.station.release(link.station.receipt, link.now)
     link.advance(0.01)
+
+
+def test_a_held_ack_goes_out_when_released_and_not_before() -> None:
+    link = held_link()
+    link.device.send(CARD, link.now)
+    link.advance(0.2)  # delivered at once; the device resends it (0.1 s) and waits
+    assert received(link.station_events) == [CARD]  # once
+    assert link.device.unconfirmed == 1
+    assert link.station.stats.duplicates >= 1
+    release_all(link)
     assert link.device.unconfirmed == 0
     assert link.station.stats.holds_expired == 0
     assert not of_type(link.device_events, LinkDown)
@@ -48,44 +61,40 @@ def test_a_held_ack_goes_out_when_released_and_not_before() -> None:
 def test_a_hold_never_released_ends_at_its_limit_and_the_link_stays_up() -> None:
     link = held_link()
     sent_at = link.now
-    link.device.send(CardDrawnReport(5, "D", 1), link.now)
+    link.device.send(CARD, link.now)
     link.advance(HOLD - 0.01)  # the hold's last moments: still held
     assert link.device.unconfirmed == 1
     link.advance(0.02)  # past it (sent_at + 2 ms on the wire + HOLD)
     assert link.now > sent_at + HOLD
     assert link.device.unconfirmed == 0
     assert link.station.stats.holds_expired == 1
-    assert received(link.station_events) == [CardDrawnReport(5, "D", 1)]
+    assert received(link.station_events) == [CARD]
     assert not of_type(link.device_events, LinkDown)
 
 
 def test_without_a_hold_the_ack_goes_out_on_arrival() -> None:
     link = connected_link()
-    link.device.send(CardDrawnReport(5, "D", 1), link.now)
+    link.device.send(CARD, link.now)
     link.advance(0.02)  # 2 ms each way and the 10 ms held ACK frame
     assert link.device.unconfirmed == 0
 
 
 def test_a_release_covers_the_messages_up_to_its_receipt_only() -> None:
     link = held_link()
-    link.device.send(CardDrawnReport(5, "D", 1), link.now)
-    link.advance(0.005)
+    report(link)
     first = link.station.receipt
-    link.device.send(CoverCardReport(2), link.now)
-    link.advance(0.005)
+    report(link, CoverCardReport(2))
     assert len(received(link.station_events)) == 2
     link.station.release(first, link.now)
     link.advance(0.01)
     assert link.device.unconfirmed == 1  # the cover card's still held
-    link.station.release(link.station.receipt, link.now)
-    link.advance(0.01)
+    release_all(link)
     assert link.device.unconfirmed == 0
 
 
 def test_a_release_behind_or_past_what_was_delivered_changes_nothing() -> None:
     link = held_link()
-    link.device.send(CardDrawnReport(5, "D", 1), link.now)
-    link.advance(0.005)
+    report(link)
     receipt = link.station.receipt
     link.station.release((receipt - 1) % 256, link.now)  # what was acknowledged already
     link.station.release((receipt + 1) % 256, link.now)  # a message not delivered yet
@@ -98,8 +107,7 @@ def test_a_release_behind_or_past_what_was_delivered_changes_nothing() -> None:
 
 def test_frames_the_station_sends_while_holding_carry_the_last_ack_released() -> None:
     link = held_link()
-    link.device.send(CardDrawnReport(5, "D", 1), link.now)
-    link.advance(0.005)
+    report(link)
     link.station.send(HoleCardCancel(), link.now)  # a command goes out meanwhile
     link.advance(0.02)
     assert received(link.device_events) == [HoleCardCancel()]
@@ -111,14 +119,12 @@ def test_a_station_stopped_while_holding_leaves_the_report_unacknowledged() -> N
     # The station dies before its commit: the device's session ends with the report among
     # the unconfirmed, which it sends first in its next session (section 6a).
     link = held_link()
-    report = CardDrawnReport(5, "D", 1)
-    link.device.send(report, link.now)
-    link.advance(0.01)
-    assert received(link.station_events) == [report]
+    report(link, seconds=0.01)
+    assert received(link.station_events) == [CARD]
     link.to_device.faults.drop = 1.0  # the station is gone: nothing more comes from it
     link.advance(1.0)
     downs = of_type(link.device_events, LinkDown)
-    assert [d.unconfirmed for d in downs] == [(report,)]
+    assert [d.unconfirmed for d in downs] == [(CARD,)]
 
 
 @pytest.mark.parametrize("seconds", [-0.001, HOLD + 0.001])
