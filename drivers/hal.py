@@ -347,7 +347,7 @@ class CountedShoe(Protocol):
     """A shoe driver that numbers the shoe's draws (``drivers.shoe.ShoeDriver``): the
     station hands it, before it starts, the count its journal holds."""
 
-    def resume_count(self, load: int | None, draw: int | None, *, empty: bool = False) -> None:
+    def resume_count(self, load: int | None, draw: int | None, *, empty: bool) -> None:
         """The shoe's load and last draw the journal holds (None: not known), and whether
         the shoe was journaled empty after it: reports up to there are repeats."""
 
