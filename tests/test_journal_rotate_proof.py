@@ -22,7 +22,7 @@ import sqlite3
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from hashlib import sha256
 from pathlib import Path
 from types import SimpleNamespace
@@ -596,3 +596,107 @@ def test_the_check_of_a_journal_with_no_row_names_no_seal_as_what_holds_the_cut(
         f"nothing to rotate in {path}: no segment of {tmp_path / 'archive'} ends after row 0"
         " and at or before row 0 (no seal in the file)"
     )
+
+
+def test_a_format_2_copys_time_base_is_its_first_rows_second_not_a_neighbours(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md, "Storage format 2": the rotated file's time base is the second
+    its first row was written in. Here each row is written 1.25 s after the one before
+    (a clock given to the writer), so the rows about the cut are each of a second of their
+    own: the cut at row 21 makes row 22 the first row, written at 09:00:27.9 (the first
+    row at 09:00:01.65, 21 steps of 1.25 s later), so the base is 09:00:27 exactly."""
+    state, _ = new_sealing(TABLE)
+    save_state(tmp_path / "sealing-key", state)
+    path = tmp_path / "journal.sqlite3"
+    moment = [datetime(2026, 11, 30, 9, 0, 0, 400_000, tzinfo=UTC)]
+
+    def clock() -> datetime:
+        moment[0] += timedelta(microseconds=1_250_000)
+        return moment[0]
+
+    with Journal.open(
+        path, sealing=tmp_path / "sealing-key", storage_format=2, clock=clock
+    ) as journal:
+        journal.checkpoint()
+        for round_no in range(1, 16):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+            journal.checkpoint()
+    archive(path, tmp_path / "archive", table=TABLE, segment_rows=SEGMENT_ROWS)
+    with JournalReader.open(path) as reader:
+        rows = {row.id: row.ts for row in reader.rows(after_id=20)}
+    assert [rows[n] for n in (21, 22, 23)] == [
+        "2026-11-30T09:00:26.650000Z",
+        "2026-11-30T09:00:27.900000Z",
+        "2026-11-30T09:00:29.150000Z",
+    ]
+    copy = Copy(path, tmp_path / "archive", tmp_path / "sealing-key")
+    assert copy.rotate() == 21
+    second = int(datetime(2026, 11, 30, 9, 0, 27, tzinfo=UTC).timestamp()) * 1_000_000
+    conn = open_readonly(path)
+    try:
+        assert conn.execute("SELECT ts_base FROM journal_codec").fetchone() == (second,)
+    finally:
+        conn.close()
+    with JournalReader.open(path) as reader:
+        assert {row.id: row.ts for row in reader.rows(after_id=21)} == {
+            n: ts for n, ts in rows.items() if n > 21
+        }
+
+
+def test_the_check_of_a_journal_that_ends_a_round_it_never_started_answers_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """A journal whose rows end a round none of them starts (written by hand: the station
+    writes a round's start first): the restore reads the end, no round start makes it
+    one that may go, and the check answers what holds the cut (no seal) in one line."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("shuffle_commanded", {"decks": 6})
+        journal.append("round_voided", {"reason": "test", "stand": [], "returned": []}, 1)
+    (tmp_path / "archive").mkdir()
+    conn = open_readonly(path)
+    try:
+        found = plan_cut(conn, path, tmp_path / "archive", wager_spots=(), floor_acked=None)
+    finally:
+        conn.close()
+    assert found == (
+        f"nothing to rotate in {path}: no segment of {tmp_path / 'archive'} ends after row 0"
+        " and at or before row 0 (no seal in the file)"
+    )
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_the_check_of_a_journal_whose_index_of_milestones_is_damaged_names_the_file(
+    tmp_path: Path, storage_format: int
+) -> None:
+    """The first page of the index the restore's rows are found by (the milestones: the
+    last shuffle, the last round's start) overwritten: the check's read of those rows stops
+    with the journal's name and SQLite's words, one line (`journal rotate --check` prints
+    it)."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=storage_format) as journal:
+        for round_no in range(1, 4):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+    conn = sqlite3.connect(path)
+    try:
+        (root,) = conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE type = 'index'"
+            " AND name LIKE 'journal_milestone%' AND name NOT LIKE '%round'"
+        ).fetchone()
+        (size,) = conn.execute("PRAGMA page_size").fetchone()
+    finally:
+        conn.close()
+    with path.open("r+b") as file:
+        file.seek((root - 1) * size)
+        file.write(b"\xff" * 12)
+    (tmp_path / "archive").mkdir()
+    conn = open_readonly(path)
+    try:
+        with pytest.raises(JournalCorruptError) as caught:
+            plan_cut(conn, path, tmp_path / "archive", wager_spots=(), floor_acked=None)
+    finally:
+        conn.close()
+    assert str(caught.value) == f"{path}: database disk image is malformed"
