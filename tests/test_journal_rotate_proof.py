@@ -29,6 +29,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from journal_tamper_support import tamper
 from test_journal_base import TABLE, _canonical
 from test_journal_seal import write_round
 from test_journal_storage import PYTHON, fill_leaving, on_small_disk
@@ -700,3 +701,71 @@ def test_the_check_of_a_journal_whose_index_of_milestones_is_damaged_names_the_f
     finally:
         conn.close()
     assert str(caught.value) == f"{path}: database disk image is malformed"
+
+
+def _sealed_journal(folder: Path) -> tuple[Path, Journal]:
+    state, _ = new_sealing(TABLE)
+    save_state(folder / "sealing-key", state)
+    path = folder / "journal.sqlite3"
+    return path, Journal.open(path, sealing=folder / "sealing-key")
+
+
+def _cut_limit(path: Path) -> tuple[int, str]:
+    conn = open_readonly(path)
+    try:
+        return rotate_module.cut_limit(conn, path, wager_spots=(), floor_acked=None)
+    finally:
+        conn.close()
+
+
+def test_the_restore_holds_the_cut_before_the_last_round_start_ahead_of_its_shuffle(
+    tmp_path: Path,
+) -> None:
+    """The module docstring: the restore reads from the last shuffle, after the last round
+    start, round end and void before it; a round's end before the last round start read may
+    go (that start opens the round again). Worked out: round 1 (rows 2..5, sealed in 6),
+    round 2 voided (7, 8; seal 9), round 3 (10..13; seal 14), the shoe's second shuffle
+    (15), then rounds 4..15. The last round start is round 15's, so round 3's end (13) and
+    round 2's void (8) may go; round 3's start (10) may not: the cut stops at row 9, below
+    the last seal and recall's last 10 rounds."""
+    path, journal = _sealed_journal(tmp_path)
+    with journal:
+        journal.append("shuffle_commanded", {"decks": 6})  # 1
+        write_round(journal, 1)  # 2..5, seal 6
+        journal.append("round_started", {"round": 2, "seats": []}, 2)  # 7
+        journal.append("round_voided", {"reason": "x", "stand": [], "returned": []}, 2)  # 8
+        write_round(journal, 3)  # 10..13, seal 14
+        journal.append("shuffle_commanded", {"decks": 6})  # 15
+        for round_no in range(4, 16):
+            write_round(journal, round_no)
+    with JournalReader.open(path) as reader:
+        kinds = {row.id: row.kind for row in reader.rows(until_id=15)}
+    assert (kinds[8], kinds[9], kinds[10], kinds[13], kinds[15]) == (
+        "round_voided",
+        SEAL_KIND,
+        "round_started",
+        "round_completed",
+        "shuffle_commanded",
+    )
+    assert _cut_limit(path) == (9, "the restore reads from row 10")
+
+
+@pytest.mark.parametrize("damaged", [False, True])
+def test_the_last_checkpoint_holds_the_cut_before_it_even_one_that_does_not_read(
+    tmp_path: Path, damaged: bool
+) -> None:
+    """The module docstring: the start walks from the last checkpoint, so the rows it
+    checks stay. Twelve rounds each after a shuffle (4 rows and a seal each), a checkpoint
+    after the first round's seal (row 7): the cut stops at row 6, below the last seal, the
+    restore's last round and recall's last 10 rounds. A checkpoint whose data no longer
+    reads (an empty object written over it) holds it there too (the row before it)."""
+    path, journal = _sealed_journal(tmp_path)
+    with journal:
+        for round_no in range(1, 13):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+            if round_no == 1:
+                assert journal.checkpoint() == 7
+    if damaged:
+        tamper(path, "UPDATE journal SET data = '{}' WHERE id = 7")
+    assert _cut_limit(path) == (6, "the start walks from the checkpoint in row 7")
