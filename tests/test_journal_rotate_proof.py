@@ -769,3 +769,22 @@ def test_the_last_checkpoint_holds_the_cut_before_it_even_one_that_does_not_read
     if damaged:
         tamper(path, "UPDATE journal SET data = '{}' WHERE id = 7")
     assert _cut_limit(path) == (6, "the start walks from the checkpoint in row 7")
+
+
+def test_the_last_seal_holds_the_cut_before_it_when_rows_after_it_went_unsealed(
+    tmp_path: Path,
+) -> None:
+    """The module docstring: the rows after the last seal stay. Two sealed rounds (a
+    shuffle, 4 rows and a seal each: the last seal is row 12), then twelve more rounds
+    written by a station started without its sealing state (no seal): the cut stops at
+    row 11, below the restore's last round and recall's last 10 rounds."""
+    path, journal = _sealed_journal(tmp_path)
+    with journal:
+        for round_no in (1, 2):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+    with Journal.open(path) as journal:
+        for round_no in range(3, 15):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+    assert _cut_limit(path) == (11, "the last seal is row 12")
