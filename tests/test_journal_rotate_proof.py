@@ -788,3 +788,23 @@ def test_the_last_seal_holds_the_cut_before_it_when_rows_after_it_went_unsealed(
             journal.append("shuffle_commanded", {"decks": 6})
             write_round(journal, round_no)
     assert _cut_limit(path) == (11, "the last seal is row 12")
+
+
+def test_the_check_of_a_rotated_journal_does_not_offer_its_bases_own_segment_again(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    """A journal cut at row 21 (its base, the end of segment 1..21) whose floor has
+    acknowledged rows up to 30 only: the next segment ends at row 42, past that, and the
+    base's own segment ends at the base, where nothing is left to cut: nothing to rotate,
+    in one line."""
+    copy = _copy(built, "rotated", tmp_path)
+    conn = open_readonly(copy.path)
+    try:
+        found = plan_cut(conn, copy.path, copy.archive, wager_spots=(), floor_acked=30)
+        assert plan_cut(conn, copy.path, copy.archive, wager_spots=(), floor_acked=42) == 42
+    finally:
+        conn.close()
+    assert found == (
+        f"nothing to rotate in {copy.path}: no segment of {copy.archive} ends after row 21"
+        " and at or before row 30 (the floor acknowledged rows up to 30)"
+    )
