@@ -5,6 +5,7 @@ appends and of the batches that ended, once each, in one unbroken chain."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -82,6 +83,32 @@ def test_a_journal_names_the_file_it_writes(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
     with Journal.open(str(path)) as journal:
         assert journal.path == path
+
+
+def test_the_head_record_is_synced_at_close_and_not_at_each_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/journal.md: the head record is rewritten after every commit and "synced at
+    open and close. It is not synced on every append": three appends and a batch of two
+    sync nothing of ours (the rows' own commit is SQLite's sync), the close syncs it once."""
+    path = tmp_path / "journal.sqlite3"
+    journal = Journal.open(path)
+    synced: list[int] = []
+    real = os.fdatasync
+
+    def recorded(fd: int) -> None:
+        synced.append(fd)
+        real(fd)
+
+    monkeypatch.setattr("os.fdatasync", recorded)
+    for state in ("idle", "bets", "deal"):
+        journal.append("state", {"state": state})
+    with journal.batch():
+        journal.append("state", {"state": "idle"})
+        journal.append("state", {"state": "bets"})
+    assert synced == []
+    journal.close()
+    assert len(synced) == 1
 
 
 def test_a_head_record_that_cannot_be_synced_at_close_still_releases_the_journal(
