@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Final, Protocol
+from typing import Final, Protocol, runtime_checkable
 
 from controller.rules.cards import Card
 
@@ -124,33 +124,50 @@ class LedMode(Enum):
 # --- events -------------------------------------------------------------------------------
 
 
+# A shoe report's draw number (``firmware_bridge`` numbers each card and the cover card from 1
+# after a load): None from a shoe that numbers nothing (a test's double, the hand-dealt
+# simulation). It rides on the journal rows the report writes, so that a restarted station
+# knows which reports it holds already (``controller.table.recovery``). Not part of the
+# event's equality: the same card reported is the same event, whatever its number.
+
+
 @dataclass(frozen=True, slots=True)
 class CardDrawn:
-    """The shoe reports a Spanish card leaving it."""
+    """The shoe reports a Spanish card leaving it (``draw``: its number, see above)."""
 
     card: Card
+    draw: int | None = field(default=None, compare=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
 class ForeignCardDrawn:
-    """The shoe reports a card that is not in a Spanish deck (a 10, or an unknown code)."""
+    """The shoe reports a card that is not in a Spanish deck (a 10, or an unknown code);
+    ``draw`` None also for a report whose number could not be read."""
 
     description: str
+    draw: int | None = field(default=None, compare=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
 class CoverCardSeen:
-    """The shoe reports the cover (cutting) card."""
+    """The shoe reports the cover (cutting) card (``draw``: its number)."""
+
+    draw: int | None = field(default=None, compare=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
 class ShoeLoaded:
-    """The shoe reports it has been loaded with a batch."""
+    """The shoe reports it has been loaded with a batch (``load``: the shoe's count of its
+    loads, None when it numbers none)."""
+
+    load: int | None = field(default=None, compare=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
 class ShoeEmpty:
-    """The shoe reports it holds no more cards."""
+    """The shoe reports it holds no more cards (``draws``: the number of its last draw)."""
+
+    draws: int | None = field(default=None, compare=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,9 +186,10 @@ class ShuffleDone:
 @dataclass(frozen=True, slots=True)
 class HoleCardDealt:
     """The shoe withheld the hole card: only its commitment (SHA-256 hex of "CARD|NONCE",
-    ``controller.rules.commitment``) is known until the reveal."""
+    ``controller.rules.commitment``) is known until the reveal (``draw``: its number)."""
 
     commitment: str
+    draw: int | None = field(default=None, compare=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +340,29 @@ class ShoeSensor(Device, Protocol):
     def cancel_hole_card(self) -> None:
         """No hole card is due any more (the round was voided before it was dealt): the
         shoe must not withhold the next card."""
+
+
+@runtime_checkable
+class CountedShoe(Protocol):
+    """A shoe driver that numbers the shoe's draws (``drivers.shoe.ShoeDriver``): the
+    station hands it, before it starts, the count its journal holds."""
+
+    def resume_count(self, load: int | None, draw: int | None, *, empty: bool = False) -> None:
+        """The shoe's load and last draw the journal holds (None: not known), and whether
+        the shoe was journaled empty after it: reports up to there are repeats."""
+
+
+@runtime_checkable
+class CommitAware(Protocol):
+    """A driver whose device hears that its reports arrived only once the station has
+    journaled the events they gave (``drivers.device_link.LinkedDevice``): a station stopped
+    in between gets them again from the device, instead of losing them."""
+
+    def hold_acks_until_committed(self) -> None:
+        """Before the driver starts: hold each acknowledgement until :meth:`committed`."""
+
+    def committed(self, event: DeviceEvent) -> None:
+        """``event`` and every event before it are on disk."""
 
 
 class CardReader(Device, Protocol):

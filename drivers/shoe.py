@@ -12,8 +12,9 @@ again after a lost session (or a double read): dropped, logged and counted in ``
 so nothing reaches the procedure twice. A number that skips ahead means reports were lost:
 a ``DeviceFault`` naming the expected and found numbers, then the draw itself; so is a
 repeated number that carries another card. Neither log nor fault names the card (it may
-be the hole card). Before any load (a station started mid-shoe) the first number heard is
-the start.
+be the hole card). A restarted station resumes the count from its journal
+(:meth:`ShoeDriver.resume_count`); before any load it knows (a station started mid-shoe)
+the first number heard is the start.
 
 The hole card never reaches the station before the reveal: the shoe withholds it and
 reports ``HoleCardDealtReport`` (its draw number and commitment) -> ``HoleCardDealt``;
@@ -98,6 +99,20 @@ class ShoeDriver(SerialDriver):
         #: Repeated reports dropped since the driver started.
         self.repeats = 0
 
+    def resume_count(self, load: int | None, draw: int | None, *, empty: bool = False) -> None:
+        """Before :meth:`start`: the shoe's load and its last draw that the journal holds,
+        and whether it journaled the shoe empty after it (``controller.table.recovery``;
+        None: not known). A report the shoe sends again
+        after a restart (it was never acknowledged to the station before) is then dropped
+        as a repeat instead of reaching the procedure twice, and a report lost at the
+        restart is a gap (``DeviceFault``); without them the first number heard is the
+        start, as for a station started mid-shoe."""
+        with self._lock:
+            self._load = load
+            self._last_draw = draw if draw is not None else (0 if load is not None else None)
+            self._draws.clear()
+            self._empty_delivered = empty
+
     def expect_hole_card(self) -> None:
         """Tell the shoe the next card out is the dealer's hole card (it withholds it):
         the next draw number after the last one heard, so that a card already drawn (its
@@ -137,7 +152,8 @@ class ShoeDriver(SerialDriver):
             fresh, fault = self._check_draw(message.draw, f"{rank}{suit}")
             if not fresh:
                 return fault
-            return (*fault, self._card(rank, suit)) if fault else (self._card(rank, suit),)
+            card = self._card(rank, suit, message.draw)
+            return (*fault, card) if fault else (card,)
         return self._other_message(message)
 
     def _other_message(self, message: fb.Message) -> Iterable[DeviceEvent]:
@@ -145,7 +161,7 @@ class ShoeDriver(SerialDriver):
             fresh, fault = self._check_draw(message.draw, _COVER)
             yield from fault
             if fresh:
-                yield CoverCardSeen()
+                yield CoverCardSeen(draw=message.draw)
         elif isinstance(message, fb.ShoeLoadedReport):
             if message.load == self._load:
                 # The current load, sent again: it must not restart the draw count.
@@ -158,14 +174,14 @@ class ShoeDriver(SerialDriver):
             self._last_draw = 0
             self._empty_delivered = False
             self._unreadable = 0
-            yield ShoeLoaded()
+            yield ShoeLoaded(load=message.load)
         elif isinstance(message, fb.ShoeEmptyReport):
             yield from self._empty(message.draws)
         elif isinstance(message, fb.HoleCardDealtReport):
             fresh, fault = self._check_draw(message.draw, "hole " + message.commitment.hex())
             yield from fault
             if fresh:
-                yield HoleCardDealt(message.commitment.hex())
+                yield HoleCardDealt(message.commitment.hex(), draw=message.draw)
         elif isinstance(message, fb.HoleCardRevealReport):
             yield from self._revealed(message)
         else:
@@ -248,7 +264,7 @@ class ShoeDriver(SerialDriver):
         self._last_draw = draws
         self._empty_delivered = True
         self._unreadable = 0
-        yield ShoeEmpty()
+        yield ShoeEmpty(draws=draws)
 
     def _repeat(self, what: str) -> None:
         self.repeats += 1
@@ -263,18 +279,18 @@ class ShoeDriver(SerialDriver):
             {"expected_draw": str(expected), "found_draw": str(found)},
         )
 
-    def _card(self, rank: int, suit: str) -> DeviceEvent:
+    def _card(self, rank: int, suit: str, draw: int) -> DeviceEvent:
         card = self._by_codes.get((rank, suit))
         if card is None:
             try:
                 card = card_from_codes(rank, suit)
             except ForeignCardError as err:
-                return ForeignCardDrawn(str(err))
+                return ForeignCardDrawn(str(err), draw=draw)
             self._by_codes[rank, suit] = card
         seen = self._seen
         copies = seen[card.text] = seen[card.text] + 1
         if self.decks is not None and copies > self.decks:
             return ForeignCardDrawn(
-                f"duplicate card {card}: copy {copies} in a {self.decks}-deck shoe"
+                f"duplicate card {card}: copy {copies} in a {self.decks}-deck shoe", draw=draw
             )
-        return CardDrawn(card)
+        return CardDrawn(card, draw=draw)

@@ -4,7 +4,8 @@ playing rounds into a journal, run as its own process by ``test_crash_recovery.p
     python tests/crash_table.py JOURNAL SEED ROUNDS
 
 On start the station restores from the journal as the daemon does; the shoe double is
-restocked with what a real shoe would still hold (the batch less the journalled cards).
+restocked with what a real shoe would still hold (the batch less the journalled cards, its
+load and draw numbers where the journal left them).
 Prints one line per view the simulated dealer acts on (``ROUND STATE``), so the test can
 kill it at a random point of play. A state's name written to its standard input (``betting``,
 ``fault``) makes the dealer stop at the next view in that state, before acting on it, and
@@ -16,7 +17,9 @@ done.
 
 from __future__ import annotations
 
+import faulthandler
 import random
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -35,11 +38,14 @@ DECKS = 6
 def main(journal: Path, seed: int, rounds: int) -> int:
     """Play until round ``rounds`` is done (or until killed)."""
     configure_logging(level="warning", stream=sys.stderr)
+    # A station that falls silent is asked for its threads' stacks (test_crash_recovery.py).
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     rows = []
     if journal.exists():
         with JournalReader.open(journal) as reader:
             rows = list(reader.rows())
-    cards, cover = shoe_after(rows, read_journal(rows), DECKS, random.Random(seed))
+    recovered = read_journal(rows)
+    cards, cover = shoe_after(rows, recovered, DECKS, random.Random(seed))
     settings = SimulationSettings(
         profile="PA", decks=DECKS, seats=3, rounds=rounds, seed=seed, journal=journal, faults=0.03
     )
@@ -58,7 +64,13 @@ def main(journal: Path, seed: int, rounds: int) -> int:
         if not restocked:  # the devices are up, the dealer has not touched the shoe yet
             restocked = True
             cover_at = len(cards) - COVER_FROM_END if cover else None
-            table.rig.shoe.restock(cards, cover_at if cover_at and cover_at > 0 else None)
+            # The shoe's own count survives the station (docs/protocol.md, "Draw numbers").
+            table.rig.shoe.restock(
+                cards,
+                cover_at if cover_at and cover_at > 0 else None,
+                load=recovered.shoe_count.load,
+                draws=recovered.shoe_count.last or 0,
+            )
         print(view.round_no, view.state.value, flush=True)
         if wanted and wanted[-1] == "fault":
             # A fault is injected at the next look where one can be (a random fault rate

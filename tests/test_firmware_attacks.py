@@ -253,6 +253,30 @@ def frames_out(bench: Bench, seconds: float) -> list[fb.Frame]:
     return out
 
 
+def test_a_restocked_shoe_counts_on_from_the_numbers_it_is_given(shoe: Bench) -> None:
+    # The bench's "count LOAD DRAWS" (docs/firmware.md): the counts a shoe kept in its flash
+    # across a station's restart (docs/protocol.md, "Draw numbers"); LOAD -1 keeps its own.
+    connected(shoe)
+    shoe.ask("restock -1 9H KS")
+    shoe.ask("count 4 10")
+    assert shoe.ask("deal") == "9H"
+    shoe.ask("count -1 20")
+    assert shoe.ask("deal") == "KS"
+    shoe.ask("load -1 7D")
+    shoe.pump_until(lambda: len(shoe.messages) >= 4)
+    assert shoe.messages == [
+        fb.CardDrawnReport(9, "H", 11),
+        fb.CardDrawnReport(13, "S", 21),
+        fb.ShoeEmptyReport(21),
+        fb.ShoeLoadedReport(5),  # one more than load 4
+    ]
+    for bad in ("count", "count 4", "count -2 0", "count 65536 0", "count 1 65536", "count x 1"):
+        with pytest.raises(RuntimeError, match="count: LOAD"):
+            shoe.ask(bad)
+    shoe.ask("count 65535 65534")  # the top of both ranges taken (65535 is the last draw)
+    assert shoe.ask("deal") == "7D"
+
+
 def test_a_forged_hello_leaves_the_firmwares_session_up(shoe: Bench) -> None:
     station = connected(shoe)
     shoe.ask("load -1 9H KS 8D 7D")

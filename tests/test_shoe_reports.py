@@ -217,3 +217,106 @@ def test_a_reveal_that_could_not_be_asked_is_not_taken_as_asked() -> None:
     (answer,) = feed(driver, fb.HoleCardRevealReport(COMMITMENT, 13, "S", NONCE))
     assert isinstance(answer, HoleCardRevealed)
     assert answer.card is None and answer.nonce is None and not answer.asked
+
+
+def test_each_event_carries_the_shoes_numbers_for_the_journal() -> None:
+    # docs/protocol.md, "Draw numbers": load 4, then draws 1..5 (a card, the cover card, the
+    # hole card withheld, a 10, a card), then empty after draw 5. A 10 is no card of a
+    # Spanish deck (NY 5324.12(a)): foreign, under its own number.
+    driver = offline_driver()
+    events = feed(
+        driver,
+        fb.ShoeLoadedReport(4),
+        fb.CardDrawnReport(13, "S", 1),
+        fb.CoverCardReport(2),
+        fb.HoleCardDealtReport(3, COMMITMENT),
+        fb.CardDrawnReport(10, "S", 4),
+        fb.CardDrawnReport(7, "H", 5),
+        fb.ShoeEmptyReport(5),
+    )
+    assert [type(e) for e in events] == [
+        ShoeLoaded,
+        CardDrawn,
+        CoverCardSeen,
+        HoleCardDealt,
+        ForeignCardDrawn,
+        CardDrawn,
+        ShoeEmpty,
+    ]
+    loaded, *draws, empty = events
+    assert isinstance(loaded, ShoeLoaded) and loaded.load == 4
+    assert [getattr(e, "draw", None) for e in draws] == [1, 2, 3, 4, 5]
+    assert isinstance(empty, ShoeEmpty) and empty.draws == 5
+    # A card the batch cannot hold (a seventh king in six decks) keeps its number too.
+    driver.decks = 6
+    feed(driver, fb.ShoeLoadedReport(5), *(fb.CardDrawnReport(13, "S", n) for n in range(1, 7)))
+    (seventh,) = feed(driver, fb.CardDrawnReport(13, "S", 7))
+    assert isinstance(seventh, ForeignCardDrawn) and seventh.draw == 7
+
+
+def test_a_count_resumed_from_the_journal_drops_what_it_holds_and_takes_the_next() -> None:
+    # The journal holds load 3 up to draw 5: the shoe sends draw 5 and the load again (their
+    # acknowledgement died with the old station), then draw 6, new.
+    driver = offline_driver()
+    driver.resume_count(3, 5)
+    assert feed(driver, fb.ShoeLoadedReport(3), fb.CardDrawnReport(7, "S", 5)) == []
+    assert driver.repeats == 2
+    (six,) = feed(driver, fb.CardDrawnReport(8, "H", 6))
+    assert six == CardDrawn(parse_card("8H")) and six.draw == 6
+    # A new load (number 4) starts the count again.
+    assert feed(driver, fb.ShoeLoadedReport(4), fb.CardDrawnReport(9, "D", 1)) == [
+        ShoeLoaded(),
+        CardDrawn(parse_card("9D")),
+    ]
+
+
+def test_a_report_lost_at_the_restart_is_a_gap_after_the_journals_last_draw() -> None:
+    # Draw 6 was acknowledged and never journaled (the station died between): draw 7 is
+    # the first the shoe sends, and the fault names the draw the journal lacks.
+    driver = offline_driver()
+    driver.resume_count(3, 5)
+    (gap, card) = feed(driver, fb.CardDrawnReport(7, "S", 7))
+    assert gap == DeviceFault(
+        DeviceKind.SHOE,
+        "shoe reports lost: expected draw 6, found draw 7",
+        {"expected_draw": "6", "found_draw": "7"},
+    )
+    assert card == CardDrawn(parse_card("7S"))
+
+
+def test_a_load_journaled_without_draws_counts_from_draw_one() -> None:
+    driver = offline_driver()
+    driver.resume_count(3, None)
+    assert feed(driver, fb.ShoeLoadedReport(3)) == []
+    (gap, _card) = feed(driver, fb.CardDrawnReport(7, "S", 2))
+    assert isinstance(gap, DeviceFault) and gap.details == {
+        "expected_draw": "1",
+        "found_draw": "2",
+    }
+
+
+def test_an_empty_shoe_journaled_is_not_delivered_again() -> None:
+    driver = offline_driver()
+    driver.resume_count(3, 9, empty=True)
+    assert feed(driver, fb.ShoeEmptyReport(9)) == []
+    driver.resume_count(3, 9)  # journaled up to draw 9, not yet empty
+    assert feed(driver, fb.ShoeEmptyReport(9)) == [ShoeEmpty()]
+
+
+def test_nothing_known_from_the_journal_takes_the_first_number_heard() -> None:
+    driver = offline_driver()
+    driver.resume_count(None, None)
+    assert feed(driver, fb.CardDrawnReport(7, "S", 40), fb.CardDrawnReport(8, "S", 41)) == [
+        CardDrawn(parse_card("7S")),
+        CardDrawn(parse_card("8S")),
+    ]
+
+
+def test_the_hole_card_is_armed_after_the_journals_last_draw() -> None:
+    # A restarted station arms the draw after the journal's last one, not draw 1.
+    driver, _events = listening_driver()
+    sent: list[fb.Message] = []
+    driver._send = lambda message: sent.append(message) or True  # type: ignore[method-assign]
+    driver.resume_count(3, 12)
+    driver.expect_hole_card()
+    assert sent == [fb.HoleCardNext(13)]

@@ -32,7 +32,7 @@ import pytest
 from debbuild import ROOT, built_deb
 from image import cached_image
 from remote_table import LogFeed, RemoteTable
-from vm import UsbSerial, Vm, missing_tools
+from vm import GUEST_FILES, UsbSerial, Vm, missing_tools
 
 from controller.simulation.dealer import Press, TurnKey
 from controller.simulation.runner import SimulationSettings
@@ -194,7 +194,7 @@ def rig() -> Iterator[Rig]:
     payload = work / "payload"
     payload.mkdir(parents=True)
     shutil.copy2(deb, payload / "dealer-station.deb")
-    for name in ("agent.py", "commands.py"):
+    for name in GUEST_FILES:
         shutil.copy2(ROOT / "vm_tests/guest" / name, payload / name)
     (payload / "station.toml").write_text(CONFIG)
     (payload / "99-dealer-station.rules").write_text(udev_rules())
@@ -305,8 +305,8 @@ def test_udev_names_the_devices_and_the_reader_gadget_enumerates(rig: Rig) -> No
         assert vm.sh(f"stat -L -c %G:%a /dev/dealer-{name}").strip() == "dialout:660"
     vm.sh("modprobe -a dummy_hcd libcomposite usb_f_fs")
     vm.sh(
-        "systemd-run --unit=reader-gadget /opt/dealer-station/bin/python -m"
-        f" drivers.simulated.ffs_gadget --vid {READER['vid']:#x} --pid {READER['pid']:#x}"
+        "systemd-run --unit=reader-gadget /opt/dealer-station/bin/python"
+        f" /mnt/payload/gadget.py --vid {READER['vid']:#x} --pid {READER['pid']:#x}"
         f" --serial {READER['serial']} --control /run/reader.sock"
     )
     vm.sh("timeout 60 sh -c 'until [ -S /run/reader.sock ]; do sleep 0.1; done'")

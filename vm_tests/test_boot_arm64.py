@@ -48,7 +48,7 @@ from test_boot import (
 )
 from test_boot import test_sigkill_restarts_it_and_the_round_resumes as _sigkill_resumes
 from test_boot import test_sigstop_the_watchdog_restarts_it_within_watchdogsec as _sigstop
-from vm import ARM64, UsbSerial, Vm
+from vm import ARM64, GUEST_FILES, UsbSerial, Vm
 
 from controller.simulation.runner import SimulationSettings
 from controller.table.prompts import State
@@ -161,7 +161,7 @@ def rig() -> Iterator[PiRig]:
     shutil.rmtree(work, ignore_errors=True)
     payload = work / "payload"
     payload.mkdir(parents=True)
-    for name in ("agent.py", "commands.py"):
+    for name in GUEST_FILES:
         shutil.copy2(ROOT / "vm_tests/guest" / name, payload / name)
     (payload / "station.toml").write_text(PI_CONFIG)
     (payload / "99-dealer-station.rules").write_text(udev_rules())
@@ -287,8 +287,8 @@ def test_udev_names_the_uart_and_the_usb_devices(rig: PiRig) -> None:
         assert target.startswith("/dev/ttyUSB"), (name, target)
     vm.sh("modprobe -a dummy_hcd libcomposite usb_f_fs")
     vm.sh(
-        "systemd-run --unit=reader-gadget /opt/dealer-station/bin/python -m"
-        f" drivers.simulated.ffs_gadget --vid {READER['vid']:#x} --pid {READER['pid']:#x}"
+        "systemd-run --unit=reader-gadget /opt/dealer-station/bin/python"
+        f" /run/payload/gadget.py --vid {READER['vid']:#x} --pid {READER['pid']:#x}"
         f" --serial {READER['serial']} --control /run/reader.sock"
     )
     vm.wait_until("[ -S /run/reader.sock ]", "the card reader gadget's control socket", STEP_ARM,

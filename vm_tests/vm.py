@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+#: What the boot tests copy from vm_tests/guest/ into the guest's payload: the agent, the
+#: commands' runner and the card reader gadget's launcher.
+GUEST_FILES = ("agent.py", "commands.py", "gadget.py")
 KERNEL_ARGS = (
     "root=/dev/vda rw console=ttyS0 systemd.mask=serial-getty@ttyS0.service"
     " systemd.show_status=false loglevel=4 panic=-1"

@@ -133,6 +133,17 @@ KINDS: Final[tuple[RecordKind, ...]] = (
         "the shoe reports the batch loaded",
     ),
     RecordKind(
+        "shoe_count",
+        "load, last",
+        (
+            "the shoe's count where its draws' rows alone do not give it (after a numbered load, "
+            "`last` 0; before a draw whose number is not the next, or an empty shoe): each "
+            "later row of a draw (`burn`, `card`, `hole_card_dealt`, `hole_card_rejected`, "
+            "`hole_card_repeated`, `cover_card`) counts one more, and a restarted station "
+            "resumes its shoe driver from the count (`controller.table.shoe_count`)"
+        ),
+    ),
+    RecordKind(
         "shoe_empty",
         "",
         "the shoe reports it is empty",

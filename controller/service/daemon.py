@@ -41,7 +41,7 @@ from controller.table.machine import TableDevices, TableSettings
 from controller.table.procedure import Table
 from controller.table.recovery import read_journal
 from controller.table.view import TableView, view_record
-from drivers.hal import Device, DeviceEvent, DeviceKind, WagerSpot
+from drivers.hal import CountedShoe, Device, DeviceEvent, DeviceKind, WagerSpot
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -170,6 +170,11 @@ def build_station(
             },
         )
         table.restore(recovered)
+        for device in devices:
+            if isinstance(device, CountedShoe):
+                # Before it starts: a report the shoe sends again is one the journal holds.
+                count = recovered.shoe_count
+                device.resume_count(count.load, count.last, empty=count.empty)
     except BaseException:
         journal.close()
         raise

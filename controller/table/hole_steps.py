@@ -28,10 +28,10 @@ class HoleCardSteps(TablePart):
         play = self.t.play
         held = play.withheld if play is not None else None
         if held is not None and held.commitment == event.commitment:
-            # This round's hole card reported again: a report whose acknowledgement a
-            # restart cut off goes out again in the device's next session (docs/protocol.md,
-            # section 6a), and a restarted station's shoe driver has no draw numbers yet to
-            # drop it by. The same commitment is the same card and nonce: journaled only.
+            # This round's hole card reported again under a number of its own (a shoe that
+            # numbers nothing, or one that lost its count: a report sent again after a
+            # restart keeps its number and the driver drops it, docs/protocol.md "Draw
+            # numbers"). The same commitment is the same card and nonce: journaled only.
             self.t.record("hole_card_repeated", commitment=event.commitment)
             return
         if play is None or self.t.state is not State.DEALING:

@@ -34,6 +34,7 @@ from controller.table.faults import NOT_RESUMABLE, Fault, FaultCode
 from controller.table.holecard import WithheldCard
 from controller.table.play import RoundPlay
 from controller.table.prompts import State
+from controller.table.shoe_count import ShoeCount
 from drivers.hal import SeatWagerChanged, WagerSpot
 
 
@@ -73,6 +74,10 @@ class Recovered:
     voided_holes: dict[str, int] = field(default_factory=dict)
     # The last report of each wager spot: all the betting book needs, however long the journal.
     wagers: dict[tuple[int, WagerSpot], SeatWagerChanged] = field(default_factory=dict)
+    #: The shoe's count as journaled (``controller.table.shoe_count``): the shoe driver
+    #: resumes from it, so that a report the shoe sends again after a restart is not
+    #: handled twice.
+    shoe_count: ShoeCount = field(default_factory=ShoeCount)
 
 
 def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
@@ -118,6 +123,7 @@ def read_journal(rows: Iterable[JournalledRow]) -> Recovered:
             rec.voided_holes = {c: r for c, r in rec.voided_holes.items() if r != row.round_no}
         elif kind in ("cover_card", "shoe_empty"):
             rec.reshuffle_pending = True
+        rec.shoe_count.read(kind, data)
         if kind in _SHOE_CARDS and _is_card(data.get("card")):
             rec.drawn[str(data["card"])] += 1
         if kind == "burn":

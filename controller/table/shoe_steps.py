@@ -11,9 +11,12 @@ table's flow (``follow_round``), each passed to it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from controller.rules.cards import Card, composition_problems
 from controller.table.faults import FaultCode
 from controller.table.prompts import State
+from controller.table.shoe_count import COUNT_KIND
 from controller.table.state import TablePart
 from drivers.hal import (
     CardDrawn,
@@ -61,6 +64,7 @@ class ShoeSteps(TablePart):
 
     def on_shoe_loaded(self, event: ShoeLoaded) -> None:
         self.t.record("shoe_loaded")
+        self.count(self.t.shoe_count.after_load(event.load))
         if self.t.state is State.LOADING:
             self.t.burn_reason = "load"
             self.t.loaded()
@@ -70,10 +74,17 @@ class ShoeSteps(TablePart):
             )
 
     def on_shoe_empty(self, event: ShoeEmpty) -> None:
+        self.count(self.t.shoe_count.before_empty(event.draws))
         self.t.record("shoe_empty")
         self.t.reshuffle_pending = True
         if self.t.play is not None and not self.t.play.round.over:
             self.supervision.raise_fault(FaultCode.SHOE_EMPTY, "the shoe ran out during the round")
+
+    def count(self, row: dict[str, Any] | None) -> None:
+        """Journal the shoe's count where its draw rows alone would not give it
+        (``controller.table.shoe_count``): a restarted station resumes its driver from it."""
+        if row is not None:
+            self.t.record(COUNT_KIND, **row)
 
     def on_card(self, event: CardDrawn) -> None:
         card = event.card

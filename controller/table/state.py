@@ -23,6 +23,7 @@ from controller.table.machine import Recorder, TableDevices, TableSettings, Trig
 from controller.table.play import RoundPlay
 from controller.table.prompts import Prompt, State, prompt_for
 from controller.table.recovery import JournalledRow
+from controller.table.shoe_count import ShoeCount
 from controller.table.view import HandViews
 from drivers.hal import DeviceKind, Led, LedMode
 
@@ -76,6 +77,8 @@ class TableState(Triggers):
         #: shoe is asked for them at the void so that the journal accounts for every card.
         self.voided_holes: dict[str, int] = {}
         self.entered: Callable[[], None] = lambda: None
+        #: The shoe's count as journaled (``controller.table.shoe_count``).
+        self.shoe_count = ShoeCount()
 
     @property
     def profile(self) -> Profile:
@@ -90,11 +93,15 @@ class TableState(Triggers):
     def record(self, kind: str, **data: Any) -> None:
         """Journal a row: of the round in play (or the unbuilt one), else of no round."""
         in_round = self.play is not None or self.unbuilt_round is not None
-        self.journal.append(kind, data, self.round_no if in_round else None)
+        self._append(kind, data, self.round_no if in_round else None)
 
     def record_round(self, kind: str, data: Any) -> None:
         """Journal a row of the round numbered now (the round in play's rows)."""
-        self.journal.append(kind, data, self.round_no)
+        self._append(kind, data, self.round_no)
+
+    def _append(self, kind: str, data: Any, round_no: int | None) -> None:
+        self.journal.append(kind, data, round_no)
+        self.shoe_count.read(kind, data)  # as recovery will read the row back
 
     def _entered(self, *_: object, **__: object) -> None:
         # The machine's after_state_change (a resume's ``to`` comes along: not needed).

@@ -10,6 +10,7 @@ buttons, the round) is in ``controller.table.procedure``.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import structlog
 
@@ -61,6 +62,7 @@ class Supervision:
         self.t.drawn = Counter({parse_card(text): n for text, n in rec.drawn.items()})
         self.t.reshuffle_pending = rec.reshuffle_pending
         self.t.voided_holes = dict(rec.voided_holes)
+        self.t.shoe_count = replace(rec.shoe_count)
         for event in rec.wagers.values():
             self.t.book.update(event)
         machine = shared_machine()

@@ -47,9 +47,19 @@ class FirmwareShoe(FirmwareDevice):
         """Load ``cards`` with the cover card after ``cover_at`` of them; reports it."""
         self._fill("load", cards, cover_at)
 
-    def restock(self, cards: Sequence[Card], cover_at: int | None = None) -> None:
-        """The shoe a restarted station finds: loaded, without a report."""
+    def restock(
+        self,
+        cards: Sequence[Card],
+        cover_at: int | None = None,
+        *,
+        load: int | None = None,
+        draws: int = 0,
+    ) -> None:
+        """The shoe a restarted station finds: loaded, without a report, its load number
+        (None: kept) and last draw number what the shoe kept (``ShoeDouble.restock``)."""
         self._fill("restock", cards, cover_at)
+        if load is not None or draws:
+            self.ask(f"count {-1 if load is None else load} {draws}")
 
     def _fill(self, verb: str, cards: Sequence[Card], cover_at: int | None) -> None:
         if cover_at is not None and not 0 <= cover_at <= len(cards):

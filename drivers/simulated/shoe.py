@@ -49,7 +49,9 @@ class ShoeDouble(SerialDeviceDouble):
             int(decks), int(seed), cover_at
         ),
         "load": lambda d, cards, cover_at=None: d.load(cards_arg(cards), cover_at),
-        "restock": lambda d, cards, cover_at=None: d.restock(cards_arg(cards), cover_at),
+        "restock": lambda d, cards, cover_at=None, load=None, draws=0: d.restock(
+            cards_arg(cards), cover_at, load=None if load is None else int(load), draws=int(draws)
+        ),
         "deal": lambda d, hole=False: d.deal(hole=bool(hole)),
         "deal_hole_card": lambda d: d.deal_hole_card(),
         "deal_ten": lambda d, suit="S": d.deal_ten(str(suit)),
@@ -98,17 +100,31 @@ class ShoeDouble(SerialDeviceDouble):
             self.withheld = {}  # a new batch: the last one's hole cards are gone
         self._report(fb.ShoeLoadedReport(load))
 
-    def restock(self, cards: Sequence[Card], cover_at: int | None = None) -> None:
+    def restock(
+        self,
+        cards: Sequence[Card],
+        cover_at: int | None = None,
+        *,
+        load: int | None = None,
+        draws: int = 0,
+    ) -> None:
         """Put ``cards`` in the shoe without a report: the shoe a restarted station finds,
-        loaded (and reported so) before the restart. ``cover_at`` as in :meth:`load`."""
+        loaded (and reported so) before the restart. ``cover_at`` as in :meth:`load`;
+        ``load`` and ``draws``: the load number (None: kept) and the last draw number the
+        shoe kept in its flash (docs/protocol.md, "Draw numbers"), 0 to count from the
+        start."""
         if cover_at is not None and not 0 <= cover_at <= len(cards):
             raise ValueError(f"cover card position {cover_at} outside 0..{len(cards)}")
+        if not 0 <= draws <= 0xFFFF or (load is not None and not 0 <= load <= 0xFFFF):
+            raise ValueError(f"load {load} or draw {draws} outside 0..65535")
         shoe: list[Card | str] = list(cards)
         if cover_at is not None:
             shoe.insert(cover_at, COVER)
         with self._shoe_lock:
             self._shoe = shoe
-            self._draws = 0
+            self._draws = draws
+            if load is not None:
+                self._loads = load
             self._hole_from = None  # draw numbers start again: an old arming means nothing
             self._last_card = None
             self.dealt = []

@@ -246,6 +246,18 @@ bool shoe_command(const char *cmd, const char *args, char *reply, size_t cap) {
         deal(hole, reply, cap);
         return true;
     }
+    if (strcmp(cmd, "count") == 0) { /* "count LOAD DRAWS": the counts a restocked shoe kept */
+        long load, draws;
+        if (!txt_num(&args, &load) || load < -1 || load > 65535 || !txt_num(&args, &draws) ||
+            draws < 0 || draws > 65535) {
+            txt_put(reply, cap, "count: LOAD (0..65535, -1 kept) then DRAWS (0..65535)");
+            return false;
+        }
+        if (load >= 0) s->loads = (uint16_t)load;
+        s->draws = (uint16_t)draws;
+        dev_save();
+        return true;
+    }
     if (strcmp(cmd, "code") == 0) { /* a card from outside the batch: the next draw */
         long rank;
         char suit[4];
