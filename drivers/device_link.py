@@ -21,6 +21,13 @@ into ``drivers.hal`` events:
 Frames dropped for a bad CRC or framing are recovered by retransmission and only counted
 (``stats``): line noise must not stop play, a link that stays bad ends in ``DeviceLost``.
 Noise fails the CRC; a frame with a good CRC and a bad seal was written by someone.
+
+Acknowledged once recorded: the station asks each driver to hold the link's acks
+(:meth:`LinkedDevice.hold_acks_until_committed`) and tells it which of its events the
+journal has committed (:meth:`LinkedDevice.committed`); only then does the device hear
+that its reports arrived (``firmware_bridge.Endpoint.hold_acks``, at most
+``firmware_bridge.MAX_ACK_HOLD`` seconds). A station stopped between a report and its
+commit gets the report again from the device in the next session, instead of losing it.
 """
 
 from __future__ import annotations
@@ -53,6 +60,9 @@ from drivers.transport import ThreadedTransport
 log = structlog.get_logger(__name__)
 
 STATION_FIRMWARE = "dealer-station 0.1.0"
+#: Receipts kept for acks held until their events are committed (``LinkedDevice.committed``):
+#: far more than the reports of one hold (``firmware_bridge.MAX_ACK_HOLD``).
+RECEIPTS_KEPT = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +122,11 @@ class LinkedDevice(ABC):
         self._last_fault: str | None = None
         self._port_open = False
         self._restart_at: float | None = None
+        # Acks held until the events they carried are committed: (the last event a batch of
+        # messages gave, or None for a batch that gave none; the batch's receipt), oldest
+        # first. Bounded: a hold that runs out acknowledges without them.
+        self._receipts: deque[tuple[DeviceEvent | None, int]] = deque(maxlen=RECEIPTS_KEPT)
+        self._holding = False
 
     # --- Device protocol ------------------------------------------------------------------
 
@@ -137,6 +152,31 @@ class LinkedDevice(ABC):
     def stats(self) -> fb.LinkStats:
         """The endpoint's live counters (frames, retransmits, duplicates, drops)."""
         return self._endpoint.stats
+
+    def hold_acks_until_committed(self, seconds: float = fb.MAX_ACK_HOLD) -> None:
+        """From now on, acknowledge the device's reports only once :meth:`committed` says
+        the events they gave are on disk, or after ``seconds`` (see the module docstring).
+        Called by the station before :meth:`start`."""
+        with self._lock:
+            self._endpoint.hold_acks(seconds)
+            self._holding = True
+
+    def committed(self, event: DeviceEvent) -> None:
+        """``event`` (and every event before it) is committed to the journal: acknowledge
+        the reports that gave it. Events of other drivers, and events that carry no
+        report, change nothing."""
+        receipts = self._receipts
+        if not receipts or receipts[0][0] is not event:
+            return
+        with self._lock:
+            receipt = None
+            while receipts and receipts[0][0] is event:
+                receipt = receipts.popleft()[1]
+            while receipts and receipts[0][0] is None:  # batches that gave no event
+                receipt = receipts.popleft()[1]
+            if receipt is not None:
+                self._endpoint.release(receipt, self._clock())
+                self._flush()
 
     # --- LinkListener (transport's reader thread) -----------------------------------------
 
@@ -256,11 +296,16 @@ class LinkedDevice(ABC):
                 log.debug("write failed", device=self.KIND.value, error=str(err))
 
     def _drain(self) -> None:
+        last: DeviceEvent | None = None
+        delivered = False
         for event in self._endpoint.events():
             if isinstance(event, fb.MessageReceived):  # nearly every event: tested first
+                delivered = True
                 for hal_event in self._on_message(event.message):
                     self._sink(hal_event)
+                    last = hal_event
             elif isinstance(event, fb.Connected):
+                self._receipts.clear()  # a new session: the old one's receipts mean nothing
                 self._status = _Status.CONNECTED
                 self._last_fault = None
                 self._auth_failures = 0
@@ -271,6 +316,7 @@ class LinkedDevice(ABC):
                 self._emit(DeviceConnected(self.KIND, peer.serial_number, peer.firmware))
                 self._on_connected()
             elif isinstance(event, fb.LinkDown):
+                self._receipts.clear()
                 self._lost(event.reason)
                 if event.unconfirmed:
                     names = ", ".join(type(m).__name__ for m in event.unconfirmed)
@@ -288,9 +334,22 @@ class LinkedDevice(ABC):
             elif isinstance(event, fb.FrameDropped) and event.error == "AuthenticationError":
                 self._forged(event.reason)
             elif isinstance(event, fb.MessageRejected):
-                self._emit(self._on_rejected(event.reason, event.type_id))
+                delivered = True
+                last = self._on_rejected(event.reason, event.type_id)
+                self._emit(last)
             elif isinstance(event, fb.FrameDropped):
                 log.debug("frame dropped", device=self.KIND.value, reason=event.reason)
+        if delivered and self._holding:
+            self._hold(last)
+
+    def _hold(self, last: DeviceEvent | None) -> None:
+        """The messages just delivered are acknowledged once ``last`` (the last event they
+        gave) is committed; at once if they gave none and nothing before them waits."""
+        receipt = self._endpoint.receipt
+        if last is None and not self._receipts:
+            self._endpoint.release(receipt, self._clock())
+            return
+        self._receipts.append((last, receipt))
 
     def _identity_details(self, peer: fb.Identity | None) -> dict[str, str]:
         details = {

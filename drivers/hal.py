@@ -347,9 +347,22 @@ class CountedShoe(Protocol):
     """A shoe driver that numbers the shoe's draws (``drivers.shoe.ShoeDriver``): the
     station hands it, before it starts, the count its journal holds."""
 
-    def resume_count(self, load: int | None, draw: int | None, *, empty: bool = False) -> None:
+    def resume_count(self, load: int | None, draw: int | None, *, empty: bool) -> None:
         """The shoe's load and last draw the journal holds (None: not known), and whether
         the shoe was journaled empty after it: reports up to there are repeats."""
+
+
+@runtime_checkable
+class CommitAware(Protocol):
+    """A driver whose device hears that its reports arrived only once the station has
+    journaled the events they gave (``drivers.device_link.LinkedDevice``): a station stopped
+    in between gets them again from the device, instead of losing them."""
+
+    def hold_acks_until_committed(self) -> None:
+        """Before the driver starts: hold each acknowledgement until :meth:`committed`."""
+
+    def committed(self, event: DeviceEvent) -> None:
+        """``event`` and every event before it are on disk."""
 
 
 class CardReader(Device, Protocol):

@@ -124,6 +124,9 @@ class LinkStats:
     unsealed_ends: int = 0
     forged_ends: int = 0
     rejected: int = 0
+    #: Held acknowledgements sent when their hold ran out, not released by the application
+    #: (``Endpoint.hold_acks``): commits slower than the hold.
+    holds_expired: int = 0
     drops_by_reason: dict[str, int] = field(default_factory=dict)
 
 

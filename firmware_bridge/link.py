@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from functools import cache
+from typing import cast
 
 from firmware_bridge.codec import (
     DeviceKind,
@@ -54,13 +55,14 @@ from firmware_bridge.frame import (
     FLAG_SEALED,
     HEADER,
     HEADER_SIZE,
+    SEQ_MODULO,
     SUPPORTED_VERSIONS,
     FrameDecoder,
     wire_frame,
 )
 from firmware_bridge.handshake import PLAIN, PeerCheck, SessionSetup
 from firmware_bridge.link_messages import Ack, Heartbeat, Hello
-from firmware_bridge.reliable import Arrival, Timing
+from firmware_bridge.reliable import MAX_ACK_HOLD, Arrival, Timing
 from firmware_bridge.session import LinkState, Session
 
 __all__ = ["Endpoint", "LinkState"]
@@ -128,6 +130,7 @@ class Endpoint(SessionSetup):
         self.secret = secret
         self._pairing_consent = pairing_consent
         self._pair_answer = None
+        self._hold = 0.0
         self.timing = timing or Timing()
         self._ack_every = min(self.timing.ack_every, self.timing.window)
         self.stats = LinkStats()
@@ -234,6 +237,46 @@ class Endpoint(SessionSetup):
         still acks within ``ACK_DELAY``."""
         self._s.hurry = True
 
+    def hold_acks(self, seconds: float) -> None:
+        """Hold the acknowledgement of the reliable messages delivered until the application
+        releases them (:meth:`release`: it has made them durable, the station's journal
+        committed what they reported) or ``seconds`` pass, whichever comes first; 0 (the default):
+        acknowledge on arrival. The peer sends a message whose ack never went out again in
+        its next session (docs/protocol.md section 6a), so a station stopped between
+        receiving a report and recording it gets the report again. Frames that go out
+        meanwhile carry the last ack released.
+
+        Raises:
+            ValueError: ``seconds`` outside 0..MAX_ACK_HOLD (the peer gives up on an ack
+                after MAX_TRIES sends).
+        """
+        if not 0 <= seconds <= MAX_ACK_HOLD:
+            raise ValueError(f"an ack hold of {seconds} s is outside 0..{MAX_ACK_HOLD} s")
+        self._hold = seconds
+
+    @property
+    def receipt(self) -> int:
+        """The ack that covers every message delivered in this session so far (the next
+        sequence number expected): what :meth:`release` takes."""
+        return self._s.rx.expected
+
+    def release(self, receipt: int, now: float) -> None:
+        """The application made every message up to ``receipt`` (a :attr:`receipt` of this
+        session) durable: their ack goes out at the next :meth:`data_to_send`. A receipt
+        behind the last one released, or past the messages delivered, changes nothing."""
+        s = self._s
+        self._now = now
+        if s.hold_until is None:
+            return  # nothing held (or the hold ran out)
+        ahead = (receipt - s.ack_held) % SEQ_MODULO
+        if not 0 < ahead <= (s.rx.expected - s.ack_held) % SEQ_MODULO:
+            return
+        s.ack_held = receipt
+        if receipt == s.rx.expected:
+            s.hold_until = None
+        s.ack_due = True
+        s.ack_owed = self._ack_every  # at once: the peer has waited for it
+
     def receive_data(self, data: bytes, now: float) -> None:
         """Take bytes from the peer. Never raises: bad frames become FrameDropped events."""
         self._now = now
@@ -255,19 +298,23 @@ class Endpoint(SessionSetup):
             return self._held_to_send(self._pending)
         s = self._s
         outbox = s.outbox
+        held = s.hold_until is not None and self._held(s)
         if not outbox:
             if not s.ack_due:
                 return b""
-            if s.ack_owed < self._ack_every and self._now < s.ack_at:
+            # Held, an ACK frame goes out only when one is owed at once (a release, a
+            # resend): it carries the last ack released.
+            if s.ack_owed < self._ack_every and (held or self._now < s.ack_at):
                 return b""  # held until ack_at: a frame sent meanwhile carries the ack
             s.ack_due = False
             if s.state is not LinkState.CONNECTED:
                 return b""
             outbox.append((Ack.TYPE_ID, 0, 0, b""))
             s.last_tx = self._now
-        s.ack_due = False
+        # While held, frames carry the last ack released and the rest is still owed.
+        s.ack_due = held
         s.ack_owed = 0
-        ack = s.rx.expected
+        ack = s.ack_held if held else s.rx.expected
         version = self._version
         sealer = s.sealer
         wires: list[bytes] = []
@@ -292,6 +339,14 @@ class Endpoint(SessionSetup):
             s.leading_delimiter = False
             out = DELIMITER + out
         return out
+
+    def _held(self, s: Session) -> bool:
+        """Whether the ack is held now (a hold is on); a hold that ran out ends here."""
+        if self._now < cast(float, s.hold_until):
+            return True
+        s.hold_until = None
+        self.stats.holds_expired += 1
+        return False
 
     def _flag_ack_now(self, outbox: list[tuple[int, int, int, bytes]]) -> None:
         """Set ``ACK_NOW`` on the last reliable frame of ``outbox``; stop hurrying once no
@@ -357,7 +412,8 @@ class Endpoint(SessionSetup):
             return s.last_rx + t.silence_timeout
         deadline = min(s.last_rx + t.silence_timeout, s.last_tx + t.heartbeat_interval)
         if s.ack_due:
-            deadline = min(deadline, s.ack_at)
+            # A held ack waits for release() or the hold's end, not for ack_at.
+            deadline = min(deadline, s.ack_at if s.hold_until is None else s.hold_until)
         if s.check_until is not None:
             deadline = min(deadline, s.check_until)
         resend = s.window.deadline()
@@ -498,6 +554,9 @@ class Endpoint(SessionSetup):
                 else:
                     self.stats.out_of_order += 1
                 return
+            if self._hold and s.hold_until is None:
+                s.ack_held = seq  # what was acknowledged before this message
+                s.hold_until = now + self._hold
         try:
             msg = decode_message(type_id, payload)
         except ProtocolError as err:

@@ -31,6 +31,10 @@ SILENCE_TIMEOUT: Final = 3.5
 #: The station resends HELLO this often, HELLO_TRIES times, before giving up.
 HELLO_INTERVAL: Final = 0.1
 HELLO_TRIES: Final = 30
+#: The longest an endpoint may hold the acknowledgement of messages it delivered until the
+#: application releases them (``Endpoint.hold_acks``): the peer resends after
+#: RETRANSMIT_TIMEOUT and gives up after MAX_TRIES sends, so a hold stays well inside that.
+MAX_ACK_HOLD: Final = 0.25
 #: A side that owes an ack and has nothing to send holds the ACK frame this long, so that a
 #: frame it sends meanwhile carries the ack in its header instead (nine ACK frames
 #: in ten were redundant on the panel's link). Well below RETRANSMIT_TIMEOUT.

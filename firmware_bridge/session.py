@@ -39,12 +39,14 @@ class Session:
     __slots__ = (
         "ack_at",
         "ack_due",
+        "ack_held",
         "ack_owed",
         "check_name",
         "check_reason",
         "check_until",
         "hello_at",
         "hello_tries",
+        "hold_until",
         "hurry",
         "last_rx",
         "last_tx",
@@ -82,6 +84,10 @@ class Session:
         self.ack_due = False
         self.ack_owed = 0
         self.ack_at = now
+        #: Held acknowledgement (``Endpoint.hold_acks``): the ack sent while messages the
+        #: application has not released are held, and until when at the latest (None: none).
+        self.ack_held = 0
+        self.hold_until: float | None = None
         #: The last reliable frames out carry ``ACK_NOW`` until what was queued has gone.
         self.hurry = False
         self.last_rx = now

@@ -6,19 +6,40 @@ journal it left and checking every seal with the table's verification key.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from table_driver import TableDriver, card_texts, restart, start_once_more
+from table_driver import TableDriver, card_texts, restart, start_again, start_once_more
 from test_faults import CARDS, ONE_SEAT, _finish_round, _to_players
 
 from controller.journal.seal import VerificationKey
+from controller.journal.store import JournalReader
 from controller.table.prompts import State
 from controller.table.recovery import read_journal
-from drivers.hal import Button, ButtonPressed, ForeignCardDrawn, HoleCardRevealed, SupervisorKey
+from drivers.hal import (
+    Button,
+    ButtonPressed,
+    CardDrawn,
+    DeviceEvent,
+    ForeignCardDrawn,
+    HoleCardRevealed,
+    SupervisorKey,
+)
 
 pytestmark = pytest.mark.doubles
+
+
+def two_seats_dealt(station: Any, journal: Path, *cards: str) -> TableDriver:
+    """A station on ``journal``: seats 1 and 2 bet, no more bets, ``cards`` dealt."""
+    t: TableDriver = station("PA", journal=journal)
+    t.ready(CARDS)
+    t.bet(1)
+    t.bet(2)
+    t.press()
+    t.deal(*cards)
+    return t
 
 
 def void_with_the_answer_held(t: TableDriver) -> None:
@@ -177,12 +198,7 @@ def test_a_resumed_round_survives_a_second_cut_inside_it(
     """Two power cuts inside the same round (the second after the resume, before the
     reveal): each start accepts the journal, and the round ends on the shoe's card."""
     journal, key = sealed
-    t = station("PA", journal=journal)
-    t.ready(CARDS)
-    t.bet(1)
-    t.bet(2)
-    t.press()
-    t.deal("9H", "5C", "KS", "8D", "7D", "3D")
+    t = two_seats_dealt(station, journal, "9H", "5C", "KS", "8D", "7D", "3D")
     t2 = restart(station, t, power_cut=True)
     t2.supervisor(Button.SUPERVISOR_RESUME)
     t2.peek()
@@ -203,12 +219,8 @@ def test_a_card_report_sent_again_after_a_restart_is_not_dealt_twice(
     restarted driver took the first number it heard as the start and the table faulted
     on a card out of order."""
     journal, key = sealed
-    t = station("PA", journal=journal)
-    t.ready(CARDS)
-    t.bet(1)
-    t.bet(2)
-    t.press()
-    t.deal("9H", "5C", "KS", "8D", "7D", "3D")  # burn 2C is draw 1; the hole 3D draw 7
+    # The burn 2C is draw 1, the deal draws 2 to 6, the hole card 3D draw 7.
+    t = two_seats_dealt(station, journal, "9H", "5C", "KS", "8D", "7D", "3D")
     t2 = restart(station, t, power_cut=True)
     assert t2.state is State.FAULT and t2.fault == "recovered_mid_round"
     t2.doubles.shoe.repeat_last()
@@ -229,4 +241,59 @@ def test_a_card_report_sent_again_after_a_restart_is_not_dealt_twice(
         (1, "push"),
         (2, "lose"),
     ]
+    start_once_more(station, t2, key)
+
+
+def power_cut_with_a_report_queued(t: TableDriver, after: str) -> None:
+    """The power goes while the station holds a card report it received and has not yet
+    journaled: the station stops in the observer of the card ``after`` (the loop's next
+    event waiting behind it), once the shoe's next card has reached the driver."""
+    running = t.station.built
+    assert running is not None
+    loop = running.station
+    observe, gate = loop.observer, threading.Event()
+    assert observe is not None
+
+    def slow(event: DeviceEvent, view: Any, idle: bool) -> None:
+        observe(event, view, idle)
+        if isinstance(event, CardDrawn) and event.card.text == after:
+            gate.wait(t.station.wait_seconds)
+            raise TypeError("_PowerCut")  # the harness's power cut: no clean shutdown
+
+    loop.observer = slow
+    t.deal(after)
+    t.station.pacer.forget()
+    t.station.crashed = True
+    t.doubles.shoe.deal()  # the next card: received, queued behind the stopped loop
+    shoe = t.doubles.shoe
+    assert shoe.wait_for(lambda: not loop.events.empty(), t.station.wait_seconds)
+    gate.set()
+    t.station._join()
+
+
+def test_a_card_received_but_never_journaled_comes_again_after_the_restart(
+    station: Any, sealed: tuple[Path, VerificationKey]
+) -> None:
+    """The power goes with 7D (draw 6) received and not yet journaled. The station
+    acknowledges a report only once its event is committed (docs/protocol.md section 5,
+    drivers.device_link), so the shoe never heard of 7D's arrival and sends it again to
+    the restarted station: 7D is journaled, under its own draw, and no draw is missing.
+    Before, its ack went out on arrival: 7D was in no row, and the next card was a gap."""
+    journal, key = sealed
+    t = two_seats_dealt(station, journal, "9H", "5C", "KS")
+    power_cut_with_a_report_queued(t, after="8D")
+    with JournalReader.open(journal) as reader:
+        assert card_texts(reader.rows())[-1] == "8D"  # 7D never journaled
+    t2 = start_again(station, t)
+    shoe = t2.doubles.shoe
+    assert shoe.wait_idle(t2.station.wait_seconds)  # the resent 7D acknowledged: journaled
+    assert shoe.wait_for(lambda: "7D" in card_texts(t2.rows("card")), t2.station.wait_seconds)
+    # It came while the table waited for the supervisor (recovered mid-round): journaled
+    # as a card out of order, a fault of its own, and no draw of the shoe's is missing.
+    assert card_texts(t2.rows("burn", "card")) == ["2C", "9H", "5C", "KS", "8D", "7D"]
+    faults = [f["message"] for f in t2.data("fault")]
+    assert not [m for m in faults if "reports lost" in m], faults
+    assert read_journal(t2.rows()).shoe_count.last == 6
+    t2.supervisor(Button.SUPERVISOR_VOID)
+    assert t2.state is State.BETTING
     start_once_more(station, t2, key)

@@ -17,7 +17,9 @@ done.
 
 from __future__ import annotations
 
+import faulthandler
 import random
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -36,6 +38,8 @@ DECKS = 6
 def main(journal: Path, seed: int, rounds: int) -> int:
     """Play until round ``rounds`` is done (or until killed)."""
     configure_logging(level="warning", stream=sys.stderr)
+    # A station that falls silent is asked for its threads' stacks (test_crash_recovery.py).
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     rows = []
     if journal.exists():
         with JournalReader.open(journal) as reader:

@@ -45,7 +45,7 @@ def journal(tmp_path: Path) -> Iterator[Path]:
 def start(tmp_path: Path, journal: Path, seed: int, rounds: int) -> subprocess.Popen[str]:
     env = dict(os.environ, TMPDIR=str(tmp_path))  # a killed rig leaves its ptys there
     with (tmp_path / "station.log").open("a") as log:
-        return subprocess.Popen(
+        child = subprocess.Popen(
             [sys.executable, str(STATION), str(journal), str(seed), str(rounds)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -53,6 +53,24 @@ def start(tmp_path: Path, journal: Path, seed: int, rounds: int) -> subprocess.P
             text=True,
             env=env,
         )
+    _LOGS[child.pid] = tmp_path / "station.log"
+    return child
+
+
+#: Each station's log (its stderr): a station that falls silent is asked for its threads'
+#: stacks (SIGUSR1, faulthandler in tests/crash_table.py), and the failure shows them.
+_LOGS: dict[int, Path] = {}
+
+
+def stacks_of(child: subprocess.Popen[str]) -> str:
+    """The end of a silent station's log, once it has written its threads' stacks there."""
+    log = _LOGS[child.pid]
+    size = log.stat().st_size
+    child.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + 5.0
+    while log.stat().st_size == size and time.monotonic() < deadline:
+        time.sleep(0.05)  # the dump is asynchronous: the log grows when it is written
+    return log.read_text(errors="replace")[-6000:]
 
 
 #: What each station's output held past its last whole line (its pipe is read with
@@ -77,7 +95,10 @@ def read_lines(child: subprocess.Popen[str], count: int) -> list[str]:
                 _PARTIAL[fd] = pending
                 return lines
             if not selector.select(timeout=LINE_TIMEOUT):
-                raise TimeoutError(f"the station said nothing for {LINE_TIMEOUT} s")
+                raise TimeoutError(
+                    f"the station said nothing for {LINE_TIMEOUT} s; its log ends:\n"
+                    + stacks_of(child)
+                )
             data = os.read(fd, 65536)
             if not data:
                 raise AssertionError(f"the station ended early with {child.wait()}")

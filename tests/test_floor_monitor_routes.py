@@ -19,7 +19,7 @@ import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from starlette.applications import Starlette
 
 from controller.journal.format import Row
 from floor import console as console_module
+from floor import feed as feed_module
 from floor.auth import LoginGuard, hash_password
 from floor.config import FloorConfig, User, parse_floor_config
 from floor.console import Console
@@ -110,6 +111,7 @@ class Client:
     def __init__(self, app: Starlette) -> None:
         self.app = app
         self.console: Console = app.state.console
+        self.received: list[bytes] = []
 
     async def send(
         self,
@@ -150,6 +152,7 @@ class Client:
         }
         start: dict[str, Any] = {}
         parts: list[bytes] = []
+        self.received = parts  # the body's parts so far, for an ``on_chunk`` to read
         enough = asyncio.Event()
         read = False
 
@@ -817,6 +820,39 @@ def test_a_stream_gone_is_unsubscribed_and_one_more_than_the_bound_refused(
     _run(config, scenario, max_streams=1)
 
 
+def test_a_stream_lives_while_its_session_does_and_ends_with_a_logout_after(
+    config: FloorConfig, floor_database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The feed checks at each tick that the sessions of its streams are still open: the
+    page of an open session keeps its stream tick after tick; its session ended (here in
+    the database, as a logout on another console would), the page is sent a logout and
+    its stream ends."""
+    monkeypatch.setattr(feed_module, "TICK_SECONDS", 0.05)
+
+    async def scenario(client: Client) -> None:
+        sam = await client.session("sam")
+        ended: list[int] = []
+
+        async def step(n: int) -> None:
+            # Two status events: the first tick's session check, just after its status, let
+            # the stream be. Then the session ends.
+            if not ended and b"".join(client.received).count(b"event: status") == 2:
+                ended.append(n)
+                _execute(
+                    floor_database,
+                    "UPDATE console_session SET ended = clock_timestamp() WHERE ended IS NULL",
+                )
+
+        answer = await client.get("/events", sam, chunks=100, on_chunk=step)
+        blocks = answer.text.split("\n\n")
+        assert ended, blocks
+        assert blocks[-2:] == ["event: logout\ndata: {}", ""], blocks
+        assert len(blocks) < 100, blocks  # ended by the feed, not by the client
+        assert not client.console.feed.streams
+
+    _run(config, scenario)
+
+
 # --- the pages ---------------------------------------------------------------------------------
 
 
@@ -871,6 +907,42 @@ def test_the_pit_and_table_pages_show_the_period_chosen(
     _run(config, scenario)
 
 
+def test_a_custom_period_without_dates_is_the_shift_and_without_a_start_begins_with_it(
+    config: FloorConfig, floor_database: Database
+) -> None:
+    """The form's ``from`` and ``to`` left empty: the shift (the default period); only a
+    ``to``: from the shift's start to that end; only a ``from``: to now (widened to the
+    quarter hour)."""
+    _execute(
+        floor_database, "INSERT INTO floor_table (table_id) VALUES ('C1') ON CONFLICT DO NOTHING"
+    )
+
+    async def scenario(client: Client) -> None:
+        pat = await client.session("pat")
+        shift = client.console.casino.shift(datetime.now(UTC))
+        start, end = f"{shift.start:%Y-%m-%dT%H:%M}", f"{shift.end:%Y-%m-%dT%H:%M}"
+        for path in ("/pit", "/table/C1"):
+            page = await client.get(path + "?period=custom", pat)
+            assert _period(page.text) == ("custom", start, end), path
+            page = await client.get(path + f"?period=custom&from=&to={end}", pat)
+            assert _period(page.text) == ("custom", start, end), path
+            before = _quarter_after(datetime.now(UTC))
+            page = await client.get(path + "?period=custom&from=2026-11-02T10:00", pat)
+            chosen = _period(page.text)
+            assert chosen[:2] == ("custom", "2026-11-02T10:00"), path
+            assert chosen[2] in (before, _quarter_after(datetime.now(UTC))), path
+
+    _run(config, scenario)
+
+
+def _quarter_after(moment: datetime) -> str:
+    """The end of the quarter hour ``moment`` is in (``moment`` itself on the hour's quarter),
+    as a form shows it on a UTC casino's clock."""
+    hour = moment.replace(minute=0, second=0, microsecond=0)
+    quarters = -(-(moment - hour).total_seconds() // 900)
+    return f"{hour + timedelta(minutes=15 * quarters):%Y-%m-%dT%H:%M}"
+
+
 def test_a_tables_page_holds_its_own_figures_charts_rounds_and_alerts(
     config: FloorConfig, floor_database: Database
 ) -> None:
@@ -905,6 +977,8 @@ def test_a_tables_page_holds_its_own_figures_charts_rounds_and_alerts(
         assert page.status == 200
         assert '<span id="table-name">Q1</span>' in page.text
         assert 'id="line-table-Q1"' in page.text and "Q2" not in page.text
+        # Its figures: its own round alone (the floor's line would count Q2's too).
+        assert '<td class="num" data-figure="rounds">1</td>' in page.text
         assert '"names": ["Q1"]' in page.text  # the charts: this table's series alone
         assert "shoe jam at Q1" in page.text
         # Its round, with a link to its recall for surveillance.
@@ -968,6 +1042,36 @@ def test_a_pit_of_floor_toml_is_shown_and_its_tables_listed(
         assert (await client.get("/search?pit=north", sam)).status == 200
         export = await client.get("/search.csv?pit=north", sam)
         assert export.status == 200 and export.text.startswith("table,")
+
+    _run(config, scenario)
+
+
+def test_a_pits_charts_and_lines_hold_its_own_tables_alone(
+    tmp_path: Path, floor_database: Database
+) -> None:
+    """Two pits of floor.toml, each with a table that dealt this quarter hour: each pit's
+    page charts and lists its own table, not the other pit's."""
+    casino = {"pits": {"east": ["E1"], "west": ["W1"]}}
+    config = _config(tmp_path, floor_database.conninfo, casino=casino)
+    for table in ("E1", "W1"):
+        _execute(floor_database, "INSERT INTO floor_table (table_id) VALUES (%s)", table)
+        _execute(
+            floor_database,
+            "INSERT INTO table_quarter (table_id, quarter, rounds, hands, win_main)"
+            " VALUES (%s, to_timestamp(floor(extract(epoch FROM now()) / 900) * 900), 1, 2, 100)",
+            table,
+        )
+
+    async def scenario(client: Client) -> None:
+        pat = await client.session("pat")
+        for pit, mine, other in (("east", "E1", "W1"), ("west", "W1", "E1")):
+            page = await client.get(f"/pit/{pit}", pat)
+            assert page.status == 200
+            assert f'"names": ["{mine}"]' in page.text, pit
+            assert f'id="line-table-{mine}"' in page.text, pit
+            assert other not in page.text, pit
+            assert f'<h1><a href="/pit">Pits</a> \u203a {pit}</h1>' in page.text
+            assert f'<th class="name">Pit {pit} total</th>' in page.text
 
     _run(config, scenario)
 

@@ -192,6 +192,16 @@ def test_a_server_given_a_port_and_an_address_serves_there_and_stops_with_a_stre
             stream.close()
 
 
+def test_a_servers_open_streams_are_given_one_second_at_its_stop(config: FloorConfig) -> None:
+    """uvicorn ends the application's lifespan (and with it the feed's streams) only once its
+    connections are closed: an open event stream is cut after the grace uvicorn is given,
+    1 s, so that ``stop`` returns within about a second whatever pages are open (a stop with
+    a stream open: ``test_a_server_given_a_port_and_an_address_serves_there_and_stops_with_a_
+    stream_open``). Read from the server's settings: a stop's length measured here would
+    depend on the machine's load."""
+    assert MonitorServer(config).server.config.timeout_graceful_shutdown == 1
+
+
 def test_serve_says_where_it_serves_at_once(
     config: FloorConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -26,8 +26,10 @@ from controller.journal.archive.check import (
     verify_segment,
 )
 from controller.journal.archive.segment import Header, segment_name
+from controller.journal.archive.writer import archive
 from controller.journal.format import GENESIS_HASH, canonical_json
-from controller.journal.seal import new_sealing
+from controller.journal.seal import new_sealing, save_state
+from controller.journal.store import Journal
 from controller.rules.cards import parse_card
 from controller.table.holecard import commit_hole_card
 
@@ -188,6 +190,10 @@ def test_a_header_whose_head_or_seals_do_not_fit_its_rows(tmp_path: Path) -> Non
         tmp_path, Header("T1", 1, 6, 6, GENESIS_HASH, chain(GENESIS_HASH, lines), (7, 1), ()), lines
     )
     assert verify_segment(path).problem == ""
+    write_lines(
+        tmp_path, Header("T1", 1, 6, 6, GENESIS_HASH, chain(GENESIS_HASH, lines), (7, 2), ()), lines
+    )
+    assert verify_segment(path).problem == "1 seals where the header names 2"
     assert header.seals == (0, 1)
 
 
@@ -239,6 +245,14 @@ def test_a_segment_that_cannot_be_read_is_corrupt_and_one_that_does_not_check_al
     (tmp_path / segment_name(7, 9)).write_bytes(b"{}\n")
     result = verify_segment(tmp_path / segment_name(7, 9))
     assert (result.case, result.problem) == ("altered", "the segment's header is unreadable")
+    # The problem is said without the file's name (the report's line puts it before).
+    (tmp_path / segment_name(10, 12)).write_bytes(b"")
+    result = verify_segment(tmp_path / segment_name(10, 12))
+    assert (result.case, result.problem) == ("altered", "no segment header")
+    header = Header("T1", 13, 15, 3, GENESIS_HASH, "a" * 64, (0, 0), ())
+    (tmp_path / segment_name(13, 15)).write_bytes(header.to_line())
+    result = verify_segment(tmp_path / segment_name(13, 15))
+    assert (result.case, result.problem) == ("altered", "the rows are cut short")
 
 
 # -- segments linked --------------------------------------------------------------------------
@@ -269,20 +283,21 @@ def test_linked_segments_are_intact_and_the_line_says_what_was_checked(tmp_path:
 def test_an_archive_beginning_after_row_1_says_so(tmp_path: Path, first: int) -> None:
     write(tmp_path, first, a_round(7), prev="a" * 64, epoch=5)
     report = verify_archive(tmp_path)
-    assert report.ok and report.message.endswith(
-        f"; rows 1..{first - 1} are in no segment here (archived elsewhere?)"
+    assert report.ok and report.message == (
+        f"intact: 1 segments, rows {first}..{first + 5}, chain and 1 hole-card commitments"
+        " good; seals not checked (no --key);"
+        f" rows 1..{first - 1} are in no segment here (archived elsewhere?)"
     )
 
 
 def test_a_first_segment_at_row_1_has_no_row_before_it(tmp_path: Path) -> None:
-    write(tmp_path, 1, a_round(1), prev="a" * 64)
-    assert verify_archive(tmp_path).message == (
-        f"altered: {segment_name(1, 6)}: row 1 has a row before it"
-    )
-    write(tmp_path, 1, a_round(1), epoch=1)
-    assert verify_archive(tmp_path).message == (
-        f"altered: {segment_name(1, 6)}: row 1 has a row before it"
-    )
+    for changed in ({"prev": "a" * 64}, {"epoch": 1}):
+        write(tmp_path, 1, a_round(1), **changed)
+        report = verify_archive(tmp_path)
+        assert (report.ok, report.message) == (
+            False,
+            f"altered: {segment_name(1, 6)}: row 1 has a row before it",
+        )
 
 
 def test_rows_in_no_segment_between_two(tmp_path: Path) -> None:
@@ -295,8 +310,9 @@ def test_rows_in_no_segment_between_two(tmp_path: Path) -> None:
 def test_a_segment_that_does_not_go_on_from_the_one_before(tmp_path: Path) -> None:
     two_segments(tmp_path, prev="a" * 64)
     report = verify_archive(tmp_path)
-    assert report.message == (
-        f"altered: {segment_name(13, 23)} does not go on from {segment_name(1, 12)}"
+    assert (report.ok, report.message) == (
+        False,
+        f"altered: {segment_name(13, 23)} does not go on from {segment_name(1, 12)}",
     )
     assert report.rows == 12  # the first segment's, checked before
 
@@ -316,7 +332,8 @@ def test_open_hole_cards_that_are_not_those_the_segment_before_left(tmp_path: Pa
     """The second segment says round 1's card is still out: the first revealed it."""
     two_segments(tmp_path, opened=((1, 2, "c" * 64),))
     report = verify_archive(tmp_path)
-    assert (report.message, report.rows) == (
+    assert (report.ok, report.message, report.rows) == (
+        False,
         f"altered: {segment_name(13, 23)}: its open hole cards are not those left",
         12,
     )
@@ -336,7 +353,8 @@ def test_open_hole_cards_carried_across_two_links(tmp_path: Path) -> None:
 def test_a_segment_of_another_table(tmp_path: Path) -> None:
     two_segments(tmp_path, table="T2")
     report = verify_archive(tmp_path)
-    assert (report.message, report.rows) == (
+    assert (report.ok, report.message, report.rows) == (
+        False,
         f"altered: {segment_name(13, 23)}: a segment of table 'T2', not 'T1'",
         12,
     )
@@ -444,3 +462,82 @@ def test_a_header_whose_prev_is_not_ascii_is_reported_never_raised(tmp_path: Pat
         tmp_path, header, [row_line(5 + i, *spec) for i, spec in enumerate(a_round(1))]
     )
     assert verify_segment(path).problem == "row 10: its hash is not the header's head"
+
+
+def test_a_checked_row_whose_ts_is_forged_to_look_plain_is_read_whole(tmp_path: Path) -> None:
+    """The walk reads at once only a header of the writer's form; one that merely has a
+    comma where a plain ts's closing quote and comma stand (a ts of 28 bytes or more with a
+    comma in it, or spaces before a ts of its own) is read whole, never taken for an
+    ordinary row: a reveal there that does not open its commitment is not let through
+    (found: both were skipped, and a hole card that matches no commitment passed)."""
+    commitment, _ = commit_hole_card(parse_card("5D"))
+    _, nonce = commit_hole_card(parse_card("5D"))  # another card's nonce: no match
+    dealt = row_line(1, "hole_card_dealt", 1, {"commitment": commitment})
+    reveal = canonical_json({"card": "5D", "nonce": nonce})
+    forged = [
+        canonical_json([2, TS + "x,yz", "hole_card_revealed", 1]) + reveal,
+        "[2," + " " * 28 + '",","hole_card_revealed",1]' + reveal,  # JSON: ts ","
+    ]
+    for line in forged:
+        lines = [dealt, line]
+        header = Header("T1", 1, 2, 2, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+        problem = verify_segment(write_lines(tmp_path, header, lines)).problem
+        assert problem == "row 2: the row's header is unreadable", line
+    # The same reveal in the writer's form is read and found not to match.
+    lines = [dealt, row_line(2, "hole_card_revealed", 1, {"card": "5D", "nonce": nonce})]
+    header = Header("T1", 1, 2, 2, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+    assert verify_segment(write_lines(tmp_path, header, lines)).problem == (
+        "row 2: revealed hole card does not match the commitment in row 1"
+    )
+
+
+def test_an_ordinary_row_of_the_writers_form_is_not_read_past_its_kind(tmp_path: Path) -> None:
+    """docs/journal.md, "Archive": the rows' canonical form is checked when a segment is
+    made; the walk hashes an ordinary row and reads no further than its kind (a year's check
+    parses its seals and hole cards only). A row of another form is read whole, and a header
+    that does not read is named."""
+    lines = [
+        row_line(1, "state", None, {"state": "idle"}),
+        canonical_json([2, TS, "state"]) + ',"x"]{}',  # its round no round: not read
+    ]
+    header = Header("T1", 1, 2, 2, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+    assert verify_segment(write_lines(tmp_path, header, lines)).problem == ""
+    lines[1] = canonical_json([2, "2026-11-30", "state"]) + ',"x"]{}'
+    header = Header("T1", 1, 2, 2, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+    assert verify_segment(write_lines(tmp_path, header, lines)).problem == (
+        "row 2: the row's header is unreadable"
+    )
+
+
+def test_with_the_key_a_segment_of_row_1_alone_must_end_at_a_seal(tmp_path: Path) -> None:
+    """docs/journal.md: a segment ends at a seal; with the key a segment whose last row
+    (here its only row, row 1) is no seal is refused, whatever row it is."""
+    key = new_sealing("T1")[1]
+    lines = [row_line(1, "state", None, {"state": "idle"})]
+    header = Header("T1", 1, 1, 1, GENESIS_HASH, chain(GENESIS_HASH, lines), (0, 0), ())
+    path = write_lines(tmp_path, header, lines)
+    assert verify_segment(path, key).problem == "row 1: the segment does not end at a seal"
+    assert verify_segment(path).problem == ""  # without the key a segment is only counted
+
+
+def test_with_the_key_a_sealed_archive_without_checkpoints_says_its_seals_alone(
+    tmp_path: Path,
+) -> None:
+    """The line names what was checked: with the key, the seals and their epochs, and the
+    sealed checkpoints only when there are some (a journal sealed, never checkpointed)."""
+    state, key = new_sealing("T1")
+    save_state(tmp_path / "sealing-key", state)
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        for round_no in (1, 2):  # each round's four rows, then its seal
+            journal.append("round_started", {"round": round_no, "seats": []}, round_no)
+            journal.append("card", {"card": "7S", "hand": 1, "role": "hit", "seat": 1}, round_no)
+            journal.append("state", {"state": "settling"}, round_no)
+            journal.append("round_completed", {"reshuffle": False}, round_no)
+    archive(path, tmp_path / "archive", table="T1", segment_rows=1)
+    report = verify_archive(tmp_path / "archive", key)
+    assert (report.ok, report.message) == (
+        True,
+        "intact: 2 segments, rows 1..10, chain and 0 hole-card commitments good;"
+        " 2 seals good (epochs 0..1)",
+    )

@@ -320,6 +320,16 @@ def test_a_segment_of_another_table_is_found(
         result = invoke(["journal", "verify-archive", str(root / "archive"), *extra])
         assert_refused(result, {1})
         assert f"altered: {second.name}: a segment of table 'T2', not 'T1'" in result[2][0]
+    # Every segment named T2: they agree among themselves, and only the key's table tells.
+    for path in segments(root / "archive"):
+        path.write_bytes(path.read_bytes().replace(b'"table":"T1"', b'"table":"T2"', 1))
+    first = segments(root / "archive")[0]
+    result = invoke(["journal", "verify-archive", str(root / "archive"), "--key", built[1]])
+    assert_refused(result, {1})
+    assert result[2][0].endswith(
+        f"altered: {first.name}: a segment of table 'T2', not 'T1' (the key's)"
+    )
+    assert invoke(["journal", "verify-archive", str(root / "archive")])[0] == 0
 
 
 @pytest.mark.parametrize("name", EARLIER_WRITERS)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import tracemalloc
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path, PosixPath
@@ -314,3 +315,50 @@ def test_a_segment_is_read_through_a_symlink_to_it(tmp_path: Path) -> None:
     link.symlink_to(real)
     assert read_header(link).last == 2
     assert list(lines(link)) == [b"row 1", b"row 2"]
+
+
+# -- memory: bounded by the line limit whatever the file holds ------------------------------
+
+
+def peak_memory(read: Callable[[], object]) -> int:
+    """The most memory Python held while ``read`` ran (it may raise ArchiveError)."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(ArchiveError):
+            read()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_zlib_bomb_is_inflated_a_read_at_a_time_and_refused_at_the_line_limit(
+    tmp_path: Path,
+) -> None:
+    """``lines``: a hostile segment (a zlib bomb) cannot fill the memory. 40 MiB of one line
+    in a compressed 180 KiB: refused once the line passes 16 MiB, never inflated whole
+    (what a read's compressed bytes hold past a MiB is inflated a MiB at a time too)."""
+    header = Header("T1", 1, 1, 1, HASH, HASH, (0, 0), ())
+    deflate = zlib.compressobj(1)
+    body = b"".join(deflate.compress(b"a" * _READ) for _ in range(40)) + deflate.flush()
+    assert len(body) < _READ  # one read of the file holds it whole
+    path = tmp_path / segment_name(1, 1)
+    path.write_bytes(header.to_line() + body)
+    assert peak_memory(lambda: list(lines(path))) < 3 * LINE_MAX
+
+
+def test_bytes_after_the_rows_are_refused_without_being_read_whole(tmp_path: Path) -> None:
+    """The file is read a MiB at a time, and what follows the rows' end is looked at one
+    byte deep: 40 MiB after them are refused without being held, whether the rows end
+    inside a read or exactly where one ends."""
+    header = Header("T1", 1, 1, 1, HASH, HASH, (0, 0), ())
+    junk = b"\0" * (40 << 20)
+    stored = len(zlib.compress(b"a" * _READ, 0)) - _READ  # a stored stream's own bytes
+    rows = b"a" * (_READ - stored)
+    assert len(zlib.compress(rows, 0)) == _READ  # the rows end where the first read does
+    for body in (zlib.compress(b"a\n"), zlib.compress(rows, 0)):
+        path = tmp_path / segment_name(1, 1)
+        path.write_bytes(header.to_line() + body + junk)
+        assert peak_memory(lambda: list(lines(path))) < 8 << 20  # noqa: B023 - run here
+        with pytest.raises(ArchiveError) as caught:
+            list(lines(path))
+        assert str(caught.value) == f"{path.name}: bytes after the rows"

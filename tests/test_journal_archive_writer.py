@@ -5,12 +5,21 @@ it. One small sealed journal, archived in segments of at least 20 rows."""
 
 from __future__ import annotations
 
+import dataclasses
+import zlib
 from pathlib import Path
 
 import pytest
 from fsync_support import spy
 
-from controller.journal.archive import archive, lines, read_header, segments, verify_archive
+from controller.journal.archive import (
+    ArchiveError,
+    archive,
+    lines,
+    read_header,
+    segments,
+    verify_archive,
+)
 from controller.journal.seal import new_sealing, save_state
 from controller.journal.store import Journal
 from controller.rules.cards import parse_card
@@ -254,3 +263,52 @@ def test_a_rotated_journal_whose_segments_were_copied_off_goes_on_from_its_base(
         base.epoch,
         base.open,
     )
+    # A folder whose last segment ends at the base's row but is another journal's (its
+    # head is not the base's hash): refused, not gone on from the base.
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    own = first_folder / base.segment
+    _, _, body = own.read_bytes().partition(b"\n")
+    other = dataclasses.replace(read_header(own), head="f" * 64)
+    (foreign / base.segment).write_bytes(other.to_line() + body)
+    with pytest.raises(ArchiveError) as refused:
+        archive(path, foreign, table=TABLE, segment_rows=1)
+    assert str(refused.value) == (
+        f"row {base.row} of the journal is not the archive's last row: another journal?"
+    )
+    assert segments(foreign) == [foreign / base.segment]
+
+
+def test_a_last_segment_whose_hole_card_row_does_not_read_is_refused_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """A later run reads the hole cards the folder's last segment left open from its rows,
+    which it does not walk: a damaged row there (its data no JSON object, a byte that is no
+    ASCII) is refused in one line that says to verify the archive (found: a data that did
+    not read escaped as a JSON error, a traceback of ``journal archive``)."""
+    state, _key = new_sealing(TABLE)
+    save_state(tmp_path / "sealing-key", state)
+    path, folder = tmp_path / "journal.sqlite3", tmp_path / "archive"
+    with Journal.open(path, sealing=tmp_path / "sealing-key") as journal:
+        hole_card_rounds(journal, range(1, 3), {}, voided=set())
+        (first,) = archive(path, folder, table=TABLE, segment_rows=journal.last_id)
+        hole_card_rounds(journal, range(3, 4), {}, voided=set())
+    head, _, _ = first.read_bytes().partition(b"\n")
+    rows = list(lines(first))
+    for old, new in (
+        (b'{"commitment":', b'{"commitment"'),  # no JSON
+        (b'{"commitment":', b'[{"commitment":'),  # JSON, no object
+        (b'{"commitment":"', b'{"commitment":"\xc3\xa9'),  # UTF-8, no ASCII
+    ):
+        damaged = [r.replace(old, new) if b'"hole_card_dealt"' in r else r for r in rows]
+        first.write_bytes(head + b"\n" + zlib.compress(b"".join(r + b"\n" for r in damaged)))
+        with pytest.raises(ArchiveError) as refused:
+            archive(path, folder, table=TABLE, segment_rows=1)
+        assert str(refused.value) == (
+            f"{first.name}: a hole-card row does not read: the segment is damaged"
+            " (run 'journal verify-archive')"
+        ), new
+        assert segments(folder) == [first]  # nothing written
+    first.write_bytes(head + b"\n" + zlib.compress(b"".join(r + b"\n" for r in rows)))
+    (second,) = archive(path, folder, table=TABLE, segment_rows=1)
+    assert read_header(second).first == read_header(first).last + 1

@@ -5,6 +5,7 @@ appends and of the batches that ended, once each, in one unbroken chain."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from controller.journal.format import head_path
 from controller.journal.store import Journal, JournalRecordError
 from controller.journal.verify import verify
 
@@ -82,6 +84,37 @@ def test_a_journal_names_the_file_it_writes(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
     with Journal.open(str(path)) as journal:
         assert journal.path == path
+
+
+def test_the_head_record_is_synced_at_open_and_close_and_not_at_each_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/journal.md: the head record is rewritten after every commit and "synced at
+    open and close. It is not synced on every append": the open syncs it, three appends and
+    a batch of two do not (the rows' own commit is SQLite's sync), the close syncs it once.
+    A sync is told by the file it syncs (its inode)."""
+    path = tmp_path / "journal.sqlite3"
+    Journal.open(path).close()
+    head = head_path(path).stat().st_ino
+    synced: list[int] = []
+    real = os.fdatasync
+
+    def recorded(fd: int) -> None:
+        synced.append(os.fstat(fd).st_ino)
+        real(fd)
+
+    monkeypatch.setattr("os.fdatasync", recorded)
+    journal = Journal.open(path)
+    assert synced.count(head) == 1
+    synced.clear()
+    for state in ("idle", "bets", "deal"):
+        journal.append("state", {"state": state})
+    with journal.batch():
+        journal.append("state", {"state": "idle"})
+        journal.append("state", {"state": "bets"})
+    assert head not in synced
+    journal.close()
+    assert synced.count(head) == 1
 
 
 def test_a_head_record_that_cannot_be_synced_at_close_still_releases_the_journal(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from test_journal_rotate import (  # the rotation's helpers: a busy sealed journ
 )
 
 from controller.cli.main import main
-from controller.journal.archive import ArchiveError, archive, read_header, segments
+from controller.journal.archive import ArchiveError, archive, lines, read_header, segments
 from controller.journal.archive.history import History, find_round
 from controller.journal.base import Base
 from controller.journal.format import canonical_json
@@ -331,3 +332,85 @@ def test_a_round_number_is_one_to_a_billion_on_the_command_line(
         assert main(["journal", "recall", "--round", taken, *j]) in {0, 1}
         out = capsys.readouterr()
         assert out.out.startswith("Round 1") if taken == "1" else "not in the journal" in out.err
+
+
+def test_recall_of_the_rounds_the_live_file_holds_reads_no_segment(
+    cut: Cut, tmp_path: Path
+) -> None:
+    """``History.recall``: the live file's rounds alone when it holds as many as asked (a
+    segment is read only for rounds it does not hold), so a damaged segment after the
+    base does not stop that recall; one more round reads the archive, and is refused."""
+    path, key, folder = cut.path, cut.key, tmp_path / "archive"
+    shutil.copytree(cut.folder, folder)
+    last = segments(folder)[-1]
+    assert last.name != cut.base.segment  # the base's own is walked at open
+    raw = bytearray(last.read_bytes())
+    raw[-40] ^= 0x01  # in the compressed rows; the header still links
+    last.write_bytes(bytes(raw))
+    with JournalReader.open(path) as reader:
+        held = len(recall(reader, 10_000)["rounds"])
+        history = History.open(reader, folder, key)
+        assert history.recall(held) == {
+            "rounds": cut.everything["rounds"][-held:],
+            "after": cut.everything["after"],
+        }
+        with pytest.raises(ArchiveError) as caught:
+            history.recall(held + 1)
+        assert f"{last.name}: the rows are damaged" in str(caught.value)
+        assert "\n" not in str(caught.value)
+
+
+def test_a_segment_holding_no_rounds_row_is_passed_over_then_refused_when_read(
+    cut: Cut, tmp_path: Path
+) -> None:
+    """Finding a round's segment reads the headers of the segments' rows unproved: one
+    whose rows name no round (forged under a header that still links) is passed over,
+    and refused in one line when the round's rows are read through it."""
+    path, key, folder = cut.path, cut.key, tmp_path / "archive"
+    shutil.copytree(cut.folder, folder)
+    last = segments(folder)[-1]
+    header = read_header(last)
+    body = "".join(
+        canonical_json([row_id, "2026-11-30T09:15:12.123456Z", "state", None]) + "{}\n"
+        for row_id in range(header.first, header.last + 1)
+    )
+    last.write_bytes(header.to_line() + zlib.compress(body.encode()))
+    first_round = min(cut.by_number)
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder, key)
+        with pytest.raises(ArchiveError) as caught:
+            history.round(max(cut.by_number) + 1)
+        assert str(caught.value).startswith(f"altered: {last.name}: ")
+        assert history.round(first_round) == cut.by_number[first_round]
+
+
+def test_recall_reads_the_archive_back_only_to_the_segment_the_rounds_begin_in(
+    cut: Cut, tmp_path: Path
+) -> None:
+    """The archive's rounds are read from its end, segment by segment, back to the one
+    the oldest round asked for starts in: a damaged segment before it does not stop that
+    recall (its rows are not read), and a recall that reaches it is refused."""
+    path, key, folder = cut.path, cut.key, tmp_path / "archive"
+    shutil.copytree(cut.folder, folder)
+    names = segments(folder)
+    starts = [sum(b'"round_started"' in line for line in lines(p)) for p in names]
+    archived_to = read_header(names[-1]).last
+    with JournalReader.open(path) as reader:
+        held = len(recall(reader, 10_000)["rounds"])
+    beyond = sum(1 for row in all_rows(path) if row[2] == "round_started" and row[0] > archived_to)
+    count, wanted, at = held + 1, held + 1 - beyond, len(names)
+    while wanted > 0:  # the segments from the end that hold the rounds asked for
+        at -= 1
+        wanted -= starts[at]
+    count = beyond + sum(starts[at:])  # as many as those segments begin: none to spare
+    before = names[at - 1]
+    assert at > 0 and before.name != cut.base.segment
+    raw = bytearray(before.read_bytes())
+    raw[-40] ^= 0x01
+    before.write_bytes(bytes(raw))
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder, key)
+        assert history.recall(count)["rounds"] == cut.everything["rounds"][-count:]
+        with pytest.raises(ArchiveError) as caught:
+            history.recall(len(cut.everything["rounds"]))
+        assert before.name in str(caught.value)

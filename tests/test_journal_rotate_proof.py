@@ -22,13 +22,14 @@ import sqlite3
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from hashlib import sha256
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from journal_tamper_support import tamper
 from test_journal_base import TABLE, _canonical
 from test_journal_seal import write_round
 from test_journal_storage import PYTHON, fill_leaving, on_small_disk
@@ -595,4 +596,215 @@ def test_the_check_of_a_journal_with_no_row_names_no_seal_as_what_holds_the_cut(
     assert found == (
         f"nothing to rotate in {path}: no segment of {tmp_path / 'archive'} ends after row 0"
         " and at or before row 0 (no seal in the file)"
+    )
+
+
+def test_a_format_2_copys_time_base_is_its_first_rows_second_not_a_neighbours(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md, "Storage format 2": the rotated file's time base is the second
+    its first row was written in. Here each row is written 1.25 s after the one before
+    (a clock given to the writer), so the rows about the cut are each of a second of their
+    own: the cut at row 21 makes row 22 the first row, written at 09:00:27.9 (the first
+    row at 09:00:01.65, 21 steps of 1.25 s later), so the base is 09:00:27 exactly."""
+    state, _ = new_sealing(TABLE)
+    save_state(tmp_path / "sealing-key", state)
+    path = tmp_path / "journal.sqlite3"
+    moment = [datetime(2026, 11, 30, 9, 0, 0, 400_000, tzinfo=UTC)]
+
+    def clock() -> datetime:
+        moment[0] += timedelta(microseconds=1_250_000)
+        return moment[0]
+
+    with Journal.open(
+        path, sealing=tmp_path / "sealing-key", storage_format=2, clock=clock
+    ) as journal:
+        journal.checkpoint()
+        for round_no in range(1, 16):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+            journal.checkpoint()
+    archive(path, tmp_path / "archive", table=TABLE, segment_rows=SEGMENT_ROWS)
+    with JournalReader.open(path) as reader:
+        rows = {row.id: row.ts for row in reader.rows(after_id=20)}
+    assert [rows[n] for n in (21, 22, 23)] == [
+        "2026-11-30T09:00:26.650000Z",
+        "2026-11-30T09:00:27.900000Z",
+        "2026-11-30T09:00:29.150000Z",
+    ]
+    copy = Copy(path, tmp_path / "archive", tmp_path / "sealing-key")
+    assert copy.rotate() == 21
+    second = int(datetime(2026, 11, 30, 9, 0, 27, tzinfo=UTC).timestamp()) * 1_000_000
+    conn = open_readonly(path)
+    try:
+        assert conn.execute("SELECT ts_base FROM journal_codec").fetchone() == (second,)
+    finally:
+        conn.close()
+    with JournalReader.open(path) as reader:
+        assert {row.id: row.ts for row in reader.rows(after_id=21)} == {
+            n: ts for n, ts in rows.items() if n > 21
+        }
+
+
+def test_the_check_of_a_journal_that_ends_a_round_it_never_started_answers_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """A journal whose rows end a round none of them starts (written by hand: the station
+    writes a round's start first): the restore reads the end, no round start makes it
+    one that may go, and the check answers what holds the cut (no seal) in one line."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        journal.append("shuffle_commanded", {"decks": 6})
+        journal.append("round_voided", {"reason": "test", "stand": [], "returned": []}, 1)
+    (tmp_path / "archive").mkdir()
+    conn = open_readonly(path)
+    try:
+        found = plan_cut(conn, path, tmp_path / "archive", wager_spots=(), floor_acked=None)
+    finally:
+        conn.close()
+    assert found == (
+        f"nothing to rotate in {path}: no segment of {tmp_path / 'archive'} ends after row 0"
+        " and at or before row 0 (no seal in the file)"
+    )
+
+
+@pytest.mark.parametrize("storage_format", [1, 2])
+def test_the_check_of_a_journal_whose_index_of_milestones_is_damaged_names_the_file(
+    tmp_path: Path, storage_format: int
+) -> None:
+    """The first page of the index the restore's rows are found by (the milestones: the
+    last shuffle, the last round's start) overwritten: the check's read of those rows stops
+    with the journal's name and SQLite's words, one line (`journal rotate --check` prints
+    it)."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path, storage_format=storage_format) as journal:
+        for round_no in range(1, 4):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+    conn = sqlite3.connect(path)
+    try:
+        (root,) = conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE type = 'index'"
+            " AND name LIKE 'journal_milestone%' AND name NOT LIKE '%round'"
+        ).fetchone()
+        (size,) = conn.execute("PRAGMA page_size").fetchone()
+    finally:
+        conn.close()
+    with path.open("r+b") as file:
+        file.seek((root - 1) * size)
+        file.write(b"\xff" * 12)
+    (tmp_path / "archive").mkdir()
+    conn = open_readonly(path)
+    try:
+        with pytest.raises(JournalCorruptError) as caught:
+            plan_cut(conn, path, tmp_path / "archive", wager_spots=(), floor_acked=None)
+    finally:
+        conn.close()
+    assert str(caught.value) == f"{path}: database disk image is malformed"
+
+
+def _sealed_journal(folder: Path) -> tuple[Path, Journal]:
+    state, _ = new_sealing(TABLE)
+    save_state(folder / "sealing-key", state)
+    path = folder / "journal.sqlite3"
+    return path, Journal.open(path, sealing=folder / "sealing-key")
+
+
+def _cut_limit(path: Path) -> tuple[int, str]:
+    conn = open_readonly(path)
+    try:
+        return rotate_module.cut_limit(conn, path, wager_spots=(), floor_acked=None)
+    finally:
+        conn.close()
+
+
+def test_the_restore_holds_the_cut_before_the_last_round_start_ahead_of_its_shuffle(
+    tmp_path: Path,
+) -> None:
+    """The module docstring: the restore reads from the last shuffle, after the last round
+    start, round end and void before it; a round's end before the last round start read may
+    go (that start opens the round again). Worked out: round 1 (rows 2..5, sealed in 6),
+    round 2 voided (7, 8; seal 9), round 3 (10..13; seal 14), the shoe's second shuffle
+    (15), then rounds 4..15. The last round start is round 15's, so round 3's end (13) and
+    round 2's void (8) may go; round 3's start (10) may not: the cut stops at row 9, below
+    the last seal and recall's last 10 rounds."""
+    path, journal = _sealed_journal(tmp_path)
+    with journal:
+        journal.append("shuffle_commanded", {"decks": 6})  # 1
+        write_round(journal, 1)  # 2..5, seal 6
+        journal.append("round_started", {"round": 2, "seats": []}, 2)  # 7
+        journal.append("round_voided", {"reason": "x", "stand": [], "returned": []}, 2)  # 8
+        write_round(journal, 3)  # 10..13, seal 14
+        journal.append("shuffle_commanded", {"decks": 6})  # 15
+        for round_no in range(4, 16):
+            write_round(journal, round_no)
+    with JournalReader.open(path) as reader:
+        kinds = {row.id: row.kind for row in reader.rows(until_id=15)}
+    assert (kinds[8], kinds[9], kinds[10], kinds[13], kinds[15]) == (
+        "round_voided",
+        SEAL_KIND,
+        "round_started",
+        "round_completed",
+        "shuffle_commanded",
+    )
+    assert _cut_limit(path) == (9, "the restore reads from row 10")
+
+
+@pytest.mark.parametrize("damaged", [False, True])
+def test_the_last_checkpoint_holds_the_cut_before_it_even_one_that_does_not_read(
+    tmp_path: Path, damaged: bool
+) -> None:
+    """The module docstring: the start walks from the last checkpoint, so the rows it
+    checks stay. Twelve rounds each after a shuffle (4 rows and a seal each), a checkpoint
+    after the first round's seal (row 7): the cut stops at row 6, below the last seal, the
+    restore's last round and recall's last 10 rounds. A checkpoint whose data no longer
+    reads (an empty object written over it) holds it there too (the row before it)."""
+    path, journal = _sealed_journal(tmp_path)
+    with journal:
+        for round_no in range(1, 13):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+            if round_no == 1:
+                assert journal.checkpoint() == 7
+    if damaged:
+        tamper(path, "UPDATE journal SET data = '{}' WHERE id = 7")
+    assert _cut_limit(path) == (6, "the start walks from the checkpoint in row 7")
+
+
+def test_the_last_seal_holds_the_cut_before_it_when_rows_after_it_went_unsealed(
+    tmp_path: Path,
+) -> None:
+    """The module docstring: the rows after the last seal stay. Two sealed rounds (a
+    shuffle, 4 rows and a seal each: the last seal is row 12), then twelve more rounds
+    written by a station started without its sealing state (no seal): the cut stops at
+    row 11, below the restore's last round and recall's last 10 rounds."""
+    path, journal = _sealed_journal(tmp_path)
+    with journal:
+        for round_no in (1, 2):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+    with Journal.open(path) as journal:
+        for round_no in range(3, 15):
+            journal.append("shuffle_commanded", {"decks": 6})
+            write_round(journal, round_no)
+    assert _cut_limit(path) == (11, "the last seal is row 12")
+
+
+def test_the_check_of_a_rotated_journal_does_not_offer_its_bases_own_segment_again(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    """A journal cut at row 21 (its base, the end of segment 1..21) whose floor has
+    acknowledged rows up to 30 only: the next segment ends at row 42, past that, and the
+    base's own segment ends at the base, where nothing is left to cut: nothing to rotate,
+    in one line."""
+    copy = _copy(built, "rotated", tmp_path)
+    conn = open_readonly(copy.path)
+    try:
+        found = plan_cut(conn, copy.path, copy.archive, wager_spots=(), floor_acked=30)
+        assert plan_cut(conn, copy.path, copy.archive, wager_spots=(), floor_acked=42) == 42
+    finally:
+        conn.close()
+    assert found == (
+        f"nothing to rotate in {copy.path}: no segment of {copy.archive} ends after row 21"
+        " and at or before row 30 (the floor acknowledged rows up to 30)"
     )

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from journal_tamper_support import behind_the_triggers, card_indexed_by_a_later_program
 
+from controller.journal import schema
 from controller.journal.base import Base
 from controller.journal.format import (
     GENESIS_HASH,
@@ -32,6 +33,7 @@ from controller.journal.format import (
     format_ts,
     row_hash,
 )
+from controller.journal.reader import open_readonly
 from controller.journal.storage import (
     FETCH_ROWS,
     Format1,
@@ -536,6 +538,36 @@ def test_a_journal_connection_keeps_its_storage_until_forgotten(journal_file: Pa
     finally:
         conn.close()
         other.close()
+
+
+def test_a_readers_storage_is_made_again_once_the_writers_open_indexes_kinds_declared_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``storage_of``'s Storage is kept with the reader's connection while no other
+    connection commits; the writer's open that gives a format-2 file made before ``burn``
+    was a milestone kind its code (docs/journal.md, "Milestone kinds declared later") is
+    such a commit: the reader's next Storage indexes ``burn`` as the file now does."""
+    path = tmp_path / "journal.sqlite3"
+    with monkeypatch.context() as patch:
+        known = tuple(kind for kind in schema.INDEXED_KINDS if kind != "burn")
+        patch.setattr(schema, "INDEXED_KINDS", known)
+        with Journal.open(path, storage_format=2) as journal:
+            journal.append("round_started", {}, 1)  # 1
+            journal.append("burn", {"card": "2C"}, 1)  # 2
+    conn = open_readonly(path)
+    try:
+        kept = storage_of(conn)
+        assert "burn" not in kept.indexed_kinds and "round_started" in kept.indexed_kinds
+        assert storage_of(conn) is kept
+        Journal.open(path).close()
+        fresh = storage_of(conn)
+        assert "burn" in fresh.indexed_kinds
+        assert [entry[:2] for entry in fresh.index_entries(0)] == [
+            (1, "round_started"),
+            (2, "burn"),
+        ]
+    finally:
+        conn.close()
 
 
 # -- format 1: text that is not UTF-8 ----------------------------------------------------------

@@ -32,6 +32,7 @@ from controller.journal.reader import open_readonly
 from controller.journal.report import VerifyCase, VerifyReport
 from controller.journal.rotate import rotate_journal
 from controller.journal.seal import VerificationKey, load_state, new_sealing, save_state
+from controller.journal.startcheck import StartTrust
 from controller.journal.storage import storage_of
 from controller.journal.store import Journal
 from controller.journal.verify import verify
@@ -137,6 +138,36 @@ def test_a_rotated_journal_is_walked_from_its_base_and_says_what_is_archived(
     # The seals proved are those after the base: from its epoch, over the rows after it.
     assert f"seals good (epochs {base.epoch}.." in with_key.message
     assert f", rows {base.row + 1}.." in with_key.message.split("seals good")[1]
+
+
+def test_the_starts_check_of_a_rotated_journal_says_what_is_archived_beside_its_own_note(
+    rotated: Rotated,
+) -> None:
+    """docs/journal.md, "What a start proves" and "Rotation": the start walks from its
+    checkpoint, or (the schema cookie no longer the checkpoint's) every row from the base,
+    and says so; the base's note stays in the line beside that one, and the archive's with
+    ``--archive``. The template's last row is its last checkpoint."""
+    base, last = rotated.base, rotated.last
+    conn = sqlite3.connect(rotated.path)
+    conn.execute("CREATE TABLE extra(a)")
+    conn.close()
+    trust = StartTrust.of(load_state(rotated.path.parent / "sealing-key"))
+    walked = f"the schema changed since the checkpoint in row {last}: every row walked"
+    archived = _archived(base, "; not checked: no --archive")
+    assert verify(rotated.path, since_checkpoint=True, trust=trust) == VerifyReport(
+        VerifyCase.INTACT,
+        f"intact: rows {base.row + 1}..{last}, chain and 0 hole-card commitments good;"
+        f" seals not checked (no --key); {archived}; {walked}",
+        last - base.row,
+        None,
+        0,
+        (archived, walked),
+    )
+    report = verify(rotated.path, since_checkpoint=True, trust=trust, archive=rotated.folder)
+    assert report.case is VerifyCase.INTACT, report.message
+    assert report.notes[0] == _archived(base, ", its link checked")
+    assert report.notes[1].startswith("the archive's last segment ")
+    assert report.notes[2:] == (walked,)
 
 
 # -- the base's MAC with --key ------------------------------------------------------------

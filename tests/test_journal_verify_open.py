@@ -29,6 +29,7 @@ from controller.journal import verify as verify_module
 from controller.journal.anchor import Anchor
 from controller.journal.format import head_path, head_record
 from controller.journal.proof import Proof, make_proof
+from controller.journal.reader import open_readonly
 from controller.journal.report import VerifyCase, VerifyReport
 from controller.journal.seal import VerificationKey, load_state, new_sealing, save_state
 from controller.journal.startcheck import StartTrust
@@ -208,11 +209,45 @@ def test_a_file_that_is_no_database_is_corrupt_in_one_line(folder: Path) -> None
     assert report.message.startswith("corrupt: ") and "\n" not in report.message
 
 
-def test_a_page_gone_under_the_rows_the_start_reads_is_corrupt(sealed: Sealed) -> None:
-    """The start's check runs no page check: SQLite's own error, met while it reads the
-    rows of a file cut short, is the report (``corrupt: PATH: error``), never a traceback."""
-    os.truncate(sealed.path, 8192)
-    assert verify(sealed.path, since_checkpoint=True) == VerifyReport(
+def _rows_page_damaged(path: Path) -> None:
+    """The header of the first page of the table that holds the rows (format 1's
+    ``journal``, format 2's ``journal_commit``) overwritten: the file opens (its schema
+    reads), and reading the rows fails."""
+    conn = sqlite3.connect(path)
+    try:
+        (root,) = conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE type = 'table'"
+            " AND name IN ('journal', 'journal_commit')"
+        ).fetchone()
+        (size,) = conn.execute("PRAGMA page_size").fetchone()
+    finally:
+        conn.close()
+    with path.open("r+b") as file:
+        file.seek((root - 1) * size)
+        file.write(b"\xff" * 12)
+
+
+@pytest.mark.parametrize("damage", ["cut short", "rows' page"])
+@pytest.mark.parametrize("how", ["start", "proof"])
+def test_a_damaged_file_that_no_page_check_reads_is_corrupt_as_sqlite_says(
+    sealed: Sealed, damage: str, how: str
+) -> None:
+    """The start's check and a proof's walk run no page check: SQLite's own error, met as
+    the file is opened (cut short: its header names pages it no longer has) or as its rows
+    are read (a page of them damaged, the schema intact), is the report (``corrupt: PATH:
+    error``), never a traceback."""
+    proof = _proof(sealed, 6, 1)
+    if damage == "cut short":
+        os.truncate(sealed.path, 8192)
+    else:
+        _rows_page_damaged(sealed.path)
+        open_readonly(sealed.path).close()  # the schema reads: the rows are what fail
+    report = (
+        verify(sealed.path, since_checkpoint=True)
+        if how == "start"
+        else verify(sealed.path, key=sealed.key, since=proof)
+    )
+    assert report == VerifyReport(
         VerifyCase.CORRUPT, f"corrupt: {sealed.path}: database disk image is malformed"
     )
 
@@ -577,9 +612,15 @@ def _sealed_with_a_later_checkpoint(folder: Path) -> Sealed:
 def test_the_start_walks_from_the_last_checkpoint(folder: Path) -> None:
     made = _sealed_with_a_later_checkpoint(folder)
     trust = StartTrust.of(load_state(made.state))
-    report = verify(made.path, since_checkpoint=True, trust=trust)
-    assert report.case is VerifyCase.INTACT and report.rows == 6, report.message
-    assert report.message.startswith("intact: rows 18..23, chain and 1 hole-card")
+    # Rows 18..23: the checkpoint, round 4 (one hole card) and its seal; no note.
+    assert verify(made.path, since_checkpoint=True, trust=trust) == VerifyReport(
+        VerifyCase.INTACT,
+        "intact: rows 18..23, chain and 1 hole-card commitments good; seals not checked (no --key)",
+        6,
+        None,
+        1,
+        (),
+    )
     # A row before the checkpoint changed in place is the full check's to find.
     tamper(made.path, """UPDATE journal SET data = '{"type":"changed"}' WHERE id = 17""")
     assert verify(made.path, since_checkpoint=True, trust=trust).ok

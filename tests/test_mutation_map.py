@@ -168,12 +168,13 @@ def test_make_mutate_is_not_part_of_make_test() -> None:
 
 
 def test_the_tests_docs_testing_md_names_exist() -> None:
-    # "tests/x.py::name" names a test; a following "::other" is in the same file.
+    # "tests/x.py::name" (or "hil_tests/x.py::name") names a test; a following "::other" is
+    # in the same file.
     document = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
     named = 0
     for line in document.splitlines():
         current: Path | None = None
-        for match in re.finditer(r"(tests/\w+\.py)|::(\w+)", line):
+        for match in re.finditer(r"(\b(?:hil_)?tests/\w+\.py)|::(\w+)", line):
             if match.group(1):
                 current = ROOT / match.group(1)
                 assert current.is_file(), match.group(1)

@@ -24,9 +24,11 @@ from controller.table.faults import FaultCode
 from controller.table.holecard import check_commitment
 from controller.table.procedure import Table, TableDevices, TableSettings
 from controller.table.prompts import State, prompt_for
+from controller.table.recovery import read_journal
 from drivers.hal import (
     Button,
     ButtonPressed,
+    CardDrawn,
     CoverCardSeen,
     DeviceConnected,
     DeviceEvent,
@@ -1373,3 +1375,49 @@ def test_a_closed_table_leaves_the_shared_machine() -> None:
     models = shared_machine().models
     assert all(m is not rig.table.t for m in models)
     assert any(m is other.table.t for m in models)
+
+
+def test_the_journal_keeps_the_shoes_count_where_its_draws_rows_do_not_give_it() -> None:
+    """docs/protocol.md, "Draw numbers": load 3, then the burn (draw 1), the deal (2..5),
+    draw 8 (6 and 7 lost: a gap), draw 4 again as another card (delivered: a rejected card),
+    and the cover card (9). A ``shoe_count`` row after the load and before each draw out of
+    sequence; every draw's row counts one, so recovery reads 9."""
+    rig = make_rig("PA")
+    rig.table.begin()
+    rig.table.handle(full_batch(rig.table.t.settings.decks))
+    rig.table.handle(ShoeLoaded(load=3))
+    rig.table.handle(CardDrawn(parse_card("2C"), draw=1))
+    bet(rig, 1)
+    press(rig)
+    for draw, text in enumerate(("9H", "5C", "8D", "QS"), start=2):
+        rig.table.handle(CardDrawn(parse_card(text), draw=draw))
+    assert rows(rig, "shoe_count") == [{"load": 3, "last": 0}]
+    rig.table.handle(CardDrawn(parse_card("3H"), draw=8))  # seat 1 hits: 6 and 7 never came
+    rig.table.handle(CardDrawn(parse_card("4H"), draw=4))  # draw 4 again, another card
+    rig.table.handle(CoverCardSeen(draw=9))
+    assert rows(rig, "shoe_count") == [
+        {"load": 3, "last": 0},
+        {"load": 3, "last": 7},
+        {"load": 3, "last": 7},
+    ]
+    count = read_journal(rig.journal.rows).shoe_count
+    assert (count.load, count.last) == (3, 9)
+    assert rig.table.t.shoe_count == count
+    # A restart resumes the count: the next draw in sequence writes no row of its own.
+    again = restarted(rig)
+    assert again.table.t.shoe_count == count
+    before = len(rows(again, "shoe_count"))
+    again.table.handle(CardDrawn(parse_card("6H"), draw=10))
+    assert len(rows(again, "shoe_count")) == before
+
+
+def test_a_shoe_empty_after_a_number_that_is_not_the_count_sets_it() -> None:
+    rig = make_rig("PA")
+    rig.table.begin()
+    rig.table.handle(full_batch(rig.table.t.settings.decks))
+    rig.table.handle(ShoeLoaded(load=1))
+    rig.table.handle(CardDrawn(parse_card("2C"), draw=1))
+    rig.table.handle(ShoeEmpty(draws=1))  # the count: no row
+    assert rows(rig, "shoe_count") == [{"load": 1, "last": 0}]
+    rig.table.handle(ShoeEmpty(draws=4))
+    assert rows(rig, "shoe_count")[-1] == {"load": 1, "last": 4}

@@ -347,3 +347,26 @@ def test_a_reveal_of_another_round_leaves_a_voided_hole_card_asked_for() -> None
         row("hole_card_revealed", 2, card="5D", nonce="11" * 16),
     ]
     assert read_journal(rows).voided_holes == {"c1": 1}
+
+
+def test_the_shoes_count_is_read_back_from_the_count_rows_and_the_draws_rows() -> None:
+    # controller.table.shoe_count: load 4 counted from 0; a burn and two cards, a gap set
+    # by a count row to 9, then the cover card: 10, and the shoe journaled empty after it.
+    rec = read_journal(
+        [
+            row("shoe_loaded"),
+            row("shoe_count", load=4, last=0),
+            row("burn", card="2C", reason="load"),
+            started(1),
+            card("9H", 1),
+            card("5C", 1),
+            row("shoe_count", 1, load=4, last=9),
+            row("cover_card", 1),
+            row("shoe_empty"),
+        ]
+    )
+    count = rec.shoe_count
+    assert (count.load, count.last, count.empty) == (4, 10, True)
+    # A load with no count row after it (a shoe that numbers nothing): no count.
+    rec = read_journal([row("shoe_loaded"), row("shoe_count", load=4, last=3), row("shoe_loaded")])
+    assert (rec.shoe_count.load, rec.shoe_count.last, rec.shoe_count.empty) == (None, None, False)

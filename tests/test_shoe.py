@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -559,3 +559,51 @@ def test_a_delivery_of_more_reports_than_the_window_goes_through(table: Table) -
         assert table.double.deliver(timeout=2.0)
         drawn = [e.card for e in table.events.pending() if isinstance(e, CardDrawn)]
     assert drawn == cards == dealt
+
+
+def held_table(path: Path) -> Table:
+    """A table whose driver holds each ack until the station says its event is committed
+    (as the station's loop asks: ``Station.run``)."""
+    t = Table(path, connect=False)
+    t.driver.hold_acks_until_committed()
+    t.driver.start()
+    assert t.events.expect(DeviceConnected).serial_number == SERIAL
+    return t
+
+
+def test_a_report_no_commit_released_is_acknowledged_only_when_its_hold_runs_out(
+    tmp_path: Path,
+) -> None:
+    t = held_table(tmp_path / "shoe")
+    try:
+        t.double.load(parse_cards("7S 8H"))
+        t.events.expect(ShoeLoaded)
+        assert t.double.wait_idle()  # acknowledged: by the hold's end alone
+        assert t.driver.stats.holds_expired >= 1
+        # Another driver's event, or one that carried no report, releases nothing.
+        t.driver.committed(CardDrawn(parse_card("7S")))
+        t.deal(1)
+        t.events.expect(CardDrawn)
+        assert t.double.wait_idle()
+        assert t.driver.stats.holds_expired >= 2
+    finally:
+        t.close()
+
+
+def test_a_report_is_acknowledged_once_its_event_is_committed(tmp_path: Path) -> None:
+    t = held_table(tmp_path / "shoe")
+    try:
+        t.double.load(parse_cards("7S 8H 9D"))
+        t.driver.committed(t.events.expect(ShoeLoaded))
+        assert t.double.wait_idle()
+        t.deal(2)
+        first, second = t.events.take(CardDrawn, 2)
+        t.driver.committed(first)
+        t.driver.committed(second)
+        assert t.double.wait_idle()
+        assert t.driver._receipts == deque()  # every receipt released
+        # Released by the commits, each a few microseconds after its event came, never by
+        # a hold's end (MAX_ACK_HOLD, 0.25 s).
+        assert t.driver.stats.holds_expired == 0
+    finally:
+        t.close()

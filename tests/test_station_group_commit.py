@@ -182,3 +182,61 @@ def test_the_panel_shows_the_prompt_a_commit_leaves_and_the_journal_keeps_every_
         run_until_stopped(table, journal, events, commands)
         assert [r.data["n"] for r in journal.rows() if r.kind == "prompt"] == [1, 2, 3]
     assert table.shown == [3]
+
+
+class AcknowledgingDriver:
+    """A stand-in for a device link (``drivers.hal.CommitAware``): notes, at each event the
+    station says is committed, how many of the events' rows are on disk then."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.calls: list[str] = []
+        self.committed_on_disk: list[tuple[DeviceEvent, int]] = []
+
+    def hold_acks_until_committed(self) -> None:
+        self.calls.append("hold")
+
+    def start(self) -> None:
+        self.calls.append("start")
+
+    def close(self) -> None:
+        self.calls.append("close")
+
+    def committed(self, event: DeviceEvent) -> None:
+        with JournalReader.open(self.path) as reader:
+            on_disk = sum(1 for r in reader.rows() if r.kind == "button")
+        self.committed_on_disk.append((event, on_disk))
+
+
+def test_a_driver_hears_of_each_event_once_its_row_is_on_disk(tmp_path: Path) -> None:
+    """The station holds the devices' acks until the journal has committed what their
+    reports gave (docs/protocol.md section 5): each driver is told so before it starts, and
+    of each event, in order, only once its row is on disk."""
+    path = tmp_path / "journal.sqlite3"
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    sent = [ButtonPressed(Button.NEXT) for _ in range(3)]
+    with Journal.open(path) as journal:
+        commands = CommandBuffer()
+        table = JournallingTable(journal, commands, path)
+        table.expected = len(sent)
+        driver = AcknowledgingDriver(path)
+        station = Station(
+            table,  # type: ignore[arg-type]
+            journal,
+            [driver],
+            events,
+            commands=commands,
+            poll_seconds=0.05,
+            connect_timeout=0.0,
+        )
+        table.stop = station.stop
+        for event in sent:
+            events.put(event)
+        thread = threading.Thread(target=station.run)
+        thread.start()
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+    assert driver.calls == ["hold", "start", "close"]
+    told = [event for event, _ in driver.committed_on_disk]
+    assert len(told) == len(sent) and all(a is b for a, b in zip(told, sent, strict=True))
+    assert all(on_disk >= n for n, (_, on_disk) in enumerate(driver.committed_on_disk, 1))

@@ -5,6 +5,9 @@ table). The loop takes each event, hands it to the procedure, feeds the systemd 
 and reports the state in ``STATUS=``. A hung loop stops feeding the watchdog, so systemd
 restarts the service. ``stop()`` (from a signal handler or another thread) lets the loop
 finish the current event, journal a clean shutdown and return.
+
+Write-ahead: the device commands an event causes, and the acknowledgement of the device's
+report that gave it (``drivers.hal.CommitAware``), wait for the commit of its rows.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from controller.table.machine import TableDevices
 from controller.table.procedure import Table
 from controller.table.view import TableView, table_view
 from drivers.hal import (
+    CommitAware,
     Device,
     DeviceConnected,
     DeviceEvent,
@@ -209,6 +213,9 @@ class Station:
         self.connect_timeout = connect_timeout
         self.stats = StationStats()
         self._stop = threading.Event()
+        #: Drivers whose devices learn that a report arrived only once its event is
+        #: committed (``drivers.hal.CommitAware``).
+        self._acknowledging = [d for d in drivers if isinstance(d, CommitAware)]
         table.on_state = self._state_changed
 
     def stop(self) -> None:
@@ -222,6 +229,8 @@ class Station:
         (systemd restarts it and recovery takes over).
         """
         try:
+            for acknowledging in self._acknowledging:
+                acknowledging.hold_acks_until_committed()
             for driver in self.drivers:
                 if self._stop.is_set():
                     break  # stopped while starting (SIGTERM): close what was opened
@@ -277,6 +286,11 @@ class Station:
         with self.journal.batch():
             for event in group:
                 self.table.handle(event)
+        # On disk: the devices may now hear that their reports arrived (a station stopped
+        # before this point gets them again in the devices' next sessions).
+        for driver in self._acknowledging:
+            for event in group:
+                driver.committed(event)
         # Only now that the events' rows are on disk: the device commands (a shoe told to
         # expect the hole card must know before the dealer can deal it), then the
         # observer's view, then the lamps. A remote observer (the simulated dealer in its

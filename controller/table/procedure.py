@@ -161,9 +161,9 @@ class Table:
         handler = _HANDLERS.get(type(event))
         if handler is None:  # pragma: no cover - every DeviceEvent type has a handler
             raise TypeError(f"no handler for {type(event).__name__}")
-        draw: int | None = getattr(event, "draw", None)
-        if draw is not None:  # a numbered draw: the journal's count first, where it differs
-            self.shoe.count(self.t.shoe_count.before_draw(draw))
+        if isinstance(event, _DRAWS) and event.draw is not None:
+            # A numbered draw: the journal's count first, where its rows would not give it.
+            self.shoe.count(self.t.shoe_count.before_draw(event.draw))
         handler(self, event)
 
     # --- betting and the round ------------------------------------------------------------
@@ -355,6 +355,9 @@ class Table:
         if not self.t.settle_queue:
             self._finish_round()
 
+
+#: The events of a draw out of the shoe, each with the shoe's number of it (or None).
+_DRAWS = (CardDrawn, ForeignCardDrawn, CoverCardSeen, HoleCardDealt)
 
 _HANDLERS: dict[type, Callable[[Table, Any], None]] = {
     CardDrawn: lambda table, event: table.shoe.on_card(event),

@@ -2,9 +2,10 @@
 
 The shoe numbers each draw since its last load, and each load (docs/protocol.md, "Draw
 numbers"). A report whose acknowledgement died with the station is sent again in the next
-session; so that a restarted station neither deals it twice nor misses one acknowledged
-and never journaled, its shoe driver resumes from the count the journal holds
-(``drivers.hal.CountedShoe``).
+session (the station acknowledges a report once its event is committed: docs/protocol.md
+section 5); so that a restarted station neither deals it twice nor misses one acknowledged
+and never journaled (a commit slower than the ack's hold), its shoe driver resumes from
+the count the journal holds (``drivers.hal.CountedShoe``).
 
 The draws' own rows keep their data (docs/journal.md): each row of a draw
 (:data:`DRAW_KINDS`) counts one more, and a ``shoe_count`` row (``load``, ``last``: the

@@ -99,16 +99,27 @@ def _raws(rows: list[Row]) -> Iterator[tuple[Any, ...]]:
 
 
 def _open_after(path: Path, header: Header) -> dict[int, tuple[int, str]]:
-    """The hole cards still unrevealed at the end of the segment at ``path``."""
+    """The hole cards still unrevealed at the end of the segment at ``path``.
+
+    Raises:
+        ArchiveError: a hole-card row there does not read (the segment is damaged; the
+            archive does not walk it: ``journal verify-archive`` names the row).
+    """
     left = {r: (i, c) for r, i, c in header.open}
     for raw in lines(path):
         if b'"hole_card_' not in raw[:80]:
             continue
-        kind, round_no, row_id, data = split_line(raw.decode("ascii", "replace"))
-        if round_no is not None and kind == "hole_card_dealt":
-            left[round_no] = (row_id, str(json.loads(data).get("commitment")))
-        elif round_no is not None and kind == "hole_card_revealed":
-            left.pop(round_no, None)
+        try:
+            kind, round_no, row_id, data = split_line(raw.decode("ascii"))
+            if round_no is not None and kind == "hole_card_dealt":
+                left[round_no] = (row_id, str(json.loads(data).get("commitment")))
+            elif round_no is not None and kind == "hole_card_revealed":
+                left.pop(round_no, None)
+        except (ValueError, IndexError, AttributeError):
+            raise ArchiveError(
+                f"{path.name}: a hole-card row does not read: the segment is damaged"
+                " (run 'journal verify-archive')"
+            ) from None
     return left
 
 
