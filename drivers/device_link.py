@@ -127,6 +127,8 @@ class LinkedDevice(ABC):
         # first. Bounded: a hold that runs out acknowledges without them.
         self._receipts: deque[tuple[DeviceEvent | None, int]] = deque(maxlen=RECEIPTS_KEPT)
         self._holding = False
+        # The events of the drain under way, sent to the sink at its end (_drain).
+        self._out: list[DeviceEvent] | None = None
 
     # --- Device protocol ------------------------------------------------------------------
 
@@ -163,15 +165,19 @@ class LinkedDevice(ABC):
 
     def committed(self, event: DeviceEvent) -> None:
         """``event`` (and every event before it) is committed to the journal: acknowledge
-        the reports that gave it. Events of other drivers, and events that carry no
-        report, change nothing."""
+        the reports that gave it, and those before. Events of other drivers, and events
+        that carry no report, change nothing."""
         receipts = self._receipts
-        if not receipts or receipts[0][0] is not event:
+        if not receipts:
             return
         with self._lock:
+            if not any(kept is event for kept, _ in receipts):
+                return
             receipt = None
-            while receipts and receipts[0][0] is event:
-                receipt = receipts.popleft()[1]
+            while receipts:  # up to the event: what came before it is committed too
+                kept, receipt = receipts.popleft()
+                if kept is event:
+                    break
             while receipts and receipts[0][0] is None:  # batches that gave no event
                 receipt = receipts.popleft()[1]
             if receipt is not None:
@@ -258,7 +264,11 @@ class LinkedDevice(ABC):
             return True
 
     def _emit(self, event: DeviceEvent) -> None:
-        self._sink(event)
+        out = self._out
+        if out is not None:  # during a drain: in order with the messages' events
+            out.append(event)
+        else:
+            self._sink(event)
 
     # --- internals ------------------------------------------------------------------------
 
@@ -296,16 +306,31 @@ class LinkedDevice(ABC):
                 log.debug("write failed", device=self.KIND.value, error=str(err))
 
     def _drain(self) -> None:
+        # The events go to the sink once the drain is over, after the receipt of the
+        # messages that gave them is kept (_hold): the station may commit an event, and
+        # say so (committed), as soon as it is on its queue.
+        out: list[DeviceEvent] = []
+        self._out = out
+        try:
+            self._drain_into(out)
+        finally:
+            self._out = None
+        for event in out:
+            self._sink(event)
+
+    def _drain_into(self, out: list[DeviceEvent]) -> None:
         last: DeviceEvent | None = None
         delivered = False
         for event in self._endpoint.events():
             if isinstance(event, fb.MessageReceived):  # nearly every event: tested first
                 delivered = True
                 for hal_event in self._on_message(event.message):
-                    self._sink(hal_event)
+                    out.append(hal_event)
                     last = hal_event
             elif isinstance(event, fb.Connected):
-                self._receipts.clear()  # a new session: the old one's receipts mean nothing
+                # A new session: what the old one delivered needs no ack any more.
+                self._receipts.clear()
+                last, delivered = None, False
                 self._status = _Status.CONNECTED
                 self._last_fault = None
                 self._auth_failures = 0
@@ -317,6 +342,7 @@ class LinkedDevice(ABC):
                 self._on_connected()
             elif isinstance(event, fb.LinkDown):
                 self._receipts.clear()
+                last, delivered = None, False
                 self._lost(event.reason)
                 if event.unconfirmed:
                     names = ", ".join(type(m).__name__ for m in event.unconfirmed)

@@ -17,6 +17,7 @@ from drivers.hal import (
     CardDrawn,
     CoverCardSeen,
     DeviceConnected,
+    DeviceEvent,
     DeviceFault,
     DeviceKind,
     DeviceLost,
@@ -607,3 +608,44 @@ def test_a_report_is_acknowledged_once_its_event_is_committed(tmp_path: Path) ->
         assert t.driver.stats.holds_expired == 0
     finally:
         t.close()
+
+
+def test_an_event_committed_as_soon_as_it_is_queued_still_has_its_report_acknowledged(
+    tmp_path: Path,
+) -> None:
+    """A station that commits an event the moment it is on its queue, before the link's
+    thread has finished the drain that gave it, still releases the report's ack: the
+    driver keeps the receipt before its events go out. (It once kept it after: the commit
+    found nothing to release, the receipt stayed at the head for good, and every later ack
+    waited for its hold to run out.)"""
+    events = EventRecorder()
+    double = ShoeDouble(tmp_path / "shoe", SERIAL, timing=FAST_TIMING, seed=11, secret=SECRET)
+
+    def commit_at_once(event: DeviceEvent) -> None:
+        events(event)
+        driver.committed(event)
+
+    driver = ShoeDriver(
+        double.settings,
+        commit_at_once,
+        ExpectedDevice(SERIAL, secret=SECRET),
+        decks=6,
+        timing=FAST_TIMING,
+        backoff=FAST_BACKOFF,
+        refusal_retry=0.05,
+    )
+    driver.hold_acks_until_committed()
+    driver.start()
+    try:
+        events.expect(DeviceConnected)
+        double.load(parse_cards("7S 8H 9D"))
+        events.expect(ShoeLoaded)
+        for _ in range(2):
+            double.deal()
+            events.expect(CardDrawn)
+        assert double.wait_idle()
+        assert driver.stats.holds_expired == 0  # released by the commits, none held out
+        assert driver._receipts == deque()
+    finally:
+        driver.close()
+        double.close()
