@@ -94,14 +94,42 @@ def test_a_release_covers_the_messages_up_to_its_receipt_only() -> None:
 
 def test_a_release_behind_or_past_what_was_delivered_changes_nothing() -> None:
     link = held_link()
+    for _ in range(3):  # sequence numbers past 0: the receipts are 3, then 4 held
+        report(link)
+        release_all(link)
     report(link)
     receipt = link.station.receipt
-    link.station.release((receipt - 1) % 256, link.now)  # what was acknowledged already
-    link.station.release((receipt + 1) % 256, link.now)  # a message not delivered yet
+    assert receipt == 4
+    link.station.release(3, link.now)  # what was acknowledged already
+    link.station.release(5, link.now)  # a message not delivered yet
+    assert link.station.data_to_send() == b""  # not even an ACK frame
     link.advance(0.05)
     assert link.device.unconfirmed == 1
     link.station.release(receipt, link.now)
     link.advance(0.01)
+    assert link.device.unconfirmed == 0
+
+
+def test_a_hold_ends_at_its_very_end_and_not_before() -> None:
+    link = held_link()
+    sent_at = link.now
+    report(link)  # on the wire 2 ms: held from then on
+    end = link.station.next_deadline()
+    assert end == pytest.approx(sent_at + 0.002 + HOLD)  # the hold's end, not the ACK delay
+    link.now = end - 0.0001
+    link.station.tick(link.now)
+    assert link.station.data_to_send() == b""
+    link.now = end
+    link.station.tick(link.now)
+    ack = link.station.data_to_send()
+    assert ack != b""  # the ACK frame
+    assert link.station.stats.holds_expired == 1
+    link.to_device.write(ack, link.now)
+    link.advance(0.01)
+    assert link.device.unconfirmed == 0
+    report(link)  # a second hold, run out too: counted
+    link.advance(HOLD + 0.01)
+    assert link.station.stats.holds_expired == 2
     assert link.device.unconfirmed == 0
 
 
