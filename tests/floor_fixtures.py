@@ -358,3 +358,17 @@ def open_alerts(database: Database, table: str) -> dict[str, tuple[str, int]]:
         table,
     )
     return {kind: (message, repeats) for kind, message, repeats in found}
+
+
+class HeldThread:
+    """A worker thread held inside a database call that does not return (it stays alive):
+    records the timeout each join gives it."""
+
+    def __init__(self) -> None:
+        self.joins: list[float | None] = []
+
+    def is_alive(self) -> bool:
+        return True
+
+    def join(self, timeout: float | None = None) -> None:
+        self.joins.append(timeout)

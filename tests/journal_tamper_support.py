@@ -144,6 +144,21 @@ BOTH_FORMATS = [
 ]
 
 
+def damage_first_page(path: Path, where: str) -> None:
+    """Overwrite the header of the first page of the table or index ``where`` (a condition on
+    ``sqlite_master``) selects: the file opens, its schema reads, and reading through that
+    b-tree fails as SQLite's damaged-file error."""
+    conn = sqlite3.connect(path)
+    try:
+        (root,) = conn.execute(f"SELECT rootpage FROM sqlite_master WHERE {where}").fetchone()
+        (size,) = conn.execute("PRAGMA page_size").fetchone()
+    finally:
+        conn.close()
+    with path.open("r+b") as file:
+        file.seek((root - 1) * size)
+        file.write(b"\xff" * 12)
+
+
 def tamper(path: Path, *statements: str) -> None:
     """Run ``statements``, written for format 1's ``journal`` table (id, ts, kind, round,
     data, prev_hash, hash), on the rows of the journal at ``path`` whatever its format,

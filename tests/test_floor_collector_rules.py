@@ -23,6 +23,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import psycopg
 import pytest
+from floor_fixtures import HeldThread
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.reasoncodes import ReasonCode
@@ -883,24 +884,11 @@ def test_after_a_lost_database_the_writer_waits_half_a_second_or_its_stop(
     assert running.writes == []
 
 
-class _Stuck:
-    """A writer thread inside a database call that does not return: each join's timeout."""
-
-    def __init__(self) -> None:
-        self.joins: list[float | None] = []
-
-    def is_alive(self) -> bool:
-        return True
-
-    def join(self, timeout: float | None = None) -> None:
-        self.joins.append(timeout)
-
-
 def test_a_stop_waits_ten_seconds_at_most_for_a_writer_stuck_in_the_database(
     tmp_path: Path,
 ) -> None:
     running = Collector(config(tmp_path))
-    running._writer = stuck = _Stuck()  # type: ignore[assignment]
+    running._writer = stuck = HeldThread()  # type: ignore[assignment]
     running.stop()
     assert stuck.joins == [10]  # Collector.stop, then left to end on its own
 

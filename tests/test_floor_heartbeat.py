@@ -17,6 +17,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from floor_fixtures import HeldThread
 
 from floor.heartbeat import CHANNEL, INTERVAL, Heartbeat
 from floor.servers import Database
@@ -204,19 +205,6 @@ def test_the_heartbeats_connection_gives_up_after_5_seconds(
     assert [parameters["connect_timeout"] for parameters in made] == ["5"]
 
 
-class _Held:
-    """A heartbeat thread held inside a database call: each join's timeout."""
-
-    def __init__(self) -> None:
-        self.joins: list[float | None] = []
-
-    def is_alive(self) -> bool:
-        return True
-
-    def join(self, timeout: float | None = None) -> None:
-        self.joins.append(timeout)
-
-
 def test_a_stop_waits_5_seconds_at_most_for_a_heartbeat_held_by_its_database(
     tmp_path: Path,
 ) -> None:
@@ -224,6 +212,6 @@ def test_a_stop_waits_5_seconds_at_most_for_a_heartbeat_held_by_its_database(
     own); ``test_stopping_never_waits_on_a_database_that_stopped_answering`` plays a held
     thread, which cannot tell 5 s from 6 without an upper bound on time."""
     beat = Heartbeat(f"host={tmp_path / 'no-socket-here'}", "collector-3", lambda: "ok")
-    beat._thread = held = _Held()  # type: ignore[assignment]
+    beat._thread = held = HeldThread()  # type: ignore[assignment]
     beat.stop()
     assert held.joins == [5]

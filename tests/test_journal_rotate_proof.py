@@ -29,7 +29,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from journal_tamper_support import tamper
+from journal_tamper_support import damage_first_page, tamper
 from test_journal_base import TABLE, _canonical
 from test_journal_seal import write_round
 from test_journal_storage import PYTHON, fill_leaving, on_small_disk
@@ -681,18 +681,9 @@ def test_the_check_of_a_journal_whose_index_of_milestones_is_damaged_names_the_f
         for round_no in range(1, 4):
             journal.append("shuffle_commanded", {"decks": 6})
             write_round(journal, round_no)
-    conn = sqlite3.connect(path)
-    try:
-        (root,) = conn.execute(
-            "SELECT rootpage FROM sqlite_master WHERE type = 'index'"
-            " AND name LIKE 'journal_milestone%' AND name NOT LIKE '%round'"
-        ).fetchone()
-        (size,) = conn.execute("PRAGMA page_size").fetchone()
-    finally:
-        conn.close()
-    with path.open("r+b") as file:
-        file.seek((root - 1) * size)
-        file.write(b"\xff" * 12)
+    damage_first_page(
+        path, "type = 'index' AND name LIKE 'journal_milestone%' AND name NOT LIKE '%round'"
+    )
     (tmp_path / "archive").mkdir()
     conn = open_readonly(path)
     try:

@@ -22,7 +22,13 @@ from typing import Any
 
 import pytest
 from daemon_support import journal_dir
-from journal_tamper_support import behind_the_triggers, index_out_of_step, stored_hash, tamper
+from journal_tamper_support import (
+    behind_the_triggers,
+    damage_first_page,
+    index_out_of_step,
+    stored_hash,
+    tamper,
+)
 from test_journal_wal import wal_file
 
 from controller.journal import verify as verify_module
@@ -107,13 +113,9 @@ def _page_damaged(path: Path) -> None:
     try:
         conn.execute("CREATE TABLE extra(a)")
         conn.executemany("INSERT INTO extra VALUES (?)", [("x" * 100,)] * 10)
-        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'extra'").fetchone()
-        (size,) = conn.execute("PRAGMA page_size").fetchone()
     finally:
         conn.close()
-    with path.open("r+b") as file:
-        file.seek((root - 1) * size)
-        file.write(b"\xff" * 12)
+    damage_first_page(path, "name = 'extra'")
 
 
 PAGE_PROBLEM = "row 1 missing from index extra_a"
@@ -213,18 +215,7 @@ def _rows_page_damaged(path: Path) -> None:
     """The header of the first page of the table that holds the rows (format 1's
     ``journal``, format 2's ``journal_commit``) overwritten: the file opens (its schema
     reads), and reading the rows fails."""
-    conn = sqlite3.connect(path)
-    try:
-        (root,) = conn.execute(
-            "SELECT rootpage FROM sqlite_master WHERE type = 'table'"
-            " AND name IN ('journal', 'journal_commit')"
-        ).fetchone()
-        (size,) = conn.execute("PRAGMA page_size").fetchone()
-    finally:
-        conn.close()
-    with path.open("r+b") as file:
-        file.seek((root - 1) * size)
-        file.write(b"\xff" * 12)
+    damage_first_page(path, "type = 'table' AND name IN ('journal', 'journal_commit')")
 
 
 @pytest.mark.parametrize("damage", ["cut short", "rows' page"])
