@@ -579,6 +579,24 @@ def test_the_check_names_the_row_a_rotation_would_cut_up_to_or_why_none(
         conn.close()
 
 
+def plan_in_an_empty_archive(path: Path, tmp_path: Path) -> object:
+    """`journal rotate --check`'s plan for ``path``, an empty archive beside it."""
+    (tmp_path / "archive").mkdir()
+    conn = open_readonly(path)
+    try:
+        return plan_cut(conn, path, tmp_path / "archive", wager_spots=(), floor_acked=None)
+    finally:
+        conn.close()
+
+
+def no_seal_line(path: Path, tmp_path: Path) -> str:
+    """The plan's one line for a file with no seal: the cut stays at row 0."""
+    return (
+        f"nothing to rotate in {path}: no segment of {tmp_path / 'archive'} ends after row 0"
+        " and at or before row 0 (no seal in the file)"
+    )
+
+
 def test_the_check_of_a_journal_with_no_row_names_no_seal_as_what_holds_the_cut(
     tmp_path: Path,
 ) -> None:
@@ -587,16 +605,7 @@ def test_the_check_of_a_journal_with_no_row_names_no_seal_as_what_holds_the_cut(
     rows after the last seal stay), in one line."""
     path = tmp_path / "journal.sqlite3"
     Journal.open(path).close()
-    (tmp_path / "archive").mkdir()
-    conn = open_readonly(path)
-    try:
-        found = plan_cut(conn, path, tmp_path / "archive", wager_spots=(), floor_acked=None)
-    finally:
-        conn.close()
-    assert found == (
-        f"nothing to rotate in {path}: no segment of {tmp_path / 'archive'} ends after row 0"
-        " and at or before row 0 (no seal in the file)"
-    )
+    assert plan_in_an_empty_archive(path, tmp_path) == no_seal_line(path, tmp_path)
 
 
 def test_a_format_2_copys_time_base_is_its_first_rows_second_not_a_neighbours(
@@ -656,16 +665,7 @@ def test_the_check_of_a_journal_that_ends_a_round_it_never_started_answers_in_on
     with Journal.open(path) as journal:
         journal.append("shuffle_commanded", {"decks": 6})
         journal.append("round_voided", {"reason": "test", "stand": [], "returned": []}, 1)
-    (tmp_path / "archive").mkdir()
-    conn = open_readonly(path)
-    try:
-        found = plan_cut(conn, path, tmp_path / "archive", wager_spots=(), floor_acked=None)
-    finally:
-        conn.close()
-    assert found == (
-        f"nothing to rotate in {path}: no segment of {tmp_path / 'archive'} ends after row 0"
-        " and at or before row 0 (no seal in the file)"
-    )
+    assert plan_in_an_empty_archive(path, tmp_path) == no_seal_line(path, tmp_path)
 
 
 @pytest.mark.parametrize("storage_format", [1, 2])

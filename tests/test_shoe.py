@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -39,12 +39,25 @@ SECRET = bytes(range(32))
 class Table:
     """A shoe double and the real driver, connected."""
 
-    def __init__(self, path: Path, *, connect: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        connect: bool = True,
+        then: Callable[[DeviceEvent], None] | None = None,
+    ) -> None:
+        """``then``: called with each event once it is recorded (in the link's thread)."""
         self.events = EventRecorder()
         self.double = ShoeDouble(path, SERIAL, timing=FAST_TIMING, seed=11, secret=SECRET)
+
+        def sink(event: DeviceEvent) -> None:
+            self.events(event)
+            if then is not None:
+                then(event)
+
         self.driver = ShoeDriver(
             self.double.settings,
-            self.events,
+            sink,
             ExpectedDevice(SERIAL, secret=SECRET),
             decks=6,
             timing=FAST_TIMING,
@@ -618,22 +631,9 @@ def test_an_event_committed_as_soon_as_it_is_queued_still_has_its_report_acknowl
     driver keeps the receipt before its events go out. (It once kept it after: the commit
     found nothing to release, the receipt stayed at the head for good, and every later ack
     waited for its hold to run out.)"""
-    events = EventRecorder()
-    double = ShoeDouble(tmp_path / "shoe", SERIAL, timing=FAST_TIMING, seed=11, secret=SECRET)
-
-    def commit_at_once(event: DeviceEvent) -> None:
-        events(event)
-        driver.committed(event)
-
-    driver = ShoeDriver(
-        double.settings,
-        commit_at_once,
-        ExpectedDevice(SERIAL, secret=SECRET),
-        decks=6,
-        timing=FAST_TIMING,
-        backoff=FAST_BACKOFF,
-        refusal_retry=0.05,
-    )
+    # A lambda: the table, and so its driver, does not exist yet when ``then`` is given.
+    t = Table(tmp_path / "shoe", connect=False, then=lambda e: t.driver.committed(e))  # noqa: PLW0108
+    events, double, driver = t.events, t.double, t.driver
     driver.hold_acks_until_committed()
     driver.start()
     try:
@@ -647,5 +647,4 @@ def test_an_event_committed_as_soon_as_it_is_queued_still_has_its_report_acknowl
         assert driver.stats.holds_expired == 0  # released by the commits, none held out
         assert driver._receipts == deque()
     finally:
-        driver.close()
-        double.close()
+        t.close()
