@@ -166,9 +166,31 @@ def test_pa_635a_7_g_the_peek_the_regulation_fixes_needs_the_card_reader() -> No
     )
 
 
-def test_a_peek_the_profile_leaves_open_is_off_at_a_table_without_a_reader() -> None:
-    rules = parse(document("NJ", {}, without=("card_reader",))).rules()
-    assert not rules.peek and rules == PROFILES["NJ"].with_options(peek=False)
+def test_ny_5324_12_c_7_a_peek_the_profile_leaves_open_is_off_without_a_reader() -> None:
+    """NY's profile peeks where the table has a reader; without one the hole card is turned
+    after the players (5324.12(c)(7)): the option is false, not merely unset."""
+    assert PROFILES["NY"].peek
+    rules = parse(document("NY", {}, without=("card_reader",))).rules()
+    assert rules.peek is False and rules == PROFILES["NY"].with_options(peek=False)
+    assert parse(document("NY", {})).rules().peek is True
+
+
+def test_a_shuffler_asked_for_by_option_takes_match_the_dealer_off_a_table_without_one() -> None:
+    """NJ 19.7 is silent on a shuffler for Match the Dealer: a licensee who requires one
+    (match_needs_shuffler = true) and fits none plays without the wager, and one who asks
+    for the wager as well is told which device is missing and which option requires it
+    (not a clause of a regulation that says nothing of it)."""
+    assert not PROFILES["NJ"].match_needs_shuffler and PROFILES["NJ"].match_the_dealer
+    data = document("NJ", {"match_needs_shuffler": True}, without=("shuffler",))
+    rules = parse(data).rules()
+    assert rules.match_needs_shuffler and rules.match_the_dealer is False
+    data = document("NJ", {"match_needs_shuffler": True, "match_the_dealer": True})
+    del data["devices"]["shuffler"]
+    assert refusal(data) == (
+        f"{SOURCE}: options.match_the_dealer: options.match_needs_shuffler offers Match the"
+        " Dealer only with a six- or eight-deck multi-shuffle device (devices.shuffler: none is"
+        " configured)"
+    )
 
 
 def test_a_peek_with_the_second_card_after_the_players_is_a_contradiction() -> None:
