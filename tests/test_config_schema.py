@@ -239,3 +239,74 @@ def test_a_password_file_not_utf_8_or_a_nul_path_is_one_line(tmp_path: Path) -> 
     with pytest.raises(OSError) as caught:
         read_secret(Path("/tmp/a\0b"))
     assert str(caught.value).startswith("/tmp/a\0b: ") and "null" in str(caught.value)
+
+
+class Only(Enum):
+    ONLY = "only"
+
+
+def test_a_choice_of_a_single_value_is_read() -> None:
+    section = Section(FILE, {"mode": "only", "bad": "other"})
+    assert section.choice("mode", Only) is Only.ONLY
+    assert (
+        refusal(lambda: section.choice("bad", Only)) == f"{FILE}: bad: 'other' is not one of only"
+    )
+
+
+def test_a_file_over_the_limit_is_refused_for_its_size_whatever_it_holds(tmp_path: Path) -> None:
+    path = tmp_path / "station.toml"
+    path.write_bytes(b"= not toml\n" + b"x" * MAX_CONFIG_BYTES)
+    assert refusal(lambda: read_toml(path)) == (
+        f"{path}: (file): larger than {MAX_CONFIG_BYTES} bytes"
+    )
+
+
+class HeldFifo:
+    """A FIFO whose writer writes ``size`` bytes and then holds it open until the test is
+    done: a file with no end, as a device is (``/dev/zero``, a serial port)."""
+
+    def __init__(self, path: Path, size: int) -> None:
+        import threading
+
+        os.mkfifo(path)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._write, args=(path, size), daemon=True)
+        self.thread.start()
+
+    def _write(self, path: Path, size: int) -> None:
+        with path.open("wb") as fifo:
+            fifo.write(b"#" * size)
+            fifo.flush()
+            self.done.wait()
+
+    def close(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=10)
+
+
+def test_a_configuration_with_no_end_is_refused_after_one_byte_over_the_limit(
+    tmp_path: Path,
+) -> None:
+    """Read no further than the limit and a byte: a reader that waits for the end (or for a
+    byte more) would wait for ever on a device."""
+    fifo = HeldFifo(tmp_path / "station.toml", MAX_CONFIG_BYTES + 1)
+    try:
+        assert refusal(lambda: read_toml(tmp_path / "station.toml")) == (
+            f"{tmp_path / 'station.toml'}: (file): larger than {MAX_CONFIG_BYTES} bytes"
+        )
+    finally:
+        fifo.close()
+
+
+def test_a_password_file_with_no_end_is_refused_after_one_byte_over_the_limit(
+    tmp_path: Path,
+) -> None:
+    fifo = HeldFifo(tmp_path / "password", MAX_SECRET_BYTES + 1)
+    try:
+        with pytest.raises(OSError) as caught:
+            read_secret(tmp_path / "password")
+        assert str(caught.value) == (
+            f"{tmp_path / 'password'}: larger than {MAX_SECRET_BYTES} bytes: not a password file"
+        )
+    finally:
+        fifo.close()
