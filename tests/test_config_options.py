@@ -10,13 +10,14 @@ one-line form ``FILE: key: problem`` with the clause the profile cites.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from controller.rules.options import DealerSecondCard, MatchPayTable
+from controller.rules.options import Basis, DealerSecondCard, MatchPayTable, OptionBasis
 from controller.rules.profiles import PROFILES
 from controller.service.config import StationConfig, parse_config
 from controller.service.config_rules import Choice, Options, table_profile
@@ -258,3 +259,37 @@ def test_a_deck_count_the_profile_does_not_deal_is_refused_as_decks() -> None:
     with pytest.raises(ConfigError) as caught:
         table_profile(PROFILES["PA"], 5, Options(), card_reader=True, shuffler_decks=8)
     assert str(caught.value) == "station.toml: decks: profile PA deals from 6 or 8 decks, not 5"
+
+
+def test_an_older_key_after_other_options_keeps_them() -> None:
+    config = parse(document("NJ", {"hit_soft_17": True, "nj_card_reader": True}))
+    assert config.options.chosen == (
+        Choice("hit_soft_17", "hit_soft_17", True),
+        Choice("nj_card_reader", "dealer_second_card", DealerSecondCard.HOLE),
+        Choice("nj_card_reader", "peek", True),
+    )
+    assert config.rules().hit_soft_17
+
+
+def test_ny_match_the_dealer_declined_needs_no_shuffler() -> None:
+    """NY 5324.12(d) leaves the offer to the licensee: a table that declines Match the Dealer
+    is not asked for the multi-shuffle device (d)(1) requires of one that offers it."""
+    rules = parse(document("NY", {"match_the_dealer": False}, without=("shuffler",))).rules()
+    assert rules.match_the_dealer is False and rules.match_needs_shuffler
+
+
+def test_a_regulation_that_requires_match_the_dealer_and_a_shuffler_refuses_a_table_without() -> (
+    None
+):
+    """A profile whose regulation fixes the offer cannot drop the wager for want of the
+    device: the refusal names the option the table cannot play, and the clause."""
+    ny = PROFILES["NY"]
+    fixed = dataclasses.replace(
+        ny, bases={**ny.bases, "match_the_dealer": OptionBasis(Basis.FIXED, "XX 1(a)")}
+    )
+    with pytest.raises(ConfigError) as caught:
+        table_profile(fixed, 6, Options(), card_reader=True, shuffler_decks=None)
+    assert str(caught.value) == (
+        "station.toml: options.match_the_dealer: NY 5324.12(d)(1) offers Match the Dealer only"
+        " with a six- or eight-deck multi-shuffle device (devices.shuffler: none is configured)"
+    )
