@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -344,3 +345,50 @@ def test_bad_settings_name_the_value_and_the_choices() -> None:
     with pytest.raises(ValueError) as caught:
         configure_logging(form="xml")
     assert str(caught.value) == "log format 'xml' is not one of auto, json, console"
+
+
+def test_a_console_on_a_stream_without_isatty_is_plain_text() -> None:
+    bare = BareStream()
+    configure_logging(stream=bare, form="console")  # type: ignore[arg-type]
+    get_logger("x").info("ready")
+    assert "ready" in bare.text and "\x1b[" not in bare.text
+
+
+def _console_traceback() -> str:
+    out = io.StringIO()
+    configure_logging(stream=out, form="console")
+    try:
+        fail_with_a_secret_local("K", "S")
+    except RuntimeError:
+        get_logger("x").exception("peek failed")
+    return re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # rich colours even a StringIO
+
+
+def test_a_console_traceback_is_richs_where_rich_is_installed() -> None:
+    """A technician at a terminal with rich (the simulator's environment) gets its framed
+    traceback; still no frame locals (the hole card's)."""
+    text = _console_traceback()
+    assert "Traceback (most recent call last)" in text and "\u256d" in text  # rich's frame
+    assert "KS" not in text and "QS" not in text
+
+
+def test_a_console_traceback_without_rich_is_structlogs_plain_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The daemon's process keeps rich out (controller/cli/main.py): its console traceback
+    is the plain one, which shows no locals either."""
+    monkeypatch.setitem(sys.modules, "rich", None)  # as the daemon's process: not importable
+    text = _console_traceback()
+    assert "Traceback (most recent call last):" in text and "\u256d" not in text
+    assert "RuntimeError: reader jammed" in text
+    assert "KS" not in text and "QS" not in text
+
+
+def test_the_logger_is_the_standard_librarys_bound_logger() -> None:
+    """Drivers may ask whether a level is on before building a costly line: the bound
+    logger answers as the standard library's logger of its name does."""
+    configure_logging(stream=io.StringIO(), level="info", form="json")
+    log = get_logger("drivers.shoe").bind()
+    assert isinstance(log, structlog.stdlib.BoundLogger)
+    assert log.name == "drivers.shoe"
+    assert log.isEnabledFor(logging.INFO) and not log.isEnabledFor(logging.DEBUG)
