@@ -17,6 +17,7 @@ import pytest
 from test_device_link import Link
 
 import firmware_bridge as fb
+from drivers.device_link import RECEIPTS_KEPT
 from drivers.errors import TransportError
 from drivers.hal import CoverCardSeen, DeviceConnected, DeviceEvent, DeviceFault, DeviceLost
 
@@ -91,8 +92,9 @@ def test_a_commit_acknowledges_its_report_and_those_before_never_those_after() -
 
 def test_a_report_giving_no_event_is_acknowledged_at_once_when_nothing_waits() -> None:
     link = held()
-    report_giving_no_event(link)
-    assert link.device.unconfirmed == 0  # nothing to record: no wait for a commit
+    for _ in range(2):  # the second as the first: nothing is left waiting by the first
+        report_giving_no_event(link)
+        assert link.device.unconfirmed == 0  # nothing to record: no wait for a commit
     assert link.driver.stats.holds_expired == 0
 
 
@@ -109,6 +111,20 @@ def test_a_report_giving_no_event_waits_for_the_commit_of_the_one_before() -> No
     link.pump()
     assert link.device.unconfirmed == 1
     link.driver.committed(third)
+    link.pump()
+    assert link.device.unconfirmed == 0
+
+
+def test_reads_that_deliver_no_report_do_not_crowd_out_a_waiting_receipt() -> None:
+    """The driver keeps a bounded number of receipts (RECEIPTS_KEPT); reads that carry no
+    report (line noise here; acks and heartbeats on a live link) keep none, however many
+    come between a report and its commit, so the commit still releases the report."""
+    link = held()
+    event = report(link)
+    for _ in range(RECEIPTS_KEPT + 1):
+        link.driver.link_data(b"\x00\x07noise\x00")  # fails its CRC: dropped, counted
+    assert link.driver.stats.dropped > RECEIPTS_KEPT
+    link.driver.committed(event)
     link.pump()
     assert link.device.unconfirmed == 0
 
