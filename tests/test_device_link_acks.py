@@ -163,8 +163,26 @@ def test_a_link_not_asked_to_hold_acknowledges_on_arrival() -> None:
     event = report(link)
     link.advance(0.01)  # a lone ack waits ACK_DELAY (10 ms) for a frame to ride on
     assert link.device.unconfirmed == 0
+    assert len(link.driver._receipts) == 0  # nothing kept for a commit that changes nothing
     link.driver.committed(event)  # nothing held: nothing to do, nothing breaks
-    assert link.driver._receipts == type(link.driver._receipts)()
+    assert link.device.unconfirmed == 0
+
+
+def test_receipts_kept_for_commits_are_bounded_and_the_last_commit_releases_all() -> None:
+    """A station that never commits (or commits slower than the hold) must not make the
+    driver keep a receipt per report for ever: at most RECEIPTS_KEPT are kept, and a
+    commit of the latest report still acknowledges every one."""
+    link = held()
+    for draw in range(1, RECEIPTS_KEPT + 11):
+        report(link, draw)
+        link.advance(fb.MAX_ACK_HOLD)  # never committed: acknowledged when its hold runs out
+    assert link.device.unconfirmed == 0
+    last = report(link, RECEIPTS_KEPT + 11)
+    assert len(link.driver._receipts) == RECEIPTS_KEPT
+    assert link.device.unconfirmed == 1
+    link.driver.committed(last)
+    link.pump()
+    assert link.device.unconfirmed == 0
 
 
 def test_a_late_commit_of_the_old_sessions_event_releases_nothing_in_the_new_one() -> None:
