@@ -23,13 +23,19 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]
     return out, cache
 
 
+def kept_package(cache: Path, digest: str, content: bytes) -> Path:
+    """A package in the cache under the sources' hash ``digest``."""
+    kept = cache / digest / "dealer-station_1.2.3_amd64.deb"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(content)
+    return kept
+
+
 def test_a_package_kept_for_the_same_sources_is_taken_without_building(
     places: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out, cache = places
-    kept = cache / ("a" * 64) / "dealer-station_1.2.3_amd64.deb"
-    kept.parent.mkdir(parents=True)
-    kept.write_bytes(b"the package")
+    kept = kept_package(cache, "a" * 64, b"the package")
 
     def must_not_build(arch: str | None = None) -> Path:
         raise AssertionError("built a package the cache holds")
@@ -48,9 +54,7 @@ def test_a_package_of_other_sources_is_not_taken(
     places: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out, cache = places
-    other = cache / ("b" * 64) / "dealer-station_1.2.3_amd64.deb"
-    other.parent.mkdir(parents=True)
-    other.write_bytes(b"another package")
+    kept_package(cache, "b" * 64, b"another package")
     out.mkdir()
     (out / "dealer-station_1.2.3_amd64.deb").write_bytes(b"stale")
     (out / "dealer-station_1.2.3_amd64.source-hash").write_text("b" * 64 + "\n")
@@ -70,9 +74,7 @@ def test_a_built_package_is_kept_and_only_the_last_sources_packages_stay(
 ) -> None:
     out, cache = places
     for n in range(debbuild.KEEP):  # KEEP older sources' packages, oldest first
-        folder = cache / f"{n:064d}"
-        folder.mkdir(parents=True)
-        (folder / "dealer-station_1.2.3_amd64.deb").write_bytes(b"old")
+        folder = kept_package(cache, f"{n:064d}", b"old").parent
         os.utime(folder, (1_000_000 + n, 1_000_000 + n))
     out.mkdir()
     deb = out / "dealer-station_1.2.3_amd64.deb"
