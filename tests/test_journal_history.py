@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from journal_tamper_support import tamper
+from table_support import JournalRow
 from test_journal_rotate import (  # the rotation's helpers: a busy sealed journal, archived
     CHECKPOINT_EVERY,
     SEGMENT,
@@ -33,10 +35,11 @@ from controller.cli.main import main
 from controller.journal.archive import ArchiveError, archive, lines, read_header, segments
 from controller.journal.archive.history import History, find_round
 from controller.journal.base import Base
-from controller.journal.format import canonical_json
+from controller.journal.format import JournalCorruptError, canonical_json
 from controller.journal.reader import JournalReader
 from controller.journal.recall import recall
 from controller.journal.seal import VerificationKey, new_sealing
+from controller.journal.store import Journal
 
 
 @dataclass(frozen=True)
@@ -414,3 +417,144 @@ def test_recall_reads_the_archive_back_only_to_the_segment_the_rounds_begin_in(
         with pytest.raises(ArchiveError) as caught:
             history.recall(len(cut.everything["rounds"]))
         assert before.name in str(caught.value)
+
+
+# -- a short journal written by hand: a round a segment, rounds live beyond the archive -------
+
+ARCHIVED_ROUNDS = 6  # rounds 1..6 archived, a segment each (a segment ends at a round's seal)
+LIVE_ROUNDS = 12  # rounds 7..18 written after the archive: recall's last 10 must stay live
+
+
+def _round_rows(number: int) -> list[JournalRow]:
+    """A round as the journal holds it: its burn between rounds, then its own rows (the
+    round's end is followed by the journal's seal)."""
+    return [
+        JournalRow("burn", {"card": f"{number % 9 + 1}H", "reason": "first"}, None),
+        JournalRow(
+            "round_started",
+            {"seats": [{"seat": 1, "wager_cents": 500 * number, "match_cents": 0}]},
+            number,
+        ),
+        JournalRow("card", {"role": "player", "seat": 1, "hand": 0, "card": "KS"}, number),
+        JournalRow("round_completed", {"reshuffle": False}, number),
+    ]
+
+
+@dataclass(frozen=True)
+class ByHand:
+    """The hand-written journal rotated after its archive, with the whole journal's recall
+    from before the cut."""
+
+    path: Path
+    key: VerificationKey
+    folder: Path
+    base: Base
+    everything: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def by_hand_made(tmp_path_factory: pytest.TempPathFactory) -> ByHand:
+    home = tmp_path_factory.mktemp("by-hand")
+    rows = [row for n in range(1, ARCHIVED_ROUNDS + 1) for row in _round_rows(n)]
+    path, key = written(home, rows, 1)
+    folder = home / "archive"
+    assert len(archive(path, folder, table=TABLE, segment_rows=1)) == ARCHIVED_ROUNDS
+    with Journal.open(path, sealing=home / "sealing-key") as journal:
+        # A checkpoint and a new shoe after the archive: the start walks from the one and
+        # the restore reads from the other, so the cut can be at the archive's end.
+        journal.checkpoint()
+        journal.append("shuffle_commanded", {"shoe": 2}, None)
+        journal.append("shuffle_done", {"shoe": 2}, None)
+        for number in range(ARCHIVED_ROUNDS + 1, ARCHIVED_ROUNDS + LIVE_ROUNDS + 1):
+            for row in _round_rows(number):
+                journal.append(row.kind, row.data, row.round_no)
+    with JournalReader.open(path) as reader:
+        everything = recall(reader, 10_000)
+    base = rotated(path, folder)
+    return ByHand(path, key, folder, base, everything)
+
+
+@pytest.fixture
+def by_hand(by_hand_made: ByHand, tmp_path: Path) -> ByHand:
+    """A copy of the hand-written journal and its archive for one test to damage."""
+    shutil.copytree(by_hand_made.path.parent, tmp_path, dirs_exist_ok=True)
+    made = by_hand_made
+    path, folder = tmp_path / made.path.name, tmp_path / made.folder.name
+    return ByHand(path, made.key, folder, made.base, made.everything)
+
+
+def _damage(segment: Path) -> None:
+    raw = bytearray(segment.read_bytes())
+    raw[-10] ^= 0x01  # in the compressed rows; the header still links
+    segment.write_bytes(bytes(raw))
+
+
+def test_recall_counts_the_rounds_live_past_the_archive_and_reads_back_no_further(
+    by_hand: ByHand,
+) -> None:
+    """The rounds the live file holds past the archive's end count once each toward those
+    asked for; the archive is read back from its end only as far as the segment the
+    oldest round asked for begins in, from that segment's first row (its round's burn)."""
+    path, key, folder, everything = by_hand.path, by_hand.key, by_hand.folder, by_hand.everything
+    names = segments(folder)
+    # The cut keeps round 6's burn (the restore's last burn before the new shoe): the base
+    # is at the end of round 5's segment, and the live file holds round 6 (in the archive)
+    # and rounds 7..18 (past its end).
+    assert len(names) == ARCHIVED_ROUNDS and by_hand.base.segment == names[4].name
+    total = ARCHIVED_ROUNDS + LIVE_ROUNDS
+    assert [r["round"] for r in everything["rounds"]] == list(range(1, total + 1))
+    with JournalReader.open(path) as reader:
+        assert len(recall(reader, 10_000)["rounds"]) == LIVE_ROUNDS + 1
+        history = History.open(reader, folder, key)
+        for count in range(1, total + 2):
+            assert history.recall(count)["rounds"] == everything["rounds"][-count:], count
+    # Two rounds besides those past the archive: 5 and 6, segments 5 and 6 (the live file
+    # holds round 6 but not 5); segment 4 (round 4's) is damaged.
+    _damage(names[3])
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder, key)
+        got = history.recall(LIVE_ROUNDS + 2)
+        assert got == {"rounds": everything["rounds"][-(LIVE_ROUNDS + 2) :], "after": []}
+        oldest = got["rounds"][0]
+        assert oldest["round"] == 5 and oldest["seats"][0]["wager_cents"] == 2500
+        assert [(b["kind"], b["card"]) for b in oldest["before"]] == [("burn", "6H")]
+        with pytest.raises(ArchiveError) as caught:
+            history.recall(LIVE_ROUNDS + 3)  # round 4 is in the damaged segment
+        assert names[3].name in str(caught.value)
+
+
+def test_a_round_in_the_archive_is_read_from_its_segments_first_row_and_no_earlier(
+    by_hand: ByHand,
+) -> None:
+    """A round found in the archive is rebuilt from the first row of the segment holding
+    it (the burn before it included), without reading the segment before."""
+    path, key, folder, everything = by_hand.path, by_hand.key, by_hand.folder, by_hand.everything
+    names = segments(folder)
+    _damage(names[3])  # round 4's segment
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder, key)
+        shown = history.round(5)  # in the archive alone, its segment's first round
+        assert shown == everything["rounds"][4]
+        assert shown is not None and [b["card"] for b in shown["before"]] == ["6H"]
+        assert shown["seats"][0]["wager_cents"] == 2500
+        with pytest.raises(ArchiveError) as caught:
+            history.round(4)
+        assert names[3].name in str(caught.value)
+
+
+def test_a_live_round_is_read_from_the_round_before_it_and_no_earlier(by_hand: ByHand) -> None:
+    """A round the live file holds is rebuilt from the row after the last row of the round
+    before it: a damaged row there or earlier is not read; the round's burn is."""
+    path, everything = by_hand.path, by_hand.everything
+    with JournalReader.open(path) as reader:
+        ends = {r.round_no: r.id for r in reader.rows() if r.kind == "round_completed"}
+        burns = [r.id for r in reader.rows() if r.kind == "burn"]
+    burn_12 = next(i for i in burns if ends[11] < i < ends[12])
+    tamper(path, f"UPDATE journal SET data = 'not json' WHERE id IN ({ends[10]}, {ends[11]})")
+    with JournalReader.open(path) as reader:
+        assert find_round(reader, 12) == everything["rounds"][11]
+        with pytest.raises(JournalCorruptError):
+            find_round(reader, 11)  # its own last row
+    tamper(path, f"UPDATE journal SET data = 'not json' WHERE id = {burn_12}")
+    with JournalReader.open(path) as reader, pytest.raises(JournalCorruptError):
+        find_round(reader, 12)
