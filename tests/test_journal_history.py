@@ -558,3 +558,27 @@ def test_a_live_round_is_read_from_the_round_before_it_and_no_earlier(by_hand: B
     tamper(path, f"UPDATE journal SET data = 'not json' WHERE id = {burn_12}")
     with JournalReader.open(path) as reader, pytest.raises(JournalCorruptError):
         find_round(reader, 12)
+
+
+def test_a_round_start_whose_line_is_not_ascii_still_counts_where_recall_reads_back_to(
+    by_hand: ByHand,
+) -> None:
+    """Finding where recall reads back to counts the round starts in each segment's lines
+    unproved: a line damaged with a byte that is not ASCII still counts as its round's
+    start, so the read goes back no further than that segment, whose walk then refuses it
+    (it is named, not a damaged segment before it)."""
+    path, folder = by_hand.path, by_hand.folder
+    names = segments(folder)
+    fourth = names[3]  # round 4's segment (the base's own, round 5's, is walked at open)
+    header = read_header(fourth)
+    body = b"".join(
+        line.replace(b'"seats":', b'"s\xe9ats":') + b"\n" for line in lines(fourth)
+    )  # round 4's start, its header [id, ts, kind, round] intact
+    assert body.count(b"\xe9") == 1
+    fourth.write_bytes(header.to_line() + zlib.compress(body))
+    _damage(names[2])
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder)
+        with pytest.raises(ArchiveError) as caught:
+            history.recall(LIVE_ROUNDS + 3)  # rounds 4, 5 and 6 besides
+        assert str(caught.value).startswith(f"altered: {fourth.name}: ")
