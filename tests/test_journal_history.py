@@ -9,6 +9,7 @@ nothing shown from a segment that does not prove.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import zlib
@@ -33,7 +34,7 @@ from test_journal_rotate import (  # the rotation's helpers: a busy sealed journ
 
 from controller.cli.main import main
 from controller.journal.archive import ArchiveError, archive, lines, read_header, segments
-from controller.journal.archive.history import History, find_round
+from controller.journal.archive.history import History, Segment, _headers, _row, find_round
 from controller.journal.base import Base
 from controller.journal.format import JournalCorruptError, canonical_json
 from controller.journal.reader import JournalReader
@@ -582,3 +583,44 @@ def test_a_round_start_whose_line_is_not_ascii_still_counts_where_recall_reads_b
         with pytest.raises(ArchiveError) as caught:
             history.recall(LIVE_ROUNDS + 3)  # rounds 4, 5 and 6 besides
         assert str(caught.value).startswith(f"altered: {fourth.name}: ")
+
+
+def test_the_round_locator_reads_each_lines_header_and_passes_over_what_does_not_read(
+    by_hand: ByHand,
+) -> None:
+    """``_headers``: each row line's ``[id, ts, kind, round]``, unproved; a line whose
+    header is no JSON, or JSON that is not a list of four, is passed over (the rest of the
+    segment still read), and a byte that is not ASCII in a line's data does not hide it."""
+    segment = segments(by_hand.folder)[0]
+    header = read_header(segment)
+    ts = "2026-11-30T09:15:12.123456Z"
+    body = [
+        b"{not json",
+        b'17{"a":1}',
+        b'["x"]{}',
+        b'[3,"' + ts.encode() + b'","round_started",1]{"s\xe9ats":[]}',
+        b'[4,"' + ts.encode() + b'","card",1]{}',
+    ]
+    segment.write_bytes(header.to_line() + zlib.compress(b"\n".join(body) + b"\n"))
+    assert list(_headers(Segment(segment, header))) == [
+        [3, ts, "round_started", 1],
+        [4, ts, "card", 1],
+    ]
+
+
+def test_a_row_line_that_is_not_ascii_reads_as_a_row_with_a_replacement_character() -> None:
+    """``_row``: a segment's line as the journal's row, its hash ``sha256(prev + line)``
+    over the bytes as they are; a byte that is not ASCII shows as U+FFFD in its text (only
+    a forged chain holds one: the journal writes ASCII), never an exception of its own."""
+    prev = "ab" * 32
+    line = b'[7,"2026-11-30T09:15:12.123456Z","burn",null]{"card":"\xe9"}'
+    row = _row(line, prev)
+    assert (row.id, row.ts, row.kind, row.round_no) == (
+        7,
+        "2026-11-30T09:15:12.123456Z",
+        "burn",
+        None,
+    )
+    assert row.data_text == '{"card":"\ufffd"}'
+    assert row.prev_hash == prev
+    assert row.hash == hashlib.sha256(prev.encode() + line).hexdigest()
