@@ -624,3 +624,30 @@ def test_a_row_line_that_is_not_ascii_reads_as_a_row_with_a_replacement_characte
     assert row.data_text == '{"card":"\ufffd"}'
     assert row.prev_hash == prev
     assert row.hash == hashlib.sha256(prev.encode() + line).hexdigest()
+
+
+def test_a_row_line_whose_header_is_not_id_ts_kind_round_is_refused_in_one_line() -> None:
+    """``_row``: a line read back must begin with ``[id, ts, kind, round]``: an integer id
+    (not a boolean), a text time and kind, a round that is an integer or null; each field
+    out of form alone is refused (one line), and the form itself reads."""
+    prev = "cd" * 32
+    ts = '"2026-11-30T09:15:12.123456Z"'
+    good = f'[7,{ts},"burn",null]{{}}'
+    assert _row(good.encode(), prev).id == 7
+    assert _row(f'[7,{ts},"card",3]{{}}'.encode(), prev).round_no == 3
+    refused = [
+        f'["7",{ts},"burn",null]{{}}',  # the id as text
+        f'[7.0,{ts},"burn",null]{{}}',  # not an integer
+        f'[true,{ts},"burn",null]{{}}',  # a boolean is no id
+        '[7,5,"burn",null]{}',  # the time not text
+        f"[7,{ts},null,null]{{}}",  # no kind
+        f'[7,{ts},"burn","3"]{{}}',  # the round as text
+        f'[7,{ts},"burn"]{{}}',  # three fields
+        f'[7,{ts},"burn",null,1]{{}}',  # five
+        '{"id":7}',  # no list
+        "not json",
+    ]
+    for line in refused:
+        with pytest.raises(ArchiveError) as caught:
+            _row(line.encode(), prev)
+        assert str(caught.value) == "a row line after cdcdcdcdcdcd... is not a journal row", line
