@@ -651,3 +651,42 @@ def test_a_row_line_whose_header_is_not_id_ts_kind_round_is_refused_in_one_line(
         with pytest.raises(ArchiveError) as caught:
             _row(line.encode(), prev)
         assert str(caught.value) == "a row line after cdcdcdcdcdcd... is not a journal row", line
+
+
+def test_a_range_from_a_time_past_the_archive_reads_only_the_live_rows_from_it(
+    by_hand: ByHand,
+) -> None:
+    """``ts_from`` holds for the live file's rows past the archive too: a range that begins
+    after the archive's end gives the live rows from that time on and nothing before."""
+    path, folder = by_hand.path, by_hand.folder
+    whole = all_rows(path)  # the live file: rows 27.. (round 6 on)
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder)
+        past = [row for row in whole if row[0] > history.archived_to]
+        ts_from, ts_to = past[10][1], past[-5][1]
+        assert _tuples(history.rows(ts_from=ts_from)) == [r for r in past if r[1] >= ts_from]
+        assert _tuples(history.rows(ts_from=ts_from, ts_to=ts_to)) == [
+            r for r in past if ts_from <= r[1] < ts_to
+        ]
+
+
+def test_each_segment_read_proves_its_seals_with_the_key_given(tmp_path: Path) -> None:
+    """With a key, every segment whose rows are read has its seals proved, not only the
+    one a rotated journal's base names: a journal not rotated opens (the headers link to
+    its rows) with another table's key, and its first row read (a sealed checkpoint) is refused."""
+    rows = [row for n in range(1, 4) for row in _round_rows(n)]
+    path, key = written(tmp_path, rows, 1)
+    folder = tmp_path / "archive"
+    assert len(archive(path, folder, table=TABLE, segment_rows=1)) == 3
+    _, other = new_sealing(TABLE)
+    with JournalReader.open(path) as reader:
+        assert [r.id for r in History.open(reader, folder, key).rows()] == list(
+            range(1, len(all_rows(path)) + 1)
+        )
+        history = History.open(reader, folder, other)  # no base: no seal checked at open
+        with pytest.raises(ArchiveError) as caught:
+            next(history.rows())
+        first = segments(folder)[0].name
+        # Row 1, the journal's first checkpoint, is sealed with the key's checkpoint key.
+        assert str(caught.value).startswith(f"altered: {first}: row 1: checkpoint ")
+        assert "does not match the checkpoint key" in str(caught.value)
