@@ -13,7 +13,7 @@ import hashlib
 import json
 import shutil
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from test_journal_rotate import (  # the rotation's helpers: a busy sealed journ
 
 from controller.cli.main import main
 from controller.journal.archive import ArchiveError, archive, lines, read_header, segments
-from controller.journal.archive.history import History, Segment, _headers, _row, find_round
+from controller.journal.archive.history import Header, History, Segment, _headers, _row, find_round
 from controller.journal.base import Base
 from controller.journal.format import JournalCorruptError, canonical_json
 from controller.journal.reader import JournalReader
@@ -690,3 +690,33 @@ def test_each_segment_read_proves_its_seals_with_the_key_given(tmp_path: Path) -
         # Row 1, the journal's first checkpoint, is sealed with the key's checkpoint key.
         assert str(caught.value).startswith(f"altered: {first}: row 1: checkpoint ")
         assert "does not match the checkpoint key" in str(caught.value)
+
+
+def _with_header(segment: Path, header: Header) -> None:
+    """The segment at ``segment`` with its header line replaced (its rows as they were)."""
+    raw = segment.read_bytes()
+    segment.write_bytes(header.to_line() + raw[raw.index(b"\n") + 1 :])
+
+
+def test_segments_that_do_not_go_on_or_do_not_read_are_refused_at_open(by_hand: ByHand) -> None:
+    """At open, each segment's header must read and go on from the one before: its
+    ``prev`` the head before it and the same table, each alone; a header that does not
+    read, or a segment that cannot be read, is refused as corrupt (one line each)."""
+    path, folder = by_hand.path, by_hand.folder
+    names = segments(folder)
+    second, third = names[1], names[2]
+    header = read_header(third)
+    with JournalReader.open(path) as reader:
+        assert History.open(reader, folder).archived_to == read_header(names[-1]).last
+    _with_header(third, replace(header, prev="0" * 64))  # the same table, another prev
+    assert _open_fails(path, folder) == f"altered: {third.name} does not go on from {second.name}"
+    _with_header(third, replace(header, table="T9"))  # the same prev, another table
+    assert _open_fails(path, folder) == f"altered: {third.name} does not go on from {second.name}"
+    third.write_bytes(b"not a header\n")
+    text = _open_fails(path, folder)
+    assert text.startswith("corrupt: ") and "header" in text
+    third.unlink()
+    third.symlink_to(folder / "gone")  # named like a segment, and nothing there
+    assert _open_fails(path, folder) == (
+        f"corrupt: {third.name}: cannot be read (No such file or directory)"
+    )
