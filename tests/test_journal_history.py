@@ -720,3 +720,22 @@ def test_segments_that_do_not_go_on_or_do_not_read_are_refused_at_open(by_hand: 
     assert _open_fails(path, folder) == (
         f"corrupt: {third.name}: cannot be read (No such file or directory)"
     )
+
+
+def test_the_bases_segment_and_the_archives_end_are_checked_at_open(by_hand: ByHand) -> None:
+    """At open, besides the headers' links: the rotated journal's base must name its
+    segment's header as it is (an epoch of seals changed there is refused), and the
+    archive's last segment must end at a row the live journal holds with the same hash."""
+    path, folder = by_hand.path, by_hand.folder
+    names = segments(folder)
+    fifth, last = names[4], names[-1]  # the base's own, and the archive's end
+    assert by_hand.base.segment == fifth.name
+    header = read_header(fifth)
+    _with_header(fifth, replace(header, seals=(header.seals[0] + 1, header.seals[1])))
+    text = _open_fails(path, folder)
+    assert text.startswith("altered: ") and fifth.name in text
+    _with_header(fifth, header)
+    ending = read_header(last)
+    _with_header(last, replace(ending, head="0" * 64))
+    text = _open_fails(path, folder)
+    assert text.split(":")[0] in {"altered", "removed"} and last.name in text
