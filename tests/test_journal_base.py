@@ -26,6 +26,7 @@ from test_journal_seal import _hkdf_expand_32, write_round
 
 from controller.journal.archive import archive, segments
 from controller.journal.archive.link import check_archive_link, check_base, header_digest
+from controller.journal.archive.segment import FORMAT
 from controller.journal.base import Base, base_of, start_of
 from controller.journal.format import GENESIS_HASH, JournalCorruptError
 from controller.journal.reader import JournalReader, open_readonly
@@ -420,6 +421,22 @@ def test_an_archive_that_does_not_lead_to_the_journal_is_refused(
         assert check_archive_link(storage, broken) == (
             "corrupt",
             f"corrupt: {mine.name}: the segment's header is unreadable",
+        )
+        # A last segment's name on a link to nothing: it cannot be read, and is named once.
+        (broken / mine.name).unlink()
+        (broken / mine.name).symlink_to(broken / "gone")
+        assert check_archive_link(storage, broken) == (
+            "corrupt",
+            f"corrupt: {mine.name}: [Errno 2] No such file or directory: '{broken / mine.name}'",
+        )
+        # Of a format this program does not read: named once.
+        (broken / mine.name).unlink()
+        other = {**json.loads(header), "format": "dsa-other"}
+        (broken / mine.name).write_bytes(_canonical(other).encode() + b"\n" + body)
+        assert check_archive_link(storage, broken) == (
+            "corrupt",
+            f"corrupt: {mine.name}: its format is 'dsa-other': this program reads"
+            f" {FORMAT!r} segments only",
         )
 
 

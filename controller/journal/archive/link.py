@@ -28,6 +28,12 @@ def header_digest(path: Path) -> str:
         return hashlib.sha256(f.readline(HEADER_MAX + 1)).hexdigest()
 
 
+def _naming(err: Exception, name: str) -> str:
+    """``err`` as a line naming the segment ``name`` once (an ArchiveError of
+    :func:`read_header` names it already)."""
+    return str(err) if isinstance(err, ArchiveError) else f"{name}: {err}"
+
+
 def check_base(
     base: Base, *, key: VerificationKey | None, archive: Path | None
 ) -> str | tuple[str, str]:
@@ -54,10 +60,8 @@ def check_base(
     try:
         header = read_header(segment)
         digest = header_digest(segment)
-    except ArchiveError as err:  # it names the segment
-        return "corrupt", f"corrupt: {err}"
-    except OSError as err:
-        return "corrupt", f"corrupt: {base.segment}: {err}"
+    except (ArchiveError, OSError) as err:
+        return "corrupt", f"corrupt: {_naming(err, base.segment)}"
     problem = ""
     if digest != base.header:
         problem = "its header is not the one the base names"
@@ -88,10 +92,8 @@ def check_archive_link(storage: Storage, archive: Path) -> str | tuple[str, str]
     last = found[-1]
     try:
         header = read_header(last)
-    except ArchiveError as err:  # it names the segment
-        return "corrupt", f"corrupt: {err}"
-    except OSError as err:
-        return "corrupt", f"corrupt: {last.name}: {err}"
+    except (ArchiveError, OSError) as err:
+        return "corrupt", f"corrupt: {_naming(err, last.name)}"
     after = storage.start()[0]
     if header.last < after:
         return f"the archive's last segment {last.name} ends before the base"
