@@ -645,3 +645,55 @@ def test_sigterm_during_the_start_is_kept_and_ends_in_a_clean_shutdown(
     assert kinds_written[:2] == ["verified", "station_started"]
     assert kinds_written[-1] == "clean_shutdown"
     assert "shuffle_commanded" not in kinds_written  # the table was never commanded
+
+
+@pytest.mark.parametrize(("level", "observer"), [("debug", log_view), ("info", None)])
+def test_run_logs_each_event_only_at_the_debug_level(
+    tmp_path: Path, journals: Path, level: str, observer: Any
+) -> None:
+    """The debug observer is given to the station at ``level = "debug"`` only; the table's
+    id is on every line from the start."""
+    journal = journals / "journal.sqlite3"
+    config = station_toml(tmp_path, journal)
+    config.write_text(config.read_text().replace('level = "info"', f'level = "{level}"'))
+    real_build = daemon.build_station
+    given: list[tuple[Any, Any]] = []
+
+    def build_then_signalled(*args: Any, **kwargs: Any) -> daemon.Built:
+        context = structlog.contextvars.get_contextvars()
+        given.append((kwargs["observer"], context.get("table_id")))
+        built = real_build(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return built
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(daemon, "build_station", build_then_signalled)
+    args = argparse.Namespace(config=config, simulated_devices=True, journal=None)
+    try:
+        assert run_daemon(args) == 0
+    finally:
+        patch.undo()
+    assert given == [(observer, "PA-S21-07")]
+
+
+def test_a_device_left_out_of_the_configuration_gets_no_driver(
+    tmp_path: Path, journals: Path
+) -> None:
+    """A table without a shuffler (the dealer shuffles by hand): no shuffler driver, and
+    the devices after it in the registry still built."""
+    path = station_toml(tmp_path, journals / "journal.sqlite3")
+    text = path.read_text()
+    start = text.index("[devices.shuffler]")
+    path.write_text(text[:start] + text[text.index("[devices.shoe]") :])
+    config = cfg.load_config(path)
+    devices, table_devices = real_drivers(config)(lambda event: None)
+    try:
+        assert [type(d).__name__ for d in devices] == [
+            "ShoeDriver",
+            "CardReaderDriver",
+            "GpioPanel",
+        ]
+        assert table_devices.shuffler is None
+    finally:
+        for device in devices:
+            device.close()
