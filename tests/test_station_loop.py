@@ -17,15 +17,17 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 import structlog
 from daemon_support import NotifyListener
-from table_support import RecordingPanel, RecordingReader, RecordingShuffler
+from table_support import RecordingPanel, RecordingReader, RecordingShoe, RecordingShuffler
 
 from controller.journal.store import Journal, JournalReader
 from controller.rules.profiles import get_profile
+from controller.service import station as station_module
 from controller.service.sdnotify import Notifier
 from controller.service.station import (
     GROUP_COMMIT_MAX,
@@ -45,6 +47,7 @@ from drivers.hal import (
     DeviceEvent,
     DeviceFault,
     DeviceKind,
+    PeekTarget,
 )
 
 NEXT = ButtonPressed(Button.NEXT)
@@ -488,5 +491,106 @@ def test_deferred_devices_hold_device_commands_apart_from_the_lamps() -> None:
     assert shuffler.commands == [6] and panel.shown == []
     buffer.flush_lamps()
     assert len(panel.shown) == 1
+    shoe = RecordingShoe()
+    devices = deferred(TableDevices(shuffler, panel, reader, shoe), buffer)
+    devices.reader.check(PeekTarget.LOOKING_FOR_ACE)  # type: ignore[union-attr]
+    devices.shoe.expect_hole_card()  # type: ignore[union-attr]
+    assert reader.checks == [] and shoe.told == []  # held, as the shuffler's
+    buffer.flush_devices()
+    assert reader.checks == [PeekTarget.LOOKING_FOR_ACE] and shoe.told == ["expect_hole_card"]
     bare = deferred(TableDevices(None, panel), buffer)
     assert bare.shuffler is None and bare.reader is None and bare.shoe is None
+
+
+# --- the loop's timing, on a clock of the test's own -------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class ScriptedQueue:
+    """The station's queue on the test's clock: each ``get`` notes its timeout and gives
+    the next scripted event; ``None`` scripted is a wait that times out (the clock moves on
+    by the timeout). Once the script is done, the station is stopped."""
+
+    def __init__(self, clock: Clock, script: Sequence[DeviceEvent | None]) -> None:
+        self.clock, self.script = clock, list(script)
+        self.timeouts: list[float | None] = []
+        self.stop: Any = None
+
+    def put(self, item: DeviceEvent, block: bool = True, timeout: float | None = None) -> None:
+        self.script.append(item)
+
+    def get(self, block: bool = True, timeout: float | None = None) -> DeviceEvent:
+        self.timeouts.append(timeout)
+        item = self.script.pop(0) if self.script else None
+        if not self.script and item is None:
+            self.stop()
+        if item is None:
+            assert timeout is not None
+            self.clock.now += timeout
+            raise queue.Empty
+        return item
+
+    def get_nowait(self) -> DeviceEvent:
+        raise queue.Empty
+
+    def empty(self) -> bool:
+        return not self.script
+
+
+def test_the_loop_waits_five_seconds_for_a_device_and_looks_up_every_quarter_second(
+    tmp_path: Path, listener: NotifyListener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The defaults (the Station's docstring): a silent device is waited for 5 s, in
+    waits of 0.25 s; the loop then waits 0.25 s at a time, and an idle wait does not end
+    it: the event after it is served."""
+    clock = Clock()
+    monkeypatch.setattr(station_module, "time", SimpleNamespace(monotonic=clock.monotonic))
+    rig = Rig(tmp_path, listener)
+    events = ScriptedQueue(clock, [None] * 20 + [None, NEXT])
+    station = Station(
+        rig.table,
+        rig.journal,
+        [StandInDriver("silent", rig.trace, rig.events)],
+        events,
+        rig.notifier,
+        observer=rig.observer,
+        commands=rig.commands,
+    )
+    events.stop = station.stop
+    try:
+        station.run()
+    finally:
+        rig.close()
+    assert events.timeouts == [0.25] * 23  # 20 for the device, 3 served
+    assert rig.trace == [
+        "start silent",
+        "shuffle 6 (1 on disk)",
+        "seen ButtonPressed",
+        "close silent",
+    ]
+
+
+def test_a_station_given_no_notifier_tells_systemd_nothing(
+    tmp_path: Path, listener: NotifyListener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Even in a process systemd started (``NOTIFY_SOCKET`` set): only the notifier the
+    daemon hands over speaks for the process."""
+    monkeypatch.setenv("NOTIFY_SOCKET", listener.address)
+    clock = Clock()
+    rig = Rig(tmp_path, listener)
+    events = ScriptedQueue(clock, [NEXT])
+    station = Station(rig.table, rig.journal, [], events, commands=rig.commands)
+    events.stop = station.stop
+    try:
+        station.run()
+    finally:
+        rig.close()
+    assert station.stats.started and station.stats.events == 1
+    assert received(listener) == []
