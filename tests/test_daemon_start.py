@@ -541,6 +541,16 @@ def test_run_takes_its_configuration_and_journal_from_the_command_line() -> None
     )
 
 
+def test_runs_help_names_each_argument_and_what_it_does() -> None:
+    """What ``dealer-station run --help`` shows the operator."""
+    parser = argparse.ArgumentParser(prog="dealer-station run")
+    daemon.add_arguments(parser)
+    text = " ".join(parser.format_help().split())
+    assert "[--config FILE]" in text and "--config FILE " in text
+    assert "--simulated-devices use the device doubles instead of the configured devices" in text
+    assert "--journal JOURNAL override the configured journal path" in text
+
+
 def run_daemon(args: argparse.Namespace) -> int:
     """``daemon.run``, with the test run's logging put back after it."""
     root = logging.getLogger()
