@@ -487,6 +487,37 @@ def test_the_real_drivers_are_one_per_configured_device_in_the_registrys_order(
             device.close()
 
 
+def test_the_real_panel_reports_to_the_station_and_senses_the_wired_wagers(
+    tmp_path: Path, journals: Path
+) -> None:
+    """The panel's driver gets the wager sensors the configuration wires (seat 3's main
+    spot on GPIO 7 here) and reports to the sink it is given: started on gpiozero's mock
+    pins, its first report (connected) reaches the station's queue."""
+    from gpiozero import Device as GpioDevice
+    from gpiozero.pins.mock import MockFactory
+
+    from drivers.hal import WagerSpot
+
+    path = station_toml(tmp_path, journals / "journal.sqlite3")
+    text = path.read_text().replace("push = 7\n", "")
+    path.write_text(text + '[devices.panel.wagers]\n"3.main" = 7\n')
+    config = cfg.load_config(path)
+    sink: list[DeviceEvent] = []
+    devices, _ = real_drivers(config)(sink.append)
+    panel = devices[-1]
+    assert panel.pins.wagers == {(3, WagerSpot.MAIN): 7}  # type: ignore[attr-defined]
+    previous, factory = GpioDevice.pin_factory, MockFactory()
+    GpioDevice.pin_factory = factory
+    try:
+        panel.start()
+        assert isinstance(sink[0], DeviceConnected) and sink[0].device is DeviceKind.PANEL
+    finally:
+        for device in devices:
+            device.close()
+        factory.reset()
+        GpioDevice.pin_factory = previous
+
+
 def test_a_pairing_file_that_does_not_read_refuses_the_start_in_one_line(
     tmp_path: Path, journals: Path
 ) -> None:
