@@ -518,6 +518,29 @@ def test_the_real_panel_reports_to_the_station_and_senses_the_wired_wagers(
         GpioDevice.pin_factory = previous
 
 
+def test_the_real_linked_drivers_report_to_the_station_and_count_the_tables_decks(
+    tmp_path: Path, journals: Path
+) -> None:
+    """Each serial driver reports to the sink it is given (started on a port that is not
+    there: lost, naming the port); the shoe counts each card's copies against the table's
+    six decks (``drivers.shoe``: a seventh copy is a duplicate)."""
+    import queue
+
+    from drivers.hal import DeviceLost
+
+    config = config_for(tmp_path, journals / "journal.sqlite3")
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    devices, table_devices = real_drivers(config)(events.put)
+    try:
+        assert table_devices.shoe is not None and table_devices.shoe.decks == 6  # type: ignore[attr-defined]
+        table_devices.shoe.start()
+        lost = events.get(timeout=10)
+        assert lost == DeviceLost(DeviceKind.SHOE, "/dev/dealer-shoe: no such serial port")
+    finally:
+        for device in devices:
+            device.close()
+
+
 def test_a_pairing_file_that_does_not_read_refuses_the_start_in_one_line(
     tmp_path: Path, journals: Path
 ) -> None:
