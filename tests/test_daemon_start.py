@@ -451,6 +451,48 @@ def test_a_floor_password_that_cannot_be_read_is_one_line_and_the_journal_closed
         built.journal.append("note", {})
 
 
+def test_with_a_floor_the_journal_is_shipped_while_the_station_serves(
+    tmp_path: Path, journals: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[floor]`` configured: a shipper for this journal and table runs beside the
+    station (here its broker is unreachable: it retries) and is stopped after it; a stop
+    kept from the start still ends the station at once, journal closed."""
+    from controller.service import shipper as shipper_module
+
+    made: list[tuple[Any, ...]] = []
+
+    class NotedShipper(shipper_module.Shipper):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            made.append(args)
+            super().__init__(*args, **kwargs)
+
+        def stop(self, timeout: float = 10.0) -> None:
+            made.append(("stop", timeout))
+            super().stop(timeout)
+
+    monkeypatch.setattr(shipper_module, "Shipper", NotedShipper)
+    path = journals / "journal.sqlite3"
+    config_for(tmp_path, path)
+    (tmp_path / "password").write_text("secret\n")
+    floor = (
+        '[floor]\nbroker = "127.0.0.1"\nport = 1\ntls = false\nusername = "t"\n'
+        'password_file = "password"\n'
+    )
+    (tmp_path / "station.toml").write_text((tmp_path / "station.toml").read_text() + floor)
+    config = cfg.load_config(tmp_path / "station.toml")
+    drivers = Drivers()
+    built = build_station(config, drivers)
+    drivers.shuffler.then = built.station.stop  # should the stop kept be lost: no hang
+    stopping = daemon.threading.Event()
+    stopping.set()
+    serve_table(config, built, stopping)
+    assert made[0] == (path, "PA-S21-07", config.floor) and made[-1] == ("stop", 2.0)
+    assert drivers.shuffler.commands == []
+    assert kinds(path)[-1] == "clean_shutdown"
+    with pytest.raises(JournalError):
+        built.journal.append("note", {})
+
+
 # --- real_drivers ----------------------------------------------------------------------------
 
 

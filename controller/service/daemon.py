@@ -305,7 +305,8 @@ def serve_table(
 ) -> None:
     """:func:`serve`, with the journal shipped to the floor meanwhile when ``[floor]`` is
     configured. The shipper is a thread of its own with its own read-only connection: the
-    station thread never waits for it (``controller.service.shipper``).
+    station thread never waits for it (``controller.service.shipper``). Once the station
+    has stopped, the shipper is given 2 s to stop.
 
     Raises:
         StartError: the floor password file cannot be read.
