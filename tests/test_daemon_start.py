@@ -493,6 +493,44 @@ def test_with_a_floor_the_journal_is_shipped_while_the_station_serves(
         built.journal.append("note", {})
 
 
+def test_the_simulated_devices_come_up_and_report_to_the_station(
+    tmp_path: Path, journals: Path
+) -> None:
+    """``--simulated-devices``: the real drivers against the doubles of a rig of the
+    table's decks, the panel a board with its wager sensors (``drivers.simulated.rig``);
+    every device connects, its report journaled, and READY follows."""
+    import threading
+
+    path = journals / "journal.sqlite3"
+    config = config_for(tmp_path, path)
+    listener = NotifyListener()
+    notifier = Notifier({"NOTIFY_SOCKET": listener.address})
+    try:
+        with daemon.simulated_drivers(config) as drivers_for:
+            rig = drivers_for.rig
+            assert rig.decks == 6 and rig.panel_board is not None
+            built = build_station(config, drivers_for, notifier=notifier)
+            loop = threading.Thread(target=built.station.run, name="station-loop")
+            loop.start()
+            try:
+                listener.wait_for(lambda m: m.startswith("READY=1"), 30)
+            finally:
+                built.station.stop()
+                loop.join(timeout=30)
+                built.journal.close()
+            assert not loop.is_alive()
+    finally:
+        notifier.close()
+        listener.close()
+    with JournalReader.open(path) as reader:
+        connected = [
+            r.data["device"]
+            for r in reader.rows()
+            if r.kind == "device" and r.data["status"] == "connected"
+        ]
+    assert sorted(connected) == ["card_reader", "panel", "shoe", "shuffler"]
+
+
 # --- real_drivers ----------------------------------------------------------------------------
 
 
