@@ -820,6 +820,35 @@ def test_run_logs_each_event_only_at_the_debug_level(
     assert given == [(observer, "PA-S21-07")]
 
 
+def test_run_logs_at_the_configured_level_in_the_configured_form(
+    tmp_path: Path, journals: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``[logging]`` level "warning", form "console": the start's warning (no sealing
+    state) is written as a console line, and none of its info lines (ready, stopped)."""
+    journal = journals / "journal.sqlite3"
+    config = station_toml(tmp_path, journal)
+    text = config.read_text().replace('level = "info"', 'level = "warning"')
+    config.write_text(text.replace('format = "auto"', 'format = "console"'))
+    real_build = daemon.build_station
+
+    def build_then_signalled(*args: Any, **kwargs: Any) -> daemon.Built:
+        built = real_build(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return built
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(daemon, "build_station", build_then_signalled)
+    args = argparse.Namespace(config=config, simulated_devices=True, journal=None)
+    try:
+        assert run_daemon(args) == 0
+    finally:
+        patch.undo()
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert any("[warning" in line and "journal not sealed" in line for line in lines), lines
+    assert not any(line.lstrip().startswith("{") for line in lines)  # not JSON
+    assert not any("[info" in line for line in lines)
+
+
 def test_a_device_left_out_of_the_configuration_gets_no_driver(
     tmp_path: Path, journals: Path
 ) -> None:
