@@ -10,6 +10,7 @@ sent to this process), drivers that are stand-ins with no port, built per test.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import signal
@@ -259,6 +260,13 @@ def test_the_start_journals_the_station_and_hands_the_shoe_its_count(
         drivers.shoe.sink(NEXT)
         assert built.station.events.get_nowait() is NEXT
         assert built.station.journal is built.journal
+        # NY 5324.12(d)(2): the table checks wagers against the limits posted, as configured.
+        assert built.table.t.settings.limits.posted() == {
+            "main_min_cents": 1000,
+            "main_max_cents": 500000,
+            "match_min_cents": 500,
+            "match_max_cents": 10000,
+        }
     finally:
         built.journal.close()
     with JournalReader.open(path) as reader:
@@ -751,12 +759,19 @@ def test_a_journal_write_that_fails_stops_the_station_with_status_1(
         assert run_daemon(args) == 1
     finally:
         patch.undo()
-    (line,) = capsys.readouterr().err.splitlines()
+    out, err = capsys.readouterr()
+    (line,) = err.splitlines()
     assert line.startswith("dealer-station run: journal write failed, station stopped: ")
+    error = line.removeprefix("dealer-station run: journal write failed, station stopped: ")
+    logged = [json.loads(text) for text in out.splitlines() if text.startswith("{")]
+    (critical,) = [entry for entry in logged if entry["level"] == "critical"]
+    assert critical["event"] == "journal write failed: stopping"
+    assert critical["error"] == error and error
 
 
+@pytest.mark.parametrize("simulated", [True, False])
 def test_sigterm_during_the_start_is_kept_and_ends_in_a_clean_shutdown(
-    tmp_path: Path, journals: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, journals: Path, monkeypatch: pytest.MonkeyPatch, simulated: bool
 ) -> None:
     """systemd may stop the service while it starts: the signal, arriving while the
     journal is checked and the table restored, is not fatal; the station stops as soon as
@@ -774,7 +789,7 @@ def test_sigterm_during_the_start_is_kept_and_ends_in_a_clean_shutdown(
     monkeypatch.setenv("NOTIFY_SOCKET", listener.address)
     handler = signal.getsignal(signal.SIGTERM)
     args = argparse.Namespace(
-        config=station_toml(tmp_path, journal), simulated_devices=True, journal=None
+        config=station_toml(tmp_path, journal), simulated_devices=simulated, journal=None
     )
     try:
         assert run_daemon(args) == 0
@@ -791,9 +806,10 @@ def test_sigterm_during_the_start_is_kept_and_ends_in_a_clean_shutdown(
     assert "shuffle_commanded" not in kinds_written  # the table was never commanded
 
 
+@pytest.mark.parametrize("simulated", [True, False])
 @pytest.mark.parametrize(("level", "observer"), [("debug", log_view), ("info", None)])
 def test_run_logs_each_event_only_at_the_debug_level(
-    tmp_path: Path, journals: Path, level: str, observer: Any
+    tmp_path: Path, journals: Path, level: str, observer: Any, simulated: bool
 ) -> None:
     """The debug observer is given to the station at ``level = "debug"`` only; the table's
     id is on every line from the start."""
@@ -812,7 +828,7 @@ def test_run_logs_each_event_only_at_the_debug_level(
 
     patch = pytest.MonkeyPatch()
     patch.setattr(daemon, "build_station", build_then_signalled)
-    args = argparse.Namespace(config=config, simulated_devices=True, journal=None)
+    args = argparse.Namespace(config=config, simulated_devices=simulated, journal=None)
     try:
         assert run_daemon(args) == 0
     finally:
