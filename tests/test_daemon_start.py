@@ -218,6 +218,26 @@ def test_a_sealed_journal_whose_sealing_state_is_gone_is_refused_and_left_closed
     Journal.open(path).close()  # and not left open: no writer holds it
 
 
+def test_a_journal_given_its_keys_late_is_sealed_from_its_first_sealed_start(
+    tmp_path: Path,
+) -> None:
+    """A journal that ran unsealed, then given its sealing state (``journal setup-keys``):
+    its first sealed start, cut off before its first seal, leaves an unsealed checkpoint
+    before the sealed one and rows after it (a tool that appended without the key); the
+    last checkpoint is the one that counts, and the key file gone refuses the start."""
+    path, key_file = tmp_path / "journal.sqlite3", tmp_path / "sealing-key"
+    open_journal(path).close()  # unsealed: its checkpoint holds no MAC
+    state, _ = new_sealing("T1")
+    save_state(key_file, state)
+    open_journal(path, key_file).close()  # sealed checkpoint, no seal row yet
+    with Journal.open(path) as writer:  # rows after it, written without the key
+        writer.append("note", {"text": "after"})
+    key_file.unlink()
+    assert kinds(path) == ["verified", "verified", "note"]
+    with pytest.raises(StartError, match="is sealed but its sealing state"):
+        open_journal(path, key_file)
+
+
 def test_a_journal_whose_last_checkpoint_is_unsealed_and_holds_no_seal_starts_unsealed(
     tmp_path: Path,
 ) -> None:
