@@ -97,6 +97,9 @@ def describe(line: JournalLine) -> str:
     if kind == "shuffle_done":
         counted = rank_counts(d.get("per_rank"))
         return f"shuffler counted {word(d.get('card_count'))} cards: {counted}"
+    if kind == "shoe_count":
+        # The shoe's own count (docs/journal.md): its load number and its last draw's.
+        return f"shoe count: load {word(d.get('load'))}, {word(d.get('last'))} cards drawn"
     if kind == "burn":
         return f"burn {word(d.get('card'))} ({word(d.get('reason'))})"
     if kind == "burn_disclosed":

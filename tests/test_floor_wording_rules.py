@@ -102,6 +102,8 @@ ROWS = [
         "shuffler counted 96 cards: A x8, K x8",
     ),
     (row("shoe_loaded"), "shoe loaded"),
+    (row("shoe_count", load=3, last=0), "shoe count: load 3, 0 cards drawn"),
+    (row("shoe_count", load=12, last=287), "shoe count: load 12, 287 cards drawn"),
     (row("burn", card="7H", reason="new_shoe"), "burn 7H (new shoe)"),
     (row("burn_disclosed", card="7H"), "burn card 7H disclosed on request"),
     (row("dealer_change", dealer="d1"), "dealer change"),

@@ -356,8 +356,14 @@ def test_recall_of_the_rounds_the_live_file_holds_reads_no_segment(
         }
         with pytest.raises(ArchiveError) as caught:
             history.recall(held + 1)
-        assert f"{last.name}: the rows are damaged" in str(caught.value)
-        assert "\n" not in str(caught.value)
+        # A flipped bit in the deflate stream makes it invalid ("damaged") or end early
+        # ("cut short"), as the rows around it fall (keys and times differ each run).
+        message = str(caught.value)
+        assert (
+            f"{last.name}: the rows are damaged" in message
+            or f"{last.name}: the rows are cut short" in message
+        ), message
+        assert "\n" not in message
 
 
 def test_a_segment_holding_no_rounds_row_is_passed_over_then_refused_when_read(

@@ -8,6 +8,7 @@ Nothing here runs mutmut: `make mutate` does (docs/testing.md), outside `make te
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import itertools
 import json
@@ -61,7 +62,8 @@ def test_every_target_package_has_mapped_modules_with_tests() -> None:
         assert any(MAPPING.modules[m] for m in modules), f"target {package} mutates nothing"
 
 
-def _functions(module: str) -> set[str]:
+@functools.cache  # each module once: the equivalents name a few hundred functions of it
+def _functions(module: str) -> frozenset[str]:
     tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
     names = set()
     for node in tree.body:
@@ -71,7 +73,7 @@ def _functions(module: str) -> set[str]:
             for item in node.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                     names.add(f"{node.name}.{item.name}")
-    return names
+    return frozenset(names)
 
 
 def test_every_equivalent_names_a_mapped_function_and_a_reason() -> None:

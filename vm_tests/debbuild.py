@@ -4,7 +4,9 @@ The source tree (tracked files plus new, not ignored ones: what ``git ls-files -
 --exclude-standard`` lists) is copied to ``build/deb/src/`` and built there with
 ``dpkg-buildpackage -b`` (debhelper and dh-virtualenv: ``debian/rules``), so nothing lands
 beside the repository. The .deb goes to ``build/deb/`` with a stamp holding the hash of the
-sources it came from; ``built_deb()`` reuses it while the sources are unchanged.
+sources it came from; ``built_deb()`` reuses it while the sources are unchanged, and a
+copy is kept by that hash in ``/var/cache/dealer-station-deb/`` (``CACHE``), which a fresh
+clone of the same sources takes instead of building.
 
     python3 vm_tests/debbuild.py           # build unless up to date; prints the path
     python3 vm_tests/debbuild.py --force   # build anyway
@@ -33,6 +35,12 @@ PACKAGED = ("controller/", "drivers/", "firmware_bridge/", "debian/", "systemd/"
             "examples/", "pyproject.toml", "setup.py")  # fmt: skip
 #: debhelper's list of the documents installed in /usr/share/doc/dealer-station/.
 DOCS_LIST = Path("debian/dealer-station.docs")
+#: Packages kept by the hash of their sources, as the boot tests' images are kept by their
+#: recipe's: a fresh clone of sources built before (CI's) takes the package from here
+#: instead of building it again (about a minute of dpkg-buildpackage on two cores). The
+#: last KEEP are kept.
+CACHE = Path(os.environ.get("DEALER_STATION_DEB_CACHE", "/var/cache/dealer-station-deb"))
+KEEP = 6
 
 
 def packaged_docs(root: Path = ROOT) -> set[str]:
@@ -126,6 +134,7 @@ def build(arch: str | None = None) -> Path:
             raise RuntimeError(str(err)) from err
         wanted.with_suffix(".source-hash").write_text(digest + "\n")
         shutil.rmtree(src.parent)
+        keep(wanted, digest)
         return wanted
     command = ["nice", "dpkg-buildpackage", "-b", "-us", "-uc"]
     with (OUT / "build.log").open("wb") as log:
@@ -137,14 +146,44 @@ def build(arch: str | None = None) -> Path:
     shutil.move(built, wanted)
     wanted.with_suffix(".source-hash").write_text(digest + "\n")
     shutil.rmtree(src.parent)
+    keep(wanted, digest)
     return wanted
 
 
+def keep(deb: Path, digest: str) -> None:
+    """Put ``deb`` (built from sources of hash ``digest``) in :data:`CACHE`, and drop all
+    but the last :data:`KEEP` sources' packages. A cache that cannot be written is passed
+    over: it only saves time."""
+    try:
+        folder = CACHE / digest
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f".{deb.name}.partial"
+        shutil.copy2(deb, partial)
+        partial.replace(folder / deb.name)  # whole or absent: never half a package
+        os.utime(folder)
+        folders = sorted(
+            (f for f in CACHE.iterdir() if f.is_dir()), key=lambda f: f.stat().st_mtime
+        )
+        for old in folders[:-KEEP]:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as err:
+        print(f"debbuild: the package is not kept in {CACHE}: {err}", file=sys.stderr)
+
+
 def built_deb(arch: str | None = None) -> Path:
-    """The .deb of the current sources: the one built before if they did not change."""
+    """The .deb of the current sources: the one built before if they did not change,
+    here or in :data:`CACHE`."""
     wanted = deb_path(arch)
     stamp = wanted.with_suffix(".source-hash")
-    if wanted.exists() and stamp.exists() and stamp.read_text().strip() == source_hash():
+    digest = source_hash()
+    if wanted.exists() and stamp.exists() and stamp.read_text().strip() == digest:
+        return wanted
+    kept = CACHE / digest / wanted.name
+    if kept.is_file():
+        OUT.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(kept, wanted)
+        stamp.write_text(digest + "\n")
+        os.utime(kept.parent)
         return wanted
     return build(arch)
 
