@@ -253,6 +253,45 @@ def meta_path(module: str) -> Path:
     return work_folder(module) / "mutants" / (module + ".meta")
 
 
+def reach_fingerprint(root: Path = ROOT) -> str:
+    """A hash of what decides which tests reach each function: every Python file of the
+    product and of the test trees (a test's path into a function runs through both), the
+    pyproject and the map."""
+    digest = hashlib.sha256()
+    files = sorted(
+        path
+        for tree in (*PRODUCT, *TEST_TREES)
+        if (root / tree).is_dir()
+        for path in (root / tree).rglob("*.py")
+        if "__pycache__" not in path.parts
+    )
+    for path in (*files, root / "pyproject.toml", root / "mutation" / "map.toml"):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() if path.exists() else b"(missing)")
+    return digest.hexdigest()
+
+
+def forget_stale_reach(module: str, root: Path = ROOT) -> bool:
+    """Delete mutmut's record of which tests reach each function (``mutmut-stats.json``)
+    when any file :func:`reach_fingerprint` covers changed since it was made, so that mutmut
+    records it again over every listed test; return whether it was deleted.
+
+    mutmut reuses the record it finds and runs only *new* tests to add to it: a function
+    added or changed since keeps the tests of the old record, and a new one gets only the
+    new tests. A mutant then runs a few tests or none, and survives what the tests it
+    skipped would kill (docs/testing.md, "Which tests reach a function")."""
+    folder = work_folder(module)
+    stats = folder / "mutants" / "mutmut-stats.json"
+    stamp = folder / "reach.sha256"
+    current = reach_fingerprint(root)
+    stale = stats.exists() and (not stamp.exists() or stamp.read_text() != current)
+    if stale:
+        stats.unlink()
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(current)
+    return stale
+
+
 def read_exit_codes(module: str) -> dict[str, int | None]:
     """mutmut's result per mutant of ``module`` (None: not checked yet)."""
     path = meta_path(module)
@@ -410,6 +449,11 @@ def run_mutmut(
     ):
         return "up to date"
     forget_survivors(module)
+    if forget_stale_reach(module):
+        print(
+            f"{module}: code or tests changed: which tests reach each function recorded again",
+            flush=True,
+        )
     (folder / "source.sha256").write_text(source_hash(module))
     env = dict(os.environ)
     # Subprocesses the tests start (the CLI, served doubles) import the mutated tree too.

@@ -431,3 +431,122 @@ def test_the_shufflers_batch_and_the_readers_interface_have_defaults() -> None:
     config = parse(data)
     assert config.devices.shuffler is not None and config.devices.shuffler.options["max_decks"] == 8
     assert config.devices.card_reader is not None and config.devices.card_reader.interface == 0
+
+
+@pytest.mark.parametrize("table_id", ["T", "7", "a" * 32, "PA-S21.07_b", "Z-"])
+def test_a_table_id_of_1_to_32_letters_digits_and_dot_dash_underscore_is_taken(
+    table_id: str,
+) -> None:
+    assert parse(mutate("table_id", table_id)).table_id == table_id
+
+
+@pytest.mark.parametrize("table_id", ["", "a" * 33, "-T1", ".T1", "_T1", "T 1", "T/1", "T1\n"])
+def test_any_other_table_id_is_refused_in_one_line(table_id: str) -> None:
+    assert error_of(mutate("table_id", table_id)) == (
+        f"{SOURCE}: table_id: {table_id!r}: use 1-32 letters, digits, '.', '_', '-'"
+    )
+
+
+@pytest.mark.parametrize("decks", [5, 7, 0, 9])
+def test_a_shoe_of_another_count_than_6_or_8_decks_is_refused(decks: int) -> None:
+    assert error_of(mutate("decks", decks)) == (
+        f"{SOURCE}: decks: a Spanish 21 shoe has 6 or 8 decks, not {decks}"
+    )
+
+
+def test_a_shuffler_of_the_shoes_size_or_larger_is_taken_and_one_deck_less_refused() -> None:
+    data = mutate("devices.shuffler.max_decks", 8)
+    data["decks"] = 8
+    data["options"]["match_pay_table"] = "B"
+    assert parse(data).decks == 8
+    data["devices"]["shuffler"]["max_decks"] = 7
+    assert error_of(data) == (
+        f"{SOURCE}: devices.shuffler.max_decks: the shuffler takes 7 decks, the table uses 8"
+        " (decks)"
+    )
+
+
+def test_without_a_shuffler_any_shoe_is_taken() -> None:
+    data = example()
+    del data["devices"]["shuffler"]
+    data["decks"] = 8
+    data["options"]["match_pay_table"] = "B"
+    config = parse(data)
+    assert config.decks == 8 and config.devices.shuffler is None
+
+
+@pytest.mark.parametrize("key", ["path", "sealing_key"])
+@pytest.mark.parametrize("text", ["", "   ", "a\0b"])
+def test_a_journal_path_that_is_empty_or_holds_a_nul_is_refused(key: str, text: str) -> None:
+    assert error_of(mutate(f"journal.{key}", text)) == (
+        f"{SOURCE}: journal.{key}: {text!r} is not a usable path".replace("\0", "\\x00")
+    )
+
+
+def test_the_journal_section_takes_absolute_and_relative_paths_and_its_defaults() -> None:
+    data = example()
+    data["journal"] = {"sealing_key": "keys/sealing"}
+    journal = parse(data).journal
+    assert journal.path == Path("/var/lib/dealer-station/journal.sqlite3")
+    assert journal.sealing_key == Path("/etc/dealer-station/keys/sealing")
+    data["journal"] = {"path": "/srv/j.sqlite3"}
+    journal = parse(data).journal
+    assert journal.path == Path("/srv/j.sqlite3")
+    assert journal.sealing_key == Path("/var/lib/dealer-station/sealing-key")
+    data["journal"] = {"path": "/srv/j.sqlite3", "rotate": True}
+    assert error_of(data) == f"{SOURCE}: journal.rotate: unknown key"
+
+
+def test_the_pairing_directory_is_read_beside_the_file_or_defaults() -> None:
+    data = example()
+    data.pop("pairing", None)
+    assert parse(data).pairing.directory == Path("/var/lib/dealer-station/pairing")
+    data["pairing"] = {"directory": "pairs"}
+    assert parse(data).pairing.directory == Path("/etc/dealer-station/pairs")
+    data["pairing"] = {}
+    assert parse(data).pairing.directory == Path("/var/lib/dealer-station/pairing")
+    data["pairing"] = {"directory": " "}
+    assert error_of(data) == f"{SOURCE}: pairing.directory: ' ' is not a usable path"
+    data["pairing"] = {"dir": "x"}
+    assert error_of(data) == f"{SOURCE}: pairing.dir: unknown key"
+
+
+@pytest.mark.parametrize("level", ["debug", "info", "warning", "error"])
+@pytest.mark.parametrize("form", ["auto", "json", "console"])
+def test_every_log_level_and_format_is_taken(level: str, form: str) -> None:
+    data = example()
+    data["logging"] = {"level": level, "format": form}
+    logging = parse(data).logging
+    assert (logging.level, logging.format) == (level, form)
+
+
+def test_the_logging_section_defaults_to_info_and_auto_and_refuses_the_rest() -> None:
+    data = example()
+    data["logging"] = {}
+    logging = parse(data).logging
+    assert (logging.level, logging.format) == ("info", "auto")
+    data["logging"] = {"level": "INFO"}
+    assert error_of(data) == (
+        f"{SOURCE}: logging.level: 'INFO' is not one of debug, info, warning, error"
+    )
+    data["logging"] = {"format": "text"}
+    assert error_of(data) == f"{SOURCE}: logging.format: 'text' is not one of auto, json, console"
+    data["logging"] = {"colour": True}
+    assert error_of(data) == f"{SOURCE}: logging.colour: unknown key"
+
+
+def test_an_unknown_profile_lists_the_known_ones() -> None:
+    assert error_of(mutate("profile", "NV")) == (
+        f"{SOURCE}: profile: 'NV' is not one of {', '.join(PROFILES)}"
+    )
+
+
+def test_the_configuration_keeps_its_file_and_rules_reads_its_devices(tmp_path: Path) -> None:
+    path = tmp_path / "station.toml"
+    path.write_text(EXAMPLE.read_text())
+    config = load_config(str(path))
+    assert config.source == path
+    # The example's table has a reader (PA 635a.7(g) peeks) and an eight-deck shuffler.
+    assert config.rules() == PENNSYLVANIA.with_options(
+        match_the_dealer=True, match_tables={6: MatchPayTable.A}
+    )

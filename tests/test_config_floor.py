@@ -90,3 +90,87 @@ def test_any_floor_section_gives_settings_or_one_line(section: dict[str, object]
         parse_config(data, SOURCE)
     except ConfigError as err:
         assert "\n" not in str(err)
+
+
+def floor_with(**keys: object) -> dict[str, Any]:
+    data = with_floor()
+    data["floor"].update(keys)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("key", "low", "high", "field"),
+    [
+        ("port", 1, 65535, "port"),
+        ("batch_rows", 1, 5000, "batch_rows"),
+        ("ack_timeout_seconds", 1, 600, "ack_timeout"),
+        ("status_interval_seconds", 1, 600, "status_interval"),
+    ],
+)
+def test_each_range_takes_both_its_ends_and_refuses_one_past_each(
+    key: str, low: int, high: int, field: str
+) -> None:
+    for value in (low, high):
+        floor = parse_config(floor_with(**{key: value}), SOURCE).floor
+        assert floor is not None and getattr(floor, field) == value
+    what = "is not a TCP port (1-65535)" if key == "port" else f"is not {low}-{high}"
+    for value in (low - 1, high + 1):
+        with pytest.raises(ConfigError) as caught:
+            parse_config(floor_with(**{key: value}), SOURCE)
+        assert str(caught.value) == f"{SOURCE}: floor.{key}: {value} {what}"
+
+
+def test_the_timings_are_seconds_as_floats() -> None:
+    floor = parse_config(floor_with(ack_timeout_seconds=7, status_interval_seconds=9), SOURCE).floor
+    assert floor is not None
+    assert (floor.ack_timeout, floor.status_interval) == (7.0, 9.0)
+    assert isinstance(floor.ack_timeout, float) and isinstance(floor.status_interval, float)
+
+
+@pytest.mark.parametrize("host", ["", " ", "floor broker", "broker\t", "\nbroker"])
+def test_a_broker_that_is_empty_or_holds_a_space_is_refused(host: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(floor_with(broker=host), SOURCE)
+    assert str(caught.value) == f"{SOURCE}: floor.broker: {host!r} is not a host name or address"
+
+
+def test_an_empty_username_is_refused_in_one_line() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(floor_with(username=""), SOURCE)
+    assert str(caught.value) == (
+        f"{SOURCE}: floor.username: empty: name this station's account on the broker"
+    )
+
+
+def test_a_tls_port_left_out_is_8883_and_a_port_written_is_taken() -> None:
+    data = with_floor()
+    data["floor"].pop("port", None)
+    floor = parse_config(data, SOURCE).floor
+    assert floor is not None and floor.port == 8883
+    data["floor"]["tls"] = False
+    del data["floor"]["ca_file"]
+    data["floor"]["port"] = 8884
+    floor = parse_config(data, SOURCE).floor
+    assert floor is not None and floor.port == 8884 and floor.ca_file is None
+
+
+def test_relative_files_are_beside_the_configuration(tmp_path: Path) -> None:
+    data = floor_with(password_file="secrets/pw", ca_file="ca.pem")
+    source = tmp_path / "station.toml"
+    floor = parse_config(data, source).floor
+    assert floor is not None
+    assert floor.password_file == tmp_path / "secrets" / "pw"
+    assert floor.ca_file == tmp_path / "ca.pem"
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "pw").write_text("hunter2\n")
+    assert floor.password() == "hunter2"
+
+
+def test_the_batch_and_the_timings_have_their_documented_defaults() -> None:
+    data = with_floor()
+    for key in ("batch_rows", "ack_timeout_seconds", "status_interval_seconds"):
+        data["floor"].pop(key, None)
+    floor = parse_config(data, SOURCE).floor
+    assert floor is not None
+    assert (floor.batch_rows, floor.ack_timeout, floor.status_interval) == (500, 5.0, 5.0)
+    assert floor.poll_interval == 0.05

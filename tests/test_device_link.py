@@ -8,7 +8,7 @@ DeviceLost per outage) are checked exactly.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import pytest
 
@@ -61,11 +61,24 @@ class StubTransport(ThreadedTransport):
 class Shoe(LinkedDevice):
     KIND = DeviceKind.SHOE
 
-    def __init__(self, clock: list[float], expected: ExpectedDevice | None = None) -> None:
+    def __init__(
+        self,
+        clock: list[float],
+        expected: ExpectedDevice | None = None,
+        then: Callable[[DeviceEvent], None] | None = None,
+    ) -> None:
+        """``then``: called with each event as it reaches the station (a station that
+        commits it at once)."""
         self.events: list[DeviceEvent] = []
         self.rejected_types: list[int] = []
+
+        def sink(event: DeviceEvent) -> None:
+            self.events.append(event)
+            if then is not None:
+                then(event)
+
         super().__init__(
-            self.events.append,
+            sink,
             expected or ExpectedDevice("S-1", firmware=frozenset({"fw-2"}), secret=SECRET),
             timing=TIMING,
             refusal_retry=2.0,
@@ -96,9 +109,10 @@ class Link:
         firmware: str = "fw-2",
         secret: bytes | None = None,
         expected: ExpectedDevice | None = None,
+        then: Callable[[DeviceEvent], None] | None = None,
     ) -> None:
         self.clock = [100.0]
-        self.driver = Shoe(self.clock, expected)
+        self.driver = Shoe(self.clock, expected, then)
         self.device = fb.Endpoint(
             fb.Role.DEVICE,
             fb.Identity(fb.DeviceKind.SHOE, firmware, serial),

@@ -14,7 +14,7 @@ from test_device_link import SECRET, Link, forged
 import firmware_bridge as fb
 from drivers.device_link import ExpectedDevice
 from drivers.errors import TransportError, WrongDeviceError
-from drivers.hal import DeviceFault, DeviceFaultKind, DeviceKind, DeviceLost
+from drivers.hal import DeviceConnected, DeviceFault, DeviceFaultKind, DeviceKind, DeviceLost
 from firmware_bridge.link_messages import Hello
 
 
@@ -204,3 +204,25 @@ def test_the_link_thread_wakes_for_the_retry_of_a_refused_device() -> None:
     link.pump()  # refused at t=100.0, asked again at t=102.0
     link.clock[0] = 101.95
     assert link.driver.link_tick() == pytest.approx(0.05)
+
+
+def test_a_new_session_starts_the_count_of_forged_frames_again() -> None:
+    link = Link()
+    link.driver.link_up("stub")
+    link.pump()
+    card = fb.encode_message(fb.CoverCardReport(1))[1]
+    limit = fb.AUTH_FAILURE_LIMIT
+    for _ in range(limit - 1):  # one short of the limit in the first session
+        link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+    link.driver.link_down(TransportError("unplugged"))
+    link.driver.link_up("stub")
+    link.pump()
+    assert link.driver.connected
+    for _ in range(limit - 1):  # the second session's count starts from nothing
+        link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+    assert faults(link) == []
+    link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
+    (fault,) = faults(link)
+    assert fault.kind is DeviceFaultKind.AUTHENTICATION
+    connected = [e for e in link.driver.events if isinstance(e, DeviceConnected)]
+    assert connected == [DeviceConnected(DeviceKind.SHOE, "S-1", "fw-2")] * 2

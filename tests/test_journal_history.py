@@ -9,16 +9,19 @@ nothing shown from a segment that does not prove.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from journal_tamper_support import tamper
+from table_support import JournalRow
 from test_journal_rotate import (  # the rotation's helpers: a busy sealed journal, archived
     CHECKPOINT_EVERY,
     SEGMENT,
@@ -31,12 +34,13 @@ from test_journal_rotate import (  # the rotation's helpers: a busy sealed journ
 
 from controller.cli.main import main
 from controller.journal.archive import ArchiveError, archive, lines, read_header, segments
-from controller.journal.archive.history import History, find_round
+from controller.journal.archive.history import Header, History, Segment, _headers, _row, find_round
 from controller.journal.base import Base
-from controller.journal.format import canonical_json
+from controller.journal.format import JournalCorruptError, canonical_json
 from controller.journal.reader import JournalReader
 from controller.journal.recall import recall
 from controller.journal.seal import VerificationKey, new_sealing
+from controller.journal.store import Journal
 
 
 @dataclass(frozen=True)
@@ -420,3 +424,323 @@ def test_recall_reads_the_archive_back_only_to_the_segment_the_rounds_begin_in(
         with pytest.raises(ArchiveError) as caught:
             history.recall(len(cut.everything["rounds"]))
         assert before.name in str(caught.value)
+
+
+# -- a short journal written by hand: a round a segment, rounds live beyond the archive -------
+
+ARCHIVED_ROUNDS = 6  # rounds 1..6 archived, a segment each (a segment ends at a round's seal)
+LIVE_ROUNDS = 12  # rounds 7..18 written after the archive: recall's last 10 must stay live
+
+
+def _round_rows(number: int) -> list[JournalRow]:
+    """A round as the journal holds it: its burn between rounds, then its own rows (the
+    round's end is followed by the journal's seal)."""
+    return [
+        JournalRow("burn", {"card": f"{number % 9 + 1}H", "reason": "first"}, None),
+        JournalRow(
+            "round_started",
+            {"seats": [{"seat": 1, "wager_cents": 500 * number, "match_cents": 0}]},
+            number,
+        ),
+        JournalRow("card", {"role": "player", "seat": 1, "hand": 0, "card": "KS"}, number),
+        JournalRow("round_completed", {"reshuffle": False}, number),
+    ]
+
+
+@dataclass(frozen=True)
+class ByHand:
+    """The hand-written journal rotated after its archive, with the whole journal's recall
+    from before the cut."""
+
+    path: Path
+    key: VerificationKey
+    folder: Path
+    base: Base
+    everything: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def by_hand_made(tmp_path_factory: pytest.TempPathFactory) -> ByHand:
+    home = tmp_path_factory.mktemp("by-hand")
+    rows = [row for n in range(1, ARCHIVED_ROUNDS + 1) for row in _round_rows(n)]
+    path, key = written(home, rows, 1)
+    folder = home / "archive"
+    assert len(archive(path, folder, table=TABLE, segment_rows=1)) == ARCHIVED_ROUNDS
+    with Journal.open(path, sealing=home / "sealing-key") as journal:
+        # A checkpoint and a new shoe after the archive: the start walks from the one and
+        # the restore reads from the other, so the cut can be at the archive's end.
+        journal.checkpoint()
+        journal.append("shuffle_commanded", {"shoe": 2}, None)
+        journal.append("shuffle_done", {"shoe": 2}, None)
+        for number in range(ARCHIVED_ROUNDS + 1, ARCHIVED_ROUNDS + LIVE_ROUNDS + 1):
+            for row in _round_rows(number):
+                journal.append(row.kind, row.data, row.round_no)
+    with JournalReader.open(path) as reader:
+        everything = recall(reader, 10_000)
+    base = rotated(path, folder)
+    return ByHand(path, key, folder, base, everything)
+
+
+@pytest.fixture
+def by_hand(by_hand_made: ByHand, tmp_path: Path) -> ByHand:
+    """A copy of the hand-written journal and its archive for one test to damage."""
+    shutil.copytree(by_hand_made.path.parent, tmp_path, dirs_exist_ok=True)
+    made = by_hand_made
+    path, folder = tmp_path / made.path.name, tmp_path / made.folder.name
+    return ByHand(path, made.key, folder, made.base, made.everything)
+
+
+def _damage(segment: Path) -> None:
+    raw = bytearray(segment.read_bytes())
+    raw[-10] ^= 0x01  # in the compressed rows; the header still links
+    segment.write_bytes(bytes(raw))
+
+
+def test_recall_counts_the_rounds_live_past_the_archive_and_reads_back_no_further(
+    by_hand: ByHand,
+) -> None:
+    """The rounds the live file holds past the archive's end count once each toward those
+    asked for; the archive is read back from its end only as far as the segment the
+    oldest round asked for begins in, from that segment's first row (its round's burn)."""
+    path, key, folder, everything = by_hand.path, by_hand.key, by_hand.folder, by_hand.everything
+    names = segments(folder)
+    # The cut keeps round 6's burn (the restore's last burn before the new shoe): the base
+    # is at the end of round 5's segment, and the live file holds round 6 (in the archive)
+    # and rounds 7..18 (past its end).
+    assert len(names) == ARCHIVED_ROUNDS and by_hand.base.segment == names[4].name
+    total = ARCHIVED_ROUNDS + LIVE_ROUNDS
+    assert [r["round"] for r in everything["rounds"]] == list(range(1, total + 1))
+    with JournalReader.open(path) as reader:
+        assert len(recall(reader, 10_000)["rounds"]) == LIVE_ROUNDS + 1
+        history = History.open(reader, folder, key)
+        for count in range(1, total + 2):
+            assert history.recall(count)["rounds"] == everything["rounds"][-count:], count
+    # Two rounds besides those past the archive: 5 and 6, segments 5 and 6 (the live file
+    # holds round 6 but not 5); segment 4 (round 4's) is damaged.
+    _damage(names[3])
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder, key)
+        got = history.recall(LIVE_ROUNDS + 2)
+        assert got == {"rounds": everything["rounds"][-(LIVE_ROUNDS + 2) :], "after": []}
+        oldest = got["rounds"][0]
+        assert oldest["round"] == 5 and oldest["seats"][0]["wager_cents"] == 2500
+        assert [(b["kind"], b["card"]) for b in oldest["before"]] == [("burn", "6H")]
+        with pytest.raises(ArchiveError) as caught:
+            history.recall(LIVE_ROUNDS + 3)  # round 4 is in the damaged segment
+        assert names[3].name in str(caught.value)
+
+
+def test_a_round_in_the_archive_is_read_from_its_segments_first_row_and_no_earlier(
+    by_hand: ByHand,
+) -> None:
+    """A round found in the archive is rebuilt from the first row of the segment holding
+    it (the burn before it included), without reading the segment before."""
+    path, key, folder, everything = by_hand.path, by_hand.key, by_hand.folder, by_hand.everything
+    names = segments(folder)
+    _damage(names[3])  # round 4's segment
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder, key)
+        shown = history.round(5)  # in the archive alone, its segment's first round
+        assert shown == everything["rounds"][4]
+        assert shown is not None and [b["card"] for b in shown["before"]] == ["6H"]
+        assert shown["seats"][0]["wager_cents"] == 2500
+        with pytest.raises(ArchiveError) as caught:
+            history.round(4)
+        assert names[3].name in str(caught.value)
+
+
+def test_a_live_round_is_read_from_the_round_before_it_and_no_earlier(by_hand: ByHand) -> None:
+    """A round the live file holds is rebuilt from the row after the last row of the round
+    before it: a damaged row there or earlier is not read; the round's burn is."""
+    path, everything = by_hand.path, by_hand.everything
+    with JournalReader.open(path) as reader:
+        ends = {r.round_no: r.id for r in reader.rows() if r.kind == "round_completed"}
+        burns = [r.id for r in reader.rows() if r.kind == "burn"]
+    burn_12 = next(i for i in burns if ends[11] < i < ends[12])
+    tamper(path, f"UPDATE journal SET data = 'not json' WHERE id IN ({ends[10]}, {ends[11]})")
+    with JournalReader.open(path) as reader:
+        assert find_round(reader, 12) == everything["rounds"][11]
+        with pytest.raises(JournalCorruptError):
+            find_round(reader, 11)  # its own last row
+    tamper(path, f"UPDATE journal SET data = 'not json' WHERE id = {burn_12}")
+    with JournalReader.open(path) as reader, pytest.raises(JournalCorruptError):
+        find_round(reader, 12)
+
+
+def test_a_round_start_whose_line_is_not_ascii_still_counts_where_recall_reads_back_to(
+    by_hand: ByHand,
+) -> None:
+    """Finding where recall reads back to counts the round starts in each segment's lines
+    unproved: a line damaged with a byte that is not ASCII still counts as its round's
+    start, so the read goes back no further than that segment, whose walk then refuses it
+    (it is named, not a damaged segment before it)."""
+    path, folder = by_hand.path, by_hand.folder
+    names = segments(folder)
+    fourth = names[3]  # round 4's segment (the base's own, round 5's, is walked at open)
+    header = read_header(fourth)
+    body = b"".join(
+        line.replace(b'"seats":', b'"s\xe9ats":') + b"\n" for line in lines(fourth)
+    )  # round 4's start, its header [id, ts, kind, round] intact
+    assert body.count(b"\xe9") == 1
+    fourth.write_bytes(header.to_line() + zlib.compress(body))
+    _damage(names[2])
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder)
+        with pytest.raises(ArchiveError) as caught:
+            history.recall(LIVE_ROUNDS + 3)  # rounds 4, 5 and 6 besides
+        assert str(caught.value).startswith(f"altered: {fourth.name}: ")
+
+
+def test_the_round_locator_reads_each_lines_header_and_passes_over_what_does_not_read(
+    by_hand: ByHand,
+) -> None:
+    """``_headers``: each row line's ``[id, ts, kind, round]``, unproved; a line whose
+    header is no JSON, or JSON that is not a list of four, is passed over (the rest of the
+    segment still read), and a byte that is not ASCII in a line's data does not hide it."""
+    segment = segments(by_hand.folder)[0]
+    header = read_header(segment)
+    ts = "2026-11-30T09:15:12.123456Z"
+    body = [
+        b"{not json",
+        b'17{"a":1}',
+        b'["x"]{}',
+        b'[3,"' + ts.encode() + b'","round_started",1]{"s\xe9ats":[]}',
+        b'[4,"' + ts.encode() + b'","card",1]{}',
+    ]
+    segment.write_bytes(header.to_line() + zlib.compress(b"\n".join(body) + b"\n"))
+    assert list(_headers(Segment(segment, header))) == [
+        [3, ts, "round_started", 1],
+        [4, ts, "card", 1],
+    ]
+
+
+def test_a_row_line_that_is_not_ascii_reads_as_a_row_with_a_replacement_character() -> None:
+    """``_row``: a segment's line as the journal's row, its hash ``sha256(prev + line)``
+    over the bytes as they are; a byte that is not ASCII shows as U+FFFD in its text (only
+    a forged chain holds one: the journal writes ASCII), never an exception of its own."""
+    prev = "ab" * 32
+    line = b'[7,"2026-11-30T09:15:12.123456Z","burn",null]{"card":"\xe9"}'
+    row = _row(line, prev)
+    assert (row.id, row.ts, row.kind, row.round_no) == (
+        7,
+        "2026-11-30T09:15:12.123456Z",
+        "burn",
+        None,
+    )
+    assert row.data_text == '{"card":"\ufffd"}'
+    assert row.prev_hash == prev
+    assert row.hash == hashlib.sha256(prev.encode() + line).hexdigest()
+
+
+def test_a_row_line_whose_header_is_not_id_ts_kind_round_is_refused_in_one_line() -> None:
+    """``_row``: a line read back must begin with ``[id, ts, kind, round]``: an integer id
+    (not a boolean), a text time and kind, a round that is an integer or null; each field
+    out of form alone is refused (one line), and the form itself reads."""
+    prev = "cd" * 32
+    ts = '"2026-11-30T09:15:12.123456Z"'
+    good = f'[7,{ts},"burn",null]{{}}'
+    assert _row(good.encode(), prev).id == 7
+    assert _row(f'[7,{ts},"card",3]{{}}'.encode(), prev).round_no == 3
+    refused = [
+        f'["7",{ts},"burn",null]{{}}',  # the id as text
+        f'[7.0,{ts},"burn",null]{{}}',  # not an integer
+        f'[true,{ts},"burn",null]{{}}',  # a boolean is no id
+        '[7,5,"burn",null]{}',  # the time not text
+        f"[7,{ts},null,null]{{}}",  # no kind
+        f'[7,{ts},"burn","3"]{{}}',  # the round as text
+        f'[7,{ts},"burn"]{{}}',  # three fields
+        f'[7,{ts},"burn",null,1]{{}}',  # five
+        '{"id":7}',  # no list
+        "not json",
+    ]
+    for line in refused:
+        with pytest.raises(ArchiveError) as caught:
+            _row(line.encode(), prev)
+        assert str(caught.value) == "a row line after cdcdcdcdcdcd... is not a journal row", line
+
+
+def test_a_range_from_a_time_past_the_archive_reads_only_the_live_rows_from_it(
+    by_hand: ByHand,
+) -> None:
+    """``ts_from`` holds for the live file's rows past the archive too: a range that begins
+    after the archive's end gives the live rows from that time on and nothing before."""
+    path, folder = by_hand.path, by_hand.folder
+    whole = all_rows(path)  # the live file: rows 27.. (round 6 on)
+    with JournalReader.open(path) as reader:
+        history = History.open(reader, folder)
+        past = [row for row in whole if row[0] > history.archived_to]
+        ts_from, ts_to = past[10][1], past[-5][1]
+        assert _tuples(history.rows(ts_from=ts_from)) == [r for r in past if r[1] >= ts_from]
+        assert _tuples(history.rows(ts_from=ts_from, ts_to=ts_to)) == [
+            r for r in past if ts_from <= r[1] < ts_to
+        ]
+
+
+def test_each_segment_read_proves_its_seals_with_the_key_given(tmp_path: Path) -> None:
+    """With a key, every segment whose rows are read has its seals proved, not only the
+    one a rotated journal's base names: a journal not rotated opens (the headers link to
+    its rows) with another table's key, and its first row read (a sealed checkpoint) is refused."""
+    rows = [row for n in range(1, 4) for row in _round_rows(n)]
+    path, key = written(tmp_path, rows, 1)
+    folder = tmp_path / "archive"
+    assert len(archive(path, folder, table=TABLE, segment_rows=1)) == 3
+    _, other = new_sealing(TABLE)
+    with JournalReader.open(path) as reader:
+        assert [r.id for r in History.open(reader, folder, key).rows()] == list(
+            range(1, len(all_rows(path)) + 1)
+        )
+        history = History.open(reader, folder, other)  # no base: no seal checked at open
+        with pytest.raises(ArchiveError) as caught:
+            next(history.rows())
+        first = segments(folder)[0].name
+        # Row 1, the journal's first checkpoint, is sealed with the key's checkpoint key.
+        assert str(caught.value).startswith(f"altered: {first}: row 1: checkpoint ")
+        assert "does not match the checkpoint key" in str(caught.value)
+
+
+def _with_header(segment: Path, header: Header) -> None:
+    """The segment at ``segment`` with its header line replaced (its rows as they were)."""
+    raw = segment.read_bytes()
+    segment.write_bytes(header.to_line() + raw[raw.index(b"\n") + 1 :])
+
+
+def test_segments_that_do_not_go_on_or_do_not_read_are_refused_at_open(by_hand: ByHand) -> None:
+    """At open, each segment's header must read and go on from the one before: its
+    ``prev`` the head before it and the same table, each alone; a header that does not
+    read, or a segment that cannot be read, is refused as corrupt (one line each)."""
+    path, folder = by_hand.path, by_hand.folder
+    names = segments(folder)
+    second, third = names[1], names[2]
+    header = read_header(third)
+    with JournalReader.open(path) as reader:
+        assert History.open(reader, folder).archived_to == read_header(names[-1]).last
+    _with_header(third, replace(header, prev="0" * 64))  # the same table, another prev
+    assert _open_fails(path, folder) == f"altered: {third.name} does not go on from {second.name}"
+    _with_header(third, replace(header, table="T9"))  # the same prev, another table
+    assert _open_fails(path, folder) == f"altered: {third.name} does not go on from {second.name}"
+    third.write_bytes(b"not a header\n")
+    assert _open_fails(path, folder) == f"corrupt: {third.name}: the segment's header is unreadable"
+    third.unlink()
+    third.symlink_to(folder / "gone")  # named like a segment, and nothing there
+    assert _open_fails(path, folder) == (
+        f"corrupt: {third.name}: cannot be read (No such file or directory)"
+    )
+
+
+def test_the_bases_segment_and_the_archives_end_are_checked_at_open(by_hand: ByHand) -> None:
+    """At open, besides the headers' links: the rotated journal's base must name its
+    segment's header as it is (an epoch of seals changed there is refused), and the
+    archive's last segment must end at a row the live journal holds with the same hash."""
+    path, folder = by_hand.path, by_hand.folder
+    names = segments(folder)
+    fifth, last = names[4], names[-1]  # the base's own, and the archive's end
+    assert by_hand.base.segment == fifth.name
+    header = read_header(fifth)
+    _with_header(fifth, replace(header, seals=(header.seals[0] + 1, header.seals[1])))
+    text = _open_fails(path, folder)
+    assert text.startswith("altered: ") and fifth.name in text
+    _with_header(fifth, header)
+    ending = read_header(last)
+    _with_header(last, replace(ending, head="0" * 64))
+    text = _open_fails(path, folder)
+    assert text.split(":")[0] in {"altered", "removed"} and last.name in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -200,3 +201,194 @@ def test_console_tracebacks_without_rich_are_structlogs_plain_ones() -> None:
     assert "Traceback (most recent call last)" in run.stdout
     assert "ZeroDivisionError: division by zero" in run.stdout
     assert "loaded rich: False" in run.stdout
+
+
+class NoTtyStream(io.StringIO):
+    """A stream whose isatty is not a method: taken for no terminal."""
+
+    isatty = True  # type: ignore[assignment]
+
+
+class BareStream:
+    """A stream with write and flush only (no isatty at all)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_auto_is_json_on_a_stream_that_is_not_a_terminal_however_it_says_so() -> None:
+    for stream in (NoTtyStream(), io.StringIO()):
+        configure_logging(stream=stream)
+        get_logger("x").info("ready")
+        (line,) = json_lines(stream)
+        assert line["event"] == "ready"
+    bare = BareStream()
+    configure_logging(stream=bare)  # type: ignore[arg-type]
+    get_logger("x").info("ready")
+    assert json.loads(bare.text)["event"] == "ready"
+
+
+def test_console_lines_are_coloured_on_a_terminal_only() -> None:
+    tty = TtyStream()
+    configure_logging(stream=tty, form="console")
+    get_logger("x").info("ready")
+    assert "\x1b[" in tty.getvalue()
+    plain = io.StringIO()
+    configure_logging(stream=plain, form="console")
+    get_logger("x").info("ready")
+    assert "ready" in plain.getvalue() and "\x1b[" not in plain.getvalue()
+    assert not plain.getvalue().lstrip().startswith("{")
+
+
+def test_json_on_a_terminal_when_asked() -> None:
+    tty = TtyStream()
+    configure_logging(stream=tty, form="json")
+    get_logger("x").info("ready")
+    assert json_lines(tty)[0]["event"] == "ready"
+
+
+def test_a_json_line_holds_the_documented_keys_and_no_formatter_internals() -> None:
+    out = io.StringIO()
+    configure_logging(stream=out, form="json")
+    get_logger("controller.table").info("round over", seat=2)
+    (line,) = json_lines(out)
+    assert set(line) == {
+        "event", "seat", "level", "logger", "timestamp", "table_id", "round", "state"
+    }  # fmt: skip
+    assert line["logger"] == "controller.table" and line["level"] == "info"
+
+
+def test_the_default_stream_is_standard_output(capsys: pytest.CaptureFixture[str]) -> None:
+    configure_logging()  # info, auto: captured stdout is no terminal
+    get_logger("x").debug("hidden")
+    get_logger("x").info("shown")
+    captured = capsys.readouterr()
+    assert [json.loads(line)["event"] for line in captured.out.splitlines()] == ["shown"]
+    assert captured.err == ""
+
+
+def test_configured_again_the_log_writes_once_to_the_new_stream_only() -> None:
+    first, second = io.StringIO(), io.StringIO()
+    configure_logging(stream=first, form="json")
+    configure_logging(stream=second, form="json")
+    get_logger("x").info("once")
+    logging.getLogger("y").warning("once too")
+    assert first.getvalue() == ""
+    assert [line["event"] for line in json_lines(second)] == ["once", "once too"]
+
+
+@pytest.mark.parametrize(
+    ("level", "quiet", "loud"),
+    [("debug", [], ["debug"]), ("info", ["debug"], ["info"]), ("error", ["warning"], ["error"])],
+)
+def test_each_level_lets_through_its_own_and_above(
+    level: str, quiet: list[str], loud: list[str]
+) -> None:
+    out = io.StringIO()
+    configure_logging(stream=out, level=level, form="json")
+    log = get_logger("x")
+    for name in quiet + loud:
+        getattr(log, name)(name)
+    assert [line["event"] for line in json_lines(out)] == loud
+    assert logging.getLogger().level == getattr(logging, level.upper())
+
+
+@pytest.mark.parametrize(("level", "floor"), [("debug", "WARNING"), ("error", "ERROR")])
+def test_pyusb_and_transitions_speak_at_warning_or_the_levels_own_if_higher(
+    level: str, floor: str
+) -> None:
+    out = io.StringIO()
+    configure_logging(stream=out, level=level, form="json")
+    for name in ("usb", "transitions"):
+        assert logging.getLevelName(logging.getLogger(name).level) == floor
+    logging.getLogger("transitions.core").info("entered state deal")
+    logging.getLogger("usb.core").error("stall")
+    assert [line["event"] for line in json_lines(out)] == ["stall"]
+
+
+def test_a_new_configuration_forgets_the_last_tables_context_for_new_threads() -> None:
+    import threading
+
+    out = io.StringIO()
+    configure_logging(stream=out, form="json")
+    bind_table("OLD-1")
+    bind_state("deal")
+    structlog.contextvars.clear_contextvars()
+    configure_logging(stream=out, form="json")
+    thread = threading.Thread(target=lambda: get_logger("t").info("up"))
+    thread.start()
+    thread.join(timeout=5)
+    (line,) = json_lines(out)
+    assert (line["table_id"], line["round"], line["state"]) == (None, None, None)
+
+
+def test_a_value_given_with_the_line_is_kept_over_the_bound_one() -> None:
+    out = io.StringIO()
+    configure_logging(stream=out, form="json")
+    bind_round(3)
+    get_logger("x").info("replayed", round=2)
+    get_logger("x").info("live")
+    assert [line["round"] for line in json_lines(out)] == [2, 3]
+
+
+def test_bad_settings_name_the_value_and_the_choices() -> None:
+    with pytest.raises(ValueError) as caught:
+        configure_logging(level="loud")
+    assert str(caught.value) == "log level 'loud' is not one of debug, info, warning, error"
+    with pytest.raises(ValueError) as caught:
+        configure_logging(form="xml")
+    assert str(caught.value) == "log format 'xml' is not one of auto, json, console"
+
+
+def test_a_console_on_a_stream_without_isatty_is_plain_text() -> None:
+    bare = BareStream()
+    configure_logging(stream=bare, form="console")  # type: ignore[arg-type]
+    get_logger("x").info("ready")
+    assert "ready" in bare.text and "\x1b[" not in bare.text
+
+
+def _console_traceback() -> str:
+    out = io.StringIO()
+    configure_logging(stream=out, form="console")
+    try:
+        fail_with_a_secret_local("K", "S")
+    except RuntimeError:
+        get_logger("x").exception("peek failed")
+    return re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # rich colours even a StringIO
+
+
+def test_a_console_traceback_is_richs_where_rich_is_installed() -> None:
+    """A technician at a terminal with rich (the simulator's environment) gets its framed
+    traceback; still no frame locals (the hole card's)."""
+    text = _console_traceback()
+    assert "Traceback (most recent call last)" in text and "\u256d" in text  # rich's frame
+    assert "KS" not in text and "QS" not in text
+
+
+def test_a_console_traceback_without_rich_is_structlogs_plain_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The daemon's process keeps rich out (controller/cli/main.py): its console traceback
+    is the plain one, which shows no locals either."""
+    monkeypatch.setitem(sys.modules, "rich", None)  # as the daemon's process: not importable
+    text = _console_traceback()
+    assert "Traceback (most recent call last):" in text and "\u256d" not in text
+    assert "RuntimeError: reader jammed" in text
+    assert "KS" not in text and "QS" not in text
+
+
+def test_the_logger_is_the_standard_librarys_bound_logger() -> None:
+    """Drivers may ask whether a level is on before building a costly line: the bound
+    logger answers as the standard library's logger of its name does."""
+    configure_logging(stream=io.StringIO(), level="info", form="json")
+    log = get_logger("drivers.shoe").bind()
+    assert isinstance(log, structlog.stdlib.BoundLogger)
+    assert log.name == "drivers.shoe"
+    assert log.isEnabledFor(logging.INFO) and not log.isEnabledFor(logging.DEBUG)

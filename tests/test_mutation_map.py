@@ -484,3 +484,52 @@ def test_mutant_numbers_round_trip_through_their_ranges(numbers: set[int]) -> No
     # Each number once, as a single or inside one run: never two runs that touch.
     runs = [tuple(map(int, part.split("-"))) for part in filter(None, text.split(","))]
     assert all(b[0] > a[-1] + 1 for a, b in itertools.pairwise(runs))
+
+
+# --- which tests reach a function: recorded again once code or tests change ---------------
+
+
+def test_the_record_of_which_tests_reach_a_function_is_dropped_once_code_or_tests_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mutmut reuses mutants/mutmut-stats.json and adds only new tests to it: a function
+    added since would be reached by those alone (a run of drivers/device_link.py credited
+    its new ``_drain_into`` to one test of 120 and reported 67 false survivors). The
+    runner drops the record whenever a Python file of the product or the tests changed."""
+    monkeypatch.setattr(run, "WORK", tmp_path / "work")
+    root = tmp_path / "clone"
+    for name, text in (
+        ("drivers/link.py", "def f():\n    return 1\n"),
+        ("tests/test_link.py", "def test_f():\n    pass\n"),
+        ("pyproject.toml", "[project]\n"),
+        ("mutation/map.toml", "[modules]\n"),
+    ):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    stats = run.work_folder("drivers/link.py") / "mutants" / "mutmut-stats.json"
+
+    def recorded() -> None:  # what mutmut's stats run leaves behind
+        stats.parent.mkdir(parents=True, exist_ok=True)
+        stats.write_text("{}", encoding="utf-8")
+
+    # No record yet: nothing to drop (mutmut records one over every listed test).
+    assert run.forget_stale_reach("drivers/link.py", root) is False
+    recorded()
+    # Nothing changed: the record stands, so a resumed run does not record it again.
+    assert run.forget_stale_reach("drivers/link.py", root) is False
+    assert stats.exists()
+    for changed in ("tests/test_link.py", "drivers/link.py", "drivers/other.py"):
+        (root / changed).write_text("def g():\n    return 2\n", encoding="utf-8")
+        assert run.forget_stale_reach("drivers/link.py", root) is True, changed
+        assert not stats.exists()
+        recorded()
+        assert run.forget_stale_reach("drivers/link.py", root) is False
+    # A record made before the runner kept its stamp (or by hand) is dropped too.
+    (run.work_folder("drivers/link.py") / "reach.sha256").unlink()
+    assert run.forget_stale_reach("drivers/link.py", root) is True
+    # Files that decide nothing about a test's path (a cache, a text file) change nothing.
+    recorded()
+    (root / "drivers" / "__pycache__").mkdir()
+    (root / "drivers" / "__pycache__" / "link.cpython-311.pyc").write_bytes(b"\0")
+    (root / "drivers" / "notes.txt").write_text("x", encoding="utf-8")
+    assert run.forget_stale_reach("drivers/link.py", root) is False

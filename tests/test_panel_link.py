@@ -230,7 +230,9 @@ def test_a_press_crosses_the_line_as_one_report_and_its_release_as_none(board: B
         fb.ButtonReport(board.driver.codes.buttons[Button.DOUBLE], True)
     ]
     frames = [fb.decode_frame(part) for chunk in chunks for part in chunk.split(b"\x00") if part]
-    assert [f.type_id for f in frames].count(fb.ButtonReport.TYPE_ID) == 1
+    # One report on the line: one sequence number, however often a loaded machine (an ack
+    # later than the 0.1 s retransmit timeout) makes the board send it again.
+    assert len({f.seq for f in frames if f.type_id == fb.ButtonReport.TYPE_ID}) == 1
 
 
 def test_a_release_from_a_board_that_still_sends_them_is_ignored(board: Board) -> None:

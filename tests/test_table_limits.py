@@ -320,3 +320,51 @@ def test_any_limits_section_parses_or_names_its_key(limits: dict[str, object]) -
     else:
         posted = config.limits.posted()
         assert all(v is None or 1 <= v <= 100_000_000 for v in posted.values())
+
+
+@pytest.mark.parametrize(
+    ("key", "cents", "problem"),
+    [
+        ("main_min_cents", 0, "a table limit must be positive, not 0 cents"),
+        ("match_min_cents", -1, "a table limit must be positive, not -1 cents"),
+        (
+            "main_max_cents",
+            100_000_001,
+            "a table limit of 100000001 cents is over the 100000000 cent ceiling",
+        ),
+    ],
+)
+def test_a_limit_out_of_range_is_refused_in_one_line_saying_why(
+    key: str, cents: int, problem: str
+) -> None:
+    """NY 5324.12(d)(2): the posted limits are amounts of money, whole cents from 1 cent
+    to the station's ceiling; the technician reads which key and what is wrong with it."""
+    message = config_error(with_limits(**{key: cents}))
+    assert message == f"{SOURCE}: limits.{key}: {problem}"
+
+
+@pytest.mark.parametrize("cents", [1, 100_000_000])
+def test_a_limit_of_one_cent_or_of_the_ceiling_is_posted(cents: int) -> None:
+    """Both ends of the range a limit may take (NY 5324.12(d)(2)), on each of the four keys."""
+    for side in ("main", "match"):
+        limits = {f"{side}_min_cents": cents, f"{side}_max_cents": cents}
+        posted = parse_config(with_limits(**limits), SOURCE).limits.posted()
+        assert posted[f"{side}_min_cents"] == posted[f"{side}_max_cents"] == cents
+
+
+def test_a_minimum_one_cent_under_its_maximum_is_posted_and_one_over_is_refused() -> None:
+    config = parse_config(with_limits(main_min_cents=499, main_max_cents=500), SOURCE)
+    assert config.limits == TableLimits(main_min=499, main_max=500)
+    message = config_error(with_limits(match_min_cents=501, match_max_cents=500))
+    assert message == (
+        f"{SOURCE}: limits.match_max_cents: 500 cents is under match_min_cents (501 cents)"
+    )
+
+
+def test_match_limits_at_a_table_without_the_wager_are_refused_in_one_line() -> None:
+    data = with_limits(main_min_cents=1000, match_max_cents=5000)
+    data["options"]["match_the_dealer"] = False
+    del data["options"]["match_pay_table"]
+    assert config_error(data) == (
+        f"{SOURCE}: limits.match_max_cents: set, but this table offers no Match the Dealer"
+    )

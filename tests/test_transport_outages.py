@@ -17,11 +17,9 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from test_device_link import Link, forged
 from test_usb_transport import PID, VID, WAIT
 from test_usb_transport import Recorder as UsbRecorder
 
-import firmware_bridge as fb
 from drivers.errors import (
     DeviceNotFoundError,
     DriverConfigError,
@@ -30,7 +28,6 @@ from drivers.errors import (
     TransportError,
     WrongDeviceError,
 )
-from drivers.hal import DeviceConnected, DeviceFault, DeviceFaultKind, DeviceKind
 from drivers.serial_transport import SerialSettings, SerialTransport
 from drivers.simulated.usb_backend import SimulatedUsbBackend, SimulatedUsbDevice, UsbIdentity
 from drivers.transport import Backoff
@@ -143,28 +140,6 @@ def test_after_a_failed_write_nothing_is_written_until_the_port_reopens(
     while not got.endswith(b"flows"):
         got += received.get(timeout=WAIT)
     assert b"lost" not in got
-
-
-def test_a_new_session_starts_the_count_of_forged_frames_again() -> None:
-    link = Link()
-    link.driver.link_up("stub")
-    link.pump()
-    card = fb.encode_message(fb.CoverCardReport(1))[1]
-    limit = fb.AUTH_FAILURE_LIMIT
-    for _ in range(limit - 1):  # one short of the limit in the first session
-        link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
-    link.driver.link_down(TransportError("unplugged"))
-    link.driver.link_up("stub")
-    link.pump()
-    assert link.driver.connected
-    for _ in range(limit - 1):  # the second session's count starts from nothing
-        link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
-    assert [e for e in link.driver.events if isinstance(e, DeviceFault)] == []
-    link.driver.link_data(forged(fb.CoverCardReport.TYPE_ID, card, 0))
-    faults = [e for e in link.driver.events if isinstance(e, DeviceFault)]
-    assert len(faults) == 1 and faults[0].kind is DeviceFaultKind.AUTHENTICATION
-    connected = [e for e in link.driver.events if isinstance(e, DeviceConnected)]
-    assert connected == [DeviceConnected(DeviceKind.SHOE, "S-1", "fw-2")] * 2
 
 
 @pytest.mark.parametrize(

@@ -151,7 +151,13 @@ def table_profile(
         if "match_the_dealer" not in changes and offered.kind is not Basis.FIXED:
             changes["match_the_dealer"] = False  # left to the profile: not at this table
         else:
-            clause = profile.basis("match_needs_shuffler").clause
+            # The licensee's own requirement is named as the option, not as a clause of a
+            # regulation that is silent on it (NJ 19.7, PA 635a.7(f)).
+            clause = (
+                f"options.{keys['match_needs_shuffler']}"
+                if "match_needs_shuffler" in keys
+                else profile.basis("match_needs_shuffler").clause
+            )
             what = (
                 "none is configured" if shuffler_decks is None else f"max_decks = {shuffler_decks}"
             )

@@ -54,7 +54,9 @@ def check_base(
     try:
         header = read_header(segment)
         digest = header_digest(segment)
-    except (ArchiveError, OSError) as err:
+    except ArchiveError as err:  # it names the segment
+        return "corrupt", f"corrupt: {err}"
+    except OSError as err:
         return "corrupt", f"corrupt: {base.segment}: {err}"
     problem = ""
     if digest != base.header:
@@ -86,7 +88,9 @@ def check_archive_link(storage: Storage, archive: Path) -> str | tuple[str, str]
     last = found[-1]
     try:
         header = read_header(last)
-    except (ArchiveError, OSError) as err:
+    except ArchiveError as err:  # it names the segment
+        return "corrupt", f"corrupt: {err}"
+    except OSError as err:
         return "corrupt", f"corrupt: {last.name}: {err}"
     after = storage.start()[0]
     if header.last < after:

@@ -169,7 +169,7 @@ def read_header(path: Path) -> Header:
     """The header of the segment at ``path``.
 
     Raises:
-        ArchiveError: it is not a segment.
+        ArchiveError: it is not a segment (the message begins with the file's name).
         OSError: it cannot be read.
     """
     with open_segment(path) as f:
@@ -178,8 +178,8 @@ def read_header(path: Path) -> Header:
         raise ArchiveError(f"{path.name}: no segment header")
     try:
         return Header.parse(line)
-    except SegmentFileError as err:
-        raise SegmentFileError(f"{path.name}: {err}") from None
+    except ArchiveError as err:  # each refusal names the file (SegmentFileError stays one)
+        raise type(err)(f"{path.name}: {err}") from None
 
 
 def lines(path: Path) -> Iterator[bytes]:
