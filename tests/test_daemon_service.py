@@ -4,14 +4,13 @@ simulated, talking sd_notify to a socket this test binds.
 Start -> READY=1 -> STATUS= and WATCHDOG=1 -> SIGTERM -> exit 0 with a verified journal
 ending in ``clean_shutdown``; the start refusals (bad configuration, a journal that fails
 verification, a journal another writer holds) are one line and exit status 2; and the
-watchdog is fed only by the main loop, so a hung loop stops feeding it.
+watchdog is fed only by the main loop, so a hung loop stops feeding it. A SIGTERM during
+the start, in-process, is in ``tests/test_daemon_start.py``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import logging
 import os
 import queue
 import signal
@@ -23,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import structlog
 from daemon_support import (
     DEALER_STATION,
     NotifyListener,
@@ -351,45 +349,3 @@ def test_sigterm_while_waiting_for_a_device_stops_at_once(journals: Path) -> Non
     assert not station.stats.started and shuffler.commands == []
     with JournalReader.open(journals / "journal.sqlite3") as reader:
         assert [r.kind for r in reader.rows()] == ["clean_shutdown"]
-
-
-def test_sigterm_during_the_start_is_kept_and_ends_in_a_clean_shutdown(
-    tmp_path: Path, journals: Path, listener: NotifyListener, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """systemd may stop the service while it starts: the signal, arriving while the
-    journal is checked and the table restored, is not fatal; the station stops as soon as
-    it exists, without READY and with a clean shutdown in the journal."""
-    from controller.service import daemon
-
-    journal = journals / "journal.sqlite3"
-    real_build = daemon.build_station
-
-    def build_then_signalled(*args: Any, **kwargs: Any) -> daemon.Built:
-        built = real_build(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGTERM)  # delivered here, in the main thread
-        return built
-
-    monkeypatch.setattr(daemon, "build_station", build_then_signalled)
-    monkeypatch.setenv("NOTIFY_SOCKET", listener.address)
-    handler = signal.getsignal(signal.SIGTERM)
-    args = argparse.Namespace(
-        config=station_toml(tmp_path, journal), simulated_devices=True, journal=None
-    )
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        assert daemon.run(args) == 0
-    finally:  # run() set up the daemon's logging: put the test run's back
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        structlog.reset_defaults()
-        structlog.contextvars.clear_contextvars()
-    assert signal.getsignal(signal.SIGTERM) == handler  # put back
-    assert listener.wait_for(lambda m: True, 1.0).startswith("STOPPING=1")
-    with pytest.raises(TimeoutError):
-        listener.wait_for(lambda m: "READY=1" in m, 0.2)
-    assert verify(journal).ok
-    with JournalReader.open(journal) as reader:
-        kinds = [r.kind for r in reader.rows()]
-    assert kinds[:2] == ["verified", "station_started"] and kinds[-1] == "clean_shutdown"
-    assert "shuffle_commanded" not in kinds  # the table was never commanded

@@ -22,6 +22,7 @@ from typing import Any
 
 import structlog
 
+from controller.journal.checkpoint import CHECKPOINT_KIND, checkpoint_fields
 from controller.journal.creation import is_half_made
 from controller.journal.seal import SEAL_KIND
 from controller.journal.startcheck import start_trust
@@ -108,7 +109,7 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
     except JournalError as err:
         raise StartError(f"journal {path}: {err}") from err
     if missing_key:
-        if next(journal.rows(kinds=(SEAL_KIND,), limit=1), None) is not None:
+        if _was_sealed(journal):
             # The key of a sealed journal gone (removed, moved, a restored card without
             # it): running on unsealed would leave every new row open to rewriting. The
             # files are evidence; a new journal needs the supervisor (docs/operations.md).
@@ -126,6 +127,20 @@ def open_journal(path: Path, sealing: Path | None = None) -> Journal:
         journal.close()
         raise
     return journal
+
+
+def _was_sealed(journal: Journal) -> bool:
+    """Whether ``journal`` holds a seal, or its last checkpoint is sealed: a start with the
+    sealing state wrote it, and that start's first seal follows only its ``station_started``
+    row (after the restore), so a station stopped before that left no seal row."""
+    if next(journal.rows(kinds=(SEAL_KIND,), limit=1), None) is not None:
+        return True
+    last = next(journal.rows(kinds=(CHECKPOINT_KIND,), newest_first=True, limit=1), None)
+    return (
+        last is not None
+        and isinstance(fields := checkpoint_fields(last), dict)
+        and ("mac" in fields)
+    )
 
 
 def build_station(
@@ -290,7 +305,8 @@ def serve_table(
 ) -> None:
     """:func:`serve`, with the journal shipped to the floor meanwhile when ``[floor]`` is
     configured. The shipper is a thread of its own with its own read-only connection: the
-    station thread never waits for it (``controller.service.shipper``).
+    station thread never waits for it (``controller.service.shipper``). Once the station
+    has stopped, the shipper is given 2 s to stop.
 
     Raises:
         StartError: the floor password file cannot be read.

@@ -187,7 +187,14 @@ class StationStats:
 
 
 class Station:
-    """The main loop around one :class:`Table` (see the module docstring)."""
+    """The main loop around one :class:`Table` (see the module docstring).
+
+    ``poll_seconds`` (0.25 s): the longest the loop waits for an event before it looks
+    again for a stop, a watchdog ping and a seal due. ``connect_timeout`` (5 s): how long
+    the start waits for a device it started to report in before it starts the next.
+    ``notifier``: none given, the station tells systemd nothing (even when the process
+    has a ``NOTIFY_SOCKET``: the daemon hands its own).
+    """
 
     def __init__(
         self,
