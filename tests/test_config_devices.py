@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_config import SOURCE, parse
+from test_config import error_of as refusal
 
-from controller.service.config import StationConfig, parse_config
 from controller.service.config_devices import (
     BAUD_RATES,
     Devices,
@@ -24,13 +25,11 @@ from controller.service.config_devices import (
     simulated_devices,
 )
 from controller.service.config_panel import PanelConfig
-from controller.service.config_schema import ConfigError
 from drivers.hal import DeviceKind
 from drivers.serial_transport import SerialSettings
 from drivers.usb_transport import UsbSettings
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"
-SOURCE = Path("/etc/dealer-station/station.toml")
 _EXAMPLE: dict[str, Any] = tomllib.loads(EXAMPLE.read_text())
 
 
@@ -50,18 +49,6 @@ def document(**devices: Any) -> dict[str, Any]:
         else:
             data["devices"][section] = value
     return data
-
-
-def parse(data: dict[str, Any]) -> StationConfig:
-    return parse_config(data, SOURCE)
-
-
-def refusal(data: dict[str, Any]) -> str:
-    with pytest.raises(ConfigError) as caught:
-        parse(data)
-    text = str(caught.value)
-    assert "\n" not in text
-    return text
 
 
 # --- what the example configures ----------------------------------------------------------

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_config import SOURCE, parse
+from test_config import error_of as refusal
 
 from controller.rules.options import Basis, DealerSecondCard, MatchPayTable, OptionBasis
 from controller.rules.profiles import PROFILES
-from controller.service.config import StationConfig, parse_config
 from controller.service.config_rules import Choice, Options, table_profile
 from controller.service.config_schema import ConfigError
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "station.toml"
-SOURCE = Path("/etc/dealer-station/station.toml")
 _EXAMPLE: dict[str, Any] = tomllib.loads(EXAMPLE.read_text())
 
 
@@ -39,16 +39,6 @@ def document(
     for device in without:
         del data["devices"][device]
     return data
-
-
-def parse(data: dict[str, Any]) -> StationConfig:
-    return parse_config(data, SOURCE)
-
-
-def refusal(data: dict[str, Any]) -> str:
-    with pytest.raises(ConfigError) as caught:
-        parse(data)
-    return str(caught.value)
 
 
 # --- Options ------------------------------------------------------------------------------
