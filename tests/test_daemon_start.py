@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -836,12 +836,26 @@ def test_run_logs_each_event_only_at_the_debug_level(
     journal = journals / "journal.sqlite3"
     config = station_toml(tmp_path, journal)
     config.write_text(config.read_text().replace('level = "info"', f'level = "{level}"'))
-    real_build = daemon.build_station
     given: list[tuple[Any, Any]] = []
 
-    def build_then_signalled(*args: Any, **kwargs: Any) -> daemon.Built:
+    def seen(kwargs: dict[str, Any]) -> None:
         context = structlog.contextvars.get_contextvars()
         given.append((kwargs["observer"], context.get("table_id")))
+
+    assert run_stopped_once_built(config, simulated, seen) == 0
+    assert given == [(observer, "PA-S21-07")]
+
+
+def run_stopped_once_built(
+    config: Path, simulated: bool, seen: Callable[[dict[str, Any]], None] | None = None
+) -> int:
+    """``run_daemon`` on ``config``, a SIGTERM sent as soon as the station is built
+    (``seen`` is shown ``build_station``'s keyword arguments first); its exit status."""
+    real_build = daemon.build_station
+
+    def build_then_signalled(*args: Any, **kwargs: Any) -> daemon.Built:
+        if seen is not None:
+            seen(kwargs)
         built = real_build(*args, **kwargs)
         os.kill(os.getpid(), signal.SIGTERM)
         return built
@@ -850,10 +864,9 @@ def test_run_logs_each_event_only_at_the_debug_level(
     patch.setattr(daemon, "build_station", build_then_signalled)
     args = argparse.Namespace(config=config, simulated_devices=simulated, journal=None)
     try:
-        assert run_daemon(args) == 0
+        return run_daemon(args)
     finally:
         patch.undo()
-    assert given == [(observer, "PA-S21-07")]
 
 
 def test_run_logs_at_the_configured_level_in_the_configured_form(
@@ -865,20 +878,7 @@ def test_run_logs_at_the_configured_level_in_the_configured_form(
     config = station_toml(tmp_path, journal)
     text = config.read_text().replace('level = "info"', 'level = "warning"')
     config.write_text(text.replace('format = "auto"', 'format = "console"'))
-    real_build = daemon.build_station
-
-    def build_then_signalled(*args: Any, **kwargs: Any) -> daemon.Built:
-        built = real_build(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGTERM)
-        return built
-
-    patch = pytest.MonkeyPatch()
-    patch.setattr(daemon, "build_station", build_then_signalled)
-    args = argparse.Namespace(config=config, simulated_devices=True, journal=None)
-    try:
-        assert run_daemon(args) == 0
-    finally:
-        patch.undo()
+    assert run_stopped_once_built(config, True) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert any("[warning" in line and "journal not sealed" in line for line in lines), lines
     assert not any(line.lstrip().startswith("{") for line in lines)  # not JSON
