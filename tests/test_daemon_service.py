@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -91,6 +93,29 @@ def running(
         child.stderr.close()
 
 
+def stderr_until(child: subprocess.Popen[bytes], pattern: str, timeout: float) -> str:
+    """What ``child`` has written on stderr once it matches ``pattern`` (a regular
+    expression), read in a thread to the child's end, so a silent child cannot hang the
+    test past ``timeout``.
+
+    Raises:
+        TimeoutError: no match within ``timeout`` seconds.
+    """
+    assert child.stderr is not None
+    fd = child.stderr.fileno()
+    chunks: queue.Queue[bytes] = queue.Queue()
+    threading.Thread(target=lambda: [chunks.put(c) for c in iter(lambda: os.read(fd, 65536), b"")],
+                     daemon=True).start()  # fmt: skip
+    seen = ""
+    deadline = time.monotonic() + timeout
+    while not re.search(pattern, seen):
+        try:
+            seen += chunks.get(timeout=max(deadline - time.monotonic(), 0.0)).decode()
+        except queue.Empty:
+            raise TimeoutError(f"{pattern!r} not on stderr within {timeout} s: {seen!r}") from None
+    return seen
+
+
 def refused(tmp_path: Path, config: Path) -> str:
     """Run the daemon expecting a refusal: exit 2 and exactly one line on stderr."""
     child = start_daemon(tmp_path, config)
@@ -114,6 +139,15 @@ def test_start_ready_watchdog_sigterm_clean_shutdown(
         listener.wait_for(lambda m: m == "STATUS=loading, round 0", START_TIMEOUT)
         for _ in range(3):
             listener.wait_for(lambda m: m == "WATCHDOG=1", 5.0)
+        assert child.poll() is None
+        # SIGUSR1 (docs/operations.md, "Running"): every thread's stack on stderr, the
+        # station's loop among them, and the station goes on feeding the watchdog.
+        child.send_signal(signal.SIGUSR1)
+        stacks = stderr_until(
+            child, r'(?s)most recent call first.*station\.py", line \d+ in run\n', START_TIMEOUT
+        )
+        assert "Current thread" in stacks or "Thread 0x" in stacks, stacks
+        listener.wait_for(lambda m: m == "WATCHDOG=1", 5.0)
         assert child.poll() is None
         child.send_signal(signal.SIGTERM)
         listener.wait_for(lambda m: m.startswith("STOPPING=1"), 5.0)

@@ -28,7 +28,7 @@ from vm import GuestError, Vm
 from controller.rules.cards import Card
 from controller.rules.profiles import get_profile
 from controller.simulation.dealing import Dealing
-from controller.simulation.pacer import STUCK_SECONDS, Pacer
+from controller.simulation.pacer import STUCK_SECONDS, Pacer, SimulationStuckError
 from controller.simulation.remote import ControlSide, observe_log_line
 from controller.simulation.runner import SimulationSettings, dealing_plan
 from controller.table.prompts import State
@@ -119,6 +119,9 @@ class RemoteTable:
             self.pacer,
             on_view=self._watch,
         )
+        self.vm = vm
+        self.doubles = doubles
+        self.feed: LogFeed | None = None  # set by the rig: its state goes in a stall's report
         self.views: list[TableView] = []
         self.cover_seen = False
         self._until: Callable[[TableView], bool] = self.shoe_dealt
@@ -142,4 +145,51 @@ class RemoteTable:
             self.dealing.deal()
         except Reached:
             return self.views[-1]
+        except SimulationStuckError as err:
+            raise SimulationStuckError(f"{err}\n{self.stall_report()}") from err
         raise AssertionError("the dealing loop ended without reaching the view")
+
+    def stall_report(self) -> str:
+        """What each end knew when the dealer gave up waiting: the doubles' sessions and
+        unacknowledged reports (0: the station acknowledged what they reported), how far
+        the log feed got against the guest's journal, and the station's log lines of the
+        last minute other than the events it handled."""
+        lines = []
+        for device in ("shuffler", "shoe", "panel"):
+            try:
+                state = {
+                    name: self.doubles.get(device, name)
+                    for name in ("connected", "unconfirmed", "sessions")
+                }
+            except Exception as err:  # a report only: what could not be read says so
+                state = {"error": repr(err)}
+            lines.append(f"{device} double: {state}")
+        feed = self.feed
+        if feed is not None:
+            lines.append(f"log feed: next {feed.next}, error {feed.error!r}")
+        try:
+            lines.append(f"guest journal entries: {self.vm.log_mark()}")
+            lines.append(
+                self.vm.sh(
+                    "journalctl --no-pager -o short-monotonic --since=-90s -u dealer-station"
+                    " -u reader-gadget | grep -v '\"event handled\"' | tail -n 80"
+                    " | cut -c1-300",
+                    check=False,
+                    timeout=30,
+                )
+            )
+            # Where each of the station's threads stands (docs/operations.md, "Running").
+            mark = self.vm.log_mark()
+            self.vm.sh("systemctl kill -s SIGUSR1 --kill-whom=main dealer-station", check=False)
+            self.vm.log_wait(mark, 30, contains="most recent call first")
+            lines.append(
+                self.vm.sh(
+                    "journalctl --no-pager -o cat -n 300 -u dealer-station"
+                    " | grep -v '\"event handled\"' | sed -n '/most recent call first/,$p'",
+                    check=False,
+                    timeout=30,
+                )
+            )
+        except Exception as err:  # the guest may be what stalled
+            lines.append(f"no guest journal: {err!r}")
+        return "\n".join(lines)

@@ -207,7 +207,7 @@ def rig() -> Iterator[Rig]:
         TIMES["QEMU CPU to agent"] = vm.cpu_seconds() or 0.0
         settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=16)
         table = RemoteTable(vm, doubles.client, settings, COVER_AT)
-        feed = LogFeed(vm, vm.log_mark(), table.pacer)
+        feed = table.feed = LogFeed(vm, vm.log_mark(), table.pacer)
         yield Rig(vm, doubles, table, feed)
     finally:
         feed_ = locals().get("feed")

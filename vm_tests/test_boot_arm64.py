@@ -186,7 +186,7 @@ def rig() -> Iterator[PiRig]:
         TIMES["QEMU CPU to agent"] = vm.cpu_seconds() or 0.0
         settings = SimulationSettings(profile="PA", decks=6, seats=3, rounds=10**6, seed=29)
         table = RemoteTable(vm, doubles.client, settings, COVER_AT, stuck_seconds=STEP_ARM)
-        feed = LogFeed(vm, vm.log_mark(), table.pacer)
+        feed = table.feed = LogFeed(vm, vm.log_mark(), table.pacer)
         pi = PiRig(vm, doubles, table, feed, step=STEP_ARM)
         pi.ntp = ntp
         yield pi

@@ -10,6 +10,7 @@ HIL suite and CI use it).
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import queue
 import signal
 import sys
@@ -46,6 +47,9 @@ from drivers.hal import CountedShoe, Device, DeviceEvent, DeviceKind, WagerSpot
 
 DEFAULT_CONFIG = Path("/etc/dealer-station/station.toml")
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+#: A maintainer's look inside a station that seems stuck (docs/operations.md, "Running"):
+#: every thread's stack on stderr, which journald keeps; the station goes on.
+STACKS_SIGNAL = signal.SIGUSR1
 #: Every wager spot a sensor can report (seat, spot), for the restore's last reports.
 WAGER_SPOTS = tuple((seat, spot.value) for seat in SEATS for spot in WagerSpot)
 VERSION = "0.1.0"
@@ -287,6 +291,8 @@ def serve(built: Built, stopping: threading.Event | None = None) -> None:
         station.stop()
 
     previous = {s: signal.signal(s, on_signal) for s in _STOP_SIGNALS}
+    # Files, lines and functions only (faulthandler prints no values): no card leaves.
+    faulthandler.register(STACKS_SIGNAL, all_threads=True)
     if stopping is not None and stopping.is_set():
         _log.info("signal", signal="received during the start")
         station.stop()
@@ -295,6 +301,7 @@ def serve(built: Built, stopping: threading.Event | None = None) -> None:
         with watching_clock(built.journal):
             station.run()
     finally:
+        faulthandler.unregister(STACKS_SIGNAL)
         for s, handler in previous.items():
             signal.signal(s, handler)
         built.journal.close()
