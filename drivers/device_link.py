@@ -28,6 +28,9 @@ journal has committed (:meth:`LinkedDevice.committed`); only then does the devic
 that its reports arrived (``firmware_bridge.Endpoint.hold_acks``, at most
 ``firmware_bridge.MAX_ACK_HOLD`` seconds). A station stopped between a report and its
 commit gets the report again from the device in the next session, instead of losing it.
+A hold that runs out (the journal committed slower than the hold) is a warning in the log,
+``ack hold ran out``, at most once every :data:`HOLD_WARNING_INTERVAL` seconds a link, with
+the count since the last one and in all.
 """
 
 from __future__ import annotations
@@ -63,6 +66,9 @@ STATION_FIRMWARE = "dealer-station 0.1.0"
 #: Receipts kept for acks held until their events are committed (``LinkedDevice.committed``):
 #: far more than the reports of one hold (``firmware_bridge.MAX_ACK_HOLD``).
 RECEIPTS_KEPT = 256
+#: The least time between two ``ack hold ran out`` warnings of one link: a slow disk warns
+#: once a minute, not once a report.
+HOLD_WARNING_INTERVAL = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +133,9 @@ class LinkedDevice(ABC):
         # first. Bounded: a hold that runs out acknowledges without them.
         self._receipts: deque[tuple[DeviceEvent | None, int]] = deque(maxlen=RECEIPTS_KEPT)
         self._holding = False
+        # Holds run out when the last warning was given, and when it was (_warn_holds).
+        self._holds_warned = 0
+        self._holds_warned_at: float | None = None
         # The events of the drain under way, sent to the sink at its end (_drain).
         self._out: list[DeviceEvent] | None = None
 
@@ -298,12 +307,31 @@ class LinkedDevice(ABC):
 
     def _flush(self) -> None:
         data = self._endpoint.data_to_send()
+        if self._endpoint.stats.holds_expired != self._holds_warned:  # a hold ran out
+            self._warn_holds()
         if data and self._port_open:
             try:
                 self.transport.write(data)
             except TransportError as err:
                 # The reader thread reports the loss; retransmission covers the bytes.
                 log.debug("write failed", device=self.KIND.value, error=str(err))
+
+    def _warn_holds(self) -> None:
+        """Holds ran out since the last warning: warn, unless the last one was less than
+        :data:`HOLD_WARNING_INTERVAL` seconds ago (then the next one counts these too)."""
+        now = self._clock()
+        last = self._holds_warned_at
+        if last is not None and now - last < HOLD_WARNING_INTERVAL:
+            return
+        expired = self._endpoint.stats.holds_expired
+        log.warning(
+            "ack hold ran out",
+            device=self.KIND.value,
+            since_last=expired - self._holds_warned,
+            in_all=expired,
+            hold_seconds=self._endpoint.ack_hold,
+        )
+        self._holds_warned, self._holds_warned_at = expired, now
 
     def _drain(self) -> None:
         # The events go to the sink once the drain is over, after the receipt of the

@@ -255,6 +255,11 @@ class Endpoint(SessionSetup):
         self._hold = seconds
 
     @property
+    def ack_hold(self) -> float:
+        """The longest an ack is held (:meth:`hold_acks`); 0: acknowledged on arrival."""
+        return self._hold
+
+    @property
     def receipt(self) -> int:
         """The ack that covers every message delivered in this session so far (the next
         sequence number expected): what :meth:`release` takes."""

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+import structlog
 from test_device_link import Link
 
 import firmware_bridge as fb
-from drivers.device_link import RECEIPTS_KEPT
+from drivers.device_link import HOLD_WARNING_INTERVAL, RECEIPTS_KEPT
 from drivers.errors import TransportError
 from drivers.hal import CoverCardSeen, DeviceConnected, DeviceEvent, DeviceFault, DeviceLost
 
@@ -137,6 +138,49 @@ def test_a_report_not_committed_is_acknowledged_when_the_hold_runs_out() -> None
     link.advance(0.01)
     assert link.device.unconfirmed == 0
     assert link.driver.stats.holds_expired == 1
+
+
+def idle(link: Link, seconds: float) -> None:
+    """Let ``seconds`` pass in half seconds: the heartbeats keep the session up."""
+    for _ in range(round(seconds / 0.5)):
+        link.advance(0.5)
+
+
+def test_holds_that_run_out_are_a_warning_at_most_once_a_minute_a_link() -> None:
+    """A slow disk (commits slower than the hold) is news for the maintainer, once a
+    minute, with how many holds ran out since the last warning and in all."""
+    link = held()
+    with structlog.testing.capture_logs() as logs:
+        report(link)
+        link.advance(0.25)  # the first hold runs out: warned at once (at W)
+        for _ in range(3):  # three more within the minute: counted, not warned
+            report(link)
+            link.advance(0.25)
+        idle(link, HOLD_WARNING_INTERVAL - 2.0)  # W + 58.75 s
+        report(link)
+        link.advance(0.25)  # the fifth runs out at W + 59 s: not warned yet
+        idle(link, 1.0)  # W + 60 s: the four since the first warning, without a new one
+        report(link)
+        link.advance(0.25)  # the sixth, within the minute of the second warning
+    warnings = [line for line in logs if line["event"] == "ack hold ran out"]
+    assert [(w["since_last"], w["in_all"]) for w in warnings] == [(1, 1), (4, 5)], warnings
+    assert {(w["device"], w["log_level"], w["hold_seconds"]) for w in warnings} == {
+        ("shoe", "warning", fb.MAX_ACK_HOLD)
+    }
+    assert link.driver.stats.holds_expired == 6
+
+
+def test_holds_released_in_time_are_no_warning() -> None:
+    link = held()
+    with structlog.testing.capture_logs() as logs:
+        for draw in range(1, 5):
+            event = report(link, draw)
+            link.advance(0.2)
+            link.driver.committed(event)
+            link.pump()
+        idle(link, HOLD_WARNING_INTERVAL)
+    assert not [line for line in logs if line["event"] == "ack hold ran out"]
+    assert link.device.unconfirmed == 0
 
 
 def test_a_shorter_hold_runs_out_sooner() -> None:
