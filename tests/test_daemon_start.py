@@ -906,3 +906,25 @@ def test_a_device_left_out_of_the_configuration_gets_no_driver(
     finally:
         for device in devices:
             device.close()
+
+
+def test_thread_stacks_on_sigusr1_need_stderr_to_be_a_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """docs/operations.md, "Running": SIGUSR1 writes the stacks to stderr. Where stderr is
+    no file (an embedding replaced it), serving goes on without them, with a warning."""
+    import io
+
+    monkeypatch.setattr(daemon.sys, "stderr", io.StringIO())
+    with structlog.testing.capture_logs() as logs:
+        assert daemon._stacks_on_signal() is False
+    assert [line["event"] for line in logs] == ["no thread stacks on SIGUSR1: stderr is not a file"]
+    with (tmp_path / "stderr").open("w") as file:
+        monkeypatch.setattr(daemon.sys, "stderr", file)
+        try:
+            assert daemon._stacks_on_signal() is True
+            os.kill(os.getpid(), signal.SIGUSR1)  # written at once, in this thread
+        finally:
+            daemon.faulthandler.unregister(daemon.STACKS_SIGNAL)
+    stacks = (tmp_path / "stderr").read_text()
+    assert "most recent call first" in stacks and "test_thread_stacks_on_sigusr1" in stacks

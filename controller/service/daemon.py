@@ -281,6 +281,18 @@ def log_view(event: DeviceEvent, view: TableView | None, idle: bool) -> None:
     _log.debug("event handled", kind=type(event).__name__, view=view_record(view) if view else None)
 
 
+def _stacks_on_signal() -> bool:
+    """Have :data:`STACKS_SIGNAL` write every thread's stack to stderr (files, lines and
+    functions: faulthandler prints no values, so no card leaves); False, with a warning,
+    where stderr is no file (an embedding that replaced it)."""
+    try:
+        faulthandler.register(STACKS_SIGNAL, all_threads=True)
+    except (AttributeError, ValueError, OSError) as err:
+        _log.warning("no thread stacks on SIGUSR1: stderr is not a file", error=str(err))
+        return False
+    return True
+
+
 def serve(built: Built, stopping: threading.Event | None = None) -> None:
     """Run the station until SIGTERM or SIGINT (or at once when ``stopping`` is set: a
     signal came during the start); always close the journal."""
@@ -291,8 +303,7 @@ def serve(built: Built, stopping: threading.Event | None = None) -> None:
         station.stop()
 
     previous = {s: signal.signal(s, on_signal) for s in _STOP_SIGNALS}
-    # Files, lines and functions only (faulthandler prints no values): no card leaves.
-    faulthandler.register(STACKS_SIGNAL, all_threads=True)
+    stacks = _stacks_on_signal()
     if stopping is not None and stopping.is_set():
         _log.info("signal", signal="received during the start")
         station.stop()
@@ -301,7 +312,8 @@ def serve(built: Built, stopping: threading.Event | None = None) -> None:
         with watching_clock(built.journal):
             station.run()
     finally:
-        faulthandler.unregister(STACKS_SIGNAL)
+        if stacks:
+            faulthandler.unregister(STACKS_SIGNAL)
         for s, handler in previous.items():
             signal.signal(s, handler)
         built.journal.close()
