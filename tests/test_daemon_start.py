@@ -14,6 +14,8 @@ import json
 import logging
 import os
 import signal
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -928,3 +930,58 @@ def test_thread_stacks_on_sigusr1_need_stderr_to_be_a_file(
             daemon.faulthandler.unregister(daemon.STACKS_SIGNAL)
     stacks = (tmp_path / "stderr").read_text()
     assert "most recent call first" in stacks and "test_thread_stacks_on_sigusr1" in stacks
+
+
+def stderr_to(monkeypatch: pytest.MonkeyPatch, file: Any) -> None:
+    """faulthandler writes to what sys.stderr is when it is set up (serve does)."""
+    monkeypatch.setattr(daemon.sys, "stderr", file)
+
+
+def test_a_stop_that_hangs_writes_every_threads_stack_before_systemd_kills_it(
+    tmp_path: Path, journals: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/operations.md, "Running": a stop still under way STOP_STACKS_AFTER seconds
+    (7 s, systemd kills at 10 s) after its signal leaves the threads' stacks in the log:
+    here the shoe's close hangs until they are written, and the stack shows it."""
+    monkeypatch.setattr(daemon, "STOP_STACKS_AFTER", 0.2)
+    dump = tmp_path / "stderr"
+    drivers = Drivers()
+    written = threading.Event()
+
+    def hanging_close() -> None:
+        deadline = time.monotonic() + 10.0
+        while "most recent call first" not in dump.read_text() and time.monotonic() < deadline:
+            written.wait(0.05)  # the dump comes from faulthandler's own thread
+        drivers.shoe.calls.append("close")
+
+    drivers.shoe.close = hanging_close  # type: ignore[method-assign]
+    path = journals / "journal.sqlite3"
+    built = build_station(config_for(tmp_path, path), drivers)
+    drivers.shuffler.then = lambda: os.kill(os.getpid(), signal.SIGTERM)
+    with dump.open("w") as file:
+        stderr_to(monkeypatch, file)
+        started = time.monotonic()
+        serve(built)
+    assert time.monotonic() - started < 10.0, "the stacks never came"
+    text = dump.read_text()
+    assert text.startswith("Timeout (0:00:00.200000)!"), text
+    assert "in hanging_close" in text and "in run" in text, text
+    assert kinds(path)[-1] == "clean_shutdown"
+
+
+def test_a_stop_in_time_writes_no_stack(
+    tmp_path: Path, journals: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(daemon, "STOP_STACKS_AFTER", 0.2)
+    dump = tmp_path / "stderr"
+    drivers = Drivers()
+    path = journals / "journal.sqlite3"
+    built = build_station(config_for(tmp_path, path), drivers)
+    drivers.shuffler.then = lambda: os.kill(os.getpid(), signal.SIGTERM)
+    with dump.open("w") as file:
+        stderr_to(monkeypatch, file)
+        serve(built)
+        # Three times the delay after the stop ended: a timer left running would have fired.
+        threading.Event().wait(0.6)
+    assert dump.read_text() == ""
+    assert kinds(path)[-1] == "clean_shutdown"

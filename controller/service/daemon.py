@@ -50,6 +50,9 @@ _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 #: A maintainer's look inside a station that seems stuck (docs/operations.md, "Running"):
 #: every thread's stack on stderr, which journald keeps; the station goes on.
 STACKS_SIGNAL = signal.SIGUSR1
+#: A stop still under way this many seconds after the signal writes every thread's stack to
+#: stderr (the log), before systemd's TimeoutStopSec= (10 s) kills it with nothing said.
+STOP_STACKS_AFTER = 7.0
 #: Every wager spot a sensor can report (seat, spot), for the restore's last reports.
 WAGER_SPOTS = tuple((seat, spot.value) for seat in SEATS for spot in WagerSpot)
 VERSION = "0.1.0"
@@ -297,26 +300,34 @@ def serve(built: Built, stopping: threading.Event | None = None) -> None:
     """Run the station until SIGTERM or SIGINT (or at once when ``stopping`` is set: a
     signal came during the start); always close the journal."""
     station = built.station
+    stacks = _stacks_on_signal()
+
+    def stop() -> None:
+        if stacks:  # a stop that hangs says where (STOP_STACKS_AFTER)
+            faulthandler.dump_traceback_later(STOP_STACKS_AFTER, exit=False)
+        station.stop()
 
     def on_signal(signum: int, _frame: object) -> None:
         _log.info("signal", signal=signal.Signals(signum).name)
-        station.stop()
+        stop()
 
     previous = {s: signal.signal(s, on_signal) for s in _STOP_SIGNALS}
-    stacks = _stacks_on_signal()
     if stopping is not None and stopping.is_set():
         _log.info("signal", signal="received during the start")
-        station.stop()
+        stop()
     try:
         # The Pi has no real-time clock: its state and every step are journalled (clock.py).
         with watching_clock(built.journal):
             station.run()
     finally:
-        if stacks:
-            faulthandler.unregister(STACKS_SIGNAL)
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-        built.journal.close()
+        try:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+            built.journal.close()
+        finally:
+            if stacks:  # the stop is over: the journal's close was part of it
+                faulthandler.cancel_dump_traceback_later()
+                faulthandler.unregister(STACKS_SIGNAL)
 
 
 def serve_table(
