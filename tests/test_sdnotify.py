@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import string
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -212,4 +213,32 @@ def test_the_environment_is_the_processs_own_by_default(
     assert notifier.watchdog_interval == 2.0
     assert notifier.ready()
     assert received(sock) == "READY=1"
+    notifier.close()
+
+
+def test_a_manager_that_does_not_read_costs_a_send_its_timeout_not_the_loop(
+    listener: tuple[socket.socket, str],
+) -> None:
+    """systemd's queue full (a manager too busy to read): each message waits its timeout at
+    most and is dropped, instead of holding the main loop; once it reads, they go again."""
+    sock, path = listener
+    notifier = Notifier({"NOTIFY_SOCKET": path}, send_timeout=0.05)
+    results: list[bool] = []
+
+    def fill() -> None:
+        # The queue holds net.unix.max_dgram_qlen datagrams (10 by default, 512 where
+        # systemd raised it), fewer if the send buffer fills first.
+        while len(results) < 5000 and (not results or results[-1]):
+            results.append(notifier.status(f"state {len(results)}"))
+
+    filler = threading.Thread(target=fill, daemon=True)
+    filler.start()
+    filler.join(30.0)
+    assert not filler.is_alive(), "a send blocked on the full queue"
+    assert results[-1] is False and all(results[:-1]) and len(results) > 1, len(results)
+    assert notifier.watchdog() is False  # still full: dropped too
+    for number in range(len(results) - 1):  # systemd reads again
+        assert received(sock) == f"STATUS=state {number}"
+    assert notifier.stopping("clean shutdown")
+    assert received(sock) == "STOPPING=1\nSTATUS=clean shutdown"
     notifier.close()

@@ -4,6 +4,11 @@ One datagram per message to ``$NOTIFY_SOCKET`` (a leading ``@`` names the abstra
 namespace). Outside systemd the variable is unset and every call is a no-op, so the
 daemon runs the same from a terminal. The watchdog interval is half of ``WATCHDOG_USEC``,
 for this process only (``WATCHDOG_PID`` unset or ours), as sd_watchdog_enabled(3) says.
+
+A send waits at most :data:`SEND_TIMEOUT` for room in systemd's queue, then gives up: a
+manager too busy to read (its queue of datagrams full) costs the table's main loop a
+fraction of a second, never the loop itself (a blocking socket would hold it, and the stop
+after a SIGTERM, until systemd read again).
 """
 
 from __future__ import annotations
@@ -15,17 +20,22 @@ from collections.abc import Mapping
 from typing import Final
 
 MAX_STATUS: Final = 200
+#: Seconds a message waits for room in systemd's queue before it is dropped (module docstring).
+SEND_TIMEOUT: Final = 0.5
 
 
 class Notifier:
     """Sends sd_notify messages; a no-op when not started by systemd with Type=notify."""
 
-    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, environ: Mapping[str, str] | None = None, send_timeout: float = SEND_TIMEOUT
+    ) -> None:
         env = os.environ if environ is None else environ
         self._address = _address(env.get("NOTIFY_SOCKET", ""))
         self._socket: socket.socket | None = None
         if self._address is not None:
             self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+            self._socket.settimeout(send_timeout)
         self.watchdog_interval = _watchdog_interval(env)
         self._last_ping: float | None = None
 
@@ -36,7 +46,8 @@ class Notifier:
 
     def notify(self, *assignments: str) -> bool:
         """Send ``KEY=VALUE`` lines in one datagram; False if not sent (never raises: a
-        missing systemd must not stop the table)."""
+        missing systemd must not stop the table; nor may a busy one: a full queue is
+        waited on for ``send_timeout`` at most)."""
         if self._socket is None or self._address is None:
             return False
         try:
