@@ -164,7 +164,16 @@ def test_a_hold_outside_0_to_the_limit_is_refused(seconds: float) -> None:
 
 @pytest.mark.parametrize("seconds", [0.0, HOLD])
 def test_a_hold_of_0_or_the_limit_is_taken(seconds: float) -> None:
-    connected_link().station.hold_acks(seconds)
+    station = connected_link().station
+    station.hold_acks(seconds)
+    assert station.ack_hold == seconds
+
+
+def test_an_endpoint_acknowledges_on_arrival_until_asked_to_hold() -> None:
+    station = connected_link().station
+    assert station.ack_hold == 0.0
+    station.hold_acks(0.125)
+    assert station.ack_hold == 0.125
 
 
 @given(st.lists(st.sampled_from(["send", "release", "wait"]), max_size=30))
