@@ -38,6 +38,7 @@ from controller.journal.rotate import NothingToRotateError, rotate_journal
 from controller.journal.seal import load_state, new_sealing, save_state
 from controller.journal.store import Journal
 from controller.service.daemon import WAGER_SPOTS
+from controller.service.logs import configure_logging
 
 ROUNDS_A_DAY = 60 * 16  # a round a minute, 16 hours a day
 POOL_ROUNDS = 120  # simulated once, replayed with new round numbers
@@ -83,6 +84,9 @@ def main() -> None:
     parser.add_argument("--segment-rows", type=int, default=SEGMENT_ROWS)
     parser.add_argument("--pool-rounds", type=int, default=POOL_ROUNDS)
     args = parser.parse_args()
+    # The station's log lines (the rig's links, its devices) are not figures: errors
+    # only, on stderr, so stdout is the report docs/performance.md shows.
+    configure_logging(level="error", form="console", stream=sys.stderr)
     figures: dict[str, Any] = {
         "format": args.format,
         "rounds_a_day": args.rounds_a_day,

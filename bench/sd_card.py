@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from controller.service.logs import configure_logging
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from journal_round import record_calls, replay
 
@@ -122,6 +124,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
+    # The station's log lines (the rig's links, its devices) are not figures: errors
+    # only, on stderr, so stdout is the report docs/performance.md shows.
+    configure_logging(level="error", form="console", stream=sys.stderr)
     if os.geteuid() != 0:
         print("sd_card: needs root (losetup, mount)", file=sys.stderr)
         return 2
