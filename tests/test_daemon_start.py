@@ -921,6 +921,13 @@ def test_thread_stacks_on_sigusr1_need_stderr_to_be_a_file(
     with structlog.testing.capture_logs() as logs:
         assert daemon._stacks_on_signal() is False
     assert [line["event"] for line in logs] == ["no thread stacks on SIGUSR1: stderr is not a file"]
+    release = threading.Event()
+
+    def a_link_thread_waiting() -> None:
+        release.wait(30.0)
+
+    other = threading.Thread(target=a_link_thread_waiting, daemon=True)
+    other.start()
     with (tmp_path / "stderr").open("w") as file:
         monkeypatch.setattr(daemon.sys, "stderr", file)
         try:
@@ -928,8 +935,11 @@ def test_thread_stacks_on_sigusr1_need_stderr_to_be_a_file(
             os.kill(os.getpid(), signal.SIGUSR1)  # written at once, in this thread
         finally:
             daemon.faulthandler.unregister(daemon.STACKS_SIGNAL)
+            release.set()
+    other.join()
     stacks = (tmp_path / "stderr").read_text()
     assert "most recent call first" in stacks and "test_thread_stacks_on_sigusr1" in stacks
+    assert "in a_link_thread_waiting" in stacks, stacks  # every thread's, not this one's
 
 
 def stderr_to(monkeypatch: pytest.MonkeyPatch, file: Any) -> None:
