@@ -35,6 +35,9 @@ class TtyStream(io.StringIO):
 def restore_logging() -> Iterator[None]:
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
+    # What an earlier test in this worker bound (a daemon run in-process binds its table)
+    # is not this test's context.
+    structlog.contextvars.clear_contextvars()
     yield
     structlog.contextvars.clear_contextvars()
     structlog.reset_defaults()
