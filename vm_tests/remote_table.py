@@ -152,8 +152,8 @@ class RemoteTable:
     def stall_report(self) -> str:
         """What each end knew when the dealer gave up waiting: the doubles' sessions and
         unacknowledged reports (0: the station acknowledged what they reported), how far
-        the log feed got against the guest's journal, and the station's log lines of the
-        last minute other than the events it handled."""
+        the log feed got against the guest's journal, the station's log lines of the last
+        90 s other than the events it handled, and its threads' stacks (SIGUSR1)."""
         lines = []
         for device in ("shuffler", "shoe", "panel"):
             try:
