@@ -10,6 +10,7 @@ sent to this process), drivers that are stand-ins with no port, built per test.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -42,6 +43,7 @@ from controller.service.daemon import (
     serve_table,
 )
 from controller.service.sdnotify import Notifier
+from controller.service.station import WAKE
 from controller.table.machine import State, TableDevices
 from controller.table.view import table_view, view_record
 from drivers.hal import Button, ButtonPressed, DeviceConnected, DeviceEvent, DeviceKind, Led
@@ -913,13 +915,17 @@ def test_a_device_left_out_of_the_configuration_gets_no_driver(
 def test_thread_stacks_on_sigusr1_need_stderr_to_be_a_file(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """docs/operations.md, "Running": SIGUSR1 writes the stacks to stderr. Where stderr is
-    no file (an embedding replaced it), serving goes on without them, with a warning."""
+    """docs/operations.md, "Running": SIGUSR1 writes the stacks to stderr, then wakes the
+    loop. Where stderr is no file (an embedding replaced it), serving goes on without
+    them, with a warning, and SIGUSR1 is left as it was."""
     import io
 
+    woken: list[str] = []
+    before = signal.getsignal(signal.SIGUSR1)
     monkeypatch.setattr(daemon.sys, "stderr", io.StringIO())
-    with structlog.testing.capture_logs() as logs:
-        assert daemon._stacks_on_signal() is False
+    with structlog.testing.capture_logs() as logs, daemon._stacks_on_signal(woken.append) as on:
+        assert on is False
+        assert signal.getsignal(signal.SIGUSR1) is before
     assert [line["event"] for line in logs] == ["no thread stacks on SIGUSR1: stderr is not a file"]
     release = threading.Event()
 
@@ -931,15 +937,140 @@ def test_thread_stacks_on_sigusr1_need_stderr_to_be_a_file(
     with (tmp_path / "stderr").open("w") as file:
         monkeypatch.setattr(daemon.sys, "stderr", file)
         try:
-            assert daemon._stacks_on_signal() is True
-            os.kill(os.getpid(), signal.SIGUSR1)  # written at once, in this thread
+            with daemon._stacks_on_signal(lambda: woken.append("woken")) as on:
+                assert on is True
+                os.kill(os.getpid(), signal.SIGUSR1)  # written at once, in this thread
         finally:
-            daemon.faulthandler.unregister(daemon.STACKS_SIGNAL)
             release.set()
     other.join()
+    assert signal.getsignal(signal.SIGUSR1) is before  # given back as it was
     stacks = (tmp_path / "stderr").read_text()
     assert "most recent call first" in stacks and "test_thread_stacks_on_sigusr1" in stacks
     assert "in a_link_thread_waiting" in stacks, stacks  # every thread's, not this one's
+    assert woken == ["woken"]  # the loop is woken after the dump
+
+
+class SlowLog:
+    """The daemon's log with one event as slow to write as journald under load makes it."""
+
+    def __init__(self, log: Any, event: str, seconds: float) -> None:
+        self._log, self._event, self._seconds = log, event, seconds
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._log, name)
+
+    def info(self, event: str, **fields: Any) -> None:
+        if event == self._event:
+            time.sleep(self._seconds)  # the write's own slowness, not a wait for anything
+        self._log.info(event, **fields)
+
+
+def ready_and_idle(listener: NotifyListener) -> None:
+    """Return once the loop is waiting on its queue: READY=1 came, then a watchdog ping
+    (sent just before each wait)."""
+    listener.wait_for(lambda m: m.startswith("READY=1"), 30.0)
+    listener.wait_for(lambda m: m == "WATCHDOG=1", 30.0)
+
+
+def test_a_sigterm_handled_slower_than_the_loops_wait_still_stops_an_idle_table(
+    tmp_path: Path, journals: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """controller.service.station, "Waking the loop": CPython 3.11's
+    ``SimpleQueue.get(timeout=...)`` waits for ever once a signal handler run inside it
+    took longer than the wait had left. Here the handler's log line takes twice the
+    loop's whole wait (journald under load; the stop systemd killed after 10 s in the boot
+    test): the idle table still stops at once, with its clean shutdown."""
+    stderr = (tmp_path / "stderr").open("w")
+    stderr_to(monkeypatch, stderr)
+    listener = NotifyListener()
+    notifier = Notifier({"NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "100000"})
+    path = journals / "journal.sqlite3"
+    built = build_station(config_for(tmp_path, path), Drivers(), notifier=notifier)
+    monkeypatch.setattr(
+        daemon, "_log", SlowLog(daemon._log, "signal", 2 * built.station.poll_seconds)
+    )
+    main, stopped, rescued = threading.get_ident(), threading.Event(), threading.Event()
+
+    def signal_the_idle_loop() -> None:
+        ready_and_idle(listener)
+        signal.pthread_kill(main, signal.SIGTERM)  # to the loop's thread, in its wait
+        if not stopped.wait(10.0):
+            rescued.set()  # the loop waits for an event: give it one, so the test ends
+            built.station.events.put(WAKE)
+
+    helper = threading.Thread(target=signal_the_idle_loop)
+    helper.start()
+    try:
+        serve(built)
+    finally:
+        stopped.set()
+        helper.join()
+        stderr.close()
+        listener.close()
+        notifier.close()
+    assert not rescued.is_set(), "the stop waited for the next event"
+    assert kinds(path)[-1] == "clean_shutdown"
+
+
+def test_stacks_written_slowly_leave_an_idle_loop_serving(
+    tmp_path: Path, journals: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/operations.md, "Running": SIGUSR1's stacks are written in the signal handler,
+    here on the loop's own thread, into a stderr that takes longer than the loop's whole
+    wait to take them (a full pipe, as journald's under load): the loop then goes on
+    feeding the watchdog, instead of waiting for the next event while systemd counts
+    down (controller.service.station, "Waking the loop")."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            os.write(write_end, b"." * 4096)
+    os.set_blocking(write_end, True)
+    stderr = os.fdopen(write_end, "w")
+    stderr_to(monkeypatch, stderr)
+    listener = NotifyListener()
+    notifier = Notifier({"NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "100000"})
+    path = journals / "journal.sqlite3"
+    built = build_station(config_for(tmp_path, path), Drivers(), notifier=notifier)
+    main, written = threading.get_ident(), bytearray()
+    pinged: list[bool] = []
+
+    def drain() -> None:
+        while chunk := os.read(read_end, 1 << 16):  # until the stderr's close
+            written.extend(chunk)
+
+    drainer = threading.Thread(target=drain)
+
+    def signal_the_idle_loop() -> None:
+        try:
+            ready_and_idle(listener)
+            signal.pthread_kill(main, signal.SIGUSR1)  # the dump blocks on the full pipe
+            threading.Event().wait(2 * built.station.poll_seconds)  # the pipe's slowness
+            drainer.start()
+            listener.drain()
+            try:
+                listener.wait_for(lambda m: m == "WATCHDOG=1", 10.0)
+                pinged.append(True)
+            except TimeoutError:
+                pinged.append(False)
+        finally:
+            built.station.stop()
+
+    helper = threading.Thread(target=signal_the_idle_loop)
+    helper.start()
+    try:
+        serve(built)
+    finally:
+        helper.join()
+        stderr.close()
+        if drainer.is_alive():
+            drainer.join()
+        os.close(read_end)
+        listener.close()
+        notifier.close()
+    assert "most recent call first" in written.decode(errors="replace")
+    assert pinged == [True], "the loop stopped feeding the watchdog after the stacks"
+    assert kinds(path)[-1] == "clean_shutdown"
 
 
 def stderr_to(monkeypatch: pytest.MonkeyPatch, file: Any) -> None:

@@ -37,7 +37,7 @@ from controller.service.config_schema import ConfigError
 from controller.service.logs import bind_round, bind_state, bind_table, configure_logging
 from controller.service.outbox import ack_beyond
 from controller.service.sdnotify import Notifier
-from controller.service.station import CommandBuffer, Observer, Station, deferred
+from controller.service.station import CommandBuffer, Observer, Station, Wake, deferred
 from controller.table.holecard import fresh_nonce
 from controller.table.machine import TableDevices, TableSettings
 from controller.table.procedure import Table
@@ -166,7 +166,7 @@ def build_station(
     bind_state(None)
     journal = open_journal(config.journal.path, config.journal.sealing_key)
     try:
-        events: queue.SimpleQueue[DeviceEvent] = queue.SimpleQueue()
+        events: queue.SimpleQueue[DeviceEvent | Wake] = queue.SimpleQueue()
         devices, table_devices = drivers_for(events.put)
         profile = station_profile(config)
         commands = CommandBuffer()
@@ -284,50 +284,66 @@ def log_view(event: DeviceEvent, view: TableView | None, idle: bool) -> None:
     _log.debug("event handled", kind=type(event).__name__, view=view_record(view) if view else None)
 
 
-def _stacks_on_signal() -> bool:
-    """Have :data:`STACKS_SIGNAL` write every thread's stack to stderr (files, lines and
-    functions: faulthandler prints no values, so no card leaves); False, with a warning,
-    where stderr is no file (an embedding that replaced it)."""
+@contextmanager
+def _stacks_on_signal(wake: Callable[[], None]) -> Iterator[bool]:
+    """While the block runs, have :data:`STACKS_SIGNAL` write every thread's stack to
+    stderr (files, lines and functions: faulthandler prints no values, so no card leaves)
+    and then call ``wake``; yields False, with a warning, where stderr is no file (an
+    embedding that replaced it).
+
+    faulthandler writes in the signal handler itself, on whichever thread the signal came
+    to; a slow stderr (journald under load) that held the station's loop there longer than
+    its wait had left could keep that wait going until the next event
+    (``controller.service.station``, "Waking the loop"): the Python handler chained after
+    the dump wakes the loop (``wake``, :meth:`Station.wake`).
+    """
+    previous = signal.signal(STACKS_SIGNAL, lambda _signum, _frame: wake())
     try:
-        faulthandler.register(STACKS_SIGNAL, all_threads=True)
+        faulthandler.register(STACKS_SIGNAL, all_threads=True, chain=True)
     except (AttributeError, ValueError, OSError) as err:
+        signal.signal(STACKS_SIGNAL, previous)
         _log.warning("no thread stacks on SIGUSR1: stderr is not a file", error=str(err))
-        return False
-    return True
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        faulthandler.unregister(STACKS_SIGNAL)
+        signal.signal(STACKS_SIGNAL, previous)
 
 
 def serve(built: Built, stopping: threading.Event | None = None) -> None:
     """Run the station until SIGTERM or SIGINT (or at once when ``stopping`` is set: a
     signal came during the start); always close the journal."""
     station = built.station
-    stacks = _stacks_on_signal()
+    with _stacks_on_signal(station.wake) as stacks:
 
-    def stop() -> None:
-        if stacks:  # a stop that hangs says where (STOP_STACKS_AFTER)
-            faulthandler.dump_traceback_later(STOP_STACKS_AFTER, exit=False)
-        station.stop()
+        def stop() -> None:
+            if stacks:  # a stop that hangs says where (STOP_STACKS_AFTER)
+                faulthandler.dump_traceback_later(STOP_STACKS_AFTER, exit=False)
+            station.stop()  # wakes the loop: the log line before may have been slow
 
-    def on_signal(signum: int, _frame: object) -> None:
-        _log.info("signal", signal=signal.Signals(signum).name)
-        stop()
+        def on_signal(signum: int, _frame: object) -> None:
+            _log.info("signal", signal=signal.Signals(signum).name)
+            stop()
 
-    previous = {s: signal.signal(s, on_signal) for s in _STOP_SIGNALS}
-    if stopping is not None and stopping.is_set():
-        _log.info("signal", signal="received during the start")
-        stop()
-    try:
-        # The Pi has no real-time clock: its state and every step are journalled (clock.py).
-        with watching_clock(built.journal):
-            station.run()
-    finally:
+        previous = {s: signal.signal(s, on_signal) for s in _STOP_SIGNALS}
+        if stopping is not None and stopping.is_set():
+            _log.info("signal", signal="received during the start")
+            stop()
         try:
-            for s, handler in previous.items():
-                signal.signal(s, handler)
-            built.journal.close()
+            # The Pi has no real-time clock: its state and every step are journalled
+            # (clock.py).
+            with watching_clock(built.journal):
+                station.run()
         finally:
-            if stacks:  # the stop is over: the journal's close was part of it
-                faulthandler.cancel_dump_traceback_later()
-                faulthandler.unregister(STACKS_SIGNAL)
+            try:
+                for s, handler in previous.items():
+                    signal.signal(s, handler)
+                built.journal.close()
+            finally:
+                if stacks:  # the stop is over: the journal's close was part of it
+                    faulthandler.cancel_dump_traceback_later()
 
 
 def serve_table(

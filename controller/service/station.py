@@ -6,6 +6,14 @@ and reports the state in ``STATUS=``. A hung loop stops feeding the watchdog, so
 restarts the service. ``stop()`` (from a signal handler or another thread) lets the loop
 finish the current event, journal a clean shutdown and return.
 
+Waking the loop: a signal handler that runs while the loop waits on the daemon's
+``queue.SimpleQueue`` (the Pi's CPython 3.11) can leave that wait without its timeout:
+``SimpleQueue.get(timeout=...)`` recomputes the time left after the handler and, when the
+handler took longer than that, waits with a negative time, which means for ever, until
+the next event. An idle table then never looks at its stop, and stops feeding the
+watchdog. So whatever a signal handler asks of the loop also puts :data:`WAKE` on the
+queue (:meth:`Station.wake`; ``SimpleQueue.put`` may be called from a handler).
+
 Write-ahead: the device commands an event causes, and the acknowledgement of the device's
 report that gave it (``drivers.hal.CommitAware``), wait for the commit of its rows.
 """
@@ -44,6 +52,19 @@ GROUP_COMMIT_MAX = 16
 #: A device whose close takes longer than this is named in the log (each driver waits up to
 #: 5 s for its reader thread; systemd kills a stop that takes 10 s).
 SLOW_CLOSE_SECONDS = 1.0
+
+
+class Wake:
+    """Not a device event: :data:`WAKE` on the queue only makes the loop look again (for a
+    stop, a watchdog ping, a seal due); see the module docstring."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "WAKE"
+
+
+WAKE = Wake()
 
 
 class CommandBuffer:
@@ -139,14 +160,16 @@ class EventQueue(Protocol):
     and get are C calls, about a tenth of ``queue.Queue``'s lock-and-condition dance per
     event, bench/hil_throughput.py), or a ``queue.Queue``."""
 
-    def put(self, item: DeviceEvent, block: bool = True, timeout: float | None = None) -> None:
+    def put(
+        self, item: DeviceEvent | Wake, block: bool = True, timeout: float | None = None
+    ) -> None:
         """Add an event (from any thread)."""
 
-    def get(self, block: bool = True, timeout: float | None = None) -> DeviceEvent:
+    def get(self, block: bool = True, timeout: float | None = None) -> DeviceEvent | Wake:
         """The next event; ``queue.Empty`` after ``timeout`` seconds."""
         ...
 
-    def get_nowait(self) -> DeviceEvent:
+    def get_nowait(self) -> DeviceEvent | Wake:
         """The next event if one waits; ``queue.Empty`` otherwise."""
         ...
 
@@ -226,8 +249,15 @@ class Station:
         table.on_state = self._state_changed
 
     def stop(self) -> None:
-        """Ask the loop to finish; safe from a signal handler or any thread."""
+        """Ask the loop to finish, and :meth:`wake` it; from any thread, or from a signal
+        handler where the queue's ``put`` may be (the daemon's ``SimpleQueue``)."""
         self._stop.set()
+        self.wake()
+
+    def wake(self) -> None:
+        """Have the loop look again at once (:data:`WAKE`); what a signal handler that
+        ran while the loop waited must do (the module docstring), as :meth:`stop` does."""
+        self.events.put(WAKE)
 
     def run(self) -> None:
         """Start the devices, serve events until :meth:`stop`, then shut down cleanly.
@@ -283,6 +313,8 @@ class Station:
                 event = self.events.get(timeout=min(remaining, self.poll_seconds))
             except queue.Empty:
                 continue
+            if isinstance(event, Wake):
+                continue
             self._handle(event)
             if isinstance(event, DeviceConnected | DeviceFault):
                 return
@@ -317,9 +349,12 @@ class Station:
             notifier.feed_watchdog()
             self.journal.seal_if_due()  # between events: never inside an event's batch
             try:
-                group = [events.get(timeout=self.poll_seconds)]
+                first = events.get(timeout=self.poll_seconds)
             except queue.Empty:
                 continue
+            if isinstance(first, Wake):
+                continue
+            group = [first]
             # Group commit: the events already waiting (an initial deal, the wager sensors
             # at the close of betting) go into the same transaction, so a round costs
             # fewer fsyncs (58 commits a round, one per event, before; see
@@ -327,9 +362,11 @@ class Station:
             # before the commit.
             while len(group) < GROUP_COMMIT_MAX:
                 try:
-                    group.append(events.get_nowait())
+                    event = events.get_nowait()
                 except queue.Empty:
                     break
+                if not isinstance(event, Wake):
+                    group.append(event)
             self._handle(*group)
 
     def _state_changed(self, table: Table) -> None:
