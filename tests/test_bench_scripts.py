@@ -27,6 +27,7 @@ NOT_BENCHMARKS = {
     "edge_sim.py",
     "journal_table.py",  # part of journal_bench.py
     "journal_round.py",  # part of journal_bench.py
+    "hil_compare.py",  # compares commits' HIL rate on one machine: a tool, not a figure
 }
 
 
@@ -190,3 +191,20 @@ def test_run_all_writes_the_document_and_notes_a_script_without_figures(
     assert "it ran with its defaults" in text
     assert f"{run_all.HAND_BEGIN}\nkept by hand\n{run_all.HAND_END}" in text
     assert not text.startswith("old")
+
+
+def test_hil_compare_measures_a_commit_in_a_worktree_it_removes_after() -> None:
+    """bench/hil_compare.py: a run a commit, its median, and no worktree left behind."""
+    root = BENCH.parent
+    before = subprocess.run(
+        ["git", "-C", str(root), "worktree", "list"], capture_output=True, text=True, check=True
+    ).stdout
+    done = _run(BENCH / "hil_compare.py", ("--rounds", "3", "--runs", "1", "HEAD"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("run 1 HEAD: ") and "rounds/s" in line for line in lines), lines
+    assert any(line.startswith("HEAD: median ") for line in lines), lines
+    after = subprocess.run(
+        ["git", "-C", str(root), "worktree", "list"], capture_output=True, text=True, check=True
+    ).stdout
+    assert after == before
