@@ -31,6 +31,7 @@ from controller.service import station as station_module
 from controller.service.sdnotify import Notifier
 from controller.service.station import (
     GROUP_COMMIT_MAX,
+    WAKE,
     CommandBuffer,
     Station,
     deferred,
@@ -356,6 +357,56 @@ def test_a_stop_is_not_kept_waiting_for_a_silent_device(
         loop.join(timeout=60)
         rig.close()
     assert rig.last_row() == ("clean_shutdown", {"events": 0})
+
+
+def test_a_wake_while_a_device_is_awaited_goes_on_waiting_for_it(
+    tmp_path: Path, listener: NotifyListener
+) -> None:
+    """controller/service/station.py, "Waking the loop": a wake (a signal handled, as
+    SIGUSR1's stacks) while the start waits for a device is neither an event nor the
+    device's report: the wait goes on, and the next device starts only once the first has
+    reported in."""
+    rig = Rig(tmp_path, listener)
+    first = StandInDriver(
+        "first", rig.trace, rig.events, [WAKE, DeviceConnected(DeviceKind.SHOE, "S1", "1.0")]
+    )
+    second = StandInDriver(
+        "second", rig.trace, rig.events, [DeviceConnected(DeviceKind.PANEL, "P1", "1.0")]
+    )
+    station = rig.build([first, second])
+    rig.stop_after = 2
+    try:
+        station.run()
+    finally:
+        rig.close()
+    assert rig.trace == [
+        "start first",
+        "seen DeviceConnected",
+        "start second",
+        "seen DeviceConnected",
+        "close second",
+        "close first",
+    ]
+    assert rig.last_row() == ("clean_shutdown", {"events": 2})
+
+
+def test_a_wake_while_serving_is_no_event_and_no_stop(
+    tmp_path: Path, listener: NotifyListener
+) -> None:
+    """A wake first in the queue, or among events waiting together, is skipped: the loop
+    goes on serving, the events around it form one group (the observer's view after the
+    last only), and the journal counts the two events and nothing for the wakes."""
+    first, second = ButtonPressed(Button.NEXT), ButtonPressed(Button.NEXT)  # two, not one twice
+    rig = Rig(tmp_path, listener, shuffler_reports=[WAKE, first, WAKE, second])  # type: ignore[list-item]
+    station = rig.build()
+    rig.stop_after = 2
+    try:
+        station.run()
+    finally:
+        rig.close()
+    assert rig.seen == [("ButtonPressed", False, False), ("ButtonPressed", True, True)]
+    assert station.stats.events == 2
+    assert rig.last_row() == ("clean_shutdown", {"events": 2})
 
 
 def test_the_observer_gets_the_view_only_for_the_last_event_with_nothing_waiting(
