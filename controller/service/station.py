@@ -60,9 +60,6 @@ class Wake:
 
     __slots__ = ()
 
-    def __repr__(self) -> str:
-        return "WAKE"
-
 
 WAKE = Wake()
 
