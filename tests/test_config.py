@@ -54,6 +54,14 @@ def test_the_example_is_valid_and_complete() -> None:
     assert Led.SEAT_1 not in panel.leds and panel.wagers == {}
     assert config.journal.path == Path("/var/lib/dealer-station/journal.sqlite3")
     assert config.logging.format == "auto"
+    # NY 5324.12(d)(2): the limits posted, as the example writes them ($10-$5,000; Match
+    # the Dealer $5-$100).
+    assert config.limits.posted() == {
+        "main_min_cents": 1000,
+        "main_max_cents": 500000,
+        "match_min_cents": 500,
+        "match_max_cents": 10000,
+    }
 
 
 def test_defaults_when_optional_tables_are_left_out() -> None:

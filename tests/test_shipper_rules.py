@@ -876,3 +876,20 @@ def test_an_acknowledgement_before_the_journal_exists_does_not_stop_the_shipper(
         with Journal.open(tmp_path / "journal.sqlite3") as journal:
             journal.append("station_started", {"table_id": TABLE})
             assert [r.id for r in next_rows(client)] == [1]
+
+
+def test_a_new_shipper_is_not_connected_and_its_thread_never_holds_the_exit(
+    tmp_path: Path,
+) -> None:
+    """Before its thread runs: not connected (False, not merely falsy: the status reads
+    it), nothing acknowledged for this table, and its thread named for the table and a
+    daemon thread: a shipper stuck in a lost broker's close never keeps the station's
+    process alive after ``serve_table`` has given it its 2 s."""
+    password = tmp_path / "password"
+    password.write_text("secret\n")
+    floor = FloorSettings("127.0.0.1", 8883, TABLE, password, None)
+    shipper = Shipper(tmp_path / "journal.sqlite3", TABLE, floor)
+    assert shipper.connected is False
+    assert shipper.acked == 0 and shipper.outbox.table == TABLE
+    assert shipper._thread.name == f"shipper-{TABLE}"
+    assert shipper._thread.daemon is True
