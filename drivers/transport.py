@@ -115,6 +115,14 @@ class ThreadedTransport(ABC):
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(_JOIN_TIMEOUT)
+            if thread.is_alive():
+                # The port is the thread's to close: until it does, the next opener of
+                # this port (the station after a pairing, a restart) is refused.
+                log.warning(
+                    "link reader did not stop: its port stays open until it does",
+                    link=self.name,
+                    seconds=_JOIN_TIMEOUT,
+                )
 
     @property
     def is_open(self) -> bool:

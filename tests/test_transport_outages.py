@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+import structlog
 from test_usb_transport import PID, VID, WAIT
 from test_usb_transport import Recorder as UsbRecorder
 
@@ -284,10 +285,12 @@ def test_closing_a_link_reports_no_outage(backend: SimulatedUsbBackend) -> None:
     transport.start()
     recorder.next("up")
     recorder.wait_ticks(1)  # the reader thread is in its wait
-    transport.close()
+    with structlog.testing.capture_logs() as logs:
+        transport.close()
     assert not device.plugged and not transport.is_open
     assert not [e for e in threading.enumerate() if e.name == transport.name + "-link"]
     assert recorder.events.empty(), recorder.events.get_nowait()
+    assert not [e for e in logs if e["log_level"] == "warning"], logs  # it stopped in time
 
 
 def test_close_gives_up_on_a_reader_thread_stuck_in_its_listener(
@@ -301,7 +304,12 @@ def test_close_gives_up_on_a_reader_thread_stuck_in_its_listener(
     transport, recorder = started
     recorder.hold.set()
     assert recorder.entered.wait(WAIT)  # the reader thread is parked in link_tick
-    transport.close()
+    with structlog.testing.capture_logs() as logs:
+        transport.close()
+    # Said, since the port stays open (the next opener refused) until the thread ends.
+    assert [(e["event"], e["link"], e["seconds"]) for e in logs] == [
+        ("link reader did not stop: its port stays open until it does", "card_reader", 0.05)
+    ]
     assert not recorder.release.is_set()
     stuck = [t for t in threading.enumerate() if t.name == "card_reader-link"]
     assert len(stuck) == 1 and stuck[0].is_alive()
