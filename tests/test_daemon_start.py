@@ -972,6 +972,32 @@ def ready_and_idle(listener: NotifyListener) -> None:
     listener.wait_for(lambda m: m == "WATCHDOG=1", 30.0)
 
 
+@contextlib.contextmanager
+def watched_station(tmp_path: Path, path: Path) -> Iterator[tuple[NotifyListener, daemon.Built]]:
+    """A station built on ``path`` whose sd_notify messages (a watchdog ping every 50 ms
+    at most) the listener hears."""
+    listener = NotifyListener()
+    notifier = Notifier({"NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "100000"})
+    try:
+        yield listener, build_station(config_for(tmp_path, path), Drivers(), notifier=notifier)
+    finally:
+        listener.close()
+        notifier.close()
+
+
+def serve_beside(built: daemon.Built, helper: Callable[[threading.Event], None]) -> None:
+    """:func:`serve` in this (the main) thread, which signals reach, and ``helper`` in
+    another, given an event set once serving has ended."""
+    served = threading.Event()
+    thread = threading.Thread(target=helper, args=(served,))
+    thread.start()
+    try:
+        serve(built)
+    finally:
+        served.set()
+        thread.join()
+
+
 def test_a_sigterm_handled_slower_than_the_loops_wait_still_stops_an_idle_table(
     tmp_path: Path, journals: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -980,34 +1006,23 @@ def test_a_sigterm_handled_slower_than_the_loops_wait_still_stops_an_idle_table(
     took longer than the wait had left. Here the handler's log line takes twice the
     loop's whole wait (journald under load; the stop systemd killed after 10 s in the boot
     test): the idle table still stops at once, with its clean shutdown."""
-    stderr = (tmp_path / "stderr").open("w")
-    stderr_to(monkeypatch, stderr)
-    listener = NotifyListener()
-    notifier = Notifier({"NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "100000"})
     path = journals / "journal.sqlite3"
-    built = build_station(config_for(tmp_path, path), Drivers(), notifier=notifier)
-    monkeypatch.setattr(
-        daemon, "_log", SlowLog(daemon._log, "signal", 2 * built.station.poll_seconds)
-    )
-    main, stopped, rescued = threading.get_ident(), threading.Event(), threading.Event()
+    rescued = threading.Event()
+    with (tmp_path / "stderr").open("w") as stderr, watched_station(tmp_path, path) as watched:
+        stderr_to(monkeypatch, stderr)
+        listener, built = watched
+        slow = SlowLog(daemon._log, "signal", 2 * built.station.poll_seconds)
+        monkeypatch.setattr(daemon, "_log", slow)
+        main = threading.get_ident()
 
-    def signal_the_idle_loop() -> None:
-        ready_and_idle(listener)
-        signal.pthread_kill(main, signal.SIGTERM)  # to the loop's thread, in its wait
-        if not stopped.wait(10.0):
-            rescued.set()  # the loop waits for an event: give it one, so the test ends
-            built.station.events.put(WAKE)
+        def signal_the_idle_loop(served: threading.Event) -> None:
+            ready_and_idle(listener)
+            signal.pthread_kill(main, signal.SIGTERM)  # to the loop's thread, in its wait
+            if not served.wait(10.0):
+                rescued.set()  # the loop waits for an event: give it one, so the test ends
+                built.station.events.put(WAKE)
 
-    helper = threading.Thread(target=signal_the_idle_loop)
-    helper.start()
-    try:
-        serve(built)
-    finally:
-        stopped.set()
-        helper.join()
-        stderr.close()
-        listener.close()
-        notifier.close()
+        serve_beside(built, signal_the_idle_loop)
     assert not rescued.is_set(), "the stop waited for the next event"
     assert kinds(path)[-1] == "clean_shutdown"
 
@@ -1028,10 +1043,7 @@ def test_stacks_written_slowly_leave_an_idle_loop_serving(
     os.set_blocking(write_end, True)
     stderr = os.fdopen(write_end, "w")
     stderr_to(monkeypatch, stderr)
-    listener = NotifyListener()
-    notifier = Notifier({"NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "100000"})
     path = journals / "journal.sqlite3"
-    built = build_station(config_for(tmp_path, path), Drivers(), notifier=notifier)
     main, written = threading.get_ident(), bytearray()
     pinged: list[bool] = []
 
@@ -1040,34 +1052,30 @@ def test_stacks_written_slowly_leave_an_idle_loop_serving(
             written.extend(chunk)
 
     drainer = threading.Thread(target=drain)
+    with watched_station(tmp_path, path) as (listener, built):
 
-    def signal_the_idle_loop() -> None:
-        try:
-            ready_and_idle(listener)
-            signal.pthread_kill(main, signal.SIGUSR1)  # the dump blocks on the full pipe
-            threading.Event().wait(2 * built.station.poll_seconds)  # the pipe's slowness
-            drainer.start()
-            listener.drain()
+        def signal_the_idle_loop(_served: threading.Event) -> None:
             try:
-                listener.wait_for(lambda m: m == "WATCHDOG=1", 10.0)
-                pinged.append(True)
-            except TimeoutError:
-                pinged.append(False)
-        finally:
-            built.station.stop()
+                ready_and_idle(listener)
+                signal.pthread_kill(main, signal.SIGUSR1)  # the dump blocks on the full pipe
+                threading.Event().wait(2 * built.station.poll_seconds)  # the pipe's slowness
+                drainer.start()
+                listener.drain()
+                try:
+                    listener.wait_for(lambda m: m == "WATCHDOG=1", 10.0)
+                    pinged.append(True)
+                except TimeoutError:
+                    pinged.append(False)
+            finally:
+                built.station.stop()
 
-    helper = threading.Thread(target=signal_the_idle_loop)
-    helper.start()
-    try:
-        serve(built)
-    finally:
-        helper.join()
-        stderr.close()
-        if drainer.is_alive():
-            drainer.join()
-        os.close(read_end)
-        listener.close()
-        notifier.close()
+        try:
+            serve_beside(built, signal_the_idle_loop)
+        finally:
+            stderr.close()
+            if drainer.is_alive():
+                drainer.join()
+            os.close(read_end)
     assert "most recent call first" in written.decode(errors="replace")
     assert pinged == [True], "the loop stopped feeding the watchdog after the stacks"
     assert kinds(path)[-1] == "clean_shutdown"
