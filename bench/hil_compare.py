@@ -59,13 +59,36 @@ def measure(tree: Path, rounds: int) -> dict[str, float] | str:
     return figures
 
 
+def commit_of(rev: str) -> str | None:
+    """The commit ``rev`` names in this repository, or None when it names none."""
+    found = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", "--end-of-options",
+         f"{rev}^{{commit}}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    return found.stdout.strip() if found.returncode == 0 else None
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not 1 or more")
+    return value
+
+
 def main() -> int:
-    """Print the figures."""
+    """Print the figures; 2 with one line on stderr when a revision names no commit."""
     parser = argparse.ArgumentParser(description="split HIL rate of several commits")
     parser.add_argument("revisions", nargs="+", metavar="REV")
-    parser.add_argument("--rounds", type=int, default=300)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--rounds", type=_positive, default=300)
+    parser.add_argument("--runs", type=_positive, default=3)
     args = parser.parse_args()
+    unknown = [rev for rev in args.revisions if commit_of(rev) is None]
+    if unknown:
+        print(f"hil_compare: no such commit: {', '.join(map(repr, unknown))}", file=sys.stderr)
+        return 2
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; {args.rounds} rounds")
     with tempfile.TemporaryDirectory(prefix="hil-compare-trees-") as base:
         trees: dict[str, Path] = {}

@@ -14,6 +14,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 #: Scripts that are not benchmarks run by make bench: the open-ended atheris harness
@@ -208,3 +210,45 @@ def test_hil_compare_measures_a_commit_in_a_worktree_it_removes_after() -> None:
         ["git", "-C", str(root), "worktree", "list"], capture_output=True, text=True, check=True
     ).stdout
     assert after == before
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("no-such-rev",), "hil_compare: no such commit: 'no-such-rev'"),
+        (("--", "-x"), "hil_compare: no such commit: '-x'"),
+        (("HEAD", "HEAD~999999"), "hil_compare: no such commit: 'HEAD~999999'"),
+    ],
+)
+def test_hil_compare_refuses_what_names_no_commit_in_one_line(
+    args: tuple[str, ...], expected: str
+) -> None:
+    """A revision that names no commit (or looks like an option) is one line, before any
+    worktree is made or any run started."""
+    done = _run(BENCH / "hil_compare.py", ("--runs", "1", *args))
+    assert done.returncode == 2
+    assert done.stderr.strip() == expected
+    assert "run 1" not in done.stdout
+
+
+def test_hil_compare_takes_no_run_count_below_one() -> None:
+    done = _run(BENCH / "hil_compare.py", ("--runs", "0", "HEAD"))
+    assert done.returncode == 2 and "--runs: 0 is not 1 or more" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def _hil_compare() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_hil_compare", BENCH / "hil_compare.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_characters="\0"), max_size=40))
+def test_any_revision_text_names_a_commit_or_none(rev: str) -> None:
+    """Whatever a command line can hold (no NUL) is a commit's full hash or None, never an
+    exception: git is asked to verify it, never to run it as an option."""
+    found = _hil_compare().commit_of(rev)
+    assert found is None or (len(found) == 40 and set(found) <= set("0123456789abcdef"))
