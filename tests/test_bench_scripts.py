@@ -7,6 +7,7 @@ Nothing here asserts a time.
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import time
@@ -246,9 +247,10 @@ def _hil_compare() -> ModuleType:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_characters="\0"), max_size=40))
-def test_any_revision_text_names_a_commit_or_none(rev: str) -> None:
-    """Whatever a command line can hold (no NUL) is a commit's full hash or None, never an
-    exception: git is asked to verify it, never to run it as an option."""
-    found = _hil_compare().commit_of(rev)
+@given(st.binary(max_size=40).filter(lambda raw: b"\0" not in raw))
+def test_any_revision_text_names_a_commit_or_none(raw: bytes) -> None:
+    """Whatever a command line can hold (any bytes but NUL, as Python decodes an argument:
+    ``os.fsdecode``) is a commit's full hash or None, never an exception: git is asked to
+    verify it, never to run it as an option."""
+    found = _hil_compare().commit_of(os.fsdecode(raw))
     assert found is None or (len(found) == 40 and set(found) <= set("0123456789abcdef"))
